@@ -1,0 +1,125 @@
+"""Input checks shared by every dpcore function.
+
+Each check raises a ``ValueError`` that names the argument and says how to fix it, so the app can
+show the message as it is (DESIGN.md, "Bad input gets a clear message").
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+RngLike = None | int | np.random.Generator | np.random.SeedSequence
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Bounds or other parameters were read off the private data itself (as in diffprivlib)."""
+
+
+def as_generator(rng: RngLike) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` following ``default_rng`` semantics (SPEC 7)."""
+    if isinstance(rng, (bool, np.bool_)):
+        raise ValueError("rng must be None, an int seed or a numpy Generator, not a bool.")
+    if isinstance(rng, (int, np.integer)) and rng < 0:
+        raise ValueError(f"rng seed must be a non-negative integer, got {rng}.")
+    try:
+        return np.random.default_rng(rng)
+    except TypeError as err:
+        raise ValueError(
+            "rng must be None, a non-negative int seed or a numpy.random.Generator; "
+            f"got {type(rng).__name__}."
+        ) from err
+
+
+def check_data(x: Any, *, name: str = "x", ndim: int | None = None, min_rows: int = 1) -> np.ndarray:
+    """Return ``x`` as a float array after checking shape and finiteness.
+
+    ``ndim=None`` accepts 1-D (n values) or 2-D (n rows by d columns) input.
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be numeric; convert it to a float array first.") from err
+    if ndim is not None and arr.ndim != ndim:
+        shape = "a 1-D array of n values" if ndim == 1 else "a 2-D array of n rows by d columns"
+        raise ValueError(f"{name} must be {shape}; got an array of shape {arr.shape}.")
+    if arr.ndim not in (1, 2):
+        raise ValueError(
+            f"{name} must be 1-D (n values) or 2-D (n rows by d columns); got shape {arr.shape}."
+        )
+    if arr.shape[0] < min_rows:
+        raise ValueError(f"{name} needs at least {min_rows} rows; got {arr.shape[0]}.")
+    if arr.ndim == 2 and arr.shape[1] < 1:
+        raise ValueError(f"{name} needs at least one column; got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(
+            f"{name} contains {bad} NaN or infinite value(s); drop or impute them before estimating."
+        )
+    return arr
+
+
+def check_positive(value: Any, name: str, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float after checking that it is finite and > 0."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a positive number; got {value!r}.") from err
+    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
+    return v
+
+
+def check_probability(value: Any, name: str, *, open_interval: bool = True) -> float:
+    """Return ``value`` as a float in (0, 1) (or [0, 1] when ``open_interval`` is False)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a number between 0 and 1; got {value!r}.") from err
+    ok = (0 < v < 1) if open_interval else (0 <= v <= 1)
+    if not ok:
+        kind = "strictly between 0 and 1" if open_interval else "between 0 and 1"
+        raise ValueError(f"{name} must be {kind}; got {value!r}.")
+    return v
+
+
+def check_bounds(bounds: Any, d: int | None = None, *, name: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(lower, upper)`` as float arrays broadcast to length ``d`` (or scalars as 0-d arrays).
+
+    Raises a ``ValueError`` for a missing, non-finite or inverted range.
+    """
+    if bounds is None:
+        raise ValueError(
+            f"{name} is required: pass public bounds=(lower, upper) known before seeing the data."
+        )
+    try:
+        lower, upper = bounds
+        lo = np.asarray(lower, dtype=float)
+        hi = np.asarray(upper, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a pair (lower, upper) of numbers or arrays.") from err
+    if d is not None:
+        try:
+            lo = np.broadcast_to(lo, (d,)).astype(float)
+            hi = np.broadcast_to(hi, (d,)).astype(float)
+        except ValueError as err:
+            raise ValueError(
+                f"{name} must be scalars or arrays of length d={d}; got shapes {lo.shape} and {hi.shape}."
+            ) from err
+    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise ValueError(f"{name} must be finite numbers.")
+    if np.any(hi <= lo):
+        raise ValueError(f"{name} are inverted or empty: each lower bound must be below its upper bound.")
+    return lo, hi
+
+
+def warn_bounds_from_data(what: str = "bounds") -> None:
+    """Warn that a parameter was read off the private data (a privacy leak)."""
+    warnings.warn(
+        f"{what} were computed from the data itself; this leaks private information. "
+        "Pass bounds known in advance, or estimate them privately with part of the budget.",
+        PrivacyLeakWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,37 @@
+"""The non-private empirical mean: the sampling-error floor every private estimator is measured against."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpcore._validation import RngLike, check_data
+from dpcore.privacy import Ledger
+from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
+
+
+def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:
+    """The plain sample mean (not private; spends nothing).
+
+    Its error is the sampling error alone, the floor no private estimator can beat on average.
+
+    References
+    ----------
+    specs/plan.md §5d ("Empirical mean (non-private sampling floor)").
+    """
+    arr = check_data(x)
+    m = np.atleast_1d(arr.mean(axis=0))
+    return Estimate(mean=m, ledger=Ledger("none"), diagnostics=Diagnostics(noiseless_mean=m.copy(),
+                    noise_std=np.zeros_like(m)))
+
+
+register(EstimatorSpec(
+    name="empirical",
+    label="Empirical mean (not private)",
+    color="#444444",
+    notion="none",
+    data_kinds=frozenset({"real", "bounded", "binary"}),
+    neighbouring="none",
+    func=empirical_mean,
+    family="reference",
+    description="The sample mean: no privacy; its error is the sampling floor.",
+))

@@ -1,0 +1,325 @@
+"""Privacy budgets, conversions between privacy notions, and the privacy ledger.
+
+Three notions appear in the papers this project implements:
+
+* pure ``epsilon``-DP (Laplace, exponential mechanism, AboveThreshold);
+* approximate ``(epsilon, delta)``-DP (what most practitioners quote);
+* ``rho``-zero-concentrated DP (zCDP; Gaussian mechanism; PLAN and IOME).
+
+Conversions used (each records a one-line statement of what was applied, shown in the app):
+
+* ``epsilon``-DP  ⇒  ``epsilon**2 / 2``-zCDP (Bun & Steinke 2016, Prop. 1.4).
+* ``rho``-zCDP  ⇒  ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun & Steinke 2016, Prop. 1.3;
+  PLAN paper Lemma 2.3, specs/plan.md §1), or the tighter Canonne–Kamath–Steinke bound
+  (CKS 2020, Cor. 13): ``epsilon = inf_{a>1} a rho + (ln(1/delta) + (a-1) ln(1-1/a) - ln a)/(a-1)``.
+* ``(epsilon, delta)`` ⇒ ``rho``: the largest ``rho`` whose conversion gives at most ``epsilon`` at
+  this ``delta`` (closed form for the standard bound, root finding for CKS).
+
+References
+----------
+Bun, M. and Steinke, T. "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+Bounds." TCC 2016.
+Canonne, C., Kamath, G. and Steinke, T. "The Discrete Gaussian for Differential Privacy." NeurIPS 2020.
+specs/plan.md §1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from scipy import optimize
+
+Notion = Literal["pure", "approx", "zcdp"]
+NativeNotion = Literal["pure", "zcdp", "none"]
+ConversionMethod = Literal["cks", "standard"]
+
+_UNIT = {"pure": "ε", "approx": "(ε, δ)", "zcdp": "ρ", "none": "-"}
+
+
+def _check_eps(epsilon: float, name: str = "epsilon") -> float:
+    try:
+        e = float(epsilon)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name} must be a positive number; got {epsilon!r}.") from err
+    if not math.isfinite(e) or e <= 0:
+        raise ValueError(f"{name} must be a positive finite number (a budget of 0 releases nothing); got {epsilon!r}.")
+    return e
+
+
+def _check_delta(delta: float) -> float:
+    try:
+        dl = float(delta)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"delta must be a number in (0, 1); got {delta!r}.") from err
+    if not (0 < dl < 1):
+        raise ValueError(f"delta must be strictly between 0 and 1 (typically below 1/n); got {delta!r}.")
+    return dl
+
+
+# --------------------------------------------------------------------------------------------
+# conversions
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """``epsilon``-DP implies ``epsilon**2 / 2``-zCDP (Bun & Steinke 2016, Prop. 1.4)."""
+    e = _check_eps(epsilon)
+    return e * e / 2.0
+
+
+def zcdp_to_approx(rho: float, delta: float, method: ConversionMethod = "cks") -> float:
+    """Return the ``epsilon`` such that ``rho``-zCDP implies ``(epsilon, delta)``-DP.
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, > 0.
+    delta : float
+        Target delta in (0, 1).
+    method : {"cks", "standard"}
+        ``"standard"``: ``rho + 2 sqrt(rho ln(1/delta))`` (Lemma 2.3 of the PLAN paper).
+        ``"cks"``: the tighter Canonne–Kamath–Steinke (2020, Cor. 13) bound, minimised over the
+        Rényi order numerically. Never larger than the standard bound.
+
+    Examples
+    --------
+    >>> round(zcdp_to_approx(0.01, 1e-6, method="standard"), 4)
+    0.7534
+    """
+    r = _check_eps(rho, "rho")
+    dl = _check_delta(delta)
+    log_inv = math.log(1.0 / dl)
+    standard = r + 2.0 * math.sqrt(r * log_inv)
+    if method == "standard":
+        return standard
+    if method != "cks":
+        raise ValueError(f"method must be 'cks' or 'standard'; got {method!r}.")
+
+    def eps_at(log_a_minus_1: float) -> float:
+        a = 1.0 + math.exp(log_a_minus_1)
+        return a * r + (log_inv + (a - 1.0) * math.log1p(-1.0 / a) - math.log(a)) / (a - 1.0)
+
+    # The objective is convex in a; search over log(a - 1) on a wide bracket.
+    res = optimize.minimize_scalar(eps_at, bounds=(-20.0, 20.0), method="bounded",
+                                   options={"xatol": 1e-10})
+    return float(min(max(res.fun, 0.0), standard))
+
+
+def approx_to_zcdp(epsilon: float, delta: float, method: ConversionMethod = "cks") -> float:
+    """Return the largest ``rho`` such that ``rho``-zCDP implies ``(epsilon, delta)``-DP.
+
+    The inverse of :func:`zcdp_to_approx`: closed form for ``"standard"``
+    (``rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))**2``), root finding for ``"cks"``.
+    """
+    e = _check_eps(epsilon)
+    dl = _check_delta(delta)
+    log_inv = math.log(1.0 / dl)
+    standard = (math.sqrt(log_inv + e) - math.sqrt(log_inv)) ** 2
+    if method == "standard":
+        return standard
+    if method != "cks":
+        raise ValueError(f"method must be 'cks' or 'standard'; got {method!r}.")
+    # eps(rho) is increasing in rho; the CKS rho is at least the standard one.
+    lo = standard
+    hi = standard * 2.0
+    while zcdp_to_approx(hi, dl, "cks") < e:
+        hi *= 2.0
+    return float(optimize.brentq(lambda r: zcdp_to_approx(r, dl, "cks") - e, lo, hi, xtol=1e-14, rtol=1e-12))
+
+
+def likelihood_ratio_bound(epsilon: float) -> float:
+    """The odds framing: any outcome is at most ``exp(epsilon)`` times more likely with one person in."""
+    return math.exp(_check_eps(epsilon))
+
+
+# --------------------------------------------------------------------------------------------
+# budgets
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A budget expressed in an estimator's native notion, with the rule that produced it."""
+
+    value: float
+    notion: NativeNotion
+    rule: str
+
+    @property
+    def kwargs(self) -> dict[str, float]:
+        """Keyword arguments for the estimator (``{"epsilon": v}`` or ``{"rho": v}``)."""
+        if self.notion == "pure":
+            return {"epsilon": self.value}
+        if self.notion == "zcdp":
+            return {"rho": self.value}
+        return {}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A privacy budget in one of three notions.
+
+    Build it with :meth:`pure`, :meth:`approx` or :meth:`zcdp` (or :meth:`from_unit`).
+
+    Examples
+    --------
+    >>> Budget.zcdp(0.5).to_native("zcdp").value
+    0.5
+    >>> Budget.pure(1.0).to_native("zcdp").value
+    0.5
+    """
+
+    notion: Notion
+    epsilon: float | None = None
+    delta: float | None = None
+    rho: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.notion == "pure":
+            object.__setattr__(self, "epsilon", _check_eps(self.epsilon))
+            if self.delta not in (None, 0, 0.0):
+                raise ValueError("A pure-DP budget has delta = 0; use Budget.approx(epsilon, delta).")
+            object.__setattr__(self, "delta", None)
+        elif self.notion == "approx":
+            object.__setattr__(self, "epsilon", _check_eps(self.epsilon))
+            object.__setattr__(self, "delta", _check_delta(self.delta))
+        elif self.notion == "zcdp":
+            object.__setattr__(self, "rho", _check_eps(self.rho, "rho"))
+        else:
+            raise ValueError(f"notion must be 'pure', 'approx' or 'zcdp'; got {self.notion!r}.")
+
+    @classmethod
+    def pure(cls, epsilon: float) -> Budget:
+        """Pure ``epsilon``-DP."""
+        return cls("pure", epsilon=epsilon)
+
+    @classmethod
+    def approx(cls, epsilon: float, delta: float) -> Budget:
+        """Approximate ``(epsilon, delta)``-DP."""
+        return cls("approx", epsilon=epsilon, delta=delta)
+
+    @classmethod
+    def zcdp(cls, rho: float) -> Budget:
+        """``rho``-zCDP."""
+        return cls("zcdp", rho=rho)
+
+    @classmethod
+    def from_unit(cls, unit: str, value: float, delta: float | None = None) -> Budget:
+        """Build from the app's unit names ``"eps"``, ``"eps_delta"`` or ``"rho"``."""
+        if unit == "eps":
+            return cls.pure(value)
+        if unit == "eps_delta":
+            return cls.approx(value, 1e-6 if delta is None else delta)
+        if unit == "rho":
+            return cls.zcdp(value)
+        raise ValueError(f"unit must be 'eps', 'eps_delta' or 'rho'; got {unit!r}.")
+
+    def __str__(self) -> str:
+        if self.notion == "pure":
+            return f"ε = {self.epsilon:g} (pure DP)"
+        if self.notion == "approx":
+            return f"(ε, δ) = ({self.epsilon:g}, {self.delta:g})"
+        return f"ρ = {self.rho:g} (zCDP)"
+
+    def to_native(self, notion: NativeNotion, method: ConversionMethod = "cks") -> Conversion:
+        """Express this budget in an estimator's native notion.
+
+        Rules (each is a valid implication, so the estimator run at the returned value satisfies
+        the guarantee stated on the right):
+
+        * to ``"zcdp"``: ε ⇒ ρ = ε²/2 (the zCDP level pure ε-DP implies); (ε, δ) ⇒ the largest ρ whose
+          conversion gives (ε, δ) (``method``); ρ ⇒ ρ.
+        * to ``"pure"``: ε ⇒ ε; (ε, δ) ⇒ ε (pure ε-DP implies (ε, δ)-DP); ρ ⇒ ε = sqrt(2ρ) (since
+          ε-DP implies ε²/2 = ρ-zCDP).
+        * to ``"none"``: the non-private reference; nothing is spent.
+        """
+        if notion == "none":
+            return Conversion(0.0, "none", "non-private reference: no privacy, nothing spent")
+        if notion == "zcdp":
+            if self.notion == "zcdp":
+                return Conversion(float(self.rho), "zcdp", f"ρ = {self.rho:g} used as given")
+            if self.notion == "pure":
+                r = pure_to_zcdp(self.epsilon)
+                return Conversion(r, "zcdp", f"ε = {self.epsilon:g} ⇒ ρ = ε²/2 = {r:.4g} (Bun–Steinke)")
+            r = approx_to_zcdp(self.epsilon, self.delta, method)
+            name = "Canonne–Kamath–Steinke" if method == "cks" else "ρ + 2√(ρ ln(1/δ))"
+            return Conversion(r, "zcdp", f"(ε, δ) = ({self.epsilon:g}, {self.delta:g}) ⇒ ρ = {r:.4g} ({name})")
+        if notion == "pure":
+            if self.notion == "pure":
+                return Conversion(float(self.epsilon), "pure", f"ε = {self.epsilon:g} used as given")
+            if self.notion == "approx":
+                return Conversion(float(self.epsilon), "pure",
+                                  f"ε = {self.epsilon:g} pure DP (stronger than the ({self.epsilon:g}, {self.delta:g}) asked for)")
+            e = math.sqrt(2.0 * self.rho)
+            return Conversion(e, "pure", f"ρ = {self.rho:g} ⇒ ε = √(2ρ) = {e:.4g} (ε-DP implies ε²/2-zCDP)")
+        raise ValueError(f"notion must be 'pure', 'zcdp' or 'none'; got {notion!r}.")
+
+    def to_approx(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> tuple[float, float]:
+        """Return ``(epsilon, delta)`` implied by this budget."""
+        if self.notion == "approx":
+            return float(self.epsilon), float(self.delta)
+        if self.notion == "pure":
+            return float(self.epsilon), 0.0
+        return zcdp_to_approx(self.rho, delta, method), float(_check_delta(delta))
+
+
+# --------------------------------------------------------------------------------------------
+# ledger
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One stage's spend, in the estimator's native unit."""
+
+    stage: str
+    amount: float
+    notion: NativeNotion
+    note: str = ""
+
+
+@dataclass
+class Ledger:
+    """The privacy spend of one estimate, stage by stage.
+
+    Both pure DP and zCDP compose additively (basic composition; Bun–Steinke Lemma 2.3 for zCDP),
+    so :meth:`total` is the sum of the charges. A ledger holds one notion only.
+    """
+
+    notion: NativeNotion
+    charges: list[Charge] = field(default_factory=list)
+
+    def charge(self, stage: str, amount: float, note: str = "") -> float:
+        """Record ``amount`` spent by ``stage`` and return it (for inline use)."""
+        a = float(amount)
+        if not math.isfinite(a) or a < 0:
+            raise ValueError(f"a ledger charge must be finite and >= 0; got {amount!r} for {stage!r}.")
+        self.charges.append(Charge(stage, a, self.notion, note))
+        return a
+
+    def total(self) -> float:
+        """Total spend by (additive) composition."""
+        return float(math.fsum(c.amount for c in self.charges))
+
+    def by_stage(self) -> dict[str, float]:
+        """Spend summed per stage name, in order of first appearance."""
+        out: dict[str, float] = {}
+        for c in self.charges:
+            out[c.stage] = out.get(c.stage, 0.0) + c.amount
+        return out
+
+    def unit(self) -> str:
+        return _UNIT[self.notion]
+
+    def to_records(self) -> list[dict[str, object]]:
+        """Rows for a table or a DataFrame."""
+        return [{"stage": c.stage, "spent": c.amount, "unit": _UNIT[c.notion], "note": c.note}
+                for c in self.charges]
+
+
+def split_budget(total: float, fractions: dict[str, float]) -> dict[str, float]:
+    """Split ``total`` by ``fractions`` (which must be >= 0 and sum to 1)."""
+    fr = np.array(list(fractions.values()), dtype=float)
+    if np.any(fr < 0) or not math.isclose(float(fr.sum()), 1.0, rel_tol=1e-9):
+        raise ValueError(f"budget fractions must be >= 0 and sum to 1; got {fractions}.")
+    return {k: total * v for k, v in fractions.items()}

@@ -1,0 +1,207 @@
+"""The one registry of estimators, and the ``Estimate`` every estimator returns.
+
+Each estimator lives in one module of :mod:`dpcore.estimators` and registers itself there with
+:func:`register`; the registry discovers every module of that package on first use, so adding an
+estimator is one module plus one ``register(...)`` entry. The app and the experiment runner iterate
+over :func:`all_estimators` / :func:`applicable`.
+
+An estimator function has the signature ``func(x, *, <epsilon|rho>, rng, **params) -> Estimate``.
+It may also accept ``bounds=`` (public range), ``sigma=`` (known per-coordinate standard deviations,
+the teaching oracle) and ``true_mean=``; :meth:`EstimatorSpec.run` passes those from a
+:class:`dpcore.data.Dataset` only to functions that declare them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore._validation import RngLike
+from dpcore.privacy import Budget, Conversion, ConversionMethod, Ledger, NativeNotion
+
+DataKind = Literal["real", "bounded", "binary"]
+Neighbouring = Literal["replace-one", "add-remove", "none"]
+
+#: Colours for the three error sources, used by every chart.
+ERROR_SOURCE_COLORS = {"sampling": "#7f7f7f", "clipping": "#e377c2", "noise": "#17becf"}
+
+
+@dataclass
+class Diagnostics:
+    """What an estimator did, for the pictures and the error split.
+
+    Attributes
+    ----------
+    noiseless_mean : array
+        The estimate with the privacy noise of the final release removed but the same centre,
+        scale and clipping (so ``mean - noiseless_mean`` is the final noise and
+        ``noiseless_mean - empirical mean`` is the clipping bias).
+    center : array or None
+        The (private) centre used before clipping.
+    scale : array or None
+        Per-coordinate multipliers mapping centred original space to scaled space.
+    clip_radius : float or None
+        l2 clip radius in scaled space.
+    clip_interval : (array, array) or None
+        Per-coordinate clip interval ``(lower, upper)`` for interval clipping.
+    clipped : bool array or None
+        Which rows (or entries, shape ``(n, d)``) were changed by clipping.
+    noise_std : array or None
+        Per-coordinate standard deviation of the final noise, in original space.
+    warnings : list of str
+        Anything the user should know (fallbacks, parameters outside the theory's range).
+    extra : dict
+        Estimator-specific values (rotation signs, quantile steps, groups, ...).
+    """
+
+    noiseless_mean: np.ndarray
+    center: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    clip_radius: float | None = None
+    clip_interval: tuple[np.ndarray, np.ndarray] | None = None
+    clipped: np.ndarray | None = None
+    noise_std: np.ndarray | None = None
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fraction_clipped(self) -> float | None:
+        """Fraction of rows (or entries) changed by clipping."""
+        if self.clipped is None:
+            return None
+        return float(np.mean(self.clipped))
+
+
+@dataclass
+class Estimate:
+    """A private mean with its privacy ledger and diagnostics."""
+
+    mean: np.ndarray
+    ledger: Ledger
+    diagnostics: Diagnostics
+    estimator: str = ""
+    conversion: Conversion | None = None
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """One registered estimator.
+
+    Attributes
+    ----------
+    name : str
+        Stable identifier (used in configs, URLs and data frames).
+    label : str
+        Human label for the app.
+    color : str
+        Fixed colour used in every chart.
+    notion : {"pure", "zcdp", "none"}
+        Native privacy notion; budgets are converted to it by :meth:`Budget.to_native`.
+    data_kinds : frozenset of {"real", "bounded", "binary"}
+        Data the estimator applies to.
+    neighbouring : {"replace-one", "add-remove", "none"}
+        Neighbouring relation its guarantee holds for.
+    func : callable
+        The estimator function.
+    params : mapping
+        Default keyword parameters passed to ``func``.
+    family : str
+        Group name for the app (``"PLAN"``, ``"baseline"``, ...).
+    description : str
+        One sentence for the app.
+    """
+
+    name: str
+    label: str
+    color: str
+    notion: NativeNotion
+    data_kinds: frozenset[str]
+    neighbouring: Neighbouring
+    func: Callable[..., Estimate]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    family: str = "baseline"
+    description: str = ""
+    needs_dimension: Literal["any", "scalar", "vector"] = "any"
+
+    def accepts(self, keyword: str) -> bool:
+        sig = inspect.signature(self.func)
+        return keyword in sig.parameters or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+
+    def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
+            method: ConversionMethod = "cks", **overrides: Any) -> Estimate:
+        """Run on a :class:`~dpcore.data.Dataset` (or a bare array) with ``budget`` converted to
+        this estimator's native notion. ``overrides`` replace the default ``params``."""
+        conv = budget.to_native(self.notion, method)
+        kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
+        x = getattr(data, "x", data)
+        for key in ("bounds", "sigma", "true_mean"):
+            value = getattr(data, key, None) if key != "sigma" else getattr(data, "true_std", None)
+            if value is not None and key not in kwargs and self.accepts(key):
+                kwargs[key] = value
+        est = self.func(x, rng=rng, **kwargs)
+        est.estimator = self.name
+        est.conversion = conv
+        return est
+
+
+_REGISTRY: dict[str, EstimatorSpec] = {}
+_DISCOVERED = False
+
+
+def register(spec: EstimatorSpec) -> EstimatorSpec:
+    """Add ``spec`` to the registry (its name must be new)."""
+    if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
+        raise ValueError(f"an estimator named {spec.name!r} is already registered.")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    import dpcore.estimators as pkg
+
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    _DISCOVERED = True
+
+
+def all_estimators() -> list[EstimatorSpec]:
+    """Every registered estimator, in registration order."""
+    _discover()
+    return list(_REGISTRY.values())
+
+
+def get(name: str) -> EstimatorSpec:
+    """The estimator called ``name``."""
+    _discover()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise ValueError(f"unknown estimator {name!r}; choose one of: {known}.") from None
+
+
+def applicable(kind: str, d: int | None = None) -> list[EstimatorSpec]:
+    """Estimators that apply to data of ``kind`` (and dimension ``d``, when given)."""
+    out = []
+    for spec in all_estimators():
+        if kind not in spec.data_kinds:
+            continue
+        if d is not None and spec.needs_dimension == "scalar" and d != 1:
+            continue
+        out.append(spec)
+    return out
+
+
+def run(name: str, data: Any, budget: Budget, *, rng: RngLike = None, **overrides: Any) -> Estimate:
+    """Shorthand for ``get(name).run(data, budget, rng=rng, **overrides)``."""
+    return get(name).run(data, budget, rng=rng, **overrides)
