@@ -1,0 +1,452 @@
+"""Simplex-augmented private sums, counts and means: the "free lunch" (Fitzsimons et al. 2024).
+
+Pseudocode (specs/simplex.md §2.3)
+----------------------------------
+S1 SimplexRelease
+    1. ``z_i = clamp(x_i, L, U) - L`` per column, then l1-clip the row to ``sum_j z_ij <= R``
+       (rescale ``z_i <- R z_i / sum_j z_ij``; spec §2.1). Clamping comes *before* augmenting.
+    2. ``y_i = (z_i, R - sum_j z_ij)`` (every ``y_i >= 0`` with ``||y_i||_1 = R``), ``s = sum_i y_i``.
+    3. Sensitivity of ``s`` (spec §1 table): add/remove ``Δ1 = Δ2 = R``; replace-one ``Δ1 = 2R``,
+       ``Δ2 = sqrt(2) R``.
+    4. ``m = s + Z`` with iid ``Lap(Δ1/ε)`` (``v = 2 b²``) or ``N(0, Δ2²/(2ρ))`` (``v = σ²``) noise in
+       each of the ``d + 1`` coordinates; the budget is charged **once**.
+S2 unknown n (post-processing): ``N̂ = sum_k m_k / R`` (``Var = (d+1) v / R²``),
+    ``μ̂_j = L_j + m_j / max(N̂, 1)`` (the floored count; optionally clamp to ``[L_j, U_j]``).
+S3 known n (post-processing): project onto ``sum_k s_k = N R``:
+    ``ŝ_k = m_k - (T - N R)/(d+1)``, ``μ̂_j = L_j + ŝ_j / N``, ``Var(ŝ_j) = v d/(d+1)``.
+S4 extra count budget: spend a fraction of the budget on ``N' = N + W``, combine
+    ``N* = w N̂ + (1-w) N'`` by inverse variance (``w = Var(N̂)^-1 / (Var(N̂)^-1 + Var(W)^-1)``), and
+    either the BLUE sums ``ŝ_k = m_k - (T - R N*)/(d+1)`` (``combine="blue"``, spec §2.3 S4 [ext])
+    or the paper's ``m_j / N*`` (``combine="paper"``, §4.1.2).
+
+Privacy
+-------
+* Neighbouring relation: add/remove (the paper's setting; ``N`` private, the free count is what it
+  buys) or replace-one (``N`` public; only the known-``n`` estimate makes sense). Each registered
+  entry declares its relation.
+* Laplace variants are ``ε``-DP, Gaussian variants ``ρ``-zCDP, with the sensitivities above. Noise
+  per coordinate is then exactly that of the plain full-budget sum under the same relation (paper
+  eq. 5; spec §7.2): ``b = R/ε``, ``σ = R/sqrt(2ρ)`` (add/remove) and ``2R/ε``, ``R/sqrt(ρ)``
+  (replace-one).
+* Ledger: one charge for the release (the whole budget, or ``(1 - count_fraction)`` of it) and, for
+  S4, one charge ``count_fraction`` of the budget for the extra count (sensitivity 1 under
+  add/remove). Everything after the release is post-processing.
+
+Multi-column data with a box ``[L_j, U_j]`` use ``R = sum_j (U_j - L_j)`` by default (the l1 diameter
+of the shifted box, so no row is rescaled); pass ``radius`` for a smaller public l1 bound. Note the
+cost of that choice under Gaussian noise: the box itself has ``Δ2 = ||U - L||_2 < R`` (spec §8.4).
+
+A seeded numpy generator is fine for teaching, not for a secure release (spec §8.10).
+
+References
+----------
+Fitzsimons, Honaker, Shoemate, Singhal. "Private Means and the Curious Incident of the Free Lunch."
+arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. specs/simplex.md §1, §2, §4, §7.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
+from dpcore.privacy import Ledger
+from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
+
+Mechanism = Literal["laplace", "gaussian"]
+Relation = Literal["add-remove", "replace-one"]
+Combine = Literal["blue", "paper"]
+
+# --------------------------------------------------------------------------------------------
+# shared helpers (also used by simplex_baselines.py)
+
+
+def mechanism_of(epsilon: float | None, rho: float | None) -> tuple[Mechanism, float]:
+    """Return ``("laplace", ε)`` or ``("gaussian", ρ)``; exactly one budget must be given."""
+    if (epsilon is None) == (rho is None):
+        raise ValueError("pass exactly one budget: epsilon= (Laplace, pure DP) or rho= (Gaussian, zCDP).")
+    if epsilon is not None:
+        return "laplace", check_positive(epsilon, "epsilon")
+    return "gaussian", check_positive(rho, "rho")
+
+
+def check_relation(neighbouring: str) -> Relation:
+    """Validate the neighbouring relation name."""
+    if neighbouring not in ("add-remove", "replace-one"):
+        raise ValueError(f"neighbouring must be 'add-remove' or 'replace-one'; got {neighbouring!r}.")
+    return neighbouring  # type: ignore[return-value]
+
+
+def noise_variance(mechanism: Mechanism, sensitivity: float, budget: float) -> float:
+    """Per-coordinate noise variance ``v``: Laplace ``2 (Δ1/ε)²``, Gaussian ``Δ2²/(2ρ)`` (spec §1)."""
+    if mechanism == "laplace":
+        return 2.0 * (sensitivity / budget) ** 2
+    return sensitivity**2 / (2.0 * budget)
+
+
+def add_noise(value: np.ndarray, mechanism: Mechanism, sensitivity: float, budget: float,
+              reps: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """``reps`` independent releases of ``value`` (shape ``(reps,) + value.shape``) and the scale.
+
+    Uses :func:`dpcore.mechanisms.laplace_mechanism` / :func:`gaussian_mechanism` on ``reps`` copies,
+    so each row is one release with iid noise per coordinate.
+    """
+    stacked = np.broadcast_to(np.asarray(value, float), (reps,) + np.shape(value))
+    mech = laplace_mechanism if mechanism == "laplace" else gaussian_mechanism
+    rel = mech(stacked, sensitivity, budget, rng=rng)
+    return np.asarray(rel.value, float), float(rel.scale)
+
+
+def check_reps(reps: int) -> int:
+    """Validate a repetition count."""
+    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
+        raise ValueError(f"reps must be a positive integer; got {reps!r}.")
+    return int(reps)
+
+
+@dataclass
+class Preprocessed:
+    """Data clamped to the public box, shifted to start at 0, and l1-clipped to ``radius``."""
+
+    z: np.ndarray  # (n, d), z >= 0, row sums <= radius
+    lower: np.ndarray  # (d,)
+    upper: np.ndarray  # (d,)
+    radius: float
+    clipped: np.ndarray  # (n,) bool: row changed by clamping or rescaling (diagnostic only)
+    was_1d: bool
+
+    @property
+    def widths(self) -> np.ndarray:
+        return self.upper - self.lower
+
+    @property
+    def n(self) -> int:
+        return int(self.z.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.z.shape[1])
+
+
+def preprocess(x: Any, bounds: Any, radius: float | None = None, *, min_rows: int = 1) -> Preprocessed:
+    """Clamp to ``bounds``, shift to ``[0, U - L]`` and l1-clip rows to ``radius`` (spec §2.1).
+
+    ``radius`` defaults to ``sum_j (U_j - L_j)`` (so nothing inside the box is rescaled); for one
+    column that is ``R = U - L``.
+    """
+    arr = check_data(x, min_rows=min_rows)
+    X = arr.reshape(arr.shape[0], -1)
+    d = X.shape[1]
+    lo, hi = check_bounds(bounds, d)
+    R = float(np.sum(hi - lo)) if radius is None else check_positive(radius, "radius")
+    z = np.clip(X, lo, hi) - lo
+    changed = np.any((X < lo) | (X > hi), axis=1)
+    tot = z.sum(axis=1)
+    over = tot > R
+    if np.any(over):
+        z[over] *= (R / tot[over])[:, None]
+    return Preprocessed(z=z, lower=lo, upper=hi, radius=R, clipped=changed | over, was_1d=arr.ndim == 1)
+
+
+# --------------------------------------------------------------------------------------------
+# S1: the transformation and the release
+
+
+def simplex_transform(z: np.ndarray, radius: float) -> np.ndarray:
+    """Append the padding coordinate: ``y_i = (z_i, R - sum_j z_ij)`` (spec §2.1).
+
+    ``z`` must already be clamped, shifted and l1-clipped (use :func:`preprocess`), so every
+    ``y_i`` lies on ``R`` times the probability simplex: ``y >= 0`` and ``||y_i||_1 = R``.
+    """
+    Z = np.asarray(z, float)
+    Z = Z.reshape(Z.shape[0], -1)
+    if np.any(Z < 0) or np.any(Z.sum(axis=1) > radius * (1 + 1e-12)):
+        raise ValueError("z must be clamped and shifted first (z >= 0, row sums <= radius); use preprocess().")
+    pad = np.maximum(radius - Z.sum(axis=1), 0.0)
+    return np.column_stack([Z, pad])
+
+
+def simplex_sensitivity(neighbouring: str, radius: float) -> tuple[float, float]:
+    """``(Δ1, Δ2)`` of the augmented column sums (spec §1 table).
+
+    add/remove: one row of l1 norm ``R`` (and l2 norm <= R) appears or disappears: ``(R, R)``.
+    replace-one: ``||y - y'||_1 <= 2R`` and ``||y - y'||_2² <= ||y||² + ||y'||² <= 2R²`` since
+    ``y, y' >= 0``: ``(2R, sqrt(2) R)``, both attained at two different vertices.
+    """
+    rel = check_relation(neighbouring)
+    R = check_positive(radius, "radius")
+    return (R, R) if rel == "add-remove" else (2.0 * R, math.sqrt(2.0) * R)
+
+
+@dataclass
+class SimplexRelease:
+    """The noisy augmented sums ``m = s + Z`` (shape ``(reps, d + 1)``) and what produced them."""
+
+    m: np.ndarray
+    s: np.ndarray
+    variance: float  # per-coordinate noise variance v
+    scale: float  # Laplace b or Gaussian sigma
+    sensitivity: float
+    mechanism: Mechanism
+    budget: float
+    neighbouring: Relation
+    data: Preprocessed = field(repr=False)
+
+
+def simplex_release(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                    neighbouring: str = "add-remove", radius: float | None = None, reps: int = 1,
+                    rng: RngLike = None) -> SimplexRelease:
+    """Algorithm S1: release the column sums of the simplex-augmented rows with one mechanism.
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+        Data; clamped to ``bounds`` first.
+    epsilon, rho : float
+        Exactly one: ``epsilon`` gives the Laplace mechanism (pure DP), ``rho`` the Gaussian (zCDP).
+        The whole budget is spent on this one release.
+    bounds : (lower, upper)
+        Public range per column.
+    neighbouring : {"add-remove", "replace-one"}
+        Relation; sets the sensitivity (:func:`simplex_sensitivity`).
+    radius : float, optional
+        Public l1 bound ``R`` on the shifted rows (default ``sum_j (U_j - L_j)``).
+    reps : int
+        Number of independent releases (rows of ``m``), for simulation.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    SimplexRelease
+
+    References
+    ----------
+    Paper §4 eq. (2)-(5) and App. B; specs/simplex.md §2.3 S1.
+    """
+    mech, budget = mechanism_of(epsilon, rho)
+    rel = check_relation(neighbouring)
+    data = preprocess(x, bounds, radius)
+    y = simplex_transform(data.z, data.radius)
+    s = y.sum(axis=0)
+    d1, d2 = simplex_sensitivity(rel, data.radius)
+    sens = d1 if mech == "laplace" else d2
+    m, scale = add_noise(s, mech, sens, budget, check_reps(reps), as_generator(rng))
+    return SimplexRelease(m=m, s=s, variance=noise_variance(mech, sens, budget), scale=scale,
+                          sensitivity=sens, mechanism=mech, budget=budget, neighbouring=rel, data=data)
+
+
+# --------------------------------------------------------------------------------------------
+# S2-S4: post-processing (batched over leading axes; pure functions of the release)
+
+
+def free_count(m: np.ndarray, radius: float) -> np.ndarray:
+    """S2 step 1: ``N̂ = sum_k m_k / R`` (signed sum, spec §8.5). Variance ``(d + 1) v / R²``."""
+    return np.asarray(m, float).sum(axis=-1) / radius
+
+
+def project_sums(m: np.ndarray, total: np.ndarray | float) -> np.ndarray:
+    """S3: orthogonal projection of ``m`` onto ``{sum_k s_k = total}`` (the GLS/BLUE for iid noise).
+
+    ``ŝ_k = m_k - (sum_k m_k - total) / (d + 1)``; with ``total = N R`` each ``ŝ_j`` has variance
+    ``v d / (d + 1)``.
+    """
+    M = np.asarray(m, float)
+    excess = (M.sum(axis=-1) - np.asarray(total, float)) / M.shape[-1]
+    return M - excess[..., None]
+
+
+def combine_counts(n_hat: np.ndarray, var_hat: float, n_extra: np.ndarray, var_extra: float
+                   ) -> tuple[np.ndarray, float, float]:
+    """S4: inverse-variance combination ``N* = w N̂ + (1 - w) N'``.
+
+    Returns ``(N*, Var(N*), w)`` with ``w = (1/var_hat) / (1/var_hat + 1/var_extra)`` in ``[0, 1]``.
+    """
+    w = (1.0 / var_hat) / (1.0 / var_hat + 1.0 / var_extra)
+    n_star = w * np.asarray(n_hat, float) + (1.0 - w) * np.asarray(n_extra, float)
+    return n_star, 1.0 / (1.0 / var_hat + 1.0 / var_extra), float(w)
+
+
+def mean_from_sums(sums: np.ndarray, count: np.ndarray | float, lower: np.ndarray) -> np.ndarray:
+    """``L_j + ŝ_j / max(count, 1)``: the floored count keeps the ratio finite (spec §2.3 S2.3)."""
+    c = np.maximum(np.asarray(count, float), 1.0)
+    return lower + np.asarray(sums, float) / np.asarray(c)[..., None]
+
+
+# --------------------------------------------------------------------------------------------
+# the estimator
+
+
+@dataclass
+class _Draws:
+    means: np.ndarray  # (reps, d)
+    noiseless: np.ndarray  # (d,)
+    ledger: Ledger
+    noise_std: np.ndarray  # (d,) first-order std of the final noise in the mean
+    extra: dict[str, Any]
+    data: Preprocessed
+    warnings: list[str]
+
+
+def _simplex_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, known_n: bool,
+                   neighbouring: str, count_fraction: float, combine: str, clamp: bool,
+                   radius: float | None, reps: int, rng: RngLike) -> _Draws:
+    mech, budget = mechanism_of(epsilon, rho)
+    rel = check_relation(neighbouring)
+    cf = float(count_fraction)
+    if not 0.0 <= cf < 1.0:
+        raise ValueError(f"count_fraction must be in [0, 1) (the share of the budget for an extra count); got {count_fraction!r}.")
+    if combine not in ("blue", "paper"):
+        raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
+    if not known_n and rel == "replace-one":
+        raise ValueError("under replace-one neighbours n is public: use known_n=True "
+                         "(the free count is only useful when n is private, i.e. add/remove).")
+    if known_n and cf > 0:
+        raise ValueError("count_fraction > 0 buys an extra noisy count, which is pointless with known_n=True; set it to 0.")
+    g = as_generator(rng)
+    unit = "ε" if mech == "laplace" else "ρ"
+    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
+    b_count = cf * budget
+    b_release = budget - b_count
+    key = "epsilon" if mech == "laplace" else "rho"
+    rel_out = simplex_release(x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g,
+                              **{key: b_release})
+    data = rel_out.data
+    R, n, d, v = data.radius, data.n, data.d, rel_out.variance
+    ledger.charge("simplex release", b_release,
+                  f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {d + 1} augmented sums, "
+                  f"{rel} sensitivity {rel_out.sensitivity:.4g}, {unit} = {b_release:.4g}")
+    m = rel_out.m
+    noiseless = data.lower + rel_out.s[:d] / n
+    p = rel_out.s[:d] / (n * R)
+    extra: dict[str, Any] = {"radius": R, "noise_variance": v, "noise_scale": rel_out.scale,
+                             "sensitivity": rel_out.sensitivity, "m": m[0].copy(), "mechanism": mech}
+    if known_n:
+        sums = project_sums(m, n * R)[..., :d]
+        means = data.lower + sums / n
+        std = np.full(d, math.sqrt(v * d / (d + 1)) / n)
+    else:
+        n_hat = free_count(m, R)
+        var_hat = (d + 1) * v / R**2
+        extra.update(free_count=float(n_hat[0]), free_count_variance=var_hat)
+        if cf > 0:
+            n_extra, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
+            var_w = noise_variance(mech, 1.0, b_count)
+            ledger.charge("extra count", b_count, f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}")
+            n_star, var_star, w = combine_counts(n_hat, var_hat, n_extra, var_w)
+            extra.update(extra_count=float(n_extra[0]), extra_count_variance=var_w, weight=w,
+                         combined_count=float(n_star[0]), combined_count_variance=var_star)
+            if combine == "blue":
+                sums = project_sums(m, R * n_star)[..., :d]
+                alpha = w * (1.0 / (d + 1) - p) - 1.0 / (d + 1)
+                var_mean = v * ((1 + alpha) ** 2 + d * alpha**2) + R**2 * (1.0 / (d + 1) - p) ** 2 * (1 - w) ** 2 * var_w
+            else:
+                sums = m[..., :d]
+                var_mean = v * ((1 - p * w) ** 2 + d * (p * w) ** 2) + (p * R) ** 2 * (1 - w) ** 2 * var_w
+            means = mean_from_sums(sums, n_star, data.lower)
+        else:
+            means = mean_from_sums(m[..., :d], n_hat, data.lower)
+            var_mean = v * (1 - 2 * p + (d + 1) * p**2)
+        std = np.sqrt(var_mean) / n
+    clamped = np.clip(means, data.lower, data.upper)
+    extra["mean_unclamped"] = means[0].copy()
+    extra["mean_clamped"] = clamped[0].copy()
+    out = clamped if clamp else means
+    warnings: list[str] = []
+    k = int(data.clipped.sum())
+    if k:
+        warnings.append(f"{k} of {n} rows lay outside the public bounds (or l1 radius) and were clamped.")
+    return _Draws(out, noiseless, ledger, std, extra, data, warnings)
+
+
+def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                 known_n: bool = False, neighbouring: str = "add-remove", count_fraction: float = 0.0,
+                 combine: str = "blue", clamp: bool = False, radius: float | None = None,
+                 rng: RngLike = None) -> Estimate:
+    """Private mean through the simplex transformation (Algorithms S1 + S2/S3/S4).
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+        Data, clamped to ``bounds`` first.
+    epsilon, rho : float
+        Exactly one total budget: ``epsilon`` for Laplace noise (pure DP), ``rho`` for Gaussian
+        noise (zCDP).
+    bounds : (lower, upper)
+        Public range per column.
+    known_n : bool
+        ``True``: S3, the projection estimate with ``n`` public side information. ``False``: S2, the
+        mean from the free count (floored at 1).
+    neighbouring : {"add-remove", "replace-one"}
+        Relation; replace-one requires ``known_n=True`` and doubles ``Δ1`` (``Δ2`` grows by sqrt 2).
+    count_fraction : float in [0, 1)
+        S4: share of the budget spent on an extra noisy count combined with the free one by inverse
+        variance weighting (unknown ``n`` only). ``0`` spends everything on the release.
+    combine : {"blue", "paper"}
+        With an extra count: the BLUE sums re-projected onto ``R N*`` (never worse), or the paper's
+        ``m_j / N*``.
+    clamp : bool
+        Clamp the final mean to ``[L, U]`` (free post-processing). Both versions are in
+        ``diagnostics.extra``.
+    radius : float, optional
+        Public l1 bound on the shifted rows (default: the l1 diameter of the box).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.extra`` holds the release ``m``, the free count, the weight ``w`` (S4), the
+        noise variance ``v`` and the sensitivity used; ``noise_std`` is the first-order standard
+        deviation of the final noise (spec §4).
+
+    References
+    ----------
+    Paper §4.1, §4.1.2, §4.2, App. B; specs/simplex.md §2.3 (S1-S4) and §4.
+    """
+    dr = _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
+                        count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius, reps=1, rng=rng)
+    diag = Diagnostics(noiseless_mean=dr.noiseless, center=None, clip_interval=(dr.data.lower, dr.data.upper),
+                       clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings, extra=dr.extra)
+    return Estimate(mean=dr.means[0], ledger=dr.ledger, diagnostics=diag)
+
+
+def simplex_mean_draws(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                       known_n: bool = False, neighbouring: str = "add-remove", count_fraction: float = 0.0,
+                       combine: str = "blue", clamp: bool = False, radius: float | None = None, reps: int = 1000,
+                       rng: RngLike = None) -> np.ndarray:
+    """``reps`` independent runs of :func:`simplex_mean` on the same data, shape ``(reps, d)``.
+
+    Same code path as :func:`simplex_mean` (one vectorised call), for simulation and the page.
+    """
+    return _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
+                          count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius,
+                          reps=check_reps(reps), rng=rng).means
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+
+_KINDS = frozenset({"bounded", "binary"})
+_VARIANTS = [
+    # name, label, notion, relation, known_n, colour
+    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#2ca02c"),
+    ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#98df8a"),
+    ("simplex_known_n_laplace", "Simplex, known n (Laplace)", "pure", "add-remove", True, "#006d2c"),
+    ("simplex_known_n_gauss", "Simplex, known n (Gaussian)", "zcdp", "add-remove", True, "#41ab5d"),
+    ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
+     "#00441b"),
+    ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,
+     "#74c476"),
+]
+
+for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:
+    register(EstimatorSpec(
+        name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS, neighbouring=_rel,
+        func=simplex_mean, params={"known_n": _known, "neighbouring": _rel}, family="simplex",
+        description=("Append R − Σz to each clamped row and release all column sums with one "
+                     + ("Laplace" if _notion == "pure" else "Gaussian") + " mechanism; "
+                     + ("n is public: project onto Σ = nR (variance × d/(d+1))." if _known
+                        else "the count comes free: mean = L + R·m_j / Σm."))))

@@ -1,0 +1,398 @@
+"""The baselines the simplex paper compares with (specs/simplex.md §3), with their noise variances.
+
+* **B1** ``noisy_sum_mean(centred=False)``: known ``n``, ``μ̂ = L + (sum z + Z)/n`` (paper eq. 1;
+  DiffPrivLib, Opacus). Variance ``v/n²``.
+* **B1c** ``noisy_sum_mean(centred=True)`` [ext]: known ``n``, centred at the box centre ``c``:
+  ``μ̂ = c + (sum (x - c) + Z)/n``; add/remove sensitivity halves to ``R/2``.
+* **B2** ``plugin_mean``: noisy sum over noisy count, ``μ̂ = (S + Z_S)/max(N + Z_N, 1)`` with a
+  budget split (equal by default, as OpenDP ``make_sum``/``make_count``, SmartNoise SQL and the
+  paper's experiments). ``shift=True`` sums the shifted data ``z = x - L`` (the paper's ``[0, R]``
+  setting) and adds ``L`` back; ``shift=False`` sums the raw clamped values, whose add/remove
+  sensitivity is ``max(|L|, |U|)`` and whose error grows with the offset (not translation invariant).
+  ``split="opendp"`` is OpenDP Polars ``dp.mean``: sum and count get the *same* noise scale, so the
+  budget is split in proportion to sensitivity (``ε_S = ε Δ_S/(Δ_S + 1)``; Gaussian
+  ``ρ_S = ρ Δ_S²/(Δ_S² + 1)``).
+* **B3** ``centred_mean`` (App. C.1; current PipelineDP): ``μ̂ = c + (sum (x - c) + Z_S)/max(N + Z_N, 1)``
+  with ``Δ_S = R/2``, equal split by default.
+* **B4** ``resize_mean`` (App. C.2): ``ñ = max(round(N + Z_N), 1)``; subsample ``ñ`` rows without
+  replacement if ``ñ < N``, else impute ``ñ - N`` rows (uniform on the box, or its midpoint); release
+  the noisy sum of the resized shifted data with ``Δ = R`` (replace-one on a dataset of public size
+  ``ñ``) and divide by ``ñ``. Its error is evaluated by simulation only.
+
+Every count is floored at 1 (as PipelineDP does), which is also what makes the MSE of a ratio
+finite (spec §3: exact moments of ``S/(N + Z_N)`` do not exist).
+
+Privacy
+-------
+* Relations: B1 is registered for add/remove (``n`` as public side information, the paper's known-n
+  setting) and replace-one; B1c for add/remove (under replace-one centring changes nothing, so B1c
+  equals B1). B2, B3, B4 and OpenDP release a count and are add/remove only.
+* Sensitivities of a sum over rows in the domain (box ``[0, w]`` intersected with the l1 ball of
+  radius ``R``, spec §1 table): uncentred add/remove ``Δ1 = min(R, sum w)``, ``Δ2 = min(R, ||w||_2)``;
+  replace-one ``Δ1 = min(2R, sum w)``, ``Δ2 = min(sqrt 2 R, ||w||_2)``; centred at ``w/2``:
+  add/remove ``||w/2||_p``, replace-one ``||w||_p``; raw values: add/remove ``||max(|L|, |U|)||_p``.
+  The count has add/remove sensitivity 1.
+* Ledger: "noisy sum" ``f`` of the budget and "noisy count" the rest (B4 charges the count first),
+  in ``ε`` (Laplace, pure DP) or ``ρ`` (Gaussian, zCDP). The charges sum to the budget.
+
+References
+----------
+Fitzsimons, Honaker, Shoemate, Singhal. "Private Means and the Curious Incident of the Free Lunch."
+arXiv:2408.10438 (2024), §3, §5, App. C. specs/simplex.md §1, §3, §4.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpcore._validation import RngLike, as_generator
+from dpcore.estimators.simplex import (
+    Mechanism,
+    Preprocessed,
+    add_noise,
+    check_relation,
+    check_reps,
+    mechanism_of,
+    noise_variance,
+    preprocess,
+)
+from dpcore.privacy import Ledger
+from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
+
+# --------------------------------------------------------------------------------------------
+# sensitivities
+
+
+def sum_sensitivity(data: Preprocessed, mechanism: Mechanism, neighbouring: str, centring: str) -> float:
+    """Sensitivity of ``sum_i u_i`` for the value transform ``centring`` (see the module docstring).
+
+    ``centring``: ``"shift"`` (``u = z``), ``"centre"`` (``u = z - w/2``) or ``"raw"`` (``u = z + L``).
+    """
+    rel = check_relation(neighbouring)
+    w, R = data.widths, data.radius
+    p = 1 if mechanism == "laplace" else 2
+    if centring == "shift":
+        base = float(np.linalg.norm(w, p))
+        return min(R, base) if rel == "add-remove" else min((2.0 if p == 1 else math.sqrt(2.0)) * R, base)
+    if centring == "centre":
+        return float(np.linalg.norm(w, p)) / (2.0 if rel == "add-remove" else 1.0)
+    if centring == "raw":
+        a = np.maximum(np.abs(data.lower), np.abs(data.upper))
+        return float(np.linalg.norm(a, p)) if rel == "add-remove" else float(np.linalg.norm(w, p))
+    raise ValueError(f"centring must be 'shift', 'centre' or 'raw'; got {centring!r}.")
+
+
+def _values(data: Preprocessed, centring: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``u`` whose noisy sum is released, and the base added back to ``sum u / n``."""
+    if centring == "shift":
+        return data.z, data.lower
+    if centring == "centre":
+        return data.z - data.widths / 2.0, data.lower + data.widths / 2.0
+    return data.z + data.lower, np.zeros(data.d)
+
+
+def _split(split: float | str, mechanism: Mechanism, sens: float) -> float:
+    if isinstance(split, str):
+        if split != "opendp":
+            raise ValueError(f"split must be a fraction in (0, 1) or 'opendp'; got {split!r}.")
+        return sens / (sens + 1.0) if mechanism == "laplace" else sens**2 / (sens**2 + 1.0)
+    f = float(split)
+    if not 0.0 < f < 1.0:
+        raise ValueError(f"split (the budget fraction for the sum) must be in (0, 1); got {split!r}.")
+    return f
+
+
+def _unit(mechanism: Mechanism) -> tuple[str, str]:
+    return ("ε", "Laplace") if mechanism == "laplace" else ("ρ", "Gaussian")
+
+
+def _estimate(means: np.ndarray, noiseless: np.ndarray, ledger: Ledger, std: np.ndarray, data: Preprocessed,
+              extra: dict[str, Any], center: np.ndarray | None = None) -> Estimate:
+    warnings = []
+    k = int(data.clipped.sum())
+    if k:
+        warnings.append(f"{k} of {data.n} rows lay outside the public bounds (or l1 radius) and were clamped.")
+    diag = Diagnostics(noiseless_mean=noiseless, center=center, clip_interval=(data.lower, data.upper),
+                       clipped=data.clipped, noise_std=std, warnings=warnings, extra=extra)
+    return Estimate(mean=means[0], ledger=ledger, diagnostics=diag)
+
+
+# --------------------------------------------------------------------------------------------
+# B1 / B1c: known n
+
+
+def _noisy_sum_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, centred: bool,
+                     neighbouring: str, radius: float | None, reps: int, rng: RngLike):
+    mech, budget = mechanism_of(epsilon, rho)
+    rel = check_relation(neighbouring)
+    data = preprocess(x, bounds, radius)
+    centring = "centre" if centred else "shift"
+    u, base = _values(data, centring)
+    sens = sum_sensitivity(data, mech, rel, centring)
+    noisy, scale = add_noise(u.sum(axis=0), mech, sens, budget, reps, as_generator(rng))
+    n = data.n
+    unit, name = _unit(mech)
+    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
+    ledger.charge("noisy sum", budget, f"{name}, {rel} sensitivity {sens:.4g}"
+                  + (" (centred at the box centre)" if centred else "") + f", {unit} = {budget:.4g}")
+    v = noise_variance(mech, sens, budget)
+    return (base + noisy / n, base + u.mean(axis=0), ledger, np.full(data.d, math.sqrt(v) / n), data,
+            {"sensitivity": sens, "noise_scale": scale, "noise_variance": v, "mechanism": mech})
+
+
+def noisy_sum_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                   centred: bool = False, neighbouring: str = "add-remove", radius: float | None = None,
+                   rng: RngLike = None) -> Estimate:
+    """B1 / B1c: noisy sum divided by the known ``n`` (paper eq. 1; spec §3).
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+    epsilon, rho : float
+        Exactly one: Laplace (pure DP) or Gaussian (zCDP); the whole budget goes to the sum.
+    bounds : (lower, upper)
+        Public range; data are clamped to it.
+    centred : bool
+        B1c: sum ``x - c`` with ``c`` the box centre (add/remove sensitivity ``R/2`` at d = 1).
+    neighbouring : {"add-remove", "replace-one"}
+    radius : float, optional
+        Public l1 bound on the shifted rows (the simplex's domain; default the box's l1 diameter).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    Estimate
+        Variance ``v/n²`` with ``v`` the noise variance of the sum.
+
+    References
+    ----------
+    Paper §3 eq. (1); specs/simplex.md §3 (B1, B1c) and §4.
+    """
+    means, noiseless, ledger, std, data, extra = _noisy_sum_draws(
+        x, epsilon=epsilon, rho=rho, bounds=bounds, centred=centred, neighbouring=neighbouring, radius=radius,
+        reps=1, rng=rng)
+    return _estimate(means, noiseless, ledger, std, data, extra,
+                     center=data.lower + data.widths / 2 if centred else None)
+
+
+# --------------------------------------------------------------------------------------------
+# B2 / B3 / OpenDP: noisy sum over noisy count
+
+
+def _ratio_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, centring: str,
+                 split: float | str, radius: float | None, reps: int, rng: RngLike):
+    mech, budget = mechanism_of(epsilon, rho)
+    data = preprocess(x, bounds, radius)
+    u, base = _values(data, centring)
+    sens = sum_sensitivity(data, mech, "add-remove", centring)
+    f = _split(split, mech, sens)
+    g = as_generator(rng)
+    b_sum = f * budget
+    b_count = budget - b_sum
+    S, _ = add_noise(u.sum(axis=0), mech, sens, b_sum, reps, g)
+    N, _ = add_noise(np.float64(data.n), mech, 1.0, b_count, reps, g)
+    means = base + S / np.maximum(N, 1.0)[:, None]
+    unit, name = _unit(mech)
+    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
+    ledger.charge("noisy sum", b_sum, f"{name}, add/remove sensitivity {sens:.4g}, {unit} = {b_sum:.4g}")
+    ledger.charge("noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}")
+    v_s, v_n = noise_variance(mech, sens, b_sum), noise_variance(mech, 1.0, b_count)
+    mu_u = u.mean(axis=0)
+    std = np.sqrt(v_s + mu_u**2 * v_n) / data.n  # delta method, spec §3
+    extra = {"split": f, "sum_sensitivity": sens, "sum_noise_variance": v_s, "count_noise_variance": v_n,
+             "noisy_count": float(N[0]), "mechanism": mech}
+    return means, base + mu_u, ledger, std, data, extra
+
+
+def plugin_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                split: float | str = 0.5, shift: bool = True, radius: float | None = None,
+                rng: RngLike = None) -> Estimate:
+    """B2: noisy sum over noisy count (add/remove; paper §3; spec §3 B2 and OpenDP ``dp.mean``).
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+    epsilon, rho : float
+        Exactly one total budget (Laplace/pure DP or Gaussian/zCDP).
+    bounds : (lower, upper)
+        Public range; data are clamped to it.
+    split : float in (0, 1) or "opendp"
+        Fraction of the budget for the sum (the paper's experiments: 0.5); ``"opendp"`` gives both
+        releases the same noise scale.
+    shift : bool
+        Sum ``x - L`` (the paper's ``[0, R]`` setting) or the raw clamped values (sensitivity
+        ``max(|L|, |U|)``; error grows with the offset).
+    radius : float, optional
+    rng : None, int or Generator
+
+    Returns
+    -------
+    Estimate
+        First-order MSE ``(v_S + μ_u² v_N)/n²`` with ``μ_u`` the mean of the summed values (spec §3).
+
+    References
+    ----------
+    Paper §3 and §5; specs/simplex.md §3 (B2, OpenDP) and §4.
+    """
+    out = _ratio_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, centring="shift" if shift else "raw",
+                       split=split, radius=radius, reps=1, rng=rng)
+    return _estimate(*out)
+
+
+def centred_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                 split: float = 0.5, radius: float | None = None, rng: RngLike = None) -> Estimate:
+    """B3: centred noisy sum over noisy count floored at 1 (App. C.1; PipelineDP ``compute_dp_mean``).
+
+    ``μ̂ = c + (sum (x - c) + Z_S)/max(N + Z_N, 1)`` with ``c`` the box centre, ``Δ_S = R/2`` and
+    ``Δ_N = 1`` under add/remove; ``split`` of the budget to the sum (PipelineDP: 0.5).
+
+    Under Gaussian noise with the equal split this has exactly the distribution of the simplex
+    free-count mean (spec §4): the simplex's ``(m_1 - m_2)/2`` and ``(m_1 + m_2)/R`` are independent
+    Gaussians with these same variances.
+
+    References
+    ----------
+    Paper App. C.1; specs/simplex.md §3 (B3) and §4.
+    """
+    out = _ratio_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, centring="centre", split=split,
+                       radius=radius, reps=1, rng=rng)
+    return _estimate(*out[:-1], out[-1], center=out[4].lower + out[4].widths / 2)
+
+
+# --------------------------------------------------------------------------------------------
+# B4: resize
+
+
+def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, split: float,
+                  impute: str, radius: float | None, reps: int, rng: RngLike):
+    mech, budget = mechanism_of(epsilon, rho)
+    if impute not in ("uniform", "midpoint"):
+        raise ValueError(f"impute must be 'uniform' or 'midpoint'; got {impute!r}.")
+    data = preprocess(x, bounds, radius)
+    f = _split(split, mech, 1.0)
+    g = as_generator(rng)
+    b_sum = f * budget
+    b_count = budget - b_sum
+    n, d, w = data.n, data.d, data.widths
+    N, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
+    n_t = np.maximum(np.rint(N), 1.0).astype(np.int64)  # (reps,)
+    # subsample: the first min(n_t, n) rows of a uniform random permutation, one per repetition
+    order = np.argsort(g.random((reps, n)), axis=1)
+    csum = np.concatenate([np.zeros((reps, 1, d)), np.cumsum(data.z[order], axis=1)], axis=1)
+    kept = np.take_along_axis(csum, np.minimum(n_t, n)[:, None, None], axis=1)[:, 0, :]
+    # impute n_t - n rows when the noisy count is above n
+    k_add = np.maximum(n_t - n, 0)
+    kmax = int(k_add.max())
+    if kmax:
+        mask = (np.arange(kmax)[None, :] < k_add[:, None])[..., None]
+        if impute == "uniform":
+            fill = g.random((reps, kmax, d)) * w
+        else:
+            fill = np.broadcast_to(w / 2.0, (reps, kmax, d))
+        kept = kept + np.sum(np.where(mask, fill, 0.0), axis=1)
+    # the resized data has public size n_t: replace-one sensitivity of the shifted sum
+    sens = sum_sensitivity(data, mech, "replace-one", "shift")
+    Z, _ = add_noise(np.zeros(d), mech, sens, b_sum, reps, g)
+    means = data.lower + (kept + Z) / n_t[:, None]
+    noiseless = data.lower + kept / n_t[:, None]
+    unit, name = _unit(mech)
+    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
+    ledger.charge("noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}")
+    ledger.charge("noisy sum", b_sum, f"{name} on the resized data, sensitivity {sens:.4g}, {unit} = {b_sum:.4g}")
+    std = np.sqrt(np.full(d, noise_variance(mech, sens, b_sum))) / n
+    extra = {"split": f, "resized_n": int(n_t[0]), "sum_sensitivity": sens, "mechanism": mech,
+             "imputed": int(k_add[0]), "theory": "simulation only (spec §3 B4)"}
+    return means, noiseless, ledger, std, data, extra
+
+
+def resize_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
+                split: float = 0.5, impute: str = "uniform", radius: float | None = None,
+                rng: RngLike = None) -> Estimate:
+    """B4: resize the data to a noisy count, then a noisy sum over that public size (App. C.2).
+
+    ``diagnostics.noiseless_mean`` is the resized data's mean (it contains the resampling error of
+    this run); ``noise_std`` is the sum's noise only, ``sqrt(v_S)/n``.
+
+    References
+    ----------
+    Paper App. C.2 (after Covington's generalized resize); specs/simplex.md §3 (B4).
+    """
+    out = _resize_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, split=split, impute=impute,
+                        radius=radius, reps=1, rng=rng)
+    means, noiseless, *rest = out
+    return _estimate(means, noiseless[0], *rest)
+
+
+# --------------------------------------------------------------------------------------------
+# batched draws for simulation (the same code paths as the estimators)
+
+
+def baseline_draws(kind: str, x: Any, *, epsilon: float | None = None, rho: float | None = None,
+                   bounds: Any = None, reps: int = 1000, rng: RngLike = None, **params: Any) -> np.ndarray:
+    """``reps`` independent runs of a baseline on the same data, shape ``(reps, d)``.
+
+    ``kind`` is ``"b1"`` (``centred=``, ``neighbouring=``), ``"plugin"`` (``split=``, ``shift=``),
+    ``"centred"`` (``split=``), ``"opendp"`` or ``"resize"`` (``split=``, ``impute=``).
+    """
+    reps = check_reps(reps)
+    common = {"epsilon": epsilon, "rho": rho, "bounds": bounds, "radius": params.pop("radius", None),
+              "reps": reps, "rng": rng}
+    if kind == "b1":
+        return _noisy_sum_draws(x, centred=params.pop("centred", False),
+                                neighbouring=params.pop("neighbouring", "add-remove"), **common)[0]
+    if kind == "plugin":
+        return _ratio_draws(x, centring="shift" if params.pop("shift", True) else "raw",
+                            split=params.pop("split", 0.5), **common)[0]
+    if kind == "opendp":
+        return _ratio_draws(x, centring="raw", split="opendp", **common)[0]
+    if kind == "centred":
+        return _ratio_draws(x, centring="centre", split=params.pop("split", 0.5), **common)[0]
+    if kind == "resize":
+        return _resize_draws(x, split=params.pop("split", 0.5), impute=params.pop("impute", "uniform"),
+                             **common)[0]
+    raise ValueError(f"kind must be one of 'b1', 'plugin', 'opendp', 'centred', 'resize'; got {kind!r}.")
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+
+_KINDS = frozenset({"bounded", "binary"})
+_ENTRIES = [
+    # name, label, notion, relation, func, params, colour, description
+    ("sum_known_n_laplace", "Noisy sum / n (Laplace)", "pure", "add-remove", noisy_sum_mean,
+     {"neighbouring": "add-remove"}, "#ff7f0e", "B1: Laplace noisy sum of x − L divided by the known n."),
+    ("sum_known_n_gauss", "Noisy sum / n (Gaussian)", "zcdp", "add-remove", noisy_sum_mean,
+     {"neighbouring": "add-remove"}, "#ffbb78", "B1: Gaussian noisy sum of x − L divided by the known n."),
+    ("sum_known_n_laplace_replace", "Noisy sum / n, replace-one (Laplace)", "pure", "replace-one", noisy_sum_mean,
+     {"neighbouring": "replace-one"}, "#d95f02", "B1 under replace-one (n public): sensitivity U − L."),
+    ("sum_known_n_gauss_replace", "Noisy sum / n, replace-one (Gaussian)", "zcdp", "replace-one", noisy_sum_mean,
+     {"neighbouring": "replace-one"}, "#fdae6b", "B1 under replace-one (n public): sensitivity U − L."),
+    ("centred_sum_known_n_laplace", "Centred noisy sum / n (Laplace)", "pure", "add-remove", noisy_sum_mean,
+     {"centred": True}, "#9467bd", "B1c: centre at the box midpoint, then noisy sum / n (sensitivity R/2)."),
+    ("centred_sum_known_n_gauss", "Centred noisy sum / n (Gaussian)", "zcdp", "add-remove", noisy_sum_mean,
+     {"centred": True}, "#c5b0d5", "B1c: centre at the box midpoint, then noisy sum / n (sensitivity R/2)."),
+    ("plugin_laplace", "Noisy sum / noisy count (Laplace)", "pure", "add-remove", plugin_mean, {},
+     "#d62728", "B2: equal budget split between a noisy sum and a noisy count."),
+    ("plugin_gauss", "Noisy sum / noisy count (Gaussian)", "zcdp", "add-remove", plugin_mean, {},
+     "#ff9896", "B2: equal budget split between a noisy sum and a noisy count."),
+    ("centred_plugin_laplace", "Centred sum / noisy count (Laplace)", "pure", "add-remove", centred_mean, {},
+     "#1f77b4", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
+    ("centred_plugin_gauss", "Centred sum / noisy count (Gaussian)", "zcdp", "add-remove", centred_mean, {},
+     "#aec7e8", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
+    ("resize_laplace", "Resize (Laplace)", "pure", "add-remove", resize_mean, {}, "#8c564b",
+     "B4: resize the data to a noisy count, then noisy sum / that count."),
+    ("resize_gauss", "Resize (Gaussian)", "zcdp", "add-remove", resize_mean, {}, "#c49c94",
+     "B4: resize the data to a noisy count, then noisy sum / that count."),
+    ("opendp_mean_laplace", "OpenDP dp.mean (Laplace)", "pure", "add-remove", plugin_mean,
+     {"split": "opendp", "shift": False}, "#e377c2", "Raw noisy sum / noisy count with the same noise scale."),
+    ("opendp_mean_gauss", "OpenDP dp.mean (Gaussian)", "zcdp", "add-remove", plugin_mean,
+     {"split": "opendp", "shift": False}, "#f7b6d2", "Raw noisy sum / noisy count with the same noise scale."),
+]
+
+for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:
+    register(EstimatorSpec(name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS,
+                           neighbouring=_rel, func=_func, params=_params, family="simplex baseline",
+                           description=_desc))
