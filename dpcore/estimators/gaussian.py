@@ -96,3 +96,52 @@ register(EstimatorSpec(
     family="baseline",
     description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
 ))
+
+
+def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None, quantile: str = "binary_search",
+                            budget_split: dict[str, float] | None = None, rank_slack_kind: str | float = "error_only",
+                            steps: int = 20, beta: float = 0.1, rng: RngLike = None) -> Estimate:
+    """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).
+
+    specs/plan.md §5c with both public quantities replaced by private ones: ``c`` = coordinate-wise
+    private median (``rho_center``, ``rho_center / d`` per coordinate), ``C`` = private
+    ``(n - k)/n``-quantile of ``||x_j - c||_2`` on ``[0, ||hi - lo||_2]`` (``rho_radius``), then the
+    clipped sum with ``N(0, (2C)^2 / (2 rho_noise) I)`` (l2 sensitivity ``2C`` under replace-one).
+    No scaling: the noise is the same in every coordinate (the classical Gaussian mechanism's
+    "noise shape"). Default split ``center 0.25, radius 0.1875, noise 0.5625`` (the PLAN split
+    with the variance share given to the centre).
+
+    By default ``k`` is the quantile's rank error only (``rank_slack_kind="error_only"``): the
+    radius aims at the data diameter, ``C ≈ Θ(||sigma||_2)`` as in the Theorem 1.1 comparison, and
+    clips only a handful of rows. The quantiles are binary searches (``steps`` Gaussian counts;
+    the theory's routine), because their rank error bound (Lemma 2.8) holds whatever the data and
+    the universe: the exponential mechanism's rank error grows with ``ln(U / gap)`` and, on the wide
+    universe ``||hi - lo||_2``, it picks the empty top interval unless ``k`` includes PLAN's ``sqrt(n)``.
+    With ``quantile="exponential"`` and ``rank_slack_kind="plan"`` this estimator is exactly PLAN
+    without scaling (``plan_noscale``).
+
+    Privacy: replace-one neighbours, ``n`` public; the three stages compose to ``rho`` (ledger).
+
+    References
+    ----------
+    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; specs/plan.md §5b–§5c.
+    """
+    from dpcore.estimators.plan import plan  # local import: plan registers estimators on import
+
+    return plan(x, rho=rho, bounds=bounds, variances="none", scale_exponent=0.0, quantile=quantile,
+                budget_split=budget_split, rank_slack_kind=rank_slack_kind, steps=steps, beta=beta,
+                radius_universe_kind="range", rng=rng)
+
+
+register(EstimatorSpec(
+    name="gaussian_private",
+    label="Gaussian mechanism (private centre and radius)",
+    color="#a0522d",
+    notion="zcdp",
+    data_kinds=frozenset({"real", "bounded", "binary"}),
+    neighbouring="replace-one",
+    func=gaussian_private_radius,
+    family="baseline",
+    description="Private coordinate median as centre, private radius near the largest distance, "
+                "isotropic Gaussian noise on the clipped sum.",
+))

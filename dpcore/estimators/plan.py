@@ -1,0 +1,680 @@
+"""PLAN: variance-aware private mean estimation (Algorithm 1), with its variance estimators.
+
+Algorithm 1 (specs/plan.md §2), with the stages as they appear in :func:`plan`::
+
+    1. centre   mu~  = coordinate-wise private median               rho_center   (rho_center/d per coordinate)
+    2. spread   s_i  = sigma^_i ** (-2 e),  e = 1/(p+2) by default    rho_variance (private sigma^, §4)
+    3. radius   C    = private (n-k)/n quantile of ||(x_j - mu~) * s||_2 on [0, U]      rho_radius
+    4. noise    eta  ~ N(0, (2C)^2 / (2 rho_noise) I_d)                                rho_noise
+    5. output   mu~ + ( sum_j clip_C((x_j - mu~) * s) + eta ) / (n s)
+
+Privacy
+-------
+* Neighbouring relation: replace-one, ``n`` public (specs/plan.md §1).
+* zCDP composition: the four stages add up to ``rho`` (each stage's share is charged to the ledger
+  in rho units; the charges sum exactly to ``rho``). Default split of the paper's experiments
+  (§2 "Budgets", Listing 1): ``center 0.0625, variance 0.1875, radius 0.1875, noise 0.5625``.
+* Centre: ``d`` one-dimensional private medians with ``rho_center / d`` each (exponential mechanism,
+  ``eps = sqrt(8 rho')``, utility sensitivity 1 under replace-one; or the Gaussian binary search).
+* Variances (real data, Algorithm 2 / §4c): one person sits in exactly one group of each column,
+  so each private median of group statistics has the replace-one sensitivity of a quantile;
+  ``rho_variance / d`` per coordinate. Binary data (§4b): the vector of frequencies has l2
+  sensitivity ``||hi - lo||_2 / n = sqrt(d) / n``; Gaussian mechanism with ``rho_variance``.
+* Radius: one 1-D private quantile of the ``n`` scaled norms with ``rho_radius`` (a row changes
+  one norm).
+* Noise: every clipped scaled row has l2 norm ``<= C``, so replacing one row moves the sum by at
+  most ``2C`` (not ``C``: that would be add/remove). Gaussian mechanism: std ``2C / sqrt(2 rho_noise)
+  = sqrt(2 C^2 / rho_noise)`` in scaled space; in original space coordinate ``i`` gets
+  ``sqrt(2 C^2 / rho_noise) / (n s_i)`` (§2 "Noise", §9.3).
+
+Everything else (the scale vector, the universe ``U``, the rank slack ``k``) is computed from
+public values and from outputs of earlier private stages, so it is post-processing.
+
+Decisions where the paper or the spec is silent or wrong (see specs/plan.md §10)
+---------------------------------------------------------------------------------
+* Chi-square median correction in the right direction (§10.1): ``sigma^2 = m / (k (1 - 2/(9k))^3)``,
+  i.e. ``m * (9/7)^3`` for one pair per group.
+* Radius universe: ``"trimmed"`` (the experiments' choice, default for scaled PLAN) is
+  ``U = sqrt(ln max(n, d) ln(1/beta) * sum_i sigma^_i^2 s_i^2)``, which equals the spec's
+  ``sqrt(ln max(n,d) ln(1/beta) ||sigma^||_1)`` for ``p = 2`` (§10.5) and is the same "expected
+  squared scaled norm times a log margin" for any scaling exponent; it is capped at the safe
+  ``"range"`` universe ``||(hi - lo) * s||_2`` (the largest scaled norm of a centred point of the
+  box). PLAN without scaling and the binary instantiation use ``"range"`` (not the defect of
+  §10.8; for 0/1 data it is ``||s||_2``, §10.6).
+* Rank slack (§2, §10.16): ``k = sqrt(n) + rank error``; exponential mechanism: [R]'s
+  ``sqrt((T/2) ln(T/beta) / rho_radius)`` with ``T = max(ln(width), 1)``, ``width`` the widest
+  coordinate range; binary search: Lemma 2.8, ``sqrt(T ln(T/beta) / (2 rho_radius))`` with its
+  actual ``T``. The clip quantile ``1 - k/n`` is clamped to ``[0.5, 1)``; a warning when
+  ``k / n > 0.1``.
+* ``sigma^`` is regularised as ``sigma^ + ||sigma^||_1 / d`` (§4a.3) for private variances; the
+  oracle uses the true ``sigma`` as given (``regularise=False``) so the teaching picture shows the
+  ideal scaling. A column with ``sigma^ = 0`` is floored at a tiny positive value.
+* Binary data: the centre is the private frequency vector ``q~`` itself (clipped to the box),
+  which is free post-processing, so the preprocessing share 0.25 goes to the variance stage.
+* The variance and centre shares for oracle / no-scaling runs go to the centre (§5b).
+
+References
+----------
+Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024
+(arXiv 2306.08745v3): Algorithm 1, Listing 1, Algorithm 2 (App. D.1), Sections 4–7.
+specs/plan.md §2–§5, §9, §10.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore import quantiles
+from dpcore._validation import (
+    RngLike,
+    as_generator,
+    check_bounds,
+    check_data,
+    check_positive,
+    check_probability,
+)
+from dpcore.privacy import Ledger
+from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
+
+QuantileMethod = Literal["exponential", "binary_search"]
+VarianceMethod = Literal["private", "oracle", "binary", "none"]
+
+#: The paper's experimental split (specs/plan.md §2 "Budgets").
+DEFAULT_SPLIT: dict[str, float] = {"center": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625}
+#: Split when no variance is estimated (oracle, no scaling): the centre gets the preprocessing share.
+NO_VARIANCE_SPLIT: dict[str, float] = {"center": 0.25, "radius": 0.1875, "noise": 0.5625}
+#: Split of the binary instantiation: the centre is the free frequency vector.
+BINARY_SPLIT: dict[str, float] = {"variance": 0.25, "radius": 0.1875, "noise": 0.5625}
+STAGES = ("center", "variance", "radius", "noise")
+
+STAGE_LABELS = {
+    "center": "centre (coordinate medians)",
+    "variance": "variances",
+    "radius": "clip radius",
+    "noise": "noisy sum",
+}
+
+_TINY = 1e-300
+
+
+# ----------------------------------------------------------------------------------------------
+# Algorithm 1, the deterministic core (lines 5, 7, 8) given centre, sigma^ and radius
+# ----------------------------------------------------------------------------------------------
+
+
+def default_scale_exponent(p: float) -> float:
+    """PLAN's exponent ``e = 1/(p+2)``: ``s_i = sigma^_i ** (-2e) = (sigma^_i**2) ** (-1/(p+2))``."""
+    return 1.0 / (check_positive(p, "p") + 2.0)
+
+
+def scale_vector(sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | None = None) -> np.ndarray:
+    """The scale vector ``s = sigma^ ** (-2 e)`` of Algorithm 1, line 5.
+
+    ``e = 1/(p+2)`` by default (``p = 2``: ``s = sigma^^(-1/2)``; ``p = 1``: ``sigma^^(-2/3)``);
+    ``e = 0`` is no scaling, ``e = 1/2`` the equal split ``s = 1/sigma^`` (Mahalanobis style).
+    """
+    sig = np.asarray(sigma_hat, dtype=float)
+    if sig.ndim != 1 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError("sigma_hat must be a 1-D array of positive finite numbers (one per coordinate).")
+    e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
+    if not math.isfinite(e) or e < 0:
+        raise ValueError(f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}.")
+    return sig ** (-2.0 * e)
+
+
+@dataclass
+class PlanCore:
+    """Result of :func:`plan_core` (Algorithm 1 lines 5–8 for a given centre, sigma^ and C).
+
+    Attributes
+    ----------
+    mean : ndarray (d,)
+        The output ``mu~ + (sum_j clip(y_j) + eta) / (n s)``.
+    noiseless_mean : ndarray (d,)
+        The same without ``eta``.
+    scale : ndarray (d,)
+        ``s``.
+    norms : ndarray (n,)
+        ``||y_j||_2`` of the scaled centred rows ``y_j = (x_j - mu~) * s``.
+    clipped : bool ndarray (n,)
+        ``norms > C``.
+    clipped_sum : ndarray (d,)
+        ``sum_j min(1, C/||y_j||) y_j`` (scaled space).
+    noise : ndarray (d,)
+        ``eta`` (scaled space, added to the sum).
+    noise_std_scaled : float
+        ``sqrt(2 C^2 / rho_noise)``, the std of each coordinate of ``eta``.
+    noise_std : ndarray (d,)
+        Per-coordinate std of the output noise in original space, ``noise_std_scaled / (n s)``.
+    """
+
+    mean: np.ndarray
+    noiseless_mean: np.ndarray
+    scale: np.ndarray
+    norms: np.ndarray
+    clipped: np.ndarray
+    clipped_sum: np.ndarray
+    noise: np.ndarray
+    noise_std_scaled: float
+    noise_std: np.ndarray
+
+
+def _row_norms(y: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ij,ij->i", y, y))
+
+
+def plan_core(x: np.ndarray, center: np.ndarray, sigma_hat: np.ndarray, radius: float, *,
+              rho_noise: float, p: float = 2.0, scale_exponent: float | None = None,
+              rng: RngLike = None) -> PlanCore:
+    """Algorithm 1 lines 5, 7 and 8 for a given centre, ``sigma^`` and clip radius ``C``.
+
+    ``y_j = (x_j - center) * s``; ``z = sum_j min(1, C/||y_j||) y_j``; ``eta ~ N(0, 2C^2/rho_noise I)``;
+    returns ``center + (z + eta) / (n s)``. ``rho_noise``-zCDP for fixed (public or privately
+    computed) ``center``, ``sigma_hat`` and ``radius``: the l2 sensitivity of ``z`` is ``2C`` under
+    replace-one.
+
+    Parameters
+    ----------
+    x : array (n, d)
+    center : array (d,)
+    sigma_hat : array (d,), positive
+    radius : float, > 0
+        ``C`` in scaled space.
+    rho_noise : float
+        zCDP budget of the Gaussian release.
+    p, scale_exponent : see :func:`scale_vector`.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    PlanCore
+
+    References
+    ----------
+    PLAN, Algorithm 1; specs/plan.md §2 and §9.2–9.6.
+    """
+    X = check_data(x, ndim=2)
+    n, d = X.shape
+    c = np.broadcast_to(np.asarray(center, dtype=float), (d,))
+    C = check_positive(radius, "radius")
+    r3 = check_positive(rho_noise, "rho_noise")
+    s = scale_vector(np.broadcast_to(np.asarray(sigma_hat, dtype=float), (d,)), p, scale_exponent)
+    y = X - c
+    y *= s
+    norms = _row_norms(y)
+    factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
+    clipped_sum = factor @ y
+    tau = math.sqrt(2.0 * C * C / r3)  # = (2C) / sqrt(2 rho_noise)
+    eta = tau * as_generator(rng).standard_normal(d)
+    noiseless = c + clipped_sum / (n * s)
+    mean = c + (clipped_sum + eta) / (n * s)
+    return PlanCore(mean=mean, noiseless_mean=noiseless, scale=s, norms=norms, clipped=norms > C,
+                    clipped_sum=clipped_sum, noise=eta, noise_std_scaled=tau, noise_std=tau / (n * s))
+
+
+# ----------------------------------------------------------------------------------------------
+# private building blocks
+# ----------------------------------------------------------------------------------------------
+
+
+def private_quantile(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
+                     method: QuantileMethod = "exponential", steps: int = 20,
+                     rng: RngLike = None) -> float | np.ndarray:
+    """``PrivQuantile`` of specs/plan.md §3 on each column of ``x`` with total budget ``rho``.
+
+    ``"exponential"``: exponential mechanism over the gaps (``eps = sqrt(8 rho/d)`` per column,
+    utility sensitivity 1, replace-one); ``"binary_search"``: ``steps`` Gaussian noisy counts per
+    column. Both are ``rho``-zCDP in total (``rho / d`` per column).
+    """
+    if method == "exponential":
+        return quantiles.exponential_quantile(x, q, bounds, rho=rho, rng=rng)
+    if method == "binary_search":
+        return quantiles.binary_search_quantile(x, q, bounds, rho=rho, steps=steps, rng=rng)
+    raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {method!r}.")
+
+
+def chi_square_median_factor(k: int) -> float:
+    """Wilson–Hilferty median of ``chi^2_k`` divided by ``k``: ``(1 - 2/(9k))^3`` (``(7/9)^3`` for k=1).
+
+    Algorithm 2's group statistic is ``sigma^2 chi^2_k`` for Gaussian data, so the private median
+    is divided by ``k * (1 - 2/(9k))^3`` (specs/plan.md §4c, §10.1 — the paper's §7.1 prints the
+    reciprocal).
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"pairs_per_group must be a positive integer; got {k!r}.")
+    return (1.0 - 2.0 / (9.0 * k)) ** 3
+
+
+def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pairs_per_group: int = 1,
+                      method: QuantileMethod = "exponential", steps: int = 20,
+                      rng: RngLike = None) -> np.ndarray:
+    """Algorithm 2 (VarianceEstimate, App. D.1) on every coordinate: private ``sigma^2``.
+
+    Shuffle the rows, cut them into ``n' = floor(n / (2k))`` groups of ``k`` disjoint pairs, per
+    coordinate ``y_g = sum_pairs (x_a - x_b)^2 / 2``, take the private median of ``y_1..y_n'`` on
+    ``[0, k (hi - lo)^2 / 2]`` with ``rho / d`` per coordinate, and divide by ``k (1 - 2/(9k))^3``
+    (the chi-square median correction, §10.1). Privacy: the shuffle is data independent and every
+    row lands in one group, so replacing a row changes one group value per column: a replace-one
+    neighbour of the group data, and the private median costs ``rho / d`` per column.
+
+    Returns
+    -------
+    ndarray (d,)
+        ``sigma^2`` (biased low by about 3% for Gaussian data with ``k = 1``: ``median(chi^2_1) =
+        0.4549 < (7/9)^3 = 0.4705``, so ``sigma^2 -> 0.967 sigma^2``; §9.16).
+
+    References
+    ----------
+    PLAN, Algorithm 2 and Lemma D.1; specs/plan.md §4a.2, §4c, §10.1–10.2.
+    """
+    X = check_data(x, ndim=2)
+    n, d = X.shape
+    k = int(pairs_per_group)
+    factor = chi_square_median_factor(k)
+    groups = n // (2 * k)
+    if groups < 1:
+        raise ValueError(f"variance estimation needs at least 2*pairs_per_group = {2 * k} rows; got n = {n}.")
+    lo, hi = check_bounds(bounds, d)
+    g = as_generator(rng)
+    perm = g.permutation(n)[: 2 * k * groups]
+    a = X[perm[0::2]]
+    a -= X[perm[1::2]]
+    np.square(a, out=a)
+    a *= 0.5
+    if k > 1:
+        a = a.reshape(groups, k, d).sum(axis=1)
+    top = k * (hi - lo) ** 2 / 2.0
+    med = private_quantile(a, 0.5, (np.zeros(d), top), rho=rho, method=method, steps=steps, rng=g)
+    return np.asarray(med, dtype=float) / (k * factor)
+
+
+def binary_frequencies(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
+                       rng: RngLike = None) -> tuple[np.ndarray, float]:
+    """Private coordinate means by the Gaussian mechanism (specs/plan.md §4b.1).
+
+    Rows are clamped into the public box; the mean vector then has l2 sensitivity
+    ``||hi - lo||_2 / n`` (``sqrt(d)/n`` for 0/1 data) under replace-one, so
+    ``q~ = mean + N(0, ||hi-lo||_2^2 / (2 rho n^2) I)`` is ``rho``-zCDP.
+
+    Returns ``(q~, per-coordinate noise std)``.
+    """
+    X = check_data(x, ndim=2)
+    n, d = X.shape
+    lo, hi = check_bounds(bounds, d)
+    mean = np.clip(X, lo, hi).mean(axis=0)
+    sens = float(np.linalg.norm(hi - lo)) / n
+    std = sens / math.sqrt(2.0 * check_positive(rho, "rho"))
+    return mean + std * as_generator(rng).standard_normal(d), std
+
+
+def binary_variances(q_tilde: np.ndarray) -> np.ndarray:
+    """``sigma^2 = q~ (1 - q~)`` floored at ``d^(-2/5)`` (Lemma 5.3; specs/plan.md §4b.1)."""
+    q = np.asarray(q_tilde, dtype=float)
+    return np.maximum(q * (1.0 - q), q.size ** (-0.4))
+
+
+def regularise(sigma_hat: np.ndarray) -> np.ndarray:
+    """``sigma^ + ||sigma^||_1 / d`` (specs/plan.md §4a.3), floored at a tiny positive value."""
+    sig = np.maximum(np.asarray(sigma_hat, dtype=float), 0.0)
+    out = sig + sig.sum() / sig.size
+    return _floor_positive(out)
+
+
+def _floor_positive(sig: np.ndarray) -> np.ndarray:
+    top = float(np.max(sig)) if sig.size else 0.0
+    floor = top * 1e-12 if top > 0 else 1.0
+    return np.maximum(sig, floor)
+
+
+def rank_slack(n: int, rho_radius: float, *, width: float, method: QuantileMethod = "exponential",
+               steps: int = 20, beta: float = 0.1, include_sqrt_n: bool = True) -> float:
+    """``k = sqrt(n) + rank error`` of the clip quantile (specs/plan.md §2, §10.16).
+
+    Exponential mechanism: [R]'s ``sqrt((T/2) ln(T/beta) / rho_radius)`` with ``T = max(ln width, 1)``.
+    Binary search: Lemma 2.8, ``sqrt(T ln(T/beta) / (2 rho_radius))`` with ``T = steps``.
+    ``include_sqrt_n=False`` drops the ``sqrt(n)`` term (clip essentially nothing).
+    """
+    r = check_positive(rho_radius, "rho_radius")
+    b = check_probability(beta, "beta")
+    if method == "exponential":
+        T = max(math.log(check_positive(width, "width")), 1.0)
+        err = math.sqrt(T / 2.0 * math.log(T / b) / r)
+    elif method == "binary_search":
+        err = quantiles.rank_error_bound(steps, r, b)
+    else:
+        raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {method!r}.")
+    return (math.sqrt(n) if include_sqrt_n else 0.0) + err
+
+
+def radius_universe(kind: str | float, *, sigma_hat: np.ndarray, scale: np.ndarray, lo: np.ndarray,
+                    hi: np.ndarray, n: int, beta: float = 0.1) -> float:
+    """Upper end ``U`` of the clip-radius search ``[0, U]`` (specs/plan.md §2, §10.5–10.8).
+
+    ``"range"``: ``||(hi - lo) * s||_2``, the largest scaled norm of ``x - c`` with ``x`` and ``c`` in
+    the box (safe). ``"trimmed"``: ``sqrt(ln max(n, d) ln(1/beta) sum_i sigma^_i^2 s_i^2)`` (for
+    ``p = 2``: ``sqrt(ln max(n,d) ln(1/beta) ||sigma^||_1)``), capped at ``"range"``. A number is
+    used as given.
+    """
+    safe = float(np.linalg.norm((hi - lo) * scale))
+    if isinstance(kind, (int, float, np.floating, np.integer)) and not isinstance(kind, bool):
+        return check_positive(kind, "radius_universe")
+    if kind == "range":
+        return safe
+    if kind == "trimmed":
+        d = scale.size
+        expected_sq = float(np.sum((sigma_hat * scale) ** 2))
+        u = math.sqrt(math.log(max(n, d, 3)) * math.log(1.0 / beta) * expected_sq)
+        return min(u, safe) if u > 0 else safe
+    raise ValueError(f"radius_universe must be 'trimmed', 'range' or a positive number; got {kind!r}.")
+
+
+def _check_split(split: dict[str, float] | None, default: dict[str, float], used: set[str]) -> dict[str, float]:
+    fr = dict(default if split is None else split)
+    unknown = set(fr) - set(STAGES)
+    if unknown:
+        raise ValueError(f"budget_split has unknown stage(s) {sorted(unknown)}; use {list(STAGES)}.")
+    vals = np.array(list(fr.values()), dtype=float)
+    if np.any(~np.isfinite(vals)) or np.any(vals < 0) or not math.isclose(float(vals.sum()), 1.0, rel_tol=1e-9):
+        raise ValueError(f"budget_split fractions must be >= 0 and sum to 1; got {fr}.")
+    for stage in used:
+        if fr.get(stage, 0.0) <= 0:
+            raise ValueError(f"budget_split must give the {stage!r} stage a positive share; got {fr}.")
+    for stage, v in fr.items():
+        if v > 0 and stage not in used:
+            raise ValueError(f"budget_split gives {stage!r} a share but this configuration spends nothing "
+                             f"there; move it to one of {sorted(used)}.")
+    return fr
+
+
+def _stage_budgets(rho: float, fractions: dict[str, float]) -> dict[str, float]:
+    """Per-stage budgets whose float sum is exactly ``rho`` (the last stage takes the remainder)."""
+    stages = [s for s in STAGES if fractions.get(s, 0.0) > 0]
+    out: dict[str, float] = {}
+    for s in stages[:-1]:
+        out[s] = rho * fractions[s]
+    out[stages[-1]] = rho - math.fsum(out.values())
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the estimator
+# ----------------------------------------------------------------------------------------------
+
+
+def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, sigma: np.ndarray | None = None,
+         variances: VarianceMethod = "private", p: float = 2.0, scale_exponent: float | None = None,
+         budget_split: dict[str, float] | None = None, quantile: QuantileMethod = "exponential",
+         steps: int = 20, beta: float = 0.1, pairs_per_group: int = 1,
+         radius_universe_kind: str | float | None = None, center: str | None = None,
+         regularise_sigma: bool | None = None, rank_slack_kind: str | float = "plan",
+         rng: RngLike = None) -> Estimate:
+    """PLAN (Algorithm 1) with a private centre, variance-aware scaling and a private clip radius.
+
+    Parameters
+    ----------
+    x : array (n, d)
+        Data, one row per person.
+    rho : float
+        Total zCDP budget (replace-one neighbours, ``n`` public).
+    bounds : (lower, upper)
+        Public per-coordinate range (search range of the centre and variance quantiles, and the
+        ``"range"`` radius universe).
+    sigma : array (d,), optional
+        Known per-coordinate standard deviations (only with ``variances="oracle"``).
+    variances : {"private", "oracle", "binary", "none"}
+        How ``sigma^`` is obtained: Algorithm 2 (real data), the known ``sigma`` (teaching
+        oracle, spends nothing), the Gaussian-mechanism frequencies (binary data, §4b), or
+        ``sigma^ = 1`` (PLAN without scaling, §5b).
+    p : float
+        Target ``l_p`` error (PLAN's exponent ``1/(p+2)``).
+    scale_exponent : float, optional
+        Override ``e`` in ``s = sigma^ ** (-2e)``: 0 no scaling, ``1/(p+2)`` PLAN, ``1/2`` equal split.
+    budget_split : dict, optional
+        Fractions of ``rho`` per stage (``center``, ``variance``, ``radius``, ``noise``); summing to 1.
+        Default: the paper's ``0.0625/0.1875/0.1875/0.5625``; without variance stage the centre
+        gets ``0.25``; binary data ``variance 0.25`` (free centre).
+    quantile : {"exponential", "binary_search"}
+        Private quantile routine for the centre, the variances and the radius.
+    steps : int
+        Binary-search steps ``T`` (only for ``quantile="binary_search"``).
+    beta : float
+        Failure probability in the rank slack and the trimmed universe (0.1 as in the paper).
+    pairs_per_group : int
+        ``k`` of Algorithm 2.
+    radius_universe_kind : {"trimmed", "range"} or float, optional
+        ``U``; default ``"trimmed"`` for scaled real data, ``"range"`` otherwise.
+    center : {"median", "frequencies", "box"}, optional
+        Private coordinate medians (default), the free private frequency vector (binary default),
+        or the public box centre (spends nothing).
+    regularise_sigma : bool, optional
+        Add ``||sigma^||_1 / d``; default True except for the oracle.
+    rank_slack_kind : "plan", "error_only" or float
+        ``k = sqrt(n) + rank error`` (PLAN), the rank error alone, or ``k`` as given.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics``: ``center``, ``scale``, ``clip_radius``, ``clipped`` (rows), ``noise_std``
+        (original space); ``extra`` holds ``sigma_hat``, ``sigma_hat_raw``, ``scale_exponent``,
+        ``p``, ``rank_slack``, ``clip_quantile``, ``radius_universe``, ``norms``,
+        ``noise_std_scaled``, ``budgets`` (rho per stage) and more.
+
+    References
+    ----------
+    Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1, Algorithm 2;
+    specs/plan.md §2–§5, §10.
+    """
+    X = check_data(x, ndim=2, min_rows=2)
+    n, d = X.shape
+    rho = check_positive(rho, "rho")
+    lo, hi = check_bounds(bounds, d)
+    if variances not in ("private", "oracle", "binary", "none"):
+        raise ValueError(f"variances must be 'private', 'oracle', 'binary' or 'none'; got {variances!r}.")
+    if quantile not in ("exponential", "binary_search"):
+        raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {quantile!r}.")
+    p = check_positive(p, "p")
+    beta = check_probability(beta, "beta")
+    if center is None:
+        center = "frequencies" if variances == "binary" else "median"
+    if center not in ("median", "frequencies", "box"):
+        raise ValueError(f"center must be 'median', 'frequencies' or 'box'; got {center!r}.")
+    if center == "frequencies" and variances != "binary":
+        raise ValueError("center='frequencies' reuses the private frequencies of variances='binary'.")
+    if regularise_sigma is None:
+        regularise_sigma = variances in ("private", "binary")
+    if variances == "none":
+        e = 0.0 if scale_exponent is None else float(scale_exponent)
+    else:
+        e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
+    if radius_universe_kind is None:
+        radius_universe_kind = "trimmed" if variances in ("private", "oracle") and e > 0 else "range"
+
+    used = {"radius", "noise"}
+    if center == "median":
+        used.add("center")
+    if variances in ("private", "binary"):
+        used.add("variance")
+    if used == {"center", "variance", "radius", "noise"}:
+        default = DEFAULT_SPLIT
+    elif "variance" in used:
+        default = BINARY_SPLIT  # free centre: the preprocessing share goes to the variances
+    elif "center" in used:
+        default = NO_VARIANCE_SPLIT
+    else:
+        default = {"radius": 0.4375, "noise": 0.5625}
+    fractions = _check_split(budget_split, default, used)
+    budgets = _stage_budgets(rho, fractions)
+
+    g = as_generator(rng)
+    ledger = Ledger("zcdp")
+    warnings_: list[str] = []
+    extra: dict[str, Any] = {}
+
+    # -- stage 1: centre ------------------------------------------------------------------------
+    q_tilde = None
+    if variances == "binary":
+        q_tilde, f_std = binary_frequencies(X, (lo, hi), rho=budgets["variance"], rng=g)
+        extra["frequencies"] = q_tilde
+        extra["frequency_noise_std"] = f_std
+    if center == "median":
+        mu_t = np.asarray(private_quantile(X, 0.5, (lo, hi), rho=budgets["center"], method=quantile,
+                                           steps=steps, rng=g), dtype=float)
+        ledger.charge(STAGE_LABELS["center"], budgets["center"],
+                      f"{d} private medians ({quantile}), rho/d = {budgets['center'] / d:.4g} each")
+    elif center == "frequencies":
+        mu_t = np.clip(q_tilde, lo, hi)
+    else:
+        mu_t = (lo + hi) / 2.0
+
+    # -- stage 2: variances -----------------------------------------------------------------
+    if variances == "private":
+        var = variance_estimate(X, (lo, hi), rho=budgets["variance"], pairs_per_group=pairs_per_group,
+                                method=quantile, steps=steps, rng=g)
+        raw = np.sqrt(np.maximum(var, 0.0))
+        ledger.charge(STAGE_LABELS["variance"], budgets["variance"],
+                      f"Algorithm 2: {d} private medians of pair statistics, rho/d = {budgets['variance'] / d:.4g} each")
+    elif variances == "binary":
+        raw = np.sqrt(binary_variances(q_tilde))
+        ledger.charge(STAGE_LABELS["variance"], budgets["variance"],
+                      f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {np.linalg.norm(hi - lo) / n:.4g}")
+    elif variances == "oracle":
+        if sigma is None:
+            raise ValueError("variances='oracle' needs the known standard deviations: pass sigma=(d,) array.")
+        raw = np.broadcast_to(np.asarray(sigma, dtype=float), (d,)).copy()
+        if not np.all(np.isfinite(raw)) or np.any(raw < 0):
+            raise ValueError("sigma must be finite and >= 0 in every coordinate.")
+    else:
+        raw = np.ones(d)
+    sigma_hat = regularise(raw) if regularise_sigma else _floor_positive(raw)
+    s = scale_vector(sigma_hat, p, e)
+
+    # -- stage 3: clip radius ---------------------------------------------------------------------
+    width = float(np.max(hi - lo))
+    if rank_slack_kind == "plan" or rank_slack_kind == "error_only":
+        k = rank_slack(n, budgets["radius"], width=width, method=quantile, steps=steps, beta=beta,
+                       include_sqrt_n=rank_slack_kind == "plan")
+    else:
+        k = float(rank_slack_kind)
+        if not math.isfinite(k) or k < 0:
+            raise ValueError(f"rank_slack_kind must be 'plan', 'error_only' or a number >= 0; got {rank_slack_kind!r}.")
+    q_clip = min(max(1.0 - k / n, 0.5), 1.0 - 0.5 / n)
+    if k / n > 0.1:
+        warnings_.append(f"rank slack k = {k:.1f} is {k / n:.0%} of n: the clip quantile is clamped to "
+                         f"{q_clip:.3f}; n is small for this budget (PLAN needs n >> sqrt(d/rho)).")
+    U = radius_universe(radius_universe_kind, sigma_hat=sigma_hat, scale=s, lo=lo, hi=hi, n=n, beta=beta)
+    y = X - mu_t
+    y *= s
+    norms = _row_norms(y)
+    C = float(private_quantile(norms, q_clip, (0.0, U), rho=budgets["radius"], method=quantile,
+                               steps=steps, rng=g))
+    C = max(C, U * 1e-12)
+    ledger.charge(STAGE_LABELS["radius"], budgets["radius"],
+                  f"private {q_clip:.4f}-quantile of the scaled norms on [0, {U:.4g}] ({quantile})")
+
+    # -- stage 4: clip, noise, unscale, recentre (Algorithm 1 lines 7-8) -------------------------
+    factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
+    clipped_sum = factor @ y
+    tau = math.sqrt(2.0 * C * C / budgets["noise"])
+    eta = tau * g.standard_normal(d)
+    ledger.charge(STAGE_LABELS["noise"], budgets["noise"],
+                  f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {2 * C:.4g}")
+    noiseless = mu_t + clipped_sum / (n * s)
+    mean = mu_t + (clipped_sum + eta) / (n * s)
+    clipped = norms > C
+
+    extra.update({
+        "sigma_hat": sigma_hat, "sigma_hat_raw": raw, "scale_exponent": e, "p": p,
+        "rank_slack": k, "clip_quantile": q_clip, "radius_universe": U,
+        "radius_universe_kind": radius_universe_kind, "norms": norms, "noise_std_scaled": tau,
+        "budgets": dict(budgets), "fractions": dict(fractions), "quantile": quantile,
+        "variances": variances, "center_method": center, "noise": eta / (n * s),
+    })
+    diag = Diagnostics(noiseless_mean=noiseless, center=mu_t, scale=s, clip_radius=C, clipped=clipped,
+                       noise_std=tau / (n * s), warnings=warnings_, extra=extra)
+    return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+
+
+# ----------------------------------------------------------------------------------------------
+# registered variants
+# ----------------------------------------------------------------------------------------------
+
+#: Keys :meth:`EstimatorSpec.run` passes from a Dataset to functions taking ``**params``; the
+#: variants below do not use them (only the oracle uses ``sigma``, which it declares).
+_DATASET_ONLY = ("true_mean", "sigma")
+
+
+def _clean(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k not in _DATASET_ONLY}
+
+
+
+def plan_l2(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
+            **params: Any) -> Estimate:
+    """PLAN for l2 error on real data with private variances (Algorithm 2) — the paper's §4a."""
+    return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **_clean(params))
+
+
+def plan_binary(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
+                **params: Any) -> Estimate:
+    """PLAN's binary instantiation (p = 1, total-variation metric; §4b): Gaussian-mechanism
+    frequencies give the centre and ``sigma^2 = q~(1-q~)`` floored at ``d^(-2/5)``; ``s = sigma^^(-2/3)``;
+    radius universe ``||s||_2``. Bounds default to the unit box."""
+    X = check_data(x, ndim=2)
+    if bounds is None:
+        bounds = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
+    return plan(X, rho=rho, bounds=bounds, variances="binary", p=1.0, rng=rng, **_clean(params))
+
+
+def plan_oracle(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None,
+                sigma: np.ndarray | None = None, rng: RngLike = None, **params: Any) -> Estimate:
+    """PLAN with the true standard deviations (teaching oracle; not a private variance estimate)."""
+    return plan(x, rho=rho, bounds=bounds, sigma=sigma, variances="oracle", rng=rng,
+                **{k: v for k, v in params.items() if k != "true_mean"})
+
+
+def plan_noscale(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
+                 **params: Any) -> Estimate:
+    """PLAN without scaling (``sigma^ = 1``; Section 6, §5b), radius universe from the data range."""
+    return plan(x, rho=rho, bounds=bounds, variances="none", rng=rng, **_clean(params))
+
+
+def plan_equal_split(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
+                     **params: Any) -> Estimate:
+    """Teaching contrast: scale by ``sigma^^(-1)`` (Mahalanobis-style equal split, exponent 1/2)."""
+    return plan(x, rho=rho, bounds=bounds, variances="private", scale_exponent=0.5, rng=rng, **_clean(params))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    label: str
+    color: str
+    func: Any
+    kinds: frozenset[str]
+    description: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+_REAL = frozenset({"real", "bounded"})
+_ENTRIES = [
+    _Entry("plan", "PLAN (ℓ2, private variances)", "#08519c", plan_l2, _REAL,
+           "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, Gaussian noise."),
+    _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#3182bd", plan_binary, frozenset({"binary"}),
+           "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
+    _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
+           "PLAN scaled with the true σ (teaching only: the variances are not estimated privately)."),
+    _Entry("plan_noscale", "PLAN without scaling", "#006d2c", plan_noscale, _REAL,
+           "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's Section 6)."),
+    _Entry("plan_equal_split", "Equal split (scale by σ̂⁻¹)", "#41ab5d", plan_equal_split, _REAL,
+           "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the variance skew."),
+]
+
+for _e in _ENTRIES:
+    register(EstimatorSpec(name=_e.name, label=_e.label, color=_e.color, notion="zcdp", data_kinds=_e.kinds,
+                           neighbouring="replace-one", func=_e.func, params=_e.params, family="PLAN",
+                           description=_e.description, needs_dimension="any"))
