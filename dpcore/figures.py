@@ -1,0 +1,89 @@
+"""Plotly figure builders shared by the app and notebooks (no streamlit here).
+
+Each builder returns ``(figure, data_frame)``: the frame is exactly the data drawn, so the app can
+offer it as a CSV and a notebook can re-plot it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpcore.privacy import zcdp_to_approx
+from dpcore.registry import ERROR_SOURCE_COLORS, Estimate, EstimatorSpec
+
+FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#1d2733")
+
+
+def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
+    """The house style: white background, light grid, legend on top."""
+    fig.update_layout(
+        template="plotly_white", font=FONT, height=height, margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        title=dict(text=title, x=0.0, xanchor="left") if title else None,
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
+    )
+    return fig
+
+
+def epsilon_delta_curve(rho: float, deltas: Sequence[float] | None = None) -> tuple[go.Figure, pd.DataFrame]:
+    """ε against δ for ``rho``-zCDP, by the standard bound and by Canonne–Kamath–Steinke."""
+    ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float)
+    rows = [{"delta": dl, "method": m, "epsilon": zcdp_to_approx(rho, dl, m)}
+            for dl in ds for m in ("standard", "cks")]
+    df = pd.DataFrame(rows)
+    fig = go.Figure()
+    names = {"standard": "ρ + 2√(ρ ln 1/δ)", "cks": "Canonne–Kamath–Steinke (tighter)"}
+    colors = {"standard": "#9aa5b1", "cks": "#1f6fb2"}
+    for m in ("standard", "cks"):
+        part = df[df.method == m]
+        fig.add_trace(go.Scatter(x=part.delta, y=part.epsilon, mode="lines", name=names[m],
+                                 line=dict(color=colors[m], width=3 if m == "cks" else 2,
+                                           dash="solid" if m == "cks" else "dash")))
+    fig.update_xaxes(type="log", exponentformat="power", title="δ (probability the ε guarantee may fail) — smaller is more private")
+    fig.update_yaxes(title="ε — smaller is more private", rangemode="tozero")
+    return style(fig, title=f"(ε, δ) guarantees implied by ρ = {rho:g} zCDP"), df
+
+
+def ledger_frame(estimates: Iterable[tuple[EstimatorSpec, Estimate]]) -> pd.DataFrame:
+    """One row per (estimator, stage) with the spend and its share of the estimator's total."""
+    rows = []
+    for spec, est in estimates:
+        total = est.ledger.total()
+        for stage, spent in est.ledger.by_stage().items():
+            rows.append({"estimator": spec.label, "stage": stage, "spent": spent, "unit": est.ledger.unit(),
+                         "share": spent / total if total > 0 else 0.0})
+    return pd.DataFrame(rows, columns=["estimator", "stage", "spent", "unit", "share"])
+
+
+def ledger_chart(df: pd.DataFrame) -> go.Figure:
+    """Horizontal stacked bars: how each estimator splits its budget over its stages."""
+    fig = go.Figure()
+    palette = ["#1f6fb2", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#9c755f"]
+    for i, stage in enumerate(dict.fromkeys(df.stage)):
+        part = df[df.stage == stage]
+        fig.add_trace(go.Bar(y=part.estimator, x=part.share, name=stage, orientation="h",
+                             marker_color=palette[i % len(palette)],
+                             customdata=np.stack([part.spent, part.unit], axis=-1),
+                             hovertemplate="%{y}<br>" + stage + ": %{x:.1%} (%{customdata[0]:.4g} %{customdata[1]})"
+                                           "<extra></extra>"))
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(title="share of the estimator's budget", tickformat=".0%", range=[0, 1])
+    fig.update_yaxes(autorange="reversed", title=None)
+    return style(fig, title="How each estimator spends its budget", height=120 + 40 * max(1, df.estimator.nunique()))
+
+
+def error_split_chart(df: pd.DataFrame) -> go.Figure:
+    """Grouped bars of sampling error, clipping bias and noise per estimator (columns of ``df``:
+    estimator, sampling, clipping, noise, total)."""
+    fig = go.Figure()
+    names = {"sampling": "sampling error", "clipping": "clipping bias", "noise": "DP noise"}
+    for src, name in names.items():
+        fig.add_trace(go.Bar(x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src]))
+    fig.add_trace(go.Scatter(x=df.estimator, y=df["total"], mode="markers", name="total error",
+                             marker=dict(symbol="diamond", size=12, color="#1d2733")))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="error (norm)", rangemode="tozero")
+    return style(fig, title="Where the error comes from")

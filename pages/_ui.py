@@ -1,0 +1,163 @@
+"""Shared pieces of every page: the global settings, the current dataset, and the conventions
+every chart follows (a sentence with the number, a CSV download, a "show the code" expander).
+
+The global settings live in ``st.session_state`` (written by the sidebar in ``app.py``) and in the
+URL query string, so a link reproduces the view. This module holds no DP logic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.privacy import Budget
+
+UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
+BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
+N_CHOICES = [100, 200, 500, 1000, 2000, 4000, 10_000, 20_000, 50_000, 100_000]
+D_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The global controls, as plain values (hashable, cacheable, URL-serialisable)."""
+
+    distribution: str = "gaussian"
+    skew: float = 2.0
+    n: int = 2000
+    d: int = 32
+    unit: str = "rho"
+    budget_value: float = 0.5
+    delta: float = 1e-6
+    seed: int = 0
+
+    @property
+    def budget(self) -> Budget:
+        """The budget as a :class:`dpcore.privacy.Budget` (raises ``ValueError`` if impossible)."""
+        return Budget.from_unit(self.unit, self.budget_value, self.delta)
+
+    @property
+    def kind(self) -> str:
+        return DISTRIBUTIONS[self.distribution].kind
+
+    def to_query(self) -> dict[str, str]:
+        return {k: (repr(v) if isinstance(v, float) else str(v)) for k, v in asdict(self).items()}
+
+    def code(self) -> str:
+        """The dpcore calls that reproduce the current dataset and budget in a notebook."""
+        delta = f", {self.delta!r}" if self.unit == "eps_delta" else ""
+        return (
+            "from dpcore.data import generate\n"
+            "from dpcore.privacy import Budget\n"
+            f"data = generate({self.distribution!r}, n={self.n}, d={self.d}, skew={self.skew!r}, rng={self.seed})\n"
+            f"budget = Budget.from_unit({self.unit!r}, {self.budget_value!r}{delta})\n"
+        )
+
+
+DEFAULTS = Settings()
+
+
+def _leave_legacy_pages_mode() -> None:
+    """Make sure ``app.py`` (the shell) runs, whatever page a fresh server is first asked for.
+
+    Streamlit still treats a folder called ``pages/`` next to the entry point as a legacy
+    (v1) multipage app until the entry point calls ``st.navigation``. If the first request to a
+    fresh server is a page URL (a shared link), Streamlit would run that page alone, without the
+    sidebar and URL binding of ``app.py``. Pages import this module first, so here we switch the
+    legacy mode off and rerun: the rerun executes ``app.py``, which routes to the same page.
+    (``AppTest`` resets the mode before every run, hence a check on every ``settings()`` call.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+
+def parse_query(params: dict[str, str]) -> dict[str, Any]:
+    """Read the settings from URL query parameters, keeping only valid values.
+
+    Returns a dict of session-state values; anything missing or malformed falls back to the
+    default (a broken link still opens the app).
+    """
+    out: dict[str, Any] = {}
+    dist = params.get("distribution")
+    if dist in DISTRIBUTIONS:
+        out["distribution"] = dist
+    for key, cast in (("skew", float), ("budget_value", float), ("delta", float), ("n", int), ("d", int),
+                      ("seed", int)):
+        if key in params:
+            try:
+                value = cast(float(params[key])) if cast is int else cast(params[key])
+            except (TypeError, ValueError):
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                continue
+            out[key] = value
+    if params.get("unit") in UNITS:
+        out["unit"] = params["unit"]
+    return out
+
+
+def settings() -> Settings:
+    """The current global settings (as set in the sidebar)."""
+    _leave_legacy_pages_mode()
+    ss = st.session_state
+    return Settings(**{k: ss.get(k, getattr(DEFAULTS, k)) for k in asdict(DEFAULTS)})
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _dataset(distribution: str, n: int, d: int, skew: float, seed: int) -> Dataset:
+    return generate(distribution, n, d, skew, rng=seed)
+
+
+def dataset(s: Settings | None = None) -> Dataset:
+    """The dataset for the current settings (cached on plain values)."""
+    s = s or settings()
+    return _dataset(s.distribution, s.n, s.d, s.skew, s.seed)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Show a ``ValueError`` from dpcore as an ``st.error`` (with its fix) and stop the page."""
+    try:
+        yield
+    except ValueError as err:
+        st.error(f"{err}")
+        st.stop()
+
+
+def show_code(code: str, label: str = "Show the code") -> None:
+    """An expander with the exact dpcore calls behind the view."""
+    with st.expander(label):
+        st.code(code, language="python")
+
+
+def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
+    """A CSV download of the data behind a chart."""
+    st.download_button(label, df.to_csv(index=False).encode(), file_name=f"{name}.csv", mime="text/csv",
+                       key=f"download-{name}")
+
+
+def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
+    """A Plotly chart with its sentence, CSV download and code expander (the house pattern)."""
+    st.plotly_chart(fig, key=f"chart-{name}")
+    st.markdown(sentence)
+    cols = st.columns([1, 2])
+    with cols[0]:
+        download_csv(data, name)
+    with cols[1]:
+        show_code(code)
+
+
+def simulation_notice() -> None:
+    st.caption("Noise here comes from a seeded NumPy generator: right for teaching and simulation, "
+               "not a secure differentially private release of real data.")

@@ -1,0 +1,96 @@
+"""Privacy budget: the conversions between ε, (ε, δ) and ρ, the odds framing, and how each
+registered estimator would split the chosen budget."""
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dpcore import registry
+from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
+from dpcore.privacy import Budget
+from pages._ui import chart, dataset, settings, simulation_notice, user_errors
+
+s = settings()
+st.title("Privacy budget")
+st.markdown(
+    "A DP guarantee bounds how much **one person** can change what anyone sees. Three units are in use; "
+    "smaller numbers are always more private. This page converts between them and shows how each "
+    "estimator spends the budget you chose in the sidebar."
+)
+
+with user_errors():
+    budget = s.budget
+    rho = budget.to_native("zcdp").value
+    eps_pure = budget.to_native("pure").value
+    eps_cks, _ = budget.to_approx(s.delta, "cks")
+    eps_std, _ = budget.to_approx(s.delta, "standard")
+
+st.subheader(f"Your budget: {budget}")
+c1, c2, c3 = st.columns(3)
+c1.metric("as ρ (zCDP)", f"{rho:.4g}", help=budget.to_native("zcdp").rule)
+c2.metric(f"as ε at δ = {s.delta:g}", f"{eps_cks:.3g}", help="Canonne–Kamath–Steinke conversion (tighter)")
+c3.metric("as pure ε run by pure-DP estimators", f"{eps_pure:.3g}", help=budget.to_native("pure").rule)
+st.caption(f"Conversions applied — zCDP estimators: {budget.to_native('zcdp').rule}. "
+           f"Pure-DP estimators: {budget.to_native('pure').rule}.")
+
+
+
+def _times(factor: float) -> str:
+    return f"{factor:.3g} times" if factor < 1000 else f"about {factor:,.0f} times"
+
+
+st.subheader("The odds framing")
+odds_eps = eps_pure if budget.notion != "approx" else budget.epsilon
+odds = math.exp(odds_eps)
+if budget.notion == "zcdp":
+    st.markdown(
+        f"With ρ = {rho:g}, any outcome can become at most **{_times(math.exp(eps_cks))}** more (or less) likely "
+        f"because of one person, except with probability δ = {s.delta:g} (ε = {eps_cks:.3g} by the tighter "
+        f"conversion; the textbook bound ρ + 2√(ρ ln 1/δ) says ε = {eps_std:.3g})."
+    )
+else:
+    slack = "" if budget.notion == "pure" else f", except with probability δ = {budget.delta:g}"
+    st.markdown(f"With ε = {odds_eps:g}, any outcome can become at most **e^ε = {_times(odds)}** more (or less) "
+                f"likely because one person's data is in the data set{slack}.")
+
+fig, df = epsilon_delta_curve(rho)
+chart(fig, df, "epsilon_delta",
+      f"At δ = 10⁻⁶, ρ = {rho:.3g} gives ε = {budget.to_approx(1e-6, 'cks')[0]:.3g} by the tighter conversion "
+      f"and {budget.to_approx(1e-6, 'standard')[0] if budget.notion == 'zcdp' else eps_std:.3g} by the textbook one; "
+      "halving δ costs little ε.",
+      f"from dpcore.privacy import zcdp_to_approx\nzcdp_to_approx({rho!r}, 1e-6, method='cks')")
+
+st.subheader("Conversion table")
+rows = []
+for r in (0.01, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0):
+    rows.append({"ρ": r, "ε (δ=1e-6), standard": Budget.zcdp(r).to_approx(1e-6, "standard")[0],
+                 "ε (δ=1e-6), CKS": Budget.zcdp(r).to_approx(1e-6, "cks")[0],
+                 "pure ε with the same ρ (ε = √(2ρ))": math.sqrt(2 * r)})
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+@st.cache_data(show_spinner=False)
+def _ledgers(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, value: float,
+             delta: float) -> pd.DataFrame:
+    data = dataset(s)
+    b = Budget.from_unit(unit, value, delta)
+    pairs = [(spec, spec.run(data, b, rng=seed)) for spec in registry.applicable(data.kind, data.d)
+             if spec.notion != "none"]
+    return ledger_frame(pairs)
+
+
+st.subheader("How each estimator splits this budget")
+with user_errors():
+    led = _ledgers(s.distribution, s.n, s.d, s.skew, s.seed, s.unit, s.budget_value, s.delta)
+if led.empty:
+    st.info("No private estimator applies to this data.")
+else:
+    biggest = led.sort_values("share", ascending=False).iloc[0]
+    chart(ledger_chart(led), led, "ledger",
+          f"Every bar adds up to the whole budget. The largest single share is {biggest.share:.0%} "
+          f"({biggest.stage}) in {biggest.estimator}.",
+          s.code() + "from dpcore import registry\n"
+          "for spec in registry.applicable(data.kind, data.d):\n"
+          "    est = spec.run(data, budget, rng=%d)\n    print(spec.label, est.ledger.by_stage())" % s.seed)
+simulation_notice()

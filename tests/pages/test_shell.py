@@ -1,0 +1,89 @@
+"""The app shell and the foundation pages under ``streamlit.testing``: widgets, values shown,
+URL parameters restored, and impossible input shown as an error, never a traceback."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pages._ui import DEFAULTS, Settings, parse_query
+
+TIMEOUT = 120
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _app(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at
+
+
+def test_home_runs_and_writes_settings_to_url():
+    at = _app().run()
+    assert not at.exception
+    assert at.title[0].value == "dpmean lab"
+    assert at.query_params["n"] == str(DEFAULTS.n)
+    assert at.query_params["unit"] == "rho"
+
+
+def test_url_parameters_are_restored():
+    at = _app({"distribution": "student_t", "skew": "0.5", "n": "1234", "d": "8", "unit": "eps",
+               "budget_value": "1.5", "seed": "7"}).run()
+    assert not at.exception
+    assert at.selectbox(key="distribution").value == "student_t"
+    assert at.number_input(key="n").value == 1234
+    assert at.number_input(key="seed").value == 7
+    assert at.radio(key="unit").value == "eps"
+    assert at.number_input(key="budget_value").value == 1.5
+    assert "ε = 1.5" in at.info[0].value
+
+
+def test_broken_url_falls_back_to_defaults():
+    at = _app({"n": "lots", "distribution": "nope", "skew": "99", "budget_value": "nan"}).run()
+    assert not at.exception
+    assert at.number_input(key="n").value == DEFAULTS.n
+    assert at.selectbox(key="distribution").value == DEFAULTS.distribution
+
+
+def test_settings_kept_across_pages_and_new_seed():
+    at = _app().run()
+    at.number_input(key="n").set_value(777).run()
+    at.button[0].click().run()
+    at.switch_page("pages/privacy_budget.py").run()
+    assert not at.exception
+    assert at.number_input(key="n").value == 777
+    assert at.number_input(key="seed").value == 1
+    assert at.query_params["seed"] == "1"
+
+
+def test_privacy_budget_page_values_follow_the_budget():
+    at = _app({"unit": "rho", "budget_value": "0.5"})
+    at.run()
+    at.switch_page("pages/privacy_budget.py").run()
+    assert not at.exception
+    values = [m.value for m in at.metric]
+    assert values[0] == "0.5" and values[2] == "1"  # rho and sqrt(2 rho)
+    assert len(at.get("plotly_chart")) == 2
+    at.number_input(key="budget_value").set_value(2.0).run()
+    assert [m.value for m in at.metric][0] == "2"
+    at.radio(key="unit").set_value("eps_delta").run()
+    assert not at.exception
+    assert "(ε, δ) = (2, 1e-06)" in at.subheader[0].value
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0])
+def test_impossible_budget_is_an_error_not_a_traceback(value):
+    at = _app().run()
+    at.number_input(key="budget_value").set_value(value).run()
+    assert not at.exception
+    assert at.error and "impossible" in at.error[0].value
+    at.number_input(key="budget_value").set_value(0.5).run()
+    assert not at.error
+
+
+def test_parse_query_and_settings_roundtrip():
+    s = Settings(distribution="bounded", skew=1.5, n=300, d=4, unit="eps_delta", budget_value=0.3,
+                 delta=1e-5, seed=9)
+    assert Settings(**{**DEFAULTS.__dict__, **parse_query(s.to_query())}) == s
+    assert parse_query({"n": "x", "unit": "bits"}) == {}
