@@ -1,0 +1,254 @@
+"""Plotly figures (and the data behind them) for the simplex "free lunch" page. No streamlit here.
+
+Each builder returns ``(figure, data_frame)``: the frame is exactly what is drawn, so the app can
+offer it as CSV and a notebook can re-plot it.
+
+References
+----------
+specs/simplex.md §4 (plots to offer) and §6 (teaching visualisation).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpcore._validation import RngLike, as_generator
+from dpcore.estimators.simplex import (
+    preprocess,
+    simplex_mean_draws,
+    simplex_release,
+    simplex_transform,
+)
+from dpcore.estimators.simplex_baselines import baseline_draws
+from dpcore.figures import style
+from dpcore.theory_simplex import mse
+
+#: One colour per estimator on this page (same as the registry entries' families).
+COLORS = {
+    "simplex": "#2ca02c", "simplex_known_n": "#006d2c", "simplex_extra_count": "#98df8a",
+    "plugin": "#d62728", "plugin_oracle": "#ff9896", "centred": "#1f77b4",
+    "sum_known_n": "#ff7f0e", "centred_sum_known_n": "#9467bd",
+}
+LABELS = {
+    "simplex": "Simplex, free count (S2)", "simplex_known_n": "Simplex, known n (S3)",
+    "simplex_extra_count": "Simplex + extra count (S4)",
+    "plugin": "Noisy sum / noisy count (B2, split f)", "plugin_oracle": "B2 at the oracle split",
+    "centred": "Centred sum / noisy count (B3, split f)",
+    "sum_known_n": "Noisy sum / n (B1)", "centred_sum_known_n": "Centred noisy sum / n (B1c)",
+}
+UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
+KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]
+
+
+def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
+    """``n`` values in ``[0, R]`` whose sample mean is exactly ``p R`` (Beta-shaped, then recentred
+    and clipped; the constant ``p R`` at the ends). Only the mean matters for the noise error."""
+    if p <= 0 or p >= 1:
+        return np.full(n, float(np.clip(p, 0, 1)) * radius)
+    g = as_generator(rng)
+    x = g.beta(4 * p, 4 * (1 - p), n)
+    m = float(x.mean())
+    # shrink towards 0 or towards 1 so the mean is exactly p and every value stays in [0, 1]
+    x = x * (p / m) if m > p else 1 - (1 - x) * ((1 - p) / (1 - m))
+    return np.clip(x, 0, 1) * radius
+
+
+# --------------------------------------------------------------------------------------------
+# geometry
+
+
+def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
+    """Each value ``x`` drawn as ``(x, R - x)``: on an edge of the l1 ball, a chord of the l2 ball.
+
+    Points are coloured by ``||y||_2 / R`` in ``[1/sqrt 2, 1]`` (spec §6.1).
+    """
+    data = preprocess(np.asarray(x, float), (0.0, radius))
+    y = simplex_transform(data.z, radius)
+    l2 = np.linalg.norm(y, axis=1) / radius
+    df = pd.DataFrame({"x": data.z[:, 0], "y1": y[:, 0], "y2": y[:, 1], "l1_norm": y.sum(axis=1),
+                       "l2_norm_over_R": l2})
+    R = radius
+    fig = go.Figure()
+    t = np.linspace(0, 2 * math.pi, 241)
+    fig.add_trace(go.Scatter(x=R * np.cos(t), y=R * np.sin(t), mode="lines", name="l2 ball (Gaussian budget)",
+                             line=dict(color="#1f77b4", dash="dot")))
+    fig.add_trace(go.Scatter(x=[R, 0, -R, 0, R], y=[0, R, 0, -R, 0], mode="lines",
+                             name="l1 ball (Laplace budget)", line=dict(color="#d62728", dash="dash")))
+    fig.add_trace(go.Scatter(x=[0, R], y=[R, 0], mode="lines", name="y₁ + y₂ = R", line=dict(color="#555", width=3)))
+    fig.add_trace(go.Scatter(x=df.y1, y=df.y2, mode="markers", name="records y = (x, R − x)",
+                             marker=dict(size=9, color=df.l2_norm_over_R, colorscale="Viridis", cmin=1 / math.sqrt(2),
+                                         cmax=1, colorbar=dict(title="‖y‖₂ / R", x=1.02), line=dict(width=0.5)),
+                             customdata=df[["x", "l2_norm_over_R"]].to_numpy(),
+                             hovertemplate="x = %{customdata[0]:.3g}<br>‖y‖₂/R = %{customdata[1]:.3f}<extra></extra>"))
+    fig.update_xaxes(title="y₁ = x", range=[-0.15 * R, 1.15 * R], zeroline=True)
+    fig.update_yaxes(title="y₂ = R − x (padding)", range=[-0.15 * R, 1.15 * R], scaleanchor="x", scaleratio=1)
+    style(fig, height=460)
+    return fig, df
+
+
+def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
+    """Two columns lifted onto the simplex ``y = (z₁, z₂, R − z₁ − z₂)`` (a ternary plot, spec §6.3)."""
+    data = preprocess(np.asarray(z, float), (0.0, radius), radius)
+    y = simplex_transform(data.z, radius)
+    df = pd.DataFrame({"z1": y[:, 0], "z2": y[:, 1], "padding": y[:, 2], "rescaled": data.clipped})
+    fig = go.Figure(go.Scatterternary(
+        a=df.z1, b=df.z2, c=df.padding, mode="markers", name="records",
+        marker=dict(size=7, color=np.where(df.rescaled, "#d62728", "#2ca02c"), opacity=0.8),
+        hovertemplate="z₁ = %{a:.3g}<br>z₂ = %{b:.3g}<br>padding R − z₁ − z₂ = %{c:.3g}<extra></extra>"))
+    fig.update_layout(ternary=dict(sum=radius, aaxis=dict(title="z₁"), baxis=dict(title="z₂"),
+                                   caxis=dict(title="padding")))
+    style(fig, height=420)
+    fig.update_layout(margin=dict(l=60, r=60, t=40, b=40))
+    return fig, df
+
+
+def release_picture(x: np.ndarray, radius: float, *, epsilon: float | None = None, rho: float | None = None,
+                    reps: int = 300, rng: RngLike = None) -> tuple[go.Figure, pd.DataFrame]:
+    """The release ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2).
+
+    Known ``n``: the perpendicular projection onto ``m₁ + m₂ = N R`` (S3). Unknown ``n``: the ray
+    from the origin through ``m`` crosses ``y₁ + y₂ = R`` at ``(μ̂, R − μ̂)`` scaled by ``N``.
+    """
+    rel = simplex_release(np.asarray(x, float), bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=rng)
+    N, R = rel.data.n, radius
+    m = rel.m
+    excess = (m.sum(axis=1) - N * R) / 2
+    proj = m - excess[:, None]
+    df = pd.DataFrame({"m1": m[:, 0], "m2": m[:, 1], "known_n_m1": proj[:, 0], "known_n_m2": proj[:, 1],
+                       "free_count": m.sum(axis=1) / R})
+    fig = go.Figure()
+    lo = min(m[:, 0].min(), rel.s[0]) - 0.1 * R
+    hi = max(m[:, 0].max(), rel.s[0]) + 0.1 * R
+    line_x = np.array([lo, hi])
+    fig.add_trace(go.Scatter(x=line_x, y=N * R - line_x, mode="lines", name="m₁ + m₂ = N R (true count)",
+                             line=dict(color="#555")))
+    fig.add_trace(go.Scatter(x=df.m1, y=df.m2, mode="markers", name="noisy releases m",
+                             marker=dict(size=5, color="#17becf", opacity=0.6)))
+    k = min(12, reps)
+    xs, ys = [], []
+    for i in range(k):  # a few projections, drawn as segments (k <= 12: not a loop over data rows)
+        xs += [m[i, 0], proj[i, 0], None]
+        ys += [m[i, 1], proj[i, 1], None]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="known n: project onto the line",
+                             line=dict(color="#006d2c", width=1)))
+    fig.add_trace(go.Scatter(x=[rel.s[0]], y=[rel.s[1]], mode="markers", name="true sums s",
+                             marker=dict(size=14, color="#d62728", symbol="x")))
+    fig.update_xaxes(title="m₁ (noisy Σx)")
+    fig.update_yaxes(title="m₂ (noisy Σ(R − x))", scaleanchor="x", scaleratio=1)
+    style(fig, height=420)
+    return fig, df
+
+
+# --------------------------------------------------------------------------------------------
+# variance against position
+
+
+def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                    split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
+                    points: int = 101) -> pd.DataFrame:
+    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
+    p = np.linspace(0, 1, points)
+    rows = []
+    kw = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
+    names = KNOWN_N if neighbouring == "replace-one" else KNOWN_N + UNKNOWN_N
+    for name in names:
+        if name == "simplex_extra_count" and count_fraction <= 0:
+            continue
+        if name == "centred_sum_known_n" and neighbouring == "replace-one":
+            continue  # centring does nothing under replace-one (equals B1)
+        extra = {"split": split} if name in ("plugin", "centred") else {}
+        if name == "simplex_extra_count":
+            extra = {"count_fraction": count_fraction}
+        if name in KNOWN_N:
+            extra["neighbouring"] = neighbouring
+        vals = mse(name, p, **kw, **extra)
+        rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
+                                  "known_n": name in KNOWN_N}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                     split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
+                     ps: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0), reps: int = 2000,
+                     rng: RngLike = None) -> pd.DataFrame:
+    """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
+    the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
+    g = as_generator(rng)
+    b = {"epsilon": epsilon, "rho": rho}
+    bounds = (0.0, radius)
+    rows = []
+    for p in ps:  # a handful of positions; each call is vectorised over repetitions
+        x = sample_at(p, n, radius, rng=g)
+        mu = x.mean()
+        runs = {
+            "simplex_known_n": simplex_mean_draws(x, bounds=bounds, known_n=True, neighbouring=neighbouring,
+                                                  reps=reps, rng=g, **b),
+            "sum_known_n": baseline_draws("b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **b),
+        }
+        if neighbouring == "add-remove":
+            runs["centred_sum_known_n"] = baseline_draws("b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **b)
+            runs["simplex"] = simplex_mean_draws(x, bounds=bounds, reps=reps, rng=g, **b)
+            runs["plugin"] = baseline_draws("plugin", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
+            runs["centred"] = baseline_draws("centred", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
+            if count_fraction > 0:
+                runs["simplex_extra_count"] = simplex_mean_draws(x, bounds=bounds, count_fraction=count_fraction,
+                                                                 reps=reps, rng=g, **b)
+        for name, dr in runs.items():
+            err2 = (dr[:, 0] - mu) ** 2
+            rows.append({"estimator": name, "label": LABELS[name], "p": p, "mse": float(err2.mean()),
+                         "se": float(err2.std(ddof=1) / math.sqrt(reps)), "known_n": name in KNOWN_N})
+    return pd.DataFrame(rows)
+
+
+def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:
+    """Theory lines with simulated points (± 2 SE) on top, log scale."""
+    fig = go.Figure()
+    th = theory[theory.known_n == known_n]
+    # thick simplex lines first, thin (dashed) baselines on top: both stay visible where they
+    # coincide (Gaussian B3 at f = 0.5 is the simplex exactly)
+    groups = sorted(th.groupby("estimator", sort=False), key=lambda kv: not kv[0].startswith("simplex"))
+    for name, grp in groups:
+        dash = {"plugin_oracle": "dot", "centred": "dash"}.get(name, "solid")
+        fig.add_trace(go.Scatter(x=grp.p, y=grp.mse, mode="lines", name=LABELS[name], legendgroup=name,
+                                 line=dict(color=COLORS[name], dash=dash,
+                                           width=5 if name.startswith("simplex") else 2)))
+    sm = sim[sim.known_n == known_n]
+    for name, grp in sm.groupby("estimator", sort=False):
+        fig.add_trace(go.Scatter(x=grp.p, y=grp.mse, mode="markers", name=LABELS[name] + " (simulated)",
+                                 legendgroup=name, showlegend=False,
+                                 error_y=dict(type="data", array=2 * grp.se, visible=True),
+                                 marker=dict(color=COLORS[name], size=9, symbol="circle-open", line=dict(width=2))))
+    fig.update_xaxes(title="where the data's mean sits in its range, p = (μ − L)/(U − L)")
+    fig.update_yaxes(title="MSE of the mean", type="log")
+    style(fig, height=440)
+    fig.update_layout(legend=dict(font=dict(size=11)))
+    return fig
+
+
+def count_figure(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                 split: float = 0.5, reps: int = 4000, rng: RngLike = None) -> tuple[go.Figure, pd.DataFrame]:
+    """The free count ``N̂ = (m₁ + m₂)/R`` against the separately paid count of the plug-in (split ``f``)."""
+    g = as_generator(rng)
+    x = sample_at(0.5, n, radius, rng=g)
+    rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
+    free = rel.m.sum(axis=1) / radius
+    mech = rel.mechanism
+    budget = rel.budget * (1 - split)
+    paid = n + (g.laplace(0, 1 / budget, reps) if mech == "laplace" else g.normal(0, 1 / math.sqrt(2 * budget), reps))
+    df = pd.DataFrame({"count": np.concatenate([free, paid]),
+                       "source": ["free count from the simplex release"] * reps
+                       + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
+    fig = go.Figure()
+    for src, color in zip(df.source.unique(), ["#2ca02c", "#d62728"], strict=True):
+        fig.add_trace(go.Histogram(x=df[df.source == src]["count"], name=src, opacity=0.6, marker_color=color,
+                                   nbinsx=60))
+    fig.add_vline(x=n, line=dict(color="#333", dash="dash"), annotation_text=f"true n = {n}")
+    fig.update_layout(barmode="overlay")
+    fig.update_xaxes(title="released count")
+    fig.update_yaxes(title="releases")
+    style(fig, height=380)
+    return fig, df

@@ -1,0 +1,82 @@
+"""The "Free lunch (simplex)" page under streamlit.testing: runs, charts present, widgets change the
+numbers shown, and the honest caveats are on the page (specs/simplex.md §0)."""
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/simplex.py")
+    at.run()
+    assert not at.exception
+    return at
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join([m.value for m in at.markdown] + [w.value for w in at.warning] + [i.value for i in at.info])
+
+
+def test_runs_with_charts_and_caveats():
+    at = _page()
+    assert at.title[0].value == "Free lunch (simplex)"
+    charts = at.get("plotly_chart")
+    assert len(charts) == 6
+    for c in charts:
+        assert json.loads(c.proto.spec)["data"]
+    text = _text(at)
+    assert "identical in distribution" in text and "centred estimator" in text  # caveat 1
+    assert "Known n, one column" in text and "half the simplex's" in text  # caveat 2
+    assert "replace-one" in text
+    assert not at.error
+
+
+def test_caveat_numbers_are_the_theory():
+    at = _page({"unit": "rho", "budget_value": "0.5"})
+    warning = at.warning[0].value
+    # Gaussian: simplex and centred (equal split) have the same coefficient; Laplace 2x
+    assert "0.273 vs 0.273" in warning  # (1 - 2p + 2p²)/2 at p = 0.65
+    assert "2× better" in warning
+    assert "0.125 vs 0.250" in warning
+
+
+def test_widgets_change_values():
+    at = _page()
+    before = _text(at)
+    at.slider(key="simplex_p").set_value(0.3).run()
+    assert not at.exception
+    after = _text(at)
+    assert before != after and "p = 0.30" in after
+    at.radio(key="simplex_mech").set_value("laplace").run()
+    assert not at.exception
+    assert "ε" in at.metric[0].value
+
+
+def test_replace_one_known_n_only():
+    at = _page({"unit": "eps", "budget_value": "1.0"})
+    at.radio(key="simplex_rel").set_value("replace-one").run()
+    assert not at.exception
+    text = _text(at)
+    assert "n known (replace-one)" in text
+    assert "2.0× higher than the plain noisy sum" in text  # Laplace: Δ1 doubles
+    assert len(at.get("plotly_chart")) == 4  # no unknown-n chart, no free count
+
+
+def test_extra_count_weight_shown():
+    at = _page({"unit": "rho", "budget_value": "0.5"})
+    at.slider(key="simplex_extra").set_value(0.2).run()
+    assert not at.exception
+    # w = ρ/(ρ + 2ρ') with ρ = 0.4, ρ' = 0.1
+    assert any("w = 0.667" in i.value for i in at.info)
+
+
+def test_bad_budget_is_an_error_not_a_traceback():
+    at = _page({"unit": "rho", "budget_value": "-1"})
+    assert not at.exception
