@@ -1,0 +1,59 @@
+"""Speed of PLAN and IOME against one ``np.sort(x, axis=0)`` of the same array, timed in the same run.
+
+Run: ``.venv/bin/python benchmarks/plan_speed.py [--repeats 3] [--quick]``
+
+For each size the script times (median of ``repeats`` runs, interleaved so that load from other
+processes hits all three alike) the yardstick sort, PLAN (``plan``, private variances, default
+settings) and IOME (``iome_paper``, 20 search steps), and prints the ratios. Targets (issue 3):
+PLAN within 2x and IOME within 1.5x of the sort at n = 10^4, d = 2048 and n = 10^5, d = 256.
+For reference, the authors' code took 9.4 s / 18 s and 19 s / 24 s there, against a sort of about
+0.9 s / 1.3 s on the same machine type (about 10x and 15x the sort).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from dpcore.estimators.iome import iome_paper
+from dpcore.estimators.plan import plan_l2
+
+SIZES = [(4_000, 64), (10_000, 2048), (100_000, 256)]
+TARGETS = {"plan": 2.0, "iome": 1.5}
+
+
+def _time(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="only the small size")
+    args = ap.parse_args()
+    sizes = SIZES[:1] if args.quick else SIZES
+    print(f"{'n':>7} {'d':>5} {'sort s':>8} {'PLAN s':>8} {'IOME s':>8} {'PLAN/sort':>10} {'IOME/sort':>10}")
+    for n, d in sizes:
+        rng = np.random.default_rng(0)
+        sigma = (d / np.arange(1, d + 1)) ** 1.0  # Gaussian C-like skew
+        x = 10.0 + rng.standard_normal((n, d)) * sigma
+        bounds = (10.0 - 100.0 * sigma.max(), 10.0 + 100.0 * sigma.max())
+        plan_l2(x[:200], rho=1.0, bounds=bounds, rng=0)  # warm-up (imports, BLAS threads)
+        iome_paper(x[:200], rho=1.0, bounds=bounds, rng=0)
+        ts, tp, ti = [], [], []
+        for r in range(args.repeats):
+            ts.append(_time(lambda: np.sort(x, axis=0)))
+            tp.append(_time(lambda r=r: plan_l2(x, rho=1.0, bounds=bounds, rng=r)))
+            ti.append(_time(lambda r=r: iome_paper(x, rho=1.0, bounds=bounds, rng=r)))
+        s, p, i = statistics.median(ts), statistics.median(tp), statistics.median(ti)
+        print(f"{n:>7} {d:>5} {s:>8.3f} {p:>8.3f} {i:>8.3f} {p / s:>10.2f} {i / s:>10.2f}", flush=True)
+    print(f"targets: PLAN/sort <= {TARGETS['plan']}, IOME/sort <= {TARGETS['iome']} (at the two large sizes)")
+
+
+if __name__ == "__main__":
+    main()
