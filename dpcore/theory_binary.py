@@ -174,24 +174,37 @@ def product_tv(p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS,
     ----------
     specs/binary_product.md §1 ("Computing TV in the app").
     """
-    pv, qv = _check_pq(p, q)
+    return float(product_tv_many(p, [q], rng=rng, draws=draws, exact_max_d=exact_max_d)[0])
+
+
+def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = MC_DRAWS,
+                    exact_max_d: int = EXACT_TV_MAX_D) -> np.ndarray:
+    """:func:`product_tv` of several ``q`` against one ``p``, sharing the enumeration or the Monte
+    Carlo draws (common random numbers: each value is still unbiased, and comparisons between the
+    ``q``'s are sharper)."""
+    pv = np.atleast_1d(np.asarray(p, dtype=float))
+    qvs = [_check_pq(pv, q)[1] for q in qs]
     d = pv.size
-    a, c, imp1, imp0 = _log_ratio_terms(pv, qv)
     if d <= exact_max_d:
-        bits = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(float)
-        lp = np.where(bits == 1, np.log(np.maximum(pv, 1e-300)), np.log(np.maximum(1 - pv, 1e-300))).sum(1)
-        lq = np.where(bits == 1, np.log(np.maximum(qv, 1e-300)), np.log(np.maximum(1 - qv, 1e-300))).sum(1)
-        zero_p = ((bits == 1) & (pv == 0)).any(1) | ((bits == 0) & (pv == 1)).any(1)
-        zero_q = ((bits == 1) & (qv == 0)).any(1) | ((bits == 0) & (qv == 1)).any(1)
-        P = np.where(zero_p, 0.0, np.exp(lp))
-        Q = np.where(zero_q, 0.0, np.exp(lq))
-        return float(0.5 * np.abs(P - Q).sum())
+        bits = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(bool)
+
+        def mass(v: np.ndarray) -> np.ndarray:
+            logs = np.where(bits, np.log(np.maximum(v, 1e-300)), np.log(np.maximum(1 - v, 1e-300))).sum(1)
+            zero = (bits & (v == 0)).any(1) | (~bits & (v == 1)).any(1)
+            return np.where(zero, 0.0, np.exp(logs))
+
+        P = mass(pv)
+        return np.array([0.5 * np.abs(P - mass(qv)).sum() for qv in qvs])
     draws = _check_d(draws, "draws")
     x = sample_binary_product(pv, draws, rng=rng)
-    log_ratio = np.asarray(x @ (a - c)).ravel() + c.sum()
-    bad = np.asarray(x @ imp1.astype(float)).ravel() + (imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel())
-    terms = np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0)))
-    return float(terms.mean())
+    out = []
+    for qv in qvs:  # a few estimates against the same draws
+        a, c, imp1, imp0 = _log_ratio_terms(pv, qv)
+        log_ratio = np.asarray(x @ (a - c)).ravel() + c.sum()
+        bad = (np.asarray(x @ imp1.astype(float)).ravel()
+               + (imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel()))
+        out.append(float(np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0))).mean()))
+    return np.array(out)
 
 
 def hellinger_tv_bounds(p: Any, q: Any) -> tuple[float, float]:
@@ -310,3 +323,45 @@ def instance_heuristic(p: Any, noise_scale: Any, rows: Any) -> float:
 def check_curve_args(d: int, epsilon: float, beta: float) -> tuple[int, float, float]:
     """Validate the public arguments of the curves."""
     return _check_d(d), check_positive(epsilon, "epsilon"), check_probability(beta, "beta")
+
+
+# --------------------------------------------------------------------------------------------
+# simulation for the page: TV against n or d
+
+
+def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, *, seeds: int = 3,
+                estimators: tuple[str, ...] = ("binary_pde", "binary_naive_laplace"), rng: RngLike = 0,
+                **params: Any) -> list[dict[str, Any]]:
+    """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
+
+    Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
+    ``rng`` (``SeedSequence.spawn``), runs every estimator at pure ``epsilon`` through the registry
+    (zCDP estimators at ``rho = epsilon²/2``) and measures :func:`product_tv`. ``params`` go to
+    ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
+    empirical mean as ``"empirical"``.
+
+    References
+    ----------
+    specs/binary_product.md §5 (prototype table) and §6.5 (TV against n and d).
+    """
+    from dpcore import registry
+    from dpcore.privacy import Budget
+
+    epsilon = check_positive(epsilon, "epsilon")
+    budget = Budget.pure(epsilon)
+    root = np.random.SeedSequence(rng if isinstance(rng, int) else None)
+    children = root.spawn(len(grid) * seeds)
+    out: list[dict[str, Any]] = []
+    for k, (n, d) in enumerate(grid):  # a short grid of (n, d) points x a few seeds
+        for s in range(seeds):
+            g = np.random.default_rng(children[k * seeds + s])
+            p = profile(profile_name, int(d), rng=g)
+            X = sample_binary_product(p, int(n), rng=g)
+            means = {"empirical": np.asarray(X.mean(axis=0)).ravel()}
+            for name in estimators:
+                kw = {**params, "shuffle": False} if name == "binary_pde" else {}  # iid rows: no shuffle needed
+                means[name] = registry.run(name, X, budget, rng=g, **kw).mean
+            tvs = product_tv_many(p, list(means.values()), rng=g)
+            out += [{"n": n, "d": d, "estimator": name, "seed": s, "tv": float(t)}
+                    for name, t in zip(means, tvs, strict=True)]
+    return out

@@ -1,0 +1,111 @@
+"""Plotly figures for the binary product page (pure plotly, no streamlit).
+
+References
+----------
+specs/binary_product.md §6 (what the teaching app should show).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
+
+from dpcore.registry import Estimate, get
+
+FINAL_COLOR = "#2ca02c"
+NAIVE_COLOR = "#1f77b4"
+
+
+def group_color(label: str) -> str:
+    """Colour of a group: bucket T_r gets a fixed palette colour, the final round green."""
+    if label == "final":
+        return FINAL_COLOR
+    r = int(label[1:])
+    palette = qualitative.Dark2[1:] + qualitative.Set1
+    return palette[(r - 1) % len(palette)]
+
+
+def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
+    """One row per coordinate, sorted by true p: group, noise std of both estimators, estimates."""
+    ex = pde.diagnostics.extra
+    df = pd.DataFrame({
+        "coordinate": np.arange(p.size), "p": p, "group": ex["group_label"],
+        "flipped": ex["flipped"], "noise_std_pde": pde.diagnostics.noise_std,
+        "noise_std_naive": naive.diagnostics.noise_std, "estimate_pde": pde.mean, "estimate_naive": naive.mean,
+    })
+    df = df.sort_values("p", ascending=False, kind="stable").reset_index(drop=True)
+    df.insert(0, "rank", np.arange(1, p.size + 1))
+    return df
+
+
+def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
+    """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
+    thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
+    naive Laplace level."""
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("True probability pⱼ, coloured by the group the estimator chose",
+                                        "Noise standard deviation each coordinate received"))
+    order = sorted(df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0))
+    for g in order:
+        sub = df[df["group"] == g]
+        name = "final round (light)" if g == "final" else f"bucket {g}"
+        color = group_color(g)
+        fig.add_trace(go.Scatter(x=sub["rank"], y=sub["p"], mode="markers", name=name, legendgroup=g,
+                                 marker={"color": color, "size": 6}), row=1, col=1)
+        fig.add_trace(go.Scatter(x=sub["rank"], y=sub["noise_std_pde"], mode="markers", name=name,
+                                 legendgroup=g, showlegend=False, marker={"color": color, "size": 6}), row=2, col=1)
+    fig.add_trace(go.Scatter(x=df["rank"], y=df["noise_std_naive"], mode="lines", name="naive Laplace noise",
+                             line={"color": NAIVE_COLOR, "dash": "dash", "width": 2}), row=2, col=1)
+    for row in rounds:
+        fig.add_hline(y=row["tau"], line={"color": "#999", "dash": "dot", "width": 1}, row=1, col=1)
+    fig.update_yaxes(type="log", title_text="pⱼ (log)", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="noise std (log)", row=2, col=1)
+    fig.update_xaxes(title_text="coordinate rank (largest pⱼ first)", row=2, col=1)
+    fig.update_layout(height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12})
+    return fig
+
+
+def tv_summary(records: list[dict[str, Any]], x: str) -> pd.DataFrame:
+    """Mean and sd of TV per estimator and grid point (tidy)."""
+    df = pd.DataFrame(records)
+    out = df.groupby([x, "estimator"], as_index=False)["tv"].agg(["mean", "std"]).reset_index()
+    return out.rename(columns={"mean": "tv_mean", "std": "tv_sd"}).drop(columns=["index"], errors="ignore")
+
+
+def _label(name: str) -> tuple[str, str]:
+    if name == "empirical":
+        return "non-private mean", "#444444"
+    spec = get(name)
+    return spec.label, spec.color
+
+
+def tv_figure(summary: pd.DataFrame, x: str, curves: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+              title: str = "") -> go.Figure:
+    """TV against ``x`` (log-log), mean ± sd over seeds, with reference curves (dotted) and the
+    region where naive Laplace beats PureDPPDE shaded."""
+    fig = go.Figure()
+    for name, sub in summary.groupby("estimator", sort=False):
+        label, color = _label(str(name))
+        fig.add_trace(go.Scatter(x=sub[x], y=sub["tv_mean"], name=label, mode="lines+markers",
+                                 line={"color": color},
+                                 error_y={"type": "data", "array": sub["tv_sd"].fillna(0), "visible": True}))
+    for label, (xs, ys) in (curves or {}).items():
+        fig.add_trace(go.Scatter(x=xs, y=ys, name=label, mode="lines", line={"dash": "dot", "width": 1.5}))
+    piv = summary.pivot(index=x, columns="estimator", values="tv_mean")
+    if {"binary_pde", "binary_naive_laplace"} <= set(piv.columns):
+        xs = piv.index.to_numpy()
+        naive_wins = piv["binary_naive_laplace"].to_numpy() < piv["binary_pde"].to_numpy()
+        for i, xv in enumerate(xs):
+            if naive_wins[i]:
+                lo = xv / np.sqrt(xs[1] / xs[0]) if len(xs) > 1 else xv * 0.8
+                hi = xv * np.sqrt(xs[1] / xs[0]) if len(xs) > 1 else xv * 1.2
+                fig.add_vrect(x0=lo, x1=hi, fillcolor=NAIVE_COLOR, opacity=0.08, line_width=0)
+    fig.update_xaxes(type="log", title_text=x)
+    fig.update_yaxes(type="log", title_text="total variation to the true distribution")
+    fig.update_layout(title=title, height=430, margin={"t": 50, "b": 40})
+    return fig

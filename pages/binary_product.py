@@ -1,0 +1,199 @@
+"""Binary product: Singhal's pure ε-DP estimator (practical variant) against naive Laplace.
+Spec: specs/binary_product.md §6."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
+from dpcore.estimators.binary_product import HEAVY_SUBSTITUTE_LABEL, pure_dp_pde
+from dpcore.figures_binary import ladder_figure, ladder_frame, tv_figure, tv_summary
+from dpcore.theory_binary import (
+    PROFILES,
+    naive_dense,
+    naive_sparse,
+    nonprivate_dense,
+    product_tv,
+    profile,
+    sample_binary_product,
+    simulate_tv,
+)
+from pages._ui import chart, settings, simulation_notice, user_errors
+
+s = settings()
+st.title("Binary product")
+st.markdown(
+    "Data are rows of bits, each bit j independently 1 with probability **pⱼ**. The goal is a distribution "
+    "**Q** close to the true **P** in **total variation** (TV). TV cares about *relative* error: a bit with "
+    "pⱼ = 10⁻⁴ must be estimated far more precisely than a bit at ½. Naive Laplace adds the same noise "
+    "d/(nε) to every coordinate. Singhal's estimator (*A Polynomial Time, Pure Differentially Private "
+    "Estimator for Binary Product Distributions*, 2024) first **sorts** the coordinates into groups of "
+    "similar pⱼ on disjoint blocks of rows, then gives each group noise matched to its size."
+)
+st.info(
+    "**This is the practical variant of specs/binary_product.md §2.4, not the paper's algorithm.** "
+    f"The heavy groups use a **substitute**: {HEAVY_SUBSTITUTE_LABEL}. The paper's own constants need about "
+    "560× more rows than naive Laplace at d = 100. Noise scales follow the spec's correction "
+    "min(2B, k)/(mε): the paper prints B/ε, which under replace-one neighbours would give 2ε, not ε.",
+    icon=":material/info:")
+
+# ---------------------------------------------------------------------------------------------
+# local controls (this page has its own data model: binary product profiles)
+
+c1, c2, c3, c4 = st.columns(4)
+prof = c1.selectbox("Probability profile", list(PROFILES), index=1, format_func=lambda k: f"{k}: {PROFILES[k]}",
+                    key="bp_profile")
+d = c2.select_slider("d (bits)", [16, 32, 64, 128, 256, 512, 1024], value=256, key="bp_d")
+n = c3.select_slider("n (rows)", [10_000, 30_000, 100_000, 300_000, 1_000_000], value=300_000, key="bp_n")
+flip = c4.checkbox("Private flip step (needed if some pⱼ > ½)", value=prof == "dense", key="bp_flip")
+
+with user_errors():
+    conv = s.budget.to_native("pure")
+eps = conv.value
+seed = int(s.seed)
+st.caption(f"Budget from the sidebar: {conv.rule} (smaller ε is more private). Seed {seed}. n and d here are "
+           "this page's own: the estimator needs large n/d to show its effect.")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def one_run(prof: str, d: int, n: int, eps: float, seed: int, flip: bool) -> dict:
+    p = profile(prof, d, rng=seed)
+    X = sample_binary_product(p, n, rng=seed + 1)
+    pde = pure_dp_pde(X, epsilon=eps, rng=seed + 2, flip=flip)
+    naive = naive_laplace(X, epsilon=eps, rng=seed + 3)
+    trunc = truncated_laplace(X, epsilon=eps, rng=seed + 4)
+    xbar = np.asarray(X.mean(axis=0)).ravel()
+    tv = {name: product_tv(p, q, rng=seed) for name, q in
+          (("pde", pde.mean), ("naive", naive.mean), ("truncated", trunc.mean), ("empirical", xbar))}
+    return {"p": p, "pde": pde, "naive": naive, "tv": tv}
+
+
+with user_errors(), st.spinner("Running the estimators…"):
+    res = one_run(prof, int(d), int(n), float(eps), seed, bool(flip))
+p, pde, naive, tv = res["p"], res["pde"], res["naive"], res["tv"]
+ex = pde.diagnostics.extra
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("TV, PureDPPDE (practical)", f"{tv['pde']:.3f}")
+m2.metric("TV, naive Laplace", f"{tv['naive']:.3f}")
+m3.metric("TV, one-radius truncated Laplace", f"{tv['truncated']:.3f}")
+m4.metric("TV, non-private mean", f"{tv['empirical']:.3f}")
+winner = "PureDPPDE" if tv["pde"] < tv["naive"] else "naive Laplace"
+ratio = max(tv["pde"], tv["naive"]) / max(min(tv["pde"], tv["naive"]), 1e-12)
+st.markdown(f"On this dataset **{winner} wins**: its TV is {ratio:.1f}× smaller "
+            f"({tv['pde']:.3f} against {tv['naive']:.3f}); sampling alone costs {tv['empirical']:.3f}.")
+if np.any(p > 0.5) and not flip:
+    st.warning("Some pⱼ exceed ½ and the flip step is off: the paper assumes pⱼ ≤ ½, so expect large errors.")
+
+# ---------------------------------------------------------------------------------------------
+# the bucket ladder and the noise each group received
+
+st.subheader("Which group each coordinate landed in, and the noise it got")
+df = ladder_frame(p, pde, naive)
+groups = df.groupby("group", sort=False).agg(coords=("p", "size"), p_max=("p", "max"),
+                                             noise=("noise_std_pde", "median")).reset_index()
+light = groups[groups["group"] == "final"]
+light_txt = (f"The {int(light['coords'].iloc[0])} light coordinates share noise std {light['noise'].iloc[0]:.2g}, "
+             if len(light) else "No coordinate reached the final round; ")
+sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive Laplace in every coordinate. "
+            f"{int((ex['group'] > 0).sum())} coordinates were promoted into {len(ex['buckets'])} heavy buckets "
+            f"over {len(ex['rounds'])} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
+            "heavier the bucket, the more noise it can afford.")
+chart(ladder_figure(df, ex["rounds"]), df, "binary_ladder", sentence,
+      f"from dpcore.theory_binary import profile, sample_binary_product\n"
+      f"from dpcore.estimators.binary_product import pure_dp_pde\n"
+      f"from dpcore.estimators.binary_baselines import naive_laplace\n"
+      f"p = profile({prof!r}, {d}, rng={seed})\n"
+      f"X = sample_binary_product(p, {n}, rng={seed + 1})\n"
+      f"est = pure_dp_pde(X, epsilon={eps!r}, rng={seed + 2}, flip={flip})\n"
+      f"naive = naive_laplace(X, epsilon={eps!r}, rng={seed + 3})\n"
+      "est.diagnostics.extra['group_label'], est.diagnostics.noise_std")
+
+with st.expander("Round table, stages and privacy ledger"):
+    rt = pd.DataFrame([{k: v for k, v in r.items() if k not in ("coords", "noiseless", "noisy")}
+                       for r in ex["rounds"]])
+    if len(rt):
+        rt["traffic light"] = np.where(rt["separation"] > 16 * np.log(d * max(ex["R"], 1) / 0.1), "🟢",
+                                       np.where(rt["separation"] > 3, "🟡", "🔴"))
+        st.markdown("One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
+                    "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
+                    "analysis wants ≳ 16 ln(dR/β); below 3 many tiny pⱼ get promoted by noise alone.")
+        st.dataframe(rt, hide_index=True)
+    st.dataframe(pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex["stages"]]), hide_index=True)
+    st.dataframe(pd.DataFrame(pde.ledger.to_records()), hide_index=True)
+    st.caption("Every stage spends the full ε on its own disjoint rows (parallel composition), so the "
+               "ledger charges ε once and lists each stage at 0 extra with its sensitivity and scale.")
+
+# ---------------------------------------------------------------------------------------------
+# TV against n and d
+
+st.subheader("Where the estimator wins, and where naive Laplace wins")
+ESTS = ("binary_pde", "binary_naive_laplace", "binary_truncated_laplace")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sweep(prof: str, grid: tuple[tuple[int, int], ...], eps: float, seed: int, flip: bool) -> list[dict]:
+    return simulate_tv(prof, list(grid), eps, seeds=2, estimators=ESTS, rng=seed, flip=flip)
+
+
+NNZ_CAP = 3_000_000  # keep each simulated dataset small enough for an interactive page
+
+
+def affordable(n_: int, d_: int) -> bool:
+    return n_ * float(profile(prof, d_, rng=0).sum()) <= NNZ_CAP
+
+
+n_grid = tuple(nn for nn in (10_000, 30_000, 100_000, 300_000, 1_000_000) if affordable(nn, int(d)))
+if len(n_grid) < 2:
+    n_grid = (10_000, 30_000)
+with user_errors(), st.spinner("Simulating TV against n…"):
+    rec_n = sweep(prof, tuple((nn, int(d)) for nn in n_grid), float(eps), seed, bool(flip))
+sum_n = tv_summary(rec_n, "n")
+ns = np.geomspace(n_grid[0], n_grid[-1], 40)
+curves = {"naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
+          "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
+          "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d))}
+piv = sum_n.pivot(index="n", columns="estimator", values="tv_mean")
+wins = piv.index[piv["binary_pde"] < piv["binary_naive_laplace"]].tolist()
+if wins:
+    words_n = (f"PureDPPDE has the smaller mean TV at n = {', '.join(f'{w:,}' for w in wins)}; "
+               f"at n = {n_grid[-1]:,} it is {piv['binary_pde'].iloc[-1]:.3f} against "
+               f"{piv['binary_naive_laplace'].iloc[-1]:.3f} for naive Laplace.")
+else:
+    words_n = (f"Naive Laplace has the smaller mean TV at every n here (at n = {n_grid[-1]:,}: "
+               f"{piv['binary_naive_laplace'].iloc[-1]:.3f} against {piv['binary_pde'].iloc[-1]:.3f}).")
+st.caption(f"Grids are capped at about {NNZ_CAP:,} ones per simulated dataset to keep the page interactive.")
+chart(tv_figure(sum_n, "n", curves, f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 seeds)"),
+      sum_n, "binary_tv_vs_n", words_n + " Shaded: n where naive Laplace wins.",
+      f"from dpcore.theory_binary import simulate_tv\n"
+      f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
+      f"            estimators={ESTS}, rng={seed}, flip={flip})")
+
+ratio_nd = 1200
+d_grid = tuple(dd for dd in (32, 64, 128, 256, 512) if affordable(ratio_nd * dd, dd))
+if len(d_grid) < 2:
+    d_grid = (16, 32)
+with user_errors(), st.spinner("Simulating TV against d…"):
+    rec_d = sweep(prof, tuple((ratio_nd * dd, dd) for dd in d_grid), float(eps), seed, bool(flip))
+sum_d = tv_summary(rec_d, "d")
+pivd = sum_d.pivot(index="d", columns="estimator", values="tv_mean")
+gap = pivd["binary_naive_laplace"] / pivd["binary_pde"]
+words_d = (f"At fixed n/d = {ratio_nd:,}, naive Laplace's TV grows with d (from {pivd['binary_naive_laplace'].iloc[0]:.3f} "
+           f"to {pivd['binary_naive_laplace'].iloc[-1]:.3f}) while PureDPPDE goes from {pivd['binary_pde'].iloc[0]:.3f} "
+           f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}.")
+chart(tv_figure(sum_d, "d", None, f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"),
+      sum_d, "binary_tv_vs_d", words_d,
+      f"simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, seeds=2,\n"
+      f"            estimators={ESTS}, rng={seed}, flip={flip})")
+
+st.markdown(
+    "**In words.** PureDPPDE wins when the probabilities are **sparse or skewed** (most pⱼ tiny, a few large) "
+    "and **d is large** (d ≳ 128, n/d ≳ 1000/ε): the light coordinates then share a clip radius of a few "
+    "units instead of d, so their noise no longer grows with d. **Naive Laplace wins when all pⱼ are near ½** "
+    "(profile *dense*): no truncation helps there, and PureDPPDE pays for splitting its rows into blocks and "
+    "for the heavy-stage substitute (up to a √K factor). It also wins at small d or small n, where sorting "
+    "noise promotes tiny coordinates by mistake. The one-radius truncated Laplace baseline (orange) is strong "
+    "whenever the total weight of the heavy bits is small; it loses to PureDPPDE only when many moderately "
+    "heavy bits make every row heavy (e.g. profile *two_level* at d = 1024)."
+)
+simulation_notice()
