@@ -668,9 +668,9 @@ _ENTRIES = [
            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
     _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
            "PLAN scaled with the true σ (teaching only: the variances are not estimated privately)."),
-    _Entry("plan_noscale", "PLAN without scaling", "#006d2c", plan_noscale, _REAL,
+    _Entry("plan_noscale", "PLAN without scaling", "#238b45", plan_noscale, _REAL,
            "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's Section 6)."),
-    _Entry("plan_equal_split", "Equal split (scale by σ̂⁻¹)", "#41ab5d", plan_equal_split, _REAL,
+    _Entry("plan_equal_split", "Equal split (scale by σ̂⁻¹)", "#a1d99b", plan_equal_split, _REAL,
            "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the variance skew."),
 ]
 
