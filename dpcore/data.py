@@ -239,6 +239,7 @@ class DistributionSpec:
     skew_range: tuple[float, float]
     default_skew: float
     make: Callable[..., Dataset]
+    skew_applies: bool = True
 
 
 DISTRIBUTIONS: dict[str, DistributionSpec] = {
@@ -259,6 +260,33 @@ DISTRIBUTIONS: dict[str, DistributionSpec] = {
                          (0.0, 3.0), 1.0, lambda n, d, alpha, rng=None: binary_product(n, d, alpha, profile="zipf", rng=rng)),
     ]
 }
+
+
+def _bundled(name: str) -> Callable[..., Dataset]:
+    """A maker drawing ``n`` rows with replacement from bundled data set ``name`` (the population,
+    so the true mean is the full data's mean); the skew argument has no meaning and is ignored."""
+
+    def make(n: int, d: int, alpha: float = 0.0, rng: RngLike = None) -> Dataset:
+        # late import: dpcore.datasets imports this module
+        from dpcore.datasets import sample_bundled
+
+        return sample_bundled(name, n, d, rng=rng)
+
+    return make
+
+
+_NO_SKEW = "no effect: real data has its own skew"
+DISTRIBUTIONS.update({
+    s.name: s
+    for s in [
+        DistributionSpec("bundled_digits", "Real: handwritten digits (pixels, skewed variances)", "bounded",
+                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("digits"), skew_applies=False),
+        DistributionSpec("bundled_cps1988", "Real: US weekly wages 1988 (heavy tail)", "real",
+                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("cps1988"), skew_applies=False),
+        DistributionSpec("bundled_supermarket", "Real: supermarket baskets (binary)", "binary",
+                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("supermarket"), skew_applies=False),
+    ]
+})
 
 
 def generate(distribution: str, n: int, d: int, skew: float | None = None, *, rng: RngLike = None,
