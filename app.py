@@ -76,7 +76,8 @@ def sidebar() -> None:
                  format_func=lambda k: DISTRIBUTIONS[k].label, on_change=_on_distribution)
     spec = DISTRIBUTIONS[st.session_state["distribution"]]
     sb.slider(f"Skew: {spec.skew_label}", float(spec.skew_range[0]), float(spec.skew_range[1]), step=0.05,
-              key="skew", help="0 means no skew: every coordinate has the same spread.")
+              key="skew", help="0 means no skew: every coordinate has the same spread.",
+              disabled=not spec.skew_applies)
     c1, c2 = sb.columns(2)
     c1.number_input("n (rows)", min_value=2, max_value=200_000, step=500, key="n")
     c2.number_input("d (columns)", min_value=1, max_value=4096, step=1, key="d")
