@@ -239,9 +239,17 @@ def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
                                customdata=np.c_[df.groups, df.fallbacks],
                                hovertemplate="group size %{x} (%{customdata[0]} groups)<br>RMSE %{y:.3g}"
                                              "<br>fallbacks %{customdata[1]}<extra></extra>"))
-    if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color="black", annotation_text="slider")
-    fig.update_layout(title="How the error moves with the group size (k = N / size groups)",
+    fb = df[df.fallbacks > 0]
+    if len(fb):
+        fig.add_trace(go.Scatter(x=fb.group_size, y=fb.rmse, mode="markers", name="fallback fired in some runs",
+                                 marker={"symbol": "x", "size": 11, "color": "#d62728"}))
+    if current is not None:  # no annotation: plotly places vline annotations wrongly on log axes
+        fig.add_vline(x=current, line_dash="dot", line_color="black")
+    lo_x = min(float(df.group_size.min()), current or np.inf)
+    hi_x = max(float(df.group_size.max()), current or 0)
+    fig.update_layout(title="How the error moves with the group size (k = N / size groups; dotted: the slider)",
+                      xaxis_type="log", xaxis_range=[np.log10(lo_x) - 0.05, np.log10(hi_x) + 0.05],
+                      legend={"orientation": "h", "y": -0.3},
                       xaxis_title="units per group (fewer, larger groups →)", yaxis_title="RMSE vs full-data statistic",
                       yaxis_type="log", height=360)
     return fig

@@ -177,7 +177,9 @@ best = curve.loc[curve.rmse.idxmin()]
 chart(sa_error_figure(curve, size), curve, "winsorized_sa_error",
       f"Over 30 random splits per size, the error is smallest with groups of {int(best.group_size)} "
       f"({int(best.groups)} groups, RMSE {best.rmse:.3g}). Small groups give biased statistics (try the variance); "
-      "too few groups leave the private quantiles too little data.",
+      "too few groups leave the private quantiles too little data"
+      + (f": from groups of {int(curve[curve.fallbacks > 0].group_size.min())} up, the aggregator fell back to the "
+         "prior range in some runs (red crosses)." if (curve.fallbacks > 0).any() else "."),
       s.code() + "import numpy as np\nfrom dpcore.figures_winsorized import sa_error_by_group_size\n"
       f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
       f"bounds={sa_bounds!r}, reps=30, rng={s.seed})")
