@@ -1,0 +1,569 @@
+"""Figure builders for the "PLAN step by step" page (pure plotly, no streamlit).
+
+Every picture is drawn from the diagnostics of ONE run of the estimator on the full
+``d``-dimensional data (centre ``mu~``, scale vector ``s``, clip radius ``C``, the clipped-row mask,
+the per-coordinate noise std), restricted to two chosen coordinates: it shows exactly what the
+estimator did, not a 2-D re-run. The clip ball lives in ``d`` dimensions, so in a 2-D slice a
+point inside the drawn circle may still have been clipped (the rest of its distance lies in the
+other coordinates); the reverse cannot happen, since a projection never lengthens a vector.
+
+Builders return ``(figure, data_frame)``; the frame holds exactly the data drawn (points, outline
+points of the circles and ellipses, the marked means), so it can be downloaded and re-plotted.
+
+* :func:`plan_steps_figure` — the paper's Figure 1, live: (a) raw data and the true mean, (b)
+  recentred and scaled, (c) clip ball in scaled space with the clipped rows pulled onto it,
+  (d) the rows as they enter the mean, the clip ball mapped back to its ellipse (semi-axes
+  ``C / s_i``, i.e. ``C sigma^_i^(2/(p+2))`` for PLAN's scaling), IOME's clip ball for contrast, and the
+  private mean.
+* :func:`noise_figure` — zoom on the mean: the noise ellipse (stds ``diagnostics.noise_std``) of
+  PLAN against the isotropic noise of the baselines.
+* :func:`exponent_curve` — expected noise (and total error) against the scaling exponent ``e``
+  in ``s = sigma^(-2e)`` (Appendix C), with no scaling, PLAN's ``1/(p+2)`` and the equal split marked.
+* :func:`noise_shapes_figure` — per-coordinate noise std of several estimators against the
+  sampling std ``sigma_i / sqrt(n)``.
+* :func:`error_split_frame` — the rows :func:`dpcore.figures.error_split_chart` draws.
+
+References
+----------
+Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024,
+Figure 1, Algorithm 1, Appendix C (Figure 6); specs/plan.md §2, §6 and §8.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpcore import theory
+from dpcore._validation import RngLike, as_generator, check_data
+from dpcore.figures import style
+from dpcore.metrics import error_split
+from dpcore.registry import ERROR_SOURCE_COLORS, Estimate
+
+#: Colours of the teaching picture (the paper's: blue recentring, orange scaling, yellow star, green cross).
+COLORS = {
+    "raw": "#4c78a8",
+    "recentred": "#9ecae9",
+    "scaled": "#f58518",
+    "clipped": ERROR_SOURCE_COLORS["clipping"],
+    "ball": "#1d2733",
+    "truth": "#f2c500",
+    "private": "#2ca02c",
+    "noiseless": "#1d2733",
+    "centre": "#08519c",
+    "iome": "#cb181d",
+    "noise": ERROR_SOURCE_COLORS["noise"],
+    "sampling": ERROR_SOURCE_COLORS["sampling"],
+}
+PANEL_TITLES = {
+    "a": "(a) raw data and the true mean",
+    "b": "(b) recentred, then scaled",
+    "c": "(c) clipped to the ball of radius C",
+    "d": "(d) back in original space: the private mean",
+}
+_OUTLINE = 181  # points on a drawn circle or ellipse
+
+
+def _rgba(color: str, alpha: float) -> str:
+    """``#rrggbb`` as an ``rgba(...)`` string with transparency ``alpha``."""
+    h = color.lstrip("#")
+    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 tick values covering ``[lo, hi]`` (positive), for readable log axes."""
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    return [m * 10.0**k for k in range(k0, k1 + 1) for m in (1, 2, 5) if lo / 1.5 <= m * 10.0**k <= hi * 1.5]
+
+
+def _outline(center: Sequence[float], semi_axes: Sequence[float]) -> np.ndarray:
+    """Closed outline ``center + (a cos t, b sin t)`` of an axis-aligned ellipse, shape (181, 2)."""
+    t = np.linspace(0.0, 2.0 * math.pi, _OUTLINE)
+    return np.column_stack([center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)])
+
+
+def _coords(coords: Sequence[int], d: int) -> list[int]:
+    cs = [int(c) for c in coords]
+    if not 1 <= len(cs) <= 2 or any(c < 0 or c >= d for c in cs):
+        raise ValueError(f"coords must be one or two 0-based coordinate indices in [0, {d - 1}]; got {list(coords)}.")
+    return cs
+
+
+def subsample(n: int, max_points: int, rng: RngLike = 0) -> np.ndarray:
+    """Sorted row indices of a seeded uniform subsample of at most ``max_points`` rows (all if ``n`` fits)."""
+    if max_points < 1:
+        raise ValueError(f"max_points must be >= 1; got {max_points!r}.")
+    if n <= max_points:
+        return np.arange(n)
+    return np.sort(as_generator(rng).choice(n, size=max_points, replace=False))
+
+
+def _need(est: Estimate, *names: str) -> None:
+    dg = est.diagnostics
+    missing = [nm for nm in names if getattr(dg, nm) is None]
+    if missing:
+        raise ValueError(f"the estimate has no diagnostics {missing}: pass a PLAN estimate (dpcore.estimators.plan).")
+
+
+# ----------------------------------------------------------------------------------------------
+# the four steps
+# ----------------------------------------------------------------------------------------------
+
+
+def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], *, true_mean: np.ndarray,
+                      iome: Estimate | None = None, max_points: int = 2000, rng: RngLike = 0,
+                      height: int = 860) -> tuple[go.Figure, pd.DataFrame]:
+    """The paper's Figure 1 from one PLAN run, on two coordinates (or one, with a jitter axis).
+
+    Parameters
+    ----------
+    x : array (n, d)
+        The data the estimator ran on.
+    estimate : Estimate
+        A PLAN estimate: ``diagnostics.center``, ``scale``, ``clip_radius``, ``clipped`` and
+        ``extra["norms"]`` (the scaled d-dimensional row norms) are used as they are.
+    coords : (i, j) or (i,)
+        0-based coordinates to draw. With one coordinate the vertical axis is a seeded jitter
+        (no meaning) and the clip ball becomes the interval ``[-C, C]``.
+    true_mean : array (d,)
+        Population mean (the yellow star).
+    iome : Estimate, optional
+        An IOME estimate whose clip ball (``extra["ball_center"]``, ``extra["ball_radius"]``: the
+        rotated ball seen in original coordinates) is drawn in panel (d) for contrast.
+    max_points : int
+        Draw at most this many rows (a seeded uniform subsample; the frame says which rows).
+    rng : None, int or Generator
+        Seed of the subsample (and of the jitter in 1-D).
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        Frame columns: ``panel`` (a–d), ``role``, ``row`` (data row, -1 for geometry), ``x``, ``y``,
+        ``clipped``, ``norm_scaled`` (the row's full d-dimensional norm in scaled space, after
+        clipping in panel c).
+
+    References
+    ----------
+    PLAN (PETS 2024), Figure 1 and Algorithm 1 lines 4–8; specs/plan.md §8.
+    """
+    X = check_data(x, ndim=2)
+    n, d = X.shape
+    _need(estimate, "center", "scale", "clip_radius", "clipped")
+    dg = estimate.diagnostics
+    cs = _coords(coords, d)
+    one_d = len(cs) == 1
+    g = as_generator(rng)
+    rows = subsample(n, max_points, g)
+    c = np.asarray(dg.center, dtype=float)[cs]
+    s = np.asarray(dg.scale, dtype=float)[cs]
+    C = float(dg.clip_radius)
+    norms_all = dg.extra.get("norms")
+    if norms_all is None:
+        full = (X - np.asarray(dg.center, float)) * np.asarray(dg.scale, float)
+        norms_all = np.sqrt(np.einsum("ij,ij->i", full, full))
+    norms = np.asarray(norms_all, dtype=float)[rows]
+    clipped = np.asarray(dg.clipped, dtype=bool)[rows]
+    factor = np.minimum(1.0, C / np.maximum(norms, 1e-300))
+
+    pts = X[np.ix_(rows, cs)]
+    truth = np.asarray(true_mean, dtype=float)[cs]
+    mean = np.asarray(estimate.mean, dtype=float)[cs]
+    recentred = pts - c
+    scaled = recentred * s
+    pulled = scaled * factor[:, None]
+    back = c + pulled / s
+    jitter = g.uniform(-1.0, 1.0, rows.size) if one_d else None
+
+    def height_of(ref: np.ndarray) -> float:
+        return 0.1 * (float(np.ptp(ref[:, 0])) or 1.0)
+
+    def lift(arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """1-D mode: add the jitter as a second column, scaled to the panel's width."""
+        return arr if not one_d else np.column_stack([arr[:, 0], jitter * height_of(ref)])
+
+    def edges(lo: float, hi: float, h: float) -> np.ndarray:
+        return np.array([[lo, -h], [lo, h], [np.nan, np.nan], [hi, -h], [hi, h]])
+
+    frames = []
+
+    def add(panel: str, role: str, xy: np.ndarray, row: np.ndarray | int = -1,
+            clip: np.ndarray | bool | None = None, norm: np.ndarray | float = np.nan) -> None:
+        if one_d and xy.shape[1] == 1:
+            xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
+        frames.append(pd.DataFrame({"panel": panel, "role": role, "row": row, "x": xy[:, 0], "y": xy[:, 1],
+                                    "clipped": clip, "norm_scaled": norm}))
+
+    add("a", "data", lift(pts, pts), rows, clipped, norms)
+    add("b", "recentred", lift(recentred, recentred), rows, clipped)
+    add("b", "scaled", lift(scaled, scaled), rows, clipped, norms)
+    sc, pu = lift(scaled, scaled), lift(pulled, scaled)
+    add("c", "kept", sc[~clipped], rows[~clipped], False, norms[~clipped])
+    add("c", "clipped: before", sc[clipped], rows[clipped], True, norms[clipped])
+    add("c", "clipped: pulled onto the ball", pu[clipped], rows[clipped], True, norms[clipped] * factor[clipped])
+    add("d", "as averaged (pulled rows mapped back)", lift(back, pts), rows, clipped, norms * factor)
+    if one_d:
+        ball = edges(-C, C, height_of(scaled))
+        ell = edges(c[0] - C / s[0], c[0] + C / s[0], height_of(pts))
+    else:
+        ball = _outline((0.0, 0.0), (C, C))
+        ell = _outline(c, C / s)
+    add("c", "clip ball (scaled space)", ball)
+    add("a", "clip ellipse (original space)", ell)
+    add("d", "clip ellipse (original space)", ell)
+    iome_ball = None
+    if iome is not None and "ball_center" in iome.diagnostics.extra:
+        bc = np.asarray(iome.diagnostics.extra["ball_center"], dtype=float)[cs]
+        br = float(iome.diagnostics.extra["ball_radius"])
+        if one_d:
+            iome_ball = edges(bc[0] - br, bc[0] + br, height_of(pts))
+        else:
+            iome_ball = _outline(bc, (br, br))
+        add("d", "IOME clip ball (original space)", iome_ball)
+    add("a", "true mean", truth[None, :])
+    add("b", "private centre (origin)", np.zeros((1, len(cs))))
+    add("d", "true mean", truth[None, :])
+    add("d", "private mean", mean[None, :])
+    df = pd.concat(frames, ignore_index=True)
+
+    fig = make_subplots(rows=2, cols=2, subplot_titles=[PANEL_TITLES[k] for k in "abcd"],
+                        horizontal_spacing=0.08, vertical_spacing=0.12)
+    where = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
+    shown: set[str] = set()
+
+    def trace(panel: str, role: str, name: str, **kw: Any) -> None:
+        part = df[(df.panel == panel) & (df.role == role)]
+        if part.empty and role not in ("clipped: before",):
+            return
+        kw.setdefault("mode", "markers")
+        fig.add_trace(go.Scatter(x=part.x, y=part.y, name=name, legendgroup=name, showlegend=name not in shown,
+                                 customdata=part[["row", "norm_scaled"]].to_numpy(), **kw), *where[panel])
+        shown.add(name)
+
+    hover = "row %{customdata[0]}<br>(%{x:.3g}, %{y:.3g})<br>scaled norm in d dims %{customdata[1]:.3g}<extra></extra>"
+    small = dict(size=4, opacity=0.55)
+    for panel, role in (("a", "data"), ("b", "scaled"), ("d", "as averaged (pulled rows mapped back)")):
+        part = df[(df.panel == panel) & (df.role == role)]
+        for flag, name, color in ((False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
+                                  (True, "row clipped (in d dimensions)", COLORS["clipped"])):
+            sel = part[part.clipped == flag]
+            label = name if not (panel == "b" and not flag) else "recentred and scaled"
+            fig.add_trace(go.Scatter(x=sel.x, y=sel.y, mode="markers", name=label, legendgroup=label,
+                                     showlegend=label not in shown, marker=dict(color=color, **small),
+                                     customdata=sel[["row", "norm_scaled"]].to_numpy(), hovertemplate=hover),
+                          *where[panel])
+            shown.add(label)
+    # the recentred cloud (before scaling) is off by default: the size of s is arbitrary (C adapts to
+    # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
+    rec = df[(df.panel == "b") & (df.role == "recentred")]
+    fig.add_trace(go.Scatter(x=rec.x, y=rec.y, mode="markers", name="recentred, before scaling (click to show)",
+                             marker=dict(color=COLORS["recentred"], size=3, opacity=0.35), hoverinfo="skip",
+                             visible="legendonly"), 1, 2)
+    trace("b", "private centre (origin)", "private centre μ̃", marker=dict(symbol="x-thin", size=9,
+                                                                             line=dict(width=2, color=COLORS["centre"])))
+    # (c): kept rows, clipped rows before (hollow) and after (filled), joined by a segment
+    trace("c", "kept", "row kept as it is", marker=dict(color=COLORS["scaled"], **small), hovertemplate=hover)
+    before = df[(df.panel == "c") & (df.role == "clipped: before")]
+    after = df[(df.panel == "c") & (df.role == "clipped: pulled onto the ball")]
+    seg = np.full((3 * len(before), 2), np.nan)
+    seg[0::3] = before[["x", "y"]].to_numpy()
+    seg[1::3] = after[["x", "y"]].to_numpy()
+    fig.add_trace(go.Scatter(x=seg[:, 0], y=seg[:, 1], mode="lines", name="pulled in", legendgroup="pulled in",
+                             line=dict(color=COLORS["clipped"], width=1), hoverinfo="skip"), 2, 1)
+    trace("c", "clipped: before", "clipped row, before", marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"),
+          hovertemplate=hover)
+    trace("c", "clipped: pulled onto the ball", "clipped row, after", marker=dict(color=COLORS["clipped"], size=5),
+          hovertemplate=hover)
+    line = dict(mode="lines", hoverinfo="skip")
+    trace("c", "clip ball (scaled space)", "clip ball, radius C", line=dict(color=COLORS["ball"], width=2), **line)
+    for panel in ("a", "d"):
+        trace(panel, "clip ellipse (original space)", "clip ball mapped back (ellipse)",
+              line=dict(color=COLORS["ball"], width=2, dash="dash" if panel == "a" else "solid"), **line)
+    if iome_ball is not None:
+        trace("d", "IOME clip ball (original space)", "IOME clip ball (after rotation)",
+              line=dict(color=COLORS["iome"], width=2, dash="dot"), **line)
+    star = dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))
+    trace("a", "true mean", "true mean", marker=star)
+    trace("d", "true mean", "true mean", marker=star)
+    trace("d", "private mean", "private mean", marker=dict(symbol="x", size=14, color=COLORS["private"],
+                                                           line=dict(width=1, color="#1d2733")))
+
+    lab = [f"coordinate {k + 1}" for k in cs]
+    for k, panel in enumerate("abcd"):
+        r, col = where[panel]
+        xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
+        fig.update_xaxes(title_text=xname, row=r, col=col)
+        if one_d:
+            fig.update_yaxes(showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col)
+        else:
+            yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
+            fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1, row=r, col=col)
+    style(fig, height=height)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.04, xanchor="left", x=0.0),
+                      margin=dict(t=90))
+    return fig, df
+
+
+def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> dict[str, Any]:
+    """Numbers for the sentences under :func:`plan_steps_figure` (all rows, not the subsample).
+
+    ``clipped`` rows; ``inside_drawn`` of them whose 2-D scaled projection lies inside the drawn
+    circle (clipped because of the other coordinates); ``outside_drawn_kept`` (always 0: a
+    projection is never longer than the vector); the aspect ratios of the two coordinates' spread
+    before (``sigma^_i / sigma^_j`` as data std) and after scaling.
+    """
+    X = check_data(x, ndim=2)
+    dg = estimate.diagnostics
+    cs = _coords(coords, X.shape[1])
+    y = (X[:, cs] - np.asarray(dg.center, float)[cs]) * np.asarray(dg.scale, float)[cs]
+    r2 = np.sqrt(np.einsum("ij,ij->i", y, y))
+    clipped = np.asarray(dg.clipped, bool)
+    C = float(dg.clip_radius)
+    sd = X[:, cs].std(axis=0)
+    ratio_before = float(sd[0] / sd[-1]) if len(cs) == 2 and sd[-1] > 0 else float("nan")
+    sds = y.std(axis=0)
+    ratio_after = float(sds[0] / sds[-1]) if len(cs) == 2 and sds[-1] > 0 else float("nan")
+    return {"n": X.shape[0], "d": X.shape[1], "C": C, "clipped": int(clipped.sum()),
+            "inside_drawn": int(np.sum(clipped & (r2 <= C))), "outside_drawn_kept": int(np.sum(~clipped & (r2 > C))),
+            "ratio_before": ratio_before, "ratio_after": ratio_after,
+            "semi_axes": (C / np.asarray(dg.scale, float)[cs]).tolist()}
+
+
+# ----------------------------------------------------------------------------------------------
+# zoom on the mean: the noise ellipse
+# ----------------------------------------------------------------------------------------------
+
+
+def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[int], *, true_mean: np.ndarray,
+                 empirical_mean: np.ndarray, height: int = 480) -> tuple[go.Figure, pd.DataFrame]:
+    """Zoom on the mean: each estimator's noiseless mean, its private mean and its noise ellipse.
+
+    The private mean is the noiseless mean plus Gaussian noise with per-coordinate stds
+    ``diagnostics.noise_std`` (independent coordinates), so on two coordinates the noise lives on an
+    axis-aligned ellipse with semi-axes one (and two) stds: elongated along the high-variance axis
+    for PLAN (``std_i ∝ sigma^_i^(2/(p+2))``), a circle for the isotropic baselines.
+
+    Parameters
+    ----------
+    entries : sequence of (label, colour, Estimate)
+    coords : (i, j) or (i,)
+        0-based coordinates; with one, each estimator gets a row and the noise an interval.
+    true_mean, empirical_mean : array (d,)
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        Columns ``estimator``, ``role`` (noiseless mean, private mean, 1 sd / 2 sd ellipse, true mean,
+        empirical mean), ``x``, ``y``, ``std_x``, ``std_y``.
+
+    References
+    ----------
+    PLAN, Algorithm 1 line 7 and Appendix C; specs/plan.md §8 overlay (ii).
+    """
+    if not entries:
+        raise ValueError("entries must hold at least one (label, colour, Estimate).")
+    d = np.asarray(entries[0][2].mean).size
+    cs = _coords(coords, d)
+    one_d = len(cs) == 1
+    frames = []
+    fig = go.Figure()
+    for k, (label, color, est) in enumerate(entries):
+        _need(est, "noise_std")
+        sd = np.asarray(est.diagnostics.noise_std, dtype=float)[cs]
+        nl = np.asarray(est.diagnostics.noiseless_mean, dtype=float)[cs]
+        mean = np.asarray(est.mean, dtype=float)[cs]
+        if one_d:
+            yk = float(-k)
+            frames.append(pd.DataFrame({"estimator": label, "role": ["noiseless mean", "private mean"],
+                                        "x": [nl[0], mean[0]], "y": [yk, yk], "std_x": sd[0], "std_y": 0.0}))
+            for m in (2, 1):
+                fig.add_trace(go.Scatter(x=[nl[0] - m * sd[0], nl[0] + m * sd[0]], y=[yk, yk], mode="lines",
+                                         line=dict(color=color, width=10 if m == 1 else 3), opacity=0.35,
+                                         name=f"{label}: noise ±{m} sd", legendgroup=label, hoverinfo="skip"))
+        else:
+            frames.append(pd.DataFrame({"estimator": label, "role": ["noiseless mean", "private mean"],
+                                        "x": [nl[0], mean[0]], "y": [nl[1], mean[1]], "std_x": sd[0], "std_y": sd[1]}))
+            for m in (1, 2):
+                ell = _outline(nl, m * sd)
+                frames.append(pd.DataFrame({"estimator": label, "role": f"noise ellipse, {m} sd", "x": ell[:, 0],
+                                            "y": ell[:, 1], "std_x": sd[0], "std_y": sd[1]}))
+                fig.add_trace(go.Scatter(x=ell[:, 0], y=ell[:, 1], mode="lines", name=f"{label}: noise, {m} sd",
+                                         legendgroup=label, fill="toself" if m == 1 else None,
+                                         fillcolor=_rgba(color, 0.18),
+                                         line=dict(color=color, width=2 if m == 1 else 1, dash="solid" if m == 1 else "dot"),
+                                         hoverinfo="skip", showlegend=m == 1))
+        fig.add_trace(go.Scatter(x=[nl[0]], y=[nl[1] if not one_d else -k], mode="markers", legendgroup=label,
+                                 name=f"{label}: without noise", showlegend=False,
+                                 marker=dict(symbol="circle-open", size=10, color=color, line=dict(width=2)),
+                                 hovertemplate=f"{label} without noise<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>"))
+        fig.add_trace(go.Scatter(x=[mean[0]], y=[mean[1] if not one_d else -k], mode="markers", legendgroup=label,
+                                 name=f"{label}: private mean", showlegend=False,
+                                 marker=dict(symbol="x", size=13, color=color, line=dict(width=1, color="#1d2733")),
+                                 hovertemplate=f"{label} private mean<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>"))
+    truth = np.asarray(true_mean, dtype=float)[cs]
+    emp = np.asarray(empirical_mean, dtype=float)[cs]
+    ty = [truth[1]] if not one_d else [0.5]
+    ey = [emp[1]] if not one_d else [0.5]
+    frames.append(pd.DataFrame({"estimator": "", "role": ["true mean", "empirical mean"], "x": [truth[0], emp[0]],
+                                "y": [ty[0], ey[0]], "std_x": np.nan, "std_y": np.nan}))
+    fig.add_trace(go.Scatter(x=[truth[0]], y=ty, mode="markers", name="true mean",
+                             marker=dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))))
+    fig.add_trace(go.Scatter(x=[emp[0]], y=ey, mode="markers", name="empirical mean (not private)",
+                             marker=dict(symbol="diamond", size=10, color=COLORS["sampling"])))
+    fig.update_xaxes(title_text=f"coordinate {cs[0] + 1}")
+    if one_d:
+        fig.update_yaxes(tickvals=[-k for k in range(len(entries))], ticktext=[e[0] for e in entries], title_text=None)
+    else:
+        fig.update_yaxes(title_text=f"coordinate {cs[1] + 1}", scaleanchor="x", scaleratio=1)
+    style(fig, height=height)
+    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02),
+                      margin=dict(r=20, t=30))
+    return fig, pd.concat(frames, ignore_index=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# why 1/(p+2): the scaling exponent
+# ----------------------------------------------------------------------------------------------
+
+
+def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: float, *,
+                       sigma_hat: np.ndarray | None = None, margin: float = 1.0) -> np.ndarray:
+    """Idealised per-coordinate noise std of PLAN's output with scaling ``s = sigma^^(-2e)``.
+
+    The clip radius is ``C = margin * sqrt(sum_i sigma_i^2 s_i^2)`` (the typical scaled norm), the
+    sum gets ``N(0, 2C^2/rho_noise)`` per coordinate (sensitivity ``2C``), and coordinate ``i`` of the
+    mean carries ``sqrt(2C^2/rho_noise) / (n s_i)``. This is Appendix C's release with sensitivities
+    ``Delta = sigma`` and divisor ``sigma^^(2e)``: ``(2 margin / n) *``
+    :func:`dpcore.theory.noise_std_per_coordinate`.
+    """
+    sig = np.asarray(sigma, dtype=float)
+    sh = sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float)
+    t = sh ** (2.0 * float(exponent))
+    return 2.0 * margin / n * theory.noise_std_per_coordinate(sig, t, rho_noise)
+
+
+def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, *,
+                   sigma_hat: np.ndarray | None = None, current: float | None = None, margin: float = 1.0,
+                   num: int = 101, height: int = 380) -> tuple[go.Figure, pd.DataFrame]:
+    """Expected noise and total error against the scaling exponent ``e`` (``s = sigma^^(-2e)``).
+
+    noise: ``(E ||noise||_p^p)^(1/p) = (2 margin / n) (theory.expected_scaled_noise_pp(sigma,
+    sigma^^(2e), rho_noise, p))^(1/p)`` (Appendix C); ``e = 0`` gives the Gaussian mechanism's
+    ``d^(1/p) ||sigma||_2`` shape, ``e = 1/(p+2)`` PLAN's minimum ``||sigma||_{2p/(p+2)}``, ``e = 1/2``
+    the equal split's ``sqrt(d) ||sigma||_p`` (each times ``margin G_p sqrt(2/rho_noise) / n``).
+    sampling: ``theory.sampling_error`` (flat). total: ``(E ||sampling + noise||_p^p)^(1/p)`` for
+    independent Gaussian coordinates, ``G_p (sum_i (sigma_i^2/n + noise_i^2)^(p/2))^(1/p)`` (clipping
+    bias ignored).
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        Columns ``exponent``, ``noise``, ``sampling``, ``total``, ``point`` (name of a marked
+        exponent, else empty).
+
+    References
+    ----------
+    PLAN, Appendix C and Theorem 4.5; specs/plan.md §6; :mod:`dpcore.theory`.
+    """
+    sig = np.asarray(sigma, dtype=float)
+    sh = sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float)
+    named = {0.0: "no scaling (e = 0)", 1.0 / (p + 2.0): f"PLAN (e = 1/{p + 2:g})", 0.5: "equal split (e = 1/2)"}
+    grid = np.union1d(np.linspace(0.0, 0.5, num), list(named))
+    if current is not None:
+        grid = np.union1d(grid, [float(current)])
+    gp = theory.gaussian_moment_constant(p)
+    samp = theory.sampling_error(sig, n, p)
+    rows = []
+    for e in grid:
+        pp = theory.expected_scaled_noise_pp(sig, sh ** (2.0 * e), rho_noise, p)
+        noise = 2.0 * margin / n * pp ** (1.0 / p)
+        sd = exponent_noise_std(sig, n, rho_noise, e, sigma_hat=sh, margin=margin)
+        total = gp * float(np.sum((sig**2 / n + sd**2) ** (p / 2.0))) ** (1.0 / p)
+        name = next((v for k, v in named.items() if math.isclose(k, e, abs_tol=1e-12)), "")
+        rows.append({"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name})
+    df = pd.DataFrame(rows)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=df.exponent, y=df.total, mode="lines", name="total (sampling and noise)",
+                             line=dict(color="#1d2733", width=2)))
+    fig.add_trace(go.Scatter(x=df.exponent, y=df.noise, mode="lines", name="DP noise",
+                             line=dict(color=COLORS["noise"], width=3)))
+    fig.add_trace(go.Scatter(x=df.exponent, y=df.sampling, mode="lines", name="sampling error (floor)",
+                             line=dict(color=COLORS["sampling"], width=2, dash="dash")))
+    pts = df[df.point != ""]
+    fig.add_trace(go.Scatter(x=pts.exponent, y=pts.noise, mode="markers+text", text=pts.point, name="named exponents",
+                             textposition=["top right" if e < 0.1 else "top left" if e > 0.4 else "top center"
+                                           for e in pts.exponent], marker=dict(size=10, color=COLORS["noise"],
+                                                                    line=dict(width=1, color="#1d2733")),
+                             showlegend=False))
+    if current is not None:
+        fig.add_vline(x=float(current), line=dict(color=COLORS["scaled"], width=2, dash="dot"),
+                      annotation_text="slider", annotation_position="bottom right")
+    fig.update_xaxes(title_text="scaling exponent e in s = σ^(−2e)", range=[-0.01, 0.51])
+    fig.update_yaxes(title_text=f"expected ℓ{p:g} error", rangemode="tozero")
+    return style(fig, title="Why the middle ground wins (idealised, Appendix C)", height=height), df
+
+
+# ----------------------------------------------------------------------------------------------
+# noise shapes and the error split
+# ----------------------------------------------------------------------------------------------
+
+
+def noise_shapes_figure(entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int,
+                        height: int = 400) -> tuple[go.Figure, pd.DataFrame]:
+    """Per-coordinate noise std of each estimator (bars; lines for ``d > 64``) against ``sigma_i / sqrt(n)``.
+
+    PLAN's noise follows the spread (``std_i ∝ sigma^_i^(2/(p+2))``); IOME and the Gaussian mechanism
+    put the same noise on every coordinate. The sampling std ``sigma_i / sqrt(n)`` of each
+    coordinate's empirical mean is drawn as the yardstick (same units).
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        Columns ``coordinate`` (1-based), ``estimator``, ``noise_std``, ``sigma``, ``sampling_std``.
+    """
+    sig = np.asarray(sigma, dtype=float)
+    d = sig.size
+    coord = np.arange(1, d + 1)
+    frames = []
+    fig = go.Figure()
+    bars = d <= 64
+    for label, color, est in entries:
+        _need(est, "noise_std")
+        sd = np.broadcast_to(np.asarray(est.diagnostics.noise_std, dtype=float), (d,))
+        frames.append(pd.DataFrame({"coordinate": coord, "estimator": label, "noise_std": sd, "sigma": sig,
+                                    "sampling_std": sig / math.sqrt(n)}))
+        hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
+        if bars:
+            fig.add_trace(go.Bar(x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover))
+        else:
+            fig.add_trace(go.Scatter(x=coord, y=sd, mode="lines", name=label, line=dict(color=color, width=2),
+                                     hovertemplate=hover))
+    fig.add_trace(go.Scatter(x=coord, y=sig / math.sqrt(n), mode="lines+markers" if bars else "lines",
+                             name="sampling std σᵢ/√n", line=dict(color=COLORS["sampling"], width=2, dash="dash"),
+                             marker=dict(size=5), hovertemplate="coordinate %{x}: σᵢ/√n = %{y:.3g}<extra></extra>"))
+    fig.update_layout(barmode="group", bargap=0.15)
+    fig.update_xaxes(title_text="coordinate i (σᵢ falls from left to right for skewed data)")
+    allv = pd.concat(frames).melt(value_vars=["noise_std", "sampling_std"]).value
+    allv = allv[allv > 0]
+    ticks = _log_ticks(float(allv.min()), float(allv.max())) if len(allv) else None
+    fig.update_yaxes(title_text="standard deviation (log scale)", type="log", tickvals=ticks,
+                     ticktext=[f"{t:g}" for t in ticks] if ticks else None)
+    return style(fig, title="Noise shapes: noise std per coordinate", height=height), pd.concat(frames, ignore_index=True)
+
+
+def error_split_frame(entries: Sequence[tuple[str, Estimate]], x: np.ndarray, truth: np.ndarray,
+                      p: float = 2.0) -> pd.DataFrame:
+    """One row per estimator with :func:`dpcore.metrics.error_split` (sampling, clipping, noise, total),
+    ready for :func:`dpcore.figures.error_split_chart`."""
+    return pd.DataFrame([{"estimator": label, **error_split(est, x, truth, p)} for label, est in entries],
+                        columns=["estimator", "sampling", "clipping", "noise", "total"])
+
+
+__all__ = ["COLORS", "plan_steps_figure", "step_summary", "noise_figure", "exponent_noise_std", "exponent_curve",
+           "noise_shapes_figure", "error_split_frame", "subsample"]
