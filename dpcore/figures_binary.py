@@ -63,8 +63,8 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
                              line={"color": NAIVE_COLOR, "dash": "dash", "width": 2}), row=2, col=1)
     for row in rounds:
         fig.add_hline(y=row["tau"], line={"color": "#999", "dash": "dot", "width": 1}, row=1, col=1)
-    fig.update_yaxes(type="log", title_text="pⱼ (log)", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="noise std (log)", row=2, col=1)
+    fig.update_yaxes(type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="noise std (log)", dtick=1, exponentformat="power", row=2, col=1)
     fig.update_xaxes(title_text="coordinate rank (largest pⱼ first)", row=2, col=1)
     fig.update_layout(height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12})
     return fig
@@ -105,7 +105,9 @@ def tv_figure(summary: pd.DataFrame, x: str, curves: dict[str, tuple[np.ndarray,
                 lo = xv / np.sqrt(xs[1] / xs[0]) if len(xs) > 1 else xv * 0.8
                 hi = xv * np.sqrt(xs[1] / xs[0]) if len(xs) > 1 else xv * 1.2
                 fig.add_vrect(x0=lo, x1=hi, fillcolor=NAIVE_COLOR, opacity=0.08, line_width=0)
-    fig.update_xaxes(type="log", title_text=x)
-    fig.update_yaxes(type="log", title_text="total variation to the true distribution")
+    grid = np.sort(summary[x].unique())
+    fig.update_xaxes(type="log", title_text=x, tickvals=grid, ticktext=[f"{v:,.0f}" for v in grid])
+    fig.update_yaxes(type="log", title_text="total variation to the true distribution", dtick=1,
+                     exponentformat="power")
     fig.update_layout(title=title, height=430, margin={"t": 50, "b": 40})
     return fig
