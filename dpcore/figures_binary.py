@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 from dpcore.registry import Estimate, get
 
 FINAL_COLOR = "#2ca02c"
-NAIVE_COLOR = "#1f77b4"
+NAIVE_COLOR = get("binary_naive_laplace").color  # the registry colour, as everywhere
 
 
 def group_color(label: str) -> str:

@@ -25,13 +25,17 @@ from dpcore.estimators.simplex import (
 )
 from dpcore.estimators.simplex_baselines import baseline_draws
 from dpcore.figures import style
+from dpcore.registry import get
 from dpcore.theory_simplex import mse
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
-    "simplex": "#2ca02c", "simplex_known_n": "#006d2c", "simplex_extra_count": "#98df8a",
-    "plugin": "#d62728", "plugin_oracle": "#ff9896", "centred": "#1f77b4",
-    "sum_known_n": "#ff7f0e", "centred_sum_known_n": "#9467bd",
+    **{key: get(name).color for key, name in {
+        "simplex": "simplex_laplace", "simplex_known_n": "simplex_known_n_laplace", "plugin": "plugin_laplace",
+        "centred": "centred_plugin_laplace", "sum_known_n": "sum_known_n_laplace",
+        "centred_sum_known_n": "centred_sum_known_n_laplace"}.items()},
+    # not registered estimators (page-only variants): colours no registered estimator uses
+    "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",
 }
 LABELS = {
     "simplex": "Simplex, free count (S2)", "simplex_known_n": "Simplex, known n (S3)",

@@ -22,14 +22,14 @@ import plotly.graph_objects as go
 from dpcore._validation import RngLike, as_generator
 from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
-from dpcore.registry import ERROR_SOURCE_COLORS, Estimate
+from dpcore.registry import ERROR_SOURCE_COLORS, Estimate, get
 from dpcore.theory_winsorized import trimmed_interval
 
 Notion = Literal["pure", "zcdp"]
 Statistic = Literal["mean", "median", "variance (MLE)"]
 
-PMWM_COLOR = "#2ca02c"
-CLIPPED_COLOR = "#7f7f7f"
+PMWM_COLOR = get("pmwm").color  # registry colours: each estimator keeps one colour everywhere
+CLIPPED_COLOR = get("clipped_laplace").color
 NONPRIVATE_COLOR = "#444444"
 
 

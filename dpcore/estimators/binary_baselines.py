@@ -172,7 +172,7 @@ def klsu_style_zcdp(x: Any, *, rho: float, rng: RngLike = None, beta: float = 0.
 register(EstimatorSpec(
     name="binary_naive_laplace",
     label="Naive Laplace (pure ε)",
-    color="#1f77b4",
+    color="#e7298a",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",
@@ -184,7 +184,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="binary_truncated_laplace",
     label="Truncated Laplace, one clip radius (pure ε)",
-    color="#ff7f0e",
+    color="#fb9a99",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",
@@ -196,7 +196,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="binary_klsu_zcdp",
     label="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
-    color="#9467bd",
+    color="#cab2d6",
     notion="zcdp",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",

@@ -432,10 +432,10 @@ def simplex_mean_draws(x: Any, *, epsilon: float | None = None, rho: float | Non
 _KINDS = frozenset({"bounded", "binary"})
 _VARIANTS = [
     # name, label, notion, relation, known_n, colour
-    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#2ca02c"),
-    ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#98df8a"),
-    ("simplex_known_n_laplace", "Simplex, known n (Laplace)", "pure", "add-remove", True, "#006d2c"),
-    ("simplex_known_n_gauss", "Simplex, known n (Gaussian)", "zcdp", "add-remove", True, "#41ab5d"),
+    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#00897b"),
+    ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
+    ("simplex_known_n_laplace", "Simplex, known n (Laplace)", "pure", "add-remove", True, "#1b7837"),
+    ("simplex_known_n_gauss", "Simplex, known n (Gaussian)", "zcdp", "add-remove", True, "#5aae61"),
     ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
      "#00441b"),
     ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,

@@ -382,7 +382,7 @@ _ENTRIES = [
      "#1f77b4", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
     ("centred_plugin_gauss", "Centred sum / noisy count (Gaussian)", "zcdp", "add-remove", centred_mean, {},
      "#aec7e8", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
-    ("resize_laplace", "Resize (Laplace)", "pure", "add-remove", resize_mean, {}, "#8c564b",
+    ("resize_laplace", "Resize (Laplace)", "pure", "add-remove", resize_mean, {}, "#a6761d",
      "B4: resize the data to a noisy count, then noisy sum / that count."),
     ("resize_gauss", "Resize (Gaussian)", "zcdp", "add-remove", resize_mean, {}, "#c49c94",
      "B4: resize the data to a noisy count, then noisy sum / that count."),

@@ -377,7 +377,7 @@ def sa_winsorized_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, statistic: S
 register(EstimatorSpec(
     name="sa_pmwm",
     label="Subsample & aggregate (PMWM, pure ε)",
-    color="#17becf",
+    color="#1a9e8f",
     notion="pure",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",
@@ -390,7 +390,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="sa_pmwm_zcdp",
     label="Subsample & aggregate (PMWM, zCDP)",
-    color="#9edae5",
+    color="#8fd4cb",
     notion="zcdp",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",

@@ -171,7 +171,7 @@ def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, wid
 register(EstimatorSpec(
     name="clipped_laplace",
     label="Clipped mean (public bounds, Laplace)",
-    color="#7f7f7f",
+    color="#6b6b6b",
     notion="pure",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",
@@ -183,7 +183,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="clipped_box_zcdp",
     label="Clipped mean (public box, Gaussian)",
-    color="#c7c7c7",
+    color="#b5b5b5",
     notion="zcdp",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",
