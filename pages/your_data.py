@@ -1,0 +1,257 @@
+"""Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, and compare
+every applicable estimator on it. Parsing, bounds and estimation live in dpcore.datasets and
+dpcore.figures_your_data; uploaded bytes stay in memory (never written to disk)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import registry
+from dpcore._validation import PrivacyLeakWarning
+from dpcore.datasets import (
+    BUNDLED,
+    bundled_frame,
+    describe_columns,
+    from_dataframe,
+    load_bundled,
+    parse_csv,
+    spread_columns,
+)
+from dpcore.figures_your_data import (
+    error_bar_chart,
+    estimates_frame,
+    repeated_chart,
+    repeated_frame,
+    run_estimator,
+    spread_sentence,
+)
+from dpcore.privacy import Budget
+from pages._ui import chart, settings, simulation_notice, user_errors
+
+s = settings()
+st.title("Your data")
+st.markdown(
+    "Bring a CSV file, or pick one of the bundled real data sets, choose the columns and say what you "
+    "know about their range. Every estimator that applies then releases a private mean with the budget "
+    "from the sidebar, and you see how far each lands from the **non-private mean — the answer an analyst "
+    "would not see** in a real release."
+)
+st.warning(
+    "Exploration only: the noise here comes from a seeded NumPy generator, which is right for simulation but "
+    "**not a secure differentially private release** of real data. Your file is kept in memory for this "
+    "session and never written to disk.", icon=":material/science:")
+
+SOURCES = {"bundled": "A bundled data set", "upload": "Upload a CSV file", "paste": "Paste CSV text"}
+source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _parse(raw: bytes) -> pd.DataFrame:
+    return parse_csv(raw)
+
+
+with user_errors():
+    if source == "bundled":
+        name = st.selectbox("Bundled data set", list(BUNDLED), format_func=lambda k: BUNDLED[k].label,
+                            key="yd_bundled")
+        info = BUNDLED[name]
+        st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
+        df = bundled_frame(name)
+        raw_key: object = name
+    elif source == "upload":
+        up = st.file_uploader("CSV file (first row: column names)", type=None, key="yd_file",
+                              help="Kept in memory only. At most 20 MB, 200,000 rows and 512 columns.")
+        if up is None:
+            st.info("Upload a CSV file to begin, or pick a bundled data set above.")
+            st.stop()
+        raw = up.getvalue()
+        df = _parse(raw)
+        raw_key = raw
+    else:
+        text = st.text_area("CSV text (first row: column names)", key="yd_text", height=140,
+                            placeholder="age,income\n34,52000\n51,61000\n...")
+        if not text.strip():
+            st.info("Paste CSV text to begin.")
+            st.stop()
+        raw = text.encode()
+        df = _parse(raw)
+        raw_key = raw
+
+st.subheader("Columns")
+info_df = describe_columns(df)
+st.caption(f"{len(df):,} rows × {df.shape[1]} columns. Only numeric columns can be used; the ranges below are "
+           "read off the data and are for you, not for the release.")
+st.dataframe(info_df, hide_index=True, width="stretch", height=min(320, 36 * (len(info_df) + 1)))
+
+numeric = info_df.loc[info_df["numeric"], "column"].tolist()
+if source == "bundled":
+    default_cols = [df.columns[i] for i in spread_columns(load_bundled(name).true_std, 8)]
+else:
+    default_cols = numeric[:8]
+# A new file or data set starts a fresh column choice (the key follows the columns on offer).
+columns = st.multiselect("Columns to average", list(df.columns), default=default_cols,
+                         key=f"yd_columns_{source}_{abs(hash(tuple(df.columns)))}")
+missing_in_chosen = int(df[columns].isna().any(axis=1).sum()) if columns else 0
+drop_nan = False
+if missing_in_chosen:
+    drop_nan = st.checkbox(f"Drop the {missing_in_chosen:,} rows with missing values in these columns",
+                           value=True, key="yd_dropna",
+                           help="The number of dropped rows depends on the data and is not private.")
+
+st.subheader("Bounds")
+BOUNDS = {"public": "I know them (public knowledge)",
+          "private": "Estimate them privately with part of the budget",
+          "data": "Read them off the data (privacy leak)"}
+mode = st.radio("Where does each column's range come from?", list(BOUNDS), format_func=BOUNDS.get,
+                key="yd_bounds_mode")
+if source == "bundled":
+    lo0, hi0 = load_bundled(name).bounds
+    pub = {c: (float(lo0[list(df.columns).index(c)]), float(hi0[list(df.columns).index(c)])) for c in df.columns}
+else:
+    pub = {}
+if mode != "data":
+    st.caption("Type the range you know **before** looking at the data (a pixel is 0–16, a wage is ≥ 0, ...). "
+               + ("In private mode this is the coarse range the private quantiles search in; it can be wide."
+                  if mode == "private" else "Values outside it are clipped."))
+    table = pd.DataFrame({"column": columns,
+                          "lower": [pub.get(c, (0.0, 100.0))[0] for c in columns],
+                          "upper": [pub.get(c, (0.0, 100.0))[1] for c in columns]})
+    edited = st.data_editor(table, hide_index=True, disabled=["column"], key=f"yd_bounds_{hash(tuple(columns))}",
+                            width="stretch")
+share = None
+quantiles = (0.01, 0.99)
+if mode == "private":
+    c1, c2 = st.columns(2)
+    share = c1.slider("Share of the budget spent on the bounds", 0.05, 0.5, 0.2, 0.05, key="yd_share",
+                      help="Each estimator gets the rest; the ledger below shows the split.")
+    q = c2.select_slider("Private quantiles used as bounds", [0.001, 0.005, 0.01, 0.02, 0.05, 0.1], value=0.01,
+                         key="yd_q", format_func=lambda v: f"{v:g} and {1 - v:g}")
+    quantiles = (float(q), 1.0 - float(q))
+if mode == "data":
+    st.warning("Bounds read off the data leak private information: the minimum and maximum are some "
+               "person's exact values. Established libraries (diffprivlib's PrivacyLeakWarning) flag this; "
+               "the results below are **not** differentially private.", icon=":material/warning:")
+
+with user_errors():
+    if not columns:
+        raise ValueError("choose at least one numeric column to average.")
+    if mode == "data":
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            data = from_dataframe(df, columns, None, nan_policy="drop" if drop_nan else "error")
+        if any(issubclass(w.category, PrivacyLeakWarning) for w in caught):
+            st.caption(f"dpcore warned: {caught[0].message}")
+    else:
+        lower = pd.to_numeric(edited["lower"], errors="coerce").to_numpy(dtype=float)
+        upper = pd.to_numeric(edited["upper"], errors="coerce").to_numpy(dtype=float)
+        if len(lower) != len(columns) or not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+            raise ValueError("bounds: type a finite lower and upper value for every chosen column.")
+        data = from_dataframe(df, columns, (lower, upper), nan_policy="drop" if drop_nan else "error")
+    budget = s.budget
+
+outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
+if mode == "public" and outside > 0:
+    st.info(f"{outside:.1%} of the values lie outside the ranges you typed; estimators clip them.")
+specs = [sp for sp in registry.applicable(data.kind, data.d) if sp.notion != "none" and "oracle" not in sp.name]
+st.caption(f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
+           "Oracle variants that would use the data's true variances are left out.")
+
+bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
+
+
+@st.cache_data(show_spinner="Running every estimator…", max_entries=16)
+def _run_all(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
+             share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
+             seed: int) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]]]:
+    b = Budget.from_unit(unit, value, delta)
+    results, ledgers = [], {}
+    for sp in specs:
+        est = run_estimator(sp, data, b, private_share=share if mode == "private" else None,
+                            coarse_bounds=data.bounds, quantiles=quantiles, rng=seed)
+        results.append((sp, est))
+        ledgers[sp.label] = est.ledger.to_records()
+    return estimates_frame(results, data.true_mean), ledgers
+
+
+@st.cache_data(show_spinner="Repeating runs…", max_entries=16)
+def _repeat(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
+            share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
+            seed: int, names: tuple[str, ...], reps: int) -> pd.DataFrame:
+    b = Budget.from_unit(unit, value, delta)
+    chosen = [registry.get(n) for n in names]
+    return repeated_frame(chosen, data, b, reps, seed, private_share=share if mode == "private" else None,
+                          coarse_bounds=data.bounds, quantiles=quantiles)
+
+
+args = (raw_key, tuple(columns), drop_nan, bounds_key, mode, share, quantiles, s.unit, s.budget_value, s.delta,
+        s.seed)
+with user_errors():
+    if not specs:
+        raise ValueError("no private estimator applies to these columns; choose other columns.")
+    table, ledgers = _run_all(*args)
+
+st.subheader(f"One release per estimator, budget {budget}")
+best = table.iloc[0]
+run_code = (
+    "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.datasets import from_dataframe\n"
+    "from dpcore.privacy import Budget\n"
+    + (f"from dpcore.datasets import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
+       else "df = pd.read_csv('your.csv')\n")
+    + f"data = from_dataframe(df, {list(columns)!r}, "
+    + ("None" if mode == "data" else f"({list(data.bounds[0])!r}, {list(data.bounds[1])!r})")
+    + f", nan_policy={'drop' if drop_nan else 'error'!r})\n"
+    + f"budget = Budget.from_unit({s.unit!r}, {s.budget_value!r}, {s.delta!r})\n"
+    + "for spec in registry.applicable(data.kind, data.d):\n"
+    + ("    from dpcore.datasets import run_with_private_bounds\n"
+       f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
+       f"quantiles={quantiles!r}, rng={s.seed})\n" if mode == "private" else
+       f"    est = spec.run(data, budget, rng={s.seed})\n")
+    + "    print(spec.label, est.mean - data.true_mean)\n"
+)
+chart(error_bar_chart(table), table.drop(columns=["color"]), "your_data_errors",
+      f"With this budget, **{best.estimator}** lands closest: its private mean is {best.l2_error:.3g} away "
+      f"(l2) from the non-private mean of the {data.d} columns, the worst estimator "
+      f"{table.l2_error.iloc[-1]:.3g}. That non-private mean is what an analyst would *not* see.",
+      run_code)
+with st.expander("Table: every estimator's error and spend"):
+    st.dataframe(table.drop(columns=["color", "name"]), hide_index=True, width="stretch")
+
+st.subheader("Where the budget went")
+opts_key = abs(hash(tuple(table["name"])))  # fresh widgets when the estimators on offer change
+pick = st.selectbox("Ledger of", table["estimator"].tolist(), key=f"yd_ledger_{opts_key}")
+led = pd.DataFrame(ledgers[pick])
+st.dataframe(led, hide_index=True, width="stretch")
+total = float(led["spent"].sum())
+if mode == "private":
+    spent_bounds = float(led.loc[led["stage"].str.startswith("bounds:"), "spent"].sum())
+    st.markdown(f"{pick} spent {spent_bounds:.4g} {led['unit'].iloc[0]} ({spent_bounds / total:.0%}) on the private "
+                f"bounds and the rest on its own steps; {total:.4g} in all.")
+else:
+    st.markdown(f"{pick} spent {total:.4g} {led['unit'].iloc[0]} in all.")
+
+st.subheader("Repeated runs: the spread")
+fast = [n for n in ("gaussian_private", "plan", "iome_paper", "pmwm_zcdp", "binary_klsu_zcdp", "plan_l1",
+                    "centred_sum_known_n_gauss", "clipped_laplace") if n in set(table["name"])]
+labels = dict(zip(table["name"], table["estimator"], strict=True))
+c1, c2 = st.columns([3, 1])
+chosen = c1.multiselect("Estimators", table["name"].tolist(), default=fast[:5] or table["name"].tolist()[:5],
+                        format_func=labels.get, key=f"yd_rep_names_{abs(hash(tuple(sorted(table['name']))))}")
+reps = c2.slider("Runs each", 5, 100, 20, 5, key="yd_reps")
+if chosen:
+    with user_errors():
+        rep = _repeat(*args, tuple(chosen), int(reps))
+    chart(repeated_chart(rep), rep.drop(columns=["color"]), "your_data_repeats", spread_sentence(rep),
+          run_code.replace("for spec in registry.applicable(data.kind, data.d):",
+                           f"from dpcore.figures_your_data import repeated_frame\n"
+                           f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
+                           f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
+                           + (f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"
+                              if mode == "private" else "") + ")\n"
+                           "for spec in []:"))
+else:
+    st.info("Choose at least one estimator to repeat.")
+simulation_notice()

@@ -1,0 +1,89 @@
+"""The "Your data" page under streamlit.testing: a bundled set, pasted CSV text (the same parsing
+path as an upload, which AppTest cannot drive), broken input shown as st.error, the three bounds
+modes (public, private with the ledger split, read off the data with a leak warning)."""
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 120
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+GOOD = "city,age,income\nOslo,34,52000\nBergen,51,61000\nOslo,29,\nTromso,46,48000\nOslo,38,75000\n"
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/your_data.py")
+    return at.run()
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_bundled_digits_runs_every_estimator():
+    at = _page()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "Your data"
+    assert any("not a secure differentially private release" in w.value for w in at.warning)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    bars = json.loads(charts[0].proto.spec)["data"][0]
+    assert len(bars["y"]) >= 20  # every applicable estimator, oracle variants left out
+    assert not any("oracle" in label.lower() for label in bars["y"])
+    assert "what an analyst would *not* see" in _markdown(at)
+    assert "95% of" in _markdown(at)
+
+
+def test_pasted_csv_good_and_broken():
+    at = _page()
+    at.radio(key="yd_source").set_value("paste").run()
+    assert not at.exception
+    at.text_area(key="yd_text").input(GOOD).run()
+    assert not at.exception
+    # income has a missing value: the drop checkbox appears, checked, and the page runs
+    assert at.checkbox(key="yd_dropna").value
+    assert not at.error, [e.value for e in at.error]
+    assert "2 columns" in " ".join(c.value for c in at.caption)
+    # choosing a text column is a clear error, not a traceback
+    ms = next(m for m in at.multiselect if m.label == "Columns to average")
+    ms.set_value(["city", "age"]).run()
+    assert not at.exception
+    assert any("not numeric" in e.value for e in at.error)
+    # broken files
+    for text, message in [("a,b\n1,2\n3,4,5,6\n", "Could not read"), ("a,b,c\n", "no data rows")]:
+        at.text_area(key="yd_text").input(text).run()
+        assert not at.exception
+        assert any(message in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_bounds_modes_private_ledger_and_leak_warning():
+    at = _page({"unit": "rho", "budget_value": "0.5"})
+    at.radio(key="yd_bounds_mode").set_value("private").run()
+    assert not at.exception and not at.error
+    at.slider(key="yd_share").set_value(0.3).run()
+    assert not at.exception
+    md = _markdown(at)
+    assert "on the private bounds" in md and "(30%)" in md
+    ledger = next(df for df in at.dataframe if "stage" in df.value.columns).value
+    assert ledger["stage"].iloc[0] == "bounds: lower quantile"
+    assert abs(ledger["spent"].sum() - 0.5) < 1e-12 or abs(ledger["spent"].sum() - 1.0) < 1e-12
+
+    at.radio(key="yd_bounds_mode").set_value("data").run()
+    assert not at.exception
+    assert any("leak private information" in w.value for w in at.warning)
+    assert any("leaks private information" in c.value for c in at.caption)
+
+
+def test_typed_bounds_change_the_results():
+    at = _page()
+    first = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
+    at.selectbox(key="yd_bundled").set_value("cps1988").run()
+    assert not at.exception and not at.error
+    second = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
+    assert first != second
+    assert "heavy right tail" in " ".join(c.value for c in at.caption)
