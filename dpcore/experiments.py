@@ -247,6 +247,8 @@ class ExperimentConfig:
             return config
         if isinstance(config, Mapping):
             return cls.from_dict(config)
+        if type(config).__name__ == cls.__name__ and hasattr(config, "to_dict"):  # same class, other module object
+            return cls.from_dict(config.to_dict())
         if isinstance(config, Path) or (isinstance(config, str) and not config.lstrip().startswith("{")):
             return cls.load(config)
         if isinstance(config, str | bytes):
@@ -659,16 +661,25 @@ def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None 
     Also the mean sampling error (the floor), clipping bias and noise, and the runs that failed.
     """
     col = f"err_{metric}"
-    keys = ["estimator", "label", "color", "notion", "family", *(by or ["setting", "n", "d", "skew", "budget"])]
-    keys = list(dict.fromkeys(keys))
-    g = frame.groupby(keys, sort=False, dropna=False)
-    out = g[col].agg(mean="mean", median="median", lo=lambda s: s.quantile(low), hi=lambda s: s.quantile(high),
-                     runs="count").reset_index()
+    point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))
+    meta_cols = ["estimator", "label", "color", "notion", "family"]
+    keys = ["estimator", *[k for k in point if k != "estimator"]]
+    work = frame[list(dict.fromkeys([*keys, col, f"sampling_{metric}", f"clipping_{metric}", f"noise_{metric}",
+                                     "seconds"]))].copy()
+    work["_failed"] = (frame["failed"] != "").to_numpy()
+    g = work.groupby(keys, sort=False, dropna=False)
+    out = g[col].agg(["mean", "median", "count"]).rename(columns={"count": "runs"})
+    out["lo"] = g[col].quantile(low)
+    out["hi"] = g[col].quantile(high)
     for k in ("sampling", "clipping", "noise"):
-        out[k] = g[f"{k}_{metric}"].mean().to_numpy()
-    out["failed"] = g["failed"].agg(lambda s: int((s != "").sum())).to_numpy()
-    out["seconds"] = g["seconds"].mean().to_numpy()
-    return out
+        out[k] = g[f"{k}_{metric}"].mean()
+    out["failed"] = g["_failed"].sum().astype(int)
+    out["seconds"] = g["seconds"].mean()
+    out = out.reset_index()
+    meta = frame[meta_cols].drop_duplicates("estimator")
+    out = out.merge(meta, on="estimator", how="left", sort=False)
+    return out[list(dict.fromkeys([*meta_cols, *keys, "mean", "median", "lo", "hi", "runs", "sampling",
+                                   "clipping", "noise", "failed", "seconds"]))]
 
 
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
@@ -839,4 +850,7 @@ def main(argv: Iterable[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run through the importable module, so its classes are the ones dpcore.figures_compare sees.
+    from dpcore.experiments import main as _main
+
+    raise SystemExit(_main())

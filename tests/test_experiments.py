@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import math
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -261,7 +263,10 @@ def test_cli_tiny_config(tmp_path: Path) -> None:
     path = tmp_path / "tiny.json"
     path.write_text(cfg.to_json())
     out = tmp_path / "out"
-    assert main([str(path), "--out", str(out)]) == 0
+    # as a user runs it (python -m: the module runs as __main__)
+    proc = subprocess.run([sys.executable, "-m", "dpcore.experiments", str(path), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
     frame = pd.read_csv(out / "results.csv")
     assert len(frame) == 8 and list(frame.columns) == list(COLUMNS)
     assert ExperimentConfig.load(out / "config.json") == cfg

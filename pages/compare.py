@@ -1,0 +1,291 @@
+"""Compare estimators: every registered estimator that applies to the data, at the same budget, over a
+sweep of the budget, n, d or the skew; the sampling floor and the theory beside them."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from urllib.parse import parse_qs, urlparse
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import registry
+from dpcore.data import DISTRIBUTIONS
+from dpcore.experiments import (
+    ExperimentConfig,
+    default_estimators,
+    needed_for_target,
+    plan_tasks,
+    regret_table,
+    run,
+    summarise,
+)
+from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
+from pages._ui import chart, download_csv, settings, show_code, simulation_notice, user_errors
+
+s = settings()
+st.title("Compare estimators")
+st.markdown(
+    "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
+    "datasets; each point is the mean error over repeated runs, with a 10–90% band. The grey dash-dot line is the "
+    "sampling floor (the error of the non-private mean); stars mark the best private estimator at each point."
+)
+
+# ---------------------------------------------------------------------------------------------
+# presets: one story each, restorable from the URL (?preset=...)
+
+PRESETS: dict[str, dict] = {
+    "skew_favours_plan": {
+        "name": "skew_favours_plan", "description": "Variance skew favours PLAN: σᵢ² = (d/i)², d = 128.",
+        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 2.0, "budget": 0.25, "unit": "rho",
+        "estimators": ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"],
+        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1},
+    "no_skew_tie": {
+        "name": "no_skew_tie", "description": "No skew, a tie: all variances equal, d = 128.",
+        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 0.0, "budget": 0.25, "unit": "rho",
+        "estimators": ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"],
+        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1},
+    "heavy_tails": {
+        "name": "heavy_tails", "description": "Heavy tails and contamination: 5% outliers at +20σ, d = 16.",
+        "distribution": "contaminated", "n": 2000, "d": 16, "skew": 0.0, "budget": 0.5, "unit": "rho",
+        "estimators": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"],
+        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 8, "seed": 1},
+    "free_lunch": {
+        "name": "free_lunch", "description": "Free lunch: bounded data, one column, pure ε; the count comes free.",
+        "distribution": "bounded", "n": 1000, "d": 1, "skew": 0.0, "budget": 1.0, "unit": "eps",
+        "estimators": ["empirical", "simplex_laplace", "plugin_laplace", "centred_plugin_laplace",
+                       "sum_known_n_laplace"],
+        "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]}, "repetitions": 30, "seed": 1},
+    "sparse_binary": {
+        "name": "sparse_binary", "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",
+        "distribution": "binary_plan", "n": 4000, "d": 256, "skew": 0.05, "budget": 0.5, "unit": "rho",
+        "estimators": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp",
+                       "binary_naive_laplace"],
+        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1, "metric": "tv"},
+}
+PRESET_LABEL = {"custom": "Your sidebar settings", "skew_favours_plan": "Variance skew favours PLAN",
+                "no_skew_tie": "No skew: a tie", "heavy_tails": "Heavy tails and contamination",
+                "free_lunch": "Free lunch (bounded, pure ε)", "sparse_binary": "Sparse binary data"}
+
+
+def _url_value(key: str) -> str | None:
+    """A page-own query parameter. ``app.py`` rewrites the query string before the page runs, so on a
+    session's first run the value is recovered from the URL the browser opened (``st.context.url``)."""
+    v = st.query_params.get(key)
+    if v:
+        return str(v)
+    try:
+        url = st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (e.g. under AppTest)
+        url = ""
+    found = parse_qs(urlparse(url).query).get(key)
+    return found[0] if found else None
+
+
+if "cmp_preset" not in st.session_state:
+    first = _url_value("preset")
+    st.session_state["cmp_preset"] = first if first in PRESET_LABEL else "custom"
+
+c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
+preset = c1.selectbox("Story (preset)", list(PRESET_LABEL), format_func=PRESET_LABEL.get, key="cmp_preset",
+                      help="Each preset tells one story; the link in your address bar restores it.")
+if preset == "custom":
+    st.query_params.pop("preset", None)
+else:
+    st.query_params["preset"] = preset
+
+upload = st.sidebar.file_uploader("Restore a comparison config (JSON)", type=["json"], key="cmp_upload")
+
+with user_errors():
+    if upload is not None:
+        base = ExperimentConfig.from_json(upload.getvalue())
+        st.info(f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back).")
+    elif preset != "custom":
+        base = ExperimentConfig.from_dict(PRESETS[preset])
+    else:
+        base = ExperimentConfig(distribution=s.distribution, n=int(s.n), d=int(s.d), skew=float(s.skew),
+                                budget=float(s.budget_value), unit=s.unit, delta=float(s.delta), seed=int(s.seed),
+                                estimators=default_estimators(s.kind, s.unit, int(s.d)) or ["empirical"])
+
+AXES = {"budget": "budget", "n": "n", "d": "d", "skew": "skew"}
+x_default = base.x_axis()
+x = c2.selectbox("Error against", list(AXES), index=list(AXES).index(x_default),
+                 key=f"cmp_x_{preset}_{upload is not None}",
+                 format_func={"budget": "the budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}.get)
+metric_options = ["l2", "l1", "linf"] + (["tv"] if base.kind == "binary" else [])
+metric = c3.selectbox("Error norm", metric_options, index=metric_options.index(base.headline_metric),
+                      format_func=METRIC_LABEL.get, key=f"cmp_metric_{base.kind}")
+reps = c4.slider("Repetitions", 2, 50, int(base.repetitions), key=f"cmp_reps_{preset}_{upload is not None}",
+                 help="Runs per point; every run draws fresh data and fresh noise.")
+
+
+def _sweep_values(axis: str, cfg: ExperimentConfig) -> list[float]:
+    """Five values around the config's base value of ``axis``."""
+    if axis == "budget":
+        b = cfg.budget
+        return [b / 8, b / 4, b / 2, b, 2 * b]
+    if axis == "n":
+        return sorted({max(int(cfg.n * f), 50) for f in (0.25, 0.5, 1, 2, 4)})
+    if axis == "d":
+        return sorted({max(int(round(cfg.d * f)), 1) for f in (0.25, 0.5, 1, 2, 4)})
+    lo, hi = DISTRIBUTIONS[cfg.distribution].skew_range
+    hi = min(hi, 2.0) if cfg.kind != "binary" else hi
+    return [float(v) for v in np.round(np.linspace(lo if cfg.kind != "binary" else 0.05, hi, 5), 3)]
+
+
+options = [e.name for e in registry.applicable(base.kind, base.d)]
+labels = {e.name: e.label for e in registry.all_estimators()}
+chosen_default = [e["name"] for e in base.estimator_entries() if e["name"] in options]
+chosen = st.multiselect(f"Estimators ({len(options)} apply to this {base.kind} data)", options,
+                        default=chosen_default, format_func=lambda k: labels.get(k, k),
+                        key=f"cmp_est_{preset}_{base.kind}_{base.d == 1}_{upload is not None}",
+                        help="Defaults to the main estimators for this kind of data; every applicable one is listed.")
+if not chosen:
+    st.warning("Pick at least one estimator.")
+    st.stop()
+
+with user_errors():
+    values = base.to_dict()
+    values["estimators"] = [e for e in base.estimators
+                            if (e if isinstance(e, str) else e["name"]) in chosen]
+    values["estimators"] += [n for n in chosen if n not in {(e if isinstance(e, str) else e["name"])
+                                                            for e in values["estimators"]}]
+    values["repetitions"] = int(reps)
+    values["metric"] = metric
+    if x not in base.sweep or len(base.sweep[x]) < 2:
+        values["sweep"] = {x: _sweep_values(x, base)}
+    config = ExperimentConfig.from_dict(values)
+
+
+@st.cache_resource(show_spinner=False)
+def _frames() -> OrderedDict[str, pd.DataFrame]:
+    """Finished sweeps keyed on the JSON config string, shared by all sessions (at most 24 kept).
+
+    Not ``st.cache_data``: its replay of elements cannot drive a progress bar drawn outside the
+    cached function, and long sweeps need one. Same key, same frame: the engine is deterministic.
+    """
+    return OrderedDict()
+
+
+def _run(config_json: str) -> pd.DataFrame:
+    cache = _frames()
+    if config_json in cache:
+        cache.move_to_end(config_json)
+        return cache[config_json]
+    bar = st.progress(0.0, text="Running the sweep…")
+
+    def tick(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
+
+    frame = run(config_json, progress=tick)
+    bar.empty()
+    cache[config_json] = frame
+    while len(cache) > 24:
+        cache.popitem(last=False)
+    return frame
+
+
+config_json = config.to_json(indent=None)
+n_tasks = len(plan_tasks(config)[0])
+t0 = time.perf_counter()
+with user_errors():
+    frame = _run(config_json)
+elapsed = time.perf_counter() - t0
+
+for reason in frame.attrs.get("skipped", {}).values():
+    st.caption(reason)
+failed = frame[frame["failed"] != ""]
+if not failed.empty:
+    first = failed.iloc[0]
+    st.warning(f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: {first['failed']}")
+
+unit_name = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[config.unit]
+
+
+@st.cache_data(show_spinner=False, max_entries=48)
+def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, str, pd.DataFrame]:
+    """The chart (as a plain dict), its data, the sentence and the regret table for one sweep."""
+    frame = _run(config_json)
+    cfg = ExperimentConfig.from_json(config_json)
+    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
+    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
+    sentence = headline(frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit)
+    rules = frame.drop_duplicates("notion")[["notion", "conversion"]]
+    conv_text = "; ".join(f"{r.notion}: {r.conversion}" for r in rules.itertuples() if r.notion != "none")
+    if conv_text:
+        sentence += f" Budget conversions at the base point — {conv_text}."
+    fig, data = error_figure(frame, x=x, metric=metric, config=cfg)
+    return fig.to_dict(), data, sentence, regret_table(frame, metric)
+
+
+fig_dict, data, sentence, table = _views(config_json, x, metric)
+chart(fig_dict, data, "compare_error", sentence, config.code())
+st.caption(f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
+           + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s."))
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Ranking by regret")
+if table.empty:
+    st.info("No private estimator produced an estimate.")
+else:
+    top = table.iloc[0]
+    st.dataframe(table.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
+                                       "wins": "points won", "settings": "points"}).drop(columns="estimator"),
+                 hide_index=True, width="stretch")
+    st.markdown(f"Regret is an estimator's mean error divided by the best private one's at the same point. "
+                f"**{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best error "
+                f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} points.")
+    cols = st.columns([1, 2])
+    with cols[0]:
+        download_csv(table, "compare_regret", "Download the ranking (CSV)")
+    with cols[1]:
+        show_code(config.code() + f"from dpcore.experiments import regret_table\nregret_table(frame, {metric!r})")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Accuracy first: what does each estimator need?")
+if x not in ("budget", "n"):
+    st.info("Pick “the budget” or “n (rows)” as the x axis to ask what each estimator needs for a target error.")
+else:
+    summ = summarise(frame, metric)
+    finite = summ["mean"][np.isfinite(summ["mean"])]
+    default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
+    target = st.number_input(f"Target mean {METRIC_LABEL[metric]} error", min_value=1e-9, value=default_target,
+                             format="%g", key=f"cmp_target_{preset}_{x}_{metric}")
+    with user_errors():
+        need = needed_for_target(frame, float(target), by=x, metric=metric)
+    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
+    tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
+    col = f"{x}_needed"
+    ok = need[need[col].notna() & (need["estimator"] != "empirical")]
+    what = f"{unit_name}" if x == "budget" else "n"
+    if ok.empty:
+        words = f"No private estimator reaches a mean error of {target:.3g} within this sweep."
+    else:
+        best = ok.iloc[0]
+        words = f"For a mean {METRIC_LABEL[metric]} error of {target:.3g}, **{best['label']}** needs {what} ≈ {best[col]:.3g}"
+        if len(ok) > 1:
+            other = ok.iloc[1]
+            words += f"; the next, {other['label']}, needs {other[col]:.3g} ({other[col] / best[col]:.2g} times more)"
+        words += ". Interpolated on the sweep (log–log), never extrapolated."
+    chart(tfig, tdata, "compare_target", words,
+          config.code() + f"from dpcore.experiments import needed_for_target\n"
+                          f"needed_for_target(frame, target={float(target)!r}, by={x!r}, metric={metric!r})")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("This experiment")
+c5, c6, c7 = st.columns(3)
+with c5:
+    st.download_button("Download the config (JSON)", config.to_json().encode(), file_name=f"{config.name}.json",
+                       mime="application/json", key="download-compare-config")
+with c6:
+    download_csv(frame, "compare_runs", "Download every run (CSV)")
+with c7:
+    st.caption("Restore a config with the uploader in the sidebar; run it from a terminal with "
+               "`python -m dpcore.experiments config.json --out results/`.")
+show_code(config.code(), "Show the code (the whole experiment)")
+st.caption(f"{config.description or DISTRIBUTIONS[config.distribution].label} · n = {config.n:,}, d = {config.d}, "
+           f"seed {config.seed}, {config.repetitions} repetitions per point"
+           + (f" · {config.notes}" if config.notes else "") + ".")
+simulation_notice()
