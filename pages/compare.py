@@ -96,11 +96,17 @@ if preset == "custom":
 else:
     st.query_params["preset"] = preset
 
-upload = st.sidebar.file_uploader("Restore a comparison config (JSON)", type=["json"], key="cmp_upload")
+def _on_upload() -> None:
+    f = st.session_state.get("cmp_upload")
+    st.session_state["cmp_uploaded_json"] = f.getvalue().decode("utf-8", "replace") if f is not None else None
+
+
+st.sidebar.file_uploader("Restore a comparison config (JSON)", type=["json"], key="cmp_upload", on_change=_on_upload)
+upload = st.session_state.get("cmp_uploaded_json")
 
 with user_errors():
     if upload is not None:
-        base = ExperimentConfig.from_json(upload.getvalue())
+        base = ExperimentConfig.from_json(upload)
         st.info(f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back).")
     elif preset != "custom":
         base = ExperimentConfig.from_dict(PRESETS[preset])

@@ -1,0 +1,122 @@
+"""The "Compare estimators" page under streamlit.testing: runs, presets, selectors, downloads, upload."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from dpcore.experiments import ExperimentConfig
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+SMALL = {"n": "500", "d": "8"}  # keep the sweeps quick
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in {**SMALL, **(query or {})}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _figure(at: AppTest, i: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def _select(at: AppTest, label_start: str):  # noqa: ANN202
+    return next(w for w in at.selectbox if w.label.startswith(label_start))
+
+
+def test_default_view() -> None:
+    at = _page()
+    assert at.title[0].value == "Compare estimators"
+    fig = _figure(at)
+    names = {t.get("name") for t in fig["data"]}
+    assert {"PLAN (ℓ2, private variances)", "IOME (as run in the PLAN paper)", "sampling floor",
+            "best at this point", "theory: PLAN"} <= names
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    text = _text(at)
+    assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
+    assert "ranks first" in text
+    assert len(at.dataframe) == 1  # the regret table
+    ms = at.multiselect[0]
+    assert set(ms.value) == {"empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"}
+    assert len(ms.options) > len(ms.value)  # every applicable estimator can be picked
+    assert not at.error
+
+
+def test_selectors_change_the_view() -> None:
+    at = _page()
+    before = _text(at)
+    _select(at, "Error against").set_value("n").run()
+    assert not at.exception
+    fig = _figure(at)
+    assert "n (rows)" in fig["layout"]["xaxis"]["title"]["text"]
+    assert "At n = 500" in _text(at)
+    _select(at, "Error norm").set_value("linf").run()
+    assert "ℓ∞" in _text(at) and _text(at) != before
+    at.multiselect[0].set_value(["empirical", "gaussian_private"]).run()
+    assert not at.exception
+    names = {t.get("name") for t in _figure(at)["data"]}
+    assert "Gaussian mechanism (private centre and radius)" in names and "PLAN (ℓ2, private variances)" not in names
+
+
+def test_accuracy_first() -> None:
+    at = _page()
+    target = next(w for w in at.number_input if w.label.startswith("Target mean"))
+    target.set_value(0.5).run()
+    assert not at.exception
+    text = _text(at)
+    assert "For a mean ℓ2 error of 0.5" in text or "No private estimator reaches" in text
+
+
+def test_presets_from_url_and_selector() -> None:
+    at = _page()
+    _select(at, "Story").set_value("free_lunch").run()
+    assert not at.exception
+    assert at.query_params["preset"] == ["free_lunch"] or at.query_params["preset"] == "free_lunch"
+    names = {t.get("name") for t in _figure(at)["data"]}
+    assert "Simplex, free count (Laplace)" in names
+    assert "ε" in _text(at)
+    _select(at, "Story").set_value("sparse_binary").run()
+    assert not at.exception
+    assert "½ℓ1" in _text(at) or "TV" in _text(at)
+    _select(at, "Story").set_value("custom").run()
+    assert "preset" not in at.query_params
+
+
+def test_downloads_and_upload() -> None:
+    at = _page()
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Download the config (JSON)" in labels
+    assert "Download the data (CSV)" in labels and "Download the ranking (CSV)" in labels
+    cfg_button = next(b for b in at.get("download_button") if b.proto.label == "Download the config (JSON)")
+    assert cfg_button.proto.label
+    # restore a config: the sidebar uploader's callback stores the file's text in the session
+    cfg = ExperimentConfig(name="uploaded_tiny", n=300, d=2, skew=0.0, estimators=["empirical", "gaussian_private"],
+                           sweep={"budget": [0.5, 1.0]}, repetitions=3)
+    at.session_state["cmp_uploaded_json"] = cfg.to_json()
+    at.run()
+    assert not at.exception
+    assert any("uploaded_tiny" in i.value for i in at.info)
+    fig = _figure(at)
+    assert {t.get("name") for t in fig["data"]} >= {"Gaussian mechanism (private centre and radius)"}
+    assert any("n = 300, d = 2" in c.value for c in at.caption)
+    # a broken file gives an error message, not a traceback
+    at.session_state["cmp_uploaded_json"] = "{not json"
+    at.run()
+    assert not at.exception and "not valid JSON" in at.error[0].value
+
+
+def test_bad_global_settings_show_error_not_traceback() -> None:
+    at = _page({"d": "1", "distribution": "binary_plan", "skew": "0.5"})
+    assert not at.exception
