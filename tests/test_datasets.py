@@ -21,7 +21,7 @@ from dpcore.quantiles import exponential_quantile_probabilities
 # The recorded facts about each bundled set (also in assets/datasets.json and assets/README.md).
 RECORDED = {
     "digits": ((1797, 64), 4.884164, "bounded"),
-    "cps1988": ((28155, 3), None, "real"),
+    "cps1988": ((28155, 10), None, "real"),
     "supermarket": ((4627, 122), None, "binary"),
 }
 
