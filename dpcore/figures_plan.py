@@ -393,7 +393,7 @@ def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[
                 ell = _outline(nl, m * sd)
                 frames.append(pd.DataFrame({"estimator": label, "role": f"noise ellipse, {m} sd", "x": ell[:, 0],
                                             "y": ell[:, 1], "std_x": sd[0], "std_y": sd[1]}))
-                fig.add_trace(go.Scatter(x=ell[:, 0], y=ell[:, 1], mode="lines", name=f"{label}: noise, {m} sd",
+                fig.add_trace(go.Scatter(x=ell[:, 0], y=ell[:, 1], mode="lines", name=f"{label}: noise, 1 and 2 sd",
                                          legendgroup=label, fill="toself" if m == 1 else None,
                                          fillcolor=_rgba(color, 0.18),
                                          line=dict(color=color, width=2 if m == 1 else 1, dash="solid" if m == 1 else "dot"),
@@ -422,8 +422,8 @@ def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[
     else:
         fig.update_yaxes(title_text=f"coordinate {cs[1] + 1}", scaleanchor="x", scaleratio=1)
     style(fig, height=height)
-    fig.update_layout(legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.02),
-                      margin=dict(r=20, t=30))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
+                      margin=dict(t=20, b=40))
     return fig, pd.concat(frames, ignore_index=True)
 
 

@@ -1,0 +1,305 @@
+"""PLAN step by step: the paper's Figure 1, live, from one run of PLAN on the current data, with
+the clip ellipse, the noise ellipse, IOME's ball, the scaling exponent, the noise shapes and the
+error split. Spec: specs/plan.md §2, §6, §8."""
+
+from fractions import Fraction
+
+import numpy as np
+import streamlit as st
+
+from dpcore.estimators.gaussian import gaussian_private_radius
+from dpcore.estimators.iome import iome_paper
+from dpcore.estimators.plan import plan
+from dpcore.figures import error_split_chart
+from dpcore.figures_plan import (
+    error_split_frame,
+    exponent_curve,
+    noise_figure,
+    noise_shapes_figure,
+    plan_steps_figure,
+    step_summary,
+)
+from dpcore.registry import get
+from pages._ui import chart, dataset, settings, simulation_notice, user_errors
+
+MAX_POINTS = 2000
+EXPONENTS = sorted({round(k * 0.05, 2) for k in range(11)} | {1 / 3})
+
+s = settings()
+st.title("PLAN step by step")
+st.markdown(
+    "PLAN (Aumüller, Lebeda, Nelson and Pagh, PETS 2024) adds less noise where the data vary less. It "
+    "**(a)** starts from the raw rows, **(b)** moves them to a private centre μ̃ (coordinate-wise median) and "
+    "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
+    "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
+    "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
+    "coordinates); the pictures show two of the coordinates of that run."
+)
+
+with user_errors():
+    conv = s.budget.to_native("zcdp")
+    rho = conv.value
+    data = dataset(s)
+binary = data.kind == "binary"
+n, d = data.n, data.d
+
+# ---------------------------------------------------------------------------------------------
+# local controls
+
+
+def _reset_exponent() -> None:
+    st.session_state["plan_e"] = 1 / (st.session_state["plan_p"] + 2)
+
+
+def _exp_label(e: float) -> str:
+    names = {0.0: "0 · no scaling", 0.25: "1/4 · PLAN for p = 2", 1 / 3: "1/3 · PLAN for p = 1", 0.5: "1/2 · equal split"}
+    return names.get(e, str(Fraction(e).limit_denominator(100)) if e else "0")
+
+
+ss = st.session_state
+ss.setdefault("plan_p", 1 if binary else 2)
+ss.setdefault("plan_e", 1 / (ss["plan_p"] + 2))
+for key, default in (("plan_i", 1), ("plan_j", min(4, d))):
+    ss[key] = min(max(int(ss.get(key, default)), 1), d)
+
+c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
+p = c1.radio("Target error ℓp", [1, 2], key="plan_p", horizontal=True, on_change=_reset_exponent,
+             format_func=lambda v: f"p = {v}", help="PLAN's scaling exponent is 1/(p+2): 1/4 for ℓ2, 1/3 for ℓ1.")
+source = c2.radio("Variances σ̂", ["private", "oracle"], key="plan_var", horizontal=True,
+                  format_func={"private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",
+                               "oracle": "known σ (oracle, teaching)"}.get,
+                  help="Private: PLAN spends part of its budget estimating σ̂ and regularises it (σ̂ + ‖σ̂‖₁/d). "
+                       "Known: the true σ is used as it is and nothing is spent on it.")
+if d >= 2:
+    ci = c3.number_input("Horizontal axis: coordinate", 1, d, key="plan_i")
+    cj = c4.number_input("Vertical axis: coordinate", 1, d, key="plan_j")
+else:
+    ci = cj = 1
+exponent = st.select_slider(
+    "Scaling exponent e in sᵢ = σ̂ᵢ^(−2e) (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)", EXPONENTS,
+    key="plan_e", format_func=_exp_label)
+plan_e = 1 / (p + 2)
+variances = "oracle" if source == "oracle" else ("binary" if binary else "private")
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, rho: float, p: int, variances: str,
+              exponent: float):
+    ds = dataset(s)  # the cache key is the plain values above
+    return plan(ds.x, rho=rho, bounds=ds.bounds, sigma=ds.true_std, variances=variances, p=float(p),
+                scale_exponent=exponent, rng=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _baselines(distribution: str, n: int, d: int, skew: float, seed: int, rho: float):
+    ds = dataset(s)  # the cache key is the plain values above
+    return (iome_paper(ds.x, rho=rho, bounds=ds.bounds, rng=seed),
+            gaussian_private_radius(ds.x, rho=rho, bounds=ds.bounds, rng=seed))
+
+
+def _runs(key: tuple):
+    return (_plan_run(*key), *_baselines(*key[:6]))
+
+
+def _entries(key: tuple) -> list:
+    est, iome_est, gauss_est = _runs(key)
+    spec_plan = get("plan_oracle" if key[7] == "oracle" else ("plan_l1" if key[7] == "binary" else "plan"))
+    return [(_plan_label(key[6], key[8]), spec_plan.color, est), (get("iome_paper").label, get("iome_paper").color, iome_est),
+            (get("gaussian_private").label, get("gaussian_private").color, gauss_est)]
+
+
+def _plan_label(p: int, exponent: float) -> str:
+    return "PLAN" if abs(exponent - 1 / (p + 2)) < 1e-12 else f"PLAN scaled with e = {_exp_label(exponent).split(' ')[0]}"
+
+
+# Figures are cached as objects (st.cache_resource: no copy, no re-validation on a rerun); the page
+# never mutates them. Keys are plain values only.
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
+    est, iome_est, _ = _runs(key)
+    ds = dataset(s)
+    steps = plan_steps_figure(ds.x, est, coords, true_mean=ds.true_mean, iome=iome_est, max_points=MAX_POINTS,
+                              rng=key[4])
+    noise = noise_figure(_entries(key), coords, true_mean=ds.true_mean, empirical_mean=ds.x.mean(axis=0))
+    return steps, noise, step_summary(est, coords, ds.x)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _global_views(key: tuple) -> tuple:
+    est = _runs(key)[0]
+    ds = dataset(s)
+    p, exponent = key[6], key[8]
+    curve = exponent_curve(ds.true_std, ds.n, est.diagnostics.extra["budgets"]["noise"], float(p), current=exponent)
+    entries = _entries(key)
+    shapes = noise_shapes_figure(entries, ds.true_std, ds.n)
+    split = error_split_frame([(lab, e) for lab, _, e in entries], ds.x, ds.true_mean, p=float(p))
+    return curve, shapes, (error_split_chart(split), split)
+
+
+key = (s.distribution, n, d, s.skew, s.seed, rho, p, variances, float(exponent))
+with user_errors():
+    est, iome_est, gauss_est = _runs(key)
+    entries = _entries(key)
+
+dg = est.diagnostics
+spec_plan, spec_iome, spec_gauss = (get("plan_oracle" if source == "oracle" else ("plan_l1" if binary else "plan")),
+                                    get("iome_paper"), get("gaussian_private"))
+plan_label = entries[0][0]
+sh = dg.extra["sigma_hat"]
+budgets = dg.extra["budgets"]
+for w in dg.warnings:
+    st.warning(w)
+
+code_run = (
+    s.code()
+    + "from dpcore.estimators.plan import plan\n"
+    + f"est = plan(data.x, rho={rho!r}, bounds=data.bounds, sigma=data.true_std, variances={variances!r}, "
+    f"p={float(p)!r}, scale_exponent={float(exponent)!r}, rng={s.seed})\n"
+)
+code_base = (
+    "from dpcore.estimators.iome import iome_paper\n"
+    "from dpcore.estimators.gaussian import gaussian_private_radius\n"
+    f"iome_est = iome_paper(data.x, rho={rho!r}, bounds=data.bounds, rng={s.seed})\n"
+    f"gauss_est = gaussian_private_radius(data.x, rho={rho!r}, bounds=data.bounds, rng={s.seed})\n"
+)
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Clip radius C (scaled space)", f"{dg.clip_radius:.4g}",
+          help=f"Private {dg.extra['clip_quantile']:.3f}-quantile of the n scaled norms (rank slack k = "
+               f"{dg.extra['rank_slack']:.1f}).")
+m2.metric("Rows clipped", f"{int(dg.clipped.sum()):,} of {n:,} ({dg.fraction_clipped:.1%})")
+err = float(np.sum(np.abs(est.mean - data.true_mean) ** p) ** (1 / p))
+m3.metric(f"ℓ{p} error of the private mean", f"{err:.3g}")
+m4.metric("Budget", f"ρ = {rho:.4g}", conv.rule if s.unit != "rho" else None, delta_color="off")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("The four steps")
+if d == 1:
+    st.info("The picture needs **two coordinates** and this data has one (set d ≥ 2 in the sidebar). In one "
+            "dimension scaling does nothing: any sᵢ only changes the units, the clip 'ball' is the interval "
+            "[−C, C]. Below is the one-dimensional version; points are spread up and down at random so they "
+            "do not overlap (the vertical axis means nothing).")
+    coords: tuple[int, ...] = (0,)
+elif ci == cj:
+    st.warning("Pick two **different** coordinates for the two axes; meanwhile this is coordinate "
+               f"{ci} on its own (the vertical axis is a random spread with no meaning).")
+    coords = (ci - 1,)
+else:
+    coords = (ci - 1, cj - 1)
+sub = n > MAX_POINTS
+st.markdown(
+    f"The clip ball lives in **{d} dimensions**: a row is clipped when its *whole* scaled vector is longer "
+    "than C, so in this two-coordinate slice a point **inside the drawn circle may still be clipped** (the rest "
+    "of its length is in the other coordinates), while no point outside it escapes clipping. Points are "
+    "coloured by what the estimator actually did."
+    + (f" To keep the page fast, {MAX_POINTS:,} of the {n:,} rows are drawn (a seeded random subsample); the "
+       "numbers count all rows." if sub else "")
+    if d > 2 else
+    "Here the data has two coordinates, so the drawn circle is the whole clip ball: clipped rows land exactly on it."
+    if d == 2 else ""
+)
+
+with user_errors():
+    (fig, df), noise_view, sm = _step_views(key, coords)
+    curve_view, shapes_view, split_view = _global_views(key)
+sc = dg.scale[list(coords)]
+shape = (f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to {sm['ratio_after']:.2g} "
+         "in (b): rounder, but not round (whitening would need sᵢ = 1/σ̂ᵢ). " if len(coords) == 2 else "")
+inside = (f" {sm['inside_drawn']} of them lie inside the drawn circle: they were clipped because of the other "
+          f"{d - len(coords)} coordinates." if d > len(coords) and sm["clipped"] else "")
+iome_r = iome_est.diagnostics.extra["ball_radius"]
+chart(fig, df, "plan_steps",
+      f"PLAN multiplied coordinate {coords[0] + 1} by s = {sc[0]:.3g}"
+      + (f" and coordinate {coords[1] + 1} by s = {sc[1]:.3g}. " if len(coords) == 2 else ". ") + shape
+      + f"The clip radius is C = {sm['C']:.4g} in scaled space: {sm['clipped']:,} of {n:,} rows "
+      f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is an "
+      f"ellipse with semi-axes {', '.join(f'{a:.3g}' for a in sm['semi_axes'])} (C/sᵢ) around μ̃; IOME's ball, after "
+      f"its rotation, is a circle of radius {iome_r:.3g}. The private mean lands {err:.3g} from the true mean "
+      f"(ℓ{p} over all {d} coordinates).",
+      code_run + code_base + "from dpcore.figures_plan import plan_steps_figure\n"
+      f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
+      f"max_points={MAX_POINTS}, rng={s.seed})")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Zoom on the mean: the noise ellipse")
+fig, df = noise_view
+nsd = dg.noise_std[list(coords)]
+chart(fig, df, "plan_noise_ellipse",
+      f"PLAN's noise has standard deviation {nsd[0]:.3g} on coordinate {coords[0] + 1}"
+      + (f" and {nsd[1]:.3g} on coordinate {coords[1] + 1}" if len(coords) == 2 else "")
+      + f": it adds noise of the same std {dg.extra['noise_std_scaled'] / n:.3g} to every coordinate in scaled "
+      "space and divides coordinate i by sᵢ on the way back. IOME's noise has std "
+      f"{iome_est.diagnostics.noise_std[0]:.3g} and the Gaussian mechanism's {gauss_est.diagnostics.noise_std[0]:.3g} "
+      "on every coordinate. "
+      + "Open circles: each estimator without its final noise; crosses: what it released. "
+      + ("The shaded ellipse holds the released mean with probability 39% (one standard deviation), the dotted "
+         "one 86% (two)." if len(coords) == 2 else
+         "The thick bar holds the released mean with probability 68% (±1 sd), the thin one 95% (±2 sd)."),
+      code_run + code_base + "from dpcore.figures_plan import noise_figure\n"
+      f"fig, df = noise_figure([('PLAN', '{spec_plan.color}', est), ('IOME', '{spec_iome.color}', iome_est), "
+      f"('Gaussian mechanism', '{spec_gauss.color}', gauss_est)], {coords}, true_mean=data.true_mean, "
+      "empirical_mean=data.x.mean(axis=0))")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Why the middle ground wins")
+st.markdown(
+    "Scaling trades the clip radius against the noise per coordinate. With no scaling (e = 0) the ball must "
+    "reach the widest coordinate, so the narrow ones get far too much noise. With the equal split (e = 1/2, "
+    "whitening) every coordinate gets the same noise in units of its own σ, and the wide coordinates pay. "
+    "PLAN's e = 1/(p+2) minimises the expected ℓp noise (the paper's Appendix C): the curve is the idealised "
+    "noise with σ known and C equal to the typical scaled length. Move the slider above to run PLAN at "
+    "another exponent and watch the ellipses change."
+)
+rho3 = budgets["noise"]
+fig, df = curve_view
+pts = df[df.point != ""].set_index("exponent")
+v0, vp, vh = (float(pts.loc[e, "noise"]) for e in (0.0, plan_e, 0.5)) if len(pts) == 3 else (np.nan,) * 3
+cur = float(df.loc[np.isclose(df.exponent, exponent), "noise"].iloc[0])
+best = float(df.exponent[df.noise.idxmin()])
+flat = np.isclose(v0, vp, rtol=1e-9)
+chart(fig, df, "plan_exponent",
+      (f"Expected ℓ{p} noise: {vp:.3g} at PLAN's e = {_exp_label(plan_e).split(' ')[0]}, against {v0:.3g} with no "
+       f"scaling ({v0 / vp:.2f}×) and {vh:.3g} with the equal split ({vh / vp:.2f}×); the slider's e = "
+       f"{_exp_label(exponent).split(' ')[0]} gives {cur:.3g}. The minimum of the curve is at e = {best:.3g}. "
+       + ("For ℓ2 the curve is symmetric about 1/4: no scaling and the equal split cost exactly the same. "
+          if p == 2 else "")
+       + f"The sampling error {df.sampling.iloc[0]:.3g} is a floor no estimator beats; the noise only adds to it."
+       if not flat else
+       f"Every exponent gives the same expected noise ({vp:.3g}): "
+       + ("in one dimension scaling only changes units." if d == 1 else
+          "all coordinates have the same spread, so scaling changes nothing (try a skewed distribution).")),
+      "from dpcore.figures_plan import exponent_curve\n" + s.code()
+      + f"fig, df = exponent_curve(data.true_std, n={n}, rho_noise={rho3!r}, p={float(p)!r}, "
+      f"current={float(exponent)!r})")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Noise shapes over all coordinates")
+fig, df = shapes_view
+l2 = {lab: float(np.sqrt(np.sum(np.asarray(e.diagnostics.noise_std) ** 2))) for lab, _, e in entries}
+chart(fig, df, "plan_noise_shapes",
+      f"{plan_label}'s noise std runs from {dg.noise_std.max():.3g} to {dg.noise_std.min():.3g} across the {d} "
+      f"coordinates (following σ̂ᵢ^{2 * exponent:.2g}), while IOME puts {iome_est.diagnostics.noise_std[0]:.3g} "
+      f"and the Gaussian mechanism {gauss_est.diagnostics.noise_std[0]:.3g} on every one. Expected ℓ2 size of the "
+      f"noise vector: PLAN {l2[plan_label]:.3g}, IOME {l2[spec_iome.label]:.3g}, Gaussian mechanism "
+      f"{l2[spec_gauss.label]:.3g}. The dashed line is each coordinate's sampling std σᵢ/√n.",
+      code_run + code_base + "from dpcore.figures_plan import noise_shapes_figure\n"
+      "fig, df = noise_shapes_figure([('PLAN', '#08519c', est), ('IOME', '#cb181d', iome_est), "
+      "('Gaussian mechanism', '#a0522d', gauss_est)], data.true_std, n=data.x.shape[0])")
+
+# ---------------------------------------------------------------------------------------------
+st.subheader("Where the error comes from")
+fig, df = split_view
+row = df.iloc[0]
+chart(fig, df, "plan_error_split",
+      f"In this run {plan_label} misses the true mean by {row.total:.3g} (ℓ{p}): sampling error {row.sampling:.3g} "
+      f"(the empirical mean's own miss), clipping bias {row.clipping:.3g}, DP noise {row.noise:.3g}. IOME misses by "
+      f"{df.total.iloc[1]:.3g}, the Gaussian mechanism by {df.total.iloc[2]:.3g}. (The three parts are vectors that "
+      "add up to the error, so their lengths need not add up to the total.)",
+      code_run + code_base + "from dpcore.figures import error_split_chart\n"
+      "from dpcore.figures_plan import error_split_frame\n"
+      f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
+      f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)")
+
+st.caption(f"{plan_label} spent: " + "; ".join(f"{k} ρ = {v:.4g}" for k, v in est.ledger.by_stage().items())
+           + f" — total ρ = {est.ledger.total():.4g}."
+           + (" The true σ was used (oracle): a teaching device, not a private release." if source == "oracle" else ""))
+simulation_notice()

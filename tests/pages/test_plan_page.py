@@ -1,0 +1,135 @@
+"""The "PLAN step by step" page under streamlit.testing: it runs, draws the paper's Figure 1 from
+one PLAN run, its widgets change what it shows, and odd settings (d = 1, equal coordinates, binary
+data, large n) are explained rather than crashing."""
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 120
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/plan_step_by_step.py"
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def _specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _arr(v: list | dict) -> np.ndarray:
+    """A Plotly JSON array, plain or typed (``{"dtype", "bdata"}``)."""
+    if isinstance(v, dict):
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+    return np.asarray(v)
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label))
+
+
+def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pattern():
+    at = _page()
+    assert not at.exception
+    assert at.title[0].value == "PLAN step by step"
+    specs = _specs(at)
+    assert len(specs) == 5
+    steps = specs[0]
+    names = {t.get("name") for t in steps["data"]}
+    assert {"clip ball, radius C", "clip ball mapped back (ellipse)", "IOME clip ball (after rotation)",
+            "row clipped (in d dimensions)", "true mean", "private mean"} <= names
+    titles = [a["text"] for a in steps["layout"]["annotations"]]
+    assert titles[:4] == ["(a) raw data and the true mean", "(b) recentred, then scaled",
+                          "(c) clipped to the ball of radius C", "(d) back in original space: the private mean"]
+    assert steps["layout"]["yaxis"]["scaleanchor"] == "x"
+    assert steps["layout"]["yaxis4"]["scaleanchor"] == "x4"
+    text = _text(at)
+    assert "inside the drawn circle may still be clipped" in text
+    assert "lie inside the drawn circle" in text and "other 30 coordinates" in text
+    assert "For ℓ2 the curve is symmetric" in text
+    # every chart: a sentence, a CSV download and a "show the code" expander
+    assert len(at.get("download_button")) == 5
+    assert sum(e.label == "Show the code" for e in at.expander) == 5
+    assert any("plan(data.x, rho=0.5" in c.value for c in at.code)
+    assert _metric(at, "Budget") == "ρ = 0.5"
+
+
+def test_p_resets_the_exponent_and_the_slider_reruns_plan():
+    at = _page()
+    assert at.select_slider(key="plan_e").value == 0.25
+    c_plan = float(_metric(at, "Clip radius"))
+    at.radio(key="plan_p").set_value(1).run()
+    assert not at.exception
+    assert abs(at.select_slider(key="plan_e").value - 1 / 3) < 1e-12
+    assert "PLAN's e = 1/3" in _text(at)
+    at.radio(key="plan_p").set_value(2).run()
+    at.select_slider(key="plan_e").set_value(0.0).run()
+    assert not at.exception
+    text = _text(at)
+    # no scaling: s = 1 on every coordinate, the same noise everywhere
+    assert "multiplied coordinate 1 by s = 1 and coordinate 4 by s = 1." in text
+    shapes = _specs(at)[3]  # steps, noise ellipse, exponent curve, noise shapes, error split
+    assert shapes["layout"]["title"]["text"].startswith("Noise shapes")
+    ys = _arr(shapes["data"][0]["y"])  # PLAN's bars
+    assert len(ys) == 32 and ys.max() == ys.min()
+    assert float(_metric(at, "Clip radius")) != c_plan
+
+
+def test_variance_source_and_coordinates_change_what_is_shown():
+    at = _page()
+    at.radio(key="plan_var").set_value("oracle").run()
+    assert not at.exception
+    assert any("oracle" in c.value for c in at.caption)
+    assert "variances" not in next(c.value for c in at.caption if c.value.startswith("PLAN spent"))
+    at.number_input(key="plan_i").set_value(2).run()
+    at.number_input(key="plan_j").set_value(7).run()
+    assert not at.exception
+    steps = _specs(at)[0]
+    assert steps["layout"]["xaxis"]["title"]["text"] == "coordinate 2"
+    assert steps["layout"]["yaxis"]["title"]["text"] == "coordinate 7"
+    assert "coordinate 2 by s = " in _text(at)
+    at.number_input(key="plan_j").set_value(2).run()
+    assert not at.exception
+    assert any("different" in w.value for w in at.warning)
+
+
+def test_one_dimension_is_explained():
+    at = _page({"d": "1", "n": "500"})
+    assert not at.exception
+    assert any("two coordinates" in i.value for i in at.info)
+    assert len(_specs(at)) == 5
+    assert "in one dimension scaling only changes units" in _text(at)
+
+
+def test_large_n_is_subsampled_and_said_so():
+    at = _page({"n": "5000", "d": "8"})
+    assert not at.exception
+    assert "2,000 of the 5,000 rows are drawn" in _text(at)
+    steps = _specs(at)[0]
+    drawn = sum(len(_arr(t["x"])) for t in steps["data"]
+                if t.get("name") in ("row kept as it is", "row clipped (in d dimensions)") and t.get("xaxis") == "x")
+    assert drawn == 2000
+
+
+def test_binary_data_defaults_to_p1_and_tiny_n_is_an_error_not_a_traceback():
+    at = _page({"distribution": "binary_plan", "skew": "0.25", "d": "16", "n": "2000"})
+    assert not at.exception
+    assert at.radio(key="plan_p").value == 1
+    assert "private (noisy frequencies)" in at.radio(key="plan_var").options
+    at = _page({"n": "3", "d": "4"})
+    assert not at.exception
+    assert at.error or len(_specs(at)) == 5
