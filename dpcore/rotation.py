@@ -20,7 +20,8 @@ We keep the whole sample in the layout ``(D1, n, D2)`` so both products are sing
 matrix multiplications without any transposition between rounds:
 ``H_D1 @ A.reshape(D1, n*D2)`` and ``A.reshape(D1*n, D2) @ H_D2``. The cost per round is
 ``2 n D (D1 + D2)`` flops, ``O(n D sqrt(D))``, done by BLAS at full speed; the layout change costs one
-copy in and one copy out.
+strided copy in (fused with the first sign flip), and the last ``H_D1`` product is a batched
+``matmul`` that writes the ``(n, D)`` layout directly.
 
 References
 ----------
@@ -174,11 +175,19 @@ class RandomizedHadamard:
         D1, D2 = self._D1, self._D2
         A = self._to_layout(X, self.signs[0])
         B = np.empty_like(A)
-        for t in range(self.rounds):
+        for t in range(self.rounds - 1):
             if t > 0:
                 A *= self.signs[t].reshape(D1, 1, D2)
             A, B = _hadamard_blocks(A, B, D1, D2)
-        out = np.ascontiguousarray(A.transpose(1, 0, 2)).reshape(n, self.dim)
+        # Last round: H_D2 on the last axis, then H_D1 as a batched product that writes the
+        # (n, D1, D2) = (n, D) layout directly (cheaper than a product plus a transposing copy).
+        if self.rounds > 1:
+            A *= self.signs[self.rounds - 1].reshape(D1, 1, D2)
+        if D2 > 1:
+            np.matmul(A.reshape(D1 * n, D2), _normalised_hadamard(D2), out=B.reshape(D1 * n, D2))
+            A, B = B, A
+        del B
+        out = np.matmul(_normalised_hadamard(D1), A.transpose(1, 0, 2)).reshape(n, self.dim)
         return out[0] if one_d else out
 
     def inverse(self, y: np.ndarray, *, keep_padding: bool = False) -> np.ndarray:
