@@ -119,7 +119,7 @@ def _need(est: Estimate, *names: str) -> None:
 
 def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], *, true_mean: np.ndarray,
                       iome: Estimate | None = None, max_points: int = 2000, rng: RngLike = 0,
-                      height: int = 860) -> tuple[go.Figure, pd.DataFrame]:
+                      jitter: float = 0.0, height: int = 860) -> tuple[go.Figure, pd.DataFrame]:
     """The paper's Figure 1 from one PLAN run, on two coordinates (or one, with a jitter axis).
 
     Parameters
@@ -141,6 +141,10 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
         Draw at most this many rows (a seeded uniform subsample; the frame says which rows).
     rng : None, int or Generator
         Seed of the subsample (and of the jitter in 1-D).
+    jitter : float
+        Display only: move each drawn row by a fixed random offset of up to ``jitter`` times each
+        panel's spread, so that discrete data (0/1 rows on a few corners) do not hide one another.
+        The frame keeps the exact positions; geometry and means are never jittered. Default 0.
 
     Returns
     -------
@@ -179,17 +183,30 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     scaled = recentred * s
     pulled = scaled * factor[:, None]
     back = c + pulled / s
-    jitter = g.uniform(-1.0, 1.0, rows.size) if one_d else None
+    heights = g.uniform(-1.0, 1.0, rows.size) if one_d else None  # the meaningless vertical axis in 1-D
 
     def height_of(ref: np.ndarray) -> float:
         return 0.1 * (float(np.ptp(ref[:, 0])) or 1.0)
 
     def lift(arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """1-D mode: add the jitter as a second column, scaled to the panel's width."""
-        return arr if not one_d else np.column_stack([arr[:, 0], jitter * height_of(ref)])
+        return arr if not one_d else np.column_stack([arr[:, 0], heights * height_of(ref)])
 
     def edges(lo: float, hi: float, h: float) -> np.ndarray:
         return np.array([[lo, -h], [lo, h], [np.nan, np.nan], [hi, -h], [hi, h]])
+
+    offsets = g.uniform(-1.0, 1.0, (rows.size, 2)) * float(jitter) if jitter else None
+    spans = {"a": pts, "b": scaled, "c": scaled, "d": back}
+
+    def shown_xy(sel: pd.DataFrame, panel: str) -> tuple[np.ndarray, np.ndarray]:
+        """Drawn positions of the rows in ``sel`` (exact unless ``jitter``)."""
+        xs, ys = sel.x.to_numpy(), sel.y.to_numpy()
+        if offsets is None:
+            return xs, ys
+        off = offsets[np.searchsorted(rows, sel.row.to_numpy())]
+        span = np.ptp(spans[panel], axis=0)
+        span = np.where(span > 0, span, 1.0)
+        return xs + off[:, 0] * span[0], (ys + off[:, 1] * span[-1]) if not one_d else ys
 
     frames = []
 
@@ -242,7 +259,8 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
         if part.empty and role not in ("clipped: before",):
             return
         kw.setdefault("mode", "markers")
-        fig.add_trace(go.Scatter(x=part.x, y=part.y, name=name, legendgroup=name, showlegend=name not in shown,
+        px, py = shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
+        fig.add_trace(go.Scatter(x=px, y=py, name=name, legendgroup=name, showlegend=name not in shown,
                                  customdata=part[["row", "norm_scaled"]].to_numpy(), **kw), *where[panel])
         shown.add(name)
 
@@ -254,7 +272,8 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
                                   (True, "row clipped (in d dimensions)", COLORS["clipped"])):
             sel = part[part.clipped == flag]
             label = name if not (panel == "b" and not flag) else "recentred and scaled"
-            fig.add_trace(go.Scatter(x=sel.x, y=sel.y, mode="markers", name=label, legendgroup=label,
+            px, py = shown_xy(sel, panel)
+            fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name=label, legendgroup=label,
                                      showlegend=label not in shown, marker=dict(color=color, **small),
                                      customdata=sel[["row", "norm_scaled"]].to_numpy(), hovertemplate=hover),
                           *where[panel])
@@ -262,7 +281,9 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     # the recentred cloud (before scaling) is off by default: the size of s is arbitrary (C adapts to
     # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
     rec = df[(df.panel == "b") & (df.role == "recentred")]
-    fig.add_trace(go.Scatter(x=rec.x, y=rec.y, mode="markers", name="recentred, before scaling (click to show)",
+    spans["r"] = recentred
+    px, py = shown_xy(rec, "r")
+    fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name="recentred, before scaling (click to show)",
                              marker=dict(color=COLORS["recentred"], size=3, opacity=0.35), hoverinfo="skip",
                              visible="legendonly"), 1, 2)
     trace("b", "private centre (origin)", "private centre μ̃", marker=dict(symbol="x-thin", size=9,
@@ -272,8 +293,8 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     before = df[(df.panel == "c") & (df.role == "clipped: before")]
     after = df[(df.panel == "c") & (df.role == "clipped: pulled onto the ball")]
     seg = np.full((3 * len(before), 2), np.nan)
-    seg[0::3] = before[["x", "y"]].to_numpy()
-    seg[1::3] = after[["x", "y"]].to_numpy()
+    seg[0::3] = np.column_stack(shown_xy(before, "c"))
+    seg[1::3] = np.column_stack(shown_xy(after, "c"))
     fig.add_trace(go.Scatter(x=seg[:, 0], y=seg[:, 1], mode="lines", name="pulled in", legendgroup="pulled in",
                              line=dict(color=COLORS["clipped"], width=1), hoverinfo="skip"), 2, 1)
     trace("c", "clipped: before", "clipped row, before", marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"),
@@ -305,8 +326,8 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
             yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
             fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1, row=r, col=col)
     style(fig, height=height)
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.04, xanchor="left", x=0.0),
-                      margin=dict(t=90))
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.04, xanchor="left", x=0.0,
+                                  itemsizing="constant"), margin=dict(t=90))
     return fig, df
 
 

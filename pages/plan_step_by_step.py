@@ -23,6 +23,7 @@ from dpcore.registry import get
 from pages._ui import chart, dataset, settings, simulation_notice, user_errors
 
 MAX_POINTS = 2000
+JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
 EXPONENTS = sorted({round(k * 0.05, 2) for k in range(11)} | {1 / 3})
 
 s = settings()
@@ -119,7 +120,7 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
     est, iome_est, _ = _runs(key)
     ds = dataset(s)
     steps = plan_steps_figure(ds.x, est, coords, true_mean=ds.true_mean, iome=iome_est, max_points=MAX_POINTS,
-                              rng=key[4])
+                              rng=key[4], jitter=JITTER if ds.kind == "binary" else 0.0)
     noise = noise_figure(_entries(key), coords, true_mean=ds.true_mean, empirical_mean=ds.x.mean(axis=0))
     return steps, noise, step_summary(est, coords, ds.x)
 
@@ -166,7 +167,7 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("Clip radius C (scaled space)", f"{dg.clip_radius:.4g}",
           help=f"Private {dg.extra['clip_quantile']:.3f}-quantile of the n scaled norms (rank slack k = "
                f"{dg.extra['rank_slack']:.1f}).")
-m2.metric("Rows clipped", f"{int(dg.clipped.sum()):,} of {n:,} ({dg.fraction_clipped:.1%})")
+m2.metric(f"Rows clipped (of {n:,})", f"{int(dg.clipped.sum()):,} ({dg.fraction_clipped:.1%})")
 err = float(np.sum(np.abs(est.mean - data.true_mean) ** p) ** (1 / p))
 m3.metric(f"ℓ{p} error of the private mean", f"{err:.3g}")
 m4.metric("Budget", f"ρ = {rho:.4g}", conv.rule if s.unit != "rho" else None, delta_color="off")
@@ -197,13 +198,30 @@ st.markdown(
     "Here the data has two coordinates, so the drawn circle is the whole clip ball: clipped rows land exactly on it."
     if d == 2 else ""
 )
+if binary:
+    st.caption(f"0/1 data: every row sits on one of four corners, so each drawn point is moved by a small random "
+               f"offset (up to {JITTER:.0%} of the panel's width) to show how many there are. The downloaded "
+               "data hold the exact positions.")
 
 with user_errors():
     (fig, df), noise_view, sm = _step_views(key, coords)
     curve_view, shapes_view, split_view = _global_views(key)
 sc = dg.scale[list(coords)]
-shape = (f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to {sm['ratio_after']:.2g} "
-         "in (b): rounder, but not round (whitening would need sᵢ = 1/σ̂ᵢ). " if len(coords) == 2 else "")
+if len(coords) < 2:
+    shape = ""
+elif abs(np.log(sc[0] / sc[1])) < 0.01:
+    shape = "Both coordinates got the same factor, so their shape does not change. "
+elif abs(exponent - 0.5) < 1e-12:
+    shape = (f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to "
+             f"{sm['ratio_after']:.2g} in (b): whitened (sᵢ = 1/σ̂ᵢ). ")
+elif exponent == 0:
+    shape = "No scaling: the cloud keeps its shape. "
+else:
+    shape = (f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to {sm['ratio_after']:.2g} "
+             "in (b): rounder, but not round (whitening would need sᵢ = 1/σ̂ᵢ). ")
+over = f" (ℓ{p} over all {d} coordinates)" if d > 1 else ""
+mapped = (f"an ellipse with semi-axes {', '.join(f'{a:.3g}' for a in sm['semi_axes'])} (C/sᵢ) around μ̃" if len(coords) == 2
+          else f"the interval μ̃ ± {sm['semi_axes'][0]:.3g} (C/s)")
 inside = (f" {sm['inside_drawn']} of them lie inside the drawn circle: they were clipped because of the other "
           f"{d - len(coords)} coordinates." if d > len(coords) and sm["clipped"] else "")
 iome_r = iome_est.diagnostics.extra["ball_radius"]
@@ -211,13 +229,12 @@ chart(fig, df, "plan_steps",
       f"PLAN multiplied coordinate {coords[0] + 1} by s = {sc[0]:.3g}"
       + (f" and coordinate {coords[1] + 1} by s = {sc[1]:.3g}. " if len(coords) == 2 else ". ") + shape
       + f"The clip radius is C = {sm['C']:.4g} in scaled space: {sm['clipped']:,} of {n:,} rows "
-      f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is an "
-      f"ellipse with semi-axes {', '.join(f'{a:.3g}' for a in sm['semi_axes'])} (C/sᵢ) around μ̃; IOME's ball, after "
-      f"its rotation, is a circle of radius {iome_r:.3g}. The private mean lands {err:.3g} from the true mean "
-      f"(ℓ{p} over all {d} coordinates).",
+      f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is "
+      f"{mapped}; IOME's ball, after its rotation, has radius {iome_r:.3g}. The private mean lands {err:.3g} from the "
+      f"true mean{over}.",
       code_run + code_base + "from dpcore.figures_plan import plan_steps_figure\n"
       f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
-      f"max_points={MAX_POINTS}, rng={s.seed})")
+      f"max_points={MAX_POINTS}, rng={s.seed}" + (f", jitter={JITTER}" if binary else "") + ")")
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Zoom on the mean: the noise ellipse")

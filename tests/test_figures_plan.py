@@ -278,3 +278,21 @@ def test_idealised_noise_std_is_the_estimators_at_its_own_margin(data16, exponen
     margin = dg.clip_radius / math.sqrt(float(np.sum((sig * dg.scale) ** 2)))
     sd = exponent_noise_std(sig, data16.n, dg.extra["budgets"]["noise"], exponent, margin=margin)
     np.testing.assert_allclose(sd, dg.noise_std, rtol=1e-12)
+
+
+def test_jitter_moves_only_the_drawn_points_and_keeps_the_frame_exact():
+    ds = generate("binary_plan", 1000, 8, 0.5, rng=6)
+    est = plan(ds.x, rho=0.5, bounds=ds.bounds, variances="binary", p=1.0, rng=0)
+    fig0, df0 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean)
+    fig1, df1 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, jitter=0.03)
+    assert df0.equals(df1)
+    span = np.ptp(ds.x[:, :2], axis=0)
+    for t0, t1 in zip(fig0.data, fig1.data, strict=True):
+        assert t0.name == t1.name
+        dx = np.abs(np.asarray(t1.x, float) - np.asarray(t0.x, float))
+        dy = np.abs(np.asarray(t1.y, float) - np.asarray(t0.y, float))
+        if t0.name in ("row kept as it is", "row clipped (in d dimensions)") and t0.xaxis == "x":
+            assert np.nanmax(dx, initial=0) <= 0.03 * span[0] and np.nanmax(dy, initial=0) <= 0.03 * span[1]
+            assert len(dx) == 0 or np.nanmax(dx) > 0
+        if t0.name in ("clip ball, radius C", "clip ball mapped back (ellipse)", "true mean", "private mean"):
+            assert np.nanmax(dx) == 0 and np.nanmax(dy) == 0
