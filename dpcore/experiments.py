@@ -787,10 +787,8 @@ def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path) -> list
     p = out / "regret.csv"
     regret_table(frame, metric).to_csv(p, index=False)
     written.append(p)
-    x = cfg.x_axis()
-    figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0]}
-    if x != "budget" and "budget" in cfg.sweep and len(cfg.sweep["budget"]) > 1:
-        figs["error_vs_budget"] = fc.error_figure(frame, x="budget", metric=metric, config=cfg)[0]
+    axes = [k for k in SWEEPABLE if len(cfg.sweep.get(k, [])) > 1] or [cfg.x_axis()]
+    figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes}
     figs["regret"] = fc.regret_figure(regret_table(frame, metric))
     for stem, fig in figs.items():
         p = out / f"{stem}.html"
