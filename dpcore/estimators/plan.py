@@ -413,9 +413,17 @@ def regularise(sigma_hat: np.ndarray) -> np.ndarray:
 
 
 def _floor_positive(sig: np.ndarray) -> np.ndarray:
-    top = float(np.max(sig)) if sig.size else 0.0
-    floor = top * 1e-12 if top > 0 else 1.0
-    return np.maximum(sig, floor)
+    """Replace ``sigma^ = 0`` by a tenth of the mean ``sigma^`` (1 if all are 0).
+
+    Only degenerate columns are affected (e.g. the never-inked border pixels of the digits data):
+    left near 0 they would get an enormous scale ``s``, and the private median of a constant
+    column lies anywhere in the box (the continuous exponential mechanism gives the single point
+    no mass), so the scaled norms would be dominated by that column and every row clipped.
+    """
+    mean = float(np.mean(sig)) if sig.size else 0.0
+    if mean <= 0:
+        return np.ones_like(sig)
+    return np.where(sig > 0, np.maximum(sig, 1e-12 * float(np.max(sig))), 0.1 * mean)
 
 
 def rank_slack(n: int, rho_radius: float, *, width: float, method: QuantileMethod = "exponential",
