@@ -453,6 +453,12 @@ def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[
 # ----------------------------------------------------------------------------------------------
 
 
+def _floor(sig: np.ndarray) -> np.ndarray:
+    """A constant column (``sigma_i = 0``) would get an infinite scale: floor at ``1e-12 max(sigma)``, as PLAN does."""
+    top = float(np.max(sig)) if sig.size else 0.0
+    return np.maximum(sig, top * 1e-12 if top > 0 else 1.0)
+
+
 def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: float, *,
                        sigma_hat: np.ndarray | None = None, margin: float = 1.0) -> np.ndarray:
     """Idealised per-coordinate noise std of PLAN's output with scaling ``s = sigma^^(-2e)``.
@@ -464,7 +470,7 @@ def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: fl
     :func:`dpcore.theory.noise_std_per_coordinate`.
     """
     sig = np.asarray(sigma, dtype=float)
-    sh = sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float)
+    sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))
     t = sh ** (2.0 * float(exponent))
     return 2.0 * margin / n * theory.noise_std_per_coordinate(sig, t, rho_noise)
 
@@ -493,7 +499,7 @@ def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, 
     PLAN, Appendix C and Theorem 4.5; specs/plan.md §6; :mod:`dpcore.theory`.
     """
     sig = np.asarray(sigma, dtype=float)
-    sh = sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float)
+    sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))
     named = {0.0: "no scaling (e = 0)", 1.0 / (p + 2.0): f"PLAN (e = 1/{p + 2:g})", 0.5: "equal split (e = 1/2)"}
     grid = np.union1d(np.linspace(0.0, 0.5, num), list(named))
     if current is not None:

@@ -264,9 +264,11 @@ def test_exponent_curve_matches_the_theory_reference_curves(p):
         np.testing.assert_allclose(df.total ** 2, df.noise ** 2 + df.sampling ** 2, rtol=1e-12)
 
 
-def test_exponent_curve_is_flat_without_skew():
+def test_exponent_curve_is_flat_without_skew_and_survives_a_constant_column():
     _, df = exponent_curve(np.ones(32), 1000, 0.5, 2.0)
     np.testing.assert_allclose(df.noise, df.noise.iloc[0], rtol=1e-12)
+    _, df = exponent_curve(np.r_[np.ones(7), 0.0], 1000, 0.5, 2.0)
+    assert np.all(np.isfinite(df[["noise", "total"]].to_numpy()))
 
 
 @pytest.mark.parametrize("exponent", [0.0, 0.25, 0.4])
