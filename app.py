@@ -101,7 +101,7 @@ pages = [st.Page(path, title=title, icon=icon, default=(path == "pages/home.py")
 nav = st.navigation(pages)
 sidebar()
 current = settings()
-st.query_params.from_dict(current.to_query())
+st.query_params.update(current.to_query())  # keeps page keys such as preset=
 try:
     _budget = current.budget  # validates the budget; raises ValueError naming the fix
 except ValueError as err:

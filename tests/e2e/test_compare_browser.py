@@ -27,3 +27,15 @@ def test_compare_page_renders(app_url, page, wait_for_app, screenshot):
     page.wait_for_timeout(2000)
     path = screenshot(page, "compare")
     assert path.stat().st_size > 50_000
+
+
+def test_preset_link_reopens_the_story(app_url, browser, wait_for_app):
+    # the link a presenter shares, opened in a fresh browser context (a new session)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2000})
+    page = ctx.new_page()
+    page.goto(f"{app_url}/compare?preset=no_skew_tie&n=1000&d=16")
+    wait_for_app(page)
+    main = page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text("No skew, a tie", timeout=180_000)
+    assert "preset=no_skew_tie" in page.url
+    ctx.close()

@@ -120,3 +120,11 @@ def test_downloads_and_upload() -> None:
 def test_bad_global_settings_show_error_not_traceback() -> None:
     at = _page({"d": "1", "distribution": "binary_plan", "skew": "0.5"})
     assert not at.exception
+
+
+def test_preset_link_restores_the_story_on_a_fresh_session() -> None:
+    # a shared link ?preset=... opened in a new session: the shell keeps page keys in the URL
+    at = _page({"preset": "no_skew_tie"})
+    assert at.selectbox(key="cmp_preset").value == "no_skew_tie"
+    assert at.query_params["preset"] == "no_skew_tie"
+    assert at.query_params["n"] == "500"  # the global keys are written beside it
