@@ -142,8 +142,8 @@ def show_code(code: str, label: str = "Show the code") -> None:
 
 
 def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
-    """A CSV download of the data behind a chart."""
-    st.download_button(label, df.to_csv(index=False).encode(), file_name=f"{name}.csv", mime="text/csv",
+    """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
+    st.download_button(label, lambda: df.to_csv(index=False).encode(), file_name=f"{name}.csv", mime="text/csv",
                        key=f"download-{name}")
 
 
