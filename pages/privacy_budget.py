@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import registry
+from dpcore.experiments import default_estimators
 from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
-from pages._ui import chart, dataset, settings, simulation_notice, user_errors
+from pages._ui import Settings, chart, dataset, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Privacy budget")
@@ -71,18 +72,20 @@ st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 @st.cache_data(show_spinner=False)
-def _ledgers(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, value: float,
-             delta: float) -> pd.DataFrame:
-    data = dataset(s)
-    b = Budget.from_unit(unit, value, delta)
-    pairs = [(spec, spec.run(data, b, rng=seed)) for spec in registry.applicable(data.kind, data.d)
-             if spec.notion != "none"]
+def _ledgers(current: Settings, names: tuple[str, ...]) -> pd.DataFrame:
+    data = dataset(current)
+    pairs = [(registry.get(n), registry.get(n).run(data, current.budget, rng=current.seed)) for n in names]
     return ledger_frame(pairs)
 
 
 st.subheader("How each estimator splits this budget")
+data = dataset(s)
+private = [spec.name for spec in registry.applicable(data.kind, data.d) if spec.notion != "none"]
+main = [n for n in default_estimators(data.kind, s.unit, data.d) if n in private]
+show_all = st.toggle(f"Show all {len(private)} estimators that apply to this data", value=False)
+names = tuple(private if show_all or not main else main)
 with user_errors():
-    led = _ledgers(s.distribution, s.n, s.d, s.skew, s.seed, s.unit, s.budget_value, s.delta)
+    led = _ledgers(s, names)
 if led.empty:
     st.info("No private estimator applies to this data.")
 else:
@@ -91,6 +94,7 @@ else:
           f"Every bar adds up to the whole budget. The largest single share is {biggest.share:.0%} "
           f"({biggest.stage}) in {biggest.estimator}.",
           s.code() + "from dpcore import registry\n"
-          "for spec in registry.applicable(data.kind, data.d):\n"
-          "    est = spec.run(data, budget, rng=%d)\n    print(spec.label, est.ledger.by_stage())" % s.seed)
+          f"for name in {list(names)!r}:\n"
+          f"    est = registry.run(name, data, budget, rng={s.seed})\n"
+          "    print(name, est.ledger.by_stage())")
 simulation_notice()

@@ -1,6 +1,7 @@
 """The app shell and the foundation pages under ``streamlit.testing``: widgets, values shown,
 URL parameters restored, and impossible input shown as an error, never a traceback."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,19 @@ def test_parse_query_and_settings_roundtrip():
                  delta=1e-5, seed=9)
     assert Settings(**{**DEFAULTS.__dict__, **parse_query(s.to_query())}) == s
     assert parse_query({"n": "x", "unit": "bits"}) == {}
+
+
+def test_ledger_chart_main_estimators_then_all():
+    at = _app({"distribution": "bounded", "skew": "0", "n": "400", "d": "4"}).run()
+    at.switch_page("pages/privacy_budget.py").run()
+    assert not at.exception
+
+    def bars() -> set[str]:
+        spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+        return {y for trace in spec["data"] for y in trace["y"]}
+
+    main = bars()
+    at.toggle[0].set_value(True).run()
+    assert not at.exception
+    every = bars()
+    assert main < every and len(every) >= 20
