@@ -5,7 +5,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcore.data import DISTRIBUTIONS, binary_product, contaminated, correlated_gaussian, gaussian, generate, zipf_std
+from dpcore.data import (
+    DISTRIBUTIONS,
+    binary_product,
+    contaminated,
+    correlated_gaussian,
+    gaussian,
+    generate,
+    zipf_std,
+)
 
 
 @pytest.mark.parametrize("name", list(DISTRIBUTIONS))

@@ -5,7 +5,15 @@ import pytest
 
 from dpcore import registry
 from dpcore.data import gaussian
-from dpcore.metrics import error_split, l1_error, l2_error, linf_error, lp_error, mahalanobis_error, tv_error
+from dpcore.metrics import (
+    error_split,
+    l1_error,
+    l2_error,
+    linf_error,
+    lp_error,
+    mahalanobis_error,
+    tv_error,
+)
 from dpcore.privacy import Budget
 
 
