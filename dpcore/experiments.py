@@ -725,6 +725,8 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
     for k, v in (fixed or {}).items():
         f = f[np.isclose(f[k].astype(float), float(v))]
     s = summarise(f, metric)
+    if by == "budget":  # a non-private reference spends no budget: nothing to read off
+        s = s[s["notion"] != "none"]
     rows = []
     for (est, label), g in s.groupby(["estimator", "label"], sort=False):
         g = g.groupby(by, as_index=False)["mean"].mean().sort_values(by)

@@ -37,6 +37,21 @@ from dpcore.privacy import Budget
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
 FLOOR_COLOR = "#7f7f7f"
+
+
+def log_ticks(values: Any) -> dict[str, Any]:
+    """Tick settings for a log axis over ``values``: 1, 2 and 5 times powers of ten, written out
+    in full (plotly's default labels every digit, as bare digits, when the range spans less than a
+    decade)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        return {}
+    lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+    ticks = [m * 10.0**e for e in range(lo, hi + 1) for m in (1, 2, 5) if v.min() / 1.5 <= m * 10.0**e <= v.max() * 1.5]
+    if len(ticks) < 2:
+        ticks = sorted({float(v.min()), float(v.max())})
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
 #: PLAN's default noise share ρ3 = 0.5625 ρ (specs/plan.md §2; also the private-radius Gaussian mechanism's).
 NOISE_SHARE = 0.5625
@@ -141,6 +156,7 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
             color, label = g["color"].iloc[0], g["label"].iloc[0]
             xs = g[x].tolist()
             fig.add_trace(go.Scatter(x=xs + xs[::-1], y=g["hi"].tolist() + g["lo"].tolist()[::-1], fill="toself",
+                                     mode="lines",  # the default for < 20 points adds stray vertex markers
                                      fillcolor=_rgba(color, 0.14), line=dict(width=0), hoverinfo="skip",
                                      legendgroup=str(est), showlegend=False, name=f"{label} 10–90%"), row=row, col=col)
             dash = "dot" if g["notion"].iloc[0] == "none" else "solid"
@@ -174,8 +190,10 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
                                      hovertemplate="best: %{text}<br>%{y:.4g}<extra></extra>"), row=row, col=col)
     positive = bool((s["lo"] > 0).all()) if not s.empty else False
     logx = x in ("budget", "n", "d")
-    fig.update_xaxes(type="log" if logx else "linear", title_text=x_title(x, cfg.unit))
-    fig.update_yaxes(type="log" if positive else "linear")
+    fig.update_xaxes(type="log" if logx else "linear", title_text=x_title(x, cfg.unit),
+                     **(log_ticks(s[x]) if logx else {}))
+    fig.update_yaxes(type="log" if positive else "linear",
+                     **(log_ticks(np.r_[s["lo"], s["hi"], s["mean"]]) if positive else {}))
     fig.update_yaxes(title_text=f"{mlabel} error (mean, 10–90% band)", row=1, col=1)
     style(fig, height=height if nrows == 1 else 360 * nrows)
     data = pd.concat([
@@ -218,7 +236,8 @@ def target_figure(needed: pd.DataFrame, by: str, target: float, metric: str, col
                            marker_color=[colors.get(e, "#888") for e in ok["estimator"]],
                            text=[_fmt(v) for v in ok[col]], textposition="outside",
                            hovertemplate="%{y}: %{x:.4g}<extra></extra>"))
-    fig.update_xaxes(type="log", title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"))
+    fig.update_xaxes(type="log", title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
+                     **log_ticks(ok[col]))
     fig.update_yaxes(autorange="reversed")
     style(fig, title=f"What each estimator needs for a mean {METRIC_LABEL.get(metric, metric)} error of {target:.3g}",
           height=120 + 40 * max(len(ok), 1))

@@ -218,10 +218,12 @@ def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, s
     versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
     at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
     sentence = headline(frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit)
-    rules = frame.drop_duplicates("notion")[["notion", "conversion"]]
-    conv_text = "; ".join(f"{r.notion}: {r.conversion}" for r in rules.itertuples() if r.notion != "none")
+    base = frame[np.isclose(frame["budget"], cfg.budget)] if x != "budget" else frame[np.isclose(frame["budget"], at)]
+    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
+    conv_text = "; ".join(f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
+                          for r in rules.itertuples() if r.notion != "none")
     if conv_text:
-        sentence += f" Budget conversions at the base point — {conv_text}."
+        sentence += f" Budget conversions there — {conv_text}."
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg)
     return fig.to_dict(), data, sentence, regret_table(frame, metric)
 
