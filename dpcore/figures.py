@@ -6,6 +6,7 @@ offer it as a CSV and a notebook can re-plot it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -25,6 +26,43 @@ def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.
         title=dict(text=title, x=0.0, xanchor="left") if title else None,
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
     )
+    return fig
+
+
+def log_ticks(values: Iterable[float] | np.ndarray) -> dict[str, list]:
+    """Tick settings for a log axis spanning ``values``: 1, 2 and 5 times powers of ten, written in
+    full (plotly's default writes bare digits "2 3 4 5" when a range spans under a decade)."""
+    v = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        return {}
+    lo, hi = float(v.min()), float(v.max())
+    ticks = [m * 10.0**e for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+             for m in (1, 2, 5) if lo / 1.5 <= m * 10.0**e <= hi * 1.5]
+    if len(ticks) > 12:  # many decades: powers of ten only
+        ticks = [t for t in ticks if math.isclose(math.log10(t), round(math.log10(t)))]
+    if len(ticks) < 2:
+        ticks = sorted({lo, hi})
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
+def tidy_log_axes(fig: go.Figure) -> go.Figure:
+    """Give every log axis of ``fig`` without explicit ticks the :func:`log_ticks` of the data drawn
+    on it (bands and markers included). Returns ``fig``, changed in place."""
+    values: dict[str, list[float]] = {}
+    for trace in fig.data:
+        for letter in ("x", "y"):
+            data = getattr(trace, letter, None)
+            if data is None:
+                continue
+            ref = getattr(trace, f"{letter}axis", None) or letter
+            values.setdefault(f"{letter}axis{ref[1:]}", []).extend(
+                float(v) for v in np.asarray(data, dtype=object).ravel()
+                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+    for name, nums in values.items():
+        axis = fig.layout[name] if name in fig.layout else None
+        if axis is not None and axis.type == "log" and axis.tickvals is None:
+            axis.update(**log_ticks(nums))
     return fig
 
 

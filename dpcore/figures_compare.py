@@ -31,27 +31,13 @@ from plotly.subplots import make_subplots
 from dpcore import theory
 from dpcore.data import DISTRIBUTIONS, generate
 from dpcore.experiments import ExperimentConfig, private_only, summarise
-from dpcore.figures import style
+from dpcore.figures import log_ticks, style
 from dpcore.privacy import Budget
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
 FLOOR_COLOR = "#7f7f7f"
 
-
-def log_ticks(values: Any) -> dict[str, Any]:
-    """Tick settings for a log axis over ``values``: 1, 2 and 5 times powers of ten, written out
-    in full (plotly's default labels every digit, as bare digits, when the range spans less than a
-    decade)."""
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if v.size == 0:
-        return {}
-    lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
-    ticks = [m * 10.0**e for e in range(lo, hi + 1) for m in (1, 2, 5) if v.min() / 1.5 <= m * 10.0**e <= v.max() * 1.5]
-    if len(ticks) < 2:
-        ticks = sorted({float(v.min()), float(v.max())})
-    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
 #: PLAN's default noise share ρ3 = 0.5625 ρ (specs/plan.md §2; also the private-radius Gaussian mechanism's).
 NOISE_SHARE = 0.5625

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.figures import tidy_log_axes
 from dpcore.privacy import Budget
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
@@ -149,7 +150,7 @@ def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (C
 
 def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
     """A Plotly chart with its sentence, CSV download and code expander (the house pattern)."""
-    st.plotly_chart(fig, key=f"chart-{name}")
+    st.plotly_chart(tidy_log_axes(fig), key=f"chart-{name}")
     st.markdown(sentence)
     cols = st.columns([1, 2])
     with cols[0]:
