@@ -48,7 +48,10 @@ def log_ticks(values: Iterable[float] | np.ndarray) -> dict[str, list]:
 
 def tidy_log_axes(fig: go.Figure) -> go.Figure:
     """Give every log axis of ``fig`` without explicit ticks the :func:`log_ticks` of the data drawn
-    on it (bands and markers included). Returns ``fig``, changed in place."""
+    on it (bands and markers included). Returns ``fig``, changed in place; anything that is not a
+    ``go.Figure`` (e.g. a figure cached as a plain dict) is returned unchanged."""
+    if not isinstance(fig, go.Figure):
+        return fig
     values: dict[str, list[float]] = {}
     for trace in fig.data:
         for letter in ("x", "y"):
