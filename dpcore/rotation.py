@@ -12,16 +12,22 @@ Speed
 -----
 A butterfly FWHT written in numpy makes ``log2 D`` passes over the data with poor locality. Instead,
 with ``D = D1 * D2`` (both powers of two), the Sylvester construction gives ``H_D = H_D1 ⊗ H_D2``,
-so for rows reshaped to ``(D1, D2)`` blocks
+so for a vector held as a ``D1 × D2`` matrix ``X`` (row-major)
 
-    H_D x  =  H_D1 · X · H_D2      (X the D1×D2 matrix of x, row-major).
+    H_D x  =  H_D1 · X · H_D2 .
 
-We keep the whole sample in the layout ``(D1, n, D2)`` so both products are single large BLAS
-matrix multiplications without any transposition between rounds:
-``H_D1 @ A.reshape(D1, n*D2)`` and ``A.reshape(D1*n, D2) @ H_D2``. The cost per round is
-``2 n D (D1 + D2)`` flops, ``O(n D sqrt(D))``, done by BLAS at full speed; the layout change costs one
-strided copy in (fused with the first sign flip), and the last ``H_D1`` product is a batched
-``matmul`` that writes the ``(n, D)`` layout directly.
+The sample is transformed in chunks of ``m`` vectors held as the columns of a ``(D, m)`` buffer,
+i.e. a ``(D1, D2, m)`` array: ``H_D2`` is a batched product over the ``D1`` blocks
+(``(D2, D2) @ (D2, m)`` each), ``H_D1`` a batched product over the ``D2`` strided slices
+(``(D1, D1) @ (D1, m)`` each, no copy), and the sign flip an in-place multiply, all on a buffer that
+stays in the CPU cache for the three rounds. Each round costs ``2 D (D1 + D2)`` flops per vector,
+``O(D sqrt(D))``, done by BLAS. The chunk width keeps every product at most ``2^19`` multiply-adds,
+so OpenBLAS runs it on one thread: on a loaded machine (2 shared cores) multi-threaded small
+products were up to 10x slower than single-threaded ones (thread hand-offs wait for busy cores),
+while one thread runs about as fast as two idle ones on these sizes. The data are read once (transposed into the chunk, with an
+optional centre subtracted) and written once, as the ``(D, n)`` array returned by
+:meth:`RandomizedHadamard.forward_columns` (one row per rotated coordinate: the layout in which
+coordinate-wise statistics such as the private medians are cheapest).
 
 References
 ----------
@@ -38,6 +44,12 @@ import numpy as np
 from scipy.linalg import hadamard
 
 from dpcore._validation import RngLike, as_generator
+
+#: Vectors transformed together at most (a ``(D, 128)`` buffer stays in cache up to D ~ 2^12).
+CHUNK = 128
+#: Largest product (multiply-adds) per BLAS call; OpenBLAS runs products up to about this size on
+#: one thread.
+_SINGLE_THREAD_MNK = 1 << 19
 
 
 def next_power_of_two(d: int) -> int:
@@ -61,19 +73,25 @@ def _factor(D: int) -> tuple[int, int]:
     return 1 << k1, 1 << (k - k1)
 
 
-def _hadamard_blocks(A: np.ndarray, B: np.ndarray, D1: int, D2: int) -> tuple[np.ndarray, np.ndarray]:
-    """Apply ``H_D = H_D1 ⊗ H_D2`` to every row held in layout ``A`` of shape ``(D1, n, D2)``.
+def _hadamard_columns(A: np.ndarray, B: np.ndarray) -> None:
+    """In place: ``H_D = H_D1 ⊗ H_D2`` applied to every column of ``A`` (shape ``(D1, D2, m)``).
 
-    Uses ``B`` (same shape) as workspace; returns ``(result, free_buffer)``.
+    ``B`` (same shape) is workspace.
     """
-    n = A.shape[1]
-    if D1 > 1:
-        np.matmul(_normalised_hadamard(D1), A.reshape(D1, n * D2), out=B.reshape(D1, n * D2))
-        A, B = B, A
-    if D2 > 1:
-        np.matmul(A.reshape(D1 * n, D2), _normalised_hadamard(D2), out=B.reshape(D1 * n, D2))
-        A, B = B, A
-    return A, B
+    D1, D2, m = A.shape
+    np.matmul(_normalised_hadamard(D2), A, out=B)  # H_D2 on axis 1, batched over the D1 blocks
+    # H_D1 on axis 0, batched over the D2 slices B[:, i2, :] (strided, no copy)
+    np.matmul(_normalised_hadamard(D1), B.transpose(1, 0, 2), out=A.transpose(1, 0, 2))
+
+
+def _chunks(n: int, D: int):
+    """Yield ``(start, A, B)``: chunks of ``m <= CHUNK`` vectors, two ``(D1, D2, m)`` buffers."""
+    D1, D2 = _factor(D)
+    width = max(1, min(CHUNK, n, _SINGLE_THREAD_MNK // (D1 * D1)))
+    bufA, bufB = np.empty(D * width), np.empty(D * width)
+    for j in range(0, n, width):
+        m = min(width, n - j)
+        yield j, bufA[: D * m].reshape(D1, D2, m), bufB[: D * m].reshape(D1, D2, m)
 
 
 def hadamard_transform(x: np.ndarray) -> np.ndarray:
@@ -87,11 +105,13 @@ def hadamard_transform(x: np.ndarray) -> np.ndarray:
     n, D = X.shape
     if D != next_power_of_two(D):
         raise ValueError(f"the last axis of x must have a power-of-two length; got {D}. Zero-pad first.")
-    D1, D2 = _factor(D)
-    A = np.ascontiguousarray(X.reshape(n, D1, D2).transpose(1, 0, 2))
-    out, _ = _hadamard_blocks(A, np.empty_like(A), D1, D2)
-    res = out.transpose(1, 0, 2).reshape(n, D)
-    return res[0].copy() if one_d else np.ascontiguousarray(res)
+    out = np.empty((n, D))
+    for j, A, B in _chunks(n, D):
+        cols = A.reshape(D, -1)
+        cols[...] = X[j: j + cols.shape[1]].T
+        _hadamard_columns(A, B)
+        out[j: j + cols.shape[1]] = cols.T
+    return out[0] if one_d else out
 
 
 class RandomizedHadamard:
@@ -137,27 +157,8 @@ class RandomizedHadamard:
         self.rounds = int(rounds)
         g = as_generator(rng)
         self.signs = np.where(g.random((self.rounds, self.dim)) < 0.5, -1.0, 1.0)
-        self._D1, self._D2 = _factor(self.dim)
-
-    # -- helpers -------------------------------------------------------------------------------
-    def _to_layout(self, X: np.ndarray, sign: np.ndarray) -> np.ndarray:
-        """Rows of ``X`` (n, width <= D) zero-padded to D, times ``sign``, in layout (D1, n, D2)."""
-        n, width = X.shape
-        D1, D2 = self._D1, self._D2
-        A = np.empty((D1, n, D2))
-        view = A.transpose(1, 0, 2)  # (n, D1, D2) view of the buffer
-        if width == self.dim:
-            np.multiply(X.reshape(n, D1, D2), sign.reshape(D1, D2), out=view)
-        else:
-            full, rest = divmod(width, D2)
-            if full:
-                np.multiply(X[:, : full * D2].reshape(n, full, D2), sign[: full * D2].reshape(full, D2),
-                            out=view[:, :full, :])
-            if full < D1:
-                view[:, full:, :] = 0.0
-                if rest:
-                    np.multiply(X[:, full * D2:], sign[full * D2: width], out=view[:, full, :rest])
-        return A
+        # the same signs as (rounds, D1, D2, 1), to multiply a (D1, D2, m) chunk of columns
+        self._chunk_signs = self.signs.reshape(self.rounds, *_factor(self.dim), 1)
 
     def _check(self, x: np.ndarray, width: int, what: str) -> tuple[np.ndarray, bool]:
         arr = np.asarray(x, dtype=float)
@@ -167,28 +168,35 @@ class RandomizedHadamard:
             raise ValueError(f"{what} must have {width} columns (last axis); got shape {arr.shape}.")
         return X, one_d
 
-    # -- public --------------------------------------------------------------------------------
+    def forward_columns(self, x: np.ndarray, *, center: np.ndarray | None = None) -> np.ndarray:
+        """``R (x_j - center)`` for every row ``x_j`` of ``x`` (n, d), returned as columns: shape ``(D, n)``.
+
+        Row ``k`` of the result holds rotated coordinate ``k`` of all ``n`` vectors (the transpose
+        of :meth:`forward`, computed without a transposing copy).
+        """
+        X, _ = self._check(x, self.d, "x")
+        n, d, D = X.shape[0], self.d, self.dim
+        shift = None if center is None else np.broadcast_to(np.asarray(center, dtype=float), (d,))[:, None]
+        out = np.empty((D, n))
+        for j, A, B in _chunks(n, D):
+            cols = A.reshape(D, -1)  # the chunk's vectors as columns, zero padded
+            m = cols.shape[1]
+            if shift is None:
+                cols[:d] = X[j: j + m].T
+            else:
+                np.subtract(X[j: j + m].T, shift, out=cols[:d])
+            cols[d:] = 0.0
+            for t in range(self.rounds):  # H D_t
+                A *= self._chunk_signs[t]
+                _hadamard_columns(A, B)
+            out[:, j: j + m] = cols
+        return out
+
     def forward(self, x: np.ndarray) -> np.ndarray:
         """Rotate rows of ``x`` (shape ``(n, d)`` or ``(d,)``): returns ``(n, D)`` (or ``(D,)``)."""
-        X, one_d = self._check(x, self.d, "x")
-        n = X.shape[0]
-        D1, D2 = self._D1, self._D2
-        A = self._to_layout(X, self.signs[0])
-        B = np.empty_like(A)
-        for t in range(self.rounds - 1):
-            if t > 0:
-                A *= self.signs[t].reshape(D1, 1, D2)
-            A, B = _hadamard_blocks(A, B, D1, D2)
-        # Last round: H_D2 on the last axis, then H_D1 as a batched product that writes the
-        # (n, D1, D2) = (n, D) layout directly (cheaper than a product plus a transposing copy).
-        if self.rounds > 1:
-            A *= self.signs[self.rounds - 1].reshape(D1, 1, D2)
-        if D2 > 1:
-            np.matmul(A.reshape(D1 * n, D2), _normalised_hadamard(D2), out=B.reshape(D1 * n, D2))
-            A, B = B, A
-        del B
-        out = np.matmul(_normalised_hadamard(D1), A.transpose(1, 0, 2)).reshape(n, self.dim)
-        return out[0] if one_d else out
+        _, one_d = self._check(x, self.d, "x")
+        cols = self.forward_columns(np.atleast_2d(x))
+        return cols[:, 0] if one_d else cols.T
 
     def inverse(self, y: np.ndarray, *, keep_padding: bool = False) -> np.ndarray:
         """Rotate back: ``R^T y`` for rows of ``y`` (shape ``(n, D)`` or ``(D,)``).
@@ -197,16 +205,17 @@ class RandomizedHadamard:
         real vectors the padded coordinates come back as zeros up to rounding).
         """
         Y, one_d = self._check(y, self.dim, "y")
-        n = Y.shape[0]
-        D1, D2 = self._D1, self._D2
-        A = self._to_layout(Y, np.ones(self.dim))
-        B = np.empty_like(A)
-        for t in range(self.rounds - 1, -1, -1):
-            A, B = _hadamard_blocks(A, B, D1, D2)
-            A *= self.signs[t].reshape(D1, 1, D2)
-        out = np.ascontiguousarray(A.transpose(1, 0, 2)).reshape(n, self.dim)
-        if not keep_padding:
-            out = np.ascontiguousarray(out[:, : self.d])
+        n, D = Y.shape[0], self.dim
+        width = D if keep_padding else self.d
+        out = np.empty((n, width))
+        for j, A, B in _chunks(n, D):
+            cols = A.reshape(D, -1)
+            m = cols.shape[1]
+            cols[...] = Y[j: j + m].T
+            for t in range(self.rounds - 1, -1, -1):  # D_t H
+                _hadamard_columns(A, B)
+                A *= self._chunk_signs[t]
+            out[j: j + m] = cols[:width].T
         return out[0] if one_d else out
 
     def matrix(self) -> np.ndarray:

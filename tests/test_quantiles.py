@@ -666,3 +666,23 @@ def test_budget_family_errors():
 def test_property_output_inside_bounds(kind, data, lo, width, q, budget, seed):
     v = _call(kind, np.array(data), q, (lo, lo + width), budget=budget, rng=seed)
     assert lo <= v <= lo + width
+
+
+@pytest.mark.parametrize("shape", [(64, 6), (3000, 200), (50_000, 3)])
+def test_binary_search_column_blocks_give_identical_counts(shape):
+    # The blocked path (columns contiguous: Fortran-ordered x) must release exactly the same
+    # noisy counts as the one-pass-per-step path on the same x and seed: same mechanism, only
+    # the exact counts are computed in another order. (3000, 200) spans several blocks of
+    # columns; (50_000, 3) has one column per block; ties exercise "<=".
+    x = np.random.default_rng(15).normal(size=shape)
+    x[: shape[0] // 4] = np.round(x[: shape[0] // 4], 1)
+    d = shape[1]
+    lo, hi = np.full(d, -3.0), np.full(d, 3.0)
+    c_order = Q._binary_search(np.ascontiguousarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
+    f_order = Q._binary_search(np.asfortranarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
+    for a, b in zip(c_order, f_order, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(
+        binary_search_quantile(np.asfortranarray(x), 0.4, (-3, 3), rho=1.0, steps=15, rng=2),
+        binary_search_quantile(np.ascontiguousarray(x), 0.4, (-3, 3), rho=1.0, steps=15, rng=2),
+    )

@@ -56,3 +56,20 @@ def test_same_seed_same_rotation_and_bad_input() -> None:
         RandomizedHadamard(0)
     with pytest.raises(ValueError, match="columns"):
         RandomizedHadamard(4, rng=0).forward(np.ones((2, 5)))
+
+
+@pytest.mark.parametrize(("n", "d"), [(300, 100), (131, 5000)])
+def test_forward_columns_with_centre_across_chunks(n: int, d: int) -> None:
+    # Several chunks with a partial last one (n = 300 > 2 * CHUNK; d = 5000 gives D = 8192, whose
+    # chunks are narrower than CHUNK): the column layout is the transpose of forward(x - centre),
+    # which matches the dense definition, and the inverse recovers x - centre.
+    R = RandomizedHadamard(d, rng=11)
+    rng = np.random.default_rng(12)
+    x, centre = rng.standard_normal((n, d)), rng.standard_normal(d)
+    cols = R.forward_columns(x, center=centre)
+    assert cols.shape == (R.dim, n) and cols.flags.c_contiguous
+    np.testing.assert_allclose(cols.T, R.forward(x - centre), atol=1e-12)
+    if d <= 100:
+        np.testing.assert_allclose(cols.T[:, :], np.pad(x - centre, ((0, 0), (0, R.dim - d))) @ R.matrix().T,
+                                   atol=1e-10)
+    np.testing.assert_allclose(R.inverse(cols.T), x - centre, atol=1e-10)

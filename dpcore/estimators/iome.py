@@ -88,6 +88,10 @@ class IdentityRotation:
     def forward(self, x: np.ndarray) -> np.ndarray:
         return np.array(x, dtype=float)
 
+    def forward_columns(self, x: np.ndarray, *, center: np.ndarray | None = None) -> np.ndarray:
+        X = np.asarray(x, dtype=float)
+        return np.ascontiguousarray((X if center is None else X - center).T)
+
     def inverse(self, y: np.ndarray, *, keep_padding: bool = False) -> np.ndarray:
         return np.array(y, dtype=float)
 
@@ -165,9 +169,9 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
     hw = (hi - lo) / 2.0
     R: RandomizedHadamard | IdentityRotation = RandomizedHadamard(d, rng=g) if rotate else IdentityRotation(d)
     D = R.dim
-    Xc = X - m0
-    xr = R.forward(Xc)  # (n, D)
-    del Xc
+    # xr[k, j] = coordinate k of R (x_j - m0): one row per rotated coordinate, the layout in which
+    # the coordinate medians, the norms and the clipped mean are cheapest (no transposing copy).
+    xr = R.forward_columns(X, center=m0)  # (D, n)
 
     # -- private coordinate medians in rotated space ------------------------------------------
     if median_bounds is None:
@@ -176,14 +180,14 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
             median_bounds = (-h, h)
         else:
             median_bounds = (-hw, hw)
-    c = np.asarray(quantiles.binary_search_quantile(xr, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g),
+    c = np.asarray(quantiles.binary_search_quantile(xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g),
                    dtype=float)
     ledger.charge("centre (rotated coordinate medians)", rho_med,
                   f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each")
 
     # -- clip radius -----------------------------------------------------------------------------
-    xr -= c
-    norms = np.sqrt(np.einsum("ij,ij->i", xr, xr))
+    xr -= c[:, None]
+    norms = np.sqrt(np.einsum("kj,kj->j", xr, xr))
     m = clip_rank(n, D, steps, p1, p2, f)
     q_clip = m / n
     if q_clip < 0.5:
@@ -200,7 +204,7 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
 
     # -- shifted clipped mean, noise, rotate back ------------------------------------------------
     factor = np.minimum(1.0, C / np.maximum(norms, 1e-300))
-    z = (factor @ xr) / n
+    z = (xr @ factor) / n
     tau = math.sqrt(2.0 * C * C / p2) / n
     noise = tau * g.standard_normal(D)
     ledger.charge("noisy sum", p2, f"Gaussian mechanism, l2 sensitivity 2C = {2 * C:.4g}")
