@@ -236,6 +236,11 @@ def _searchsorted_rows(cum: np.ndarray, values: np.ndarray) -> np.ndarray:
     return lo
 
 
+#: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
+#: stay in cache; at least 8 columns so that reading a block of ``x`` uses whole cache lines).
+_BLOCK_VALUES = 1 << 17
+
+
 def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
                               rng: RngLike = None) -> float | np.ndarray:
     """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential_quantile`, sampled
@@ -264,22 +269,31 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
     lo, hi = check_bounds(bounds, d)
     eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
     g = as_generator(rng)
-    z = np.empty((d, n + 2))
-    z[:, 0], z[:, -1] = lo, hi
-    inner = z[:, 1:-1]
-    inner[...] = X.T
-    inner.sort(axis=1)
-    if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
-        np.clip(inner, lo[:, None], hi[:, None], out=inner)
-    w = np.subtract(z[:, 1:], z[:, :-1])  # interval lengths L_i, (d, n + 1)
+    u_pick, u_point = g.random(d), g.random(d)  # one uniform per column for the interval, one for the point
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)
-    w *= np.exp(log_u - log_u.max())
-    np.cumsum(w, axis=1, out=w)
-    total = w[:, -1].copy()
-    idx = np.minimum(_searchsorted_rows(w, g.random(d) * total), n)
-    rows = np.arange(d)
-    left, right = z[rows, idx], z[rows, idx + 1]
-    value = left + g.random(d) * (right - left)
+    weights = np.exp(log_u - log_u.max())  # exp(eps u_i / 2), shared by all columns
+    value, total = np.empty(d), np.empty(d)
+    # Column blocks that stay in cache: sort, interval lengths, cumulative weights, pick.
+    width = min(d, max(8, _BLOCK_VALUES // (n + 2)))
+    zbuf, wbuf = np.empty((width, n + 2)), np.empty((width, n + 1))
+    for s in range(0, d, width):
+        cols = slice(s, min(s + width, d))
+        m = cols.stop - s
+        z, w = zbuf[:m], wbuf[:m]
+        z[:, 0], z[:, -1] = lo[cols], hi[cols]
+        inner = z[:, 1:-1]
+        inner[...] = X[:, cols].T
+        inner.sort(axis=1)
+        if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
+            np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
+        np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
+        w *= weights
+        np.cumsum(w, axis=1, out=w)
+        total[cols] = w[:, -1]
+        idx = np.minimum(_searchsorted_rows(w, u_pick[cols] * total[cols]), n)
+        rows = np.arange(m)
+        left, right = z[rows, idx], z[rows, idx + 1]
+        value[cols] = left + u_point[cols] * (right - left)
     bad = ~(np.isfinite(total) & (total > 0))
     if bad.any():
         nb = int(bad.sum())
@@ -360,8 +374,10 @@ def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pai
     lo, hi = check_bounds(bounds, d)
     g = as_generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
-    a = X[perm[0::2]]
-    a -= X[perm[1::2]]
+    first, second = perm[0::2], perm[1::2]
+    a = X[first]
+    for j in range(0, first.size, 256):  # in blocks of rows: no second (n/2, d) temporary
+        a[j: j + 256] -= X[second[j: j + 256]]
     np.square(a, out=a)
     a *= 0.5
     if k > 1:
@@ -370,7 +386,7 @@ def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pai
     if scale == "log":
         check_positive(floor_ratio, "floor_ratio")
         floor = floor_ratio * top
-        log_a = np.log(np.maximum(a, floor))
+        log_a = np.log(np.maximum(a, floor, out=a), out=a)  # in place: a is not used again
         med = np.exp(private_quantile(log_a, 0.5, (np.log(floor), np.log(top)), rho=rho, method=method,
                                       steps=steps, rng=g))
     elif scale == "linear":
