@@ -63,6 +63,7 @@ specs/plan.md §2–§5, §9, §10.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -165,6 +166,22 @@ class PlanCore:
 
 def _row_norms(y: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", y, y))
+
+
+def _scaled_rows(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+    """Yield ``(rows, y)`` with ``y = (X[rows] - center) * s`` for blocks of rows.
+
+    One reused block buffer instead of an ``(n, d)`` temporary (a fresh large array costs page
+    faults that can exceed the arithmetic on a shared machine).
+    """
+    n, d = X.shape
+    size = max(1, min(n, (1 << 16) // d))
+    buf = np.empty((size, d))
+    for j in range(0, n, size):
+        y = buf[: min(size, n - j)]
+        np.subtract(X[j: j + size], center, out=y)
+        y *= s
+        yield slice(j, j + y.shape[0]), y
 
 
 def plan_core(x: np.ndarray, center: np.ndarray, sigma_hat: np.ndarray, radius: float, *,
@@ -689,9 +706,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         warnings_.append(f"rank slack k = {k:.1f} is {k / n:.0%} of n: the clip quantile is clamped to "
                          f"{q_clip:.3f}; n is small for this budget (PLAN needs n >> sqrt(d/rho)).")
     U = radius_universe(radius_universe_kind, sigma_hat=sigma_hat, scale=s, lo=lo, hi=hi, n=n, beta=beta)
-    y = X - mu_t
-    y *= s
-    norms = _row_norms(y)
+    norms = np.empty(n)
+    for rows, y in _scaled_rows(X, mu_t, s):  # y_j = (x_j - mu~) * s
+        norms[rows] = _row_norms(y)
     C = float(private_quantile(norms, q_clip, (0.0, U), rho=budgets["radius"], method=quantile,
                                steps=steps, rng=g))
     C = max(C, U * 1e-12)
@@ -700,7 +717,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
 
     # -- stage 4: clip, noise, unscale, recentre (Algorithm 1 lines 7-8) -------------------------
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
-    clipped_sum = factor @ y
+    clipped_sum = np.zeros(d)
+    for rows, y in _scaled_rows(X, mu_t, s):  # sum_j min(1, C / ||y_j||) y_j
+        clipped_sum += factor[rows] @ y
     tau = math.sqrt(2.0 * C * C / budgets["noise"])
     eta = tau * g.standard_normal(d)
     ledger.charge(STAGE_LABELS["noise"], budgets["noise"],
