@@ -53,7 +53,11 @@ def check_data(x: Any, *, name: str = "x", ndim: int | None = None, min_rows: in
         raise ValueError(f"{name} needs at least {min_rows} rows; got {arr.shape[0]}.")
     if arr.ndim == 2 and arr.shape[1] < 1:
         raise ValueError(f"{name} needs at least one column; got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
+    # One pass without an n*d temporary: the sum is finite unless there is a NaN or infinity (or an
+    # overflow of huge values, which the exact check below then clears).
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if not np.isfinite(total) and not np.all(np.isfinite(arr)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(
             f"{name} contains {bad} NaN or infinite value(s); drop or impute them before estimating."
