@@ -22,7 +22,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check dpcore pages tests benchmarks app.py
 
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	$(BIN)/python benchmarks/plan_speed.py
+	$(BIN)/python benchmarks/compare_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
