@@ -7,6 +7,8 @@ Set ``REQUIRE_BROWSER=1`` (``.ci/run`` does) to make a missing Chromium fail ins
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -32,31 +34,41 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
-    """Start ``streamlit run app.py`` (headless, as ``make run`` does) on a free port."""
+    """Start the app with the README's command, ``make run``, on a free port.
+
+    Falls back to the same ``streamlit run`` line under this interpreter when ``make`` or the
+    project's ``.venv`` is missing (e.g. tests run from another environment).
+    """
     port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
+    if shutil.which("make") and (ROOT / ".venv" / "bin" / "streamlit").exists():
+        cmd = ["make", "--no-print-directory", "run", f"PORT={port}"]
+    else:
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port)]
+    # own process group, so that stopping it also stops the server make started
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.status == 200:
                     break
         except OSError:
+            if proc.poll() is not None:
+                break
             time.sleep(0.5)
     else:
-        proc.kill()
-        pytest.fail("the app did not start within 90 s: " + (proc.stdout.read().decode() if proc.stdout else ""))
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the app did not start within 120 s")
+    if proc.poll() is not None:
+        pytest.fail("the app exited: " + (proc.stdout.read().decode() if proc.stdout else ""))
     yield url
-    proc.terminate()
+    os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="session")
