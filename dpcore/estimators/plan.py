@@ -359,7 +359,7 @@ def chi_square_median_factor(k: int) -> float:
 
 def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pairs_per_group: int = 1,
                       method: QuantileMethod = "exponential", steps: int = 20,
-                      scale: Literal["log", "linear"] = "log", floor_ratio: float = 1e-12,
+                      scale: Literal["log", "linear"] = "log", floor_ratio: float = 1e-30,
                       rng: RngLike = None) -> np.ndarray:
     """Algorithm 2 (VarianceEstimate, App. D.1) on every coordinate: private ``sigma^2``.
 
@@ -373,7 +373,10 @@ def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pai
     ``scale="log"`` (default, [ours]) takes the private median of ``log y`` on
     ``[log(floor_ratio * top), log(top)]`` and exponentiates it. The median commutes with the
     monotone map, each person still holds one value per column, and the search range is public,
-    so privacy is unchanged. Why: on the linear range ``[0, top]`` with ``top = k (hi - lo)^2 / 2``
+    so privacy is unchanged. The floor sits far below any real spread (``1e-30 top``): values
+    clamped to a floor near the data would tie, and tied values leave only zero-length intervals,
+    which the mechanism never picks (with ``1e-12`` the Gaussian C preset at ``d = 1024`` lost
+    its low-variance coordinates this way). Why: on the linear range ``[0, top]`` with ``top = k (hi - lo)^2 / 2``
     the empty interval above the data is ~``top`` long, and with a small per-coordinate budget the
     exponential mechanism picks it for low-variance coordinates (e.g. Gaussian B, ``n = 4000``,
     ``d = 128``, ``rho = 0.125``: over 10% of coordinates get ``sigma^ / sigma`` of about 10^4).
@@ -665,6 +668,15 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
                                            steps=steps, rng=g), dtype=float)
         ledger.charge(STAGE_LABELS["center"], budgets["center"],
                       f"{d} private medians ({quantile}), rho/d = {budgets['center'] / d:.4g} each")
+        if quantile == "exponential":
+            # Public check: the empty stretch of the range beside the data (length up to the width)
+            # outweighs the median's utility advantage eps n / 4 when eps n / 4 < ln(width n).
+            eps_col = math.sqrt(8.0 * budgets["center"] / d)
+            if eps_col * n / 4.0 < math.log(float(np.max(hi - lo)) * n):
+                warnings_.append(
+                    f"the centre's budget is thin: rho/d = {budgets['center'] / d:.2g} per coordinate over a range "
+                    f"{float(np.max(hi - lo)):.3g} wide, so some private medians may land far from the data "
+                    f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it).")
     elif center == "frequencies":
         mu_t = np.clip(q_tilde, lo, hi)
     else:

@@ -489,3 +489,47 @@ def test_exponential_quantile_blocks_are_bit_identical_to_one_pass(shape: tuple[
     lo, hi = np.full(d, -4.0), np.full(d, 4.0)
     ref = _exponential_quantile_one_pass(x, 0.3, lo, hi, 0.5, np.random.default_rng(3))
     np.testing.assert_array_equal(P.exponential_quantile_fast(x, 0.3, (lo, hi), rho=0.5, rng=3), ref)
+
+
+def test_variance_floor_far_below_the_data_keeps_low_variance_coordinates():
+    """Gaussian C preset at d = 1024 (public range +-50 d sqrt(max sigma), i.e. +-1.6e6): with a
+    log floor near the data (1e-12 of the top) most pair statistics of the small coordinates tie
+    at the floor and the mechanism picks the empty top interval (sigma^/sigma up to ~1e6); the
+    default floor 1e-30 keeps every coordinate within a factor 2."""
+    from dpcore.data import gaussian
+    from dpcore.estimators.plan import variance_estimate
+
+    d = 1024
+    ds = gaussian(10_000, d, 2.0, rng=100)
+    hw = 50 * d * math.sqrt(d)
+    bounds = (np.full(d, -hw), np.full(d, hw))
+    ratio = np.sqrt(variance_estimate(ds.x, bounds, rho=0.1875, rng=0)) / ds.true_std
+    assert np.all((ratio > 0.5) & (ratio < 2.0)), np.quantile(ratio, [0, 1])
+    tied = np.sqrt(variance_estimate(ds.x, bounds, rho=0.1875, rng=0, floor_ratio=1e-12)) / ds.true_std
+    assert tied.max() > 100
+
+
+def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_matters():
+    """Why our PLAN loses the paper's Gaussian A at d = 512, rho = 0.125, n = 4000 (the paper
+    reports PLAN ~ IOME there and a loss only at d = 2048). The centre gets rho/d = 1.5e-5 per
+    coordinate over the range +-25 sqrt(d): the exponential mechanism then lands some medians in
+    the empty part of the range. The authors' code ([R], specs/plan.md §10.10) runs the medians on
+    the spread points {x - 0.1, x, x + 0.1} at the same budget, which triples every utility gap
+    (a privacy bug: one person moves three points, 9x the rho) and hides the problem. PLAN warns."""
+    from dpcore import quantiles
+    from dpcore.data import gaussian
+
+    d = 512
+    hw = 25 * math.sqrt(d)
+    ds = gaussian(4000, d, 0.0, mean=0.0, rng=100)
+    bounds = (np.full(d, -hw), np.full(d, hw))
+    rho_c = 0.0625 * 0.125
+    honest = quantiles.exponential_quantile(ds.x, 0.5, bounds, rho=rho_c, rng=1)
+    spread = quantiles.exponential_quantile(np.concatenate([ds.x - 0.1, ds.x, ds.x + 0.1]), 0.5, bounds,
+                                            rho=rho_c, rng=1)
+    assert np.mean(np.abs(honest) > 1) > 0.03
+    assert np.all(np.abs(spread) < 1)
+    est = P.plan(ds.x[:, :512], rho=0.125, bounds=bounds, rng=0)
+    assert any("centre's budget is thin" in w for w in est.diagnostics.warnings)
+    ok = P.plan(ds.x[:, :32], rho=0.5, bounds=(bounds[0][:32], bounds[1][:32]), rng=0)
+    assert not any("centre's budget is thin" in w for w in ok.diagnostics.warnings)
