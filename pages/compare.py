@@ -239,9 +239,16 @@ if table.empty:
     st.info("No private estimator produced an estimate.")
 else:
     top = table.iloc[0]
-    st.dataframe(table.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
+    shown = table.assign(
+        guarantee=[{"pure": "pure ε-DP", "zcdp": "ρ-zCDP"}.get(registry.get(e).notion, "") for e in table["estimator"]],
+        neighbours=[registry.get(e).neighbouring for e in table["estimator"]])
+    st.dataframe(shown.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
                                        "wins": "points won", "settings": "points"}).drop(columns="estimator"),
                  hide_index=True, width="stretch")
+    if shown["neighbours"].nunique() > 1:
+        st.caption("Mixed neighbouring relations: an add/remove guarantee implies only 2ε under replace-one "
+                   "(pure DP) or 4ρ (zCDP): one replacement is a removal plus an addition. Add/remove estimators are "
+                   "favoured in this ranking.")
     st.markdown(f"Regret is an estimator's mean error divided by the best private one's at the same point. "
                 f"**{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best error "
                 f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} points.")

@@ -128,3 +128,14 @@ def test_preset_link_restores_the_story_on_a_fresh_session() -> None:
     assert at.selectbox(key="cmp_preset").value == "no_skew_tie"
     assert at.query_params["preset"] == "no_skew_tie"
     assert at.query_params["n"] == "500"  # the global keys are written beside it
+
+
+def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
+    at = _page({"distribution": "bounded", "skew": "0"})
+    names = at.multiselect[0].value
+    at.multiselect[0].set_value([*names, "simplex_laplace"]).run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert {"guarantee", "neighbours"} <= set(table.columns)
+    assert set(table["neighbours"]) == {"replace-one", "add-remove"}
+    assert any("Mixed neighbouring relations" in c.value for c in at.caption)
