@@ -508,3 +508,22 @@ def test_wwm_is_far_noisier_than_pmwm() -> None:
     w = widened_winsorized_mean(x, epsilon=1.0 * R, bounds=BOUNDS, rng=5).mean
     p = winsorized_mean(x, epsilon=1.0 * R, bounds=BOUNDS, rng=6).mean
     assert np.mean((w - 5) ** 2) > 100 * np.mean((p - 5) ** 2)
+
+
+def test_clipped_baselines_spend_exactly_their_budget_on_worst_case_neighbours() -> None:
+    """Worst-case replace-one neighbours for a clipped mean: one row moves from the lower bound
+    to the upper bound in every coordinate. The noiseless mean moves by exactly (b - a)/n per
+    coordinate, so the Laplace release's privacy loss |Δ|_1 / scale equals epsilon, and the Gaussian
+    release's (|Δ|_2 / std)^2 / 2 equals rho: calibrated exactly, no slack and no shortfall."""
+    rng = np.random.default_rng(5)
+    a, b = np.array([-50.0, 0.0, 10.0]), np.array([50.0, 5.0, 30.0])
+    x = rng.uniform(a, b, size=(200, 3))
+    x[0], x2 = a, x.copy()
+    x2[0] = b
+    lap, lap2 = (clipped_mean_laplace(v, epsilon=0.7, bounds=(a, b), rng=0) for v in (x, x2))
+    delta = lap2.diagnostics.noiseless_mean - lap.diagnostics.noiseless_mean
+    np.testing.assert_allclose(delta, (b - a) / 200)
+    assert np.sum(np.abs(delta) / lap.diagnostics.extra["noise_scale"]) == pytest.approx(0.7)
+    g, g2 = (clipped_mean_box_zcdp(v, rho=0.3, bounds=(a, b), rng=0) for v in (x, x2))
+    dg = g2.diagnostics.noiseless_mean - g.diagnostics.noiseless_mean
+    assert 0.5 * np.sum((dg / g.diagnostics.noise_std) ** 2) == pytest.approx(0.3)
