@@ -29,6 +29,15 @@ def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.
     return fig
 
 
+def rgba(hex_color: str, alpha: float) -> str:
+    """``#rrggbb`` as an ``rgba(r, g, b, alpha)`` string (grey for anything else), for bands and fills."""
+    h = hex_color.lstrip("#")
+    if len(h) != 6:
+        return f"rgba(127, 127, 127, {alpha})"
+    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
 def log_ticks(values: Iterable[float] | np.ndarray) -> dict[str, list]:
     """Tick settings for a log axis spanning ``values``: 1, 2 and 5 times powers of ten, written in
     full (plotly's default writes bare digits "2 3 4 5" when a range spans under a decade)."""

@@ -31,7 +31,7 @@ from plotly.subplots import make_subplots
 from dpcore import theory
 from dpcore.data import DISTRIBUTIONS, generate
 from dpcore.experiments import ExperimentConfig, private_only, summarise
-from dpcore.figures import log_ticks, style
+from dpcore.figures import log_ticks, rgba, style
 from dpcore.privacy import Budget
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
@@ -143,7 +143,7 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
             xs = g[x].tolist()
             fig.add_trace(go.Scatter(x=xs + xs[::-1], y=g["hi"].tolist() + g["lo"].tolist()[::-1], fill="toself",
                                      mode="lines",  # the default for < 20 points adds stray vertex markers
-                                     fillcolor=_rgba(color, 0.14), line=dict(width=0), hoverinfo="skip",
+                                     fillcolor=rgba(color, 0.14), line=dict(width=0), hoverinfo="skip",
                                      legendgroup=str(est), showlegend=False, name=f"{label} 10–90%"), row=row, col=col)
             dash = "dot" if g["notion"].iloc[0] == "none" else "solid"
             fig.add_trace(go.Scatter(x=xs, y=g["mean"], mode="lines+markers", name=label, legendgroup=str(est),
@@ -191,13 +191,6 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
     ], ignore_index=True)
     return fig, data
 
-
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    if len(h) != 6:
-        return f"rgba(127,127,127,{alpha})"
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:

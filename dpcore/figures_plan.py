@@ -42,7 +42,7 @@ from plotly.subplots import make_subplots
 
 from dpcore import theory
 from dpcore._validation import RngLike, as_generator, check_data
-from dpcore.figures import style
+from dpcore.figures import log_ticks, rgba, style
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS, Estimate
 
@@ -70,17 +70,6 @@ PANEL_TITLES = {
 _OUTLINE = 181  # points on a drawn circle or ellipse
 
 
-def _rgba(color: str, alpha: float) -> str:
-    """``#rrggbb`` as an ``rgba(...)`` string with transparency ``alpha``."""
-    h = color.lstrip("#")
-    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
-
-
-def _log_ticks(lo: float, hi: float) -> list[float]:
-    """1-2-5 tick values covering ``[lo, hi]`` (positive), for readable log axes."""
-    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-    return [m * 10.0**k for k in range(k0, k1 + 1) for m in (1, 2, 5) if lo / 1.5 <= m * 10.0**k <= hi * 1.5]
 
 
 def _outline(center: Sequence[float], semi_axes: Sequence[float]) -> np.ndarray:
@@ -416,7 +405,7 @@ def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[
                                             "y": ell[:, 1], "std_x": sd[0], "std_y": sd[1]}))
                 fig.add_trace(go.Scatter(x=ell[:, 0], y=ell[:, 1], mode="lines", name=f"{label}: noise, 1 and 2 sd",
                                          legendgroup=label, fill="toself" if m == 1 else None,
-                                         fillcolor=_rgba(color, 0.18),
+                                         fillcolor=rgba(color, 0.18),
                                          line=dict(color=color, width=2 if m == 1 else 1, dash="solid" if m == 1 else "dot"),
                                          hoverinfo="skip", showlegend=m == 1))
         fig.add_trace(go.Scatter(x=[nl[0]], y=[nl[1] if not one_d else -k], mode="markers", legendgroup=label,
@@ -578,9 +567,7 @@ def noise_shapes_figure(entries: Sequence[tuple[str, str, Estimate]], sigma: np.
     fig.update_xaxes(title_text="coordinate i (σᵢ falls from left to right for skewed data)")
     allv = pd.concat(frames).melt(value_vars=["noise_std", "sampling_std"]).value
     allv = allv[allv > 0]
-    ticks = _log_ticks(float(allv.min()), float(allv.max())) if len(allv) else None
-    fig.update_yaxes(title_text="standard deviation (log scale)", type="log", tickvals=ticks,
-                     ticktext=[f"{t:g}" for t in ticks] if ticks else None)
+    fig.update_yaxes(title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float)))
     return style(fig, title="Noise shapes: noise std per coordinate", height=height), pd.concat(frames, ignore_index=True)
 
 

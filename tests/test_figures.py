@@ -43,3 +43,10 @@ def test_error_split_chart_has_the_three_sources_and_total():
     df = pd.DataFrame({"estimator": ["A"], "sampling": [1.0], "clipping": [0.2], "noise": [0.5], "total": [1.1]})
     fig = error_split_chart(df)
     assert [t.name for t in fig.data] == ["sampling error", "clipping bias", "DP noise", "total error"]
+
+
+def test_rgba():
+    from dpcore.figures import rgba
+
+    assert rgba("#08519c", 0.2) == "rgba(8, 81, 156, 0.2)"
+    assert rgba("navy", 0.5) == "rgba(127, 127, 127, 0.5)"
