@@ -163,7 +163,8 @@ def load_bundled(name: str) -> Dataset:
     info = BUNDLED[name]
     x = _array(name)
     return Dataset(x, x.mean(axis=0), x.std(axis=0), info.kind, _public_bounds(info, x.shape[1]),
-                   name, info.description, {"bundled": name, "columns": list(_frame(name).columns)})
+                   name, info.description, {"bundled": name, "columns": list(_frame(name).columns),
+                                            "std_from_data": True})
 
 
 def spread_columns(std: np.ndarray, d: int) -> np.ndarray:
@@ -332,7 +333,9 @@ def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bound
     Dataset
         ``true_mean`` is the empirical mean of the chosen columns (the non-private answer),
         ``true_std`` their empirical standard deviation; ``params["dropped_rows"]`` counts rows
-        dropped for missing values.
+        dropped for missing values. ``params["std_from_data"]`` is ``True``: that standard deviation
+        is data-derived, not public, so :meth:`dpcore.registry.EstimatorSpec.run` never passes it as
+        a known ``sigma`` (the oracle estimators refuse such data unless given a public ``sigma=``).
     """
     if not isinstance(df, pd.DataFrame):
         raise ValueError("df must be a pandas DataFrame.")
@@ -377,7 +380,8 @@ def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bound
         raise ValueError(f"kind must be 'real', 'bounded' or 'binary'; got {kind!r}.")
     return Dataset(x, x.mean(axis=0), x.std(axis=0), k, (lo, hi), name,
                    f"{name}: {x.shape[0]:,} rows × {d} columns",
-                   {"columns": [str(c) for c in cols], "dropped_rows": dropped, "bounds_from_data": from_data})
+                   {"columns": [str(c) for c in cols], "dropped_rows": dropped, "bounds_from_data": from_data,
+                    "std_from_data": True})
 
 
 # ----------------------------------------------------------------------------------------------

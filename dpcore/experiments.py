@@ -17,7 +17,10 @@ Fair budgets
 One user budget (ε, (ε, δ) or ρ) is converted to each estimator's native notion by
 :meth:`dpcore.privacy.Budget.to_native`; every conversion used is a valid implication, so each
 estimator satisfies the user's guarantee (pure-DP estimators under a ρ budget run at
-``ε = sqrt(2ρ)``, which implies ρ-zCDP). The rule is recorded in every row.
+``ε = sqrt(2ρ)``, which implies ρ-zCDP). The rule is recorded in every row. Under a pure ε budget
+(``unit="eps"``) zCDP estimators are skipped, with the reason in ``frame.attrs["skipped"]``: ε-DP
+implies ε²/2-zCDP, but nothing turns a zCDP guarantee into ε-DP, so they cannot be run at "the same
+budget" nor ranked with the ε-DP estimators (DESIGN.md).
 
 Randomness and reproducibility
 ------------------------------
@@ -114,12 +117,25 @@ def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> li
 
     For real data: the empirical mean, PLAN, IOME as run in the PLAN paper, the Gaussian
     mechanism (private centre and radius) and the coordinate-wise winsorized mean (PMWM) in the
-    user's notion (pure ε when the budget is in ε, its zCDP variant otherwise).
+    user's notion (pure ε when the budget is in ε, its zCDP variant otherwise). Under a pure ε
+    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`).
     """
     names = [("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
              for n in MAIN_ESTIMATORS.get(kind, ["empirical"])]
-    ok = {s.name for s in registry.applicable(kind, d)}
+    ok = {s.name for s in registry.applicable(kind, d) if unit != "eps" or s.notion != "zcdp"}
     return [n for n in names if n in ok]
+
+
+def zcdp_skip_reason(spec: registry.EstimatorSpec, unit: str) -> str | None:
+    """Why ``spec`` is not run under a budget in ``unit``, or ``None`` when it can meet it.
+
+    A zCDP estimator cannot meet a pure ε budget: ε-DP implies ε²/2-zCDP, never the reverse.
+    """
+    if unit != "eps" or spec.notion != "zcdp":
+        return None
+    return (f"{spec.label} skipped: it is ρ-zCDP, and a pure ε budget cannot be met by a zCDP estimator "
+            "(ε-DP implies ε²/2-zCDP, not the other way round). At ρ = ε²/2 it would give only (ε′, δ)-DP, "
+            "not ε-DP; give the budget as (ε, δ) or ρ to compare it.")
 
 
 def default_metric(kind: str) -> str:
@@ -576,7 +592,10 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
         ok = {s.name for s in registry.applicable(cfg.kind, d)}
         use = []
         for order, e in enumerate(entries):
-            if e["name"] in ok:
+            why_not = zcdp_skip_reason(specs[e["id"]], cfg.unit)
+            if why_not is not None:
+                skipped[e["id"]] = why_not
+            elif e["name"] in ok:
                 use.append((order, e))
             else:
                 spec = specs[e["id"]]

@@ -66,7 +66,7 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
     constants, not predictions of each run.
     """
     cols = ["setting", "n", "d", "skew", "budget", "curve", "value"]
-    if metric != "l2" or cfg.kind == "binary":
+    if metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps":  # zCDP curves: not run under pure ε
         return pd.DataFrame(columns=cols)
     rows = []
     pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]

@@ -31,8 +31,8 @@ from dpcore.theory_simplex import mse
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
     **{key: get(name).color for key, name in {
-        "simplex": "simplex_laplace", "simplex_known_n": "simplex_known_n_laplace", "plugin": "plugin_laplace",
-        "centred": "centred_plugin_laplace", "sum_known_n": "sum_known_n_laplace",
+        "simplex": "simplex_laplace", "simplex_known_n": "simplex_known_n_laplace_replace", "plugin": "plugin_laplace",
+        "centred": "centred_plugin_laplace", "sum_known_n": "sum_known_n_laplace_replace",
         "centred_sum_known_n": "centred_sum_known_n_laplace"}.items()},
     # not registered estimators (page-only variants): colours no registered estimator uses
     "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",

@@ -24,6 +24,10 @@ from dpcore.figures import style
 from dpcore.privacy import Budget
 from dpcore.registry import Estimate, EstimatorSpec
 
+#: Column of :func:`estimates_frame` with ``Diagnostics.nonprivate``: data-dependent values that are
+#: not part of any release (shown only under this label).
+NONPRIVATE_COLUMN = "non-private diagnostics (teaching only, not released)"
+
 
 def run_estimator(spec: EstimatorSpec, data: Dataset, budget: Budget, *, private_share: float | None = None,
                   coarse_bounds: tuple | None = None, quantiles: tuple[float, float] = (0.01, 0.99),
@@ -49,6 +53,7 @@ def estimates_frame(results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np
             "l2_error": float(np.linalg.norm(err)), "max_abs_error": float(np.max(np.abs(err))),
             "spent": est.ledger.total(), "unit": est.ledger.unit(), "spent_on_bounds": bounds_spend,
             "warnings": "; ".join(est.diagnostics.warnings),
+            NONPRIVATE_COLUMN: "; ".join(f"{k} = {v}" for k, v in est.diagnostics.nonprivate.items()),
         })
     return pd.DataFrame(rows).sort_values("l2_error", kind="stable").reset_index(drop=True)
 
@@ -104,5 +109,5 @@ def spread_sentence(df: pd.DataFrame) -> str:
             f"of the non-private mean, the tightest of the {len(q)} estimators shown.")
 
 
-__all__ = ["error_bar_chart", "estimates_frame", "repeated_chart", "repeated_frame", "run_estimator",
+__all__ = ["NONPRIVATE_COLUMN", "error_bar_chart", "estimates_frame", "repeated_chart", "repeated_frame", "run_estimator",
            "spread_sentence"]

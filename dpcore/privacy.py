@@ -140,11 +140,20 @@ def likelihood_ratio_bound(epsilon: float) -> float:
 
 @dataclass(frozen=True)
 class Conversion:
-    """A budget expressed in an estimator's native notion, with the rule that produced it."""
+    """A budget expressed in an estimator's native notion, with the rule that produced it.
+
+    ``meets_budget`` is ``True`` when an estimator run at ``value`` satisfies the user's budget by a
+    valid implication. It is ``False`` only for :meth:`Budget.implied_zcdp` on a pure budget: the
+    zCDP level that ε-DP *implies* is a weaker guarantee than ε-DP, and ``guarantee`` then states
+    the (ε', δ)-DP the estimator does give. Callers must never rank such a run with ones that meet
+    the budget.
+    """
 
     value: float
     notion: NativeNotion
     rule: str
+    meets_budget: bool = True
+    guarantee: str = ""
 
     @property
     def kwargs(self) -> dict[str, float]:
@@ -166,8 +175,11 @@ class Budget:
     --------
     >>> Budget.zcdp(0.5).to_native("zcdp").value
     0.5
-    >>> Budget.pure(1.0).to_native("zcdp").value
-    0.5
+    >>> Budget.pure(1.0).meets("zcdp")
+    False
+    >>> c = Budget.pure(1.0).implied_zcdp()
+    >>> c.value, c.meets_budget
+    (0.5, False)
     """
 
     notion: Notion
@@ -222,17 +234,34 @@ class Budget:
             return f"(ε, δ) = ({self.epsilon:g}, {self.delta:g})"
         return f"ρ = {self.rho:g} (zCDP)"
 
+    def meets(self, notion: NativeNotion) -> bool:
+        """Whether an estimator native to ``notion`` can meet this budget by a valid implication.
+
+        Everything meets every budget except a zCDP estimator under a pure ε budget: nothing turns
+        ρ-zCDP into ε-DP (DESIGN.md, "Budgets are comparable across notions only through a stated
+        implication").
+        """
+        return not (self.notion == "pure" and notion == "zcdp")
+
     def to_native(self, notion: NativeNotion, method: ConversionMethod = "cks") -> Conversion:
         """Express this budget in an estimator's native notion.
 
         Rules (each is a valid implication, so the estimator run at the returned value satisfies
         the guarantee stated on the right):
 
-        * to ``"zcdp"``: ε ⇒ ρ = ε²/2 (the zCDP level pure ε-DP implies); (ε, δ) ⇒ the largest ρ whose
-          conversion gives (ε, δ) (``method``); ρ ⇒ ρ.
+        * to ``"zcdp"``: (ε, δ) ⇒ the largest ρ whose conversion gives (ε, δ) (``method``, CKS by
+          default); ρ ⇒ ρ. A pure ε budget raises ``ValueError``: ε-DP implies ε²/2-zCDP, but no
+          ρ-zCDP mechanism is ε-DP (the Gaussian mechanism is not ε-DP for any ε). Use
+          :meth:`implied_zcdp` to run a zCDP estimator at the level ε-DP implies, labelled with
+          the weaker guarantee it gives.
         * to ``"pure"``: ε ⇒ ε; (ε, δ) ⇒ ε (pure ε-DP implies (ε, δ)-DP); ρ ⇒ ε = sqrt(2ρ) (since
           ε-DP implies ε²/2 = ρ-zCDP).
         * to ``"none"``: the non-private reference; nothing is spent.
+
+        Raises
+        ------
+        ValueError
+            ``notion="zcdp"`` under a pure budget, or an unknown ``notion``.
         """
         if notion == "none":
             return Conversion(0.0, "none", "non-private reference: no privacy, nothing spent")
@@ -240,8 +269,11 @@ class Budget:
             if self.notion == "zcdp":
                 return Conversion(float(self.rho), "zcdp", f"ρ = {self.rho:g} used as given")
             if self.notion == "pure":
-                r = pure_to_zcdp(self.epsilon)
-                return Conversion(r, "zcdp", f"ε = {self.epsilon:g} ⇒ ρ = ε²/2 = {r:.4g} (Bun–Steinke)")
+                raise ValueError(
+                    f"a pure ε = {self.epsilon:g} budget cannot be met by a zCDP estimator: ε-DP implies "
+                    "ε²/2-zCDP, never the other way round. Choose a pure-DP estimator, give the budget as "
+                    "(ε, δ) or ρ, or call Budget.implied_zcdp() to run it at the zCDP level ε-DP implies "
+                    "(labelled: it does NOT give ε-DP).")
             r = approx_to_zcdp(self.epsilon, self.delta, method)
             name = "Canonne–Kamath–Steinke" if method == "cks" else "ρ + 2√(ρ ln(1/δ))"
             return Conversion(r, "zcdp", f"(ε, δ) = ({self.epsilon:g}, {self.delta:g}) ⇒ ρ = {r:.4g} ({name})")
@@ -254,6 +286,30 @@ class Budget:
             e = math.sqrt(2.0 * self.rho)
             return Conversion(e, "pure", f"ρ = {self.rho:g} ⇒ ε = √(2ρ) = {e:.4g} (ε-DP implies ε²/2-zCDP)")
         raise ValueError(f"notion must be 'pure', 'zcdp' or 'none'; got {notion!r}.")
+
+    def implied_zcdp(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> Conversion:
+        """The zCDP level this budget implies, for running a zCDP estimator *beside* (never ranked
+        with) estimators that meet the budget.
+
+        For a ρ or (ε, δ) budget this is :meth:`to_native` ``("zcdp")`` (it meets the budget). For a
+        pure ε budget it is ρ = ε²/2, the zCDP level ε-DP implies (Bun–Steinke 2016, Prop. 1.4): an
+        estimator run there is ρ-zCDP, hence (ε', ``delta``)-DP with ε' from :func:`zcdp_to_approx`,
+        but it is **not** ε-DP. The returned conversion has ``meets_budget=False`` and states that
+        in ``rule`` and ``guarantee``.
+
+        References
+        ----------
+        Bun & Steinke (2016), Prop. 1.3 and 1.4; Canonne, Kamath & Steinke (2020), Cor. 13.
+        DESIGN.md, "Budgets are comparable across notions only through a stated implication".
+        """
+        if self.notion != "pure":
+            return self.to_native("zcdp", method)
+        r = pure_to_zcdp(self.epsilon)
+        eps_dp = zcdp_to_approx(r, delta, method)
+        guarantee = (f"ρ = {r:.4g}-zCDP ⇒ ({eps_dp:.3g}, {delta:g})-DP; NOT ε = {self.epsilon:g}-DP")
+        return Conversion(r, "zcdp", f"ε = {self.epsilon:g} ⇒ run at ρ = ε²/2 = {r:.4g}, the zCDP level ε-DP "
+                          f"implies. This does NOT meet the ε-DP budget: it gives {guarantee.split(';')[0]}.",
+                          meets_budget=False, guarantee=guarantee)
 
     def to_approx(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> tuple[float, float]:
         """Return ``(epsilon, delta)`` implied by this budget."""

@@ -55,9 +55,16 @@ class Diagnostics:
     noise_std : array or None
         Per-coordinate standard deviation of the final noise, in original space.
     warnings : list of str
-        Anything the user should know (fallbacks, parameters outside the theory's range).
+        Anything the user should know (fallbacks, parameters outside the theory's range). Part of
+        what an estimator releases: a warning may depend on public values and on the private output
+        only, never on the data directly (no counts of clamped rows, no private n, no number of
+        failed groups).
     extra : dict
         Estimator-specific values (rotation signs, quantile steps, groups, ...).
+    nonprivate : dict
+        **Not private, for teaching only**: data-dependent quantities (rows clamped, the true n
+        under add/remove, failed groups, ...). Never part of a release; a page may show them only
+        under a "non-private diagnostics" label.
     """
 
     noiseless_mean: np.ndarray
@@ -69,6 +76,7 @@ class Diagnostics:
     noise_std: np.ndarray | None = None
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    nonprivate: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fraction_clipped(self) -> float | None:
@@ -134,17 +142,42 @@ class EstimatorSpec:
         return keyword in sig.parameters or any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
 
+    def meets(self, budget: Budget) -> bool:
+        """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator
+        under a pure ε budget; see :meth:`dpcore.privacy.Budget.meets`)."""
+        return budget.meets(self.notion)
+
     def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
-            method: ConversionMethod = "cks", **overrides: Any) -> Estimate:
+            method: ConversionMethod = "cks", at_implied_level: bool = False, **overrides: Any) -> Estimate:
         """Run on a :class:`~dpcore.data.Dataset` (or a bare array) with ``budget`` converted to
-        this estimator's native notion. ``overrides`` replace the default ``params``."""
-        conv = budget.to_native(self.notion, method)
+        this estimator's native notion. ``overrides`` replace the default ``params``.
+
+        A zCDP estimator under a pure ε budget raises ``ValueError`` (nothing turns zCDP into ε-DP)
+        unless ``at_implied_level=True``: it then runs at ρ = ε²/2 and ``est.conversion`` has
+        ``meets_budget=False`` and the (ε', δ)-DP it gives (:meth:`Budget.implied_zcdp`).
+        """
+        if at_implied_level and self.notion == "zcdp":
+            conv = budget.implied_zcdp(method=method)
+        else:
+            conv = budget.to_native(self.notion, method)
         kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
         x = getattr(data, "x", data)
+        std_from_data = bool(getattr(data, "params", {}).get("std_from_data", False))
         for key in ("bounds", "sigma", "true_mean"):
             value = getattr(data, key, None) if key != "sigma" else getattr(data, "true_std", None)
-            if value is not None and key not in kwargs and self.accepts(key):
-                kwargs[key] = value
+            if value is None or key in kwargs or not self.accepts(key):
+                continue
+            if key == "sigma" and std_from_data:
+                # A data set's own empirical standard deviation is not public: never hand it to an
+                # estimator as "known" sigma (issue 11, item 7).
+                if "sigma" in inspect.signature(self.func).parameters:
+                    raise ValueError(
+                        f"{self.name} needs a public sigma (known standard deviations), but this data set's "
+                        "true_std is its own empirical standard deviation, a data-derived value whose use is a "
+                        "privacy leak. Pass sigma= (a public value chosen without the data) explicitly, or "
+                        "use an estimator that estimates the variances privately.")
+                continue
+            kwargs[key] = value
         est = self.func(x, rng=rng, **kwargs)
         est.estimator = self.name
         est.conversion = conv

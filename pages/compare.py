@@ -56,7 +56,7 @@ PRESETS: dict[str, dict] = {
         "name": "free_lunch", "description": "Free lunch: bounded data, one column, pure ε; the count comes free.",
         "distribution": "bounded", "n": 1000, "d": 1, "skew": 0.0, "budget": 1.0, "unit": "eps",
         "estimators": ["empirical", "simplex_laplace", "plugin_laplace", "centred_plugin_laplace",
-                       "sum_known_n_laplace"],
+                       "sum_known_n_laplace_replace"],
         "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]}, "repetitions": 30, "seed": 1},
     "sparse_binary": {
         "name": "sparse_binary", "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",

@@ -22,18 +22,36 @@ st.markdown(
 
 with user_errors():
     budget = s.budget
-    rho = budget.to_native("zcdp").value
+    zconv = budget.implied_zcdp(s.delta)  # meets_budget is False only under a pure ε budget
+    rho = zconv.value
     eps_pure = budget.to_native("pure").value
     eps_cks, _ = budget.to_approx(s.delta, "cks")
     eps_std, _ = budget.to_approx(s.delta, "standard")
 
 st.subheader(f"Your budget: {budget}")
 c1, c2, c3 = st.columns(3)
-c1.metric("as ρ (zCDP)", f"{rho:.4g}", help=budget.to_native("zcdp").rule)
+c1.metric("as ρ (zCDP)" if zconv.meets_budget else "ρ that ε-DP implies (weaker, not ε-DP)", f"{rho:.4g}",
+          help=zconv.rule)
 c2.metric(f"as ε at δ = {s.delta:g}", f"{eps_cks:.3g}", help="Canonne–Kamath–Steinke conversion (tighter)")
 c3.metric("as pure ε run by pure-DP estimators", f"{eps_pure:.3g}", help=budget.to_native("pure").rule)
-st.caption(f"Conversions applied — zCDP estimators: {budget.to_native('zcdp').rule}. "
-           f"Pure-DP estimators: {budget.to_native('pure').rule}.")
+if zconv.meets_budget:
+    st.caption(f"Conversions applied — zCDP estimators: {zconv.rule}. "
+               f"Pure-DP estimators: {budget.to_native('pure').rule}.")
+else:
+    st.warning(f"**zCDP estimators cannot meet a pure ε budget.** {zconv.rule} So they are left out of "
+               "every ranking under this budget; pure-DP estimators run at ε as given.")
+
+st.subheader("Which way each implication runs")
+st.markdown(
+    "A guarantee can be converted into a **weaker** one, never into a stronger one:\n\n"
+    "| from | to | valid? | used for |\n|---|---|---|---|\n"
+    "| pure ε-DP | ε²/2-zCDP | yes (Bun–Steinke) | a pure-DP estimator meets a ρ budget at ε = √(2ρ) |\n"
+    "| pure ε-DP | (ε, δ)-DP | yes | a pure-DP estimator meets an (ε, δ) budget at ε |\n"
+    "| ρ-zCDP | (ε, δ)-DP | yes (CKS, or ρ + 2√(ρ ln 1/δ)) | a zCDP estimator meets an (ε, δ) budget at the "
+    "largest ρ that converts to it |\n"
+    "| ρ-zCDP | pure ε-DP | **no**: the Gaussian mechanism is not ε-DP for any ε | nothing: under a pure "
+    "budget zCDP estimators are left out |\n"
+    "| (ε, δ)-DP | pure ε-DP or zCDP | **no** | nothing |")
 
 
 
@@ -80,7 +98,10 @@ def _ledgers(current: Settings, names: tuple[str, ...]) -> pd.DataFrame:
 
 st.subheader("How each estimator splits this budget")
 data = dataset(s)
-private = [spec.name for spec in registry.applicable(data.kind, data.d) if spec.notion != "none"]
+private = [spec.name for spec in registry.applicable(data.kind, data.d)
+           if spec.notion != "none" and spec.meets(s.budget)]
+if s.budget.notion == "pure":
+    st.caption("Pure-DP estimators only: zCDP estimators cannot meet a pure ε budget (see above).")
 main = [n for n in default_estimators(data.kind, s.unit, data.d) if n in private]
 show_all = st.toggle(f"Show all {len(private)} estimators that apply to this data", value=False)
 names = tuple(private if show_all or not main else main)

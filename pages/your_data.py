@@ -22,6 +22,7 @@ from dpcore.datasets import (
     spread_columns,
 )
 from dpcore.figures_your_data import (
+    NONPRIVATE_COLUMN,
     error_bar_chart,
     estimates_frame,
     repeated_chart,
@@ -156,9 +157,13 @@ with user_errors():
 outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
 if mode == "public" and outside > 0:
     st.info(f"{outside:.1%} of the values lie outside the ranges you typed; estimators clip them.")
-specs = [sp for sp in registry.applicable(data.kind, data.d) if sp.notion != "none" and "oracle" not in sp.name]
+applicable = [sp for sp in registry.applicable(data.kind, data.d) if sp.notion != "none" and "oracle" not in sp.name]
+specs = [sp for sp in applicable if sp.meets(budget)]
 st.caption(f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
-           "Oracle variants that would use the data's true variances are left out.")
+           "Oracle variants would need public variances (this data's own are a privacy leak) and are left out.")
+if len(specs) < len(applicable):
+    st.info(f"{len(applicable) - len(specs)} zCDP estimators are left out: a pure ε budget cannot be met by a zCDP "
+            "estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the budget as (ε, δ) or ρ to include them.")
 
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
 
@@ -206,6 +211,8 @@ run_code = (
     + f", nan_policy={'drop' if drop_nan else 'error'!r})\n"
     + f"budget = Budget.from_unit({s.unit!r}, {s.budget_value!r}, {s.delta!r})\n"
     + "for spec in registry.applicable(data.kind, data.d):\n"
+    + "    if spec.notion == 'none' or 'oracle' in spec.name or not spec.meets(budget):\n"
+    + "        continue  # oracles need a public sigma; zCDP cannot meet a pure ε budget\n"
     + ("    from dpcore.datasets import run_with_private_bounds\n"
        f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
        f"quantiles={quantiles!r}, rng={s.seed})\n" if mode == "private" else
@@ -218,7 +225,11 @@ chart(error_bar_chart(table), table.drop(columns=["color"]), "your_data_errors",
       f"{table.l2_error.iloc[-1]:.3g}. That non-private mean is what an analyst would *not* see.",
       run_code)
 with st.expander("Table: every estimator's error and spend"):
-    st.dataframe(table.drop(columns=["color", "name"]), hide_index=True, width="stretch")
+    st.dataframe(table.drop(columns=["color", "name", NONPRIVATE_COLUMN]), hide_index=True, width="stretch")
+with st.expander("Non-private diagnostics (teaching only)"):
+    st.caption("These numbers are read off the data (rows clamped, the true n, failed groups). They are **not** "
+               "private and are not part of any release; they are shown only to explain the estimators.")
+    st.dataframe(table[["estimator", NONPRIVATE_COLUMN]], hide_index=True, width="stretch")
 
 st.subheader("Where the budget went")
 opts_key = abs(hash(tuple(table["name"])))  # fresh widgets when the estimators on offer change

@@ -132,7 +132,11 @@ def test_every_applicable_estimator_runs_with_its_params() -> None:
         cfg = ExperimentConfig(distribution=dist, skew=None, n=600, d=8, unit=unit, budget=1.0,
                                estimators=names, sweep={"budget": [1.0]}, repetitions=1)
         f = run(cfg)
-        assert set(f["estimator"]) == set(names)
+        # under a pure ε budget zCDP estimators are skipped, with the reason recorded
+        meets = [n for n in names if unit != "eps" or registry.get(n).notion != "zcdp"]
+        assert set(f["estimator"]) == set(meets)
+        assert set(f.attrs["skipped"]) == set(names) - set(meets)
+        assert all("cannot be met by a zCDP estimator" in why for why in f.attrs["skipped"].values())
         assert (f["failed"] == "").all(), f.loc[f["failed"] != "", ["estimator", "failed"]]
         assert np.isfinite(f["err_l2"]).all()
         priv = f[f["notion"] != "none"]
@@ -147,12 +151,12 @@ def test_every_applicable_estimator_runs_with_its_params() -> None:
 def test_vectorised_noise_repetitions() -> None:
     """resample="noise": one dataset, repetitions redraw noise; the simplex family is one batched call."""
     cfg = ExperimentConfig(distribution="bounded", skew=0.0, n=500, d=3, unit="eps", budget=1.0,
-                           estimators=["simplex_laplace", "sum_known_n_laplace", "plan"],
+                           estimators=["simplex_laplace", "sum_known_n_laplace_replace", "plan"],
                            sweep={"budget": [1.0]}, repetitions=400, resample="noise", seed=3)
     f = run(cfg)
     assert f["sampling_l2"].nunique() == 1
-    sx = f[f["estimator"] == "sum_known_n_laplace"]
-    # B1 noisy sum / n with Laplace: add/remove l1 sensitivity d * (U - L) = 3, so each coordinate's
+    sx = f[f["estimator"] == "sum_known_n_laplace_replace"]
+    # B1 noisy sum / n with Laplace: replace-one l1 sensitivity min(2R, d (U - L)) = 3, so each coordinate's
     # noise is Laplace(3 / (n eps)) and E|noise_i| = 3/500. Mean of 1200 |Laplace| draws: relative
     # standard error 1/sqrt(1200) ~ 2.9%; 5 standard errors -> 15% tolerance.
     assert sx["noise_l1"].mean() / 3 == pytest.approx(3 / 500, rel=0.15)

@@ -46,7 +46,10 @@ def test_inverse_conversion_round_trips(rho, delta, method):
 
 def test_pure_to_zcdp_and_budget_native_rules():
     assert pure_to_zcdp(1.0) == 0.5
-    assert Budget.pure(2.0).to_native("zcdp").value == 2.0
+    # a pure budget is never handed to a zCDP estimator (issue 11 item 4; this line used to assert
+    # the invalid direction, rho = eps^2/2 "meeting" an eps budget)
+    with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
+        Budget.pure(2.0).to_native("zcdp")
     assert Budget.zcdp(0.125).to_native("pure").value == pytest.approx(0.5)
     assert Budget.approx(1.0, 1e-6).to_native("pure").value == 1.0
     r = Budget.approx(3.0, 1e-6).to_native("zcdp").value

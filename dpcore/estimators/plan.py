@@ -271,18 +271,22 @@ def _columns_into(dst: np.ndarray, X: np.ndarray, cols: slice) -> None:
 def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
                               rng: RngLike = None) -> float | np.ndarray:
     """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential_quantile`, sampled
-    by the inverse CDF instead of Gumbel noise on every interval.
+    by the inverse CDF in log space instead of Gumbel noise on every interval.
 
     Same mechanism and privacy (replace-one, utility sensitivity 1, ``eps = sqrt(8 rho / d)`` per
     column, ``rho``-zCDP in total): interval ``I_i`` of the clipped sorted column padded with the
     bounds is chosen with probability ``∝ L_i exp(eps u_i / 2)``, ``u_i = -|i - q n|``, then a
-    uniform point of it. The utility weights depend on ``i`` only, so they are computed once
-    (``n + 1`` exponentials, not ``d (n + 1)`` logarithms and random draws); one uniform per column
-    picks the interval from the cumulative weights. Zero-length intervals (ties) have weight 0 and
-    are never chosen. Columns whose weights all underflow (ties everywhere near the target and
-    a huge ``eps``) fall back to the log-space routine of :mod:`dpcore.quantiles`. The output
-    distribution is the same as that routine's (tested by a chi-square test); the random stream
-    differs.
+    uniform point of it. The log-weights ``log L_i + eps u_i / 2`` are formed per column and
+    shifted by that column's own maximum before exponentiating (log-sum-exp), so the largest weight
+    is exactly 1 and a weight is rounded to 0 only when its probability relative to the most likely
+    interval is below ``e^-745``, far under the ``2^-53`` resolution of the uniform that picks the
+    interval. (Multiplying the lengths by utility weights normalised at the target, as before,
+    rounded non-negligible probabilities to 0 for small-scale data, e.g. subnormal lengths, on one
+    neighbour and not the other.) One uniform per column picks the interval from the cumulative
+    weights. Zero-length intervals (ties) have log-weight ``-inf`` and are never chosen. A column
+    without a finite total (only possible for degenerate input) falls back to the routine of
+    :mod:`dpcore.quantiles`. The output distribution is the same as that routine's (tested by a
+    chi-square test); the random stream differs.
 
     References
     ----------
@@ -297,8 +301,7 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
     eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
     g = as_generator(rng)
     u_pick, u_point = g.random(d), g.random(d)  # one uniform per column for the interval, one for the point
-    log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)
-    weights = np.exp(log_u - log_u.max())  # exp(eps u_i / 2), shared by all columns
+    log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
     value, total = np.empty(d), np.empty(d)
     # Column blocks that stay in cache: sort, interval lengths, cumulative weights, pick.
     width = min(d, max(32, _BLOCK_VALUES // (n + 2)))
@@ -314,7 +317,11 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
         if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
             np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
         np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
-        w *= weights
+        with np.errstate(divide="ignore"):
+            np.log(w, out=w)  # log L_i (-inf for ties)
+        w += log_u
+        w -= w.max(axis=1, keepdims=True)  # each column's most likely interval gets weight exactly 1
+        np.exp(w, out=w)
         np.cumsum(w, axis=1, out=w)
         total[cols] = w[:, -1]
         idx = np.minimum(_searchsorted_rows(w, u_pick[cols] * total[cols]), n)

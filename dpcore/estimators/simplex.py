@@ -152,6 +152,12 @@ def preprocess(x: Any, bounds: Any, radius: float | None = None, *, min_rows: in
     return Preprocessed(z=z, lower=lo, upper=hi, radius=R, clipped=changed | over, was_1d=arr.ndim == 1)
 
 
+def nonprivate_counts(data: Preprocessed) -> dict[str, int]:
+    """The data-dependent counts for ``Diagnostics.nonprivate`` (not private, teaching only): rows
+    changed by clamping or l1 rescaling, and the true ``n`` (private under add/remove)."""
+    return {"clamped_rows": int(data.clipped.sum()), "n": data.n}
+
+
 # --------------------------------------------------------------------------------------------
 # S1: the transformation and the release
 
@@ -355,11 +361,7 @@ def _simplex_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: 
     extra["mean_unclamped"] = means[0].copy()
     extra["mean_clamped"] = clamped[0].copy()
     out = clamped if clamp else means
-    warnings: list[str] = []
-    k = int(data.clipped.sum())
-    if k:
-        warnings.append(f"{k} of {n} rows lay outside the public bounds (or l1 radius) and were clamped.")
-    return _Draws(out, noiseless, ledger, std, extra, data, warnings)
+    return _Draws(out, noiseless, ledger, std, extra, data, [])
 
 
 def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
@@ -409,7 +411,8 @@ def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     dr = _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
                         count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius, reps=1, rng=rng)
     diag = Diagnostics(noiseless_mean=dr.noiseless, center=None, clip_interval=(dr.data.lower, dr.data.upper),
-                       clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings, extra=dr.extra)
+                       clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings, extra=dr.extra,
+                       nonprivate=nonprivate_counts(dr.data))
     return Estimate(mean=dr.means[0], ledger=dr.ledger, diagnostics=diag)
 
 
@@ -430,12 +433,15 @@ def simplex_mean_draws(x: Any, *, epsilon: float | None = None, rho: float | Non
 # registry
 
 _KINDS = frozenset({"bounded", "binary"})
+# The known-n estimate (S3) divides by the true n, so it is private only when n is public, i.e.
+# under replace-one. Under add/remove n is private (D = two zeros and D' = three zeros already give
+# a likelihood ratio ~5.4 > e at ε = 1), so it is registered under replace-one only; the function
+# still accepts ``neighbouring="add-remove"`` with ``known_n=True`` for the paper's "n as public side
+# information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
 _VARIANTS = [
     # name, label, notion, relation, known_n, colour
     ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#00897b"),
     ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
-    ("simplex_known_n_laplace", "Simplex, known n (Laplace)", "pure", "add-remove", True, "#1b7837"),
-    ("simplex_known_n_gauss", "Simplex, known n (Gaussian)", "zcdp", "add-remove", True, "#5aae61"),
     ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
      "#00441b"),
     ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,

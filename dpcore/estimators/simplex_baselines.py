@@ -24,9 +24,12 @@ finite (spec §3: exact moments of ``S/(N + Z_N)`` do not exist).
 
 Privacy
 -------
-* Relations: B1 is registered for add/remove (``n`` as public side information, the paper's known-n
-  setting) and replace-one; B1c for add/remove (under replace-one centring changes nothing, so B1c
-  equals B1). B2, B3, B4 and OpenDP release a count and are add/remove only.
+* Relations: B1 and B1c divide by the true ``n``, so they are registered under replace-one only (``n``
+  public). Under add/remove ``n`` is private and the paper's "known n" comparison (``n`` as public
+  side information, sensitivity ``R`` or ``R/2``) is not an add/remove guarantee; the functions still
+  accept ``neighbouring="add-remove"`` for the simplex page's reproduction of that comparison. Under
+  replace-one centring changes nothing: B1c has sensitivity ``||w||_p`` and equals B1 in
+  distribution. B2, B3, B4 and OpenDP release a count and are add/remove only.
 * Sensitivities of a sum over rows in the domain (box ``[0, w]`` intersected with the l1 ball of
   radius ``R``, spec §1 table): uncentred add/remove ``Δ1 = min(R, sum w)``, ``Δ2 = min(R, ||w||_2)``;
   replace-one ``Δ1 = min(2R, sum w)``, ``Δ2 = min(sqrt 2 R, ||w||_2)``; centred at ``w/2``:
@@ -57,6 +60,7 @@ from dpcore.estimators.simplex import (
     check_reps,
     mechanism_of,
     noise_variance,
+    nonprivate_counts,
     preprocess,
 )
 from dpcore.privacy import Ledger
@@ -111,12 +115,8 @@ def _unit(mechanism: Mechanism) -> tuple[str, str]:
 
 def _estimate(means: np.ndarray, noiseless: np.ndarray, ledger: Ledger, std: np.ndarray, data: Preprocessed,
               extra: dict[str, Any], center: np.ndarray | None = None) -> Estimate:
-    warnings = []
-    k = int(data.clipped.sum())
-    if k:
-        warnings.append(f"{k} of {data.n} rows lay outside the public bounds (or l1 radius) and were clamped.")
     diag = Diagnostics(noiseless_mean=noiseless, center=center, clip_interval=(data.lower, data.upper),
-                       clipped=data.clipped, noise_std=std, warnings=warnings, extra=extra)
+                       clipped=data.clipped, noise_std=std, extra=extra, nonprivate=nonprivate_counts(data))
     return Estimate(mean=means[0], ledger=ledger, diagnostics=diag)
 
 
@@ -360,20 +360,21 @@ def baseline_draws(kind: str, x: Any, *, epsilon: float | None = None, rho: floa
 # registry
 
 _KINDS = frozenset({"bounded", "binary"})
+# B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
+# relation they are registered under. Under replace-one the centred sum's sensitivity is the full
+# width ||U - L||_p (a row moves from one corner of the box to the other), not the add/remove ||w||_p/2.
 _ENTRIES = [
     # name, label, notion, relation, func, params, colour, description
-    ("sum_known_n_laplace", "Noisy sum / n (Laplace)", "pure", "add-remove", noisy_sum_mean,
-     {"neighbouring": "add-remove"}, "#ff7f0e", "B1: Laplace noisy sum of x − L divided by the known n."),
-    ("sum_known_n_gauss", "Noisy sum / n (Gaussian)", "zcdp", "add-remove", noisy_sum_mean,
-     {"neighbouring": "add-remove"}, "#ffbb78", "B1: Gaussian noisy sum of x − L divided by the known n."),
     ("sum_known_n_laplace_replace", "Noisy sum / n, replace-one (Laplace)", "pure", "replace-one", noisy_sum_mean,
      {"neighbouring": "replace-one"}, "#d95f02", "B1 under replace-one (n public): sensitivity U − L."),
     ("sum_known_n_gauss_replace", "Noisy sum / n, replace-one (Gaussian)", "zcdp", "replace-one", noisy_sum_mean,
      {"neighbouring": "replace-one"}, "#fdae6b", "B1 under replace-one (n public): sensitivity U − L."),
-    ("centred_sum_known_n_laplace", "Centred noisy sum / n (Laplace)", "pure", "add-remove", noisy_sum_mean,
-     {"centred": True}, "#9467bd", "B1c: centre at the box midpoint, then noisy sum / n (sensitivity R/2)."),
-    ("centred_sum_known_n_gauss", "Centred noisy sum / n (Gaussian)", "zcdp", "add-remove", noisy_sum_mean,
-     {"centred": True}, "#c5b0d5", "B1c: centre at the box midpoint, then noisy sum / n (sensitivity R/2)."),
+    ("centred_sum_known_n_laplace", "Centred noisy sum / n, replace-one (Laplace)", "pure", "replace-one",
+     noisy_sum_mean, {"centred": True, "neighbouring": "replace-one"}, "#9467bd",
+     "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity U − L."),
+    ("centred_sum_known_n_gauss", "Centred noisy sum / n, replace-one (Gaussian)", "zcdp", "replace-one",
+     noisy_sum_mean, {"centred": True, "neighbouring": "replace-one"}, "#c5b0d5",
+     "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity ‖U − L‖."),
     ("plugin_laplace", "Noisy sum / noisy count (Laplace)", "pure", "add-remove", plugin_mean, {},
      "#d62728", "B2: equal budget split between a noisy sum and a noisy count."),
     ("plugin_gauss", "Noisy sum / noisy count (Gaussian)", "zcdp", "add-remove", plugin_mean, {},

@@ -10,8 +10,16 @@ Pseudocode (specs/winsorized.md §3)::
 
 Privacy
 -------
-* Neighbouring relation: replace-one unit (a person with all their rows, when ``ids`` is given),
-  N public. The partition depends only on N, k and the random seed, never on the data.
+* Neighbouring relation, without ``ids``: replace-one row, N public. The partition is a random
+  permutation of ``range(N)`` cut into k groups; it depends only on N, k and the seed.
+* With ``ids`` (person-level): a person's group is a keyed hash of their own id (:func:`hash_groups`,
+  key drawn from ``rng``), and ``k`` must be passed (public). Adding or removing one person (all
+  their rows) changes exactly one group, so the guarantee is **person-level add/remove** at the
+  stated budget. Changing one person's rows while keeping their id (a fixed roster) also changes
+  one group. Replacing a person by one with another id is a removal plus an addition: at most two
+  groups change, which costs twice the budget (2ε, or 4ρ) by group privacy. (Assigning groups by
+  rank among the distinct ids, as before, let one replacement move everyone's group.) Groups have
+  random sizes; an empty group counts as failed.
 * Changing one unit changes at most one group, hence at most one ``theta_j``: a swap of one input
   of the aggregator. A failing statistic maps to a fixed value (default: the centre of the
   bounds), so the number of groups never depends on the data (the authors' code drops failed fits,
@@ -37,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from dpcore import quantiles
@@ -109,27 +118,53 @@ def partition(n_units: int, *, k: int | None = None, group_size: int | None = No
     return as_generator(rng).permutation(n_units)[: k * m].reshape(k, m)
 
 
-def group_rows(groups: np.ndarray, ids: np.ndarray | None = None) -> list[np.ndarray]:
-    """Row indices of each group: the units themselves, or every row of the group's persons."""
-    k = groups.shape[0]
-    if ids is None:
-        return [groups[j] for j in range(k)]
-    _, inverse = np.unique(np.asarray(ids), return_inverse=True)
-    unit_group = np.full(int(inverse.max()) + 1, -1)
-    unit_group[groups.ravel()] = np.repeat(np.arange(k), groups.shape[1])
-    row_group = unit_group[inverse]
-    order = np.argsort(row_group, kind="stable")
-    starts = np.searchsorted(row_group[order], np.arange(k + 1))
+def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
+    """Group label in ``range(k)`` of every row: a keyed hash of the row's person id.
+
+    The key (16 printable characters, about 105 bits) is drawn from ``rng``; the hash is SipHash-2-4
+    (:func:`pandas.util.hash_array` on the ids as strings, vectorised). A person's group therefore
+    depends on their own id and the key only, never on who else is in the data: adding, removing or
+    changing one person moves only that person's rows.
+
+    Parameters
+    ----------
+    ids : array, shape (n,)
+        Person identifier of each row (any type; compared by its string form).
+    k : int
+        Number of groups (public).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+
+    References
+    ----------
+    specs/winsorized.md §3 step 1; issue 11 item 5. Aumasson & Bernstein, "SipHash" (2012).
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k (the public number of groups) must be an integer >= 2; got {k!r}.")
+    codes = as_generator(rng).integers(33, 127, size=16)  # printable ASCII, no space
+    key = "".join(chr(int(c)) for c in codes)
+    h = pd.util.hash_array(np.asarray(ids).astype(str).astype(object), hash_key=key, categorize=True)
+    return (h % np.uint64(k)).astype(np.int64)
+
+
+def rows_of_groups(labels: np.ndarray, k: int) -> list[np.ndarray]:
+    """Row indices of each of the ``k`` groups given each row's group label (a group may be empty)."""
+    lab = np.asarray(labels, dtype=np.int64)
+    order = np.argsort(lab, kind="stable")
+    starts = np.searchsorted(lab[order], np.arange(k + 1))
     return [order[starts[j]:starts[j + 1]] for j in range(k)]
 
 
-def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray, *,
-                     ids: np.ndarray | None = None, failure_value: np.ndarray,
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray | Sequence[np.ndarray], *,
+                     failure_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``theta_j = T(group j)`` for every group, with failures mapped to ``failure_value``.
 
-    A group fails when the statistic raises, returns a non-finite value or a value of the wrong
-    length ``p = len(failure_value)``.
+    ``groups`` is a ``(k, m)`` array of row indices (:func:`partition`) or a list of ``k`` row-index
+    arrays (:func:`rows_of_groups`). A group fails when the statistic raises, returns a non-finite
+    value or a value of the wrong length ``p = len(failure_value)`` (an empty group fails).
 
     Returns
     -------
@@ -139,17 +174,19 @@ def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray, *,
     X2 = X.reshape(X.shape[0], -1)
     fail = np.asarray(failure_value, dtype=float).ravel()
     p = fail.size
-    k = groups.shape[0]
-    if ids is None and isinstance(statistic, str) and statistic in ("mean", "median") and X2.shape[1] == p:
+    k = len(groups)
+    if (isinstance(groups, np.ndarray) and groups.ndim == 2 and isinstance(statistic, str)
+            and statistic in ("mean", "median") and X2.shape[1] == p):
         blocks = X2[groups]  # (k, m, d)
         theta = blocks.mean(axis=1) if statistic == "mean" else np.median(blocks, axis=1)
         return theta, np.zeros(k, dtype=bool)
     func = _NAMED[statistic] if isinstance(statistic, str) else statistic
-    members = group_rows(groups, ids)
     theta = np.empty((k, p))
     failed = np.zeros(k, dtype=bool)
-    for j, rows in enumerate(members):  # one call per group: the statistic is arbitrary user code
+    for j, rows in enumerate(groups):  # one call per group: the statistic is arbitrary user code
         try:
+            if len(rows) == 0:
+                raise ValueError("empty group")
             val = np.asarray(func(X[rows]), dtype=float).ravel()
             ok = val.size == p and bool(np.all(np.isfinite(val)))
         except Exception:  # noqa: BLE001 - any failure of user code maps to the fixed value
@@ -182,8 +219,9 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     k, group_size : int
         Exactly one (default ``k`` from :func:`choose_k`).
     ids : array, shape (n,), optional
-        Unit (person) identifiers: groups are formed over persons, and the guarantee is
-        person-level. Without ids, every row is a unit.
+        Person identifiers: each person's rows go to the group given by a keyed hash of their id,
+        and the guarantee is person-level add/remove (see Privacy in the module docstring). Requires
+        ``k``. Without ids, every row is a unit (replace-one row).
     dim : int, optional
         Output length p of the statistic, fixed in advance (never read off the data): default from
         array bounds or failure_value, else d for "mean"/"median" and 1 for "slope" or a callable.
@@ -198,7 +236,10 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     -------
     Estimate
         The aggregator's estimate; ``diagnostics.extra`` adds ``group_statistics`` (k, p),
-        ``failed`` (k,), ``groups``, ``k``, ``group_size``, and ``warnings`` says how many failed.
+        ``failed`` (k,), ``groups`` (a (k, m) index array, or with ``ids`` a list of row-index
+        arrays), ``k`` and ``group_size`` (``None`` with ``ids``). The number of failed groups is
+        data-dependent and is kept in ``diagnostics.nonprivate["failed_groups"]``, not in the
+        warnings (it is not part of the private release).
 
     References
     ----------
@@ -211,15 +252,24 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
         ids = np.asarray(ids)
         if ids.shape != (arr.shape[0],):
             raise ValueError(f"ids must have one entry per row (shape ({arr.shape[0]},)); got {ids.shape}.")
-        n_units = int(np.unique(ids).size)
-    else:
-        n_units = arr.shape[0]
+        if k is None or group_size is not None:
+            raise ValueError("with ids, pass k (the public number of groups) and not group_size: the number "
+                             "of persons is not public under person-level add/remove, so k must not be "
+                             "derived from it.")
     if not (isinstance(statistic, str) and statistic in _NAMED) and not callable(statistic):
         raise ValueError(f"statistic must be 'mean', 'median', 'slope' or a callable; got {statistic!r}.")
+    n_units = arr.shape[0]
     if k is None and group_size is None:
         k = choose_k(n_units, epsilon=epsilon, rho=rho, c=c, eta=eta, beta=beta).k
     g = as_generator(rng)
-    groups = partition(n_units, k=k, group_size=group_size, rng=g)
+    groups: np.ndarray | list[np.ndarray]
+    if ids is None:
+        groups = partition(n_units, k=k, group_size=group_size, rng=g)
+        k_used, size = int(groups.shape[0]), int(groups.shape[1])
+    else:
+        labels = hash_groups(ids, int(k), rng=g)  # type: ignore[arg-type]
+        groups = rows_of_groups(labels, int(k))  # type: ignore[arg-type]
+        k_used, size = int(k), None  # type: ignore[arg-type]
     lo_in = np.asarray(bounds[0], dtype=float) if isinstance(bounds, (tuple, list)) and len(bounds) == 2 else None
     hi_in = np.asarray(bounds[1], dtype=float) if lo_in is not None else None
     if lo_in is None:
@@ -237,19 +287,16 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     a, b = check_bounds(bounds, int(dim))
     fail = (a + b) / 2.0 if failure_value is None else np.broadcast_to(
         np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
-    theta, failed = group_statistics(arr, statistic, groups, ids=ids, failure_value=fail)
+    theta, failed = group_statistics(arr, statistic, groups, failure_value=fail)
     if epsilon is not None:
         est = winsorized_mean(theta, epsilon=epsilon, bounds=(a, b), c=c, eta=eta, beta=beta, split=split, rng=g)
     else:
         est = winsorized_mean_zcdp(theta, rho=rho, bounds=(a, b), c=c, eta=eta, beta=beta, split=split,
                                    mean_noise="per_coordinate", rng=g)
-    if np.any(failed):
-        est.diagnostics.warnings.append(f"{int(failed.sum())} of {groups.shape[0]} groups' statistic failed and "
-                                        "was replaced by the fixed failure value (the group count never "
-                                        "depends on the data).")
+    # The number of failed groups depends on the data: not part of the release (issue 11 item 6).
+    est.diagnostics.nonprivate["failed_groups"] = int(failed.sum())
     est.diagnostics.extra.update({"group_statistics": theta, "failed": failed, "groups": groups,
-                                  "k": int(groups.shape[0]), "group_size": int(groups.shape[1]),
-                                  "failure_value": fail})
+                                  "k": k_used, "group_size": size, "failure_value": fail})
     return est
 
 
