@@ -336,7 +336,7 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
 
     Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
     ``rng`` (``SeedSequence.spawn``), runs every estimator at pure ``epsilon`` through the registry
-    (zCDP estimators at ``rho = epsilon²/2``) and measures :func:`product_tv`. ``params`` go to
+    (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures :func:`product_tv`. ``params`` go to
     ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
     empirical mean as ``"empirical"``.
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.figures import tidy_log_axes
-from dpcore.privacy import Budget
+from dpcore.privacy import Budget, Conversion
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -56,7 +56,7 @@ class Settings:
         delta = f", {self.delta!r}" if self.unit == "eps_delta" else ""
         return (
             "from dpcore.data import generate\n"
-            "from dpcore.privacy import Budget\n"
+            "from dpcore.privacy import Budget, Conversion\n"
             f"data = generate({self.distribution!r}, n={self.n}, d={self.d}, skew={self.skew!r}, rng={self.seed})\n"
             f"budget = Budget.from_unit({self.unit!r}, {self.budget_value!r}{delta})\n"
         )
@@ -134,6 +134,19 @@ def user_errors() -> Iterator[None]:
     except ValueError as err:
         st.error(f"{err}")
         st.stop()
+
+
+def native_budget(budget: Budget, notion: str) -> Conversion:
+    """The budget for a one-estimator teaching page in ``notion``. A zCDP estimator under a pure ε
+    budget runs at the zCDP level ε-DP implies (:meth:`Budget.implied_zcdp`), with a warning that
+    it does **not** give ε-DP (it is never ranked with ε-DP estimators)."""
+    if notion == "zcdp":
+        conv = budget.implied_zcdp()
+        if not conv.meets_budget:
+            st.warning(f"**Not ε-DP.** A zCDP estimator cannot meet a pure ε budget. {conv.rule} Switch the "
+                       "sidebar budget to ρ or (ε, δ) for a guarantee it does meet.", icon=":material/warning:")
+        return conv
+    return budget.to_native(notion)  # type: ignore[arg-type]
 
 
 def show_code(code: str, label: str = "Show the code") -> None:

@@ -20,7 +20,7 @@ from dpcore.figures_plan import (
     step_summary,
 )
 from dpcore.registry import get
-from pages._ui import chart, dataset, settings, simulation_notice, user_errors
+from pages._ui import chart, dataset, native_budget, settings, simulation_notice, user_errors
 
 MAX_POINTS = 2000
 JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
@@ -38,7 +38,7 @@ st.markdown(
 )
 
 with user_errors():
-    conv = s.budget.to_native("zcdp")
+    conv = native_budget(s.budget, "zcdp")
     rho = conv.value
     data = dataset(s)
 binary = data.kind == "binary"

@@ -18,7 +18,7 @@ from dpcore.figures_simplex import (
     variance_figure,
 )
 from dpcore.theory_simplex import extra_count_weight, free_count_variance, mse
-from pages._ui import chart, settings, simulation_notice, user_errors
+from pages._ui import chart, native_budget, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Free lunch (simplex)")
@@ -50,7 +50,7 @@ n = int(s.n)
 R = 1.0
 
 with user_errors():
-    conv = s.budget.to_native("pure" if mech == "laplace" else "zcdp")
+    conv = native_budget(s.budget, "pure" if mech == "laplace" else "zcdp")
     budget = conv.value
     bkw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
     if relation == "replace-one":

@@ -17,7 +17,7 @@ from dpcore.figures_winsorized import (
     sa_error_figure,
     sa_strip,
 )
-from pages._ui import chart, dataset, settings, simulation_notice, user_errors
+from pages._ui import chart, dataset, native_budget, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Winsorized mean")
@@ -34,7 +34,12 @@ st.markdown(
 
 c1, c2, c3, c4 = st.columns(4)
 version = c1.radio("Version", ["pure", "zcdp"], index=1 if s.unit == "rho" else 0, key="wins_version",
-                   format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian)"}.get, horizontal=True)
+                   format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get, horizontal=True)
+if version == "zcdp":
+    st.caption("ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
+               "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
+               "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
+               "is not proven for long walks, so it is not used here (`walk='gaussian'` reproduces the paper).")
 eta = c2.slider("η: expected share of outliers (trim level)", 0.0, 0.45, 0.10, 0.01, key="wins_eta",
                 help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.")
 contam = c3.slider("Contamination: share of points made outliers", 0.0, 0.4, 0.05, 0.01, key="wins_contam")
@@ -44,7 +49,7 @@ c_trim = c5.number_input("c: points to trim per side with no outliers", 0.5, 500
 beta = c6.select_slider("Grid ratio β", [1.0005, 1.001, 1.005, 1.01, 1.05], value=1.001, key="wins_beta")
 
 with user_errors():
-    conv = s.budget.to_native(version)
+    conv = native_budget(s.budget, version)
     budget = conv.value
     data = dataset(s)
     a, b = float(data.bounds[0][0]), float(data.bounds[1][0])

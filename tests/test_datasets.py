@@ -280,3 +280,21 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
         assert np.all(lo >= 0) and np.all(hi <= 16) and np.all(lo < hi)
     with pytest.raises(ValueError, match="share"):
         D.run_with_private_bounds(specs[1], data, budget, share=0.6, coarse_bounds=(0, 16))
+
+
+def test_oracle_refuses_a_data_derived_sigma() -> None:
+    """Issue 11 item 7: from_dataframe's true_std is the user's own empirical std. The registry never
+    hands it to an estimator as known sigma: plan_oracle refuses the data set (it needs a public
+    sigma), accepts an explicit public one, and estimators that ignore sigma are unaffected."""
+    df = pd.DataFrame(np.random.default_rng(0).normal(0, [1.0, 5.0], (300, 2)), columns=["a", "b"])
+    data = D.from_dataframe(df, ["a", "b"], (-30, 30))
+    assert data.params["std_from_data"] is True
+    oracle = registry.get("plan_oracle")
+    with pytest.raises(ValueError, match="needs a public sigma"):
+        oracle.run(data, Budget.zcdp(0.5), rng=0)
+    est = oracle.run(data, Budget.zcdp(0.5), rng=0, sigma=np.array([1.0, 5.0]))
+    assert est.mean.shape == (2,)
+    assert registry.get("plan").run(data, Budget.zcdp(0.5), rng=0).mean.shape == (2,)
+    assert D.load_bundled("digits").params["std_from_data"] is True
+    # simulated data keep their population sigma (the teaching oracle)
+    assert registry.get("plan_oracle").run(generate("gaussian", 300, 2, rng=0), Budget.zcdp(0.5), rng=0)

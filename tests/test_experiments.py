@@ -277,3 +277,20 @@ def test_cli_tiny_config(tmp_path: Path) -> None:
     assert "plotly" in html.lower()
     assert (out / "summary.csv").exists() and (out / "regret.html").exists()
     assert main([str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+
+
+def test_pure_budget_skips_zcdp_estimators_and_ranks_only_pure_ones() -> None:
+    """Issue 11 item 4: under a pure ε budget the runner never runs a zCDP estimator at ρ = ε²/2 as
+    if it met the budget; it is skipped with the reason, and the ranking holds pure ones only."""
+    cfg = ExperimentConfig(distribution="gaussian", n=400, d=4, unit="eps", budget=1.0,
+                           estimators=["empirical", "pmwm", "gaussian_public", "plan"],
+                           sweep={"budget": [0.5, 1.0]}, repetitions=2)
+    f = run(cfg)
+    assert set(f["estimator"]) == {"empirical", "pmwm"}
+    assert set(f.attrs["skipped"]) == {"gaussian_public", "plan"}
+    assert set(regret_table(f, "l2")["estimator"]) == {"pmwm"}
+    assert "zcdp" not in set(default_estimators("real", "eps", 4)) | {
+        registry.get(n).notion for n in default_estimators("real", "eps", 4)}
+    # the same estimators all run under (ε, δ), each at a conversion that meets it
+    g = run(ExperimentConfig.from_dict({**cfg.to_dict(), "unit": "eps_delta"}))
+    assert set(g["estimator"]) == {"empirical", "pmwm", "gaussian_public", "plan"}

@@ -92,3 +92,40 @@ def test_ledger_sums_by_composition_and_rejects_negative():
         led.charge("bad", -0.1)
     with pytest.raises(ValueError, match="sum to 1"):
         split_budget(1.0, {"a": 0.5, "b": 0.6})
+
+
+# --------------------------------------------------------------------------------------------
+# issue 11 item 4: implications only in the valid direction
+
+
+def test_pure_budget_is_never_met_by_zcdp() -> None:
+    b = Budget.pure(1.0)
+    assert b.meets("pure") and b.meets("none") and not b.meets("zcdp")
+    with pytest.raises(ValueError, match="ε-DP implies ε²/2-zCDP, never the other way round"):
+        b.to_native("zcdp")
+    # the explicit, labelled way: the zCDP level eps-DP implies, flagged as not meeting the budget
+    c = b.implied_zcdp(delta=1e-6)
+    assert c.value == 0.5 and c.notion == "zcdp" and c.kwargs == {"rho": 0.5}
+    assert c.meets_budget is False
+    eps_dp = zcdp_to_approx(0.5, 1e-6, "cks")
+    assert f"({eps_dp:.3g}, 1e-06)-DP" in c.guarantee and "NOT ε = 1-DP" in c.guarantee
+    assert "does NOT meet" in c.rule
+
+
+def test_every_valid_direction_exactly() -> None:
+    # eps-DP => (eps, delta)-DP: a pure estimator meets an (eps, delta) budget at eps
+    c = Budget.approx(0.7, 1e-6).to_native("pure")
+    assert (c.value, c.meets_budget) == (0.7, True)
+    # rho budget => pure estimator at eps = sqrt(2 rho), since eps-DP => eps^2/2-zCDP
+    c = Budget.zcdp(0.18).to_native("pure")
+    assert c.value == pytest.approx(0.6, rel=1e-15) and c.meets_budget
+    assert pure_to_zcdp(c.value) == pytest.approx(0.18, rel=1e-15)
+    # (eps, delta) => zCDP at the largest rho that converts to (eps, delta) (CKS)
+    r = Budget.approx(1.0, 1e-6).to_native("zcdp").value
+    assert zcdp_to_approx(r, 1e-6, "cks") == pytest.approx(1.0, rel=1e-9)
+    assert zcdp_to_approx(r * (1 + 1e-6), 1e-6, "cks") > 1.0
+    assert r >= Budget.approx(1.0, 1e-6).to_native("zcdp", "standard").value
+    # and implied_zcdp under non-pure budgets is the valid conversion itself
+    assert Budget.approx(1.0, 1e-6).implied_zcdp().value == r
+    assert Budget.approx(1.0, 1e-6).implied_zcdp().meets_budget
+    assert Budget.zcdp(0.3).implied_zcdp().value == 0.3

@@ -48,3 +48,20 @@ def test_same_seed_same_estimate():
 def test_unknown_estimator_message():
     with pytest.raises(ValueError, match="unknown estimator"):
         registry.get("nope")
+
+
+def test_gaussian_public_under_a_pure_budget_is_refused_or_labelled() -> None:
+    """Issue 11 item 4: gaussian_public under Budget.pure(1) used to run at rho = 1/2 as if that were
+    eps = 1 (likelihood ratio ~7 on neighbours against e^1 allowed). It is refused; run at the
+    implied level it is labelled as not meeting the budget."""
+    spec = registry.get("gaussian_public")
+    ds = generate("gaussian", 300, 3, rng=0)
+    assert spec.notion == "zcdp" and not spec.meets(Budget.pure(1.0))
+    with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
+        spec.run(ds, Budget.pure(1.0), rng=0)
+    est = spec.run(ds, Budget.pure(1.0), rng=0, at_implied_level=True)
+    assert est.conversion is not None and est.conversion.meets_budget is False
+    assert est.ledger.total() == pytest.approx(0.5)
+    # pure estimators and valid budgets are unaffected
+    assert registry.get("pmwm").run(ds, Budget.pure(1.0), rng=0).conversion.meets_budget
+    assert spec.run(ds, Budget.approx(1.0, 1e-6), rng=0).conversion.meets_budget

@@ -22,10 +22,21 @@ Privacy
 * Step 5 is post-processing of the private (L, U).
 * Step 6 has swap sensitivity ``(U - L)/n`` given the (already private) interval; Laplace with
   scale ``(U - L)/(n eps3)`` is eps3-DP. Total by basic composition: ``eps1 + eps2 + eps3 = eps``.
-* zCDP version (spec §2.4): Gaussian threshold/query noise ``N(0, 1/rho_T)``, ``N(0, 1/rho_Q)``
-  with ``rho_T = rho1/2``, ``rho_Q = rho2/2`` per quantile (the paper's Lemma D.1 claims
-  ``(rho_T + rho_Q)``-zCDP per quantile; spec §10.6 flags its proof as nonstandard), and the mean
-  released with ``N(0, ((U - L)/(n sqrt(2 rho3)))^2)``. Total ``rho1 + rho2 + rho3 = rho``.
+* zCDP version (spec §2.4), ``walk="pure"`` (default, the registered ``pmwm_zcdp``): each quantile
+  walk gets ``rho_w = rho_T + rho_Q`` (``rho_T = rho1/2``, ``rho_Q = rho2/2``) and runs as the *pure*
+  AboveThreshold walk above with ``eps_w = sqrt(2 rho_w / d)`` per coordinate, split between
+  threshold and queries as ``rho1 : rho2``. That walk is ``eps_w``-DP (Durfee 2023), hence
+  ``eps_w**2 / 2 = rho_w / d``-zCDP per coordinate (Bun & Steinke 2016, Prop. 1.4), an accounting
+  known to hold for any walk length. The ledger splits ``rho_w`` into threshold and query stages
+  in proportion to their ε shares. The mean is released with ``N(0, ((U - L)/(n sqrt(2 rho3)))^2)``.
+  Total ``rho1 + rho2 + rho3 = rho``.
+* ``walk="gaussian"`` is the paper's version: Gaussian threshold/query noise ``N(0, 1/rho_T)``,
+  ``N(0, 1/rho_Q)``, accounted as ``(rho_T + rho_Q)``-zCDP per quantile by the paper's Lemma D.1.
+  Spec §10.6 flags that proof as nonstandard, and a numeric lower bound on the Rényi divergence of
+  neighbours differing late in a long walk exceeds the lemma's claim for walks longer than about
+  1e12 steps (issue 11 item 8); the grid cap (at most ``ceil(log_beta(b - a + 1))`` points, under
+  1e7) may be what keeps it safe, but that is not proven here. It is kept for reproducing the
+  paper's tables only and is not registered.
 * d dimensions (coordinate-wise PMWM, spec §7; *not from the paper*): every quantile part is
   divided by d (2d AboveThreshold runs of ``(eps1/(2d), eps2/(2d))``). The pure mean step uses
   Laplace with scale ``d (U_r - L_r)/(n eps3)`` per coordinate (composition over d). The zCDP
@@ -58,6 +69,16 @@ from dpcore.theory_winsorized import premature_stop_risk, trim_level
 DEFAULT_SPLIT: tuple[float, float, float] = (0.25, 0.25, 0.5)
 
 MeanNoise = Literal["joint", "per_coordinate"]
+Walk = Literal["pure", "gaussian"]
+
+
+def walk_epsilons(rho_threshold: float, rho_query: float, d: int) -> tuple[float, float]:
+    """Per-coordinate ``(eps_T, eps_Q)`` of the pure walk that meets ``rho_threshold + rho_query``
+    (totals over ``d`` coordinates) in zCDP: ``eps_T + eps_Q = sqrt(2 (rho_T + rho_Q) / d)``, split
+    in the ratio ``rho_T : rho_Q``. ε-DP implies ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4)."""
+    total = rho_threshold + rho_query
+    eps = float(np.sqrt(2.0 * total / d))
+    return eps * rho_threshold / total, eps * rho_query / total
 
 
 def check_split(split: Sequence[float]) -> tuple[float, float, float]:
@@ -73,7 +94,7 @@ def check_split(split: Sequence[float]) -> tuple[float, float, float]:
 
 def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, bounds: tuple,
           c: float, eta: float, beta: float, split: Sequence[float], mean_noise: MeanNoise,
-          rng: RngLike) -> Estimate:
+          rng: RngLike, walk: Walk = "pure") -> Estimate:
     """Shared body of :func:`winsorized_mean` and :func:`winsorized_mean_zcdp` (see the module
     docstring for the pseudocode and the privacy accounting)."""
     arr = check_data(x, min_rows=2)
@@ -84,29 +105,44 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
     beta = float(beta)
     if not beta > 1.0:
         raise ValueError(f"beta (grid ratio) must be > 1, e.g. 1.001; got {beta!r}.")
+    if walk not in ("pure", "gaussian"):
+        raise ValueError(f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
+                         f"Lemma D.1); got {walk!r}.")
     if mean_noise not in ("joint", "per_coordinate"):
         raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
     a, b = check_bounds(bounds, d)
     tau = trim_level(n, c, eta)
     g = as_generator(rng)
-    unit = "ε" if notion == "pure" else "ρ"
 
     # 1-2. budget split; each of the two quantile calls gets half of the threshold and the query
     # parts. ``unbounded_quantile`` divides the total of a call by d across the columns.
     part_t, part_q, part_m = s1 * budget / 2.0, s2 * budget / 2.0, s3 * budget
     ledger = Ledger(notion)
+    walk_eps: tuple[float, float] | None = None
     if notion == "pure":
         qkw = {"epsilon_threshold": part_t, "epsilon_query": part_q}
+        note_t = f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate"
+        note_q = f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate"
+    elif walk == "pure":
+        walk_eps = walk_epsilons(part_t, part_q, d)
+        # unbounded_quantile divides its totals by d
+        qkw = {"epsilon_threshold": walk_eps[0] * d, "epsilon_query": walk_eps[1] * d}
+        conv = (f"pure walk, ε = {sum(walk_eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
+                "(Bun–Steinke), split in proportion")
+        note_t = f"AboveThreshold target noise ε_T = {walk_eps[0]:.4g}; {conv}"
+        note_q = f"AboveThreshold query noise ε_Q = {walk_eps[1]:.4g}; {conv}"
     else:
         qkw = {"rho_threshold": part_t, "rho_query": part_q}
+        note_t = f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)"
+        note_q = f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)"
 
     # 3-4. private quantiles (upper walks up from a, lower walks down from b).
     up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=g, **qkw)
-    ledger.charge("upper quantile: threshold", part_t, f"AboveThreshold target noise, {part_t / d:.4g}{unit} per coordinate")
-    ledger.charge("upper quantile: queries", part_q, f"AboveThreshold query noise, {part_q / d:.4g}{unit} per coordinate")
+    ledger.charge("upper quantile: threshold", part_t, note_t)
+    ledger.charge("upper quantile: queries", part_q, note_q)
     lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=g, **qkw)
-    ledger.charge("lower quantile: threshold", part_t, f"AboveThreshold target noise, {part_t / d:.4g}{unit} per coordinate")
-    ledger.charge("lower quantile: queries", part_q, f"AboveThreshold query noise, {part_q / d:.4g}{unit} per coordinate")
+    ledger.charge("lower quantile: threshold", part_t, note_t)
+    ledger.charge("lower quantile: queries", part_q, note_q)
     U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
     L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
 
@@ -147,7 +183,8 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
         where = "the data" if d == 1 else f"{cols.size} of {d} coordinates ({', '.join(map(str, cols[:8]))}{'…' if cols.size > 8 else ''})"
         warn.append(f"Fallback fired on {where}: the private interval came out inverted (L̂ > Û), so the "
                     "prior range [a, b] was used instead and the release there is a plain clipped mean.")
-    per_q = {"epsilon_query": part_q / d} if notion == "pure" else {"rho_query": part_q / d}
+    per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
+             {"epsilon_query": walk_eps[1]} if walk_eps is not None else {"rho_query": part_q / d})
     risky = np.array([premature_stop_risk(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
     if np.any(risky):
         (key, val), = per_q.items()
@@ -180,6 +217,8 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
             "budget_per_coordinate": {"threshold (each quantile)": part_t / d,
                                       "query (each quantile)": part_q / d,
                                       "mean": part_m / d},
+            "walk": "pure" if notion == "pure" else walk,
+            "walk_epsilon_per_coordinate": walk_eps,
             "bounds": (a, b),
             "beta": beta,
         },
@@ -237,14 +276,20 @@ def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 
 
 def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float = 10.0, eta: float = 0.0,
                          beta: float = 1.001, split: Sequence[float] = DEFAULT_SPLIT,
-                         mean_noise: MeanNoise = "joint", rng: RngLike = None) -> Estimate:
-    """Private modified winsorized mean, rho-zCDP version (the one the paper's simulations report).
+                         mean_noise: MeanNoise = "joint", walk: Walk = "pure", rng: RngLike = None) -> Estimate:
+    """Private modified winsorized mean, rho-zCDP version.
 
     Parameters are those of :func:`winsorized_mean`, with ``rho`` the total zCDP budget, and
 
     mean_noise : {"joint", "per_coordinate"}
         d > 1 only: one Gaussian on the joint l2 sensitivity ``sqrt(sum (U_r - L_r)^2)/n`` with all
         of rho3 (default), or rho3/d per coordinate (the paper's S&A aggregation). Same at d = 1.
+    walk : {"pure", "gaussian"}
+        How the two quantile walks are run and accounted. ``"pure"`` (default): the pure
+        AboveThreshold walk at ``eps = sqrt(2 rho_w / d)`` per coordinate, which is ``rho_w / d``-zCDP
+        because ε-DP implies ε²/2-zCDP (valid for any walk length). ``"gaussian"``: the paper's
+        Gaussian walk accounted by its Lemma D.1, which is not proven here (see Privacy in the
+        module docstring); for reproducing the paper only.
 
     Returns
     -------
@@ -253,10 +298,11 @@ def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float =
 
     References
     ----------
-    Ramsay & Spicker (2025), §4 and Lemma D.1; specs/winsorized.md §2.4, §7.
+    Ramsay & Spicker (2025), §4 and Lemma D.1; Durfee (NeurIPS 2023); Bun & Steinke (TCC 2016),
+    Prop. 1.4; specs/winsorized.md §2.4, §7.
     """
     return _pmwm(x, notion="zcdp", budget=rho, bounds=bounds, c=c, eta=eta, beta=beta, split=split,
-                 mean_noise=mean_noise, rng=rng)
+                 mean_noise=mean_noise, walk=walk, rng=rng)
 
 
 register(EstimatorSpec(
@@ -281,6 +327,7 @@ register(EstimatorSpec(
     neighbouring="replace-one",
     func=winsorized_mean_zcdp,
     family="winsorized",
-    description="PMWM with Gaussian noise throughout (ρ-zCDP); coordinate-wise with a joint Gaussian mean "
-                "step when d > 1, so it compares with PLAN and IOME at the same ρ.",
+    description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
+                "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
+                "with PLAN and IOME at the same ρ.",
 ))

@@ -552,3 +552,67 @@ class TestTable1:
         equal = self.rmse(baseline_draws("centred", x, bounds=(0, 100), reps=self.REPS, rng=5, **kw), x)
         assert fit == pytest.approx(paper_centre, rel=0.06)
         assert equal < 0.75 * paper_centre
+
+
+# ------------------------------------------------------------------------------------------
+# issue 11 items 1-3 and 6
+
+
+class TestKnownNRelation:
+    def test_no_add_remove_entry_divides_by_the_true_n(self):
+        """Items 1 and 3: the known-n estimate (S3) and B1/B1c divide by the true n, which is private
+        under add/remove; the registry only offers them as replace-one, with replace-one params."""
+        for spec in all_estimators():
+            known_n = (spec.func is simplex_mean and spec.params.get("known_n")) or spec.func is noisy_sum_mean
+            if known_n:
+                assert spec.neighbouring == "replace-one", spec.name
+                assert spec.params.get("neighbouring") == "replace-one", spec.name
+        names = {s.name for s in all_estimators()}
+        assert not names & {"simplex_known_n_laplace", "simplex_known_n_gauss", "sum_known_n_laplace",
+                            "sum_known_n_gauss"}
+
+    def test_known_n_under_add_remove_leaks_n(self):
+        """Why (item 1): D = two zeros, D' = three zeros, bounds [0, 1], eps = 1. The known-n mean at
+        add/remove sensitivity has noise (Z1 - Z2)/(2n) with Z ~ Lap(1): P(mean > 1) is far larger
+        with n = 2 than with n = 3 (about 5.4 times, exceeding e). Exact: P(Z1 - Z2 > 2n) with
+        Z1 - Z2 ~ the difference of two Lap(1): (1 + t/2) e^-t / 2 at t = 2n."""
+        def tail(t: float) -> float:
+            return (1 + t / 2) * math.exp(-t) / 2
+        ratio = tail(4) / tail(6)
+        assert ratio == pytest.approx(3 / 4 * math.e**2, rel=1e-12) and ratio > math.e
+        d2 = simplex_mean_draws(np.zeros(2), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=1)
+        d3 = simplex_mean_draws(np.zeros(3), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=2)
+        p2, p3 = np.mean(d2[:, 0] > 1), np.mean(d3[:, 0] > 1)
+        assert p2 == pytest.approx(tail(4), rel=0.05) and p3 == pytest.approx(tail(6), rel=0.1)
+        assert p2 / p3 > math.e
+
+    @pytest.mark.parametrize("name,p", [("centred_sum_known_n_laplace", 1), ("centred_sum_known_n_gauss", 2)])
+    def test_centred_sum_has_replace_one_sensitivity(self, name, p):
+        """Item 2: under replace-one the centred sum moves by up to the full width ||U - L||_p (a row
+        from one corner of the box to the other), not the add/remove ||U - L||_p / 2."""
+        spec = get(name)
+        assert spec.neighbouring == "replace-one"
+        lo, hi = np.array([0.0, -1.0, 2.0]), np.array([1.0, 3.0, 2.5])
+        x = np.random.default_rng(0).uniform(lo, hi, (50, 3))
+        budget = Budget.pure(0.8) if p == 1 else Budget.zcdp(0.3)
+        est = spec.run(x, budget, bounds=(lo, hi), rng=0)
+        w = float(np.linalg.norm(hi - lo, p))
+        assert est.diagnostics.extra["sensitivity"] == pytest.approx(w, rel=1e-15)
+        v = 2 * (w / 0.8) ** 2 if p == 1 else w**2 / (2 * 0.3)
+        np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(v) / 50, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(s.name for s in all_estimators() if s.family.startswith("simplex")))
+def test_warnings_release_no_data_dependent_counts(name):
+    """Item 6: neighbouring data sets (one row inside vs outside the box; one row added) give
+    identical warning lists; the clamped-row count and n are in ``diagnostics.nonprivate`` only."""
+    spec = get(name)
+    base = np.random.default_rng(0).uniform(0, 1, (40, 2))
+    out = base.copy()
+    out[0] = [5.0, -3.0]
+    added = np.vstack([out, [[7.0, 7.0]]])
+    budget = Budget.pure(1.0) if spec.notion == "pure" else Budget.zcdp(0.5)
+    ests = [spec.run(x, budget, bounds=(0, 1), rng=3) for x in (base, out, added)]
+    assert ests[0].diagnostics.warnings == ests[1].diagnostics.warnings == ests[2].diagnostics.warnings
+    assert [e.diagnostics.nonprivate["clamped_rows"] for e in ests] == [0, 1, 2]
+    assert [e.diagnostics.nonprivate["n"] for e in ests] == [40, 40, 41]

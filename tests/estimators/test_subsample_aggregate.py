@@ -207,3 +207,20 @@ def test_registered() -> None:
         assert est.mean.shape == (4,)
         assert est.ledger.total() == pytest.approx(est.conversion.value, rel=1e-15)
         assert np.linalg.norm(est.mean - ds.true_mean) < 1.0
+
+
+def test_failed_group_count_is_not_released() -> None:
+    """Issue 11 item 6: the number of failed groups depends on the data; neighbours with 0 and 1
+    failed groups give identical warnings, and the count sits in ``diagnostics.nonprivate``."""
+    def fragile(g: np.ndarray) -> float:
+        if np.any(g > 100):
+            raise ValueError("outlier")
+        return float(np.mean(g))
+
+    x = np.random.default_rng(0).normal(5, 1, 400)
+    x2 = x.copy()
+    x2[7] = 1e6
+    a = subsample_and_aggregate(x, fragile, bounds=(0, 10), epsilon=1.0, k=20, rng=3)
+    b = subsample_and_aggregate(x2, fragile, bounds=(0, 10), epsilon=1.0, k=20, rng=3)
+    assert a.diagnostics.nonprivate["failed_groups"] == 0 and b.diagnostics.nonprivate["failed_groups"] == 1
+    assert a.diagnostics.warnings == b.diagnostics.warnings

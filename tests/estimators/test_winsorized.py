@@ -527,3 +527,36 @@ def test_clipped_baselines_spend_exactly_their_budget_on_worst_case_neighbours()
     g, g2 = (clipped_mean_box_zcdp(v, rho=0.3, bounds=(a, b), rng=0) for v in (x, x2))
     dg = g2.diagnostics.noiseless_mean - g.diagnostics.noiseless_mean
     assert 0.5 * np.sum((dg / g.diagnostics.noise_std) ** 2) == pytest.approx(0.3)
+
+
+def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
+    """Issue 11 item 8: pmwm_zcdp runs each quantile walk as the pure AboveThreshold walk at
+    eps_w = sqrt(2 rho_w / d) per coordinate (eps-DP => eps^2/2-zCDP, valid for any walk length)
+    instead of the Gaussian walk resting on the paper's Lemma D.1. Exact: the per-coordinate
+    epsilons, the ledger, and the intervals equal two pure unbounded_quantile calls on the same
+    random stream."""
+    from dpcore.estimators.winsorized import walk_epsilons
+
+    x = np.random.default_rng(0).normal(3, 1, (500, 2))
+    rho, d = 0.4, 2
+    est = winsorized_mean_zcdp(x, rho=rho, bounds=(-100, 100), rng=11)
+    part = 0.25 * rho / 2  # threshold and query parts of one quantile call (default split)
+    e_t, e_q = est.diagnostics.extra["walk_epsilon_per_coordinate"]
+    assert (e_t, e_q) == walk_epsilons(part, part, d)
+    assert (e_t + e_q) ** 2 / 2 == pytest.approx(2 * part / d, rel=1e-14)
+    assert e_t == pytest.approx(e_q, rel=1e-15)
+    assert est.ledger.total() == pytest.approx(rho, rel=1e-15)
+    assert est.diagnostics.extra["walk"] == "pure"
+    g = np.random.default_rng(11)
+    tau = est.diagnostics.extra["tau"]
+    kw = {"epsilon_threshold": e_t * d, "epsilon_query": e_q * d, "beta": 1.001, "rng": g}
+    up = quantiles.unbounded_quantile(x, 1 - tau, (-100, 100), **kw)
+    lo = quantiles.unbounded_quantile(x, tau, (-100, 100), **kw)
+    L_raw, U_raw = est.diagnostics.extra["raw_interval"]
+    np.testing.assert_array_equal(U_raw, np.clip(up.value, -100, 100))
+    np.testing.assert_array_equal(L_raw, np.clip(lo.value, -100, 100))
+    # the paper's Gaussian walk stays available, labelled, for reproducing its tables
+    gauss = winsorized_mean_zcdp(x, rho=rho, bounds=(-100, 100), walk="gaussian", rng=11)
+    assert gauss.diagnostics.extra["walk"] == "gaussian"
+    assert "Lemma D.1" in gauss.ledger.charges[0].note
+    assert registry.get("pmwm_zcdp").params.get("walk", "pure") == "pure"
