@@ -102,6 +102,14 @@ MAIN_ESTIMATORS: dict[str, list[str]] = {
     "binary": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp", "gaussian_private"],
 }
 
+#: The main estimators per data kind under a pure ε budget, which zCDP estimators cannot meet:
+#: ε-DP estimators only.
+MAIN_PURE_ESTIMATORS: dict[str, list[str]] = {
+    "real": ["empirical", "pmwm", "clipped_laplace"],
+    "bounded": ["empirical", "pmwm", "clipped_laplace", "simplex_laplace", "simplex_known_n_laplace_replace"],
+    "binary": ["empirical", "binary_pde", "binary_naive_laplace", "binary_truncated_laplace"],
+}
+
 #: Columns of the frame :func:`run` returns, in order.
 COLUMNS: tuple[str, ...] = (
     "estimator", "name", "label", "family", "notion", "neighbouring", "color",
@@ -118,10 +126,12 @@ def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> li
     For real data: the empirical mean, PLAN, IOME as run in the PLAN paper, the Gaussian
     mechanism (private centre and radius) and the coordinate-wise winsorized mean (PMWM) in the
     user's notion (pure ε when the budget is in ε, its zCDP variant otherwise). Under a pure ε
-    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`).
+    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`); the
+    ε-DP estimators of :data:`MAIN_PURE_ESTIMATORS` are the default then.
     """
+    main = MAIN_PURE_ESTIMATORS if unit == "eps" else MAIN_ESTIMATORS
     names = [("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
-             for n in MAIN_ESTIMATORS.get(kind, ["empirical"])]
+             for n in main.get(kind, ["empirical"])]
     ok = {s.name for s in registry.applicable(kind, d) if unit != "eps" or s.notion != "zcdp"}
     return [n for n in names if n in ok]
 

@@ -246,7 +246,8 @@ else:
 
 st.subheader("Repeated runs: the spread")
 fast = [n for n in ("gaussian_private", "plan", "iome_paper", "pmwm_zcdp", "binary_klsu_zcdp", "plan_l1",
-                    "centred_sum_known_n_gauss", "clipped_laplace") if n in set(table["name"])]
+                    "centred_sum_known_n_gauss", "clipped_laplace", "pmwm", "simplex_laplace", "plugin_laplace",
+                    "binary_pde") if n in set(table["name"])]
 labels = dict(zip(table["name"], table["estimator"], strict=True))
 c1, c2 = st.columns([3, 1])
 chosen = c1.multiselect("Estimators", table["name"].tolist(), default=fast[:5] or table["name"].tolist()[:5],

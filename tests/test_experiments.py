@@ -16,6 +16,7 @@ import pytest
 from dpcore import registry
 from dpcore.experiments import (
     COLUMNS,
+    MAIN_PURE_ESTIMATORS,
     ExperimentConfig,
     default_estimators,
     main,
@@ -294,3 +295,4 @@ def test_pure_budget_skips_zcdp_estimators_and_ranks_only_pure_ones() -> None:
     # the same estimators all run under (ε, δ), each at a conversion that meets it
     g = run(ExperimentConfig.from_dict({**cfg.to_dict(), "unit": "eps_delta"}))
     assert set(g["estimator"]) == {"empirical", "pmwm", "gaussian_public", "plan"}
+    assert default_estimators("bounded", "eps", 1) == MAIN_PURE_ESTIMATORS["bounded"]

@@ -139,3 +139,20 @@ def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
     assert {"guarantee", "neighbours"} <= set(table.columns)
     assert set(table["neighbours"]) == {"replace-one", "add-remove"}
     assert any("Mixed neighbouring relations" in c.value for c in at.caption)
+
+
+def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
+    """Issue 11 item 4: with the budget in ε the default selection and the ranking hold ε-DP estimators
+    only; a zCDP estimator picked by hand is skipped with the reason shown, never ranked."""
+    from dpcore import registry
+
+    at = _page({"unit": "eps", "budget_value": "1", "distribution": "bounded", "skew": "0", "d": "2"})
+    ms = at.multiselect[0]
+    assert ms.value and all(registry.get(n).notion != "zcdp" for n in ms.value)
+    ms.set_value([*ms.value, "gaussian_public"]).run()
+    assert not at.exception
+    assert any("cannot be met by a zCDP estimator" in c.value for c in at.caption)
+    ranking = at.dataframe[0].value
+    labels = {s.label: s.notion for s in registry.all_estimators()}
+    assert set(ranking["guarantee"]) == {"pure ε-DP"}
+    assert all(labels[lab] == "pure" for lab in ranking["label"])

@@ -104,3 +104,24 @@ def test_ledger_chart_main_estimators_then_all():
     assert not at.exception
     every = bars()
     assert main < every and len(every) >= 20
+
+
+def test_privacy_budget_page_under_pure_eps_never_lets_zcdp_meet_it():
+    """Issue 11 item 4: under a pure ε budget the page says zCDP estimators cannot meet it, shows ρ = ε²/2
+    only as the weaker level ε-DP implies, explains each implication's direction, and the ledger chart
+    holds pure-DP estimators only."""
+    from dpcore import registry
+
+    at = _app({"unit": "eps", "budget_value": "1", "distribution": "bounded", "skew": "0", "n": "400",
+               "d": "2"}).run()
+    at.switch_page("pages/privacy_budget.py").run()
+    assert not at.exception and not at.error
+    assert at.metric[0].label.startswith("ρ that ε-DP implies (weaker, not ε-DP)") and at.metric[0].value == "0.5"
+    assert any("zCDP estimators cannot meet a pure ε budget" in w.value for w in at.warning)
+    text = "\n".join(m.value for m in at.markdown)
+    assert "| ρ-zCDP | pure ε-DP | **no**" in text and "| pure ε-DP | ε²/2-zCDP | yes" in text
+    at.toggle[0].set_value(True).run()
+    labels = {s.label: s.notion for s in registry.all_estimators()}
+    spec = json.loads(at.get("plotly_chart")[1].proto.spec)
+    shown = {y for trace in spec["data"] for y in trace["y"]}
+    assert shown and all(labels[y] == "pure" for y in shown)

@@ -87,3 +87,20 @@ def test_typed_bounds_change_the_results():
     second = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
     assert first != second
     assert "heavy right tail" in " ".join(c.value for c in at.caption)
+
+
+def test_pure_eps_leaves_zcdp_out_and_labels_nonprivate_diagnostics():
+    """Issue 11 items 4, 6, 7: under a pure ε budget zCDP estimators are left out (with a note); the
+    data-dependent counts appear only under the "non-private diagnostics" label; the code shown skips
+    the oracles and the estimators that cannot meet the budget."""
+    from dpcore import registry
+
+    at = _page({"unit": "eps", "budget_value": "1"})
+    assert not at.exception and not at.error
+    assert any("zCDP estimators are left out" in i.value for i in at.info)
+    labels = {s.label: s.notion for s in registry.all_estimators()}
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert bars["y"] and all(labels[y] == "pure" for y in bars["y"])
+    assert any(e.label == "Non-private diagnostics (teaching only)" for e in at.expander)
+    code = "\n".join(c.value for c in at.code)
+    assert "not spec.meets(budget)" in code and "'oracle' in spec.name" in code
