@@ -23,8 +23,9 @@ import numpy as np
 MAX_N = 200_000
 #: Largest number of columns (generated data; a Walsh-Hadamard rotation pads to a power of two).
 MAX_D = 4096
-#: Largest ``n * d`` of one dataset: 8 M floats = 64 MB per copy.
-MAX_CELLS = 8_000_000
+#: Largest ``n * d`` of one dataset: 16 M floats = 128 MB per copy (the PLAN paper's Gaussian C
+#: at n = 10,000, d = 1024 fits).
+MAX_CELLS = 16_000_000
 #: Largest number of repetitions of one experiment setting.
 MAX_REPETITIONS = 10_000
 #: Largest number of points of an experiment's sweep grid (the product of the sweep lengths).
@@ -39,6 +40,8 @@ MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
 #: Largest number of rows and columns of an uploaded CSV.
 MAX_UPLOAD_ROWS = 200_000
 MAX_COLUMNS = 512
+#: Largest experiment config (JSON text) accepted, in characters.
+MAX_CONFIG_CHARS = 200_000
 #: Largest nesting depth of an uploaded JSON experiment config.
 MAX_JSON_DEPTH = 8
 

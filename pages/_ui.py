@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.export import to_csv
 from dpcore.figures import tidy_log_axes
 from dpcore.privacy import Budget
 
@@ -144,7 +145,7 @@ def show_code(code: str, label: str = "Show the code") -> None:
 
 def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
     """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
-    st.download_button(label, lambda: df.to_csv(index=False).encode(), file_name=f"{name}.csv", mime="text/csv",
+    st.download_button(label, lambda: to_csv(df), file_name=f"{name}.csv", mime="text/csv",
                        key=f"download-{name}")
 
 
