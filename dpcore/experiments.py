@@ -843,7 +843,7 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
             if need is None:
                 note = "error not monotone across the sweep"
         rows.append({"estimator": est, "label": label, f"{by}_needed": need, "note": note})
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=["estimator", "label", f"{by}_needed", "note"])  # columns even when empty
     if not out.empty:
         out = out.sort_values(f"{by}_needed", na_position="last", kind="stable").reset_index(drop=True)
     return out

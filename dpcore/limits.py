@@ -26,6 +26,9 @@ MAX_D = 4096
 #: Largest ``n * d`` of one dataset: 16 M floats = 128 MB per copy (the PLAN paper's Gaussian C
 #: at n = 10,000, d = 1024 fits).
 MAX_CELLS = 16_000_000
+#: Largest ``n * d`` on the interactive pages (each page caches a few datasets per visitor:
+#: 2 M floats = 16 MB per copy). Larger runs belong to the command line.
+MAX_APP_CELLS = 2_000_000
 #: Largest number of repetitions of one experiment setting.
 MAX_REPETITIONS = 10_000
 #: Largest number of points of an experiment's sweep grid (the product of the sweep lengths).
