@@ -92,7 +92,7 @@ def _leave_legacy_pages_mode() -> None:
 #: Valid ranges of the numeric URL parameters (values outside fall back to the default, so no
 #: widget is ever handed a value outside its own range).
 QUERY_RANGES: dict[str, tuple[type, float, float]] = {
-    "skew": (float, -1e6, 1e6), "budget_value": (float, 0.0, 1e300), "delta": (float, 0.0, 1.0),
+    "skew": (float, -1e6, 1e6), "budget_value": (float, -math.inf, math.inf), "delta": (float, -math.inf, math.inf),
     "n": (int, 2, limits.MAX_N), "d": (int, 1, limits.MAX_D), "seed": (int, 0, MAX_SEED),
 }
 
