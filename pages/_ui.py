@@ -126,14 +126,14 @@ def parse_query(params: dict[str, str]) -> dict[str, Any]:
 
 def size_error(n: int, d: int) -> str | None:
     """Why ``n`` rows by ``d`` columns are too many for an interactive page, or ``None``."""
-    try:
-        limits.check_size(n, d)
-    except ValueError as err:
-        return str(err)
     if n * d > limits.MAX_APP_CELLS:
         return (f"n × d = {n * d:,} values is above the interactive pages' limit of {limits.MAX_APP_CELLS:,} "
                 f"(dpcore.limits); use at most n = {limits.MAX_APP_CELLS // d:,} rows at d = {d}, or run "
                 "larger experiments from a terminal (python -m dpcore.experiments).")
+    try:
+        limits.check_size(n, d)
+    except ValueError as err:
+        return str(err)
     return None
 
 
