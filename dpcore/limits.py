@@ -72,8 +72,8 @@ def check_int(value: Any, name: str, lo: int, hi: int) -> int:
         else:
             raise ValueError(f"{name} must be an integer between {lo:,} and {hi:,}; got {value!r}.")
     if not lo <= value <= hi:
-        raise ValueError(f"{name} must be between {lo:,} and {hi:,}; got {value:,}. "
-                         f"(dpmean lab's limits are in dpcore.limits.)")
+        raise ValueError(f"{name} = {value:,} is too {'large' if value > hi else 'small'}: {name} must be between "
+                         f"{lo:,} and {hi:,} (dpmean lab's limits are in dpcore.limits).")
     return int(value)
 
 
@@ -82,7 +82,7 @@ def check_size(n: int, d: int) -> tuple[int, int]:
     n = check_int(n, "n", 2, MAX_N)
     d = check_int(d, "d", 1, MAX_D)
     if n * d > MAX_CELLS:
-        raise ValueError(f"n * d = {n * d:,} is above the limit of {MAX_CELLS:,} values; "
+        raise ValueError(f"n * d = {n * d:,} is too large: above the limit of {MAX_CELLS:,} values; "
                          f"use at most n = {MAX_CELLS // d:,} rows at d = {d}.")
     return n, d
 

@@ -88,8 +88,8 @@ def test_parse_csv_counts_header_fields_before_any_parsing(monkeypatch):
 
 
 @pytest.mark.parametrize("change,match", [
-    ({"repetitions": 10**9}, "repetitions must be between 1 and 10,000"),
-    ({"n": 12_000, "d": 4096}, r"n \* d = 49,152,000 is above the limit"),
+    ({"repetitions": 10**9}, "repetitions = 1,000,000,000 is too large: repetitions must be between 1 and 10,000"),
+    ({"n": 12_000, "d": 4096}, r"n \* d = 49,152,000 is too large"),
     ({"sweep": {"n": list(range(2, 1000))}}, "sweep grid has 998 points"),
     ({"n": None}, "n must be an integer"),
     ({"budget": [1]}, "budget must be"),
@@ -232,3 +232,17 @@ def test_cli_outputs_escape_user_supplied_ids(tmp_path):
         text = (tmp_path / name).read_text()
         assert "'=HYPERLINK" in text, name
         assert not any(cell.startswith("=") for row in csv.reader(text.splitlines()) for cell in row), name
+
+
+def test_size_limits_are_enforced_the_same_way_in_library_cli_and_config(tmp_path, capsys):
+    from dpcore.data import generate
+
+    with pytest.raises(ValueError) as lib:
+        generate("gaussian", 12_000, 4096, rng=0)
+    with pytest.raises(ValueError) as cfg:
+        ExperimentConfig(n=12_000, d=4096).validate()
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({**ExperimentConfig().to_dict(), "n": 12_000, "d": 4096}))
+    assert main([str(path), "--out", str(tmp_path / "out")]) == 2
+    cli = capsys.readouterr().err
+    assert str(lib.value) == str(cfg.value) and str(lib.value) in cli
