@@ -12,8 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
-from pages._ui import BUDGET_PRESETS, DEFAULTS, UNITS, parse_query, settings
+from pages._ui import BUDGET_PRESETS, DEFAULTS, MAX_SEED, UNITS, parse_query, settings, size_error
 
 st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide")
 
@@ -79,8 +80,8 @@ def sidebar() -> None:
               key="skew", help="0 means no skew: every coordinate has the same spread.",
               disabled=not spec.skew_applies)
     c1, c2 = sb.columns(2)
-    c1.number_input("n (rows)", min_value=2, max_value=200_000, step=500, key="n")
-    c2.number_input("d (columns)", min_value=1, max_value=4096, step=1, key="d")
+    c1.number_input("n (rows)", min_value=2, max_value=limits.MAX_N, step=500, key="n")
+    c2.number_input("d (columns)", min_value=1, max_value=limits.MAX_D, step=1, key="d")
     sb.markdown("### Privacy budget")
     sb.radio("Unit", list(UNITS), format_func=UNITS.get, key="unit", horizontal=True)
     sb.select_slider("Preset (log scale): ← more private · less private →", BUDGET_PRESETS,
@@ -91,7 +92,7 @@ def sidebar() -> None:
     if st.session_state["unit"] == "eps_delta":
         sb.number_input("δ (smaller is more private)", key="delta", format="%g", step=1e-6)
     c3, c4 = sb.columns([3, 2])
-    c3.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="seed")
+    c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
 
 
@@ -106,5 +107,8 @@ try:
     _budget = current.budget  # validates the budget; raises ValueError naming the fix
 except ValueError as err:
     st.error(f"That privacy budget is impossible: {err}")
+    st.stop()
+if (too_big := size_error(current.n, current.d)) is not None:
+    st.error(too_big)
     st.stop()
 nav.run()

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from dpcore import limits
+
 RngLike = None | int | np.random.Generator | np.random.SeedSequence
 
 
@@ -53,14 +55,19 @@ def check_data(x: Any, *, name: str = "x", ndim: int | None = None, min_rows: in
         raise ValueError(f"{name} needs at least {min_rows} rows; got {arr.shape[0]}.")
     if arr.ndim == 2 and arr.shape[1] < 1:
         raise ValueError(f"{name} needs at least one column; got shape {arr.shape}.")
-    # One pass without an n*d temporary: the sum is finite unless there is a NaN or infinity (or an
-    # overflow of huge values, which the exact check below then clears).
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = arr.sum()
-    if not np.isfinite(total) and not np.all(np.isfinite(arr)):
+    # Two passes without an n*d temporary: NaN propagates into max and min, and an infinity or a
+    # value beyond MAX_ABS_VALUE shows there too.
+    top = max(float(arr.max()), -float(arr.min())) if arr.size else 0.0
+    if not np.isfinite(top):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(
             f"{name} contains {bad} NaN or infinite value(s); drop or impute them before estimating."
+        )
+    if top > limits.MAX_ABS_VALUE:
+        raise ValueError(
+            f"{name} has values as large as {top:.3g} in magnitude, above the limit of "
+            f"{limits.MAX_ABS_VALUE:g} (dpcore.limits: squares and sums would overflow); "
+            "rescale the data (change its units) first."
         )
     return arr
 
@@ -116,7 +123,26 @@ def check_bounds(bounds: Any, d: int | None = None, *, name: str = "bounds") -> 
         raise ValueError(f"{name} must be finite numbers.")
     if np.any(hi <= lo):
         raise ValueError(f"{name} are inverted or empty: each lower bound must be below its upper bound.")
+    check_width(lo, hi, name)
     return lo, hi
+
+
+def check_width(lo: Any, hi: Any, name: str = "bounds") -> None:
+    """Reject a range whose ends, width or squared width would overflow or underflow.
+
+    The limits (:data:`dpcore.limits.MAX_ABS_VALUE`, ``MAX_BOUND_WIDTH``, ``MIN_BOUND_WIDTH``) keep
+    every sensitivity, its square (a Gaussian variance) and sums of ``MAX_CELLS`` clipped values
+    finite and nonzero.
+    """
+    lo_, hi_ = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    top = float(max(np.max(np.abs(lo_)), np.max(np.abs(hi_))))
+    if top > limits.MAX_ABS_VALUE:
+        raise ValueError(f"{name} reach {top:.3g} in magnitude, above the limit of {limits.MAX_ABS_VALUE:g} "
+                         "(dpcore.limits: squared widths would overflow); rescale the data and its bounds.")
+    width = hi_ - lo_
+    if np.any(width < limits.MIN_BOUND_WIDTH):
+        raise ValueError(f"{name} are narrower than {limits.MIN_BOUND_WIDTH:g} (dpcore.limits; smallest width "
+                         f"{float(np.min(width)):.3g}); rescale the data and its bounds.")
 
 
 def warn_bounds_from_data(what: str = "bounds") -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcore import limits
 from dpcore._validation import RngLike, as_generator, check_positive
 
 
@@ -64,9 +65,7 @@ def _check_nd(n: int, d: int) -> tuple[int, int]:
     for name, v, lo in (("n", n, 2), ("d", d, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}.")
-    if int(n) * int(d) > 50_000_000:
-        raise ValueError(f"n * d = {int(n) * int(d):,} is too large; keep it below 50 million entries.")
-    return int(n), int(d)
+    return limits.check_size(int(n), int(d))  # the same limits as the CLI and the app
 
 
 def zipf_std(d: int, alpha: float) -> np.ndarray:

@@ -83,8 +83,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpcore import registry
+from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.export import to_csv
 from dpcore.metrics import lp_error, tv_error
 from dpcore.privacy import Budget
 
@@ -155,6 +156,55 @@ def default_metric(kind: str) -> str:
 
 # --------------------------------------------------------------------------------------------
 # config
+
+
+_JSON_NAME = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+_NUM = (int, float)  # "an integer or a number": JSON has one number type
+#: The JSON types each config field accepts (checked before anything else reads a value).
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,), "description": (str,), "notes": (str,), "distribution": (str,), "unit": (str,),
+    "conversion": (str,), "truth": (str,), "resample": (str,), "metric": (str, type(None)),
+    "data_params": (dict,), "n": (int,), "d": (int,), "repetitions": (int,), "seed": (int,),
+    "skew": (*_NUM, type(None)), "budget": _NUM, "delta": _NUM, "estimators": (list, tuple),
+    "sweep": (dict,), "bounds": (dict, type(None)),
+}
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"the config holds {name}, which is not a number JSON allows; use a finite number.")
+
+
+def _check_depth(text: str) -> None:
+    """Reject JSON nested deeper than :data:`dpcore.limits.MAX_JSON_DEPTH` before parsing it
+    (deep nesting would otherwise end in a ``RecursionError``)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limits.MAX_JSON_DEPTH:
+                raise ValueError(f"the config is nested more than {limits.MAX_JSON_DEPTH} levels deep; "
+                                 "a config is a flat object of values, lists and small objects.")
+        elif ch in "]}":
+            depth -= 1
+
+
+def _check_data_params(cfg: ExperimentConfig) -> None:
+    """Try the generator's keyword arguments on a two-row sample, so a wrong one fails here, by name."""
+    try:
+        generate(cfg.distribution, 2, int(cfg.d), cfg.base_skew(), rng=0, **cfg.data_params)
+    except (TypeError, ValueError, OverflowError, KeyError, IndexError) as err:
+        raise ValueError(f"data_params {json.dumps(cfg.data_params)[:200]} do not suit the "
+                         f"{cfg.distribution!r} generator: {err}") from None
 
 
 @dataclass
@@ -254,8 +304,17 @@ class ExperimentConfig:
     @classmethod
     def from_json(cls, text: str | bytes) -> ExperimentConfig:
         """Parse a JSON config (a ``ValueError`` explains a malformed file)."""
+        if isinstance(text, bytes | bytearray):
+            try:
+                text = bytes(text).decode("utf-8-sig")
+            except UnicodeDecodeError as err:
+                raise ValueError("the config is not UTF-8 text; save it as a .json text file.") from err
+        if len(text) > limits.MAX_CONFIG_CHARS:
+            raise ValueError(f"the config has {len(text):,} characters; the limit is {limits.MAX_CONFIG_CHARS:,} "
+                             "(dpcore.limits). A config is a few kB of JSON.")
+        _check_depth(text)
         try:
-            values = json.loads(text)
+            values = json.loads(text, parse_constant=_reject_constant)
         except json.JSONDecodeError as err:
             raise ValueError(f"the config is not valid JSON ({err}); fix the file or download a fresh one.") from err
         return cls.from_dict(values)
@@ -284,7 +343,15 @@ class ExperimentConfig:
     # ---- validation ------------------------------------------------------------------------------
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the field and the fix."""
+        """Raise ``ValueError`` naming the field and the fix (limits: :mod:`dpcore.limits`)."""
+        for f in fields(self):
+            allowed = _FIELD_TYPES[f.name]
+            v = getattr(self, f.name)
+            if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
+                names = " or ".join("null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed)
+                raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{f.name} must be a finite number; got {v!r}.")
         if self.distribution not in DISTRIBUTIONS:
             raise ValueError(f"distribution must be one of {list(DISTRIBUTIONS)}; got {self.distribution!r}.")
         if not isinstance(self.data_params, dict):
@@ -294,6 +361,8 @@ class ExperimentConfig:
             lo = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
                 raise ValueError(f"{key} must be an integer >= {lo}; got {v!r}.")
+        limits.check_repetitions(self.repetitions)
+        limits.check_int(self.seed, "seed", 0, 2**63 - 1)
         if self.unit not in UNIT_LABEL:
             raise ValueError(f"unit must be 'rho', 'eps' or 'eps_delta'; got {self.unit!r}.")
         if self.conversion not in ("cks", "standard"):
@@ -311,12 +380,25 @@ class ExperimentConfig:
                 raise ValueError(f"sweep keys must be among {list(SWEEPABLE)}; got {key!r}.")
             if not isinstance(values, list | tuple) or len(values) == 0:
                 raise ValueError(f"sweep[{key!r}] must be a non-empty list of values.")
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                    raise ValueError(f"sweep[{key!r}] must hold finite numbers; got {v!r:.80}.")
+        grid = math.prod(len(v) for v in self.sweep.values())
+        if grid > limits.MAX_GRID:
+            raise ValueError(f"the sweep grid has {grid:,} points; the limit is {limits.MAX_GRID} "
+                             "(dpcore.limits). Sweep fewer values.")
         if not isinstance(self.estimators, list | tuple) or not self.estimators:
             raise ValueError("estimators must be a non-empty list of registry names (see dpcore.registry.all_estimators()).")
-        ids = [e["id"] for e in self.estimator_entries()]
+        if len(self.estimators) > limits.MAX_ESTIMATORS:
+            raise ValueError(f"a config runs at most {limits.MAX_ESTIMATORS} estimators; got {len(self.estimators)}.")
+        entries = self.estimator_entries()
+        for e in entries:
+            registry.get(e["name"])  # an unknown name raises a ValueError listing the known ones
+        ids = [e["id"] for e in entries]
         if len(set(ids)) != len(ids):
             raise ValueError(f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'.")
         spec = DISTRIBUTIONS[self.distribution]
+        work = 0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
             lo, hi = spec.skew_range
@@ -325,13 +407,24 @@ class ExperimentConfig:
             for key, lo_ in (("n", 2), ("d", 1)):
                 if s[key] < lo_ or s[key] != int(s[key]):
                     raise ValueError(f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}.")
+            limits.check_size(s["n"], s["d"])
+            work += self.repetitions * s["n"] * s["d"] * len(entries)
+        if work > limits.MAX_WORK:
+            raise ValueError(f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
+                             f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
+                             "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d.")
+        _check_data_params(self)
         if self.bounds is not None:
             if not isinstance(self.bounds, dict) or "half_width" not in self.bounds:
                 raise ValueError("bounds must be null or {\"half_width\": h, \"scale\": \"1\"|\"sqrt_d\"|\"d_sqrt_max_sigma\"}.")
             if self.bounds.get("scale", "1") not in ("1", "sqrt_d", "d_sqrt_max_sigma"):
                 raise ValueError(f"bounds.scale must be '1', 'sqrt_d' or 'd_sqrt_max_sigma'; got {self.bounds.get('scale')!r}.")
-            if not float(self.bounds["half_width"]) > 0:
-                raise ValueError("bounds.half_width must be > 0.")
+            h = self.bounds["half_width"]
+            if isinstance(h, bool) or not isinstance(h, int | float) or not 0 < h <= limits.MAX_ABS_VALUE:
+                raise ValueError(f"bounds.half_width must be a number in (0, {limits.MAX_ABS_VALUE:g}]; got {h!r:.80}.")
+            c = self.bounds.get("center", 0.0)
+            if isinstance(c, bool) or not isinstance(c, int | float) or not abs(c) <= limits.MAX_ABS_VALUE:
+                raise ValueError(f"bounds.center must be a finite number; got {c!r:.80}.")
 
     # ---- derived --------------------------------------------------------------------------------
 
@@ -779,7 +872,7 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
             if need is None:
                 note = "error not monotone across the sweep"
         rows.append({"estimator": est, "label": label, f"{by}_needed": need, "note": note})
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=["estimator", "label", f"{by}_needed", "note"])  # columns even when empty
     if not out.empty:
         out = out.sort_values(f"{by}_needed", na_position="last", kind="stable").reset_index(drop=True)
     return out
@@ -806,17 +899,17 @@ def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path) -> list
     out.mkdir(parents=True, exist_ok=True)
     written = []
     p = out / "results.csv"
-    frame.to_csv(p, index=False)
+    to_csv(frame, p)
     written.append(p)
     p = out / "config.json"
     p.write_text(cfg.to_json() + "\n", encoding="utf-8")
     written.append(p)
     metric = cfg.headline_metric
     p = out / "summary.csv"
-    summarise(frame, metric).to_csv(p, index=False)
+    to_csv(summarise(frame, metric), p)
     written.append(p)
     p = out / "regret.csv"
-    regret_table(frame, metric).to_csv(p, index=False)
+    to_csv(regret_table(frame, metric), p)
     written.append(p)
     axes = [k for k in SWEEPABLE if len(cfg.sweep.get(k, [])) > 1] or [cfg.x_axis()]
     figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes}
@@ -853,24 +946,30 @@ def main(argv: Iterable[str] | None = None) -> int:
         if args.repetitions is not None:
             cfg = replace(cfg, repetitions=args.repetitions)
             cfg.validate()
+        n_tasks = len(plan_tasks(cfg)[0])
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     from tqdm import tqdm
 
-    bar = tqdm(total=len(plan_tasks(cfg)[0]), desc=cfg.name, unit="task")
+    bar = tqdm(total=n_tasks, desc=cfg.name, unit="task")
 
     def tick(done: int, total: int) -> None:
         bar.update(done - bar.n)
 
-    if args.workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
+    try:
+        if args.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(args.workers) as ex:
-            frame = run(cfg, executor=ex, progress=tick)
-    else:
-        frame = run(cfg, progress=tick)
-    bar.close()
+            with ProcessPoolExecutor(args.workers) as ex:
+                frame = run(cfg, executor=ex, progress=tick)
+        else:
+            frame = run(cfg, progress=tick)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
     for reason in frame.attrs.get("skipped", {}).values():
         print(reason, file=sys.stderr)
     for p in write_outputs(frame, cfg, Path(args.out)):

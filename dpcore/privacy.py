@@ -32,6 +32,8 @@ from typing import Literal
 import numpy as np
 from scipy import optimize
 
+from dpcore import limits
+
 Notion = Literal["pure", "approx", "zcdp"]
 NativeNotion = Literal["pure", "zcdp", "none"]
 ConversionMethod = Literal["cks", "standard"]
@@ -39,23 +41,38 @@ ConversionMethod = Literal["cks", "standard"]
 _UNIT = {"pure": "ε", "approx": "(ε, δ)", "zcdp": "ρ", "none": "-"}
 
 
-def _check_eps(epsilon: float, name: str = "epsilon") -> float:
+def _as_real(value: object, name: str, what: str) -> float:
+    """``value`` as a float; a bool or a string is an error (``True`` is not a budget of 1)."""
+    if isinstance(value, bool | np.bool_ | str | bytes):
+        raise ValueError(f"{name} must be a number ({what}), not {type(value).__name__} {value!r}; "
+                        f"pass e.g. {name}=0.5.")
     try:
-        e = float(epsilon)
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a positive number; got {epsilon!r}.") from err
+        raise ValueError(f"{name} must be a number ({what}); got {value!r}.") from err
+
+
+def _check_eps(epsilon: float, name: str = "epsilon") -> float:
+    """A positive, finite ``epsilon`` or ``rho`` inside the ranges of :mod:`dpcore.limits`."""
+    e = _as_real(epsilon, name, "a positive privacy budget")
+    top = limits.MAX_RHO if name.startswith("rho") else limits.MAX_EPSILON
     if not math.isfinite(e) or e <= 0:
-        raise ValueError(f"{name} must be a positive finite number (a budget of 0 releases nothing); got {epsilon!r}.")
+        raise ValueError(f"{name} must be a positive finite number (a budget of 0 releases nothing); got {e:g}.")
+    if not limits.MIN_BUDGET <= e <= top:
+        raise ValueError(f"{name} must be between {limits.MIN_BUDGET:g} and {top:g} (dpcore.limits: beyond "
+                         f"these the conversions overflow and no release is meaningful); got {e:g}.")
     return e
 
 
 def _check_delta(delta: float) -> float:
-    try:
-        dl = float(delta)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"delta must be a number in (0, 1); got {delta!r}.") from err
+    dl = _as_real(delta, "delta", "in (0, 1)")
     if not (0 < dl < 1):
         raise ValueError(f"delta must be strictly between 0 and 1 (typically below 1/n); got {delta!r}.")
+    if dl < limits.MIN_DELTA:
+        raise ValueError(f"delta must be at least {limits.MIN_DELTA:g} (dpcore.limits: smaller values "
+                         f"are below double precision in the conversions); got {delta!r}.")
     return dl
 
 
@@ -90,12 +107,16 @@ def zcdp_to_approx(rho: float, delta: float, method: ConversionMethod = "cks") -
     """
     r = _check_eps(rho, "rho")
     dl = _check_delta(delta)
-    log_inv = math.log(1.0 / dl)
+    if method not in ("cks", "standard"):
+        raise ValueError(f"method must be 'cks' or 'standard'; got {method!r}.")
+    return _zcdp_eps(r, math.log(1.0 / dl), method)
+
+
+def _zcdp_eps(r: float, log_inv: float, method: ConversionMethod) -> float:
+    """:func:`zcdp_to_approx` on checked values (``r`` may lie below the input range here)."""
     standard = r + 2.0 * math.sqrt(r * log_inv)
     if method == "standard":
         return standard
-    if method != "cks":
-        raise ValueError(f"method must be 'cks' or 'standard'; got {method!r}.")
 
     def eps_at(log_a_minus_1: float) -> float:
         a = 1.0 + math.exp(log_a_minus_1)
@@ -116,7 +137,7 @@ def approx_to_zcdp(epsilon: float, delta: float, method: ConversionMethod = "cks
     e = _check_eps(epsilon)
     dl = _check_delta(delta)
     log_inv = math.log(1.0 / dl)
-    standard = (math.sqrt(log_inv + e) - math.sqrt(log_inv)) ** 2
+    standard = (e / (math.sqrt(log_inv + e) + math.sqrt(log_inv))) ** 2  # no cancellation at tiny e
     if method == "standard":
         return standard
     if method != "cks":
@@ -124,9 +145,15 @@ def approx_to_zcdp(epsilon: float, delta: float, method: ConversionMethod = "cks
     # eps(rho) is increasing in rho; the CKS rho is at least the standard one.
     lo = standard
     hi = standard * 2.0
-    while zcdp_to_approx(hi, dl, "cks") < e:
+    while _zcdp_eps(hi, log_inv, "cks") < e:
         hi *= 2.0
-    return float(optimize.brentq(lambda r: zcdp_to_approx(r, dl, "cks") - e, lo, hi, xtol=1e-14, rtol=1e-12))
+    # a relative tolerance: an absolute one would swamp the tiny rho of a tiny epsilon
+    r = float(optimize.brentq(lambda r: _zcdp_eps(r, log_inv, "cks") - e, lo, hi, xtol=lo * 1e-13, rtol=1e-12))
+    # The numerical minimum over the Renyi order jitters at ~1e-8 relative, so the root can land a
+    # hair above the target: step down until the conversion meets epsilon (never below standard).
+    while r > lo and _zcdp_eps(r, log_inv, "cks") > e:
+        r = max(lo, r * (1.0 - 1e-7))
+    return r
 
 
 def likelihood_ratio_bound(epsilon: float) -> float:

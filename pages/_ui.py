@@ -16,7 +16,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dpcore import limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.export import to_csv
 from dpcore.figures import tidy_log_axes
 from dpcore.privacy import Budget, Conversion
 
@@ -24,6 +26,10 @@ UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
 N_CHOICES = [100, 200, 500, 1000, 2000, 4000, 10_000, 20_000, 50_000, 100_000]
 D_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+MAX_SEED = 2**31 - 1
+#: Every page cache keeps at most this many results per function and drops them after CACHE_TTL
+#: seconds, so memory is bounded by entries × (MAX_APP_CELLS floats) and by time.
+CACHE_TTL = 900
 
 
 @dataclass(frozen=True)
@@ -83,29 +89,52 @@ def _leave_legacy_pages_mode() -> None:
 
 
 
+#: Valid ranges of the numeric URL parameters (values outside fall back to the default, so no
+#: widget is ever handed a value outside its own range).
+QUERY_RANGES: dict[str, tuple[type, float, float]] = {
+    "skew": (float, -1e6, 1e6), "budget_value": (float, -math.inf, math.inf), "delta": (float, -math.inf, math.inf),
+    "n": (int, 2, limits.MAX_N), "d": (int, 1, limits.MAX_D), "seed": (int, 0, MAX_SEED),
+}
+
+
 def parse_query(params: dict[str, str]) -> dict[str, Any]:
     """Read the settings from URL query parameters, keeping only valid values.
 
-    Returns a dict of session-state values; anything missing or malformed falls back to the
-    default (a broken link still opens the app).
+    Returns a dict of session-state values; anything missing, malformed or out of range falls back
+    to the default (a broken link still opens the app). Budgets outside dpcore's limits are kept, so
+    the app can say why they are impossible.
     """
     out: dict[str, Any] = {}
+    params = {k: v for k, v in params.items() if isinstance(k, str) and isinstance(v, str)}
     dist = params.get("distribution")
     if dist in DISTRIBUTIONS:
         out["distribution"] = dist
-    for key, cast in (("skew", float), ("budget_value", float), ("delta", float), ("n", int), ("d", int),
-                      ("seed", int)):
-        if key in params:
-            try:
-                value = cast(float(params[key])) if cast is int else cast(params[key])
-            except (TypeError, ValueError):
-                continue
-            if isinstance(value, float) and not math.isfinite(value):
-                continue
-            out[key] = value
+    for key, (cast, lo, hi) in QUERY_RANGES.items():
+        if key not in params:
+            continue
+        try:
+            value = float(params[key][:64])
+        except ValueError:
+            continue
+        if not (math.isfinite(value) and lo <= value <= hi) or (cast is int and not value.is_integer()):
+            continue
+        out[key] = int(value) if cast is int else value
     if params.get("unit") in UNITS:
         out["unit"] = params["unit"]
     return out
+
+
+def size_error(n: int, d: int) -> str | None:
+    """Why ``n`` rows by ``d`` columns are too many for an interactive page, or ``None``."""
+    if n * d > limits.MAX_APP_CELLS:
+        return (f"n × d = {n * d:,} values is above the interactive pages' limit of {limits.MAX_APP_CELLS:,} "
+                f"(dpcore.limits); use at most n = {limits.MAX_APP_CELLS // d:,} rows at d = {d}, or run "
+                "larger experiments from a terminal (python -m dpcore.experiments).")
+    try:
+        limits.check_size(n, d)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def settings() -> Settings:
@@ -115,7 +144,7 @@ def settings() -> Settings:
     return Settings(**{k: ss.get(k, getattr(DEFAULTS, k)) for k in asdict(DEFAULTS)})
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _dataset(distribution: str, n: int, d: int, skew: float, seed: int) -> Dataset:
     return generate(distribution, n, d, skew, rng=seed)
 
@@ -157,7 +186,7 @@ def show_code(code: str, label: str = "Show the code") -> None:
 
 def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
     """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
-    st.download_button(label, lambda: df.to_csv(index=False).encode(), file_name=f"{name}.csv", mime="text/csv",
+    st.download_button(label, lambda: to_csv(df), file_name=f"{name}.csv", mime="text/csv",
                        key=f"download-{name}")
 
 

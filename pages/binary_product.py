@@ -18,7 +18,7 @@ from dpcore.theory_binary import (
     sample_binary_product,
     simulate_tv,
 )
-from pages._ui import chart, settings, simulation_notice, user_errors
+from pages._ui import CACHE_TTL, chart, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Binary product")
@@ -55,7 +55,7 @@ st.caption(f"Budget from the sidebar: {conv.rule} (smaller ε is more private). 
            "this page's own: the estimator needs large n/d to show its effect.")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def one_run(prof: str, d: int, n: int, eps: float, seed: int, flip: bool) -> dict:
     p = profile(prof, d, rng=seed)
     X = sample_binary_product(p, n, rng=seed + 1)
@@ -131,7 +131,7 @@ st.subheader("Where the estimator wins, and where naive Laplace wins")
 ESTS = ("binary_pde", "binary_naive_laplace", "binary_truncated_laplace")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def sweep(prof: str, grid: tuple[tuple[int, int], ...], eps: float, seed: int, flip: bool) -> list[dict]:
     return simulate_tv(prof, list(grid), eps, seeds=2, estimators=ESTS, rng=seed, flip=flip)
 

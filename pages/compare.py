@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import registry
+from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
 from dpcore.experiments import (
     ExperimentConfig,
@@ -23,7 +23,15 @@ from dpcore.experiments import (
     summarise,
 )
 from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
-from pages._ui import chart, download_csv, settings, show_code, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    download_csv,
+    settings,
+    show_code,
+    simulation_notice,
+    user_errors,
+)
 
 s = settings()
 st.title("Compare estimators")
@@ -123,7 +131,8 @@ x = c2.selectbox("Error against", list(AXES), index=list(AXES).index(x_default),
 metric_options = ["l2", "l1", "linf"] + (["tv"] if base.kind == "binary" else [])
 metric = c3.selectbox("Error norm", metric_options, index=metric_options.index(base.headline_metric),
                       format_func=METRIC_LABEL.get, key=f"cmp_metric_{base.kind}")
-reps = c4.slider("Repetitions", 2, 50, int(base.repetitions), key=f"cmp_reps_{preset}_{upload is not None}",
+# the slider's range is fixed: an uploaded config's repetitions are clamped into it, never widen it
+reps = c4.slider("Repetitions", 2, 50, int(limits.clamp(base.repetitions, 2, 50)), key=f"cmp_reps_{preset}_{upload is not None}",
                  help="Runs per point; every run draws fresh data and fresh noise.")
 
 
@@ -194,9 +203,9 @@ def _run(config_json: str) -> pd.DataFrame:
 
 
 config_json = config.to_json(indent=None)
-n_tasks = len(plan_tasks(config)[0])
 t0 = time.perf_counter()
 with user_errors():
+    n_tasks = len(plan_tasks(config)[0])
     frame = _run(config_json)
 elapsed = time.perf_counter() - t0
 
@@ -210,7 +219,7 @@ if not failed.empty:
 unit_name = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[config.unit]
 
 
-@st.cache_data(show_spinner=False, max_entries=48)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, str, pd.DataFrame]:
     """The chart (as a plain dict), its data, the sentence and the regret table for one sweep."""
     frame = _run(config_json)
@@ -239,9 +248,11 @@ if table.empty:
     st.info("No private estimator produced an estimate.")
 else:
     top = table.iloc[0]
-    shown = table.assign(
-        guarantee=[{"pure": "pure ε-DP", "zcdp": "ρ-zCDP"}.get(registry.get(e).notion, "") for e in table["estimator"]],
-        neighbours=[registry.get(e).neighbouring for e in table["estimator"]])
+    # the table's "estimator" is the config's id (an uploaded config may rename); the registry knows names
+    specs = [registry.get(nm) for nm in table["estimator"].map(dict(zip(frame["estimator"], frame["name"],
+                                                                       strict=False)))]
+    shown = table.assign(guarantee=[{"pure": "pure ε-DP", "zcdp": "ρ-zCDP"}.get(sp.notion, "") for sp in specs],
+                         neighbours=[sp.neighbouring for sp in specs])
     st.dataframe(shown.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
                                        "wins": "points won", "settings": "points"}).drop(columns="estimator"),
                  hide_index=True, width="stretch")

@@ -20,7 +20,15 @@ from dpcore.figures_plan import (
     step_summary,
 )
 from dpcore.registry import get
-from pages._ui import chart, dataset, native_budget, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    dataset,
+    native_budget,
+    settings,
+    simulation_notice,
+    user_errors,
+)
 
 MAX_POINTS = 2000
 JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
@@ -83,7 +91,7 @@ plan_e = 1 / (p + 2)
 variances = "oracle" if source == "oracle" else ("binary" if binary else "private")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, rho: float, p: int, variances: str,
               exponent: float):
     ds = dataset(s)  # the cache key is the plain values above
@@ -91,7 +99,7 @@ def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, rho: fl
                 scale_exponent=exponent, rng=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _baselines(distribution: str, n: int, d: int, skew: float, seed: int, rho: float):
     ds = dataset(s)  # the cache key is the plain values above
     return (iome_paper(ds.x, rho=rho, bounds=ds.bounds, rng=seed),

@@ -10,7 +10,7 @@ from dpcore import registry
 from dpcore.experiments import default_estimators
 from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
-from pages._ui import Settings, chart, dataset, settings, simulation_notice, user_errors
+from pages._ui import CACHE_TTL, Settings, chart, dataset, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Privacy budget")
@@ -55,22 +55,25 @@ st.markdown(
 
 
 
-def _times(factor: float) -> str:
+def _times(eps: float) -> str:
+    """``e**eps`` as "N times", without overflow for the largest budgets dpcore.limits allows."""
+    if eps > 40:
+        return f"about 10^{eps / math.log(10):.0f} times"
+    factor = math.exp(eps)
     return f"{factor:.3g} times" if factor < 1000 else f"about {factor:,.0f} times"
 
 
 st.subheader("The odds framing")
 odds_eps = eps_pure if budget.notion != "approx" else budget.epsilon
-odds = math.exp(odds_eps)
 if budget.notion == "zcdp":
     st.markdown(
-        f"With ρ = {rho:g}, any outcome can become at most **{_times(math.exp(eps_cks))}** more (or less) likely "
+        f"With ρ = {rho:g}, any outcome can become at most **{_times(eps_cks)}** more (or less) likely "
         f"because of one person, except with probability δ = {s.delta:g} (ε = {eps_cks:.3g} by the tighter "
         f"conversion; the textbook bound ρ + 2√(ρ ln 1/δ) says ε = {eps_std:.3g})."
     )
 else:
     slack = "" if budget.notion == "pure" else f", except with probability δ = {budget.delta:g}"
-    st.markdown(f"With ε = {odds_eps:g}, any outcome can become at most **e^ε = {_times(odds)}** more (or less) "
+    st.markdown(f"With ε = {odds_eps:g}, any outcome can become at most **e^ε = {_times(odds_eps)}** more (or less) "
                 f"likely because one person's data is in the data set{slack}.")
 
 fig, df = epsilon_delta_curve(rho)
@@ -89,7 +92,7 @@ for r in (0.01, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0):
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _ledgers(current: Settings, names: tuple[str, ...]) -> pd.DataFrame:
     data = dataset(current)
     pairs = [(registry.get(n), registry.get(n).run(data, current.budget, rng=current.seed)) for n in names]

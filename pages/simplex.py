@@ -18,7 +18,7 @@ from dpcore.figures_simplex import (
     variance_figure,
 )
 from dpcore.theory_simplex import extra_count_weight, free_count_variance, mse
-from pages._ui import chart, native_budget, settings, simulation_notice, user_errors
+from pages._ui import CACHE_TTL, chart, native_budget, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Free lunch (simplex)")
@@ -123,7 +123,7 @@ with user_errors():
 # variance against position
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _curves(n: int, mech: str, budget: float, split: float, count_fraction: float, relation: str,
             seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     kw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
@@ -174,7 +174,7 @@ if relation == "add-remove":
     st.header("The count that comes free")
 
 
-    @st.cache_data(show_spinner=False, max_entries=16)
+    @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
     def _count(n: int, mech: str, budget: float, split: float, seed: int):
         kw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
         return count_figure(n=n, split=split, reps=4000, rng=seed, **kw)

@@ -17,7 +17,15 @@ from dpcore.figures_winsorized import (
     sa_error_figure,
     sa_strip,
 )
-from pages._ui import chart, dataset, native_budget, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    dataset,
+    native_budget,
+    settings,
+    simulation_notice,
+    user_errors,
+)
 
 s = settings()
 st.title("Winsorized mean")
@@ -62,7 +70,7 @@ st.caption(f"Budget: {conv.rule}. Prior range [a, b] = [{a:.4g}, {b:.4g}] (publi
            f"n = {x.size:,}; {int(np.floor(contam * x.size))} points moved {shift:g} sd to the right.")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _one_run(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float,
              eta: float, c: float, beta: float, contam: float, shift: float) -> tuple:
     x = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
@@ -117,7 +125,7 @@ st.caption("Budget spent: " + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.led
 st.subheader("What outliers do")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _sweep(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float, eta: float,
            c: float, shift: float):
     return contamination_sweep(dataset(s).x[:, 0], np.linspace(0, 0.4, 9), shift=shift, notion=version,
@@ -147,12 +155,16 @@ st.markdown(
 s1, s2 = st.columns(2)
 statistic = s1.radio("Statistic per group", ["mean", "median", "variance (MLE)"], horizontal=True, key="wins_stat")
 max_size = max(2, min(500, x.size // 4))
-size = s2.slider("Units per group", 2, max_size, min(50, max_size), 1, key="wins_size")
+if max_size > 2:
+    size = s2.slider("Units per group", 2, max_size, min(50, max_size), 1, key="wins_size")
+else:  # a slider needs min < max: with n <= 11 rows only groups of 2 are possible
+    size = 2
+    s2.caption(f"Units per group: 2 (with n = {x.size} rows there is no other choice).")
 spread = float(b - a)
 sa_bounds = (a, b) if statistic != "variance (MLE)" else (0.0, (spread / 2.0) ** 2)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
 def _sa(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float, statistic: str,
         size: int, contam: float, shift: float):
     xx = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)

@@ -1,6 +1,7 @@
 """Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, and compare
 every applicable estimator on it. Parsing, bounds and estimation live in dpcore.datasets and
-dpcore.figures_your_data; uploaded bytes stay in memory (never written to disk)."""
+dpcore.figures_your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
+server's temporary file)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import registry
+from dpcore import limits, registry
 from dpcore._validation import PrivacyLeakWarning
 from dpcore.datasets import (
     BUNDLED,
@@ -31,7 +32,7 @@ from dpcore.figures_your_data import (
     spread_sentence,
 )
 from dpcore.privacy import Budget
-from pages._ui import chart, settings, simulation_notice, user_errors
+from pages._ui import CACHE_TTL, chart, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Your data")
@@ -43,14 +44,16 @@ st.markdown(
 )
 st.warning(
     "Exploration only: the noise here comes from a seeded NumPy generator, which is right for simulation but "
-    "**not a secure differentially private release** of real data. Your file is kept in memory for this "
-    "session and never written to disk.", icon=":material/science:")
+    "**not a secure differentially private release** of real data. This app keeps your file in memory "
+    "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
+    f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
+    f"{limits.MAX_UPLOAD_MB} MB.", icon=":material/science:")
 
 SOURCES = {"bundled": "A bundled data set", "upload": "Upload a CSV file", "paste": "Paste CSV text"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _parse(raw: bytes) -> pd.DataFrame:
     return parse_csv(raw)
 
@@ -65,7 +68,8 @@ with user_errors():
         raw_key: object = name
     elif source == "upload":
         up = st.file_uploader("CSV file (first row: column names)", type=None, key="yd_file",
-                              help="Kept in memory only. At most 20 MB, 200,000 rows and 512 columns.")
+                              help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
+                              f"{limits.MAX_COLUMNS} columns.")
         if up is None:
             st.info("Upload a CSV file to begin, or pick a bundled data set above.")
             st.stop()
@@ -74,6 +78,7 @@ with user_errors():
         raw_key = raw
     else:
         text = st.text_area("CSV text (first row: column names)", key="yd_text", height=140,
+                            max_chars=limits.MAX_UPLOAD_BYTES,
                             placeholder="age,income\n34,52000\n51,61000\n...")
         if not text.strip():
             st.info("Paste CSV text to begin.")
@@ -168,21 +173,28 @@ if len(specs) < len(applicable):
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
 
 
-@st.cache_data(show_spinner="Running every estimator…", max_entries=16)
+@st.cache_data(show_spinner="Running every estimator…", max_entries=16, ttl=CACHE_TTL)
 def _run_all(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
              share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
-             seed: int) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]]]:
+             seed: int) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
     b = Budget.from_unit(unit, value, delta)
-    results, ledgers = [], {}
+    results, ledgers, refused = [], {}, {}
     for sp in specs:
-        est = run_estimator(sp, data, b, private_share=share if mode == "private" else None,
-                            coarse_bounds=data.bounds, quantiles=quantiles, rng=seed)
+        try:
+            est = run_estimator(sp, data, b, private_share=share if mode == "private" else None,
+                                coarse_bounds=data.bounds, quantiles=quantiles, rng=seed)
+        except ValueError as err:  # one estimator's refusal (e.g. too few rows) leaves the others
+            refused[sp.label] = str(err)
+            continue
         results.append((sp, est))
         ledgers[sp.label] = est.ledger.to_records()
-    return estimates_frame(results, data.true_mean), ledgers
+    if not results:
+        raise ValueError("no estimator could run on this data: "
+                         + "; ".join(f"{k}: {v}" for k, v in refused.items()))
+    return estimates_frame(results, data.true_mean), ledgers, refused
 
 
-@st.cache_data(show_spinner="Repeating runs…", max_entries=16)
+@st.cache_data(show_spinner="Repeating runs…", max_entries=16, ttl=CACHE_TTL)
 def _repeat(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
             share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
             seed: int, names: tuple[str, ...], reps: int) -> pd.DataFrame:
@@ -197,7 +209,7 @@ args = (raw_key, tuple(columns), drop_nan, bounds_key, mode, share, quantiles, s
 with user_errors():
     if not specs:
         raise ValueError("no private estimator applies to these columns; choose other columns.")
-    table, ledgers = _run_all(*args)
+    table, ledgers, refused = _run_all(*args)
 
 st.subheader(f"One release per estimator, budget {budget}")
 best = table.iloc[0]
@@ -230,6 +242,9 @@ with st.expander("Non-private diagnostics (teaching only)"):
     st.caption("These numbers are read off the data (rows clamped, the true n, failed groups). They are **not** "
                "private and are not part of any release; they are shown only to explain the estimators.")
     st.dataframe(table[["estimator", NONPRIVATE_COLUMN]], hide_index=True, width="stretch")
+if refused:
+    st.markdown("**Not applicable here** (left out of the chart):\n"
+                + "\n".join(f"- {label}: not applicable: {why}" for label, why in refused.items()))
 
 st.subheader("Where the budget went")
 opts_key = abs(hash(tuple(table["name"])))  # fresh widgets when the estimators on offer change

@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcore import limits
 from dpcore._validation import RngLike, as_generator
 from dpcore.estimators.simplex import (
     Mechanism,
@@ -266,6 +267,20 @@ def centred_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
 # B4: resize
 
 
+def uniform_sum(k: np.ndarray, d: int, g: np.random.Generator) -> np.ndarray:
+    """Sums of ``k[r]`` iid uniform rows on ``[0, 1)^d``, shape ``(len(k), d)``, in O(53 d) per row.
+
+    ``Generator.random`` returns ``m / 2**53`` with ``m`` uniform on 53 bits, i.e. 53 independent
+    fair bits ``b_j`` weighted ``2**-j``. The sum of ``k`` such values is therefore exactly
+    ``sum_j 2**-j Binomial(k, 1/2)`` with one independent binomial per bit: the same distribution
+    as summing ``k`` rows of ``g.random``, without materialising them (``k`` may be 10**12 when the
+    count's budget is small; spec §3 B4 imputes uniform rows).
+    """
+    k = np.asarray(k, dtype=np.int64)
+    bits = g.binomial(k[:, None, None], 0.5, size=(k.size, d, 53))
+    return bits @ np.ldexp(1.0, -np.arange(1, 54))
+
+
 def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, split: float,
                   impute: str, radius: float | None, reps: int, rng: RngLike):
     mech, budget = mechanism_of(epsilon, rho)
@@ -277,22 +292,23 @@ def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: A
     b_sum = f * budget
     b_count = budget - b_sum
     n, d, w = data.n, data.d, data.widths
+    count_scale = 1.0 / b_count if mech == "laplace" else 1.0 / math.sqrt(2.0 * b_count)
+    if count_scale > limits.MAX_COUNT_NOISE_SCALE:
+        raise ValueError(f"resize: the count's budget {b_count:.3g} gives a noise scale of {count_scale:.3g} rows, "
+                         f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
+                         "more budget (a larger total or a smaller split).")
     N, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
-    n_t = np.maximum(np.rint(N), 1.0).astype(np.int64)  # (reps,)
+    # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
+    # at the scale allowed above, but keeps the int64 cast exact)
+    n_t = np.clip(np.rint(N), 1.0, 2.0**62).astype(np.int64)  # (reps,)
     # subsample: the first min(n_t, n) rows of a uniform random permutation, one per repetition
     order = np.argsort(g.random((reps, n)), axis=1)
     csum = np.concatenate([np.zeros((reps, 1, d)), np.cumsum(data.z[order], axis=1)], axis=1)
     kept = np.take_along_axis(csum, np.minimum(n_t, n)[:, None, None], axis=1)[:, 0, :]
-    # impute n_t - n rows when the noisy count is above n
+    # impute n_t - n rows when the noisy count is above n: only their sum enters, drawn in O(d)
     k_add = np.maximum(n_t - n, 0)
-    kmax = int(k_add.max())
-    if kmax:
-        mask = (np.arange(kmax)[None, :] < k_add[:, None])[..., None]
-        if impute == "uniform":
-            fill = g.random((reps, kmax, d)) * w
-        else:
-            fill = np.broadcast_to(w / 2.0, (reps, kmax, d))
-        kept = kept + np.sum(np.where(mask, fill, 0.0), axis=1)
+    if k_add.any():
+        kept = kept + w * (uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0)
     # the resized data has public size n_t: replace-one sensitivity of the shifted sum
     sens = sum_sensitivity(data, mech, "replace-one", "shift")
     Z, _ = add_noise(np.zeros(d), mech, sens, b_sum, reps, g)

@@ -1,0 +1,97 @@
+"""Every size and range limit of dpmean lab, stated in one place.
+
+The library, the command line and the app enforce these with the same checks (the functions
+below), so a visitor gets the same clear ``ValueError`` everywhere, and no single request can
+exhaust the server's memory or a core. ``.streamlit/config.toml`` mirrors :data:`MAX_UPLOAD_MB`
+(a test checks that the two agree).
+
+Budget limits: ``epsilon`` and ``rho`` lie in ``[MIN_BUDGET, MAX_EPSILON]`` and
+``[MIN_BUDGET, MAX_RHO]``; ``delta`` in ``[MIN_DELTA, 1)``. Outside them the conversions between
+notions overflow or lose all precision (``exp(epsilon)`` overflows above ~709; ``epsilon**2/2``
+overflows above ~1.3e154; a ``delta`` below ~1e-308 is subnormal), and no release is meaningful
+there anyway: ``epsilon = 1000`` already makes any outcome up to ``e**1000`` times likelier.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+#: Largest number of rows of one dataset (generated or uploaded).
+MAX_N = 200_000
+#: Largest number of columns (generated data; a Walsh-Hadamard rotation pads to a power of two).
+MAX_D = 4096
+#: Largest ``n * d`` of one dataset: 16 M floats = 128 MB per copy (the PLAN paper's Gaussian C
+#: at n = 10,000, d = 1024 fits).
+MAX_CELLS = 16_000_000
+#: Largest ``n * d`` on the interactive pages (each page caches a few datasets per visitor:
+#: 2 M floats = 16 MB per copy). Larger runs belong to the command line.
+MAX_APP_CELLS = 2_000_000
+#: Largest number of repetitions of one experiment setting.
+MAX_REPETITIONS = 10_000
+#: Largest number of points of an experiment's sweep grid (the product of the sweep lengths).
+MAX_GRID = 400
+#: Largest number of estimators in one experiment config.
+MAX_ESTIMATORS = 64
+#: Largest total work of one experiment: sum over the grid of repetitions * n * d * estimators.
+MAX_WORK = 20_000_000_000
+#: Largest upload the app accepts, in MB (``server.maxUploadSize`` in ``.streamlit/config.toml``).
+MAX_UPLOAD_MB = 20
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
+#: Largest number of rows and columns of an uploaded CSV.
+MAX_UPLOAD_ROWS = 200_000
+MAX_COLUMNS = 512
+#: Largest experiment config (JSON text) accepted, in characters.
+MAX_CONFIG_CHARS = 200_000
+#: Largest nesting depth of an uploaded JSON experiment config.
+MAX_JSON_DEPTH = 8
+
+#: Budget ranges (see the module docstring for why).
+MIN_BUDGET = 1e-12
+MAX_EPSILON = 100.0
+MAX_RHO = 5000.0
+MIN_DELTA = 1e-100
+#: Largest noise scale (in rows) of a noisy count that resizes data (``resize_*``; the imputed
+#: rows are summed in O(d), but the count must still fit an int64 and mean something).
+MAX_COUNT_NOISE_SCALE = 1e12
+#: Largest magnitude of a data value or a bound: squares of widths summed over ``MAX_D``
+#: coordinates, divided by the smallest budget, and sums of ``MAX_CELLS`` squared values all stay
+#: finite (1e100**2 * 8e6 / 1e-12 < 1e308).
+MAX_ABS_VALUE = 1e100
+#: Smallest width ``upper - lower`` of public bounds (its square stays a normal double).
+MIN_BOUND_WIDTH = 1e-100
+
+
+def check_int(value: Any, name: str, lo: int, hi: int) -> int:
+    """Return ``value`` as an int in ``[lo, hi]``, or raise a ``ValueError`` naming the limit."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer between {lo:,} and {hi:,}; got {value!r}.")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} = {value:,} is too {'large' if value > hi else 'small'}: {name} must be between "
+                         f"{lo:,} and {hi:,} (dpmean lab's limits are in dpcore.limits).")
+    return int(value)
+
+
+def check_size(n: int, d: int) -> tuple[int, int]:
+    """Check ``n``, ``d`` and ``n * d`` against :data:`MAX_N`, :data:`MAX_D`, :data:`MAX_CELLS`."""
+    n = check_int(n, "n", 2, MAX_N)
+    d = check_int(d, "d", 1, MAX_D)
+    if n * d > MAX_CELLS:
+        raise ValueError(f"n * d = {n * d:,} is too large: above the limit of {MAX_CELLS:,} values; "
+                         f"use at most n = {MAX_CELLS // d:,} rows at d = {d}.")
+    return n, d
+
+
+def check_repetitions(reps: Any) -> int:
+    """Check a number of repetitions against :data:`MAX_REPETITIONS`."""
+    return check_int(reps, "repetitions", 1, MAX_REPETITIONS)
+
+
+def clamp(value: float, lo: float, hi: float) -> float:
+    """``value`` clipped into ``[lo, hi]`` (for widgets that must show a valid value)."""
+    return min(max(value, lo), hi)

@@ -1,0 +1,109 @@
+"""Garbage URLs and hostile inputs on every page (issue 13): no exception ever reaches the visitor;
+an impossible request is an ``st.error`` naming the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.experiments import ExperimentConfig
+
+TIMEOUT = 180
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGES = ["pages/home.py", "pages/privacy_budget.py", "pages/plan_step_by_step.py", "pages/compare.py",
+         "pages/winsorized.py", "pages/simplex.py", "pages/binary_product.py", "pages/your_data.py"]
+SMALL = {"n": "200", "d": "2"}
+
+
+def _page(page: str, query: dict[str, str], state: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    for k, v in (state or {}).items():
+        at.session_state[k] = v
+    at.run()
+    at.switch_page(page)
+    return at.run()
+
+
+def _errors(at: AppTest) -> str:
+    return " ".join(e.value for e in at.error)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_non_finite_seed_and_n_fall_back_on_every_page(page):
+    # issue: /?seed=inf and /?n=1e400 were OverflowError tracebacks on every page
+    at = _page(page, {"seed": "inf", "n": "1e400", "d": "2", "skew": "nan", "delta": "-inf"})
+    assert not at.exception, at.exception
+    assert at.session_state["seed"] == 0 and at.session_state["n"] == 2000
+
+
+@pytest.mark.parametrize("query,page,words", [
+    ({"budget_value": "1000", "unit": "eps"}, "pages/privacy_budget.py", "epsilon must be between"),  # math.exp overflow
+    ({"unit": "eps", "budget_value": "1e-300", "d": "1"}, "pages/simplex.py", "epsilon must be between"),
+    ({"unit": "rho", "budget_value": "1e-16"}, "pages/your_data.py", "rho must be between"),
+    ({"n": "12000", "d": "4096", "seed": "1"}, "pages/plan_step_by_step.py", "interactive pages' limit"),
+])
+def test_impossible_requests_are_errors_not_tracebacks(query, page, words):
+    at = _page(page, query)
+    assert not at.exception, at.exception
+    assert words in _errors(at)
+
+
+@pytest.mark.parametrize("n", ["5", "11"])
+def test_winsorized_page_with_few_rows(n):
+    # issue: any n <= 11 made the "Units per group" slider's range invalid
+    at = _page("pages/winsorized.py", {"n": n, "d": "1"})
+    assert not at.exception, at.exception
+
+
+def test_largest_privacy_budget_states_its_odds_without_overflow():
+    at = _page("pages/privacy_budget.py", {"unit": "rho", "budget_value": "5000", **SMALL})
+    assert not at.exception, at.exception
+    assert any("about 10^" in md.value for md in at.markdown)
+
+
+def test_compare_with_only_the_empirical_mean():
+    # issue: KeyError 'budget_needed' when only the empirical mean was selected
+    at = _page("pages/compare.py", SMALL)
+    ms = at.multiselect[0]
+    ms.set_value(["empirical"]).run()
+    assert not at.exception, at.exception
+
+
+def _upload(cfg: dict | str) -> dict:
+    return {"cmp_uploaded_json": cfg if isinstance(cfg, str) else json.dumps(cfg)}
+
+
+def test_compare_uploaded_config_with_ids_and_many_repetitions():
+    # issue: the documented "id" field was looked up as a registry name; the Repetitions slider
+    # widened its maximum to the uploaded value
+    cfg = ExperimentConfig(n=150, d=2, repetitions=5000, sweep={"budget": [0.5, 1.0]},
+                           estimators=[{"name": "gaussian_private", "id": "=mine"}, "empirical"]).to_dict()
+    at = _page("pages/compare.py", SMALL, _upload(cfg))
+    assert not at.exception, at.exception
+    reps = next(s for s in at.slider if s.label == "Repetitions")
+    assert reps.max == 50 and reps.value == 50
+
+
+@pytest.mark.parametrize("text", ['{"repetitions": 1000000000}', '{"n": null}', '{"estimators": [[1]]}',
+                                  '{"budget": Infinity}', '{"data_params": {"mean": "abc"}}',
+                                  '{"notes": ' + "[" * 3000 + "]" * 3000 + "}", "[1, 2]", "not json"])
+def test_compare_bad_uploaded_configs_are_errors(text):
+    at = _page("pages/compare.py", SMALL, _upload(text))
+    assert not at.exception, at.exception
+    assert at.error
+
+
+def test_your_data_lists_estimators_that_refuse_a_tiny_csv():
+    # issue: every 2-3 row CSV failed because sa_pmwm needs 4 rows
+    at = _page("pages/your_data.py", SMALL)
+    at.radio(key="yd_source").set_value("paste").run()
+    at.text_area(key="yd_text").set_value("a,b\n1,2\n3,5\n4,4\n").run()
+    assert not at.exception, at.exception
+    text = " ".join(md.value for md in at.markdown)
+    assert "not applicable:" in text and "4 rows" in text
+    assert not at.error
