@@ -63,7 +63,7 @@ from dpcore.audit.neighbours import N_LADDER, NeighbourPair, audit_dimension, pa
 from dpcore.privacy import Budget, zcdp_to_approx
 
 #: The δ at which a zCDP claim is compared (one is chosen per audit, on the selection half).
-ZCDP_DELTAS = (1e-2, 1e-3, 1e-4)
+ZCDP_DELTAS = (1e-1, 5e-2, 1e-2, 1e-3)
 #: Quantile levels of the pooled selection draws used as candidate thresholds.
 _LEVELS = np.linspace(0.0, 1.0, 201)
 
