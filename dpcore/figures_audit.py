@@ -25,7 +25,12 @@ def _frame(r: AuditResult, bins: int) -> pd.DataFrame:
     lr = likelihood_ratio(r.t_d, r.t_d_prime, bins=bins)
     return pd.DataFrame({"bin_left": lr["left"], "bin_right": lr["right"], "bin_centre": lr["centre"],
                          "count_D": lr["count_d"], "count_D_prime": lr["count_d_prime"],
-                         "log_ratio": lr["log_ratio"]})
+                         "log_ratio": lr["log_ratio"], "se": lr["se"]})
+
+
+def clearly_outside(df: pd.DataFrame, epsilon: float) -> pd.Series:
+    """Bins whose log ratio is beyond ``±epsilon`` by more than two standard errors."""
+    return (df["log_ratio"].abs() - 2.0 * df["se"]) > epsilon
 
 
 def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFrame]:
@@ -40,7 +45,9 @@ def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.
                   annotation_text=f"event T {r.event.op} {r.event.threshold:.3g}", annotation_position="top")
     fig.update_layout(barmode="overlay", xaxis_title="T = mean of the released coordinates",
                       yaxis_title="share of draws")
-    return style(fig, title=f"{r.estimator}: the release on D and on its neighbour D′"), df
+    style(fig, title=f"{r.estimator}: the release on D and on its neighbour D′")
+    fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
+    return fig, df
 
 
 def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFrame]:
@@ -54,13 +61,16 @@ def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFram
                              line_width=0, fillcolor=rgba(BAND_COLOR, 0.15), name=f"allowed: |ln ratio| ≤ ε = {eps:.3g}",
                              hoverinfo="skip"))
     ok = np.isfinite(df["log_ratio"])
-    outside = ok & (df["log_ratio"].abs() > eps)
-    fig.add_scatter(x=df["bin_centre"][ok & ~outside], y=df["log_ratio"][ok & ~outside], mode="markers",
-                    marker=dict(color="#333333", size=7), name="ln(p_D / p_D′) per bin")
-    fig.add_scatter(x=df["bin_centre"][outside], y=df["log_ratio"][outside], mode="markers",
-                    marker=dict(color=D_PRIME_COLOR, size=9, symbol="x"), name="outside the band (estimate)")
+    outside = ok & clearly_outside(df, eps)
+    for mask, colour, symbol, label in ((ok & ~outside, "#333333", "circle", "ln(p_D / p_D′) per bin, ± 2 SE"),
+                                        (outside, D_PRIME_COLOR, "x", "clearly outside the band (> 2 SE)")):
+        fig.add_scatter(x=df["bin_centre"][mask], y=df["log_ratio"][mask], mode="markers", name=label,
+                        marker=dict(color=colour, size=8, symbol=symbol),
+                        error_y=dict(type="data", array=2.0 * df["se"][mask], color=rgba(colour, 0.5)))
     fig.add_hline(y=r.epsilon_lower if r.event.numerator == "D" else -r.epsilon_lower, line_dash="dot",
                   line_color=D_PRIME_COLOR if r.violated else "#555555",
                   annotation_text=f"audited lower bound ε̂ = {r.epsilon_lower:.3g}", annotation_position="bottom right")
     fig.update_layout(xaxis_title="T = mean of the released coordinates", yaxis_title="ln likelihood ratio")
-    return style(fig, title="Likelihood ratio against the e^ε band (bins with ≥ 5 draws on both sides)"), df
+    style(fig, title="Likelihood ratio against the e^ε band (bins with ≥ 5 draws on both sides)")
+    fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
+    return fig, df

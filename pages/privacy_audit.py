@@ -9,7 +9,7 @@ import streamlit as st
 from dpcore import registry
 from dpcore.audit import VARIANT_LABELS, audit, pairs_for, variants_for
 from dpcore.audit.neighbours import audit_dimension
-from dpcore.figures_audit import distributions_figure, ratio_figure
+from dpcore.figures_audit import clearly_outside, distributions_figure, ratio_figure
 from dpcore.privacy import Budget
 from pages._ui import chart, settings, simulation_notice, user_errors
 
@@ -63,7 +63,8 @@ with user_errors():
 
 st.caption(f"Budget from the sidebar: {budget}; {spec.label} is {spec.notion} DP natively, "
            f"{budget.to_native(spec.notion).rule}. Declared relation: {spec.neighbouring}. "
-           f"Pair used: {r.pair.label}.")
+           f"Pair used: {r.pair.label}. The sidebar's data settings do not apply here: the audit "
+           "builds its own tiny worst-case data sets; the seed fixes the draws.")
 m1, m2, m3 = st.columns(3)
 m1.metric("Claimed ε" + (f" at δ = {r.claim.delta:g}" if r.claim.delta else ""), f"{r.claim.epsilon:.3f}",
           help=r.claim.describe())
@@ -78,7 +79,7 @@ else:
     st.success(f"No violation found: the lower bound {r.epsilon_lower:.3f} is at most the claim "
                f"{r.claim.epsilon:.3f}.")
 
-top, bottom = r.hits
+hits_d, hits_dp = r.hits if r.event.numerator == "D" else r.hits[::-1]
 code = (
     "from dpcore.audit import audit\n"
     "from dpcore.privacy import Budget\n"
@@ -88,8 +89,8 @@ code = (
     "print(r.summary())\n")
 fig, df = distributions_figure(r)
 chart(fig, df, "audit_distributions",
-      f"Over {r.draws:,} fresh runs on each data set, the event **{r.event.describe().split(' / ')[0][2:]}"
-      f"** happened **{top}** times on the data set on top of the ratio and **{bottom}** times on the other: "
+      f"Over {r.draws:,} fresh runs on each data set, the event **T {r.event.op} {r.event.threshold:.3g}** "
+      f"happened **{hits_d}** times on D and **{hits_dp}** times on D′: "
       f"with {confidence:.0%} confidence the privacy loss is **at least {r.epsilon_lower:.3f}**, against a "
       f"claim of **{r.claim.epsilon:.3f}**.", code)
 fig2, df2 = ratio_figure(r)
@@ -97,8 +98,8 @@ chart(fig2, df2, "audit_ratio",
       f"Each dot is the log ratio of the two histograms in one bin: the claim allows it inside the "
       f"green band of width ±{r.claim.epsilon:.3g}"
       + (f" (up to δ = {r.claim.delta:g} of probability)" if r.claim.delta else "")
-      + f". {int((df2['log_ratio'].abs() > r.claim.epsilon).sum())} bins land outside; single bins are noisy, "
-      "so the verdict comes from the audited bound, not from the dots.", code)
+      + f". {int(clearly_outside(df2, r.claim.epsilon).sum())} bins land outside it by more than two standard "
+      "errors; single bins are noisy, so the verdict comes from the audited bound, not from the dots.", code)
 with st.expander("How the bound is computed"):
     st.markdown(
         "1. Reduce every release to one number **T**, the mean of its coordinates (post-processing, so "

@@ -387,8 +387,9 @@ def likelihood_ratio(t_d: np.ndarray, t_d_prime: np.ndarray, bins: int = 40,
                      min_count: int = 5) -> dict[str, np.ndarray]:
     """Histogram both samples on common bins and return the per-bin log ratio ``ln(p_D/p_D′)``.
 
-    Bins with fewer than ``min_count`` draws on either side get ``nan`` (too noisy to show). This is
-    a picture of the privacy loss, not a bound: the bound is :func:`audit`'s ``epsilon_lower``.
+    Bins with fewer than ``min_count`` draws on either side get ``nan`` (too noisy to show);
+    ``se`` is the delta-method standard error ``sqrt(1/k + 1/k′)`` of each log ratio. This is a
+    picture of the privacy loss, not a bound: the bound is :func:`audit`'s ``epsilon_lower``.
     """
     lo, hi = float(min(t_d.min(), t_d_prime.min())), float(max(t_d.max(), t_d_prime.max()))
     if not hi > lo:
@@ -399,8 +400,9 @@ def likelihood_ratio(t_d: np.ndarray, t_d_prime: np.ndarray, bins: int = 40,
     ok = (ca >= min_count) & (cb >= min_count)
     with np.errstate(divide="ignore", invalid="ignore"):
         lr = np.where(ok, np.log((ca / t_d.size) / (cb / t_d_prime.size)), np.nan)
+        se = np.where(ok, np.sqrt(1.0 / ca + 1.0 / cb), np.nan)
     return {"left": edges[:-1], "right": edges[1:], "centre": 0.5 * (edges[:-1] + edges[1:]),
-            "count_d": ca, "count_d_prime": cb, "log_ratio": lr}
+            "count_d": ca, "count_d_prime": cb, "log_ratio": lr, "se": se}
 
 
 def audit_all(budget_pure: Budget, budget_zcdp: Budget, *, draws: int = 2000, confidence: float = 0.99,
