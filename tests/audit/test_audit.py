@@ -114,13 +114,13 @@ def test_noise_halved_is_twice_the_budget_through_the_registry():
 def test_plan_end_to_end_on_worst_case_neighbours():
     # the registry entry "plan" runs the whole of plan() (centre, variances, radius, release),
     # not plan_core; on n = 2 rows at the ends of [0, 1] its release keeps ρ = 0.125
-    r = audit("plan", ZCDP, draws=DRAWS, confidence=CONFIDENCE, rng=3, n=2)
+    r = audit("plan", ZCDP, draws=1000, confidence=CONFIDENCE, rng=3, n=2)
     assert registry.get("plan").func.__name__ == "plan_l2"
     assert r.pair.x.shape == (2, 1) and r.relation == "replace-one"
     assert r.epsilon_lower <= r.claim.epsilon
     # and the same audit at 4ρ with the claim at ρ is not fooled into a pass by a weak pair: the
     # honest and the noise-halved statistics are visibly different distributions
-    br = audit("plan", ZCDP, variant="noise_halved", draws=DRAWS, confidence=CONFIDENCE, rng=3, n=2)
+    br = audit("plan", ZCDP, variant="noise_halved", draws=1000, confidence=CONFIDENCE, rng=3, n=2)
     assert np.std(br.t_d) < np.std(r.t_d)
 
 
