@@ -573,7 +573,7 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
     rep_groups = ([list(range(cfg.repetitions))] if cfg.resample == "noise"
                   else [[r] for r in range(cfg.repetitions)])
     for (n, d, skew), budgets in groups.items():
-        ok = {s.name for s in registry.applicable(cfg.kind, d)}
+        ok = {s.name for s in registry.applicable(cfg.kind, d, peers=True)}
         use = []
         for order, e in enumerate(entries):
             if e["name"] in ok:
