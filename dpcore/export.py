@@ -66,6 +66,8 @@ def to_image(fig: Any, fmt: ImageFormat = "png", *, width: int = SLIDE["width"],
     RuntimeError
         With :func:`static_export_problem`'s sentence when export cannot work here.
     """
+    import plotly.io as pio
+
     if fmt not in ("png", "svg"):
         raise ValueError(f"fmt must be 'png' or 'svg'; got {fmt!r}.")
     problem = static_export_problem()
@@ -74,7 +76,7 @@ def to_image(fig: Any, fmt: ImageFormat = "png", *, width: int = SLIDE["width"],
     os.environ.setdefault("BROWSER_PATH", browser_path() or DEBIAN_CHROMIUM)
     with warnings.catch_warnings():  # plotly's "kopts ignored" note when a session() is open
         warnings.filterwarnings("ignore", message="The kopts argument is ignored", category=UserWarning)
-        return fig.to_image(format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
+        return pio.to_image(fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
 
 
 @contextmanager

@@ -16,7 +16,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dpcore import export
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.export import ImageFormat
 from dpcore.figures import tidy_log_axes
 from dpcore.privacy import Budget
 
@@ -148,15 +150,51 @@ def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (C
                        key=f"download-{name}")
 
 
+def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
+    """A slide-sized PNG or SVG download, rendered only when clicked (kaleido + Chromium); a
+    disabled button that says why when this machine cannot render one."""
+    problem = export.static_export_problem()
+    mime = {"png": "image/png", "svg": "image/svg+xml"}[fmt]
+    st.download_button(fmt.upper(), (lambda: export.to_image(fig, fmt)) if problem is None else b"",
+                       file_name=f"{name}.{fmt}", mime=mime, key=f"download-{name}-{fmt}", disabled=problem is not None,
+                       help=problem or f"The chart as {fmt.upper()}, 1280×720 (a 16:9 slide).")
+
+
 def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
-    """A Plotly chart with its sentence, CSV download and code expander (the house pattern)."""
-    st.plotly_chart(tidy_log_axes(fig), key=f"chart-{name}")
+    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
+    fig = tidy_log_axes(fig)
+    st.plotly_chart(fig, key=f"chart-{name}")
     st.markdown(sentence)
-    cols = st.columns([1, 2])
+    cols = st.columns([3, 1, 1, 5])
     with cols[0]:
         download_csv(data, name)
-    with cols[1]:
+    for col, fmt in zip(cols[1:3], ("png", "svg"), strict=True):
+        with col:
+            download_image(fig, name, fmt)
+    with cols[3]:
         show_code(code)
+    if (problem := export.static_export_problem()) is not None:
+        st.caption(f"PNG/SVG: {problem}")
+
+
+PEERS_LABEL = "Include the libraries you would use instead"
+
+
+def include_peers(key: str) -> bool:
+    """A switch adding the peer libraries' means (OpenDP, diffprivlib); disabled, with how to
+    install them, when none imports."""
+    from dpcore.estimators import peers
+
+    have = {lib: v for lib, v in peers.available().items() if v is not None}
+    if not have:
+        st.toggle(PEERS_LABEL, value=False, disabled=True, key=key,
+                  help=f"Not installed here. Enable with: {peers.ENABLE_HINT}")
+        st.caption(f"The peer libraries (OpenDP, diffprivlib) are not installed: `{peers.ENABLE_HINT}`.")
+        return False
+    versions = ", ".join(f"{lib} {v}" for lib, v in have.items())
+    return st.toggle(PEERS_LABEL, value=False, key=key,
+                     help=f"Adds the means of {versions}, run through the libraries' own APIs on the same data "
+                          "and budget. OpenDP draws its own unseedable noise: its numbers change on every run.")
 
 
 def simulation_notice() -> None:
