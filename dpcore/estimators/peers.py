@@ -158,7 +158,7 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
     for j in range(d):
         meas, scales[j] = opendp_scale(n, float(lo[j]), float(hi[j]), per, mechanism)
         maps[j] = meas.map(OPENDP_D_IN)
-        means[j] = meas(np.ascontiguousarray(arr[:, j]))
+        means[j] = meas(np.array(arr[:, j], dtype=float))  # a writable copy (OpenDP rejects read-only arrays)
     unit = "ε" if mechanism == "laplace" else "ρ"
     ledger = Ledger("pure" if mechanism == "laplace" else "zcdp")
     ledger.charge(f"OpenDP mean ({mechanism})", budget,

@@ -111,3 +111,11 @@ def test_plan_beats_the_library_means_under_strong_variance_skew(budget):
     for name in ("peer_opendp_laplace", "peer_opendp_gauss", "peer_diffprivlib"):
         peer = errors(name)
         assert plan.max() < peer.min(), (name, np.median(plan), np.median(peer))
+
+
+def test_read_only_data_is_accepted():
+    """Cached datasets are read-only; OpenDP's FFI rejects those, so the estimator copies."""
+    x = generate("bounded", 200, 2, rng=0).x.copy()
+    x.setflags(write=False)
+    for func in (peers.opendp_laplace_mean, peers.diffprivlib_mean):
+        assert np.all(np.isfinite(func(x, epsilon=1.0, bounds=(0.0, 1.0), rng=0).mean))
