@@ -175,6 +175,30 @@ def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> 
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")
+    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
+
+
+def report_button(title: str, names: list[str], *, settings: dict[str, Any], ledger: pd.DataFrame | None,
+                  code: str, key: str) -> None:
+    """A download of the view as one self-contained HTML file (:mod:`dpcore.report`), built from
+    the charts this page drew with :func:`chart` under ``names``; built only when clicked."""
+    drawn = st.session_state.get("_ui_charts", {})
+    shown = [drawn[n] for n in names if n in drawn]
+
+    def build() -> bytes:
+        from dpcore.report import build_report
+
+        return build_report(title=title, settings=settings, figures=[(f, t) for f, t, _ in shown],
+                            tables=[(f"Data behind chart {i + 1}", d) for i, (_, _, d) in enumerate(shown)
+                                    if len(d) <= 200],
+                            ledger=ledger, code=code,
+                            notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."]
+                            ).encode()
+
+    st.download_button("Download a report of this view (HTML)", build, file_name=f"{key}_report.html",
+                       mime="text/html", key=f"download-{key}-report",
+                       help="One self-contained HTML file: the charts, their numbers, the settings, the budget "
+                            "ledger and the code that reproduces them.")
 
 
 PEERS_LABEL = "Include the libraries you would use instead"

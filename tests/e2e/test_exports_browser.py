@@ -57,3 +57,28 @@ def test_compare_page_downloads_png_svg_and_the_report(app_url, page, wait_for_a
     assert b"<svg" in got["svg"][:500]
     assert b"Budget ledger" in got["html"] and b"js-plotly-plot" not in got["html"][:100]
     screenshot(page, "compare_exports")
+
+
+def test_plan_page_report_opens_with_its_five_charts(app_url, page, browser, wait_for_app, screenshot, tmp_path):
+    page.set_viewport_size({"width": 1400, "height": 3000})
+    page.goto(f"{app_url}/plan_step_by_step?n=1000&d=16")
+    wait_for_app(page)
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=120_000)
+    main = page.locator("[data-testid='stMain']")
+    with page.expect_download(timeout=120_000) as dl:
+        main.get_by_role("button", name="Download a report of this view (HTML)", exact=True).click()
+    path = tmp_path / "plan_report.html"
+    dl.value.save_as(path)
+    ctx = browser.new_context(viewport={"width": 1200, "height": 1000}, offline=True)
+    view = ctx.new_page()
+    errors: list[str] = []
+    view.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    view.on("pageerror", lambda e: errors.append(str(e)))
+    view.goto(path.as_uri())
+    view.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
+                           timeout=30_000)
+    expect(view.locator("body")).to_contain_text("Budget ledger")
+    expect(view.locator("body")).to_contain_text("from dpcore.estimators.plan import plan")
+    assert not errors, errors
+    screenshot(view, "plan_report")
+    ctx.close()
