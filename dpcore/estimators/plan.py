@@ -417,36 +417,53 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
     return med, (a, b)
 
 
-def thin_budget_risk(n: int, d: int, rho: float, width: float, *, center_share: float = DEFAULT_SPLIT["center"],
-                     bins: int = C2F_BINS, levels: int = C2F_LEVELS,
-                     histogram_share: float = C2F_HISTOGRAM_SHARE) -> str | None:
-    """Before a run: a sentence when PLAN's centre budget is too thin for the public range, else None.
+#: Largest share of ``rho`` the robust default moves to the centre when the range is wide (IOME's
+#: median share).
+MAX_AUTO_CENTER_SHARE = 0.5
 
-    Public inputs only (``n``, ``d``, ``rho``, the range ``width``). The coarse-to-fine centre
-    (:func:`coarse_to_fine_median`) zooms into three bins when their noisy count reaches
-    ``3n/4``; the sum of three counts carries noise of std ``sigma_t = sqrt(3 d / rho_l)``,
-    ``rho_l = histogram_share * center_share * rho / levels``. Over the ``bins * d`` candidate
-    windows an empty one passes the test about ``bins * d * Phi(-z)`` times, ``z = 0.75 n / sigma_t``:
-    when ``z < sqrt(2 ln(bins d))`` expect some coordinates of the centre outside the data, a
-    large clip radius and an error many times the typical one.
+
+def needed_center_share(n: int, d: int, rho: float, *, bins: int = C2F_BINS, levels: int = C2F_LEVELS,
+                        histogram_share: float = C2F_HISTOGRAM_SHARE) -> float:
+    """Smallest share of ``rho`` for which the coarse-to-fine centre's zoom test is safe.
+
+    The test accepts three adjacent bins when their noisy count reaches ``3n/4``; that sum carries
+    Gaussian noise of std ``sigma_t = sqrt(3 d / rho_l)`` with ``rho_l = histogram_share * share * rho
+    / levels``. Among the ``bins * d`` candidate windows an empty one passes about
+    ``bins * d * Phi(-z)`` times, ``z = 0.75 n / sigma_t``; ``z >= sqrt(2 ln(bins d))`` keeps that
+    below one. Solving for the share gives ``2 ln(bins d) * 3 d * levels / (0.5625 n**2 * histogram_share * rho)``.
+    Public inputs only.
+    """
+    n, d = int(n), int(d)
+    rho = check_positive(rho, "rho")
+    need_sq = 2.0 * math.log(bins * d)
+    return need_sq * 3.0 * d * levels / (0.5625 * n * n * histogram_share * rho)
+
+
+def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
+                     center_share: float | None = None) -> str | None:
+    """Before a run: a sentence when PLAN's centre budget is too thin for the range, else ``None``.
+
+    Public inputs only (``n``, ``d``, ``rho``, the range ``width``). ``center_share`` is the share
+    of ``rho`` the centre gets; ``None`` means the robust default, which raises the paper's 0.0625
+    up to :data:`MAX_AUTO_CENTER_SHARE` when needed (:func:`needed_center_share`). When even that is
+    not enough, some coordinates of the centre will likely land outside the data, the clip radius
+    grows with them and the error is many times the typical one.
 
     References
     ----------
     Issue 12 of this project; specs/plan.md §2 (budgets), §10.10.
     """
-    n, d = int(n), int(d)
-    rho = check_positive(rho, "rho")
     check_positive(width, "width")
-    rho_l = histogram_share * center_share * rho / levels
-    z = 0.75 * n / math.sqrt(3.0 * d / rho_l)
-    need = math.sqrt(2.0 * math.log(bins * d))
-    if z >= need:
+    need = needed_center_share(n, d, rho)
+    share = MAX_AUTO_CENTER_SHARE if center_share is None else float(center_share)
+    if need <= share:
         return None
-    n_needed = math.ceil(need / 0.75 * math.sqrt(3.0 * d / rho_l))
-    return (f"The budget is too thin for the range: PLAN's centre gets rho = {center_share * rho:.3g} for d = {d} "
+    rho_needed = rho * need / share
+    n_needed = math.ceil(n * math.sqrt(need / share))
+    return (f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
             f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
-            f"likely land outside the data, making the error many times the typical one (about n >= {n_needed} "
-            f"or rho >= {rho * (need / z) ** 2:.3g} avoids it).")
+            f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
+            f"rho >= {rho_needed:.3g} avoids it).")
 
 
 def chi_square_median_factor(k: int) -> float:
@@ -643,6 +660,11 @@ def _stage_budgets(rho: float, fractions: dict[str, float]) -> dict[str, float]:
     for s in stages[:-1]:
         out[s] = rho * fractions[s]
     out[stages[-1]] = rho - math.fsum(out.values())
+    for _ in range(256):  # the remainder may be off by an ulp of rho: step it by its own ulps
+        gap = rho - math.fsum(out.values())
+        if gap == 0:
+            break
+        out[stages[-1]] = math.nextafter(out[stages[-1]], math.inf if gap > 0 else -math.inf)
     return out
 
 
@@ -770,6 +792,14 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     else:
         default = {"radius": 0.4375, "noise": 0.5625}
     fractions = _check_split(budget_split, default, used)
+    robust_center = center_step == "coarse_to_fine" and quantile == "exponential" and center_spread == 0
+    auto_share = budget_split is None and robust_center and "center" in used
+    if auto_share:
+        # Public rule (n, d, rho only): a wide range needs more for the centre; taken from the noise.
+        share = min(max(fractions["center"], needed_center_share(n, d, rho)), MAX_AUTO_CENTER_SHARE)
+        if share > fractions["center"]:
+            fractions = {**fractions, "noise": fractions["noise"] - (share - fractions["center"]),
+                         "center": share}
     budgets = _stage_budgets(rho, fractions)
 
     g = as_generator(rng)
@@ -790,11 +820,11 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     spread = float(center_spread)
     if not math.isfinite(spread) or spread < 0:
         raise ValueError(f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}.")
-    robust_center = center_step == "coarse_to_fine" and quantile == "exponential" and spread == 0
     if center == "median" and robust_center:
         mu_t, window = coarse_to_fine_median(X, (lo, hi), rho=budgets["center"], rng=g)
         extra["center_window"] = window
-        risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)), center_share=fractions["center"])
+        risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)),
+                                center_share=None if auto_share else fractions["center"])
         if risk is not None:
             warnings_.append("the centre's budget is thin. " + risk)
         ledger.charge(STAGE_LABELS["center"], budgets["center"],

@@ -533,7 +533,11 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
                                             rho=rho_c, rng=1)
     assert np.mean(np.abs(honest) > 1) > 0.03
     assert np.all(np.abs(spread) < 1)
-    est = P.plan(ds.x[:, :512], rho=0.125, bounds=bounds, rng=0)
+    est = P.plan(ds.x[:, :512], rho=0.125, bounds=bounds, rng=0, center_step="paper", radius_step="paper")
     assert any("centre's budget is thin" in w for w in est.diagnostics.warnings)
+    # issue 12: the robust default (coarse-to-fine centre with a larger share for a wide range)
+    # keeps every centre coordinate within a few sigma
+    robust = P.plan(ds.x, rho=0.125, bounds=bounds, rng=0)
+    assert np.max(np.abs(robust.diagnostics.center)) < 3
     ok = P.plan(ds.x[:, :32], rho=0.5, bounds=(bounds[0][:32], bounds[1][:32]), rng=0)
     assert not any("centre's budget is thin" in w for w in ok.diagnostics.warnings)
