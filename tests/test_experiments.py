@@ -273,3 +273,18 @@ def test_cli_tiny_config(tmp_path: Path) -> None:
     assert "plotly" in html.lower()
     assert (out / "summary.csv").exists() and (out / "regret.html").exists()
     assert main([str(tmp_path / "missing.json"), "--out", str(out)]) == 2
+
+
+def test_tail_table_counts_runs_beyond_three_times_the_point_median() -> None:
+    import pandas as pd
+
+    from dpcore.experiments import tail_table
+
+    errs = {"a": [1.0, 1.0, 1.0, 1.0, 10.0], "b": [2.0, 2.0, 2.0, 2.0, 5.0]}
+    rows = [{"estimator": k, "label": k.upper(), "notion": "zcdp", "setting": 0, "failed": "", "err_l2": v}
+            for k, vs in errs.items() for v in vs]
+    rows += [{"estimator": "empirical", "label": "E", "notion": "none", "setting": 0, "failed": "", "err_l2": 1.0}]
+    t = tail_table(pd.DataFrame(rows)).set_index("estimator")
+    assert set(t.index) == {"a", "b"}  # the non-private reference is left out
+    assert t.loc["a", "failure_rate"] == 0.2 and t.loc["a", "worst_ratio"] == 10.0 and t.loc["a", "median"] == 1.0
+    assert t.loc["b", "failure_rate"] == 0.0 and t.loc["b", "worst_ratio"] == 2.5 and t.loc["b", "runs"] == 5
