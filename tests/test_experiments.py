@@ -136,7 +136,9 @@ def test_every_applicable_estimator_runs_with_its_params() -> None:
         assert (f["failed"] == "").all(), f.loc[f["failed"] != "", ["estimator", "failed"]]
         assert np.isfinite(f["err_l2"]).all()
         priv = f[f["notion"] != "none"]
-        assert np.allclose(priv["ledger_total"], priv["native_budget"], rtol=1e-12)
+        # the labelled reproduction of the authors' code spends 9x its 0.0625 centring share
+        expected = priv["native_budget"] * np.where(priv["estimator"] == "plan_as_published", 1.5, 1.0)
+        assert np.allclose(priv["ledger_total"], expected, rtol=1e-12)
         if kind == "binary":
             assert np.allclose(f["err_tv"], 0.5 * f["err_l1"])
         if unit == "eps_delta":
