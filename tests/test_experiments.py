@@ -251,10 +251,12 @@ def test_plan_paper_gaussian_b_finding_private_variances() -> None:
 
     History: before commit 3abe641 (PLAN variances on a log scale) the private variance estimate
     was off by factors up to 10^5 on the authors' wide public range and PLAN came out ~1.7x worse
-    than IOME here; this test caught it. Measured now: IOME/PLAN = 1.49 at α = 2, 0.87 at α = 0.
+    than IOME here; this test caught it. Measured: IOME/PLAN = 1.49 at α = 2, 0.87 at α = 0; after
+    issue 12 (robust centre for PLAN, log-grid radius for IOME, whose mean no longer carries radius
+    blow-ups) 1.26 at α = 2 and 0.86 at α = 0, so the margin is 1.2 (PLAN still clearly ahead).
     """
     ratio = _gaussian_b(["plan", "iome_paper"])
-    assert ratio[2.0] > 1.3, ratio
+    assert ratio[2.0] > 1.2, ratio
     assert 0.8 < ratio[0.0] < 1.2, ratio
 
 
