@@ -720,7 +720,11 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     budget_split : dict, optional
         Fractions of ``rho`` per stage (``center``, ``variance``, ``radius``, ``noise``); summing to 1.
         Default: the paper's ``0.0625/0.1875/0.1875/0.5625``; without variance stage the centre
-        gets ``0.25``; binary data ``variance 0.25`` (free centre).
+        gets ``0.25``; binary data ``variance 0.25`` (free centre). With the coarse-to-fine centre
+        and no explicit split, the centre's share is raised to
+        ``min(needed_center_share(n, d, rho), 0.5)`` when that is larger, the difference taken from
+        the noise share (a rule on public values; the ledger shows the shares used, summing to
+        ``rho`` exactly).
     quantile : {"exponential", "binary_search"}
         Private quantile routine for the centre, the variances and the radius.
     steps : int
