@@ -31,7 +31,7 @@ from dpcore.figures_your_data import (
     spread_sentence,
 )
 from dpcore.privacy import Budget
-from pages._ui import chart, settings, simulation_notice, user_errors
+from pages._ui import chart, settings, simulation_notice, user_errors, words_on_this_page
 
 s = settings()
 st.title("Your data")
@@ -45,6 +45,8 @@ st.warning(
     "Exploration only: the noise here comes from a seeded NumPy generator, which is right for simulation but "
     "**not a secure differentially private release** of real data. Your file is kept in memory for this "
     "session and never written to disk.", icon=":material/science:")
+
+words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "ε (pure DP)", "add-remove", "replace-one", "oracle")
 
 SOURCES = {"bundled": "A bundled data set", "upload": "Upload a CSV file", "paste": "Paste CSV text"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")
