@@ -10,7 +10,15 @@ from dpcore import registry
 from dpcore.experiments import default_estimators
 from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
-from pages._ui import Settings, chart, dataset, settings, simulation_notice, user_errors, words_on_this_page
+from pages._ui import (
+    Settings,
+    chart,
+    dataset,
+    settings,
+    simulation_notice,
+    user_errors,
+    words_on_this_page,
+)
 
 s = settings()
 st.title("Privacy budget")
