@@ -394,6 +394,22 @@ def words_on_this_page(*names: str) -> None:
 LONG_RUN_SECONDS = 3.0
 
 
+def long_run_approved(key: str, seconds: float, what: str, note: str = "") -> bool:
+    """True when the run named ``key`` may start: predicted within :data:`LONG_RUN_SECONDS`, or the user
+    pressed its "Run" button (drawn here, with the estimate and ``note``, while it is not pressed)."""
+    if seconds <= LONG_RUN_SECONDS:
+        return True
+    approved = st.session_state.setdefault("_approved_runs", set())
+    if key in approved:
+        return True
+    box = st.container(border=True)
+    box.markdown(f"**The full run takes about {_duration(seconds)}** ({what}). {note}")
+    if box.button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}"):
+        approved.add(key)
+        return True
+    return False
+
+
 def confirm_long_run(key: str, seconds: float, what: str,
                      smaller: Sequence[tuple[str, float, Callable[[], None]]] = ()) -> None:
     """Before a run predicted to take more than :data:`LONG_RUN_SECONDS`, show the estimate and a choice.

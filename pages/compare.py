@@ -25,14 +25,17 @@ from dpcore.experiments import (
 from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
 from dpcore.glossary import define
 from pages._ui import (
+    LONG_RUN_SECONDS,
     chart,
     confirm_long_run,
     download_csv,
     forget,
+    long_run_approved,
     set_sidebar,
     settings,
     show_code,
     simulation_notice,
+    smaller_data_choices,
     url_sync,
     url_value,
     url_widget,
@@ -237,14 +240,24 @@ def _run(config_json: str) -> pd.DataFrame:
 
 config_json = config.to_json(indent=None)
 n_tasks = len(plan_tasks(config)[0])
-if config_json not in _frames():
+if config_json not in _frames():  # a time estimate first; a quick first result (fewer repetitions) when it fits
     predicted = estimate_seconds(config)
     per_rep = predicted / config.repetitions
-    fit = max(2, min(int(reps) - 1, int(3.0 / max(per_rep, 1e-9))))
-    confirm_long_run(config_json, predicted, f"{n_tasks} datasets, {len(chosen)} estimators, {int(reps)} repetitions "
-                     f"per point at n = {config.n:,}, d = {config.d}",
-                     [(f"Use {fit} repetitions", per_rep * fit, lambda v=fit: st.session_state.update(cmp_reps=v))]
-                     if fit < int(reps) else [])
+    fit = max(2, min(config.repetitions - 1, int(LONG_RUN_SECONDS / max(per_rep, 1e-9))))
+    what = (f"{n_tasks} datasets, {len(chosen)} estimators, {config.repetitions} repetitions per point at "
+            f"n = {config.n:,}, d = {config.d}")
+    if fit < config.repetitions and per_rep * fit <= LONG_RUN_SECONDS:
+        if not long_run_approved(config_json, predicted, what,
+                                 f"Below is a **quick first result with {fit} repetitions per point** "
+                                 f"(≈ {per_rep * fit:.0f} s); run all {config.repetitions} for numbers to rely on."):
+            config = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": fit})
+            config_json = config.to_json(indent=None)
+    else:
+        def _cost(n_: int, d_: int) -> float:
+            return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
+        fewer = ([(f"Use {fit} repetitions", per_rep * fit, lambda v=fit: st.session_state.update(cmp_reps=v))]
+                 if fit < config.repetitions else [])
+        confirm_long_run(config_json, predicted, what, smaller_data_choices(config.n, config.d, _cost) + fewer)
 t0 = time.perf_counter()
 with user_errors():
     frame = _run(config_json)

@@ -187,7 +187,15 @@ def test_long_compare_run_asks_first_and_offers_a_smaller_setting() -> None:
     assert not at.get("plotly_chart")  # nothing ran yet
     smaller = next(b for b in at.button if b.label.startswith("Use "))
     smaller.click().run()
-    assert not at.exception and at.session_state["cmp_reps"] < 6
+    assert not at.exception
+    assert at.session_state["n"] < 20000 or at.session_state["d"] < 256 or at.session_state["cmp_reps"] < 10
+
+
+def test_a_moderate_compare_run_shows_a_quick_first_result_and_offers_the_full_run() -> None:
+    at = _app({"n": "2000", "d": "32", "cmp_reps": "20"}, "pages/compare.py")
+    assert at.get("plotly_chart")  # the quick result is drawn
+    assert any("quick first result" in m.value for m in at.markdown)
+    assert any(c.label.startswith("Run (≈") for c in at.button)
 
 
 # ---------------------------------------------------------------------------------------------
