@@ -404,9 +404,9 @@ def long_run_approved(key: str, seconds: float, what: str, note: str = "") -> bo
         return True
     box = st.container(border=True)
     box.markdown(f"**The full run takes about {_duration(seconds)}** ({what}). {note}")
-    if box.button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}"):
-        approved.add(key)
-        return True
+    # approval in a callback: it runs before the script, so a rerun inside the script cannot lose the click
+    box.button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
+               on_click=approved.add, args=(key,))
     return False
 
 
@@ -428,9 +428,8 @@ def confirm_long_run(key: str, seconds: float, what: str,
     box.markdown(f"**This will take about {_duration(seconds)}** ({what}). Run it, or pick a smaller setting "
                  "for a quick first result.")
     cols = box.columns(1 + len(smaller))
-    if cols[0].button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}"):
-        approved.add(key)
-        return
+    cols[0].button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
+                   on_click=approved.add, args=(key,))
     for col, (label, secs, callback) in zip(cols[1:], smaller, strict=True):
         col.button(f"{label} (≈ {_duration(secs)})", on_click=callback, key=f"smaller-{label}")
     st.stop()
