@@ -34,19 +34,23 @@ BEFORE = [{"name": "plan", "id": "plan_before", "params": {"center_step": "paper
           {"name": "iome_as_published", "id": "iome_before"}]
 
 
-def configs(reps: int, quick: bool, before: bool, only_before: bool = False) -> dict[str, dict]:
+def configs(reps: int, quick: bool, before: bool, only_before: bool = False,
+            subset: dict[str, list[float]] | None = None) -> dict[str, dict]:
     ests = ["empirical", *BEFORE] if only_before else ROBUST + (BEFORE if before else [])
     common = {"distribution": "gaussian", "unit": "rho", "estimators": ests, "repetitions": reps,
               "seed": 2024, "truth": "population", "resample": "data", "metric": "l2"}
     a_d = [16, 64, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024]
     c_d = [16, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024, 2048]
     b_a = [0.0, 1.0, 2.0] if quick else [0.0, 0.5, 1.0, 1.5, 2.0]
+    sub = subset or {}
+    a_d, c_d, b_a = sub.get("a_d", a_d), sub.get("c_d", c_d), sub.get("b_alpha", b_a)
+    b_rho = sub.get("b_rho", RHOS)
     return {
         "A": {**common, "name": "grid_a", "data_params": {"mean": 0.0}, "n": 4000, "d": 16, "skew": 0.0,
               "budget": 1.0, "sweep": {"d": a_d, "budget": RHOS},
               "bounds": {"half_width": 25.0, "scale": "sqrt_d", "center": 0.0}},
         "B": {**common, "name": "grid_b", "data_params": {"mean": 10.0}, "n": 10_000, "d": 512, "skew": 0.0,
-              "budget": 1.0, "sweep": {"skew": b_a, "budget": RHOS},
+              "budget": 1.0, "sweep": {"skew": b_a, "budget": b_rho},
               "bounds": {"half_width": 50.0, "scale": "d_sqrt_max_sigma", "center": 10.0}},
         "C": {**common, "name": "grid_c", "data_params": {"mean": 10.0}, "n": 10_000, "d": 16, "skew": 2.0,
               "budget": 1.0, "sweep": {"d": c_d, "budget": RHOS},
@@ -87,11 +91,16 @@ def main() -> None:
     ap.add_argument("--before", action="store_true", help="also run the pre-issue-12 steps")
     ap.add_argument("--only-before", action="store_true", help="only the pre-issue-12 steps (and the empirical mean)")
     ap.add_argument("--cases", default="ABC")
+    for key in ("a_d", "c_d", "b_alpha", "b_rho"):
+        ap.add_argument(f"--{key.replace('_', '-')}", type=lambda v: [float(t) for t in v.split(",")], default=None,
+                        help="comma-separated override of that sweep")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here")
     args = ap.parse_args()
     parts = []
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        for case, cfg in configs(args.reps, args.quick, args.before, args.only_before).items():
+        for case, cfg in configs(args.reps, args.quick, args.before, args.only_before,
+                                   {k: v for k in ("a_d", "c_d", "b_alpha", "b_rho")
+                                    if (v := getattr(args, k)) is not None}).items():
             if case not in args.cases:
                 continue
             t0 = time.perf_counter()
