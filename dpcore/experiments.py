@@ -686,7 +686,7 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, executor: Exe
 #: A run "fails" when its error exceeds this multiple of the median error of the same estimator at the
 #: same point (a blow-up against the estimator's own typical run); summaries state the failure rate
 #: next to the median so that one blow-up can neither dominate nor hide (issue 15).
-FAILURE_MULTIPLE = 5.0
+FAILURE_MULTIPLE = 3.0
 
 
 def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None = None,
@@ -724,10 +724,9 @@ def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None 
     out = out.reset_index()
     meta = frame[meta_cols].drop_duplicates("estimator")
     out = out.merge(meta, on="estimator", how="left", sort=False)
-    names = frame.drop_duplicates("estimator").set_index("estimator")["name"] if "name" in frame else None
-    spec_of = {e: registry.get(str(names[e] if names is not None else e)) for e in out["estimator"].unique()}
-    out["private"] = out["estimator"].map(lambda e: spec_of[e].private)
-    out["neighbouring"] = out["estimator"].map(lambda e: spec_of[e].neighbouring)
+    flags = _private_flags(frame)
+    out["private"] = out["estimator"].map(lambda e: flags[e][0])
+    out["neighbouring"] = out["estimator"].map(lambda e: flags[e][1])
     out["guarantee"] = [guarantee_label(n, r) for n, r in zip(out["notion"], out["neighbouring"], strict=True)]
     return out[list(dict.fromkeys([*meta_cols, *keys, "median", "mean", "lo", "hi", "p90", "max", "runs",
                                    "failure_rate", "sampling", "sampling_median", "clipping", "noise", "failed",
@@ -741,7 +740,7 @@ def guarantee_label(notion: str, neighbouring: str) -> str:
     return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion)}, {neighbouring}"
 
 
-def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = 3.0) -> pd.DataFrame:
+def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = FAILURE_MULTIPLE) -> pd.DataFrame:
     """Per private estimator: the typical error and how often a run lands far beyond it.
 
     For every point (setting) the median error of each estimator is its typical run; a run
@@ -769,11 +768,26 @@ def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = 3.0) -> 
     return out[["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]]
 
 
+def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
+    """Per estimator id: (private, neighbouring relation), from the registry (by the frame's ``name``
+    column, else the id); an id the registry does not know counts as private when its ``notion`` is
+    not ``"none"`` (hand-made frames in notebooks and tests)."""
+    rows = frame.drop_duplicates("estimator")
+    out = {}
+    for r in rows.itertuples(index=False):
+        name = str(getattr(r, "name", r.estimator))
+        try:
+            spec = registry.get(name)
+            out[r.estimator] = (spec.private, spec.neighbouring)
+        except ValueError:
+            out[r.estimator] = (r.notion != "none", str(getattr(r, "neighbouring", "replace-one")))
+    return out
+
+
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators: drops the non-private reference and oracle (teaching) estimators."""
-    col = "name" if "name" in frame else "estimator"
-    private = {n: registry.get(str(n)).private for n in frame[col].unique()}
-    return frame[frame[col].map(private).astype(bool)]
+    flags = _private_flags(frame)
+    return frame[frame["estimator"].map(lambda e: flags[e][0]).astype(bool)]
 
 
 def regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:

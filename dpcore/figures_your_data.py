@@ -134,7 +134,7 @@ def one_release_sentence(table: pd.DataFrame, scale: float, data: Dataset | None
     if far:
         return far
     return (f"One release per estimator lands between {table['l2_error'].min():.3g} and "
-            f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, which an analyst would *not* see; "
+            f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, what an analyst would *not* see; "
             f"the data's own spread is ‖σ‖₂ = {scale:.3g}. **One noisy draw cannot rank estimators**: the "
             "repeated runs below compare medians, within one guarantee.")
 
@@ -156,7 +156,9 @@ def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
         text = (f"among **{g}** estimators, **{best}** has the smallest median error, {m.iloc[0]:.3g} "
                 f"(95% of its runs within {float(q95.loc[(g, best)]):.3g})")
         if len(m) > 1:
-            text += f", {m.iloc[1] / max(m.iloc[0], 1e-300):.2g}× below {m.index[1]}"
+            r = m.iloc[1] / max(m.iloc[0], 1e-300)
+            text += (f", about the same as {m.index[1]} ({m.iloc[1]:.3g})" if r < 1.05
+                     else f", {r:.2f}× below {m.index[1]}")
         parts.append(text)
     multi = " Estimators with different guarantees are not ranked against each other." if len(parts) > 1 else ""
     return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi
