@@ -41,6 +41,9 @@ FLOOR_COLOR = "#7f7f7f"
 FLOOR_NAME = "sampling floor (median ‖x̄ − μ‖)"
 #: Opacity of the 10–90% bands: light, so that five overlapping bands stay readable.
 BAND_ALPHA = 0.06
+#: A point gets a warning marker when an estimator warned there or its worst run exceeds this multiple of
+#: its median (a blow-up; the failure rate at ``FAILURE_MULTIPLE`` is in the hover and the tables).
+BLOWUP_MULTIPLE = 10.0
 #: Colour of the markers for estimator warnings and blow-ups.
 WARN_COLOR = "#d62728"
 
@@ -148,6 +151,7 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
         for est, g in sub.groupby("estimator", sort=False):
             g = g.groupby(x, as_index=False).agg(median=("median", "mean"), lo=("lo", "mean"), hi=("hi", "mean"),
                                                  failure_rate=("failure_rate", "max"), warned=("warned", "sum"),
+                                                 worst=("max", "max"),
                                                  runs=("runs", "sum"), label=("label", "first"),
                                                  color=("color", "first"), private=("private", "first"),
                                                  notion=("notion", "first")).sort_values(x)
@@ -167,12 +171,13 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
                                                    f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
                                                    "%{customdata[2]:.0f}%<extra></extra>"),
                           row=row, col=col)
-            flagged = g[(g["failure_rate"] > 0) | (g["warned"] > 0)]
+            flagged = g[(g["worst"] > BLOWUP_MULTIPLE * g["median"]) | (g["warned"] > 0)]
             if not flagged.empty:  # warnings and blow-ups shown where they happen
                 text = [(f"{w} of {r} runs warned" if w else "")
-                        + ("; " if w and f else "") + (f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median"
-                                                       if f else "")
-                        for w, r, f in zip(flagged["warned"], flagged["runs"], flagged["failure_rate"], strict=True)]
+                        + ("; " if w and f else "") + (f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
+                                                       f"worst {mx / md:.3g}× the median" if f else "")
+                        for w, r, f, mx, md in zip(flagged["warned"], flagged["runs"], flagged["failure_rate"],
+                                                   flagged["worst"], flagged["median"], strict=True)]
                 fig.add_trace(go.Scatter(x=flagged[x], y=flagged["median"], mode="markers", name="warning or blow-up",
                                          legendgroup="warn", showlegend=False, text=text,
                                          marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR,
@@ -206,12 +211,15 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
     if warned_any:  # one legend entry for the warning markers
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="warning or blow-up (hover)",
                                  legendgroup="warn", marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR)))
-    positive = bool((s["lo"] > 0).all()) if not s.empty else False
+    # log scale when every private band is positive (a zero line, e.g. the non-private mean measured against
+    # itself, is simply not drawn on it)
+    positive = bool((s.loc[s["private"], "lo"] > 0).all()) if s["private"].any() else False
     logx = x in ("budget", "n", "d")
     fig.update_xaxes(type="log" if logx else "linear", title_text=x_title(x, cfg.unit),
                      **(log_ticks(s[x]) if logx else {}))
     fig.update_yaxes(type="log" if positive else "linear",
-                     **(log_ticks(np.r_[s["lo"], s["hi"], s["median"]]) if positive else {}))
+                     **(log_ticks(np.r_[s["lo"], s["hi"], s["median"]][np.r_[s["lo"], s["hi"], s["median"]] > 0])
+                        if positive else {}))
     fig.update_yaxes(title_text=f"{mlabel} error (median, 10–90% band)", row=1, col=1)
     style(fig, height=height if nrows == 1 else 360 * nrows)
     data = pd.concat([

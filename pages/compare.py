@@ -27,6 +27,7 @@ from dpcore.experiments import (
     tail_table,
 )
 from dpcore.figures_compare import (
+    BLOWUP_MULTIPLE,
     METRIC_LABEL,
     error_figure,
     headline,
@@ -43,8 +44,8 @@ st.markdown(
     "datasets; each point is the **median** error over repeated runs, with a light 10–90% band. The grey dash-dot "
     "line is the sampling floor (the median error of the non-private mean, the same statistic as the lines); stars "
     "mark the best private estimator of each guarantee at each point (oracle and non-private references, dotted, "
-    f"are never starred); red triangles mark points where runs warned or blew up (above {FAILURE_MULTIPLE:g}× "
-    "the median)."
+    "are never starred); red triangles mark points where an estimator warned or a run blew up (worst run above "
+    f"{BLOWUP_MULTIPLE:g}× the median; hover for the failure rate, runs above {FAILURE_MULTIPLE:g}× the median)."
 )
 
 # ---------------------------------------------------------------------------------------------
