@@ -105,8 +105,8 @@ PRESETS: dict[str, Preset] = {p.key: p for p in [
         "distribution": "gaussian", "n": 4000, "d": 128, "skew": 2.0, "budget": 0.25, "unit": "rho",
         "estimators": _PLAN_SET, "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 6, "seed": 1},
         Claim("wins", ("plan", "iome_paper", "gaussian_private"), winner="plan", margin=1.1)),
-    Preset("no_skew_tie", "No skew: PLAN and IOME close", {
-        "name": "no_skew_tie", "description": "No skew: all variances equal, d = 128.",
+    Preset("no_skew_tie", "No skew: a tie", {
+        "name": "no_skew_tie", "description": "No skew, a tie: all variances equal, d = 128.",
         "distribution": "gaussian", "n": 4000, "d": 128, "skew": 0.0, "budget": 0.25, "unit": "rho",
         "estimators": _PLAN_SET, "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 6, "seed": 1},
         Claim("tie", ("plan", "iome_paper"), tolerance=1.25)),
