@@ -13,6 +13,7 @@ the teaching oracle) and ``true_mean=``; :meth:`EstimatorSpec.run` passes those 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -123,6 +124,11 @@ class EstimatorSpec:
         Group name for the app (``"PLAN"``, ``"baseline"``, ...).
     description : str
         One sentence for the app.
+    needs_dimension : {"any", "scalar", "vector"}
+        Dimensions it applies to.
+    uses_oracle : bool
+        True when the estimator is handed a value that is not private (e.g. the true variances):
+        a teaching reference, never ranked or starred as the best private estimator (issue 15).
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
         from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
@@ -140,6 +146,18 @@ class EstimatorSpec:
     description: str = ""
     needs_dimension: Literal["any", "scalar", "vector"] = "any"
     seeded: bool = True
+    uses_oracle: bool = False
+
+    @property
+    def private(self) -> bool:
+        """Whether the estimate is differentially private as released: a privacy notion and no oracle
+        input. Only private estimators are ranked, starred or headlined as "best private"."""
+        return self.notion != "none" and not self.uses_oracle
+
+    @property
+    def guarantee(self) -> tuple[str, str]:
+        """The (notion, neighbouring relation) pair; rankings compare estimators only within one."""
+        return (self.notion, self.neighbouring)
 
     def accepts(self, keyword: str) -> bool:
         sig = inspect.signature(self.func)
@@ -189,6 +207,8 @@ class EstimatorSpec:
 
 
 _REGISTRY: dict[str, EstimatorSpec] = {}
+#: Estimators handed the true variances (not private as released); see ``EstimatorSpec.uses_oracle``.
+_ORACLES = frozenset({"plan_oracle"})
 _DISCOVERED = False
 
 
@@ -208,6 +228,9 @@ def _discover() -> None:
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    for name in _ORACLES:  # registered by modules that predate the ``uses_oracle`` field
+        if name in _REGISTRY and not _REGISTRY[name].uses_oracle:
+            _REGISTRY[name] = dataclasses.replace(_REGISTRY[name], uses_oracle=True)
     _DISCOVERED = True
 
 

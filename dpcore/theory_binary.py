@@ -365,3 +365,26 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
             out += [{"n": n, "d": d, "estimator": name, "seed": s, "tv": float(t)}
                     for name, t in zip(means, tvs, strict=True)]
     return out
+
+
+#: Failure probability β in the sorting analysis's separation target 16 ln(dR/β) (Singhal §3).
+SEPARATION_BETA = 0.1
+#: Below this separation τᵣ/b many tiny pⱼ get promoted by noise alone (a practical warning level).
+SEPARATION_WARN = 3.0
+
+
+def separation_light(separation: Any, d: int, rounds: int, beta: float = SEPARATION_BETA) -> np.ndarray:
+    """Traffic light for a sorting round's separation τᵣ/b (threshold over Laplace scale).
+
+    ``"green"`` when the separation exceeds the analysis's target ``16 ln(d R / β)`` (R = number of
+    rounds, at least 1), ``"amber"`` when it exceeds :data:`SEPARATION_WARN` (= 3), else ``"red"``.
+
+    References
+    ----------
+    V. Singhal, arXiv:2304.06787v4, §3 (the sorting step's union bound over d coordinates and R rounds);
+    specs/binary_product.md §6.
+    """
+    d, _, beta = check_curve_args(d, 1.0, beta)
+    target = 16.0 * math.log(d * max(int(rounds), 1) / beta)
+    sep = np.asarray(separation, dtype=float)
+    return np.where(sep > target, "green", np.where(sep > SEPARATION_WARN, "amber", "red"))

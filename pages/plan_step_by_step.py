@@ -301,13 +301,16 @@ v0, vp, vh = (float(pts.loc[e, "noise"]) for e in (0.0, plan_e, 0.5)) if len(pts
 cur = float(df.loc[np.isclose(df.exponent, exponent), "noise"].iloc[0])
 best = float(df.exponent[df.noise.idxmin()])
 flat = np.isclose(v0, vp, rtol=1e-9)
+expected_sampling, expected_noise = float(df.sampling.iloc[0]), cur  # for the one-run split below
 chart(fig, df, "plan_exponent",
       (f"Expected ℓ{p} noise: {vp:.3g} at PLAN's e = {_exp_label(plan_e).split(' ')[0]}, against {v0:.3g} with no "
        f"scaling ({v0 / vp:.2f}×) and {vh:.3g} with the equal split ({vh / vp:.2f}×); the slider's e = "
        f"{_exp_label(exponent).split(' ')[0]} gives {cur:.3g}. The minimum of the curve is at e = {best:.3g}. "
        + ("For ℓ2 the curve is symmetric about 1/4: no scaling and the equal split cost exactly the same. "
           if p == 2 else "")
-       + f"The sampling error {df.sampling.iloc[0]:.3g} is a floor no estimator beats; the noise only adds to it."
+       + f"The expected sampling error {df.sampling.iloc[0]:.3g} (root-mean-square over data sets) is a floor no "
+         "estimator beats; the noise only adds to it. Expected values here: averages over draws of the data and the "
+         "noise, with σ known and an idealised radius."
        if not flat else
        f"Every exponent gives the same expected noise ({vp:.3g}): "
        + ("in one dimension scaling only changes units." if d == 1 else
@@ -338,7 +341,11 @@ chart(fig, df, "plan_error_split",
       f"In this run {plan_label} misses the true mean by {row.total:.3g} (ℓ{p}): sampling error {row.sampling:.3g} "
       f"(the empirical mean's own miss), clipping bias {row.clipping:.3g}, DP noise {row.noise:.3g}. IOME misses by "
       f"{df.total.iloc[1]:.3g}, the Gaussian mechanism by {df.total.iloc[2]:.3g}. (The three parts are vectors that "
-      "add up to the error, so their lengths need not add up to the total.)",
+      "add up to the error, so their lengths need not add up to the total.) These are **one draw** of the data and "
+      f"the noise; the exponent chart above shows **expected** values (root-mean-square over draws, σ known, an "
+      f"idealised radius): sampling error {expected_sampling:.3g} expected against {row.sampling:.3g} in this run, "
+      f"DP noise {expected_noise:.3g} expected against {row.noise:.3g}. One draw can land well above or below "
+      "its expectation; the Compare page averages over many.",
       code_run + code_base + "from dpcore.figures import error_split_chart\n"
       "from dpcore.figures_plan import error_split_frame\n"
       f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
