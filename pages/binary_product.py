@@ -7,7 +7,8 @@ import streamlit as st
 
 from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
 from dpcore.estimators.binary_product import HEAVY_SUBSTITUTE_LABEL, pure_dp_pde
-from dpcore.figures_binary import (
+from dpcore.experiments.studies import simulate_tv
+from dpcore.figures.binary_product import (
     ladder_figure,
     ladder_frame,
     sweep_winners,
@@ -15,7 +16,7 @@ from dpcore.figures_binary import (
     tv_headline,
     tv_summary,
 )
-from dpcore.theory_binary import (
+from dpcore.theory.binary_product import (
     PROFILES,
     SEPARATION_BETA,
     SEPARATION_WARN,
@@ -26,7 +27,6 @@ from dpcore.theory_binary import (
     profile,
     sample_binary_product,
     separation_light,
-    simulate_tv,
 )
 from pages._ui import (
     CACHE_TTL,
@@ -122,7 +122,7 @@ sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive L
             f"over {len(ex['rounds'])} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
             "heavier the bucket, the more noise it can afford.")
 chart(ladder_figure(df, ex["rounds"]), df, "binary_ladder", sentence,
-      f"from dpcore.theory_binary import profile, sample_binary_product\n"
+      f"from dpcore.theory.binary_product import profile, sample_binary_product\n"
       f"from dpcore.estimators.binary_product import pure_dp_pde\n"
       f"from dpcore.estimators.binary_baselines import naive_laplace\n"
       f"p = profile({prof!r}, {d}, rng={seed})\n"
@@ -180,7 +180,7 @@ words_n = sweep_winners(sum_n, "n")
 st.caption(f"Grids are capped at about {NNZ_CAP:,} ones per simulated dataset to keep the page interactive.")
 chart(tv_figure(sum_n, "n", curves, f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 seeds)"),
       sum_n, "binary_tv_vs_n", words_n + " Shaded: n where a baseline beats PureDPPDE.",
-      f"from dpcore.theory_binary import simulate_tv\n"
+      f"from dpcore.experiments.studies import simulate_tv\n"
       f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
       f"            estimators={ESTS}, rng={seed}, flip={flip})")
 

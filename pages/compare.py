@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import limits, registry
-from dpcore.cost import estimate_seconds
 from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.plan import thin_budget_risk
 from dpcore.experiments import (
@@ -26,7 +25,9 @@ from dpcore.experiments import (
     summarise,
     tail_table,
 )
-from dpcore.figures_compare import (
+from dpcore.experiments.cost import estimate_seconds
+from dpcore.experiments.presets import PRESETS, check_claim
+from dpcore.figures.compare import (
     BLOWUP_MULTIPLE,
     METRIC_LABEL,
     error_figure,
@@ -35,7 +36,6 @@ from dpcore.figures_compare import (
     target_sentence,
 )
 from dpcore.glossary import define
-from dpcore.presets import PRESETS, check_claim
 from pages._ui import (
     CACHE_TTL,
     LONG_RUN_SECONDS,

@@ -1,6 +1,6 @@
 """Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, and compare
-every applicable estimator on it. Parsing, bounds and estimation live in dpcore.datasets and
-dpcore.figures_your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
+every applicable estimator on it. Parsing, bounds and estimation live in dpcore.data and
+dpcore.figures.your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
 server's temporary file)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import streamlit as st
 
 from dpcore import limits, registry
 from dpcore._validation import PrivacyLeakWarning
-from dpcore.datasets import (
+from dpcore.data import (
     BUNDLED,
     bundled_frame,
     describe_columns,
@@ -22,15 +22,14 @@ from dpcore.datasets import (
     parse_csv,
     spread_columns,
 )
-from dpcore.figures_your_data import (
+from dpcore.experiments.studies import repeated_frame, run_estimator
+from dpcore.figures.your_data import (
     NONPRIVATE_COLUMN,
     data_scale,
     error_bar_chart,
     estimates_frame,
     one_release_sentence,
     repeated_chart,
-    repeated_frame,
-    run_estimator,
     spread_sentence,
 )
 from dpcore.privacy import Budget
@@ -237,9 +236,9 @@ with user_errors():
 
 st.subheader(f"One release per estimator, budget {budget}")
 run_code = (
-    "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.datasets import from_dataframe\n"
+    "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
     "from dpcore.privacy import Budget\n"
-    + (f"from dpcore.datasets import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
+    + (f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
        else "df = pd.read_csv('your.csv')\n")
     + f"data = from_dataframe(df, {list(columns)!r}, "
     + ("None" if mode == "data" else f"({list(data.bounds[0])!r}, {list(data.bounds[1])!r})")
@@ -248,7 +247,7 @@ run_code = (
     + "for spec in registry.applicable(data.kind, data.d):\n"
     + "    if spec.notion == 'none' or 'oracle' in spec.name or not spec.meets(budget):\n"
     + "        continue  # oracles need a public sigma; zCDP cannot meet a pure ε budget\n"
-    + ("    from dpcore.datasets import run_with_private_bounds\n"
+    + ("    from dpcore.estimators.private_bounds import run_with_private_bounds\n"
        f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
        f"quantiles={quantiles!r}, rng={s.seed})\n" if mode == "private" else
        f"    est = spec.run(data, budget, rng={s.seed})\n")
@@ -294,7 +293,7 @@ if chosen:
         rep = _repeat(*args, tuple(chosen), int(reps))
     chart(repeated_chart(rep), rep.drop(columns=["color"]), "your_data_repeats", spread_sentence(rep, scale),
           run_code.replace("for spec in registry.applicable(data.kind, data.d):",
-                           f"from dpcore.figures_your_data import repeated_frame\n"
+                           f"from dpcore.experiments.studies import repeated_frame\n"
                            f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
                            f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
                            + (f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"

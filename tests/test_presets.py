@@ -10,7 +10,7 @@ import pytest
 
 from dpcore import registry
 from dpcore.experiments import run
-from dpcore.presets import PRESETS, Claim, check_claim
+from dpcore.experiments.presets import PRESETS, Claim, check_claim
 
 #: (preset, seeds, repetitions or None for the preset's own)
 CASES = [("skew_favours_plan", (1, 2), 4), ("no_skew_tie", (1, 2), 4), ("heavy_tails", (1, 2, 3), None),

@@ -12,18 +12,18 @@ import pytest
 
 from dpcore.data import Dataset
 from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, regret_table, run, summarise
-from dpcore.figures import ledger_chart, stage_colors
-from dpcore.figures_binary import sweep_winners, tv_headline
-from dpcore.figures_compare import (
+from dpcore.figures.binary_product import sweep_winners, tv_headline
+from dpcore.figures.compare import (
     FLOOR_NAME,
     error_figure,
     headline,
     target_figure,
     target_sentence,
 )
-from dpcore.figures_your_data import data_scale, one_release_sentence, spread_sentence
+from dpcore.figures.style import ledger_chart, stage_colors
+from dpcore.figures.your_data import data_scale, one_release_sentence, spread_sentence
 from dpcore.registry import get
-from dpcore.theory_binary import SEPARATION_WARN, separation_light
+from dpcore.theory.binary_product import SEPARATION_WARN, separation_light
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig
-from dpcore.figures_compare import FLOOR_NAME
+from dpcore.figures.compare import FLOOR_NAME
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"n": "500", "d": "8"}  # keep the sweeps quick

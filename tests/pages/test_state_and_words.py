@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.cost import estimate_seconds, seconds_per_run
 from dpcore.experiments import ExperimentConfig
+from dpcore.experiments.cost import estimate_seconds, seconds_per_run
 from dpcore.glossary import GLOSSARY, define
 from dpcore.privacy import approx_to_zcdp, zcdp_to_approx
 from pages._ui import convert_unit

@@ -3,7 +3,7 @@ its sentence is computed from the run by :func:`check_claim` (never hard-coded).
 
 A claim compares **medians** of the error over repeated runs at each point of the preset's sweep,
 only between private estimators with one guarantee (notion and neighbouring relation), and states
-the failure rate (runs above :data:`dpcore.experiments.FAILURE_MULTIPLE` × the cell's median) of
+the failure rate (runs above :data:`dpcore.experiments.summaries.FAILURE_MULTIPLE` × the cell's median) of
 the estimators it names. ``tests/test_presets.py`` runs every preset at several seeds and fails
 when a claim does not hold.
 
@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from dpcore import registry
-from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, summarise
+from dpcore.experiments.config import ExperimentConfig
+from dpcore.experiments.summaries import FAILURE_MULTIPLE, summarise
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def check_claim(frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric:
     Parameters
     ----------
     frame : DataFrame
-        Output of :func:`dpcore.experiments.run`.
+        Output of :func:`dpcore.experiments.engine.run`.
     claim : Claim
         The preset's claim.
     x : str

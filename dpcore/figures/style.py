@@ -14,8 +14,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import zcdp_to_approx
-from dpcore.registry import ERROR_SOURCE_COLORS, Estimate, EstimatorSpec
+from dpcore.registry import ERROR_SOURCE_COLORS
 
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#1d2733")
 

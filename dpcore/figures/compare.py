@@ -2,10 +2,10 @@
 
 Each builder returns ``(figure, data_frame)`` where the frame is exactly the data drawn, so the
 app can offer it as a CSV and a notebook can re-plot it. Input is the tidy frame of
-:func:`dpcore.experiments.run`.
+:func:`dpcore.experiments.engine.run`.
 
 * :func:`error_figure` — error against budget, n, d or skew: the mean per estimator with a
-  10–90% band, the sampling floor, the idealised theory curves of :mod:`dpcore.theory` (ℓ2 on
+  10–90% band, the sampling floor, the idealised theory curves of :mod:`dpcore.theory.plan` (ℓ2 on
   real/bounded data) and, at each point, the best private estimator marked with a star.
 * :func:`regret_figure` — the regret ranking as a table figure.
 * :func:`target_figure` — accuracy first: the budget (or n) each estimator needs for a target error.
@@ -28,11 +28,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore import theory
-from dpcore.data import DISTRIBUTIONS, generate
-from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, private_only, summarise
-from dpcore.figures import log_ticks, rgba, style
+from dpcore.data.synthetic import DISTRIBUTIONS, generate
+from dpcore.experiments.config import ExperimentConfig
+from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise
+from dpcore.figures.style import log_ticks, rgba, style
 from dpcore.privacy import Budget
+from dpcore.theory import plan as theory
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}

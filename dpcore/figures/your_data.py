@@ -11,34 +11,19 @@ DESIGN.md (app conventions: fixed colours, a sentence with the number, the data 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore._validation import RngLike
-from dpcore.data import Dataset
-from dpcore.datasets import run_with_private_bounds
-from dpcore.experiments import guarantee_label
-from dpcore.figures import style
-from dpcore.privacy import Budget
-from dpcore.registry import Estimate, EstimatorSpec
+from dpcore.data.dataset import Dataset
+from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.figures.style import style
 
 #: Column of :func:`estimates_frame` with ``Diagnostics.nonprivate``: data-dependent values that are
 #: not part of any release (shown only under this label).
 NONPRIVATE_COLUMN = "non-private diagnostics (teaching only, not released)"
-
-
-def run_estimator(spec: EstimatorSpec, data: Dataset, budget: Budget, *, private_share: float | None = None,
-                  coarse_bounds: tuple | None = None, quantiles: tuple[float, float] = (0.01, 0.99),
-                  rng: RngLike = None) -> Estimate:
-    """Run ``spec`` with the data's bounds as public (``private_share=None``) or after a private
-    bounds step spending ``private_share`` of the budget (:func:`dpcore.datasets.run_with_private_bounds`)."""
-    if private_share is None:
-        return spec.run(data, budget, rng=rng)
-    return run_with_private_bounds(spec, data, budget, share=private_share, coarse_bounds=coarse_bounds,
-                                   quantiles=quantiles, rng=rng)
 
 
 def estimates_frame(results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np.ndarray) -> pd.DataFrame:
@@ -68,24 +53,6 @@ def error_bar_chart(df: pd.DataFrame) -> go.Figure:
                                          "<br>spent %{customdata[1]:.4g} %{customdata[2]}<extra></extra>"))
     fig.update_xaxes(type="log", title="‖private mean − non-private mean‖₂ (what an analyst would not see)")
     return style(fig, title="One private release per estimator", height=max(320, 24 * len(df) + 120))
-
-
-def repeated_frame(specs: Sequence[EstimatorSpec], data: Dataset, budget: Budget, reps: int, seed: int, *,
-                   private_share: float | None = None, coarse_bounds: tuple | None = None,
-                   quantiles: tuple[float, float] = (0.01, 0.99)) -> pd.DataFrame:
-    """``reps`` runs of each estimator on the same data with independent noise (child seeds spawned
-    from ``seed``); one row per run with its l2 error against the non-private mean."""
-    children = np.random.SeedSequence(seed).spawn(reps)
-    rows = []
-    for spec in specs:
-        for r, child in enumerate(children):
-            est = run_estimator(spec, data, budget, private_share=private_share, coarse_bounds=coarse_bounds,
-                                quantiles=quantiles, rng=np.random.default_rng(child))
-            err = np.asarray(est.mean, dtype=float) - data.true_mean
-            rows.append({"estimator": spec.label, "name": spec.name, "color": spec.color, "run": r,
-                         "guarantee": guarantee_label(spec.notion, spec.neighbouring),
-                         "l2_error": float(np.linalg.norm(err))})
-    return pd.DataFrame(rows)
 
 
 def repeated_chart(df: pd.DataFrame) -> go.Figure:
@@ -162,7 +129,3 @@ def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
         parts.append(text)
     multi = " Estimators with different guarantees are not ranked against each other." if len(parts) > 1 else ""
     return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi
-
-
-__all__ = ["FAR_OFF_MULTIPLE", "NONPRIVATE_COLUMN", "data_scale", "error_bar_chart", "estimates_frame",
-           "one_release_sentence", "repeated_chart", "repeated_frame", "run_estimator", "spread_sentence"]

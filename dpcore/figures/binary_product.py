@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from dpcore.registry import Estimate, get
+from dpcore.estimate import Estimate
+from dpcore.registry import get
 
 FINAL_COLOR = "#2ca02c"
 NAIVE_COLOR = get("binary_naive_laplace").color  # the registry colour, as everywhere
