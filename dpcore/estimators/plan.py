@@ -1046,6 +1046,7 @@ class _Entry:
     kinds: frozenset[str]
     description: str
     params: dict[str, Any] = field(default_factory=dict)
+    spend_factor: float = 1.0
 
 
 _REAL = frozenset({"real", "bounded"})
@@ -1055,7 +1056,7 @@ _ENTRIES = [
     _Entry("plan_as_published", "PLAN as published (spends 9× centring budget)", "#9ecae1", plan_as_published,
            _REAL, "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
            "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
-           "ledger shows the true spend. The paper's radius step."),
+           "ledger shows the true spend. The paper's radius step.", spend_factor=1.5),
     _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#3182bd", plan_binary, frozenset({"binary"}),
            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
     _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
@@ -1069,4 +1070,4 @@ _ENTRIES = [
 for _e in _ENTRIES:
     register(EstimatorSpec(name=_e.name, label=_e.label, color=_e.color, notion="zcdp", data_kinds=_e.kinds,
                            neighbouring="replace-one", func=_e.func, params=_e.params, family="PLAN",
-                           description=_e.description, needs_dimension="any"))
+                           description=_e.description, needs_dimension="any", spend_factor=_e.spend_factor))
