@@ -18,9 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from dpcore import quantiles as Q
-from dpcore.quantiles import binary_search as QB
-from dpcore.quantiles import unbounded as QU
 from dpcore.quantiles import (
     UnboundedQuantile,
     binary_search_quantile,
@@ -32,6 +29,8 @@ from dpcore.quantiles import (
     rank_error_bound,
     unbounded_quantile,
 )
+from dpcore.quantiles import binary_search as QB
+from dpcore.quantiles import unbounded as QU
 
 P_OK = 1e-4  # false-alarm rate of each goodness-of-fit test
 P_REJECT = 1e-6  # a 30% mis-scaled reference must be rejected at least this strongly
