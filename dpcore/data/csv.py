@@ -105,8 +105,8 @@ def describe_columns(df: pd.DataFrame) -> pd.DataFrame:
             "type": str(col.dtype),
             "numeric": numeric,
             "missing": int(col.isna().sum()),
-            "min": float(vals.min()) if numeric and len(vals) else math.nan,
-            "max": float(vals.max()) if numeric and len(vals) else math.nan,
+            "min": float(vals.min()) if vals is not None and len(vals) else math.nan,
+            "max": float(vals.max()) if vals is not None and len(vals) else math.nan,
             "distinct": int(col.nunique(dropna=True)),
         })
     return pd.DataFrame(rows)

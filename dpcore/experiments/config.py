@@ -286,9 +286,9 @@ class ExperimentConfig:
             raise ValueError("data_params must be a JSON object of generator keyword arguments.")
         for key in ("n", "d", "repetitions", "seed"):
             v = getattr(self, key)
-            lo = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-                raise ValueError(f"{key} must be an integer >= {lo}; got {v!r}.")
+            least = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < least:
+                raise ValueError(f"{key} must be an integer >= {least}; got {v!r}.")
         limits.check_repetitions(self.repetitions)
         limits.check_int(self.seed, "seed", 0, 2**63 - 1)
         if self.unit not in UNIT_LABEL:
@@ -326,7 +326,7 @@ class ExperimentConfig:
         if len(set(ids)) != len(ids):
             raise ValueError(f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'.")
         spec = DISTRIBUTIONS[self.distribution]
-        work = 0
+        work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
             lo, hi = spec.skew_range

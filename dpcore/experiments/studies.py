@@ -5,7 +5,7 @@ Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Sta
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -74,7 +74,7 @@ Notion = Literal["pure", "zcdp"]
 Statistic = Literal["mean", "median", "variance (MLE)"]
 
 
-def _pmwm(notion: Notion) -> object:
+def _pmwm(notion: Notion) -> Callable[..., Estimate]:
     return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
 
 
@@ -200,7 +200,7 @@ def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = Non
     """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
     the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
     g = as_generator(rng)
-    b = {"epsilon": epsilon, "rho": rho}
+    b: dict[str, Any] = {"epsilon": epsilon, "rho": rho}
     bounds = (0.0, radius)
     rows = []
     for p in ps:  # a handful of positions; each call is vectorised over repetitions

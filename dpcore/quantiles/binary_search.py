@@ -166,7 +166,7 @@ def _binary_search(
     else:  # one comparison pass over the data per step
         buf = np.empty(X.shape, dtype=bool)
 
-        def count(mid: np.ndarray) -> np.ndarray:
+        def count(mid: np.ndarray) -> np.ndarray:  # type: ignore[misc]  # the other branch binds defaults
             np.less_equal(X, mid, out=buf)
             return np.add.reduce(buf.view(np.uint8), axis=0, dtype=np.intp)
 

@@ -103,7 +103,7 @@ def grid_size(bounds: Bounds, beta: float = 1.001) -> int | np.ndarray:
 
 
 def premature_stop_risk(
-    n: int, q: float, epsilon_query: float | np.ndarray, K: int | np.ndarray
+    n: int, q: float, epsilon_query: float | np.ndarray, K: float | np.ndarray
 ) -> float | np.ndarray:
     """Approximate probability that the pure unbounded quantile stops before reaching the data.
 
