@@ -1,4 +1,7 @@
-"""``MAX_UPLOAD_BYTES``, ``MAX_ROWS``, ``MAX_COLUMNS``, ``parse_csv``, ``_is_numeric``, ``describe_columns``, ``infer_kind``, ``data_bounds``, ``from_dataframe`` (moved from ``datasets.py``)."""
+"""``MAX_UPLOAD_BYTES``, ``MAX_ROWS``, ``MAX_COLUMNS``, ``parse_csv``, ``_is_numeric``,
+``describe_columns``, ``infer_kind``, ``data_bounds``, ``from_dataframe`` (moved from
+``datasets.py``).
+"""
 
 from __future__ import annotations
 

@@ -100,7 +100,8 @@ register(EstimatorSpec(
 ))
 
 
-def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None, quantile: Literal["exponential", "binary_search"] = "binary_search",
+def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None,
+                            quantile: Literal["exponential", "binary_search"] = "binary_search",
                             budget_split: dict[str, float] | None = None, rank_slack_kind: str | float = "error_only",
                             steps: int = 20, beta: float = 0.1, rng: RngLike = None) -> Estimate:
     """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).

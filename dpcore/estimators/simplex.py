@@ -95,7 +95,7 @@ def add_noise(value: np.ndarray | np.float64, mechanism: Mechanism, sensitivity:
     Uses :func:`dpcore.mechanisms.laplace_mechanism` / :func:`gaussian_mechanism` on ``reps`` copies,
     so each row is one release with iid noise per coordinate.
     """
-    stacked = np.broadcast_to(np.asarray(value, float), (reps,) + np.shape(value))
+    stacked = np.broadcast_to(np.asarray(value, float), (reps, *np.shape(value)))
     mech = laplace_mechanism if mechanism == "laplace" else gaussian_mechanism
     rel = mech(stacked, sensitivity, budget, rng=rng)
     return np.asarray(rel.value, float), float(rel.scale)

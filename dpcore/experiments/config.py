@@ -1,4 +1,9 @@
-"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``, ``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``, ``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``, ``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from ``experiments.py``)."""
+"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``,
+``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``,
+``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``,
+``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from
+``experiments.py``).
+"""
 
 from __future__ import annotations
 
@@ -275,7 +280,7 @@ class ExperimentConfig:
         for f in fields(self):
             allowed = _FIELD_TYPES[f.name]
             v = getattr(self, f.name)
-            if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
+            if (isinstance(v, bool) and bool not in allowed) or not isinstance(v, allowed):
                 names = " or ".join("null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed)
                 raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
             if isinstance(v, float) and not math.isfinite(v):

@@ -1,6 +1,12 @@
-"""Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a tidy frame.
+"""Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a
+tidy frame.
 
-Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``, ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size`` (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points`` (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from ``figures_your_data.py``)."""
+Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``,
+``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size``
+(moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points``
+(moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from
+``figures_your_data.py``).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``, ``regret_table``, ``needed_for_target`` (moved from ``experiments.py``)."""
+"""``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``,
+``regret_table``, ``needed_for_target`` (moved from ``experiments.py``).
+"""
 
 from __future__ import annotations
 

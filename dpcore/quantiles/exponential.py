@@ -1,4 +1,7 @@
-"""``_em_epsilon``, ``_em_log_utility``, ``exponential_quantile_probabilities``, ``exponential_quantile``, ``LOG_GRID_RATIO``, ``LOG_GRID_SPAN``, ``log_grid_size``, ``log_grid_rank_error``, ``log_grid_quantile`` (moved from ``quantiles.py``)."""
+"""``_em_epsilon``, ``_em_log_utility``, ``exponential_quantile_probabilities``,
+``exponential_quantile``, ``LOG_GRID_RATIO``, ``LOG_GRID_SPAN``, ``log_grid_size``,
+``log_grid_rank_error``, ``log_grid_quantile`` (moved from ``quantiles.py``).
+"""
 
 from __future__ import annotations
 

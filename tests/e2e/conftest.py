@@ -87,7 +87,7 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-@pytest.fixture()
+@pytest.fixture
 def page(browser: object) -> Iterator[object]:
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
     pg = ctx.new_page()
@@ -110,13 +110,13 @@ def _screenshot(page: object, name: str) -> Path:
     return path
 
 
-@pytest.fixture()
+@pytest.fixture
 def wait_for_app() -> object:
     """``wait_for_app(page)``: block until the script run has finished."""
     return _wait_for_app
 
 
-@pytest.fixture()
+@pytest.fixture
 def screenshot() -> object:
     """``screenshot(page, name)``: save a full-page PNG under tests/e2e/screenshots/."""
     return _screenshot
