@@ -19,6 +19,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
+# Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+
 # The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
 fuzz: $(STAMP)

@@ -2,23 +2,19 @@
 URL parameters restored, and impossible input shown as an error, never a traceback."""
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.privacy import zcdp_to_approx
 from pages._ui import DEFAULTS, Settings, parse_query
+from tests.pages._apptest import open_app
 
 TIMEOUT = 120
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    return at
+    return open_app(query, timeout=TIMEOUT)
 
 
 def test_home_runs_and_writes_settings_to_url():
