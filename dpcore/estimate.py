@@ -1,4 +1,6 @@
-"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``, ``register`` (moved from ``registry.py``)."""
+"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``,
+``register`` (moved from ``registry.py``).
+"""
 
 from __future__ import annotations
 

@@ -370,8 +370,9 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
     Per coordinate, ``levels`` times: a noisy histogram of the values over ``bins`` equal public
     bins of the current window; the three adjacent bins with the largest noisy sum become the next
     window when that sum is at least ``3n/4`` (``n/4`` with ``min_bin_width``; otherwise the window
-    stays: the data are wider than three bins, or the counts too noisy to tell). Then the exponential-mechanism median (:func:`exponential_quantile_fast`) of the
-    values clipped to the final window. This is the private-range step of Karwa and Vadhan (2018)
+    stays: the data are wider than three bins, or the counts too noisy to tell). Then the
+    exponential-mechanism median (:func:`exponential_quantile_fast`) of the values clipped to the
+    final window. This is the private-range step of Karwa and Vadhan (2018)
     before a median: the empty stretch of the public range, which is what makes the plain
     exponential mechanism land far from the data at thin budgets, is cut down by ``(bins / 3)**levels``
     before the median sees it.
@@ -913,9 +914,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     # -- stage 3: clip radius ---------------------------------------------------------------------
     width = float(np.max(hi - lo))
     log_grid = radius_step == "log_grid" and quantile == "exponential"
-    if (rank_slack_kind == "plan" or rank_slack_kind == "error_only") and log_grid:
+    if (rank_slack_kind in {"plan", "error_only"}) and log_grid:
         k = (math.sqrt(n) if rank_slack_kind == "plan" else 0.0) + quantiles.log_grid_rank_error(budgets["radius"], beta)
-    elif rank_slack_kind == "plan" or rank_slack_kind == "error_only":
+    elif rank_slack_kind in {"plan", "error_only"}:
         k = rank_slack(n, budgets["radius"], width=width, method=quantile, steps=steps, beta=beta,
                        include_sqrt_n=rank_slack_kind == "plan")
     else:

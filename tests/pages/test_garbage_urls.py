@@ -41,7 +41,7 @@ def test_non_finite_seed_and_n_fall_back_on_every_page(page):
     assert at.session_state["seed"] == 0 and at.session_state["n"] == 2000
 
 
-@pytest.mark.parametrize("query,page,words", [
+@pytest.mark.parametrize(("query", "page", "words"), [
     ({"budget_value": "1000", "unit": "eps"}, "pages/privacy_budget.py", "epsilon must be between"),  # math.exp overflow
     ({"unit": "eps", "budget_value": "1e-300", "d": "1"}, "pages/simplex.py", "epsilon must be between"),
     ({"unit": "rho", "budget_value": "1e-16"}, "pages/your_data.py", "rho must be between"),
