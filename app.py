@@ -24,6 +24,7 @@ PAGES = [
     ("pages/privacy_budget.py", "Privacy budget", ":material/balance:"),
     ("pages/plan_step_by_step.py", "PLAN step by step", ":material/filter_center_focus:"),
     ("pages/compare.py", "Compare estimators", ":material/leaderboard:"),
+    ("pages/side_by_side.py", "Side by side", ":material/compare:"),
     ("pages/winsorized.py", "Winsorized mean", ":material/content_cut:"),
     ("pages/simplex.py", "Free lunch (simplex)", ":material/change_history:"),
     ("pages/binary_product.py", "Binary product", ":material/apps:"),
