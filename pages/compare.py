@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import numpy as np
 import pandas as pd
@@ -253,9 +253,18 @@ else:
                                                                        strict=False)))]
     shown = table.assign(guarantee=[{"pure": "pure ε-DP", "zcdp": "ρ-zCDP"}.get(sp.notion, "") for sp in specs],
                          neighbours=[sp.neighbouring for sp in specs])
+    # one link per row: the Side by side page at this comparison's base point (issue 16)
+    point = {**s.to_query(), "distribution": config.distribution, "n": str(config.n), "d": str(config.d),
+             "skew": repr(float(config.base_skew())), "budget_value": repr(float(config.budget)), "unit": config.unit,
+             "delta": repr(float(config.delta))}
+    shown["side by side"] = ["side_by_side?" + urlencode({**point, "estimator": sp.name}) for sp in specs]
     st.dataframe(shown.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
                                        "wins": "points won", "settings": "points"}).drop(columns="estimator"),
-                 hide_index=True, width="stretch")
+                 hide_index=True, width="stretch",
+                 column_config={"side by side": st.column_config.LinkColumn(
+                     "side by side", display_text="see its clipping and noise",
+                     help="Open the Side by side page at this point, with this estimator's clipping region and "
+                          "noise shape next to the others'.")})
     if shown["neighbours"].nunique() > 1:
         st.caption("Mixed neighbouring relations: an add/remove guarantee implies only 2ε under replace-one "
                    "(pure DP) or 4ρ (zCDP): one replacement is a removal plus an addition. Add/remove estimators are "

@@ -2,6 +2,7 @@
 shape from one run each, both views, the 100-releases button, and a link's estimator= parameter."""
 
 import json
+from urllib.parse import unquote
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -78,3 +79,23 @@ def test_binary_and_bounded_data():
         at = _page({"n": "500", "d": "8", "distribution": dist})
         assert not at.exception, dist
         assert len(_specs(at)) == 1
+
+
+def test_compare_ranking_links_each_estimator_to_side_by_side():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in {"n": "500", "d": "4"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception
+    ranking = next(df.value for df in at.dataframe if "side by side" in df.value.columns)
+    links = list(ranking["side by side"])
+    assert all(u.startswith("side_by_side?") for u in links)
+    assert any("estimator=plan&" in u + "&" for u in links)
+    assert all("n=500" in u and "d=4" in u and "budget_value=" in u for u in links)
+    # the link opens Side by side with that estimator chosen
+    query = dict(kv.split("=", 1) for kv in links[0].split("?", 1)[1].split("&"))
+    page = _page({k: unquote(v) for k, v in query.items()})
+    assert not page.exception
+    assert page.selectbox(key="sbs_focus").value == query["estimator"]
