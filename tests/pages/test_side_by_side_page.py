@@ -2,8 +2,8 @@
 shape from one run each, both views, the 100-releases button, and a link's estimator= parameter."""
 
 import json
-from urllib.parse import unquote
 from pathlib import Path
+from urllib.parse import unquote
 
 from streamlit.testing.v1 import AppTest
 
