@@ -14,6 +14,7 @@ import streamlit as st
 
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
+from pages._showcase import warm
 from pages._ui import BUDGET_PRESETS, DEFAULTS, MAX_SEED, UNITS, parse_query, settings, size_error
 
 st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide")
@@ -97,6 +98,7 @@ def sidebar() -> None:
     c4.button("New seed", on_click=_new_seed, width="stretch")
 
 
+warm()  # once per server: computes the Home picture in a background thread
 _init_state()
 pages = [st.Page(path, title=title, icon=icon, default=(path == "pages/home.py"))
          for path, title, icon in PAGES if (ROOT / path).exists()]

@@ -210,3 +210,41 @@ def _inside(dr: np.ndarray, e: GalleryEntry) -> np.ndarray:
     u = (dr - e.noise.center) / np.where(e.noise.scale > 0, e.noise.scale, np.inf)
     stat = np.sqrt(np.sum(u * u, axis=1)) if e.noise.kind == "gaussian" else np.sum(np.abs(u), axis=1)
     return stat <= e.noise.radius
+
+
+def why_plan_figures(errors: pd.DataFrame, noise: pd.DataFrame) -> tuple[go.Figure, go.Figure]:
+    """The Home picture, as two figures (so a phone can stack them): each estimator's noise standard
+    deviation per coordinate in one run (log scale, direct labels), and every run's ℓ2 error.
+
+    ``errors`` and ``noise`` are :class:`dpcore.showcase.Evidence` frames.
+    """
+    left = go.Figure()
+    names = list(dict.fromkeys(noise["estimator"]))
+    for k, name in enumerate(names):
+        part = noise[noise["estimator"] == name]
+        color, label = part["color"].iloc[0], part["label"].iloc[0]
+        left.add_trace(go.Scatter(
+            x=part["coordinate"], y=part["noise_std"], mode="lines+markers", name=_short(label, 28),
+            line=dict(color=color, width=3, dash=DASHES[k % len(DASHES)]),
+            marker=dict(symbol=SYMBOLS[k % len(SYMBOLS)], size=6, color=color, maxdisplayed=16),
+            hovertemplate=f"{label}<br>coordinate %{{x}}: noise std %{{y:.3g}}<extra></extra>"))
+        left.add_annotation(x=float(part["coordinate"].iloc[-1]), y=float(np.log10(part["noise_std"].iloc[-1])),
+                            text=_short(label.split(" (")[0], 20), showarrow=False, xanchor="right", yshift=10,
+                            font=dict(color=color, size=12))
+    left.update_xaxes(title="coordinate (1 = most spread, last = least)")
+    left.update_yaxes(type="log", title="noise std added to the mean")
+    style(left, title="PLAN puts its noise where the data vary", height=380)
+    left.update_layout(showlegend=False)
+    right = go.Figure()
+    order = list(dict.fromkeys(errors["estimator"]))
+    for k, name in enumerate(order):
+        part = errors[errors["estimator"] == name]
+        color, label = part["color"].iloc[0], part["label"].iloc[0]
+        right.add_trace(go.Box(
+            y=part["error"], name=_short(label.split(" (")[0], 20), marker=dict(color=color, symbol=SYMBOLS[k % len(SYMBOLS)]),
+            line=dict(color=color), boxpoints="all", jitter=0.4, pointpos=0, fillcolor=rgba(color, 0.15),
+            hovertemplate=f"{label}<br>error %{{y:.3g}}<extra></extra>"))
+    right.update_yaxes(title="ℓ2 error of the private mean (log scale)", type="log")
+    style(right, title=f"…so its error is smaller ({errors['seed'].nunique()} runs)", height=380)
+    right.update_layout(showlegend=False)
+    return left, right

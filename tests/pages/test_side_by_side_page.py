@@ -99,3 +99,11 @@ def test_compare_ranking_links_each_estimator_to_side_by_side():
     page = _page({k: unquote(v) for k, v in query.items()})
     assert not page.exception
     assert page.selectbox(key="sbs_focus").value == query["estimator"]
+
+
+def test_home_opens_with_the_why_plan_picture_and_a_link_to_the_story():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert len(_specs(at)) == 2
+    text = _text(at)
+    assert "PLAN puts less noise where the data vary less" in text and "of 20 runs" in text
