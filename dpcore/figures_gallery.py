@@ -138,7 +138,7 @@ def gallery_figure(entries: Sequence[GalleryEntry], points: np.ndarray, true_mea
     if zoom not in ("data", "clip", "noise"):
         raise ValueError(f"zoom must be 'data', 'clip' or 'noise'; got {zoom!r}.")
     pts = np.asarray(points, float).reshape(-1, 2)
-    draw_pts = pts if zoom == "clip" else np.empty((0, 2))
+    draw_pts = pts if zoom != "noise" else np.empty((0, 2))
     xr, yr = _extent(entries, pts, true_mean, zoom)
     i, j = (int(c) for c in coords)
     what = "noise shapes (zoomed)" if zoom == "noise" else "clipping regions and noise shapes"

@@ -157,3 +157,19 @@ def test_release_draws_are_reproducible_and_spread():
     b = gallery.release_draws("gaussian_public", ds, BUDGET, reps=20, rng=4)
     np.testing.assert_array_equal(a, b)
     assert a.shape == (20, 3) and np.all(a.std(axis=0) > 0)
+
+
+def test_figures_draw_the_data_regions_and_share_one_scale(real_entries):
+    from dpcore.figures_gallery import gallery_figure
+
+    ds, by = real_entries
+    entries = list(by.values())
+    pts = ds.x[:200][:, list(COORDS)]
+    truth = ds.true_mean[list(COORDS)]
+    fig, frame = gallery_figure(entries, pts, truth, COORDS, view="small")
+    assert any(t.name == "data (sample of rows)" and len(t.x) == 200 for t in fig.data)
+    ranges = {tuple(fig.layout[k].range) for k in fig.layout if k.startswith("xaxis")}
+    assert len(ranges) == 1  # one shared scale
+    assert set(frame["shape"]) == {"clip region", "noise shape", "release", "true mean"}
+    fig2, _ = gallery_figure(entries, pts, truth, COORDS, view="overlay", zoom="noise")
+    assert not any(t.name == "data (sample of rows)" for t in fig2.data)

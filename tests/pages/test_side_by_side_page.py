@@ -35,14 +35,18 @@ def test_default_page_draws_every_default_estimator_in_small_multiples():
     assert at.title[0].value == "Side by side"
     names = at.multiselect(key="sbs_names").value
     assert "plan" in names and "iome_paper" in names and "gaussian_private" in names
-    (spec,) = _specs(at)
+    specs = _specs(at)
+    assert len(specs) == 3  # the gallery and two animations (plotly frames with a play button)
+    assert [len(sp.get("frames", [])) for sp in specs[1:]] == [4, 11]
+    assert all(sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:])
+    spec = specs[0]
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert len(titles) == len(names)
     assert "lands closest to the true mean" in _text(at)
     # overlay: one panel with a direct label per estimator
     at.radio(key="sbs_view").set_value("overlay").run()
     assert not at.exception
-    (spec,) = _specs(at)
+    spec = _specs(at)[0]
     labels = [a["text"] for a in spec["layout"].get("annotations", [])]
     assert len(labels) == len(names)
 
@@ -52,7 +56,7 @@ def test_pure_budget_uses_pure_estimators_and_noise_zoom_works():
     assert not at.exception
     assert "plan" not in at.multiselect(key="sbs_names").value
     at.radio(key="sbs_zoom").set_value("noise").run()
-    assert not at.exception and len(_specs(at)) == 1
+    assert not at.exception and len(_specs(at)) == 3
 
 
 def test_link_estimator_is_selected_and_draw_100_releases():
@@ -62,7 +66,7 @@ def test_link_estimator_is_selected_and_draw_100_releases():
     assert at.selectbox(key="sbs_focus").value == "plan_noscale"
     at.button(key="sbs_draw").click().run()
     assert not at.exception
-    assert len(_specs(at)) == 2
+    assert len(_specs(at)) == 4
     assert "Of 100 releases of" in _text(at)
 
 
@@ -78,7 +82,7 @@ def test_binary_and_bounded_data():
     for dist in ("binary_plan", "bounded"):
         at = _page({"n": "500", "d": "8", "distribution": dist})
         assert not at.exception, dist
-        assert len(_specs(at)) == 1
+        assert len(_specs(at)) == 3
 
 
 def test_compare_ranking_links_each_estimator_to_side_by_side():
