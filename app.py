@@ -14,6 +14,7 @@ import streamlit as st
 
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
+from pages import _present
 from pages._showcase import warm
 from pages._ui import BUDGET_PRESETS, DEFAULTS, MAX_SEED, UNITS, parse_query, settings, size_error
 
@@ -46,6 +47,7 @@ def _init_state() -> None:
     for key, value in values.items():
         st.session_state[key] = value
     st.session_state["budget_preset"] = _nearest_preset(values["budget_value"])
+    st.session_state["present"] = st.query_params.get("present") == "1"
     st.session_state["_initialised"] = True
 
 
@@ -97,6 +99,10 @@ def sidebar() -> None:
     c3, c4 = sb.columns([3, 2])
     c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
+    sb.markdown("### Presenting")
+    sb.toggle("Presenter mode", key="present",
+              help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
+                   "In the link as ?present=1.")
 
 
 warm()  # once per server: computes the Home picture in a background thread
@@ -107,6 +113,11 @@ nav = st.navigation(pages)
 sidebar()
 current = settings()
 st.query_params.update(current.to_query())  # keeps page keys such as preset=
+if _present.presenting():
+    st.query_params["present"] = "1"
+    _present.style()
+elif "present" in st.query_params:
+    del st.query_params["present"]
 try:
     _budget = current.budget  # validates the budget; raises ValueError naming the fix
 except ValueError as err:

@@ -6,11 +6,15 @@ import numpy as np
 import streamlit as st
 
 from dpcore import gallery
+from dpcore.data import DISTRIBUTIONS
 from dpcore.experiments import default_estimators
 from dpcore.figures_gallery import gallery_figure, releases_figure
 from dpcore.figures_motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures_plan import subsample
 from dpcore.registry import applicable, get
+from dpcore.slides import deck_html
+from pages._present import presenting
+from pages._present import step as present_step
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
 
 MAX_POINTS = 1500
@@ -110,31 +114,6 @@ code = (s.code() + "from dpcore import gallery\nfrom dpcore.figures_gallery impo
         f"prob={prob!r})\n"
         f"fig, frame = gallery_figure(entries, data.x[:, {list(coords)!r}], data.true_mean[{list(coords)!r}], "
         f"{coords!r}, view={view!r}, zoom={zoom!r})\n")
-chart(fig, frame, "side-by-side", sentence, code)
-
-with st.expander("What each region is (from the run's diagnostics)", expanded=False):
-    for e in entries:
-        noise = ("no noise" if e.noise.kind == "none" else
-                 f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
-                 f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} {e.noise.scale[0]:.3g}, {e.noise.scale[1]:.3g}")
-        st.markdown(f"- **{e.label}**: clips to the {e.region.note}; {noise}.")
-    st.markdown(
-        "These are **projections** of each estimator's d-dimensional clipping set on the two coordinates: a row "
-        "is clipped when its whole vector lies outside, so a point inside a drawn region can still be clipped "
-        "by its other coordinates. **IOME** clips to a ball in a *randomly rotated* space; a rotation keeps "
-        "balls round, so back in the original coordinates it is again a ball, centred at the private median of "
-        "the rotated data rotated back (not the coordinate-wise median). When d is not a power of two the data "
-        "are padded with zeros before rotating, and the data's own coordinates cut the ball in a smaller one, "
-        "which is what is drawn.")
-
-# ---------------------------------------------------------------------------------------------
-st.subheader("Draw 100 releases")
-st.markdown("One run is one draw. Rerun an estimator **100 times on the same data** (its private centre, "
-            "scale and radius are redrawn too) and see where the releases land.")
-focus_default = query_est if query_est in [e.name for e in entries] else entries[0].name
-by_name = {e.name: e for e in entries}
-focus = st.selectbox("Estimator", list(by_name), index=list(by_name).index(focus_default),
-                     format_func=lambda nm: by_name[nm].label, key="sbs_focus")
 
 
 @st.cache_data(show_spinner="Drawing 100 releases…", max_entries=8, ttl=CACHE_TTL)
@@ -147,28 +126,6 @@ def _drawn(value: tuple) -> None:
     ss["sbs_drawn"] = value
 
 
-st.button(f"Draw {REPS} releases", key="sbs_draw", type="primary", on_click=_drawn, args=((key, focus),))
-if ss.get("sbs_drawn") == (key, focus):
-    with user_errors():
-        draws = _draws(*key, focus)[:, list(coords)]
-    e = by_name[focus]
-    rfig, rframe = releases_figure(draws, e, truth, coords)
-    frac = float(np.mean(rframe["inside_shape"]))
-    dist = np.linalg.norm(draws - truth, axis=1)
-    chart(rfig, rframe, "releases",
-          f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
-          f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
-          f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
-          f"{dist.max():.3g}.",
-          code + f"draws = gallery.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n")
-
-# ---------------------------------------------------------------------------------------------
-st.subheader("Motion: PLAN's four steps and the scaling exponent")
-st.markdown("Press **▶ play** (or drag the slider) to watch one run of PLAN on this data move the rows: "
-            "**(a)** raw, **(b)** centred and scaled, **(c)** clipped (orange rows are clipped, judged by their "
-            "whole d-dimensional length), **(d)** back in original space with the private mean.")
-
-
 @st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
               delta: float):
@@ -177,23 +134,114 @@ def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, unit: s
     return get(name).run(ds, s.budget, rng=seed, at_implied_level=True)
 
 
-with user_errors():
-    plan_est = _plan_run(*key)
-if plan_est.conversion is not None and not plan_est.conversion.meets_budget:
-    st.caption(f"PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does **not** give "
-               f"ε-DP. {plan_est.conversion.rule}")
-mfig, mframe = plan_steps_animation(data.x, plan_est, coords, true_mean=data.true_mean, rows=rows)
-chart(mfig, mframe, "plan-steps-animation",
-      f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
-      f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release.",
-      code + f"from dpcore.figures_motion import plan_steps_animation\nest = get('plan').run(data, budget, "
+def _gallery_section() -> None:
+    chart(fig, frame, "side-by-side", sentence, code)
+
+    with st.expander("What each region is (from the run's diagnostics)", expanded=False):
+        for e in entries:
+            noise = ("no noise" if e.noise.kind == "none" else
+                     f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
+                     f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} {e.noise.scale[0]:.3g}, {e.noise.scale[1]:.3g}")
+            st.markdown(f"- **{e.label}**: clips to the {e.region.note}; {noise}.")
+        st.markdown(
+            "These are **projections** of each estimator's d-dimensional clipping set on the two coordinates: a row "
+            "is clipped when its whole vector lies outside, so a point inside a drawn region can still be clipped "
+            "by its other coordinates. **IOME** clips to a ball in a *randomly rotated* space; a rotation keeps "
+            "balls round, so back in the original coordinates it is again a ball, centred at the private median of "
+            "the rotated data rotated back (not the coordinate-wise median). When d is not a power of two the data "
+            "are padded with zeros before rotating, and the data's own coordinates cut the ball in a smaller one, "
+            "which is what is drawn.")
+
+
+def _releases_section() -> None:
+    st.subheader("Draw 100 releases")
+    st.markdown("One run is one draw. Rerun an estimator **100 times on the same data** (its private centre, "
+                "scale and radius are redrawn too) and see where the releases land.")
+    focus_default = query_est if query_est in [e.name for e in entries] else entries[0].name
+    by_name = {e.name: e for e in entries}
+    focus = st.selectbox("Estimator", list(by_name), index=list(by_name).index(focus_default),
+                         format_func=lambda nm: by_name[nm].label, key="sbs_focus")
+    st.button(f"Draw {REPS} releases", key="sbs_draw", type="primary", on_click=_drawn, args=((key, focus),))
+    if ss.get("sbs_drawn") == (key, focus):
+        with user_errors():
+            draws = _draws(*key, focus)[:, list(coords)]
+        e = by_name[focus]
+        rfig, rframe = releases_figure(draws, e, truth, coords)
+        frac = float(np.mean(rframe["inside_shape"]))
+        dist = np.linalg.norm(draws - truth, axis=1)
+        chart(rfig, rframe, "releases",
+              f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
+              f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
+              f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
+              f"{dist.max():.3g}.",
+              code + f"draws = gallery.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n")
+
+
+def _steps_view() -> tuple:
+    with user_errors():
+        plan_est = _plan_run(*key)
+    mfig, mframe = plan_steps_animation(data.x, plan_est, coords, true_mean=data.true_mean, rows=rows)
+    text = (f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
+            f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release.")
+    mcode = (code + f"from dpcore.figures_motion import plan_steps_animation\nest = get('plan').run(data, budget, "
              f"rng={s.seed})\nplan_steps_animation(data.x, est, {coords!r}, true_mean=data.true_mean)\n")
-rho_noise = float(plan_est.diagnostics.extra["budgets"]["noise"])
-efig, eframe = exponent_sweep_animation(data.true_std, n, rho_noise)
-best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
-chart(efig, eframe, "exponent-sweep",
-      f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; the "
-      f"total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error).",
-      code + "from dpcore.figures_motion import exponent_sweep_animation\n"
+    return mfig, mframe, text, mcode, plan_est
+
+
+def _sweep_view() -> tuple:
+    with user_errors():
+        plan_est = _plan_run(*key)
+    rho_noise = float(plan_est.diagnostics.extra["budgets"]["noise"])
+    efig, eframe = exponent_sweep_animation(data.true_std, n, rho_noise)
+    best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
+    text = (f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; "
+            f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error).")
+    ecode = (code + "from dpcore.figures_motion import exponent_sweep_animation\n"
              f"exponent_sweep_animation(data.true_std, {n}, rho_noise={rho_noise!r})\n")
+    return efig, eframe, text, ecode
+
+
+def _steps_section() -> None:
+    st.subheader("Motion: PLAN's four steps")
+    st.markdown("Press **▶ play** (or drag the slider) to watch one run of PLAN on this data move the rows: "
+                "**(a)** raw, **(b)** centred and scaled, **(c)** clipped (orange rows are clipped, judged by their "
+                "whole d-dimensional length), **(d)** back in original space with the private mean.")
+    mfig, mframe, text, mcode, plan_est = _steps_view()
+    if plan_est.conversion is not None and not plan_est.conversion.meets_budget:
+        st.caption(f"PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does **not** give "
+                   f"ε-DP. {plan_est.conversion.rule}")
+    chart(mfig, mframe, "plan-steps-animation", text, mcode)
+
+
+def _sweep_section() -> None:
+    st.subheader("Motion: the scaling exponent")
+    efig, eframe, text, ecode = _sweep_view()
+    chart(efig, eframe, "exponent-sweep", text, ecode)
+
+
+def _deck() -> str:
+    slides = [("Clipping and noise, side by side", sentence, fig),
+              ("PLAN's four steps", *_steps_view()[2::-2]),  # (sentence, figure)
+              ("The scaling exponent", *_sweep_view()[2::-2])]
+    if ss.get("sbs_drawn") == (key, ss.get("sbs_focus")):
+        e = next((en for en in entries if en.name == ss["sbs_focus"]), None)
+        if e is not None:
+            rfig, _ = releases_figure(_draws(*key, e.name)[:, list(coords)], e, truth, coords)
+            slides.append((f"{REPS} releases of {e.label}", "Where the releases land on the same data.", rfig))
+    return deck_html("dpmean lab: side by side", slides,
+                     subtitle=f"{DISTRIBUTIONS[s.distribution].label}, n = {n:,}, d = {d}, {s.budget}, seed {s.seed}; "
+                              f"coordinates {i + 1} and {j + 1}.")
+
+
+SECTIONS = {"Clipping and noise, side by side": _gallery_section, "Draw 100 releases": _releases_section,
+            "PLAN's four steps (animated)": _steps_section, "The scaling exponent (animated)": _sweep_section}
+if presenting():
+    title = list(SECTIONS)[present_step(list(SECTIONS), key="sbs_slide")]
+    SECTIONS[title]()
+else:
+    for section in SECTIONS.values():
+        section()
+st.sidebar.download_button("Slides of this page (HTML)", _deck, file_name="side-by-side-slides.html",
+                           mime="text/html", key="sbs_deck",
+                           help="One self-contained HTML deck of this page's charts (← → to step), for a talk.")
 simulation_notice()

@@ -111,3 +111,18 @@ def test_home_opens_with_the_why_plan_picture_and_a_link_to_the_story():
     assert len(_specs(at)) == 2
     text = _text(at)
     assert "PLAN puts less noise where the data vary less" in text and "of 20 runs" in text
+
+
+def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
+    at = _page({"n": "500", "d": "4", "present": "1"})
+    assert not at.exception
+    assert at.session_state["present"] is True
+    assert len(_specs(at)) == 1  # one idea per screen
+    assert not at.get("download_button") or all(b.key == "sbs_deck" for b in at.get("download_button"))
+    assert not [e for e in at.expander if e.label == "Show the code"]
+    next_button = next(b for b in at.button if b.label == "Next ▶")
+    next_button.click().run()
+    assert not at.exception
+    assert at.session_state["sbs_slide"] == 1
+    at.toggle(key="present").set_value(False).run()
+    assert not at.exception and len(_specs(at)) == 3
