@@ -18,7 +18,8 @@ from pages import _present
 from pages._showcase import warm
 from pages._ui import BUDGET_PRESETS, DEFAULTS, MAX_SEED, UNITS, parse_query, settings, size_error
 
-st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide",
+                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto")
 
 ROOT = Path(__file__).parent
 PAGES = [

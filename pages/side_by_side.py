@@ -23,7 +23,7 @@ REPS = 100
 
 s = settings()
 st.title("Side by side")
-st.markdown(
+(st.caption if presenting() else st.markdown)(
     "Every estimator on **the same data**, in **two coordinates you choose**, at **one scale**. For each, the "
     "outlined region is where it **clips** (rows outside are pulled in before averaging) and the small filled "
     "shape is where its **noise** puts the release with the stated probability (an ellipse for Gaussian noise, "
@@ -48,12 +48,14 @@ ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
 for key, default in (("sbs_i", 1), ("sbs_j", d)):
     ss[key] = min(max(int(ss.get(key, default)), 1), d)
 
-c1, c2, c3 = st.columns([4, 1, 1])
+# in presenter mode the controls fold into a popover, so each screen is the chart
+controls = st.popover("Chart settings", icon=":material/tune:") if presenting() else st.container()
+c1, c2, c3 = controls.columns([4, 1, 1])
 names = c1.multiselect("Estimators", options, key="sbs_names", format_func=lambda nm: get(nm).label)
 ci = c2.number_input("Horizontal: coordinate", 1, d, key="sbs_i",
                      help="Coordinate 1 has the largest spread under variance skew, coordinate d the smallest.")
 cj = c3.number_input("Vertical: coordinate", 1, d, key="sbs_j")
-c4, c5, c6 = st.columns(3)
+c4, c5, c6 = controls.columns(3)
 view = c4.radio("View", ["small", "overlay"], horizontal=True, key="sbs_view",
                 format_func={"small": "small multiples", "overlay": "overlay"}.get)
 zoom = c5.radio("Frame", ["data", "clip", "noise"], horizontal=True, key="sbs_zoom",
