@@ -2,7 +2,7 @@
 
 ``app.py`` calls :func:`warm` on every run; the first call (per server process) starts one daemon
 thread that fills the cache, so the first visitor to Home finds the picture ready. No DP logic here:
-the simulation is :func:`dpcore.showcase.why_plan_wins`.
+the simulation is :func:`dpcore.experiments.studies.why_plan_wins`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import threading
 
 import streamlit as st
 
-from dpcore.showcase import HOME_SETTING, Evidence, why_plan_wins
+from dpcore.experiments.studies import HOME_SETTING, Evidence, why_plan_wins
 
 SEEDS = 20
 

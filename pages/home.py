@@ -4,8 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.figures import tidy_log_axes
-from dpcore.figures_gallery import why_plan_figures
+from dpcore.figures.gallery import why_plan_figures
+from dpcore.figures.style import tidy_log_axes
+from dpcore.glossary import GLOSSARY
 from pages._showcase import evidence
 from pages._ui import settings
 
@@ -75,5 +76,8 @@ for path, label, text in tour:
 
 st.info(f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "
         "exactly this view.")
+st.subheader("Glossary")
+st.markdown("The words the pages use, in one place (each page also defines them on hover).")
+st.markdown("\n".join(f"- **{word}**: {text}" for word, text in GLOSSARY.items()))
 st.caption("Noise in this app comes from a seeded NumPy generator: right for teaching and simulation, "
            "not a secure DP release of real data.")

@@ -1,18 +1,18 @@
 """Side by side: every applicable estimator's clipping region and noise shape on the sidebar's data,
 in two chosen coordinates and at one shared scale, each from one real run through the registry.
-Geometry: dpcore.gallery (one function per family); drawing: dpcore.figures_gallery."""
+Geometry: dpcore.theory.gallery (one function per family); runs: dpcore.experiments.studies; drawing:
+dpcore.figures.gallery and dpcore.figures.motion."""
 
 import numpy as np
 import streamlit as st
 
-from dpcore import gallery
 from dpcore.data import DISTRIBUTIONS
-from dpcore.experiments import default_estimators
-from dpcore.figures_gallery import gallery_figure, releases_figure
-from dpcore.figures_motion import exponent_sweep_animation, plan_steps_animation
-from dpcore.figures_plan import subsample
+from dpcore.experiments import default_estimators, studies
+from dpcore.figures.gallery import gallery_figure, releases_figure
+from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
+from dpcore.figures.plan import subsample
+from dpcore.figures.slides import deck_html
 from dpcore.registry import applicable, get
-from dpcore.slides import deck_html
 from pages._present import presenting
 from pages._present import step as present_step
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
@@ -76,7 +76,7 @@ if not names:
 @st.cache_data(show_spinner="Running each estimator once…", max_entries=8, ttl=CACHE_TTL)
 def _gallery(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
              delta: float, names: tuple[str, ...], coords: tuple[int, int], prob: float):
-    return gallery.run_gallery(dataset(s), s.budget, names, coords, seed=seed, prob=prob)
+    return studies.run_gallery(dataset(s), s.budget, names, coords, seed=seed, prob=prob)
 
 
 key = (s.distribution, n, d, s.skew, s.seed, s.unit, s.budget_value, s.delta)
@@ -111,8 +111,8 @@ def _sentence() -> str:
 
 
 sentence = _sentence()
-code = (s.code() + "from dpcore import gallery\nfrom dpcore.figures_gallery import gallery_figure\n"
-        f"entries, skipped = gallery.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
+code = (s.code() + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
+        f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
         f"prob={prob!r})\n"
         f"fig, frame = gallery_figure(entries, data.x[:, {list(coords)!r}], data.true_mean[{list(coords)!r}], "
         f"{coords!r}, view={view!r}, zoom={zoom!r})\n")
@@ -121,7 +121,7 @@ code = (s.code() + "from dpcore import gallery\nfrom dpcore.figures_gallery impo
 @st.cache_data(show_spinner="Drawing 100 releases…", max_entries=8, ttl=CACHE_TTL)
 def _draws(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
            delta: float, name: str) -> np.ndarray:
-    return gallery.release_draws(name, dataset(s), s.budget, reps=REPS, rng=seed)
+    return studies.release_draws(name, dataset(s), s.budget, reps=REPS, rng=seed)
 
 
 def _drawn(value: tuple) -> None:
@@ -176,7 +176,7 @@ def _releases_section() -> None:
               f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
               f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
               f"{dist.max():.3g}.",
-              code + f"draws = gallery.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n")
+              code + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n")
 
 
 def _steps_view() -> tuple:
@@ -185,7 +185,7 @@ def _steps_view() -> tuple:
     mfig, mframe = plan_steps_animation(data.x, plan_est, coords, true_mean=data.true_mean, rows=rows)
     text = (f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
             f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release.")
-    mcode = (code + f"from dpcore.figures_motion import plan_steps_animation\nest = get('plan').run(data, budget, "
+    mcode = (code + f"from dpcore.figures.motion import plan_steps_animation\nest = get('plan').run(data, budget, "
              f"rng={s.seed})\nplan_steps_animation(data.x, est, {coords!r}, true_mean=data.true_mean)\n")
     return mfig, mframe, text, mcode, plan_est
 
@@ -198,7 +198,7 @@ def _sweep_view() -> tuple:
     best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
     text = (f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; "
             f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error).")
-    ecode = (code + "from dpcore.figures_motion import exponent_sweep_animation\n"
+    ecode = (code + "from dpcore.figures.motion import exponent_sweep_animation\n"
              f"exponent_sweep_animation(data.true_std, {n}, rho_noise={rho_noise!r})\n")
     return efig, eframe, text, ecode
 

@@ -1,11 +1,11 @@
-"""dpcore.figures_motion: the animated PLAN steps follow the run's centre, scale and radius."""
+"""dpcore.figures.motion: the animated PLAN steps follow the run's centre, scale and radius."""
 
 import numpy as np
 import pytest
 
 from dpcore.data import generate
-from dpcore.figures_motion import exponent_sweep_animation, plan_steps_animation
-from dpcore.figures_plan import exponent_noise_std
+from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
+from dpcore.figures.plan import exponent_noise_std
 from dpcore.privacy import Budget
 from dpcore.registry import get
 

@@ -1,4 +1,4 @@
-"""dpcore.gallery: each family's region and noise shape in two coordinates is read from the run's own
+"""dpcore.theory.gallery (with the runs in dpcore.experiments.studies): each family's region and noise shape in two coordinates is read from the run's own
 diagnostics (same radius, centre, box), and the stated probabilities are exact."""
 
 import math
@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import gallery
 from dpcore.data import generate
+from dpcore.experiments import studies
 from dpcore.privacy import Budget
 from dpcore.registry import get
+from dpcore.theory import gallery
 
 COORDS = (0, 7)
 BUDGET = Budget.zcdp(0.5)
@@ -21,7 +22,7 @@ def real_entries():
     ds = generate("gaussian", 1000, 8, 2.0, rng=3)
     names = ["plan", "plan_noscale", "iome_paper", "gaussian_public", "gaussian_private", "pmwm_zcdp", "pmwm",
              "clipped_laplace"]
-    entries, skipped = gallery.run_gallery(ds, BUDGET, names, COORDS, seed=11)
+    entries, skipped = studies.run_gallery(ds, BUDGET, names, COORDS, seed=11)
     assert not skipped
     return ds, {e.name: e for e in entries}
 
@@ -61,13 +62,13 @@ def test_public_gaussian_ball_is_the_box_half_diagonal(real_entries):
 def test_iome_ball_is_the_rotated_ball_cut_by_the_data_subspace():
     # d = 8 is a power of two: no padding, the drawn radius is C itself
     ds = generate("gaussian", 1000, 8, 2.0, rng=3)
-    (e,), _ = gallery.run_gallery(ds, BUDGET, ["iome_paper"], COORDS, seed=1)
+    (e,), _ = studies.run_gallery(ds, BUDGET, ["iome_paper"], COORDS, seed=1)
     dg = e.estimate.diagnostics
     np.testing.assert_allclose(e.region.semi_axes, [dg.clip_radius] * 2, rtol=1e-12)
     np.testing.assert_array_equal(e.region.center, dg.center[list(COORDS)])
     # d = 6 pads to 8: the radius shrinks to sqrt(C^2 - ||padding of R^T c||^2) < C
     ds6 = generate("gaussian", 1000, 6, 2.0, rng=3)
-    (e6,), _ = gallery.run_gallery(ds6, BUDGET, ["iome_paper"], (0, 5), seed=1)
+    (e6,), _ = studies.run_gallery(ds6, BUDGET, ["iome_paper"], (0, 5), seed=1)
     d6 = e6.estimate.diagnostics
     assert e6.region.semi_axes[0] == pytest.approx(d6.extra["ball_radius"], rel=1e-15)
     assert e6.region.semi_axes[0] < d6.clip_radius
@@ -124,7 +125,7 @@ def test_release_lands_inside_the_gaussian_shape_at_the_stated_rate():
     """Monte Carlo of the final noise step: 4000 draws with the run's std; the fraction inside the
     95% ellipse is within 5 binomial sds of 0.95, and a 30% smaller std would fail."""
     ds = generate("gaussian", 400, 4, 1.0, rng=0)
-    (e,), _ = gallery.run_gallery(ds, BUDGET, ["gaussian_public"], (0, 1), seed=0)
+    (e,), _ = studies.run_gallery(ds, BUDGET, ["gaussian_public"], (0, 1), seed=0)
     g = np.random.default_rng(5)
     m = 4000
     noise = g.standard_normal((m, 2)) * e.noise.scale
@@ -138,29 +139,29 @@ def test_release_lands_inside_the_gaussian_shape_at_the_stated_rate():
 def test_bad_input_names_the_argument():
     ds = generate("gaussian", 200, 3, 0.0, rng=0)
     with pytest.raises(ValueError, match="coords"):
-        gallery.run_gallery(ds, BUDGET, ["plan"], (0, 0))
+        studies.run_gallery(ds, BUDGET, ["plan"], (0, 0))
     with pytest.raises(ValueError, match="prob"):
         gallery.gaussian_radius(1.0)
     with pytest.raises(ValueError, match="reps"):
-        gallery.release_draws("plan", ds, BUDGET, reps=0)
+        studies.release_draws("plan", ds, BUDGET, reps=0)
 
 
 def test_zcdp_estimators_are_skipped_under_a_pure_budget():
     ds = generate("gaussian", 200, 3, 0.0, rng=0)
-    entries, skipped = gallery.run_gallery(ds, Budget.pure(1.0), ["plan", "pmwm"], (0, 1))
+    entries, skipped = studies.run_gallery(ds, Budget.pure(1.0), ["plan", "pmwm"], (0, 1))
     assert [e.name for e in entries] == ["pmwm"] and "plan" in skipped
 
 
 def test_release_draws_are_reproducible_and_spread():
     ds = generate("gaussian", 300, 3, 0.0, rng=0)
-    a = gallery.release_draws("gaussian_public", ds, BUDGET, reps=20, rng=4)
-    b = gallery.release_draws("gaussian_public", ds, BUDGET, reps=20, rng=4)
+    a = studies.release_draws("gaussian_public", ds, BUDGET, reps=20, rng=4)
+    b = studies.release_draws("gaussian_public", ds, BUDGET, reps=20, rng=4)
     np.testing.assert_array_equal(a, b)
     assert a.shape == (20, 3) and np.all(a.std(axis=0) > 0)
 
 
 def test_figures_draw_the_data_regions_and_share_one_scale(real_entries):
-    from dpcore.figures_gallery import gallery_figure
+    from dpcore.figures.gallery import gallery_figure
 
     ds, by = real_entries
     entries = list(by.values())

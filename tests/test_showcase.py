@@ -1,10 +1,10 @@
-"""dpcore.showcase: the Home evidence frames, and the win rate is the strict-minimum fraction."""
+"""dpcore.experiments.studies.why_plan_wins: the Home evidence frames, and the win rate is the strict-minimum fraction."""
 
 import pandas as pd
 import pytest
 
-from dpcore.figures_gallery import why_plan_figures
-from dpcore.showcase import ESTIMATORS, Evidence, why_plan_wins
+from dpcore.experiments.studies import ESTIMATORS, Evidence, why_plan_wins
+from dpcore.figures.gallery import why_plan_figures
 
 
 def test_frames_and_figures_small_setting():

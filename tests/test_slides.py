@@ -1,8 +1,8 @@
-"""dpcore.slides: a self-contained deck, one section per chart, plotly.js inlined once, text escaped."""
+"""dpcore.figures.slides: a self-contained deck, one section per chart, plotly.js inlined once, text escaped."""
 
 import plotly.graph_objects as go
 
-from dpcore.slides import deck_html
+from dpcore.figures.slides import deck_html
 
 
 def test_deck_has_one_slide_per_chart_and_inlines_plotly_once():

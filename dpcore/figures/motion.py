@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures import style
-from dpcore.figures_plan import PANEL_TITLES, exponent_noise_std
-from dpcore.registry import Estimate
+from dpcore.estimate import Estimate
+from dpcore.figures.plan import PANEL_TITLES, exponent_noise_std
+from dpcore.figures.style import style
 
 STEP_KEYS = ("a", "b", "c", "d")
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 121)
@@ -104,7 +104,7 @@ def exponent_sweep_animation(sigma: np.ndarray, n: int, rho_noise: float, *, exp
     """Per-coordinate noise std of PLAN's release as the scaling exponent ``e`` (``s = σ^(−2e)``) runs
     from 0 (no scaling: the same noise everywhere) through ``1/(p+2)`` (PLAN) to 1/2 (equal split),
     one frame per exponent, against the sampling spread ``σᵢ/√n``. Idealised (Appendix C):
-    :func:`dpcore.figures_plan.exponent_noise_std`; the frame title gives ``||noise std||₂``.
+    :func:`dpcore.figures.plan.exponent_noise_std`; the frame title gives ``||noise std||₂``.
     """
     sig = np.asarray(sigma, float)
     grid = sorted(set(np.round(np.linspace(0.0, 0.5, 11), 4)) | {round(1.0 / (p + 2.0), 4)}) \

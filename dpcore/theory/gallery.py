@@ -53,14 +53,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from scipy.special import lambertw
 
-from dpcore._validation import RngLike
-from dpcore.privacy import Budget
-from dpcore.registry import Estimate, EstimatorSpec, get
+from dpcore.estimate import Estimate, EstimatorSpec
 
 RegionKind = Literal["ellipse", "disk", "box", "polygon", "none"]
 NoiseKind = Literal["gaussian", "laplace", "none"]
@@ -317,62 +315,3 @@ def entry(spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob: float
     return GalleryEntry(spec.name, spec.label, spec.color, spec.family, region_of(spec, est, cs),
                         noise_shape(spec, est, cs, prob), np.asarray(est.mean, float).ravel()[cs],
                         np.asarray(est.diagnostics.noiseless_mean, float).ravel()[cs], est)
-
-
-# ---------------------------------------------------------------------------------------------
-# runs
-
-
-def run_gallery(data: Any, budget: Budget, names: Sequence[str], coords: Sequence[int], *, seed: int = 0,
-                prob: float = 0.95) -> tuple[list[GalleryEntry], dict[str, str]]:
-    """One real run of each estimator in ``names`` on ``data`` under ``budget``.
-
-    Estimator ``k`` in ``names`` runs with seed ``(seed, k)`` (a child stream), so adding an
-    estimator does not change the others. Estimators that cannot meet ``budget`` (a zCDP
-    estimator under a pure ε budget) or refuse the data are returned in the second value with the
-    reason, not run.
-    """
-    out: list[GalleryEntry] = []
-    skipped: dict[str, str] = {}
-    for spec in (get(n) for n in names):
-        if not spec.meets(budget):
-            skipped[spec.name] = (f"{spec.label}: ρ-zCDP cannot meet a pure ε budget (ε-DP implies ε²/2-zCDP, "
-                                  "never the reverse).")
-            continue
-        rng = np.random.default_rng([int(seed), _stable(spec.name)])
-        try:
-            est = spec.run(data, budget, rng=rng)
-        except ValueError as err:
-            skipped[spec.name] = f"{spec.label}: {err}"
-            continue
-        out.append(entry(spec, est, coords, prob))
-    return out, skipped
-
-
-def _stable(name: str) -> int:
-    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
-
-
-def release_draws(name: str, data: Any, budget: Budget, *, reps: int = 100, rng: RngLike = None) -> np.ndarray:
-    """``reps`` releases of estimator ``name`` on the same ``data`` (hypothetical outcomes), shape (reps, d).
-
-    Every repetition reruns the whole estimator (private centre, scale and radius included) with a
-    child stream of ``rng`` (``SeedSequence.spawn``), so the spread shows all of its randomness, not
-    only the final noise. The simplex estimators use their vectorised draw function.
-    """
-    if not 1 <= int(reps) <= 1000:
-        raise ValueError(f"reps must be between 1 and 1000; got {reps!r}.")
-    spec = get(name)
-    if spec.family == "simplex" and hasattr(spec.func, "__module__"):
-        from dpcore.estimators import simplex
-
-        if spec.func is simplex.simplex_mean:
-            conv = budget.to_native(spec.notion)
-            kw = {**spec.params, **conv.kwargs, "bounds": getattr(data, "bounds", None)}
-            return simplex.simplex_mean_draws(getattr(data, "x", data), reps=int(reps), rng=rng, **kw)
-    seq = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(
-        None if rng is None else int(rng) if not isinstance(rng, np.random.Generator) else
-        int(rng.integers(2**63)))
-    children = seq.spawn(int(reps))
-    return np.stack([np.asarray(spec.run(data, budget, rng=np.random.default_rng(c)).mean, float).ravel()
-                     for c in children])

@@ -19,8 +19,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import rgba, style
-from dpcore.gallery import GalleryEntry
+from dpcore.figures.style import rgba, style
+from dpcore.theory.gallery import GalleryEntry
 
 #: Line dashes and marker symbols cycled over estimators, so no estimator is told apart by colour only.
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
@@ -118,7 +118,7 @@ def gallery_figure(entries: Sequence[GalleryEntry], points: np.ndarray, true_mea
     Parameters
     ----------
     entries : sequence of GalleryEntry
-        One run per estimator (:func:`dpcore.gallery.run_gallery`).
+        One run per estimator (:func:`dpcore.experiments.studies.run_gallery`).
     points : array (m, 2)
         Rows of the data in the two coordinates (a subsample), drawn in grey.
     true_mean : (2,)
@@ -216,7 +216,7 @@ def why_plan_figures(errors: pd.DataFrame, noise: pd.DataFrame) -> tuple[go.Figu
     """The Home picture, as two figures (so a phone can stack them): each estimator's noise standard
     deviation per coordinate in one run (log scale, direct labels), and every run's ℓ2 error.
 
-    ``errors`` and ``noise`` are :class:`dpcore.showcase.Evidence` frames.
+    ``errors`` and ``noise`` are :class:`dpcore.experiments.studies.Evidence` frames.
     """
     left = go.Figure()
     names = list(dict.fromkeys(noise["estimator"]))
