@@ -58,7 +58,7 @@ COLORS = {
     "private": "#2ca02c",
     "noiseless": "#1d2733",
     "centre": "#08519c",
-    "iome": "#cb181d",
+    "iome": "#D55E00",  # = the registry colour of IOME (colour-blind-safe palette, issue 16)
     "noise": ERROR_SOURCE_COLORS["noise"],
     "sampling": ERROR_SOURCE_COLORS["sampling"],
 }
