@@ -172,7 +172,7 @@ def klsu_style_zcdp(x: Any, *, rho: float, rng: RngLike = None, beta: float = 0.
 register(EstimatorSpec(
     name="binary_naive_laplace",
     label="Naive Laplace (pure ε)",
-    color="#CC79A7",
+    color="#AA3377",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",
@@ -184,7 +184,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="binary_truncated_laplace",
     label="Truncated Laplace, one clip radius (pure ε)",
-    color="#0072B2",
+    color="#4477AA",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",

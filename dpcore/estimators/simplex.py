@@ -440,10 +440,10 @@ _KINDS = frozenset({"bounded", "binary"})
 # information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
 _VARIANTS = [
     # name, label, notion, relation, known_n, colour
-    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#E69F00"),
+    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#EE7733"),
     ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
     ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
-     "#332288"),
+     "#44337A"),
     ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,
      "#E69F00"),
 ]

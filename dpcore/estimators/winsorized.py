@@ -321,7 +321,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="pmwm_zcdp",
     label="Winsorized mean (PMWM, zCDP)",
-    color="#009E73",
+    color="#007A5A",
     notion="zcdp",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",
