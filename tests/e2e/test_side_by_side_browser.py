@@ -43,7 +43,6 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     expect(main.get_by_text("1 / 4")).to_be_visible(timeout=WAIT)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length == 1", timeout=WAIT)
     screenshot(page, "present_3_side_by_side")
-    page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("ArrowRight")
     expect(main.get_by_text("2 / 4")).to_be_visible(timeout=WAIT)
     page.keyboard.press("ArrowRight")
