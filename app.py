@@ -14,6 +14,8 @@ import streamlit as st
 
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
+from pages import _present
+from pages._showcase import warm
 from pages._ui import (
     BUDGET_PRESETS,
     DEFAULTS,
@@ -27,7 +29,8 @@ from pages._ui import (
     size_error,
 )
 
-st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide")
+st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide",
+                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto")
 
 ROOT = Path(__file__).parent
 PAGES = [
@@ -35,6 +38,7 @@ PAGES = [
     ("pages/privacy_budget.py", "Privacy budget", ":material/balance:"),
     ("pages/plan_step_by_step.py", "PLAN step by step", ":material/filter_center_focus:"),
     ("pages/compare.py", "Compare estimators", ":material/leaderboard:"),
+    ("pages/side_by_side.py", "Side by side", ":material/compare:"),
     ("pages/winsorized.py", "Winsorized mean", ":material/content_cut:"),
     ("pages/simplex.py", "Free lunch (simplex)", ":material/change_history:"),
     ("pages/binary_product.py", "Binary product", ":material/apps:"),
@@ -71,6 +75,7 @@ def _init_state() -> None:
     st.session_state["budget_preset"] = nearest_preset(values["budget_value"])
     st.session_state["_prev_unit"] = values["unit"]
     st.session_state["_prev_distribution"] = values["distribution"]
+    st.session_state["present"] = st.query_params.get("present") == "1"
     st.session_state["_initialised"] = True
 
 
@@ -151,7 +156,13 @@ def sidebar(page: str) -> None:
     c3, c4 = sb.columns([3, 2])
     c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
+    sb.markdown("### Presenting")
+    sb.toggle("Presenter mode", key="present",
+              help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
+                   "In the link as ?present=1.")
 
+
+warm()  # once per server: computes the Home picture in a background thread
 _init_state()
 apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
 pages = [st.Page(path, title=title, icon=icon, default=(path == "pages/home.py"))
@@ -163,6 +174,11 @@ current = settings()
 for key in st.session_state.get("_page_keys", set()):  # the page writes its own keys back as it runs
     st.query_params.pop(key, None)
 st.query_params.update(current.to_query())
+if _present.presenting():
+    st.query_params["present"] = "1"
+    _present.style()
+elif "present" in st.query_params:
+    del st.query_params["present"]
 try:
     _budget = current.budget  # validates the budget; raises ValueError naming the fix
 except ValueError as err:

@@ -395,8 +395,10 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
 def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
     fig = tidy_log_axes(fig)
-    st.plotly_chart(fig, key=f"chart-{name}")
+    st.plotly_chart(fig, key=f"chart-{name}", alt=sentence.replace("**", ""))  # the sentence is the alt text
     st.markdown(sentence)
+    if st.session_state.get("present", False):  # presenter mode (pages/_present.py): no downloads, no code
+        return
     cols = st.columns([3, 1, 1, 5])
     with cols[0]:
         download_csv(data, name)

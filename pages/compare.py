@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
@@ -306,6 +307,11 @@ st.subheader("Ranking by regret")
 if table.empty:
     st.info("No private estimator produced an estimate.")
 else:
+    # the table's "estimator" is the config's id (an uploaded config may rename); the registry knows names
+    names = dict(zip(frame["estimator"], frame["name"], strict=False))
+    point = {**s.to_query(), "distribution": config.distribution, "n": str(config.n), "d": str(config.d),
+             "skew": repr(float(config.base_skew())), "budget_value": repr(float(config.budget)), "unit": config.unit,
+             "delta": repr(float(config.delta))}
     st.markdown(f"Regret is an estimator's **median** error divided by the smallest median error of a private "
                 f"estimator **with the same guarantee** at the same point (1 = best). Estimators are ranked only "
                 f"within one guarantee (privacy notion and neighbouring relation); oracle and non-private references "
@@ -316,11 +322,18 @@ else:
         st.markdown(f"**{g}** — **{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best median "
                     f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} "
                     f"points.")
+        # one link per row: the Side by side page at this comparison's base point (issue 16)
+        part = part.assign(**{"side by side": ["side_by_side?" + urlencode({**point, "estimator": names.get(e, e)})
+                                               for e in part["estimator"]]})
         st.dataframe(part.drop(columns=["estimator"]).rename(columns={
             "mean_regret": "typical regret (× best)", "worst_regret": "worst regret", "wins": "points won",
             "settings": "points", "failure_rate": "failure rate"}).style.format(
                 {"typical regret (× best)": "{:.2f}", "worst regret": "{:.2f}", "failure rate": "{:.0%}"}),
-            hide_index=True, width="stretch")
+            hide_index=True, width="stretch",
+            column_config={"side by side": st.column_config.LinkColumn(
+                "side by side", display_text="see its clipping and noise",
+                help="Open the Side by side page at this point, with this estimator's clipping region and noise "
+                     "shape next to the others'.")})
     if table["guarantee"].nunique() > 1:
         st.caption("Side by side, not ranked together: every estimator got the same budget by the conversion "
                    "stated under the chart. An add/remove guarantee implies only 2ε under replace-one (pure DP) or "

@@ -27,7 +27,7 @@ def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:
 register(EstimatorSpec(
     name="empirical",
     label="Empirical mean (not private)",
-    color="#444444",
+    color="#000000",
     notion="none",
     data_kinds=frozenset({"real", "bounded", "binary"}),
     neighbouring="none",

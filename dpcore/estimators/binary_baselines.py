@@ -172,7 +172,7 @@ def klsu_style_zcdp(x: Any, *, rho: float, rng: RngLike = None, beta: float = 0.
 register(EstimatorSpec(
     name="binary_naive_laplace",
     label="Naive Laplace (pure ε)",
-    color="#e7298a",
+    color="#AA3377",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",
@@ -184,7 +184,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="binary_truncated_laplace",
     label="Truncated Laplace, one clip radius (pure ε)",
-    color="#fb9a99",
+    color="#4477AA",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",
@@ -196,7 +196,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="binary_klsu_zcdp",
     label="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
-    color="#cab2d6",
+    color="#332288",
     notion="zcdp",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",

@@ -448,7 +448,7 @@ def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.
 register(EstimatorSpec(
     name="binary_pde",
     label="PureDPPDE (practical, pure ε)",
-    color="#6a3d9a",
+    color="#DDAA33",
     notion="pure",
     data_kinds=frozenset({"binary"}),
     neighbouring="replace-one",

@@ -139,7 +139,7 @@ def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None =
 register(EstimatorSpec(
     name="gaussian_private",
     label="Gaussian mechanism (private centre and radius)",
-    color="#a0522d",
+    color="#CC79A7",
     notion="zcdp",
     data_kinds=frozenset({"real", "bounded", "binary"}),
     neighbouring="replace-one",

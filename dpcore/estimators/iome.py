@@ -308,7 +308,7 @@ register(EstimatorSpec(
                 "budget; one early wrong turn leaves the radius hundreds of times too large in about one run in ten.",
 ))
 register(EstimatorSpec(
-    name="iome_paper", label="IOME (PLAN paper's parameters, robust radius)", color="#cb181d", notion="zcdp",
+    name="iome_paper", label="IOME (PLAN paper's parameters, robust radius)", color="#D55E00", notion="zcdp",
     data_kinds=frozenset({"real", "bounded", "binary"}), neighbouring="replace-one", func=iome_paper,
     family="IOME",
     description="IOME with the PLAN authors' changes (20 search steps, a doubled clip offset, 1%/99% "

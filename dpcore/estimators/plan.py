@@ -1052,13 +1052,13 @@ class _Entry:
 
 _REAL = frozenset({"real", "bounded"})
 _ENTRIES = [
-    _Entry("plan", "PLAN (ℓ2, private variances)", "#08519c", plan_l2, _REAL,
+    _Entry("plan", "PLAN (ℓ2, private variances)", "#0072B2", plan_l2, _REAL,
            "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, Gaussian noise."),
     _Entry("plan_as_published", "PLAN as published (spends 9× centring budget)", "#9ecae1", plan_as_published,
            _REAL, "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
            "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
            "ledger shows the true spend. The paper's radius step.", spend_factor=1.5),
-    _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#3182bd", plan_binary, frozenset({"binary"}),
+    _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#56B4E9", plan_binary, frozenset({"binary"}),
            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
     _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
            "PLAN scaled with the true σ (teaching only: the variances are not estimated privately)."),

@@ -440,12 +440,12 @@ _KINDS = frozenset({"bounded", "binary"})
 # information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
 _VARIANTS: list[tuple[str, str, NativeNotion, Neighbouring, bool, str]] = [
     # name, label, notion, relation, known_n, colour
-    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#00897b"),
+    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#EE7733"),
     ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
     ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
-     "#00441b"),
+     "#44337A"),
     ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,
-     "#74c476"),
+     "#E69F00"),
 ]
 
 for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:

@@ -308,7 +308,7 @@ def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float =
 register(EstimatorSpec(
     name="pmwm",
     label="Winsorized mean (PMWM, pure ε)",
-    color="#2ca02c",
+    color="#009E73",
     notion="pure",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",
@@ -321,7 +321,7 @@ register(EstimatorSpec(
 register(EstimatorSpec(
     name="pmwm_zcdp",
     label="Winsorized mean (PMWM, zCDP)",
-    color="#98df8a",
+    color="#007A5A",
     notion="zcdp",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",

@@ -171,7 +171,7 @@ def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, wid
 register(EstimatorSpec(
     name="clipped_laplace",
     label="Clipped mean (public bounds, Laplace)",
-    color="#6b6b6b",
+    color="#88CCEE",
     notion="pure",
     data_kinds=frozenset({"real", "bounded"}),
     neighbouring="replace-one",

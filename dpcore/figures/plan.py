@@ -58,7 +58,7 @@ COLORS = {
     "private": "#2ca02c",
     "noiseless": "#1d2733",
     "centre": "#08519c",
-    "iome": "#cb181d",
+    "iome": "#D55E00",  # = the registry colour of IOME (colour-blind-safe palette, issue 16)
     "noise": ERROR_SOURCE_COLORS["noise"],
     "sampling": ERROR_SOURCE_COLORS["sampling"],
 }
@@ -68,7 +68,16 @@ PANEL_TITLES = {
     "c": "(c) clipped to the ball of radius C",
     "d": "(d) back in original space: the private mean",
 }
-_OUTLINE = 181  # points on a drawn circle or ellipse
+_OUTLINE = 181
+
+
+def wrap_title(text: str) -> str:
+    """``text`` on two lines (``<br>`` at the space nearest its middle), for narrow panels."""
+    spaces = [k for k, ch in enumerate(text) if ch == " "]
+    if len(text) < 18 or not spaces:
+        return text
+    k = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:k] + "<br>" + text[k + 1:]  # points on a drawn circle or ellipse
 
 
 
@@ -239,8 +248,10 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     add("d", "private mean", mean[None, :])
     df = pd.concat(frames, ignore_index=True)
 
-    fig = make_subplots(rows=2, cols=2, subplot_titles=[PANEL_TITLES[k] for k in "abcd"],
-                        horizontal_spacing=0.08, vertical_spacing=0.12)
+    # two-line panel titles and wider gaps, so the titles and axis labels do not overlap on a phone
+    # (a 390 px screen gives each panel about 150 px; issue 16)
+    fig = make_subplots(rows=2, cols=2, subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
+                        horizontal_spacing=0.14, vertical_spacing=0.2)
     where = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
     shown: set[str] = set()
 
@@ -316,8 +327,9 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
             yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
             fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1, row=r, col=col)
     style(fig, height=height)
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.04, xanchor="left", x=0.0,
-                                  itemsizing="constant"), margin=dict(t=90))
+    # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0,
+                                  itemsizing="constant"), margin=dict(t=50, b=140))
     return fig, df
 
 

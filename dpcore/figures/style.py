@@ -18,7 +18,8 @@ from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import zcdp_to_approx
 from dpcore.registry import ERROR_SOURCE_COLORS
 
-FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#1d2733")
+#: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
+FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
 
 
 def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:

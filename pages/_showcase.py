@@ -1,0 +1,30 @@
+"""The Home picture's evidence, cached once per server and warmed when the server starts.
+
+``app.py`` calls :func:`warm` on every run; the first call (per server process) starts one daemon
+thread that fills the cache, so the first visitor to Home finds the picture ready. No DP logic here:
+the simulation is :func:`dpcore.experiments.studies.why_plan_wins`.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from dpcore.experiments.studies import HOME_SETTING, Evidence, why_plan_wins
+
+SEEDS = 20
+
+
+@st.cache_resource(show_spinner=False)
+def evidence() -> Evidence:
+    """:func:`why_plan_wins` at :data:`HOME_SETTING` over :data:`SEEDS` seeds (computed once)."""
+    return why_plan_wins(seeds=SEEDS, **HOME_SETTING)
+
+
+@st.cache_resource(show_spinner=False)
+def warm() -> threading.Thread:
+    """Start (once per server) a daemon thread computing :func:`evidence`."""
+    thread = threading.Thread(target=evidence, name="warm-home-evidence", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,128 @@
+"""The "Side by side" page under streamlit.testing: every default estimator's region and noise
+shape from one run each, both views, the 100-releases button, and a link's estimator= parameter."""
+
+import json
+from pathlib import Path
+from urllib.parse import unquote
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 180
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/side_by_side.py"
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(PAGE)
+    return at.run()
+
+
+def _specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_default_page_draws_every_default_estimator_in_small_multiples():
+    at = _page({"n": "1000", "d": "8"})
+    assert not at.exception
+    assert at.title[0].value == "Side by side"
+    names = at.multiselect(key="sbs_names").value
+    assert "plan" in names and "iome_paper" in names and "gaussian_private" in names
+    specs = _specs(at)
+    assert len(specs) == 3  # the gallery and two animations (plotly frames with a play button)
+    assert [len(sp.get("frames", [])) for sp in specs[1:]] == [4, 11]
+    assert all(sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:])
+    spec = specs[0]
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert len(titles) == len(names)
+    assert "lands closest to the true mean" in _text(at)
+    # overlay: one panel with a direct label per estimator
+    at.radio(key="sbs_view").set_value("overlay").run()
+    assert not at.exception
+    spec = _specs(at)[0]
+    labels = [a["text"] for a in spec["layout"].get("annotations", [])]
+    assert len(labels) == len(names)
+
+
+def test_pure_budget_uses_pure_estimators_and_noise_zoom_works():
+    at = _page({"n": "1000", "d": "8", "unit": "eps", "budget_value": "1.0"})
+    assert not at.exception
+    assert "plan" not in at.multiselect(key="sbs_names").value
+    at.radio(key="sbs_zoom").set_value("noise").run()
+    assert not at.exception and len(_specs(at)) == 3
+
+
+def test_link_estimator_is_selected_and_draw_100_releases():
+    at = _page({"n": "500", "d": "4", "estimator": "plan_noscale"})
+    assert not at.exception
+    assert "plan_noscale" in at.multiselect(key="sbs_names").value
+    assert at.selectbox(key="sbs_focus").value == "plan_noscale"
+    at.button(key="sbs_draw").click().run()
+    assert not at.exception
+    assert len(_specs(at)) == 4
+    assert "Of 100 releases of" in _text(at)
+
+
+def test_equal_coordinates_and_d1_are_explained():
+    at = _page({"n": "500", "d": "4"})
+    at.number_input(key="sbs_j").set_value(1).run()
+    assert not at.exception and at.warning
+    at = _page({"n": "500", "d": "1"})
+    assert not at.exception and "two coordinates" in at.info[0].value
+
+
+def test_binary_and_bounded_data():
+    for dist in ("binary_plan", "bounded"):
+        at = _page({"n": "500", "d": "8", "distribution": dist})
+        assert not at.exception, dist
+        assert len(_specs(at)) == 3
+
+
+def test_compare_ranking_links_each_estimator_to_side_by_side():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for k, v in {"n": "500", "d": "4"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception
+    ranking = next(df.value for df in at.dataframe if "side by side" in df.value.columns)
+    links = list(ranking["side by side"])
+    assert all(u.startswith("side_by_side?") for u in links)
+    assert any("estimator=plan&" in u + "&" for u in links)
+    assert all("n=500" in u and "d=4" in u and "budget_value=" in u for u in links)
+    # the link opens Side by side with that estimator chosen
+    query = dict(kv.split("=", 1) for kv in links[0].split("?", 1)[1].split("&"))
+    page = _page({k: unquote(v) for k, v in query.items()})
+    assert not page.exception
+    assert page.selectbox(key="sbs_focus").value == query["estimator"]
+
+
+def test_home_opens_with_the_why_plan_picture_and_a_link_to_the_story():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert len(_specs(at)) == 2
+    text = _text(at)
+    assert "PLAN puts less noise where the data vary less" in text and "of 20 runs" in text
+
+
+def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
+    at = _page({"n": "500", "d": "4", "present": "1"})
+    assert not at.exception
+    assert at.session_state["present"] is True
+    assert len(_specs(at)) == 1  # one idea per screen
+    assert not at.get("download_button") or all(b.key == "sbs_deck" for b in at.get("download_button"))
+    assert not [e for e in at.expander if e.label == "Show the code"]
+    next_button = next(b for b in at.button if b.label == "Next ▶")
+    next_button.click().run()
+    assert not at.exception
+    assert at.session_state["sbs_slide"] == 1
+    at.toggle(key="present").set_value(False).run()
+    assert not at.exception and len(_specs(at)) == 3

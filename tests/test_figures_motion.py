@@ -1,0 +1,37 @@
+"""dpcore.figures.motion: the animated PLAN steps follow the run's centre, scale and radius."""
+
+import numpy as np
+import pytest
+
+from dpcore.data import generate
+from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
+from dpcore.figures.plan import exponent_noise_std
+from dpcore.privacy import Budget
+from dpcore.registry import get
+
+
+def test_plan_steps_frames_follow_the_run():
+    ds = generate("gaussian", 600, 6, 2.0, rng=0)
+    est = get("plan").run(ds, Budget.zcdp(0.5), rng=1)
+    fig, df = plan_steps_animation(ds.x, est, (0, 5), true_mean=ds.true_mean)
+    assert [f.name for f in fig.frames] == ["a", "b", "c", "d"]
+    dg = est.diagnostics
+    b = df[df.step == "b"][["x", "y"]].to_numpy()
+    np.testing.assert_allclose(b, (ds.x[:, [0, 5]] - dg.center[[0, 5]]) * dg.scale[[0, 5]])
+    c = df[df.step == "c"][["x", "y"]].to_numpy()
+    # clipped rows shrink by C / (full norm); the rest do not move
+    factor = np.minimum(1.0, dg.clip_radius / dg.extra["norms"])
+    np.testing.assert_allclose(c, b * factor[:, None])
+    assert df[df.step == "c"].clipped.sum() == int(dg.clipped.sum())
+    with pytest.raises(ValueError, match="PLAN estimate"):
+        plan_steps_animation(ds.x, get("pmwm_zcdp").run(ds, Budget.zcdp(0.5), rng=1), (0, 1), true_mean=ds.true_mean)
+
+
+def test_exponent_sweep_frames_are_the_closed_form():
+    sigma = np.array([4.0, 2.0, 1.0, 0.5])
+    fig, df = exponent_sweep_animation(sigma, 1000, 0.3)
+    assert len(fig.frames) == df.exponent.nunique()
+    for e in (0.0, 0.25, 0.5):
+        np.testing.assert_allclose(df[df.exponent == e].noise_std, exponent_noise_std(sigma, 1000, 0.3, e))
+    flat = df[df.exponent == 0.0].noise_std.to_numpy()
+    assert np.allclose(flat, flat[0])  # no scaling: the same noise in every coordinate
