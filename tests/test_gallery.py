@@ -1,4 +1,5 @@
-"""dpcore.theory.gallery (with the runs in dpcore.experiments.studies): each family's region and noise shape in two coordinates is read from the run's own
+"""dpcore.theory.gallery (with the runs in dpcore.experiments.studies): each family's region and
+noise shape in two coordinates is read from the run's own
 diagnostics (same radius, centre, box), and the stated probabilities are exact."""
 
 import math

@@ -393,6 +393,6 @@ def why_plan_wins(*, distribution: str = "gaussian", n: int = 4000, d: int = 128
             if k == 0:
                 noise_rows += [{"estimator": name, "label": spec.label, "color": spec.color, "coordinate": i + 1,
                                 "noise_std": float(v), "sigma": float(s)}
-                               for i, (v, s) in enumerate(zip(est.diagnostics.noise_std, ds.true_std, strict=True))]
+                               for i, (v, s) in enumerate(zip(np.asarray(est.diagnostics.noise_std), np.asarray(ds.true_std), strict=True))]
     setting = {"distribution": distribution, "n": n, "d": d, "skew": skew, "rho": rho, "seeds": int(seeds)}
     return Evidence(pd.DataFrame(rows), pd.DataFrame(noise_rows), setting)

@@ -56,7 +56,7 @@ def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int
     if len(cs) != 2 or cs[0] == cs[1]:
         raise ValueError(f"coords must be two different coordinates; got {list(coords)}.")
     idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows)
-    pts = np.asarray(x, float)[np.ix_(idx, cs)]
+    pts = np.asarray(x, float)[np.ix_(idx, np.asarray(cs))]
     c, s, C = dg.center[cs], dg.scale[cs], float(dg.clip_radius)
     norms = np.asarray(dg.extra["norms"], float)[idx]
     y = (pts - c) * s
@@ -72,7 +72,8 @@ def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int
     colors = np.where(clipped, "#d55e00", "#0072b2")
 
     def traces(k: str) -> list[go.Scatter]:
-        b = ball[k] if ball[k] is not None else np.full((2, 2), np.nan)
+        outline = ball[k]
+        b = outline if outline is not None else np.full((2, 2), np.nan)
         return [go.Scatter(x=positions[k][:, 0], y=positions[k][:, 1], mode="markers", name="rows (orange: clipped)",
                            marker=dict(size=4, color=colors, opacity=0.6)),
                 go.Scatter(x=b[:, 0], y=b[:, 1], mode="lines", name="clip ball / ellipse",

@@ -128,21 +128,22 @@ class GalleryEntry:
 # outlines
 
 
-def ellipse_outline(center: Sequence[float], semi_axes: Sequence[float]) -> np.ndarray:
+def ellipse_outline(center: np.ndarray | Sequence[float], semi_axes: np.ndarray | Sequence[float]) -> np.ndarray:
     """Closed outline of an axis-aligned ellipse, shape (181, 2)."""
+    center, semi_axes = np.asarray(center, float), np.asarray(semi_axes, float)
     t = np.linspace(0.0, 2.0 * math.pi, _OUTLINE)
     return np.column_stack([center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)])
 
 
-def diamond_outline(center: Sequence[float], half_diagonals: Sequence[float]) -> np.ndarray:
+def diamond_outline(center: np.ndarray | Sequence[float], half_diagonals: np.ndarray | Sequence[float]) -> np.ndarray:
     """Closed outline of the l1 diamond ``|u|/a + |v|/b <= 1`` around ``center``, shape (5, 2)."""
-    cx, cy = center
-    a, b = half_diagonals
+    cx, cy = np.asarray(center, float)
+    a, b = np.asarray(half_diagonals, float)
     return np.array([[cx + a, cy], [cx, cy + b], [cx - a, cy], [cx, cy - b], [cx + a, cy]])
 
 
-def box_outline(lower: Sequence[float], upper: Sequence[float]) -> np.ndarray:
-    (x0, y0), (x1, y1) = lower, upper
+def box_outline(lower: np.ndarray | Sequence[float], upper: np.ndarray | Sequence[float]) -> np.ndarray:
+    (x0, y0), (x1, y1) = np.asarray(lower, float), np.asarray(upper, float)
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]])
 
 
