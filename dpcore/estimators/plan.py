@@ -83,7 +83,7 @@ from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 QuantileMethod = Literal["exponential", "binary_search"]
 VarianceMethod = Literal["private", "oracle", "binary", "none"]
-CenterStep = Literal["coarse_to_fine", "paper"]
+CenterStep = Literal["coarse_to_fine", "coinpress", "paper"]
 RadiusStep = Literal["log_grid", "paper"]
 
 #: The paper's experimental split (specs/plan.md §2 "Budgets").
@@ -488,6 +488,44 @@ def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
             f"rho >= {rho_needed:.3g} avoids it).")
 
 
+def coinpress_scaled_center(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, sigma_hat: np.ndarray, s: np.ndarray, *,
+                            rho: float, beta: float = 0.1, spread_share: float = 0.0,
+                            rng: RngLike = None) -> tuple[np.ndarray, dict]:
+    """PLAN's centre by CoinPress in the scaled space ``y = x * s`` (``rho``-zCDP, replace-one).
+
+    Runs :func:`dpcore.estimators._localise.coinpress_center` on the rows ``x_j * s`` from the public
+    ball around the box centre that holds the scaled box (radius ``||(hi - lo) / 2 * s||_2``), with
+    the l2 spread ``gamma`` from the private ``sigma^`` (an earlier output, so post-processing): for
+    ``y - mu`` with independent coordinates of std ``a_i = sigma^_i s_i``, Laurent and Massart's bound
+    ``||y - mu||^2 <= sum a_i^2 + 2 sqrt(sum a_i^4 L) + 2 max a_i^2 L``, ``L = ln(n / beta)``, holds
+    for every row with probability ``1 - beta``. The privacy of each step is CoinPress's (l2
+    sensitivity ``2 R_t`` of the clipped sum); the steps share ``rho`` equally. Returns the centre in
+    original units and CoinPress's info (plus ``gamma``).
+
+    References
+    ----------
+    Biswas, Dong, Kamath, Ullman, "CoinPress" (NeurIPS 2020), Algorithm 1; Laurent and Massart (2000),
+    Lemma 1; issue 12 of this project.
+    """
+    from dpcore.estimators._localise import coinpress_center, private_spread
+
+    n = X.shape[0]
+    g = as_generator(rng)
+    m0 = (lo + hi) / 2.0
+    r0 = float(np.linalg.norm((hi - lo) / 2.0 * s))
+    Y = X * s
+    if spread_share > 0:
+        rho_sp = rho - (rho - rho * spread_share)  # the CoinPress steps get rho - rho_sp exactly
+        gamma = private_spread(Y, 2.0 * r0, rho=rho_sp, beta=beta, rng=g)
+    else:
+        rho_sp = 0.0
+        a2 = (sigma_hat * s) ** 2
+        L = math.log(n / beta)
+        gamma = math.sqrt(float(a2.sum()) + 2.0 * math.sqrt(float(np.sum(a2 * a2)) * L) + 2.0 * float(a2.max()) * L)
+    c, info = coinpress_center(Y, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, rng=g)
+    return np.clip(c / s, lo, hi), {**info, "gamma": gamma, "spread_budget": rho_sp}
+
+
 def chi_square_median_factor(k: int) -> float:
     """Wilson–Hilferty median of ``chi^2_k`` divided by ``k``: ``(1 - 2/(9k))^3`` (``(7/9)^3`` for k=1).
 
@@ -702,7 +740,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
          radius_universe_kind: str | float | None = None, center: str | None = None,
          regularise_sigma: bool | None = None, rank_slack_kind: str | float = "plan",
          center_step: CenterStep = "coarse_to_fine", radius_step: RadiusStep = "log_grid",
-         center_spread: float = 0.0, rng: RngLike = None) -> Estimate:
+         center_spread: float = 0.0, coinpress_spread_share: float = 0.1, rng: RngLike = None) -> Estimate:
     """PLAN (Algorithm 1) with a private centre, variance-aware scaling and a private clip radius.
 
     Parameters
@@ -839,14 +877,20 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         q_tilde, f_std = binary_frequencies(X, (lo, hi), rho=budgets["variance"], rng=g)
         extra["frequencies"] = q_tilde
         extra["frequency_noise_std"] = f_std
-    if center_step not in ("coarse_to_fine", "paper"):
-        raise ValueError(f"center_step must be 'coarse_to_fine' or 'paper'; got {center_step!r}.")
+    if center_step not in ("coarse_to_fine", "coinpress", "paper"):
+        raise ValueError(f"center_step must be 'coarse_to_fine', 'coinpress' or 'paper'; got {center_step!r}.")
     if radius_step not in ("log_grid", "paper"):
         raise ValueError(f"radius_step must be 'log_grid' or 'paper'; got {radius_step!r}.")
     spread = float(center_spread)
     if not math.isfinite(spread) or spread < 0:
         raise ValueError(f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}.")
-    if center == "median" and robust_center:
+    coinpress = center == "median" and center_step == "coinpress" and center_spread == 0
+    if coinpress:
+        if variances != "private":
+            raise ValueError("center_step='coinpress' takes its spread from the private variances: use "
+                             "variances='private' (or another center_step).")
+        mu_t = None  # found in scaled space once sigma^ is known (below)
+    elif center == "median" and robust_center:
         # (Running Algorithm 2 first and flooring the bins at sigma^ was measured worse on the
         # paper's grid at d = 1024, rho = 1/8: sigma^ is itself noisy there.)
         mu_t, window = coarse_to_fine_median(X, (lo, hi), rho=budgets["center"], rng=g)
@@ -909,6 +953,14 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         raw = np.ones(d)
     sigma_hat = regularise(raw) if regularise_sigma else _floor_positive(raw)
     s = scale_vector(sigma_hat, p, e)
+    if coinpress:
+        mu_t, cp = coinpress_scaled_center(X, lo, hi, sigma_hat, s, rho=budgets["center"], beta=beta,
+                                           spread_share=coinpress_spread_share, rng=g)
+        extra["coinpress"] = cp
+        ledger.charge(STAGE_LABELS["center"], budgets["center"],
+                      f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
+                      f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "
+                      f"rho {cp['budget_per_step']:.3g} each")
 
     # -- stage 3: clip radius ---------------------------------------------------------------------
     width = float(np.max(hi - lo))

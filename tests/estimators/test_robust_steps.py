@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dpcore import quantiles, registry
@@ -157,3 +158,45 @@ def test_iome_tail_at_a_thin_cell() -> None:
     assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
     old = _errors("iome_as_published", 16, 0.5, 100)
     assert old.max() > 3 * np.median(old)
+
+
+# -- CoinPress centre (issue 12, second pass) ----------------------------------------------------
+
+
+def test_coinpress_step_noise_scale_is_exact() -> None:
+    # One step, every row inside the ball: c_1 = mean + N(0, s^2 I), s = 2 R / (n sqrt(2 rho)),
+    # R = r0 + gamma. With d = 4000 noise draws the std is known to 1.1% (sd of a sample std),
+    # so 8% is a 7-sigma tolerance and a 30% error in s fails.
+    from dpcore.estimators._localise import coinpress_center
+
+    n, d, rho, r0, gamma = 50, 4000, 0.3, 10.0, 1.0
+    y = np.random.default_rng(0).uniform(-0.01, 0.01, (n, d))
+    c, info = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=1, rng=1)
+    s = 2 * (r0 + gamma) / (n * math.sqrt(2 * rho))
+    assert info["clip_radii"] == [r0 + gamma] and info["budget_per_step"] == rho
+    assert abs(np.std(c - y.mean(axis=0)) / s - 1) < 0.08
+    # several steps: the budget is split equally, the radii follow the public recursion
+    c3, info3 = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=3, rng=1)
+    assert info3["budget_per_step"] * 3 == pytest.approx(rho, rel=1e-15)
+    assert info3["clip_radii"] == [r + gamma for r in info3["radii"][:3]]
+
+
+def test_private_spread_bounds_the_rows() -> None:
+    from dpcore.estimators._localise import chi_tail, private_spread
+
+    x, mu, _ = _cell_a(256, 0)
+    gam = private_spread(x, 2 * 25 * 256, rho=1.0, rng=0)
+    dist = np.linalg.norm(x - mu, axis=1)
+    assert dist.max() <= gam <= 1.3 * chi_tail(256, 0.1 / 4000)  # covers every row, not far above
+
+
+def test_coinpress_ledgers_are_exact() -> None:
+    x, _, bounds = _cell_a(64, 0)
+    est = registry.run("iome_paper", x, Budget.zcdp(0.25), bounds=bounds, rng=0)
+    assert est.ledger.total() == 0.25
+    by = est.ledger.by_stage()
+    assert math.isclose(by["centre: l2 spread"], 0.25 * 0.25 * 0.1, rel_tol=1e-15)
+    assert math.isclose(by["centre: l2 spread"] + by["centre (CoinPress)"], 0.25 * 0.25, rel_tol=1e-15)
+    est = registry.run("plan", x, Budget.zcdp(0.25), bounds=bounds, rng=0, center_step="coinpress")
+    assert est.ledger.total() == 0.25
+    assert est.ledger.by_stage()[P.STAGE_LABELS["center"]] == est.diagnostics.extra["budgets"]["center"]
