@@ -1,6 +1,6 @@
 """PLAN step by step: the paper's Figure 1, live, from one run of PLAN on the current data, with
 the clip ellipse, the noise ellipse, IOME's ball, the scaling exponent, the noise shapes and the
-error split. Spec: specs/plan.md §2, §6, §8."""
+error split. Spec: specs/plan.md §2, §6, §8 (developer reference; the page names the paper)."""
 
 from dataclasses import asdict
 from fractions import Fraction
@@ -12,8 +12,8 @@ import streamlit as st
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan, thin_budget_risk
-from dpcore.figures import error_split_chart
-from dpcore.figures_plan import (
+from dpcore.experiments.cost import seconds_plan_page
+from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
     noise_figure,
@@ -21,16 +21,22 @@ from dpcore.figures_plan import (
     plan_steps_figure,
     step_summary,
 )
+from dpcore.figures.style import error_split_chart
+from dpcore.glossary import define
 from dpcore.registry import get
 from pages._ui import (
     CACHE_TTL,
     chart,
+    confirm_long_run,
     dataset,
     native_budget,
     report_button,
     settings,
     simulation_notice,
+    smaller_data_choices,
+    url_widget,
     user_errors,
+    words_on_this_page,
 )
 
 MAX_POINTS = 2000
@@ -45,8 +51,12 @@ st.markdown(
     "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
     "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
     "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
-    "coordinates); the pictures show two of the coordinates of that run."
+    "coordinates); the pictures show two of the coordinates of that run. Beside it run **IOME** "
+    "(instance-optimal mean estimation, Huang, Liang and Yi 2021: rotate the data at random, find a private "
+    "centre from private coordinate medians, release a shifted, clipped mean with Gaussian noise) and the plain "
+    "Gaussian mechanism, at the same budget."
 )
+words_on_this_page("PLAN", "IOME", "zCDP", "ρ", "oracle", "clipping bias", "sampling floor")
 
 with user_errors():
     conv = native_budget(s.budget, "zcdp")
@@ -68,28 +78,28 @@ def _exp_label(e: float) -> str:
     return names.get(e, str(Fraction(e).limit_denominator(100)) if e else "0")
 
 
-ss = st.session_state
-ss.setdefault("plan_p", 1 if binary else 2)
-ss.setdefault("plan_e", 1 / (ss["plan_p"] + 2))
-for key, default in (("plan_i", 1), ("plan_j", min(4, d))):
-    ss[key] = min(max(int(ss.get(key, default)), 1), d)
-
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
-p = c1.radio("Target error ℓp", [1, 2], key="plan_p", horizontal=True, on_change=_reset_exponent,
-             format_func=lambda v: f"p = {v}", help="PLAN's scaling exponent is 1/(p+2): 1/4 for ℓ2, 1/3 for ℓ1.")
-source = c2.radio("Variances σ̂", ["private", "oracle"], key="plan_var", horizontal=True,
-                  format_func={"private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",
-                               "oracle": "known σ (oracle, teaching)"}.get,
-                  help="Private: PLAN spends part of its budget estimating σ̂ and regularises it (σ̂ + ‖σ̂‖₁/d). "
-                       "Known: the true σ is used as it is and nothing is spent on it.")
+p = url_widget(c1.radio, "Target error ℓp", [1, 2], key="plan_p", default=1 if binary else 2,
+               valid=lambda v: v in (1, 2), horizontal=True, on_change=_reset_exponent,
+               format_func=lambda v: f"p = {v}", help="PLAN's scaling exponent is 1/(p+2): 1/4 for ℓ2, 1/3 for ℓ1.")
+source = url_widget(c2.radio, "Variances σ̂", ["private", "oracle"], key="plan_var", default="private",
+                    valid=lambda v: v in ("private", "oracle"), horizontal=True,
+                    format_func={"private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",
+                                 "oracle": "known σ (oracle, teaching)"}.get,
+                    help="Private: PLAN spends part of its budget estimating σ̂ and regularises it (σ̂ + ‖σ̂‖₁/d). "
+                         "Known: the true σ is used as it is and nothing is spent on it. " + define("oracle"))
 if d >= 2:
-    ci = c3.number_input("Horizontal axis: coordinate", 1, d, key="plan_i")
-    cj = c4.number_input("Vertical axis: coordinate", 1, d, key="plan_j")
+    ci = url_widget(c3.number_input, "Horizontal axis: coordinate", 1, d, key="plan_i", default=1,
+                    valid=lambda v: isinstance(v, int) and 1 <= v <= d)
+    cj = url_widget(c4.number_input, "Vertical axis: coordinate", 1, d, key="plan_j", default=min(4, d),
+                    valid=lambda v: isinstance(v, int) and 1 <= v <= d)
 else:
     ci = cj = 1
-exponent = st.select_slider(
+exponent = url_widget(
+    st.select_slider,
     "Scaling exponent e in sᵢ = σ̂ᵢ^(−2e) (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)", EXPONENTS,
-    key="plan_e", format_func=_exp_label)
+    key="plan_e", default=1 / (p + 2), valid=lambda v: any(abs(v - e) < 1e-9 for e in EXPONENTS),
+    parse=lambda raw: min(EXPONENTS, key=lambda e: abs(e - float(raw))), format_func=_exp_label)
 plan_e = 1 / (p + 2)
 variances = "oracle" if source == "oracle" else ("binary" if binary else "private")
 
@@ -154,7 +164,9 @@ if not binary:  # before the run, from public values only (n, d, rho, the range)
         st.warning("**Before the run:** " + risk)
 
 key = (s.distribution, n, d, s.skew, s.seed, rho, p, variances, float(exponent))
-with user_errors():
+confirm_long_run(f"plan:{key}", seconds_plan_page(n, d), f"PLAN, IOME and the Gaussian mechanism on {n:,} × {d} "
+                 "values, and the pictures", smaller_data_choices(n, d, seconds_plan_page))
+with user_errors(), st.spinner(f"Running PLAN, IOME and the Gaussian mechanism on {n:,} rows × {d} columns…"):
     est, iome_est, gauss_est = _runs(key)
     entries = _entries(key)
 
@@ -219,7 +231,7 @@ if binary:
                f"offset (up to {JITTER:.0%} of the panel's width) to show how many there are. The downloaded "
                "data hold the exact positions.")
 
-with user_errors():
+with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
     (fig, df), noise_view, sm = _step_views(key, coords)
     curve_view, shapes_view, split_view = _global_views(key)
 sc = dg.scale[list(coords)]
@@ -248,7 +260,7 @@ chart(fig, df, "plan_steps",
       f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is "
       f"{mapped}; IOME's ball, after its rotation, has radius {iome_r:.3g}. The private mean lands {err:.3g} from the "
       f"true mean{over}.",
-      code_run + code_base + "from dpcore.figures_plan import plan_steps_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import plan_steps_figure\n"
       f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
       f"max_points={MAX_POINTS}, rng={s.seed}" + (f", jitter={JITTER}" if binary else "") + ")")
 
@@ -267,7 +279,7 @@ chart(fig, df, "plan_noise_ellipse",
       + ("The shaded ellipse holds the released mean with probability 39% (one standard deviation), the dotted "
          "one 86% (two)." if len(coords) == 2 else
          "The thick bar holds the released mean with probability 68% (±1 sd), the thin one 95% (±2 sd)."),
-      code_run + code_base + "from dpcore.figures_plan import noise_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import noise_figure\n"
       f"fig, df = noise_figure([('PLAN', '{spec_plan.color}', est), ('IOME', '{spec_iome.color}', iome_est), "
       f"('Gaussian mechanism', '{spec_gauss.color}', gauss_est)], {coords}, true_mean=data.true_mean, "
       "empirical_mean=data.x.mean(axis=0))")
@@ -289,18 +301,21 @@ v0, vp, vh = (float(pts.loc[e, "noise"]) for e in (0.0, plan_e, 0.5)) if len(pts
 cur = float(df.loc[np.isclose(df.exponent, exponent), "noise"].iloc[0])
 best = float(df.exponent[df.noise.idxmin()])
 flat = np.isclose(v0, vp, rtol=1e-9)
+expected_sampling, expected_noise = float(df.sampling.iloc[0]), cur  # for the one-run split below
 chart(fig, df, "plan_exponent",
       (f"Expected ℓ{p} noise: {vp:.3g} at PLAN's e = {_exp_label(plan_e).split(' ')[0]}, against {v0:.3g} with no "
        f"scaling ({v0 / vp:.2f}×) and {vh:.3g} with the equal split ({vh / vp:.2f}×); the slider's e = "
        f"{_exp_label(exponent).split(' ')[0]} gives {cur:.3g}. The minimum of the curve is at e = {best:.3g}. "
        + ("For ℓ2 the curve is symmetric about 1/4: no scaling and the equal split cost exactly the same. "
           if p == 2 else "")
-       + f"The sampling error {df.sampling.iloc[0]:.3g} is a floor no estimator beats; the noise only adds to it."
+       + f"The expected sampling error {df.sampling.iloc[0]:.3g} (root-mean-square over data sets) is a floor no "
+         "estimator beats; the noise only adds to it. Expected values here: averages over draws of the data and the "
+         "noise, with σ known and an idealised radius."
        if not flat else
        f"Every exponent gives the same expected noise ({vp:.3g}): "
        + ("in one dimension scaling only changes units." if d == 1 else
           "all coordinates have the same spread, so scaling changes nothing (try a skewed distribution).")),
-      "from dpcore.figures_plan import exponent_curve\n" + s.code()
+      "from dpcore.figures.plan import exponent_curve\n" + s.code()
       + f"fig, df = exponent_curve(data.true_std, n={n}, rho_noise={rho3!r}, p={float(p)!r}, "
       f"current={float(exponent)!r})")
 
@@ -314,7 +329,7 @@ chart(fig, df, "plan_noise_shapes",
       f"and the Gaussian mechanism {gauss_est.diagnostics.noise_std[0]:.3g} on every one. Expected ℓ2 size of the "
       f"noise vector: PLAN {l2[plan_label]:.3g}, IOME {l2[spec_iome.label]:.3g}, Gaussian mechanism "
       f"{l2[spec_gauss.label]:.3g}. The dashed line is each coordinate's sampling std σᵢ/√n.",
-      code_run + code_base + "from dpcore.figures_plan import noise_shapes_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import noise_shapes_figure\n"
       "fig, df = noise_shapes_figure([('PLAN', '#08519c', est), ('IOME', '#cb181d', iome_est), "
       "('Gaussian mechanism', '#a0522d', gauss_est)], data.true_std, n=data.x.shape[0])")
 
@@ -326,9 +341,13 @@ chart(fig, df, "plan_error_split",
       f"In this run {plan_label} misses the true mean by {row.total:.3g} (ℓ{p}): sampling error {row.sampling:.3g} "
       f"(the empirical mean's own miss), clipping bias {row.clipping:.3g}, DP noise {row.noise:.3g}. IOME misses by "
       f"{df.total.iloc[1]:.3g}, the Gaussian mechanism by {df.total.iloc[2]:.3g}. (The three parts are vectors that "
-      "add up to the error, so their lengths need not add up to the total.)",
-      code_run + code_base + "from dpcore.figures import error_split_chart\n"
-      "from dpcore.figures_plan import error_split_frame\n"
+      "add up to the error, so their lengths need not add up to the total.) These are **one draw** of the data and "
+      f"the noise; the exponent chart above shows **expected** values (root-mean-square over draws, σ known, an "
+      f"idealised radius): sampling error {expected_sampling:.3g} expected against {row.sampling:.3g} in this run, "
+      f"DP noise {expected_noise:.3g} expected against {row.noise:.3g}. One draw can land well above or below "
+      "its expectation; the Compare page averages over many.",
+      code_run + code_base + "from dpcore.figures.style import error_split_chart\n"
+      "from dpcore.figures.plan import error_split_frame\n"
       f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
       f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)")
 
