@@ -149,7 +149,7 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
         the radius.
     radius_step : {"log_grid", "binary_search"}
         How the clip radius is found with budget ``p1``. ``"log_grid"`` (default, issue 12): the
-        exponential mechanism over the public grid ``U 1.02**-k`` spanning ``[U 1e-9, U]``
+        exponential mechanism over the public grid ``U 1.002**-k`` spanning ``[U 1e-9, U]``
         (:func:`dpcore.quantiles.exponential.log_grid_quantile`, ``eps = sqrt(8 p1)``, rank utility of
         sensitivity 1, ``p1``-zCDP); a thin budget costs rank, never scale. ``"binary_search"``:
         IOME's ``T`` noisy halvings of ``[0, U]`` (``p1``-zCDP), where one early wrong turn is

@@ -794,7 +794,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         half), or the paper's exponential mechanism over the whole public range.
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
-        log grid ``U 1.02**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
+        log grid ``U 1.002**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
         rank slack ``sqrt(n) + 2 ln(G / beta) / sqrt(8 rho_radius)``), or the paper's exponential
         mechanism over the gaps of ``[0, U]`` with [R]'s rank slack.
     center_spread : float
