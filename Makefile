@@ -17,7 +17,7 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 # The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
@@ -33,6 +33,7 @@ bench: $(STAMP)
 
 # PLAN and IOME on the paper's whole Gaussian grid, 50 runs per cell (long: about an hour on 2 cores).
 paper-grid: $(STAMP)
+	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid.md
 
 clean:

@@ -359,13 +359,16 @@ def private_quantile(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: f
 C2F_BINS = 64
 C2F_LEVELS = 2
 C2F_HISTOGRAM_SHARE = 0.5
-#: Zoom bar: three bins become the next window when their noisy count reaches ``C2F_BAR * n``. Any
-#: interval holding more than half of the values holds the median, so a bar a margin above ``n/2``
-#: keeps the median inside the window; 0.6 (issue 12, second pass) instead of 3/4 makes a missed
-#: zoom (true count ~n, noisy count under the bar) far rarer: the margin against noise grows from
-#: ``n/4`` to ``0.4 n``. A missed first zoom left the median to the exponential mechanism over the
-#: whole range (A, d = 256, rho = 1/8, seed 61: one coordinate 207 off).
-C2F_BAR = 0.6
+#: Zoom bars: three bins become the next window when their noisy count reaches ``bar * n``; the
+#: first level uses :data:`C2F_FIRST_BAR`, later ones :data:`C2F_BAR`. Any interval holding more
+#: than half of the values holds the median, so a bar a margin above ``n/2`` keeps the median
+#: inside the window. A missed first zoom leaves the median to the exponential mechanism over the
+#: whole range (A, d = 256, rho = 1/8, seed 61: one coordinate 207 off, error 400x the median), so
+#: the first bar is 0.6 (margin ``0.4 n`` against the noise instead of ``n/4``; issue 12, second
+#: pass); a missed later zoom only keeps a window three coarse bins wide, and 0.6 there was
+#: measured worse (A, d = 256, rho = 1/16, 20 seeds: median 0.84 against 0.65 with 3/4).
+C2F_FIRST_BAR = 0.6
+C2F_BAR = 0.75
 
 
 def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, bins: int = C2F_BINS,
@@ -376,7 +379,8 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
 
     Per coordinate, ``levels`` times: a noisy histogram of the values over ``bins`` equal public
     bins of the current window; the three adjacent bins with the largest noisy sum become the next
-    window when that sum is at least ``3n/4`` (``n/4`` with ``min_bin_width``; otherwise the window
+    window when that sum is at least ``0.6 n`` at the first level and ``3n/4`` later (:data:`C2F_FIRST_BAR`,
+    :data:`C2F_BAR`; ``n/4`` with ``min_bin_width``; otherwise the window
     stays: the data are wider than three bins, or the counts too noisy to tell). Then the exponential-mechanism median (:func:`exponential_quantile_fast`) of the
     values clipped to the final window. This is the private-range step of Karwa and Vadhan (2018)
     before a median: the empty stretch of the public range, which is what makes the plain
@@ -422,8 +426,8 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
         # Without a bin floor a narrow window could be narrower than the data: zoom only when three
         # bins clearly hold most of it. With the floor they hold the data whenever they hold its
         # middle, and the argmax alone decides (a low bar guards against a badly low sigma^).
-        threshold = C2F_BAR if floor is None else 0.25
-        for _ in range(L):
+        for level in range(L):
+            threshold = (C2F_FIRST_BAR if level == 0 else C2F_BAR) if floor is None else 0.25
             Bi = np.full(d, B) if floor is None else np.clip(np.floor((b - a) / np.maximum(floor, _TINY)), 0, B)
             Bi = Bi.astype(np.intp)
             w = (b - a) / np.maximum(Bi, 1)
@@ -798,7 +802,13 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         How the coordinate medians are found (``center="median"``, ``quantile="exponential"``):
         :func:`coarse_to_fine_median` (default, issue 12: two noisy-histogram zooms with half of
         ``rho_center``, then the exponential-mechanism median in the final window with the other
-        half), or the paper's exponential mechanism over the whole public range.
+        half), ``"coinpress"`` (:func:`coinpress_scaled_center`: CoinPress's shrinking ball in the
+        scaled space, run after the variances; ``coinpress_spread_share`` of ``rho_center`` for the
+        private l2 spread, the rest over the public number of steps; the paper's split, no automatic
+        share), or the paper's exponential mechanism over the whole public range. Measured (A,
+        d = 1024, 12-20 seeds, issue 12): CoinPress matches coarse-to-fine at rho >= 1/8 but at
+        rho = 1/16 its 0.0625 share is too thin (median 29 against 5.9), so coarse-to-fine stays
+        the default.
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
         log grid ``U 1.002**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
@@ -809,6 +819,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         §10.10): the centre medians run on the tripled data ``{x - c, x, x + c}`` with the centre
         budget as given; one person then moves three points, so the release really costs
         ``9 rho_center`` (group privacy for zCDP, ``k**2 rho``), and the ledger charges that.
+    coinpress_spread_share : float
+        Share of ``rho_center`` for the private l2 spread of the CoinPress centre (0 takes the spread
+        from ``sigma^`` instead: measured worse at d = 1024, where ``sigma^`` itself is noisy).
     rng : None, int or Generator
 
     Returns

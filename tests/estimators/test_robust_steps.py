@@ -140,13 +140,11 @@ def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
 
 def test_plan_tail_at_a_thin_high_d_cell() -> None:
     # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
-    # whole range) put 17 of these runs beyond 3x the median (worst 660x). The robust steps leave
-    # one (seed 61: one coordinate's first histogram zoom misses its 3n/4 bar by noise, keeps the
-    # whole range for its median and lands 200 sigma off; all norms then exceed the trimmed
-    # universe). Not yet the issue's "none"; recorded here so that a regression shows.
+    # whole range) put 17 of these runs beyond 3x the median (worst 660x). The first robust pass
+    # left one (seed 61: a missed first histogram zoom); the zoom bar 0.6 n and the 0.2% log grid
+    # leave none.
     e = _errors("plan", 256, 0.125, 100)
-    med = np.median(e)
-    assert np.sum(e > 3 * med) <= 1, (med, np.sort(e)[-5:])
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
     old = _errors("plan", 256, 0.125, 100, center_step="paper", radius_step="paper")
     assert np.sum(old > 3 * np.median(old)) >= 10
 
@@ -158,6 +156,24 @@ def test_iome_tail_at_a_thin_cell() -> None:
     assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
     old = _errors("iome_as_published", 16, 0.5, 100)
     assert old.max() > 3 * np.median(old)
+
+
+def test_iome_tail_at_d_1024() -> None:
+    # Gaussian A, d = 1024, rho = 1/8, 20 seeds: the CoinPress centre keeps every run within 3x the
+    # median; the binary-search medians (the first robust pass) put 5 of these 20 beyond it.
+    e = _errors("iome_paper", 1024, 0.125, 20)
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
+    old = _errors("iome_paper", 1024, 0.125, 20, center_step="binary_search")
+    assert np.sum(old > 3 * np.median(old)) >= 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["plan", "iome_paper"])
+def test_tail_at_d_1024_100_seeds(name: str) -> None:
+    # The issue's acceptance cell: Gaussian A, d = 1024, rho = 1/8, 100 seeds, no run beyond 3x the
+    # median (run by `make paper-grid`).
+    e = _errors(name, 1024, 0.125, 100)
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
 
 
 # -- CoinPress centre (issue 12, second pass) ----------------------------------------------------
