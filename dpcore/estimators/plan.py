@@ -750,7 +750,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
          steps: int = 20, beta: float = 0.1, pairs_per_group: int = 1,
          radius_universe_kind: str | float | None = None, center: str | None = None,
          regularise_sigma: bool | None = None, rank_slack_kind: str | float = "plan",
-         center_step: CenterStep = "coarse_to_fine", radius_step: RadiusStep = "log_grid",
+         center_step: CenterStep = "coinpress", radius_step: RadiusStep = "log_grid",
          center_spread: float = 0.0, coinpress_spread_share: float = 0.1, rng: RngLike = None) -> Estimate:
     """PLAN (Algorithm 1) with a private centre, variance-aware scaling and a private clip radius.
 
@@ -802,13 +802,15 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         How the coordinate medians are found (``center="median"``, ``quantile="exponential"``):
         :func:`coarse_to_fine_median` (default, issue 12: two noisy-histogram zooms with half of
         ``rho_center``, then the exponential-mechanism median in the final window with the other
-        half), ``"coinpress"`` (:func:`coinpress_scaled_center`: CoinPress's shrinking ball in the
-        scaled space, run after the variances; ``coinpress_spread_share`` of ``rho_center`` for the
-        private l2 spread, the rest over the public number of steps; the paper's split, no automatic
-        share), or the paper's exponential mechanism over the whole public range. Measured (A,
-        d = 1024, 12-20 seeds, issue 12): CoinPress matches coarse-to-fine at rho >= 1/8 but at
-        rho = 1/16 its 0.0625 share is too thin (median 29 against 5.9), so coarse-to-fine stays
-        the default.
+        half), ``"coinpress"`` (default, issue 12 second pass; :func:`coinpress_scaled_center`:
+        CoinPress's shrinking ball in the scaled space, run after the variances;
+        ``coinpress_spread_share`` of ``rho_center`` for the private l2 spread, the rest over the
+        public number of steps; the same automatic centre share as coarse-to-fine), or the paper's
+        exponential mechanism over the whole public range. Measured (10-20 seeds): the two match on
+        Gaussian A (d = 1024, rho = 1/16: medians 5.6 / 5.7), but on the paper's wide B/C ranges
+        (+-50 d sqrt(sigma_max)) the per-coordinate zooms miss: B, alpha = 2, rho = 1/16: median
+        9.4 against 1268; C, d = 1024, rho = 1/16: 15 against 154 000.
+        Without private variances (oracle, no scaling) ``"coinpress"`` falls back to coarse-to-fine.
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
         log grid ``U 1.002**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
@@ -876,8 +878,12 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     else:
         default = {"radius": 0.4375, "noise": 0.5625}
     fractions = _check_split(budget_split, default, used)
-    robust_center = center_step == "coarse_to_fine" and quantile == "exponential" and center_spread == 0
-    auto_share = budget_split is None and robust_center and "center" in used
+    # CoinPress runs with the private variances (the paper's PLAN); the oracle and no-scaling
+    # teaching variants keep the coarse-to-fine centre.
+    cp_center = center_step == "coinpress" and center_spread == 0 and variances == "private"
+    robust_center = ((center_step == "coarse_to_fine" or (center_step == "coinpress" and not cp_center))
+                     and quantile == "exponential" and center_spread == 0)
+    auto_share = budget_split is None and (robust_center or cp_center) and "center" in used
     if auto_share:
         # Public rule (n, d, rho only): a wide range needs more for the centre; taken from the noise.
         share = min(max(fractions["center"], needed_center_share(n, d, rho)), MAX_AUTO_CENTER_SHARE)
@@ -904,11 +910,8 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     spread = float(center_spread)
     if not math.isfinite(spread) or spread < 0:
         raise ValueError(f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}.")
-    coinpress = center == "median" and center_step == "coinpress" and center_spread == 0
+    coinpress = center == "median" and cp_center
     if coinpress:
-        if variances != "private":
-            raise ValueError("center_step='coinpress' takes its spread from the private variances: use "
-                             "variances='private' (or another center_step).")
         mu_t = None  # found in scaled space once sigma^ is known (below)
     elif center == "median" and robust_center:
         # (Running Algorithm 2 first and flooring the bins at sigma^ was measured worse on the
@@ -977,6 +980,10 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         mu_t, cp = coinpress_scaled_center(X, lo, hi, sigma_hat, s, rho=budgets["center"], beta=beta,
                                            spread_share=coinpress_spread_share, rng=g)
         extra["coinpress"] = cp
+        risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)),
+                                center_share=None if auto_share else fractions["center"])
+        if risk is not None:
+            warnings_.append("the centre's budget is thin. " + risk)
         ledger.charge(STAGE_LABELS["center"], budgets["center"],
                       f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
                       f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "

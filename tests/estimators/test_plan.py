@@ -45,7 +45,7 @@ def test_default_split_is_the_papers() -> None:
     est = registry.run("plan", ds, Budget.zcdp(1.0), rng=0)
     assert est.diagnostics.extra["budgets"] == P.DEFAULT_SPLIT  # dyadic fractions: exact
     by = est.ledger.by_stage()
-    assert list(by.values()) == [0.0625, 0.1875, 0.1875, 0.5625]
+    assert {stage: by[label] for stage, label in P.STAGE_LABELS.items()} == P.DEFAULT_SPLIT
     binary = registry.run("plan_l1", generate("binary_plan", 500, 16, 0.25, rng=0), Budget.zcdp(0.5), rng=0)
     assert binary.ledger.total() == 0.5
     assert binary.diagnostics.extra["fractions"] == P.BINARY_SPLIT
