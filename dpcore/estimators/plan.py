@@ -482,6 +482,12 @@ def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
     not enough, some coordinates of the centre will likely land outside the data, the clip radius
     grows with them and the error is many times the typical one.
 
+    Calibration (issue 12, round 2, benchmarks/results/paper_grid_round2.md): with the default
+    CoinPress centre and the 0.2% log-grid radius no measured cell of the paper's grid has a run
+    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (1 of 10 runs at 3.08x), and the rule
+    flags none of them; it flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the
+    centre share would have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
+
     References
     ----------
     Issue 12 of this project; specs/plan.md §2 (budgets), §10.10.
