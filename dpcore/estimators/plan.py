@@ -16,6 +16,11 @@ Privacy
   (§2 "Budgets", Listing 1): ``center 0.0625, variance 0.1875, radius 0.1875, noise 0.5625``.
 * Centre: ``d`` one-dimensional private medians with ``rho_center / d`` each (exponential mechanism,
   ``eps = sqrt(8 rho')``, utility sensitivity 1 under replace-one; or the Gaussian binary search).
+  Default since issue 12 round 2 (``center_step="coinpress"``): CoinPress in the scaled space, run
+  after the variances: a private l2 spread (log-grid exponential mechanism on ``n // 2`` disjoint
+  pair distances, one person in one pair, ``0.1 rho_center``) then ``T`` noisy clipped means in
+  balls of public radius ``R_t`` (l2 sensitivity ``2 R_t``, Gaussian std ``2 R_t / (n sqrt(2 rho_t))``
+  on the mean, ``rho_t``-zCDP, ``sum rho_t = 0.9 rho_center``); see :func:`coinpress_scaled_center`.
 * Variances (real data, Algorithm 2 / §4c): one person sits in exactly one group of each column,
   so each private median of group statistics has the replace-one sensitivity of a quantile;
   ``rho_variance / d`` per coordinate. Binary data (§4b): the vector of frequencies has l2
