@@ -1,4 +1,6 @@
-"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``, ``register`` (moved from ``registry.py``)."""
+"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``,
+``register`` (moved from ``registry.py``).
+"""
 
 from __future__ import annotations
 
@@ -118,6 +120,11 @@ class EstimatorSpec:
     uses_oracle : bool
         True when the estimator is handed a value that is not private (e.g. the true variances):
         a teaching reference, never ranked or starred as the best private estimator (issue 15).
+    spend_factor : float
+        How many times the given budget the estimator really spends (1 for every honest estimator).
+        Reproductions of published code that overspend (``plan_as_published`` spends 1.5 ρ: its
+        centre medians run on tripled data, issue 12) say so here and in their ledger; they do not
+        meet the budget they are given, so they are never ranked with the honest estimators.
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
         from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
@@ -136,6 +143,7 @@ class EstimatorSpec:
     needs_dimension: Literal["any", "scalar", "vector"] = "any"
     seeded: bool = True
     uses_oracle: bool = False
+    spend_factor: float = 1.0
 
     @property
     def private(self) -> bool:
@@ -146,6 +154,8 @@ class EstimatorSpec:
     @property
     def guarantee(self) -> tuple[str, str]:
         """The (notion, neighbouring relation) pair; rankings compare estimators only within one."""
+        if self.spend_factor != 1.0:
+            return (f"{self.notion}, spends {self.spend_factor:g}× the budget", self.neighbouring)
         return (self.notion, self.neighbouring)
 
     def accepts(self, keyword: str) -> bool:
@@ -156,7 +166,7 @@ class EstimatorSpec:
     def meets(self, budget: Budget) -> bool:
         """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator
         under a pure ε budget; see :meth:`dpcore.privacy.Budget.meets`)."""
-        return budget.meets(self.notion)
+        return budget.meets(self.notion) and self.spend_factor == 1.0
 
     def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
             method: ConversionMethod = "cks", at_implied_level: bool = False, **overrides: Any) -> Estimate:

@@ -36,8 +36,8 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 def escape_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` when it is a string a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(_TRIGGERS):
-        return "'" + value
+    if isinstance(value, str) and len(value) > 1 and value.startswith(_TRIGGERS):
+        return "'" + value  # a lone "-" (our "no unit" mark) carries no formula and stays as it is
     return value
 
 

@@ -54,7 +54,7 @@ def _as_real(value: object, name: str, what: str) -> float:
         raise ValueError(f"{name} must be a number ({what}); got {value!r}.") from err
 
 
-def _check_eps(epsilon: float, name: str = "epsilon") -> float:
+def _check_eps(epsilon: float | None, name: str = "epsilon") -> float:
     """A positive, finite ``epsilon`` or ``rho`` inside the ranges of :mod:`dpcore.limits`."""
     e = _as_real(epsilon, name, "a positive privacy budget")
     top = limits.MAX_RHO if name.startswith("rho") else limits.MAX_EPSILON
@@ -66,7 +66,7 @@ def _check_eps(epsilon: float, name: str = "epsilon") -> float:
     return e
 
 
-def _check_delta(delta: float) -> float:
+def _check_delta(delta: float | None) -> float:
     dl = _as_real(delta, "delta", "in (0, 1)")
     if not (0 < dl < 1):
         raise ValueError(f"delta must be strictly between 0 and 1 (typically below 1/n); got {delta!r}.")
@@ -254,6 +254,28 @@ class Budget:
             return cls.zcdp(value)
         raise ValueError(f"unit must be 'eps', 'eps_delta' or 'rho'; got {unit!r}.")
 
+    def _field(self, name: str) -> float:
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"a {self.notion} budget ({self}) has no {name}; read it through "
+                             "to_native(...) or to_approx(...) instead.")
+        return float(value)
+
+    @property
+    def epsilon_value(self) -> float:
+        """``epsilon`` of a pure or approximate budget as a float (``ValueError`` for a ρ budget)."""
+        return self._field("epsilon")
+
+    @property
+    def delta_value(self) -> float:
+        """``delta`` of an approximate budget as a float (``ValueError`` for a pure or ρ budget)."""
+        return self._field("delta")
+
+    @property
+    def rho_value(self) -> float:
+        """``rho`` of a zCDP budget as a float (``ValueError`` for an ε or (ε, δ) budget)."""
+        return self._field("rho")
+
     def __str__(self) -> str:
         if self.notion == "pure":
             return f"ε = {self.epsilon:g} (pure DP)"
@@ -294,23 +316,23 @@ class Budget:
             return Conversion(0.0, "none", "non-private reference: no privacy, nothing spent")
         if notion == "zcdp":
             if self.notion == "zcdp":
-                return Conversion(float(self.rho), "zcdp", f"ρ = {self.rho:g} used as given")
+                return Conversion(self.rho_value, "zcdp", f"ρ = {self.rho:g} used as given")
             if self.notion == "pure":
                 raise ValueError(
                     f"a pure ε = {self.epsilon:g} budget cannot be met by a zCDP estimator: ε-DP implies "
                     "ε²/2-zCDP, never the other way round. Choose a pure-DP estimator, give the budget as "
                     "(ε, δ) or ρ, or call Budget.implied_zcdp() to run it at the zCDP level ε-DP implies "
                     "(labelled: it does NOT give ε-DP).")
-            r = approx_to_zcdp(self.epsilon, self.delta, method)
+            r = approx_to_zcdp(self.epsilon_value, self.delta_value, method)
             name = "Canonne–Kamath–Steinke" if method == "cks" else "ρ + 2√(ρ ln(1/δ))"
             return Conversion(r, "zcdp", f"(ε, δ) = ({self.epsilon:g}, {self.delta:g}) ⇒ ρ = {r:.4g} ({name})")
         if notion == "pure":
             if self.notion == "pure":
-                return Conversion(float(self.epsilon), "pure", f"ε = {self.epsilon:g} used as given")
+                return Conversion(self.epsilon_value, "pure", f"ε = {self.epsilon:g} used as given")
             if self.notion == "approx":
-                return Conversion(float(self.epsilon), "pure",
+                return Conversion(self.epsilon_value, "pure",
                                   f"ε = {self.epsilon:g} pure DP (stronger than the ({self.epsilon:g}, {self.delta:g}) asked for)")
-            e = math.sqrt(2.0 * self.rho)
+            e = math.sqrt(2.0 * self.rho_value)
             return Conversion(e, "pure", f"ρ = {self.rho:g} ⇒ ε = √(2ρ) = {e:.4g} (ε-DP implies ε²/2-zCDP)")
         raise ValueError(f"notion must be 'pure', 'zcdp' or 'none'; got {notion!r}.")
 
@@ -331,7 +353,7 @@ class Budget:
         """
         if self.notion != "pure":
             return self.to_native("zcdp", method)
-        r = pure_to_zcdp(self.epsilon)
+        r = pure_to_zcdp(self.epsilon_value)
         eps_dp = zcdp_to_approx(r, delta, method)
         guarantee = (f"ρ = {r:.4g}-zCDP ⇒ ({eps_dp:.3g}, {delta:g})-DP; NOT ε = {self.epsilon:g}-DP")
         return Conversion(r, "zcdp", f"ε = {self.epsilon:g} ⇒ run at ρ = ε²/2 = {r:.4g}, the zCDP level ε-DP "
@@ -341,10 +363,10 @@ class Budget:
     def to_approx(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> tuple[float, float]:
         """Return ``(epsilon, delta)`` implied by this budget."""
         if self.notion == "approx":
-            return float(self.epsilon), float(self.delta)
+            return self.epsilon_value, self.delta_value
         if self.notion == "pure":
-            return float(self.epsilon), 0.0
-        return zcdp_to_approx(self.rho, delta, method), float(_check_delta(delta))
+            return self.epsilon_value, 0.0
+        return zcdp_to_approx(self.rho_value, delta, method), float(_check_delta(delta))
 
 
 # --------------------------------------------------------------------------------------------

@@ -97,4 +97,7 @@ def run(name: str, data: Any, budget: Budget, *, rng: RngLike = None, **override
     return get(name).run(data, budget, rng=rng, **overrides)
 
 
-__all__ = ['DataKind', 'Diagnostics', 'ERROR_SOURCE_COLORS', 'Estimate', 'EstimatorSpec', 'Neighbouring', 'PEERS', 'all_estimators', 'applicable', 'get', 'register', 'run']
+__all__ = [
+    "ERROR_SOURCE_COLORS", "PEERS", "DataKind", "Diagnostics", "Estimate", "EstimatorSpec", "Neighbouring",
+    "all_estimators", "applicable", "get", "register", "run",
+]

@@ -78,7 +78,7 @@ def _hadamard_columns(A: np.ndarray, B: np.ndarray) -> None:
 
     ``B`` (same shape) is workspace.
     """
-    D1, D2, m = A.shape
+    D1, D2, _m = A.shape
     np.matmul(_normalised_hadamard(D2), A, out=B)  # H_D2 on axis 1, batched over the D1 blocks
     # H_D1 on axis 0, batched over the D2 slices B[:, i2, :] (strided, no copy)
     np.matmul(_normalised_hadamard(D1), B.transpose(1, 0, 2), out=A.transpose(1, 0, 2))

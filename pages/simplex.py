@@ -56,7 +56,8 @@ p_now = url_widget(c3.slider, "Where the data's mean sits in [0, R]: p = μ/R", 
                    default=0.65, valid=lambda v: 0.0 <= v <= 1.0)
 c4, c5, c6 = st.columns(3)
 split = url_widget(c4.slider, "Baselines: share f of the budget for the sum", 0.05, 0.95, step=0.05,
-                   key="simplex_split", default=0.5, valid=lambda v: 0.05 <= v <= 0.95, help="The paper's experiments and the common libraries split equally (f = 0.5).")
+                   key="simplex_split", default=0.5, valid=lambda v: 0.05 <= v <= 0.95,
+                   help="The paper's experiments and the common libraries split equally (f = 0.5).")
 count_fraction = url_widget(c5.slider, "Simplex: share of the budget for an extra paid count", 0.0, 0.5, step=0.05,
                             key="simplex_extra", default=0.0, valid=lambda v: 0.0 <= v <= 0.5,
                             disabled=relation == "replace-one",
@@ -200,7 +201,7 @@ if relation == "add-remove":
         fig, df = _count(n, mech, budget, split, s.seed)
         sd = {src: grp["count"].std() for src, grp in df.groupby("source")}
         v_free = free_count_variance(radius=R, **bkw)
-    free_sd, paid_sd = sd["free count from the simplex release"], [v for k, v in sd.items() if "plug-in" in k][0]
+    free_sd, paid_sd = sd["free count from the simplex release"], next(v for k, v in sd.items() if "plug-in" in k)
     chart(fig, df, "simplex_free_count",
           f"The free count has standard deviation {free_sd:.2f} (theory {np.sqrt(v_free):.2f}) and cost nothing "
           f"beyond the sum; the plug-in's separately paid count, with {1 - split:.0%} of the budget, has "

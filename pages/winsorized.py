@@ -32,7 +32,8 @@ from pages._ui import (
 s = settings()
 st.title("Winsorized mean")
 st.markdown(
-    "The private modified winsorized mean (**PMWM**): find a private interval **[L̂, Û]** around the bulk of the data with two *unbounded* private quantile "
+    "The private modified winsorized mean (**PMWM**): find a private interval **[L̂, Û]** around "
+    "the bulk of the data with two *unbounded* private quantile "
     "searches (they walk a geometric grid from the prior range, so the range may be very loose), pull every "
     "point outside it in to its edge, and add noise scaled to the interval's width. Outliers cost a little "
     "bias instead of a wide interval. (Ramsay and Spicker, *Improved subsample-and-aggregate via the private "

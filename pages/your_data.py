@@ -124,7 +124,8 @@ BOUNDS = {"public": "I know them (public knowledge)",
           "private": "Estimate them privately with part of the budget",
           "data": "Read them off the data (privacy leak)"}
 mode = st.radio("Where does each column's range come from?", list(BOUNDS), format_func=BOUNDS.get,
-                index=0 if source == "bundled" else None, key="yd_bounds_mode" if source == "bundled" else "yd_bounds_mode_own",  # own file: a fresh choice
+                index=0 if source == "bundled" else None,
+                key="yd_bounds_mode" if source == "bundled" else "yd_bounds_mode_own",  # own file: a fresh choice
                 help="No default for your own file: a range is a choice you make, not something the app guesses.")
 if mode is None:
     st.info("Choose where the bounds come from: type the range you know, estimate it privately, or read it off "

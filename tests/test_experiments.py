@@ -193,7 +193,7 @@ def test_summaries(small_frame: pd.DataFrame) -> None:
     assert t["mean_regret"].iloc[0] >= 1.0 and t["wins"].sum() == 2
     need = needed_for_target(small_frame, target=float(s["mean"].median()), by="budget")
     assert set(need.columns) == {"estimator", "label", "private", "budget_needed", "note"}
-    fig, data = error_figure(small_frame, x="budget", metric="l2")
+    _fig, data = error_figure(small_frame, x="budget", metric="l2")
     assert {"estimator", "floor", "theory"} <= set(data["kind"])
     assert data.loc[data["kind"] == "estimator", "best"].sum() == 2  # one best per point
     sentence = headline(small_frame, metric="l2", at=1.0)

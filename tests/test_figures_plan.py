@@ -174,7 +174,7 @@ def test_one_coordinate_mode_draws_intervals():
     assert set(np.round(ball, 12)) == {round(-dg.clip_radius, 12), round(dg.clip_radius, 12)}
     ell = _part(df, "a", "clip ellipse (original space)").x.dropna().to_numpy()
     np.testing.assert_allclose(np.unique(ell), dg.center[0] + np.array([-1, 1]) * dg.clip_radius / dg.scale[0])
-    fig, ndf = noise_figure([("PLAN", "#08519c", est)], (0,), true_mean=ds.true_mean, empirical_mean=ds.x.mean(0))
+    _fig, ndf = noise_figure([("PLAN", "#08519c", est)], (0,), true_mean=ds.true_mean, empirical_mean=ds.x.mean(0))
     assert ndf.std_x.iloc[0] == dg.noise_std[0]
 
 

@@ -44,7 +44,7 @@ def test_resize_with_a_tiny_count_budget_runs_in_constant_memory():
 @pytest.mark.parametrize("kw", [{"epsilon": 1e-30}, {"epsilon": 1e-300}, {"rho": 1e-300}])
 def test_resize_bounds_the_noisy_count_with_a_clear_error(kw):
     # issue: 1e-30 was a MemoryError, 1e-300 an IndexError (rint(N) overflowed int64)
-    with pytest.raises(ValueError, match="resize: the count's budget .* noise scale"):
+    with pytest.raises(ValueError, match=r"resize: the count's budget .* noise scale"):
         resize_mean(np.ones((3, 1)) / 2, bounds=(0, 1), rng=0, **kw)
 
 
@@ -88,7 +88,7 @@ def test_parse_csv_counts_header_fields_before_any_parsing(monkeypatch):
         parse_csv(raw)
 
 
-@pytest.mark.parametrize("change,match", [
+@pytest.mark.parametrize(("change", "match"), [
     ({"repetitions": 10**9}, "repetitions = 1,000,000,000 is too large: repetitions must be between 1 and 10,000"),
     ({"n": 12_000, "d": 4096}, r"n \* d = 49,152,000 is too large"),
     ({"sweep": {"n": list(range(2, 1000))}}, "sweep grid has 998 points"),
@@ -104,7 +104,7 @@ def test_configs_have_upper_limits_and_typed_fields(change, match):
         ExperimentConfig.from_dict({**ExperimentConfig().to_dict(), **change})
 
 
-@pytest.mark.parametrize("text,match", [
+@pytest.mark.parametrize(("text", "match"), [
     ('{"budget": Infinity}', "Infinity"),
     ('{"budget": NaN}', "NaN"),
     ('{"notes": ' + "[" * 5000 + "]" * 5000 + "}", "nested more than"),
@@ -144,7 +144,7 @@ def _bounded(x, bounds):
 
 @pytest.mark.parametrize("name", ["gaussian_public", "clipped_box_zcdp", "clipped_laplace", "wwm_smith",
                                   "pmwm_zcdp", "empirical"])
-@pytest.mark.parametrize("bounds,x", [
+@pytest.mark.parametrize(("bounds", "x"), [
     ((-1e155, 1e155), np.random.default_rng(0).normal(size=(50, 3)) * 1e150),
     ((-1.7e308, 1.7e308), np.full((50, 3), 1.7e308)),
     ((-1e300, 1e300), np.random.default_rng(1).normal(size=(50, 3)) * 1e299),
@@ -176,7 +176,7 @@ def test_largest_allowed_range_gives_finite_means():
 # budgets
 
 
-@pytest.mark.parametrize("make,match", [
+@pytest.mark.parametrize(("make", "match"), [
     (lambda: Budget.approx(1, 1e-320), "delta must be at least 1e-100"),
     (lambda: Budget.approx(1e-17, 1e-6), "epsilon must be between 1e-12 and 100"),
     (lambda: Budget.pure(1e155), "epsilon must be between"),
@@ -197,7 +197,7 @@ def test_budget_limits_are_stated_in_limits():
     Budget.approx(limits.MIN_BUDGET, limits.MIN_DELTA)
 
 
-@pytest.mark.parametrize("eps,delta", [(1e-12, 1e-6), (1e-12, 1e-100), (1e-9, 0.5), (100.0, 1e-100)])
+@pytest.mark.parametrize(("eps", "delta"), [(1e-12, 1e-6), (1e-12, 1e-100), (1e-9, 0.5), (100.0, 1e-100)])
 def test_tiny_and_large_approx_budgets_convert_the_right_way(eps, delta):
     for method in ("cks", "standard"):
         rho = approx_to_zcdp(eps, delta, method)

@@ -41,5 +41,5 @@ def test_notebook_matches_the_pages():
     if full:  # a long sweep shows a quick first result until the full run is asked for
         full[0].click().run()
     text = " ".join(m.value for m in at.markdown)
-    plan_at_half = frame[(frame.estimator == "plan") & np.isclose(frame.budget, 0.5)]["err_l2"].mean()
-    assert f"{plan_at_half:.3g}" in text
+    plan_at_half = frame[(frame.estimator == "plan") & np.isclose(frame.budget, 0.5)]["err_l2"].median()
+    assert f"{plan_at_half:.3g}" in text  # the page reports medians (issue 15)

@@ -60,7 +60,7 @@ def test_pure_to_zcdp_and_budget_native_rules():
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "x", None])
 def test_impossible_budgets_raise_clear_errors(bad):
-    with pytest.raises(ValueError, match="epsilon|rho"):
+    with pytest.raises(ValueError, match=r"epsilon|rho"):
         Budget.pure(bad)
     with pytest.raises(ValueError, match="rho"):
         Budget.zcdp(bad)

@@ -18,7 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from dpcore import quantiles as Q
 from dpcore.quantiles import (
     UnboundedQuantile,
     binary_search_quantile,
@@ -30,6 +29,8 @@ from dpcore.quantiles import (
     rank_error_bound,
     unbounded_quantile,
 )
+from dpcore.quantiles import binary_search as QB
+from dpcore.quantiles import unbounded as QU
 
 P_OK = 1e-4  # false-alarm rate of each goodness-of-fit test
 P_REJECT = 1e-6  # a 30% mis-scaled reference must be rejected at least this strongly
@@ -163,7 +164,7 @@ def test_binary_search_sorted_and_comparison_counting_agree():
     x[:10] = np.round(x[:10], 1)  # ties
     lo, hi = np.full(6, -3.0), np.full(6, 3.0)
     outs = [
-        Q._binary_search(x, 0.4, lo, hi, 1.0, 15, np.random.default_rng(8), sorted_counts=s)
+        QB._binary_search(x, 0.4, lo, hi, 1.0, 15, np.random.default_rng(8), sorted_counts=s)
         for s in (False, True)
     ]
     for a, b in zip(outs[0][:5], outs[1][:5], strict=True):
@@ -323,12 +324,12 @@ def test_grid_counts_are_exact_on_grid_points_and_outside():
     beta, lo = 1.01, np.array([-2.0, 5.0])
     kmax = 300
     log_beta = math.log(beta)
-    g = lo[None, :] + Q._grid_minus_one(np.arange(1, kmax + 1), log_beta)[:, None]
+    g = lo[None, :] + QU._grid_minus_one(np.arange(1, kmax + 1), log_beta)[:, None]
     rng = np.random.default_rng(11)
     x = np.concatenate([g[rng.integers(0, kmax, 40)], rng.uniform(-10, 40, size=(60, 2))])
     x[0] = lo - 1  # below the start: below every grid point
     x[1] = lo + 1e6  # above every grid point
-    counts = Q._grid_counts(x, lo, kmax, log_beta)
+    counts = QU._grid_counts(x, lo, kmax, log_beta)
     brute = (x[None, :, :] < g[:, None, :]).sum(axis=1).T
     np.testing.assert_array_equal(counts, brute)
 
@@ -678,8 +679,8 @@ def test_binary_search_column_blocks_give_identical_counts(shape):
     x[: shape[0] // 4] = np.round(x[: shape[0] // 4], 1)
     d = shape[1]
     lo, hi = np.full(d, -3.0), np.full(d, 3.0)
-    c_order = Q._binary_search(np.ascontiguousarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
-    f_order = Q._binary_search(np.asfortranarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
+    c_order = QB._binary_search(np.ascontiguousarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
+    f_order = QB._binary_search(np.asfortranarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
     for a, b in zip(c_order, f_order, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(

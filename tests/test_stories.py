@@ -54,7 +54,7 @@ def test_summary_median_and_failure_rate() -> None:
 
 
 def test_oracle_never_starred_or_ranked(oracle_frame: pd.DataFrame) -> None:
-    fig, data = error_figure(oracle_frame, x="budget", metric="l2")
+    _fig, data = error_figure(oracle_frame, x="budget", metric="l2")
     best = data[(data["kind"] == "estimator") & data["best"].astype(bool)]
     assert set(best["estimator"]) <= {"plan", "gaussian_private"} and len(best) == 3
     t = regret_table(oracle_frame, "l2")

@@ -92,10 +92,10 @@ def claims_for(budget: Budget) -> list[Claim]:
     """The ``(ε, δ)`` pairs ``budget`` claims: one for pure and approximate DP, one per
     :data:`ZCDP_DELTAS` for ``ρ``-zCDP (each the CKS conversion, a valid implication)."""
     if budget.notion == "pure":
-        return [Claim(str(budget), "pure", float(budget.epsilon), 0.0)]
+        return [Claim(str(budget), "pure", budget.epsilon_value, 0.0)]
     if budget.notion == "approx":
-        return [Claim(str(budget), "approx", float(budget.epsilon), float(budget.delta))]
-    return [Claim(str(budget), "zcdp", zcdp_to_approx(float(budget.rho), dl), dl, float(budget.rho))
+        return [Claim(str(budget), "approx", budget.epsilon_value, budget.delta_value)]
+    return [Claim(str(budget), "zcdp", zcdp_to_approx(budget.rho_value, dl), dl, budget.rho_value)
             for dl in ZCDP_DELTAS]
 
 

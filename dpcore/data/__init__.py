@@ -35,4 +35,10 @@ from dpcore.data.synthetic import (
     zipf_std,
 )
 
-__all__ = ['ASSETS', 'BUNDLED', 'BundledInfo', 'DISTRIBUTIONS', 'Dataset', 'DistributionSpec', 'MAX_COLUMNS', 'MAX_ROWS', 'MAX_UPLOAD_BYTES', 'binary_product', 'bounded', 'bundled_frame', 'contaminated', 'correlated_gaussian', 'data_bounds', 'describe_columns', 'from_dataframe', 'gaussian', 'generate', 'infer_kind', 'load_bundled', 'lognormal', 'manifest', 'parse_csv', 'sample_bundled', 'spread_columns', 'student_t', 'zipf_std']
+__all__ = [
+    "ASSETS", "BUNDLED", "DISTRIBUTIONS", "MAX_COLUMNS", "MAX_ROWS", "MAX_UPLOAD_BYTES",
+    "BundledInfo", "Dataset", "DistributionSpec", "binary_product", "bounded", "bundled_frame",
+    "contaminated", "correlated_gaussian", "data_bounds", "describe_columns", "from_dataframe",
+    "gaussian", "generate", "infer_kind", "load_bundled", "lognormal", "manifest", "parse_csv",
+    "sample_bundled", "spread_columns", "student_t", "zipf_std",
+]

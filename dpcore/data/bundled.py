@@ -182,9 +182,9 @@ def sample_bundled(name: str, n: int, d: int, *, rng: RngLike = None) -> Dataset
     standard deviations. This is how the bundled sets appear as the app's global *Distribution*.
     """
     full = load_bundled(name)
-    for arg, v, lo in (("n", n, 2), ("d", d, 1)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-            raise ValueError(f"{arg} must be an integer >= {lo}; got {v!r}.")
+    for arg, v, least in (("n", n, 2), ("d", d, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
+            raise ValueError(f"{arg} must be an integer >= {least}; got {v!r}.")
     cols = spread_columns(full.true_std, int(d))
     rows = as_generator(rng).integers(0, full.n, size=int(n))
     x = full.x[np.ix_(rows, cols)]

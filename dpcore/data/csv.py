@@ -1,4 +1,7 @@
-"""``MAX_UPLOAD_BYTES``, ``MAX_ROWS``, ``MAX_COLUMNS``, ``parse_csv``, ``_is_numeric``, ``describe_columns``, ``infer_kind``, ``data_bounds``, ``from_dataframe`` (moved from ``datasets.py``)."""
+"""``MAX_UPLOAD_BYTES``, ``MAX_ROWS``, ``MAX_COLUMNS``, ``parse_csv``, ``_is_numeric``,
+``describe_columns``, ``infer_kind``, ``data_bounds``, ``from_dataframe`` (moved from
+``datasets.py``).
+"""
 
 from __future__ import annotations
 
@@ -105,8 +108,8 @@ def describe_columns(df: pd.DataFrame) -> pd.DataFrame:
             "type": str(col.dtype),
             "numeric": numeric,
             "missing": int(col.isna().sum()),
-            "min": float(vals.min()) if numeric and len(vals) else math.nan,
-            "max": float(vals.max()) if numeric and len(vals) else math.nan,
+            "min": float(vals.min()) if vals is not None and len(vals) else math.nan,
+            "max": float(vals.max()) if vals is not None and len(vals) else math.nan,
             "distinct": int(col.nunique(dropna=True)),
         })
     return pd.DataFrame(rows)

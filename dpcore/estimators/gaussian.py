@@ -22,6 +22,8 @@ Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1 and §4.5; specs/plan.md 
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
@@ -98,7 +100,8 @@ register(EstimatorSpec(
 ))
 
 
-def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None, quantile: str = "binary_search",
+def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None,
+                            quantile: Literal["exponential", "binary_search"] = "binary_search",
                             budget_split: dict[str, float] | None = None, rank_slack_kind: str | float = "error_only",
                             steps: int = 20, beta: float = 0.1, rng: RngLike = None) -> Estimate:
     """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).

@@ -384,10 +384,11 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
 
     Per coordinate, ``levels`` times: a noisy histogram of the values over ``bins`` equal public
     bins of the current window; the three adjacent bins with the largest noisy sum become the next
-    window when that sum is at least ``0.6 n`` at the first level and ``3n/4`` later (:data:`C2F_FIRST_BAR`,
-    :data:`C2F_BAR`; ``n/4`` with ``min_bin_width``; otherwise the window
-    stays: the data are wider than three bins, or the counts too noisy to tell). Then the exponential-mechanism median (:func:`exponential_quantile_fast`) of the
-    values clipped to the final window. This is the private-range step of Karwa and Vadhan (2018)
+    window when that sum is at least ``0.6 n`` at the first level and ``3n/4`` later
+    (:data:`C2F_FIRST_BAR`, :data:`C2F_BAR`; ``n/4`` with ``min_bin_width``; otherwise the window
+    stays: the data are wider than three bins, or the counts too noisy to tell). Then the
+    exponential-mechanism median (:func:`exponential_quantile_fast`) of the values clipped to the
+    final window. This is the private-range step of Karwa and Vadhan (2018)
     before a median: the empty stretch of the public range, which is what makes the plain
     exponential mechanism land far from the data at thin budgets, is cut down by ``(bins / 3)**levels``
     before the median sees it.
@@ -1003,9 +1004,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     # -- stage 3: clip radius ---------------------------------------------------------------------
     width = float(np.max(hi - lo))
     log_grid = radius_step == "log_grid" and quantile == "exponential"
-    if (rank_slack_kind == "plan" or rank_slack_kind == "error_only") and log_grid:
+    if (rank_slack_kind in {"plan", "error_only"}) and log_grid:
         k = (math.sqrt(n) if rank_slack_kind == "plan" else 0.0) + quantiles.log_grid_rank_error(budgets["radius"], beta)
-    elif rank_slack_kind == "plan" or rank_slack_kind == "error_only":
+    elif rank_slack_kind in {"plan", "error_only"}:
         k = rank_slack(n, budgets["radius"], width=width, method=quantile, steps=steps, beta=beta,
                        include_sqrt_n=rank_slack_kind == "plan")
     else:
@@ -1136,6 +1137,7 @@ class _Entry:
     kinds: frozenset[str]
     description: str
     params: dict[str, Any] = field(default_factory=dict)
+    spend_factor: float = 1.0
 
 
 _REAL = frozenset({"real", "bounded"})
@@ -1145,7 +1147,7 @@ _ENTRIES = [
     _Entry("plan_as_published", "PLAN as published (spends 9× centring budget)", "#9ecae1", plan_as_published,
            _REAL, "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
            "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
-           "ledger shows the true spend. The paper's radius step."),
+           "ledger shows the true spend. The paper's radius step.", spend_factor=1.5),
     _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#3182bd", plan_binary, frozenset({"binary"}),
            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
     _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
@@ -1159,4 +1161,4 @@ _ENTRIES = [
 for _e in _ENTRIES:
     register(EstimatorSpec(name=_e.name, label=_e.label, color=_e.color, notion="zcdp", data_kinds=_e.kinds,
                            neighbouring="replace-one", func=_e.func, params=_e.params, family="PLAN",
-                           description=_e.description, needs_dimension="any"))
+                           description=_e.description, needs_dimension="any", spend_factor=_e.spend_factor))

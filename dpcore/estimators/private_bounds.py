@@ -19,7 +19,7 @@ from dpcore._validation import (
 )
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
-from dpcore.privacy import Budget, Ledger
+from dpcore.privacy import Budget, Ledger, NativeNotion
 from dpcore.quantiles.exponential import exponential_quantile
 
 # ----------------------------------------------------------------------------------------------
@@ -70,7 +70,7 @@ def private_bounds(x: np.ndarray, coarse_bounds: Any, *, rho: float | None = Non
         raise ValueError(f"quantiles must be two levels 0 < lower < upper < 1; got {quantiles!r}.")
     if (rho is None) == (epsilon is None):
         raise ValueError("pass exactly one of rho (zCDP) or epsilon (pure DP) for the bounds step.")
-    notion = "zcdp" if rho is not None else "pure"
+    notion: NativeNotion = "zcdp" if rho is not None else "pure"
     total = check_positive(rho if rho is not None else epsilon, "rho" if rho is not None else "epsilon")
     first = total / 2.0
     second = total - first

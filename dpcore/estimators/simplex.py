@@ -53,9 +53,9 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, Neighbouring, register
 from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
-from dpcore.privacy import Ledger
+from dpcore.privacy import Ledger, NativeNotion
 
 Mechanism = Literal["laplace", "gaussian"]
 Relation = Literal["add-remove", "replace-one"]
@@ -88,14 +88,14 @@ def noise_variance(mechanism: Mechanism, sensitivity: float, budget: float) -> f
     return sensitivity**2 / (2.0 * budget)
 
 
-def add_noise(value: np.ndarray, mechanism: Mechanism, sensitivity: float, budget: float,
+def add_noise(value: np.ndarray | np.float64, mechanism: Mechanism, sensitivity: float, budget: float,
               reps: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
     """``reps`` independent releases of ``value`` (shape ``(reps,) + value.shape``) and the scale.
 
     Uses :func:`dpcore.mechanisms.laplace_mechanism` / :func:`gaussian_mechanism` on ``reps`` copies,
     so each row is one release with iid noise per coordinate.
     """
-    stacked = np.broadcast_to(np.asarray(value, float), (reps,) + np.shape(value))
+    stacked = np.broadcast_to(np.asarray(value, float), (reps, *np.shape(value)))
     mech = laplace_mechanism if mechanism == "laplace" else gaussian_mechanism
     rel = mech(stacked, sensitivity, budget, rng=rng)
     return np.asarray(rel.value, float), float(rel.scale)
@@ -438,7 +438,7 @@ _KINDS = frozenset({"bounded", "binary"})
 # a likelihood ratio ~5.4 > e at ε = 1), so it is registered under replace-one only; the function
 # still accepts ``neighbouring="add-remove"`` with ``known_n=True`` for the paper's "n as public side
 # information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
-_VARIANTS = [
+_VARIANTS: list[tuple[str, str, NativeNotion, Neighbouring, bool, str]] = [
     # name, label, notion, relation, known_n, colour
     ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#00897b"),
     ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),

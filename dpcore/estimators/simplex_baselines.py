@@ -47,13 +47,14 @@ arXiv:2408.10438 (2024), §3, §5, App. C. specs/simplex.md §1, §3, §4.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from dpcore import limits
 from dpcore._validation import RngLike, as_generator
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, Neighbouring, register
 from dpcore.estimators.simplex import (
     Mechanism,
     Preprocessed,
@@ -65,7 +66,7 @@ from dpcore.estimators.simplex import (
     nonprivate_counts,
     preprocess,
 )
-from dpcore.privacy import Ledger
+from dpcore.privacy import Ledger, NativeNotion
 
 # --------------------------------------------------------------------------------------------
 # sensitivities
@@ -260,7 +261,8 @@ def centred_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     """
     out = _ratio_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, centring="centre", split=split,
                        radius=radius, reps=1, rng=rng)
-    return _estimate(*out[:-1], out[-1], center=out[4].lower + out[4].widths / 2)
+    means, noiseless, ledger, std, data, extra = out
+    return _estimate(means, noiseless, ledger, std, data, extra, center=data.lower + data.widths / 2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,7 +381,7 @@ _KINDS = frozenset({"bounded", "binary"})
 # B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
 # relation they are registered under. Under replace-one the centred sum's sensitivity is the full
 # width ||U - L||_p (a row moves from one corner of the box to the other), not the add/remove ||w||_p/2.
-_ENTRIES = [
+_ENTRIES: list[tuple[str, str, NativeNotion, Neighbouring, Callable[..., Estimate], dict[str, Any], str, str]] = [
     # name, label, notion, relation, func, params, colour, description
     ("sum_known_n_laplace_replace", "Noisy sum / n, replace-one (Laplace)", "pure", "replace-one", noisy_sum_mean,
      {"neighbouring": "replace-one"}, "#d95f02", "B1 under replace-one (n public): sensitivity U − L."),

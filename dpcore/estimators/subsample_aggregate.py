@@ -271,9 +271,9 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
         groups = rows_of_groups(labels, int(k))  # type: ignore[arg-type]
         k_used, size = int(k), None  # type: ignore[arg-type]
     lo_in = np.asarray(bounds[0], dtype=float) if isinstance(bounds, (tuple, list)) and len(bounds) == 2 else None
-    hi_in = np.asarray(bounds[1], dtype=float) if lo_in is not None else None
     if lo_in is None:
         raise ValueError("bounds must be a pair (lower, upper) for the statistic's range.")
+    hi_in = np.asarray(bounds[1], dtype=float)
     if dim is None:
         sizes = {lo_in.size, hi_in.size} - {1}
         if failure_value is not None and np.size(failure_value) > 1:
@@ -291,6 +291,7 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     if epsilon is not None:
         est = winsorized_mean(theta, epsilon=epsilon, bounds=(a, b), c=c, eta=eta, beta=beta, split=split, rng=g)
     else:
+        assert rho is not None  # exactly one of epsilon, rho (checked above)
         est = winsorized_mean_zcdp(theta, rho=rho, bounds=(a, b), c=c, eta=eta, beta=beta, split=split,
                                    mean_noise="per_coordinate", rng=g)
     # The number of failed groups depends on the data: not part of the release (issue 11 item 6).
@@ -331,6 +332,7 @@ def sa_error_bound(k: np.ndarray | int, n_units: int, *, unit_variance: float = 
     if epsilon is not None:
         priv = np.sqrt(log_d / ((epsilon / p) * kk))
     else:
+        assert rho is not None  # exactly one of epsilon, rho (checked above)
         priv = (log_d / (rho / p)) ** 0.25 / np.sqrt(kk)
     return np.abs(bias_constant) / m + constant * sd_t * (np.sqrt(log_d / kk) + priv)
 
@@ -378,6 +380,7 @@ def choose_k(n_units: int, *, epsilon: float | None = None, rho: float | None = 
     if epsilon is not None:  # premature_stop_probability, vectorised, for both walks
         tail = np.exp(-(epsilon / (8.0 * p)) * target)
     else:
+        assert rho is not None  # exactly one of epsilon, rho (checked above)
         tail = stats.norm.sf(target * math.sqrt(rho / (8.0 * p)))
     p_stop = -2.0 * np.expm1(steps * np.log1p(-np.minimum(tail, 1 - 1e-16)))
     ok = np.flatnonzero(p_stop <= max_stop_probability)

@@ -89,7 +89,7 @@ def check_split(split: Sequence[float]) -> tuple[float, float, float]:
         raise ValueError("split must be three numbers (threshold, query, mean), e.g. (0.25, 0.25, 0.5).") from err
     if len(s) != 3 or any(not np.isfinite(v) or v <= 0 for v in s) or abs(sum(s) - 1.0) > 1e-9:
         raise ValueError(f"split must be three positive fractions (threshold, query, mean) summing to 1; got {split!r}.")
-    return s  # type: ignore[return-value]
+    return s
 
 
 def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, bounds: tuple,

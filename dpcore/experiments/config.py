@@ -1,4 +1,9 @@
-"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``, ``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``, ``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``, ``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from ``experiments.py``)."""
+"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``,
+``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``,
+``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``,
+``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from
+``experiments.py``).
+"""
 
 from __future__ import annotations
 
@@ -275,7 +280,7 @@ class ExperimentConfig:
         for f in fields(self):
             allowed = _FIELD_TYPES[f.name]
             v = getattr(self, f.name)
-            if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
+            if (isinstance(v, bool) and bool not in allowed) or not isinstance(v, allowed):
                 names = " or ".join("null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed)
                 raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
             if isinstance(v, float) and not math.isfinite(v):
@@ -286,9 +291,9 @@ class ExperimentConfig:
             raise ValueError("data_params must be a JSON object of generator keyword arguments.")
         for key in ("n", "d", "repetitions", "seed"):
             v = getattr(self, key)
-            lo = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
-                raise ValueError(f"{key} must be an integer >= {lo}; got {v!r}.")
+            least = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < least:
+                raise ValueError(f"{key} must be an integer >= {least}; got {v!r}.")
         limits.check_repetitions(self.repetitions)
         limits.check_int(self.seed, "seed", 0, 2**63 - 1)
         if self.unit not in UNIT_LABEL:
@@ -326,7 +331,7 @@ class ExperimentConfig:
         if len(set(ids)) != len(ids):
             raise ValueError(f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'.")
         spec = DISTRIBUTIONS[self.distribution]
-        work = 0
+        work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
             lo, hi = spec.skew_range

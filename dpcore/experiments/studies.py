@@ -1,11 +1,17 @@
-"""Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a tidy frame.
+"""Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a
+tidy frame.
 
-Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``, ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size`` (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points`` (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from ``figures_your_data.py``)."""
+Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``,
+``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size``
+(moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points``
+(moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from
+``figures_your_data.py``).
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -74,7 +80,7 @@ Notion = Literal["pure", "zcdp"]
 Statistic = Literal["mean", "median", "variance (MLE)"]
 
 
-def _pmwm(notion: Notion) -> object:
+def _pmwm(notion: Notion) -> Callable[..., Estimate]:
     return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
 
 
@@ -200,7 +206,7 @@ def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = Non
     """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
     the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
     g = as_generator(rng)
-    b = {"epsilon": epsilon, "rho": rho}
+    b: dict[str, Any] = {"epsilon": epsilon, "rho": rho}
     bounds = (0.0, radius)
     rows = []
     for p in ps:  # a handful of positions; each call is vectorised over repetitions

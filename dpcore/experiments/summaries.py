@@ -1,4 +1,6 @@
-"""``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``, ``regret_table``, ``needed_for_target`` (moved from ``experiments.py``)."""
+"""``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``,
+``regret_table``, ``needed_for_target`` (moved from ``experiments.py``).
+"""
 
 from __future__ import annotations
 
@@ -77,7 +79,7 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
     column, else the id); an id the registry does not know counts as private when its ``notion`` is
     not ``"none"`` (hand-made frames in notebooks and tests)."""
     rows = frame.drop_duplicates("estimator")
-    out = {}
+    out: dict[Any, tuple[bool, str]] = {}
     for r in rows.itertuples(index=False):
         name = str(getattr(r, "name", r.estimator))
         try:

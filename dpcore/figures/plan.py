@@ -580,5 +580,14 @@ def error_split_frame(entries: Sequence[tuple[str, Estimate]], x: np.ndarray, tr
                         columns=["estimator", "sampling", "clipping", "noise", "total"])
 
 
-__all__ = ["COLORS", "plan_steps_figure", "step_summary", "noise_figure", "exponent_noise_std", "exponent_curve",
-           "noise_shapes_figure", "error_split_frame", "subsample"]
+__all__ = [
+    "COLORS",
+    "error_split_frame",
+    "exponent_curve",
+    "exponent_noise_std",
+    "noise_figure",
+    "noise_shapes_figure",
+    "plan_steps_figure",
+    "step_summary",
+    "subsample",
+]

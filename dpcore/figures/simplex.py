@@ -11,6 +11,7 @@ specs/simplex.md §4 (plots to offer) and §6 (teaching visualisation).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -137,14 +138,14 @@ def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None
     """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
     p = np.linspace(0, 1, points)
     rows = []
-    kw = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
+    kw: dict[str, Any] = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
     names = KNOWN_N if neighbouring == "replace-one" else KNOWN_N + UNKNOWN_N
     for name in names:
         if name == "simplex_extra_count" and count_fraction <= 0:
             continue
         if name == "centred_sum_known_n" and neighbouring == "replace-one":
             continue  # centring does nothing under replace-one (equals B1)
-        extra = {"split": split} if name in ("plugin", "centred") else {}
+        extra: dict[str, Any] = {"split": split} if name in ("plugin", "centred") else {}
         if name == "simplex_extra_count":
             extra = {"count_fraction": count_fraction}
         if name in KNOWN_N:

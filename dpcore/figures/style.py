@@ -74,7 +74,7 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
                 float(v) for v in np.asarray(data, dtype=object).ravel()
                 if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
     for name, nums in values.items():
-        axis = fig.layout[name] if name in fig.layout else None
+        axis = fig.layout[name] if name in fig.layout else None  # noqa: SIM401 - plotly Layout
         if axis is not None and axis.type == "log" and axis.tickvals is None:
             axis.update(**log_ticks(nums))
     return fig

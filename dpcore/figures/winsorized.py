@@ -52,6 +52,7 @@ def interval_histogram(x: np.ndarray, est: Estimate, *, true_mean: float | None 
     """
     x = np.asarray(x, dtype=float).ravel()
     d = est.diagnostics
+    assert d.clip_interval is not None  # every winsorized estimate records it
     L, U = float(d.clip_interval[0][0]), float(d.clip_interval[1][0])
     tau = float(d.extra["tau"])
     ql, qu = (float(v[0]) for v in trimmed_interval(x, tau))
@@ -119,7 +120,9 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
     """Strip plot of the k group statistics, the aggregator's private interval, the private
     aggregate and the non-private answer."""
     t = np.asarray(theta, dtype=float).ravel()
-    L, U = float(est.diagnostics.clip_interval[0][0]), float(est.diagnostics.clip_interval[1][0])
+    interval = est.diagnostics.clip_interval
+    assert interval is not None  # every winsorized estimate records it
+    L, U = float(interval[0][0]), float(interval[1][0])
     jitter = np.random.default_rng(0).uniform(-0.3, 0.3, t.size)  # display only
     df = pd.DataFrame({"group": np.arange(t.size), "statistic": t,
                        "winsorized": np.clip(t, L, U), "private_aggregate": float(est.mean[0]),

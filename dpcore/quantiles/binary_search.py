@@ -1,4 +1,7 @@
-"""``BinarySearchTrace``, ``rank_error_bound``, ``_use_sorted_counts``, ``_vector_searchsorted_right``, ``_BLOCK_ELEMENTS``, ``_search_steps``, ``_binary_search``, ``binary_search_trace``, ``binary_search_quantile`` (moved from ``quantiles.py``)."""
+"""``BinarySearchTrace``, ``rank_error_bound``, ``_use_sorted_counts``,
+``_vector_searchsorted_right``, ``_BLOCK_ELEMENTS``, ``_search_steps``, ``_binary_search``,
+``binary_search_trace``, ``binary_search_quantile`` (moved from ``quantiles.py``).
+"""
 
 from __future__ import annotations
 
@@ -166,7 +169,7 @@ def _binary_search(
     else:  # one comparison pass over the data per step
         buf = np.empty(X.shape, dtype=bool)
 
-        def count(mid: np.ndarray) -> np.ndarray:
+        def count(mid: np.ndarray) -> np.ndarray:  # type: ignore[misc]  # the other branch binds defaults
             np.less_equal(X, mid, out=buf)
             return np.add.reduce(buf.view(np.uint8), axis=0, dtype=np.intp)
 
@@ -208,7 +211,7 @@ def binary_search_trace(
     specs/plan.md §3a; see :func:`binary_search_quantile`.
     """
     X, one_d = _as_columns(x)
-    n, d = X.shape
+    _n, d = X.shape
     qq = check_probability(q, "q")
     lo, hi = check_bounds(bounds, d)
     r = check_positive(rho, "rho")

@@ -1,4 +1,7 @@
-"""``_em_epsilon``, ``_em_log_utility``, ``exponential_quantile_probabilities``, ``exponential_quantile``, ``LOG_GRID_RATIO``, ``LOG_GRID_SPAN``, ``log_grid_size``, ``log_grid_rank_error``, ``log_grid_quantile`` (moved from ``quantiles.py``)."""
+"""``_em_epsilon``, ``_em_log_utility``, ``exponential_quantile_probabilities``,
+``exponential_quantile``, ``LOG_GRID_RATIO``, ``LOG_GRID_SPAN``, ``log_grid_size``,
+``log_grid_rank_error``, ``log_grid_quantile`` (moved from ``quantiles.py``).
+"""
 
 from __future__ import annotations
 
@@ -169,7 +172,7 @@ def exponential_quantile(
     if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
         np.clip(inner, lo[:, None], hi[:, None], out=inner)  # sort and clip commute
     key = np.diff(z, axis=1)  # interval lengths L_i, shape (d, n + 1)
-    gumbel = gen.standard_exponential(key.shape)
+    gumbel = np.asarray(gen.standard_exponential(key.shape))
     with np.errstate(divide="ignore"):
         np.log(key, out=key)  # log 0 = -inf for ties
         np.log(gumbel, out=gumbel)  # -G_i

@@ -1,4 +1,7 @@
-"""``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``, ``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``)."""
+"""``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``,
+``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_walk_up``,
+``unbounded_quantile`` (moved from ``quantiles.py``).
+"""
 
 from __future__ import annotations
 
@@ -98,12 +101,12 @@ def grid_size(bounds: Bounds, beta: float = 1.001) -> int | np.ndarray:
     """
     lo, hi = check_bounds(bounds)
     k = _grid_size(np.atleast_1d(lo), np.atleast_1d(hi), _check_beta(beta))
-    lo_b, hi_b = np.broadcast_arrays(lo, hi)
+    lo_b, _hi_b = np.broadcast_arrays(lo, hi)
     return int(k[0]) if lo_b.ndim == 0 else k.reshape(lo_b.shape)
 
 
 def premature_stop_risk(
-    n: int, q: float, epsilon_query: float | np.ndarray, K: int | np.ndarray
+    n: int, q: float, epsilon_query: float | np.ndarray, K: float | np.ndarray
 ) -> float | np.ndarray:
     """Approximate probability that the pure unbounded quantile stops before reaching the data.
 
@@ -200,7 +203,7 @@ def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np
 
 def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
     """Exact counts ``c[j, i-1] = #{x[:, j] < lo_j + beta**i - 1}`` for ``i = 1..kmax``."""
-    n, m = xc.shape
+    _n, m = xc.shape
     b = _bin_index(xc, lo[None, :], kmax, log_beta)
     flat = (b + (kmax + 1) * np.arange(m)[None, :]).ravel()
     hist = np.bincount(flat, minlength=m * (kmax + 1)).reshape(m, kmax + 1)
@@ -326,7 +329,7 @@ def unbounded_quantile(
     §2.1, §2.4 and §2.6.
     """
     X, one_d = _as_columns(x)
-    n, d = X.shape
+    _n, d = X.shape
     qq = check_probability(q, "q")
     lo, hi = check_bounds(bounds, d)
     b = _check_beta(beta)

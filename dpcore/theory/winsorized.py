@@ -116,6 +116,7 @@ def premature_stop_risk(n: int, tau: float, lower: float, upper: float, beta: fl
     target = (1.0 - float(tau)) * float(n)
     if epsilon_query is not None:
         return bool(float(epsilon_query) * target < log_k + 3.0)
+    assert rho_query is not None
     return bool(float(rho_query) * target**2 / 2.0 < log_k + 3.0)
 
 

@@ -69,6 +69,8 @@ def app_url() -> Iterator[str]:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
+    if proc.stdout:
+        proc.stdout.close()  # else a ResourceWarning, an error under filterwarnings = error
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +89,7 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-@pytest.fixture()
+@pytest.fixture
 def page(browser: object) -> Iterator[object]:
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
     pg = ctx.new_page()
@@ -100,7 +102,16 @@ def _wait_for_app(page: object, timeout: float = 60_000) -> None:
     page.wait_for_selector("[data-testid='stSidebar']", timeout=timeout)  # type: ignore[attr-defined]
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
-    page.wait_for_timeout(500)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]  # no element left from the previous run
+        "() => !document.querySelector('[data-stale=\"true\"]')", timeout=timeout)
+
+
+def _charts_drawn(page: object, count: int, timeout: float = 120_000) -> None:
+    """Wait until ``count`` Plotly charts have drawn their SVG and the web fonts have loaded (the
+    condition a screenshot needs, instead of a fixed sleep)."""
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n"
+        " && document.fonts.status === 'loaded'", arg=count, timeout=timeout)
 
 
 def _screenshot(page: object, name: str) -> Path:
@@ -110,13 +121,19 @@ def _screenshot(page: object, name: str) -> Path:
     return path
 
 
-@pytest.fixture()
+@pytest.fixture
 def wait_for_app() -> object:
     """``wait_for_app(page)``: block until the script run has finished."""
     return _wait_for_app
 
 
-@pytest.fixture()
+@pytest.fixture
 def screenshot() -> object:
     """``screenshot(page, name)``: save a full-page PNG under tests/e2e/screenshots/."""
     return _screenshot
+
+
+@pytest.fixture
+def charts_drawn() -> object:
+    """``charts_drawn(page, count)``: block until ``count`` Plotly charts have drawn."""
+    return _charts_drawn

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 
-def test_compare_page_renders(app_url, page, wait_for_app, screenshot):
+def test_compare_page_renders(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size({"width": 1400, "height": 4200})  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/compare?n=1000&d=16")
     wait_for_app(page)
@@ -30,7 +30,7 @@ def test_compare_page_renders(app_url, page, wait_for_app, screenshot):
     expect(main).to_contain_text("No skew, a tie", timeout=120_000)  # the preset's description
     expect(main).to_contain_text("ranks first", timeout=120_000)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
-    page.wait_for_timeout(2000)
+    charts_drawn(page, 2)
     path = screenshot(page, "compare")
     assert path.stat().st_size > 50_000
 

@@ -8,7 +8,7 @@ pytestmark = pytest.mark.browser
 WAIT = 90_000
 
 
-def test_plan_page_renders_and_p_switch_works(app_url, page, wait_for_app, screenshot):
+def test_plan_page_renders_and_p_switch_works(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size({"width": 1400, "height": 5400})  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/plan_step_by_step?distribution=gaussian&skew=2.0&n=2000&d=32&unit=rho&budget_value=0.5")
     wait_for_app(page)
@@ -28,6 +28,6 @@ def test_plan_page_renders_and_p_switch_works(app_url, page, wait_for_app, scree
     page.get_by_text("p = 2", exact=True).click()
     wait_for_app(page)
     expect(main.get_by_text("at PLAN's e = 1/4", exact=False)).to_be_visible(timeout=WAIT)
-    page.wait_for_timeout(1500)
+    charts_drawn(page, 5)
     path = screenshot(page, "plan_step_by_step")
     assert path.stat().st_size > 100_000

@@ -6,7 +6,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_privacy_audit_page_catches_the_broken_variant(app_url, page, wait_for_app, screenshot):
+def test_privacy_audit_page_catches_the_broken_variant(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size({"width": 1400, "height": 2600})  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/privacy_audit?unit=eps&budget_value=1.0")
     wait_for_app(page, timeout=120_000)
@@ -18,6 +18,6 @@ def test_privacy_audit_page_catches_the_broken_variant(app_url, page, wait_for_a
     page.get_by_text("Break it on purpose").click()
     wait_for_app(page, timeout=120_000)
     page.wait_for_function("() => document.body.innerText.includes('Caught:')", timeout=120_000)
-    page.wait_for_timeout(1500)
+    charts_drawn(page, 2)
     path = screenshot(page, "privacy_audit_broken")
     assert path.stat().st_size > 30_000

@@ -5,7 +5,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_simplex_page_renders(app_url, page, wait_for_app, screenshot):
+def test_simplex_page_renders(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size({"width": 1400, "height": 6500})  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/simplex?unit=rho&budget_value=0.5&n=2000")
     wait_for_app(page)
@@ -20,6 +20,6 @@ def test_simplex_page_renders(app_url, page, wait_for_app, screenshot):
     page.get_by_text("add/remove (n private)").click()
     wait_for_app(page)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=90_000)
-    page.wait_for_timeout(1500)
+    charts_drawn(page, 6)
     path = screenshot(page, "simplex")
     assert path.stat().st_size > 50_000

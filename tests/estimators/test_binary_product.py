@@ -57,7 +57,7 @@ def _data(prof: str, d: int, n: int, seed: int, **kw):
 
 
 def test_e1_output_in_unit_cube_and_reproducible():
-    p, X = _data("skewed", 128, 60_000, 0)
+    _p, X = _data("skewed", 128, 60_000, 0)
     a = pure_dp_pde(X, epsilon=0.3, rng=5)
     b = pure_dp_pde(X, epsilon=0.3, rng=5)
     assert a.mean.shape == (128,)
@@ -74,7 +74,7 @@ def test_e1_output_in_unit_cube_and_reproducible():
 
 
 def test_e2_groups_partition_and_ladder():
-    p, X = _data("power_law", 200, 100_000, 1)
+    _p, X = _data("power_law", 200, 100_000, 1)
     est = pure_dp_pde(X, epsilon=EPS, rng=2, flip=False)
     ex = est.diagnostics.extra
     d, R = 200, math.ceil(math.log2(200)) - 1
@@ -101,7 +101,7 @@ def test_e2_groups_partition_and_ladder():
 
 def test_e3_row_usage_disjoint_and_sizes():
     n, d = 50_000, 100
-    p, X = _data("skewed", d, n, 2)
+    _p, X = _data("skewed", d, n, 2)
     for recycle in (True, False):
         est = pure_dp_pde(X, epsilon=EPS, rng=3, recycle=recycle)
         ex = est.diagnostics.extra
@@ -149,7 +149,7 @@ def test_e4_truncation_sensitivity_brute_force(k):
 
 def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
     n, d, eps, beta = 80_000, 256, 0.7, 0.1
-    p, X = _data("skewed", d, n, 3)
+    _p, X = _data("skewed", d, n, 3)
     est = pure_dp_pde(X, epsilon=eps, rng=4, beta=beta)
     ex = est.diagnostics.extra
     stages = {s["stage"]: s for s in ex["stages"]}
@@ -181,7 +181,7 @@ def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
 
 
 def test_e5_ledger_sums_exactly_to_the_budget():
-    p, X = _data("skewed", 64, 20_000, 4)
+    _p, X = _data("skewed", 64, 20_000, 4)
     for est, total, unit in ((pure_dp_pde(X, epsilon=0.37, rng=0), 0.37, "pure"),
                              (naive_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
                              (truncated_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
@@ -249,7 +249,7 @@ def test_e8_small_d_final_round_only(d):
 
 def test_e9_naive_scale_and_baseline_scales():
     n, d, eps = 30_000, 50, 0.8
-    p, X = _data("two_level", d, n, 5)
+    _p, X = _data("two_level", d, n, 5)
     est = naive_laplace(X, epsilon=eps, rng=0)
     assert est.diagnostics.extra["scale"] == pytest.approx(d / (n * eps), rel=1e-12) == naive_scale(n, d, eps)
     np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(2) * d / (n * eps))
@@ -567,7 +567,7 @@ def test_registered_binary_only():
     assert est.ledger.total() == pytest.approx(0.5) and not est.conversion.meets_budget
 
 
-@pytest.mark.parametrize("kwargs, match", [
+@pytest.mark.parametrize(("kwargs", "match"), [
     ({"x": np.full((100, 4), 0.5)}, "only 0 and 1"),
     ({"x": np.array([[0, np.nan]] * 100)}, "NaN"),
     ({"epsilon": 0.0}, "epsilon"),

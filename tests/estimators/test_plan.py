@@ -549,7 +549,7 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
     assert not any("centre's budget is thin" in w for w in ok.diagnostics.warnings)
 
 
-def test_exponential_quantile_fast_no_weight_rounded_to_zero() -> None:
+def test_exponential_quantile_fast_no_weight_rounded_to_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 11 item 9: data at the scale of subnormal doubles (interval lengths of 1000 ulps of the
     smallest subnormal, ~5e-321). The old sampler multiplied the lengths by exp(eps u_i / 2)
     normalised at the target, so L_i w_i is rounded to a whole number of ulps: exactly 0 once
@@ -558,8 +558,12 @@ def test_exponential_quantile_fast_no_weight_rounded_to_zero() -> None:
     space every weight is relative to the column's most likely interval and nothing non-negligible
     is rounded: the far region gets its share (Poisson(51) below 26 has probability < 1e-4) and the
     frequencies match the exact probabilities (chi-square at 1e-3)."""
+    from dpcore import limits
     from dpcore.quantiles import exponential_quantile_probabilities
 
+    # dpcore.limits refuses bounds narrower than 1e-100 at the public entry (issue 13); the sampler
+    # itself is checked below that limit, where the old rounding showed.
+    monkeypatch.setattr(limits, "MIN_BOUND_WIDTH", 0.0)
     step = 1000 * np.nextafter(0.0, 1.0)
     n, q, eps, reps = 200, 0.5, 0.25, 100_000
     col = np.arange(1, n + 1) * step

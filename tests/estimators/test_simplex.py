@@ -101,7 +101,7 @@ class TestTransform:
 
 
 class TestCalibration:
-    @pytest.mark.parametrize("rel,b_mult,s_mult", [("add-remove", 1.0, 1.0), ("replace-one", 2.0, math.sqrt(2.0))])
+    @pytest.mark.parametrize(("rel", "b_mult", "s_mult"), [("add-remove", 1.0, 1.0), ("replace-one", 2.0, math.sqrt(2.0))])
     def test_scales_match_plain_sum(self, rel, b_mult, s_mult):
         """Spec §7.2: add/remove b = R/ε, σ = R/√(2ρ) (B1's full-budget scales); replace-one 2R/ε, R/√ρ."""
         x, R, eps, rho = uniform_sample(), 100.0, 0.7, 0.3
@@ -114,7 +114,7 @@ class TestCalibration:
             g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0).diagnostics.extra["noise_scale"]
             assert lap.scale == b1 and gau.scale == g1
 
-    @pytest.mark.parametrize("kw,notion", [({"epsilon": 0.9}, "pure"), ({"rho": 0.25}, "zcdp")])
+    @pytest.mark.parametrize(("kw", "notion"), [({"epsilon": 0.9}, "pure"), ({"rho": 0.25}, "zcdp")])
     @pytest.mark.parametrize("known", [True, False])
     def test_ledger_one_charge(self, kw, notion, known):
         est = simplex_mean(uniform_sample(), bounds=(0, 100), known_n=known, rng=1, **kw)
@@ -130,7 +130,7 @@ class TestCalibration:
                                                       rel=1e-15)
         assert abs(est.ledger.total() - budget) <= 2 * np.spacing(budget)
 
-    @pytest.mark.parametrize("func,kw", [(plugin_mean, {}), (centred_mean, {}), (resize_mean, {}),
+    @pytest.mark.parametrize(("func", "kw"), [(plugin_mean, {}), (centred_mean, {}), (resize_mean, {}),
                                          (plugin_mean, {"split": "opendp", "shift": False}),
                                          (noisy_sum_mean, {"centred": True})])
     @pytest.mark.parametrize("budget", [{"epsilon": 0.9}, {"rho": 0.25}])
@@ -256,10 +256,10 @@ class TestPostProcessing:
     def test_extra_count_limits(self):
         n_hat = free_count(self.m, self.R)
         exact = np.full_like(n_hat, 50.0)
-        n_star, var, w = combine_counts(n_hat, 2.0, exact, 1e-12)
+        n_star, _var, w = combine_counts(n_hat, 2.0, exact, 1e-12)
         assert 0 <= w <= 1 and w < 1e-10
         np.testing.assert_allclose(project_sums(self.m, self.R * n_star), project_sums(self.m, 50 * self.R), rtol=1e-9)
-        n_star, var, w = combine_counts(n_hat, 2.0, exact, 1e12)
+        n_star, _var, w = combine_counts(n_hat, 2.0, exact, 1e12)
         assert 0 <= w <= 1 and w > 1 - 1e-10
         np.testing.assert_allclose(n_star, n_hat, rtol=1e-9)
         assert extra_count_weight(rho=0.5, count_fraction=0.2) == pytest.approx(0.4 / (0.4 + 2 * 0.1))
@@ -276,7 +276,7 @@ class TestInputs:
         np.testing.assert_array_equal(simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3),
                                       simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3))
 
-    @pytest.mark.parametrize("kwargs,match", [
+    @pytest.mark.parametrize(("kwargs", "match"), [
         ({"epsilon": 0.0, "bounds": (0, 1)}, "epsilon"),
         ({"rho": -1.0, "bounds": (0, 1)}, "rho"),
         ({"epsilon": 1.0, "rho": 1.0, "bounds": (0, 1)}, "exactly one"),
@@ -534,7 +534,7 @@ class TestTable1:
     def rmse(self, draws, x):
         return float(np.sqrt(((draws[:, 0] - x.mean()) ** 2).mean()))
 
-    @pytest.mark.parametrize("kw,simplex,plugin,resize", [({"rho": 0.5}, .7125, 1.5960, 1.4189),
+    @pytest.mark.parametrize(("kw", "simplex", "plugin", "resize"), [({"rho": 0.5}, .7125, 1.5960, 1.4189),
                                                           ({"epsilon": 0.5}, 2.0225, 6.3217, 5.6646)])
     def test_uniform_column(self, kw, simplex, plugin, resize):
         x = uniform_sample(100, 100.0, seed=42)
@@ -543,7 +543,7 @@ class TestTable1:
         assert self.rmse(baseline_draws("plugin", x, bounds=b, reps=self.REPS, rng=2, **kw), x) == pytest.approx(plugin, rel=0.06)
         assert self.rmse(baseline_draws("resize", x, bounds=b, reps=self.REPS, rng=3, **kw), x) == pytest.approx(resize, rel=0.06)
 
-    @pytest.mark.parametrize("kw,paper_centre,f", [({"rho": 0.5}, 1.1162, 0.2), ({"epsilon": 0.5}, 4.2435, 1 / 3)])
+    @pytest.mark.parametrize(("kw", "paper_centre", "f"), [({"rho": 0.5}, 1.1162, 0.2), ({"epsilon": 0.5}, 4.2435, 1 / 3)])
     def test_paper_centre_column_is_an_unequal_split(self, kw, paper_centre, f):
         """The paper's "Center" is matched by giving the centred sum ρ/5 (ε/3), not by an equal split,
         which is much better (spec §5): the paper understates B3."""
@@ -586,7 +586,7 @@ class TestKnownNRelation:
         assert p2 == pytest.approx(tail(4), rel=0.05) and p3 == pytest.approx(tail(6), rel=0.1)
         assert p2 / p3 > math.e
 
-    @pytest.mark.parametrize("name,p", [("centred_sum_known_n_laplace", 1), ("centred_sum_known_n_gauss", 2)])
+    @pytest.mark.parametrize(("name", "p"), [("centred_sum_known_n_laplace", 1), ("centred_sum_known_n_gauss", 2)])
     def test_centred_sum_has_replace_one_sensitivity(self, name, p):
         """Item 2: under replace-one the centred sum moves by up to the full width ||U - L||_p (a row
         from one corner of the box to the other), not the add/remove ||U - L||_p / 2."""

@@ -126,7 +126,7 @@ def test_one_unit_changes_at_most_one_group_statistic() -> None:
         subsample_and_aggregate(x, "mean", bounds=(0, 10), epsilon=1.0, group_size=10, ids=ids, rng=4)
 
 
-@pytest.mark.parametrize("kw,unit", [({"epsilon": 1.3}, "pure"), ({"rho": 0.7}, "zcdp")])
+@pytest.mark.parametrize(("kw", "unit"), [({"epsilon": 1.3}, "pure"), ({"rho": 0.7}, "zcdp")])
 def test_ledger_sums_to_budget_and_divides_by_p(kw: dict, unit: str) -> None:
     x = np.random.default_rng(0).normal(0, 1, (1200, 3))
     est = subsample_and_aggregate(x, "median", bounds=(-5, 5), group_size=20, rng=1, **kw)

@@ -73,7 +73,7 @@ def test_trim_rule(c: float, n: int, eta: float, tau: float) -> None:
     assert trim_level(n, c, eta) == pytest.approx(tau, abs=0)
 
 
-@pytest.mark.parametrize("func,kw,unit", [(winsorized_mean, {"epsilon": 1.7}, "pure"),
+@pytest.mark.parametrize(("func", "kw", "unit"), [(winsorized_mean, {"epsilon": 1.7}, "pure"),
                                           (winsorized_mean_zcdp, {"rho": 0.3}, "zcdp")])
 @pytest.mark.parametrize("d", [1, 5])
 def test_ledger_sums_exactly(func, kw, unit, d: int) -> None:
@@ -189,7 +189,7 @@ def test_fallback_matches_raw_interval_naturally() -> None:
     assert any("Premature-stop risk" in w for w in est.diagnostics.warnings)
 
 
-@pytest.mark.parametrize("kwargs,match", [
+@pytest.mark.parametrize(("kwargs", "match"), [
     ({"x": [1.0, np.nan, 2.0], "epsilon": 1.0, "bounds": BOUNDS}, "NaN"),
     ({"x": [1.0, 2.0, 3.0], "epsilon": 0.0, "bounds": BOUNDS}, "epsilon"),
     ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": (5, -5)}, "inverted"),

@@ -28,7 +28,7 @@ def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
     try:
         return "ok", call()
     except (ValueError, TypeError) as err:
-        assert refused_clearly(err), f"unclear refusal {type(err).__name__}: {err!r}"
+        assert refused_clearly(err), f"unclear refusal {type(err).__name__}: {err!r}"  # noqa: PT017 - a helper
         return "refused", str(err)
 
 

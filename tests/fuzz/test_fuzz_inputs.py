@@ -84,7 +84,7 @@ FIELDS = sorted(BASE)
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(FIELDS + ["id", "mean"]), JSON_VALUES, max_size=4),
+@given(st.dictionaries(st.sampled_from([*FIELDS, "id", "mean"]), JSON_VALUES, max_size=4),
        st.sampled_from(["", "Infinity", "NaN", "deep"]))
 def test_configs_validate_or_refuse(case_counter, changes: dict, twist: str) -> None:
     case_counter()
@@ -109,7 +109,7 @@ QUERY_VALUES = st.one_of(st.text(max_size=12), st.sampled_from(["inf", "-inf", "
 
 
 @FUZZ
-@given(st.dictionaries(st.one_of(st.sampled_from(list(QUERY_RANGES) + ["distribution", "unit", "preset"]),
+@given(st.dictionaries(st.one_of(st.sampled_from([*list(QUERY_RANGES), "distribution", "unit", "preset"]),
                                  st.text(max_size=5)), QUERY_VALUES, max_size=8))
 def test_parse_query_keeps_only_values_widgets_accept(case_counter, params: dict) -> None:
     case_counter()

@@ -1,21 +1,14 @@
 """The Binary product page under streamlit.testing: runs, shows TVs, charts, reacts to widgets."""
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.pages._apptest import open_page
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/binary_product.py")
-    at.run()
-    return at
+    return open_page("pages/binary_product.py", query, timeout=120)
 
 
 def test_page_runs_and_shows_groups_and_sweeps():

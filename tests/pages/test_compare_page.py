@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig
 from dpcore.figures.compare import FLOOR_NAME
+from tests.pages._apptest import open_page
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"n": "500", "d": "8"}  # keep the sweeps quick
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
-    for k, v in {**SMALL, **(query or {})}.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/compare.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_page("pages/compare.py", {**SMALL, **(query or {})}, timeout=180, check=True)
 
 
 def _text(at: AppTest) -> str:

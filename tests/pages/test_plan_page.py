@@ -4,23 +4,18 @@ data, large n) are explained rather than crashing."""
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from tests.pages._apptest import open_page
+
 TIMEOUT = 120
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/plan_step_by_step.py"
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page(PAGE)
-    return at.run()
+    return open_page(PAGE, query, timeout=TIMEOUT)
 
 
 def _specs(at: AppTest) -> list[dict]:

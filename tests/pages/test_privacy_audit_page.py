@@ -3,21 +3,16 @@ ratio against the band, the bound next to the claim, and the broken toggle makes
 the variant; bad input is an st.error, never a traceback."""
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.pages._apptest import open_page
+
 TIMEOUT = 180
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/privacy_audit.py")
-    return at.run()
+    return open_page("pages/privacy_audit.py", query, timeout=TIMEOUT)
 
 
 def _metric(at: AppTest, label: str) -> float:

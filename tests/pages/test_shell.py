@@ -2,23 +2,19 @@
 URL parameters restored, and impossible input shown as an error, never a traceback."""
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.privacy import zcdp_to_approx
 from pages._ui import DEFAULTS, Settings, parse_query
+from tests.pages._apptest import open_app
 
 TIMEOUT = 120
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    return at
+    return open_app(query, timeout=TIMEOUT)
 
 
 def test_home_runs_and_writes_settings_to_url():
@@ -68,7 +64,7 @@ def test_privacy_budget_page_values_follow_the_budget():
     assert values[0] == "0.5" and values[2] == "1"  # rho and sqrt(2 rho)
     assert len(at.get("plotly_chart")) == 2
     at.number_input(key="budget_value").set_value(2.0).run()
-    assert [m.value for m in at.metric][0] == "2"
+    assert next(m.value for m in at.metric) == "2"
     at.radio(key="unit").set_value("eps_delta").run()  # converted: what 2-zCDP implies at δ = 1e-6 (CKS)
     assert not at.exception
     assert f"(ε, δ) = ({zcdp_to_approx(2.0, 1e-6):.6g}, 1e-06)" in at.subheader[0].value

@@ -2,22 +2,14 @@
 numbers shown, and the honest caveats are on the page (specs/simplex.md §0)."""
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.pages._apptest import open_page
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/simplex.py")
-    at.run()
-    assert not at.exception
-    return at
+    return open_page("pages/simplex.py", query, timeout=120, check=True)
 
 
 def _text(at: AppTest) -> str:

@@ -2,21 +2,16 @@
 the fallback is made visible, and bad input is an st.error, never a traceback."""
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.pages._apptest import open_page
+
 TIMEOUT = 120
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/winsorized.py")
-    return at.run()
+    return open_page("pages/winsorized.py", query, timeout=TIMEOUT)
 
 
 def _metric(at: AppTest, label: str) -> str:

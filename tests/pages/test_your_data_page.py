@@ -3,22 +3,17 @@ path as an upload, which AppTest cannot drive), broken input shown as st.error, 
 modes (public, private with the ledger split, read off the data with a leak warning)."""
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.pages._apptest import open_page
+
 TIMEOUT = 120
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 GOOD = "city,age,income\nOslo,34,52000\nBergen,51,61000\nOslo,29,\nTromso,46,48000\nOslo,38,75000\n"
 
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/your_data.py")
-    return at.run()
+    return open_page("pages/your_data.py", query, timeout=TIMEOUT)
 
 
 def _markdown(at: AppTest) -> str:
