@@ -192,7 +192,7 @@ def test_coinpress_step_noise_scale_is_exact() -> None:
     assert info["clip_radii"] == [r0 + gamma] and info["budget_per_step"] == rho
     assert abs(np.std(c - y.mean(axis=0)) / s - 1) < 0.08
     # several steps: the budget is split equally, the radii follow the public recursion
-    c3, info3 = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=3, rng=1)
+    _c3, info3 = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=3, rng=1)
     assert info3["budget_per_step"] * 3 == pytest.approx(rho, rel=1e-15)
     assert info3["clip_radii"] == [r + gamma for r in info3["radii"][:3]]
 
