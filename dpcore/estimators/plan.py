@@ -490,9 +490,10 @@ def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
 
     Calibration (issue 12, round 2, benchmarks/results/paper_grid_round2.md): with the default
     CoinPress centre and the 0.2% log-grid radius no measured cell of the paper's grid has a run
-    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (1 of 10 runs at 3.08x), and the rule
-    flags none of them; it flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the
-    centre share would have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
+    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (30 seeds: 10% of runs beyond 3x, worst
+    3.3x), which this rule does NOT flag (known gap, issue 12); it flags none of the passing cells,
+    and flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the centre share would
+    have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
 
     References
     ----------
