@@ -43,6 +43,7 @@ bench: $(STAMP)
 
 # PLAN and IOME on the paper's whole Gaussian grid, 50 runs per cell (long: about an hour on 2 cores).
 paper-grid: $(STAMP)
+	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid.md
 
 clean:

@@ -10,7 +10,8 @@ Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
 * C: as B with α = 2, d ∈ {16, ..., 2048}.
 
 ρ ∈ {1/16, 1/8, 1/4, 1/2, 1} everywhere. Every cell runs the empirical mean, ``plan`` and
-``iome_paper`` (the robust defaults) through :func:`dpcore.experiments.run` with a process pool of
+``iome_paper`` (the robust defaults: PLAN's coarse-to-fine centre, IOME's CoinPress centre, both
+with the 0.2%-step log-grid radius) through :func:`dpcore.experiments.run` with a process pool of
 two; ``--before`` adds the pre-issue-12 steps (``plan`` with ``center_step="paper",
 radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone). The ℓ2 error is to the true mean.
 A cell passes when its worst run is within 3x its median.

@@ -45,7 +45,7 @@ def test_default_split_is_the_papers() -> None:
     est = registry.run("plan", ds, Budget.zcdp(1.0), rng=0)
     assert est.diagnostics.extra["budgets"] == P.DEFAULT_SPLIT  # dyadic fractions: exact
     by = est.ledger.by_stage()
-    assert list(by.values()) == [0.0625, 0.1875, 0.1875, 0.5625]
+    assert {stage: by[label] for stage, label in P.STAGE_LABELS.items()} == P.DEFAULT_SPLIT
     binary = registry.run("plan_l1", generate("binary_plan", 500, 16, 0.25, rng=0), Budget.zcdp(0.5), rng=0)
     assert binary.ledger.total() == 0.5
     assert binary.diagnostics.extra["fractions"] == P.BINARY_SPLIT
@@ -345,13 +345,16 @@ def test_binary_instantiation_beats_iome_with_few_high_variance_bits() -> None:
     # PLAN better for small alpha ([R]'s CSV: 16.9 vs 20.5 in half-l1; ours about 16.7 vs 25:
     # our IOME uses 20 steps and the rotated range of iome.py, [R]'s binary runs 10 steps on
     # (0, sqrt(D))). At d = 1024 the lead is smaller (about 8%), so the test uses the paper's d.
+    # The finding is about the paper's IOME (binary-search medians): the robust iome_paper with the
+    # CoinPress centre (issue 12) closes the gap (16.5 against PLAN's 16.4 here).
     from dpcore.metrics import tv_error
 
     out = {"plan_l1": [], "iome_paper": []}
     for seed in range(2):
         ds = generate("binary_plan", 4096, 2048, 0.25, rng=300 + seed)
         for name in out:
-            est = registry.run(name, ds, Budget.zcdp(1 / 16), rng=seed)
+            extra = {"center_step": "binary_search"} if name == "iome_paper" else {}
+            est = registry.run(name, ds, Budget.zcdp(1 / 16), rng=seed, **extra)
             out[name].append(tv_error(est.mean, ds.true_mean))
     assert np.mean(out["plan_l1"]) < 0.85 * np.mean(out["iome_paper"]), out
 

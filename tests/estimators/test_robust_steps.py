@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from dpcore import quantiles, registry
@@ -24,8 +25,8 @@ def _cell_a(d: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray
 
 
 def test_log_grid_rank_error_formula() -> None:
-    G = quantiles.log_grid_size(1e9, 1.02)
-    assert G == math.ceil(math.log(1e9) / math.log(1.02)) + 1
+    G = quantiles.log_grid_size(1e9, quantiles.LOG_GRID_RATIO)
+    assert G == math.ceil(math.log(1e9) / math.log(1.002)) + 1
     assert math.isclose(quantiles.log_grid_rank_error(0.5, 0.1), 2 * math.log(G / 0.1) / math.sqrt(8 * 0.5))
 
 
@@ -139,13 +140,11 @@ def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
 
 def test_plan_tail_at_a_thin_high_d_cell() -> None:
     # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
-    # whole range) put 17 of these runs beyond 3x the median (worst 660x). The robust steps leave
-    # one (seed 61: one coordinate's first histogram zoom misses its 3n/4 bar by noise, keeps the
-    # whole range for its median and lands 200 sigma off; all norms then exceed the trimmed
-    # universe). Not yet the issue's "none"; recorded here so that a regression shows.
+    # whole range) put 17 of these runs beyond 3x the median (worst 660x). The first robust pass
+    # left one (seed 61: a missed first histogram zoom); the zoom bar 0.6 n and the 0.2% log grid
+    # leave none.
     e = _errors("plan", 256, 0.125, 100)
-    med = np.median(e)
-    assert np.sum(e > 3 * med) <= 1, (med, np.sort(e)[-5:])
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
     old = _errors("plan", 256, 0.125, 100, center_step="paper", radius_step="paper")
     assert np.sum(old > 3 * np.median(old)) >= 10
 
@@ -157,3 +156,63 @@ def test_iome_tail_at_a_thin_cell() -> None:
     assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
     old = _errors("iome_as_published", 16, 0.5, 100)
     assert old.max() > 3 * np.median(old)
+
+
+def test_iome_tail_at_d_1024() -> None:
+    # Gaussian A, d = 1024, rho = 1/8, 20 seeds: the CoinPress centre keeps every run within 3x the
+    # median; the binary-search medians (the first robust pass) put 5 of 20 beyond it (here 12 seeds).
+    e = _errors("iome_paper", 1024, 0.125, 20)
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
+    old = _errors("iome_paper", 1024, 0.125, 12, center_step="binary_search")
+    assert old.max() > 3 * np.median(old)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["plan", "iome_paper"])
+def test_tail_at_d_1024_100_seeds(name: str) -> None:
+    # The issue's acceptance cell: Gaussian A, d = 1024, rho = 1/8, 100 seeds, no run beyond 3x the
+    # median (run by `make paper-grid`).
+    e = _errors(name, 1024, 0.125, 100)
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
+
+
+# -- CoinPress centre (issue 12, second pass) ----------------------------------------------------
+
+
+def test_coinpress_step_noise_scale_is_exact() -> None:
+    # One step, every row inside the ball: c_1 = mean + N(0, s^2 I), s = 2 R / (n sqrt(2 rho)),
+    # R = r0 + gamma. With d = 4000 noise draws the std is known to 1.1% (sd of a sample std),
+    # so 8% is a 7-sigma tolerance and a 30% error in s fails.
+    from dpcore.estimators._localise import coinpress_center
+
+    n, d, rho, r0, gamma = 50, 4000, 0.3, 10.0, 1.0
+    y = np.random.default_rng(0).uniform(-0.01, 0.01, (n, d))
+    c, info = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=1, rng=1)
+    s = 2 * (r0 + gamma) / (n * math.sqrt(2 * rho))
+    assert info["clip_radii"] == [r0 + gamma] and info["budget_per_step"] == rho
+    assert abs(np.std(c - y.mean(axis=0)) / s - 1) < 0.08
+    # several steps: the budget is split equally, the radii follow the public recursion
+    _c3, info3 = coinpress_center(y, np.zeros(d), r0, gamma, rho=rho, steps=3, rng=1)
+    assert info3["budget_per_step"] * 3 == pytest.approx(rho, rel=1e-15)
+    assert info3["clip_radii"] == [r + gamma for r in info3["radii"][:3]]
+
+
+def test_private_spread_bounds_the_rows() -> None:
+    from dpcore.estimators._localise import chi_tail, private_spread
+
+    x, mu, _ = _cell_a(256, 0)
+    gam = private_spread(x, 2 * 25 * 256, rho=1.0, rng=0)
+    dist = np.linalg.norm(x - mu, axis=1)
+    assert dist.max() <= gam <= 1.3 * chi_tail(256, 0.1 / 4000)  # covers every row, not far above
+
+
+def test_coinpress_ledgers_are_exact() -> None:
+    x, _, bounds = _cell_a(64, 0)
+    est = registry.run("iome_paper", x, Budget.zcdp(0.25), bounds=bounds, rng=0)
+    assert est.ledger.total() == 0.25
+    by = est.ledger.by_stage()
+    assert math.isclose(by["centre: l2 spread"], 0.25 * 0.25 * 0.1, rel_tol=1e-15)
+    assert math.isclose(by["centre: l2 spread"] + by["centre (CoinPress)"], 0.25 * 0.25, rel_tol=1e-15)
+    est = registry.run("plan", x, Budget.zcdp(0.25), bounds=bounds, rng=0, center_step="coinpress")
+    assert est.ledger.total() == 0.25
+    assert est.ledger.by_stage()[P.STAGE_LABELS["center"]] == est.diagnostics.extra["budgets"]["center"]

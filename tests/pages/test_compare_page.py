@@ -34,7 +34,7 @@ def test_default_view() -> None:
     assert at.title[0].value == "Compare estimators"
     fig = _figure(at)
     names = {t.get("name") for t in fig["data"]}
-    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust radius)", FLOOR_NAME,
+    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust centre and radius)", FLOOR_NAME,
             "best private at this point", "theory: PLAN"} <= names
     assert fig["layout"]["xaxis"]["type"] == "log"
     text = _text(at)
