@@ -25,7 +25,7 @@ Privacy
   the whole pipeline is ε-DP: a substituted row changes the input of exactly one mechanism. Which
   blocks are recycled into the final stage depends only on released outputs. The ledger therefore
   records one ε for "parallel composition" and lists every stage at 0 extra, with its own ε, ℓ1
-  sensitivity and Laplace scale in the note (and in ``diagnostics.extra["stages"]``).
+  sensitivity and Laplace scale in the note (and in ``diagnostics.stages``).
 * Sensitivities (ℓ1, substitution; spec §2.1, §2.4):
   flip ``d/m_f`` (untruncated mean of binary rows); truncated mean ``min(2B, k)/m`` — **the paper's
   ``B/m`` is wrong for substitution** (two rows of weight >= B with disjoint supports differ by 2B
@@ -177,6 +177,63 @@ def _clipped_mean(block: Any, coef: np.ndarray, radius: float, sign: np.ndarray,
     factor = np.where(hit, radius / np.maximum(norms, 1e-300), 1.0)
     colsum = sign * np.asarray(block.T @ factor).ravel() + flip * factor.sum()
     return coef * colsum / m, hit
+
+
+@dataclass(kw_only=True)
+class BinaryProductDiagnostics(Diagnostics):
+    """PDE's specifics (Singhal's PureDPPDE practical variant; spec §2, §8).
+
+    Attributes
+    ----------
+    group, group_label : arrays (d,)
+        Each coordinate's group: r for heavy bucket T_r, 0 for the final (light) stage, and its label.
+    flipped : bool array (d,)
+        Coordinates flipped to ``1 - x`` by the flip stage.
+    flip_estimate : array (d,)
+        The flip stage's noisy mean.
+    rounds : list of dict
+        One row per sorting round (round, u, radius, size, scale, noisy, noiseless, separation, ...).
+    stages : list of dict
+        One row per mechanism (stage, rows, ε or ρ, sensitivity, radius, scale).
+    row_sets : dict
+        Row indices each stage read.
+    R : int
+        Cap on the number of sorting rounds.
+    u_final : float
+        Upper bound on the light coordinates' p after the last round.
+    light : bool array (d,)
+        Coordinates left for the final stage.
+    buckets : list of (int, float, array)
+        Heavy buckets ``(r, u_r, T_r)``.
+    stage_sizes : dict
+        Rows per stage.
+    block_size, heavy_rows : int
+        Rows per sorting round and rows of the heavy stage.
+    unclipped : array (d,)
+        The estimate before clipping to [0, 1] (flipped back).
+    noise : str
+        ``"laplace"`` or ``"gaussian"``.
+    heavy_method : str
+        Label of the heavy-stage mechanism.
+    """
+
+    group: np.ndarray
+    group_label: np.ndarray
+    flipped: np.ndarray
+    flip_estimate: np.ndarray
+    rounds: list[dict[str, Any]]
+    stages: list[dict[str, Any]]
+    row_sets: dict[str, np.ndarray]
+    R: int
+    u_final: float
+    light: np.ndarray
+    buckets: list[tuple[int, float, np.ndarray]]
+    stage_sizes: dict[str, int]
+    block_size: int
+    heavy_rows: int
+    unclipped: np.ndarray
+    noise: str
+    heavy_method: str
 
 
 @dataclass(frozen=True)
@@ -378,13 +435,12 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     labels = np.array([f"T{v}" if v else "final" for v in group], dtype=object)
     stage_sizes = {"flip": mf, "partition": rounds_run * m, "partition_unused": (R - rounds_run) * m,
                    "heavy": m0 if buckets else 0, "final": m1_used, "total": n}
-    diag = Diagnostics(
+    diag = BinaryProductDiagnostics(
         noiseless_mean=noiseless, clipped=clipped_rows, noise_std=noise_std, warnings=warnings,
-        extra={"group": group, "group_label": labels, "flipped": flipped, "flip_estimate": nu,
-               "rounds": rounds, "stages": stages, "row_sets": row_sets, "R": R, "u_final": u_final,
-               "light": SF.copy(), "buckets": [(ri, ui, T) for ri, ui, T in buckets],
-               "stage_sizes": stage_sizes, "block_size": m, "heavy_rows": m0, "unclipped": unclipped,
-               "noise": noise, "heavy_method": HEAVY_SUBSTITUTE_LABEL})
+        group=group, group_label=labels, flipped=flipped, flip_estimate=nu, rounds=rounds, stages=stages,
+        row_sets=row_sets, R=R, u_final=u_final, light=SF.copy(), buckets=[(ri, ui, T) for ri, ui, T in buckets],
+        stage_sizes=stage_sizes, block_size=m, heavy_rows=m0, unclipped=unclipped, noise=noise,
+        heavy_method=HEAVY_SUBSTITUTE_LABEL)
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
@@ -422,7 +478,7 @@ def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.
     Returns
     -------
     Estimate
-        ``mean`` in [0, 1]^d. ``diagnostics.extra["group"]`` holds each coordinate's group (r for
+        ``mean`` in [0, 1]^d. ``diagnostics.group`` holds each coordinate's group (r for
         bucket T_r, 0 for the final round), ``["rounds"]`` the round table, ``["stages"]`` every
         release's rows, radius, sensitivity and scale, ``["row_sets"]`` the rows each stage used.
         Each round's dict also holds its columns (``coords``, in flipped orientation) and their

@@ -55,6 +55,7 @@ specs/winsorized.md §2 (estimator), §7 (d dimensions), §9 (testable propertie
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -64,6 +65,58 @@ from dpcore._validation import RngLike, as_generator, check_bounds, check_data, 
 from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
 from dpcore.theory.winsorized import premature_stop_risk, trim_level
+
+
+@dataclass(kw_only=True)
+class WinsorizedDiagnostics(Diagnostics):
+    """PMWM's specifics on top of :class:`~dpcore.estimate.Diagnostics` (spec §2).
+
+    Attributes
+    ----------
+    tau : float
+        Trim level τ of the two quantile walks.
+    notion : str
+        ``"pure"`` or ``"zcdp"``.
+    raw_interval : (array, array)
+        The private interval ``(L̂, Û)`` before the fallback.
+    fallback, fallback_count : bool array, int
+        Per coordinate whether the prior range replaced an inverted interval, and how many did.
+    noise_scale : array
+        Laplace scale (pure) or Gaussian standard deviation (zCDP) of the mean's noise.
+    pulled_low, pulled_high : int array
+        Per coordinate, rows pulled up to L̂ / down to Û (rows of the input; counts on the data).
+    steps_upper, steps_lower, hit_bound_upper, hit_bound_lower : arrays
+        The quantile walks' step counts and whether they reached the prior bound.
+    budget_per_coordinate : dict
+        Budget of each stage per coordinate.
+    walk : str
+        ``"pure"`` or ``"gaussian"``: which quantile walk ran.
+    walk_epsilon_per_coordinate : (float, float) or None
+        The ε of the threshold and query of a pure walk run under zCDP.
+    bounds : (array, array)
+        The prior range ``(a, b)``.
+    beta : float
+        Grid ratio of the walks.
+    """
+
+    tau: float
+    notion: str
+    raw_interval: tuple[np.ndarray, np.ndarray]
+    fallback: np.ndarray
+    fallback_count: int
+    noise_scale: np.ndarray
+    pulled_low: np.ndarray
+    pulled_high: np.ndarray
+    steps_upper: np.ndarray
+    steps_lower: np.ndarray
+    hit_bound_upper: np.ndarray
+    hit_bound_lower: np.ndarray
+    budget_per_coordinate: dict[str, float]
+    walk: str
+    walk_epsilon_per_coordinate: tuple[float, float] | None
+    bounds: tuple[np.ndarray, np.ndarray]
+    beta: float
+
 
 #: Default budget split (threshold noise, query noise, mean): the authors' code default (spec §2.5).
 DEFAULT_SPLIT: tuple[float, float, float] = (0.25, 0.25, 0.5)
@@ -194,34 +247,32 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
                     "Use more budget, a larger n, a tighter prior range or a coarser grid (larger β).")
 
     clipped_mask = (X < L) | (X > U)
-    diag = Diagnostics(
+    diag = WinsorizedDiagnostics(
         noiseless_mean=m,
         center=(L + U) / 2.0,
         clip_interval=(L, U),
         clipped=clipped_mask if arr.ndim == 2 else clipped_mask[:, 0],
         noise_std=noise_std,
         warnings=warn,
-        extra={
-            "tau": tau,
-            "notion": notion,
-            "raw_interval": (L_raw, U_raw),
-            "fallback": fallback,
-            "fallback_count": int(np.sum(fallback)),
-            "noise_scale": scale,
-            "pulled_low": (X < L).sum(axis=0),
-            "pulled_high": (X > U).sum(axis=0),
-            "steps_upper": np.atleast_1d(up.steps),
-            "steps_lower": np.atleast_1d(lo.steps),
-            "hit_bound_upper": np.atleast_1d(up.hit_bound),
-            "hit_bound_lower": np.atleast_1d(lo.hit_bound),
-            "budget_per_coordinate": {"threshold (each quantile)": part_t / d,
-                                      "query (each quantile)": part_q / d,
-                                      "mean": part_m / d},
-            "walk": "pure" if notion == "pure" else walk,
-            "walk_epsilon_per_coordinate": walk_eps,
-            "bounds": (a, b),
-            "beta": beta,
-        },
+        tau=tau,
+        notion=notion,
+        raw_interval=(L_raw, U_raw),
+        fallback=fallback,
+        fallback_count=int(np.sum(fallback)),
+        noise_scale=scale,
+        pulled_low=(X < L).sum(axis=0),
+        pulled_high=(X > U).sum(axis=0),
+        steps_upper=np.atleast_1d(up.steps),
+        steps_lower=np.atleast_1d(lo.steps),
+        hit_bound_upper=np.atleast_1d(up.hit_bound),
+        hit_bound_lower=np.atleast_1d(lo.hit_bound),
+        budget_per_coordinate={"threshold (each quantile)": part_t / d,
+                               "query (each quantile)": part_q / d,
+                               "mean": part_m / d},
+        walk="pure" if notion == "pure" else walk,
+        walk_epsilon_per_coordinate=walk_eps,
+        bounds=(a, b),
+        beta=beta,
     )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
@@ -254,8 +305,8 @@ def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 
     -------
     Estimate
         ``diagnostics.clip_interval`` is the private ``(L, U)`` actually used;
-        ``diagnostics.extra["fallback"]`` says per coordinate whether the prior range replaced an
-        inverted interval (also in ``diagnostics.warnings``); ``extra["noise_scale"]`` is the
+        ``diagnostics.fallback`` says per coordinate whether the prior range replaced an
+        inverted interval (also in ``diagnostics.warnings``); ``diagnostics.noise_scale`` is the
         Laplace scale ``d (U - L)/(n eps3)``.
 
     Examples
@@ -294,7 +345,7 @@ def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float =
     Returns
     -------
     Estimate
-        As for :func:`winsorized_mean`; ``extra["noise_scale"]`` is the Gaussian standard deviation.
+        As for :func:`winsorized_mean`; ``diagnostics.noise_scale`` is the Gaussian standard deviation.
 
     References
     ----------

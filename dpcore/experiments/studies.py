@@ -19,7 +19,11 @@ from dpcore.estimators.simplex import (
     simplex_mean_draws,
 )
 from dpcore.estimators.simplex_baselines import baseline_draws
-from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
+from dpcore.estimators.winsorized import (
+    WinsorizedDiagnostics,
+    winsorized_mean,
+    winsorized_mean_zcdp,
+)
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
 from dpcore.experiments.summaries import guarantee_label
 from dpcore.privacy import Budget
@@ -114,7 +118,7 @@ def contamination_sweep(x: np.ndarray, fractions: np.ndarray, *, shift: float, n
             err = est.mean - target
             rows.append({"contamination": float(f), "estimator": name, "rmse": float(np.sqrt(np.mean(err**2))),
                          "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
-                         "fallbacks": int(est.diagnostics.extra.get("fallback_count", 0)), "runs": reps})
+                         "fallbacks": int(est.diagnostics.fallback_count if isinstance(est.diagnostics, WinsorizedDiagnostics) else 0), "runs": reps})
     return pd.DataFrame(rows)
 
 
@@ -162,7 +166,7 @@ def sa_error_by_group_size(x: np.ndarray, statistic: Statistic, group_sizes: np.
         err = est.mean - target
         rows.append({"group_size": int(m), "groups": k, "rmse": float(np.sqrt(np.mean(err**2))),
                      "bias": float(np.mean(est.mean) - target),
-                     "fallbacks": int(est.diagnostics.extra["fallback_count"]), "runs": reps})
+                     "fallbacks": int(est.diagnostics_as(WinsorizedDiagnostics).fallback_count), "runs": reps})
     return pd.DataFrame(rows)
 
 
