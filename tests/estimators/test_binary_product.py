@@ -597,3 +597,56 @@ def test_theory_curves():
     # spec §3 prototype checks of the naive curves: 0.109 (sparse, d=256, n=3e5) and 0.022 (dense)
     assert float(naive_sparse(3e5, 256, 1.0)) == pytest.approx(0.109, abs=0.001)
     assert float(naive_dense(1e5, 128, 1.0)) == pytest.approx(0.022, abs=0.001)
+
+
+# ------------------------------------------------------------------------------------------------
+# the stage functions run_pde calls (issue 14)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+def test_truncated_mean_release_stage_sensitivity(noise: str) -> None:
+    """Substituting one row moves the truncated mean by at most its sensitivity (ℓ1 for Laplace, ℓ2
+    for Gaussian; spec §2.1), and the noise scale is that sensitivity over ε (or /√(2ρ))."""
+    from dpcore.estimators.binary_product import StageMechanism, truncated_mean_release
+
+    g = np.random.default_rng(3)
+    m, d, budget, B = 200, 40, 0.8, 3.0
+    block = (g.random((m, d)) < 0.3).astype(float)
+    worst = block.copy()
+    worst[11] = 1.0  # the heaviest row: clipped to the ball of radius B
+    coords = np.zeros(d, dtype=bool)
+    coords[::2] = True
+    sign, flipped = np.ones(d), np.zeros(d, dtype=bool)
+    mech = StageMechanism(noise, budget)
+    a = truncated_mean_release(block, coords, B, sign, flipped, mech, np.random.default_rng(0))
+    b = truncated_mean_release(worst, coords, B, sign, flipped, mech, np.random.default_rng(0))
+    k = int(coords.sum())
+    if noise == "laplace":
+        assert a.sensitivity == tmean_l1_sensitivity(B, k, m) == min(2 * B, k) / m
+        assert np.abs(a.noiseless - b.noiseless).sum() <= a.sensitivity * (1 + 1e-12)
+        assert a.scale == pytest.approx(a.sensitivity / budget, rel=1e-15)
+    else:
+        assert a.sensitivity == tmean_l2_sensitivity(B, k, m)
+        assert np.linalg.norm(a.noiseless - b.noiseless) <= a.sensitivity * (1 + 1e-12)
+        assert a.scale == pytest.approx(a.sensitivity / math.sqrt(2 * budget), rel=1e-15)
+    assert b.clipped[11] and a.noisy.shape == (k,)
+
+
+def test_run_pde_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pure_dp_pde`` releases every truncated mean through :func:`truncated_mean_release` (the
+    function the privacy test above exercises), once per sorting round and once for the final stage."""
+    import dpcore.estimators.binary_product as BP
+
+    seen: list[int] = []
+    real = BP.truncated_mean_release
+
+    def spy(block, coords, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        seen.append(int(coords.sum()))
+        return real(block, coords, *args, **kwargs)
+
+    monkeypatch.setattr(BP, "truncated_mean_release", spy)
+    X = (np.random.default_rng(4).random((4000, 64)) < np.linspace(0.01, 0.6, 64)).astype(float)
+    est = BP.pure_dp_pde(X, epsilon=1.0, rng=0)
+    dg = est.diagnostics_as(BP.BinaryProductDiagnostics)
+    assert len(seen) == len(dg.rounds) + int(dg.light.any())
+    assert seen[: len(dg.rounds)] == [row["size"] for row in dg.rounds]

@@ -560,3 +560,59 @@ def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
     assert gauss.diagnostics.walk == "gaussian"
     assert "Lemma D.1" in gauss.ledger.charges[0].note
     assert registry.get("pmwm_zcdp").params.get("walk", "pure") == "pure"
+
+
+# ------------------------------------------------------------------------------------------------
+# the stage functions _pmwm calls (issue 14): privacy of the mean stage on its own, and the entry
+# calls exactly these functions (no copy)
+
+
+@pytest.mark.parametrize(("notion", "mean_noise"), [("pure", "joint"), ("zcdp", "joint"), ("zcdp", "per_coordinate")])
+def test_noisy_winsorized_mean_stage_sensitivity_and_scale(notion: str, mean_noise: str) -> None:
+    """Swapping one row moves the winsorized mean by at most (U - L)/n per coordinate, and the noise
+    is calibrated to exactly that (spec §2.1, §7): a scale off by 30% fails the equalities."""
+    from dpcore.estimators.winsorized import noisy_winsorized_mean
+    from dpcore.privacy import Ledger
+
+    g = np.random.default_rng(5)
+    n, d, budget = 400, 3, 0.6
+    X = g.normal(size=(n, d))
+    L, U = np.array([-1.0, -0.5, -2.0]), np.array([1.0, 0.5, 2.0])
+    X2 = X.copy()
+    X2[7] = [50.0, -50.0, 50.0]  # the worst swap: from inside to beyond the interval
+    ledger = Ledger(notion)
+    a = noisy_winsorized_mean(X, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=ledger,
+                              rng=np.random.default_rng(0))
+    b = noisy_winsorized_mean(X2, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=Ledger(notion),
+                              rng=np.random.default_rng(0))
+    width = U - L
+    assert np.all(np.abs(a.noiseless - b.noiseless) <= width / n * (1 + 1e-12))
+    assert ledger.total() == budget  # one charge of the whole mean part
+    if notion == "pure":
+        np.testing.assert_allclose(a.scale, d * width / (n * budget), rtol=1e-15)
+        np.testing.assert_allclose(a.noise_std, math.sqrt(2.0) * a.scale, rtol=1e-15)
+    elif mean_noise == "joint":
+        np.testing.assert_allclose(a.scale, np.linalg.norm(width) / n / math.sqrt(2 * budget), rtol=1e-15)
+    else:
+        np.testing.assert_allclose(a.scale, width / n / math.sqrt(2 * budget / d), rtol=1e-15)
+    # the same seed adds the same noise: the release differs only by the noiseless mean
+    np.testing.assert_allclose(a.mean - a.noiseless, b.mean - b.noiseless, rtol=0, atol=1e-12)
+
+
+def test_pmwm_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``winsorized_mean`` runs the stage functions the privacy tests exercise (not a copy of them)."""
+    import dpcore.estimators.winsorized as W
+
+    calls: list[str] = []
+    for name in ("walk_budgets", "private_interval", "noisy_winsorized_mean"):
+        real = getattr(W, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(W, name, spy)
+    x = np.random.default_rng(1).normal(size=300)
+    est = W.winsorized_mean(x, epsilon=1.0, bounds=(-10, 10), rng=0)
+    assert calls == ["walk_budgets", "private_interval", "noisy_winsorized_mean"]
+    assert est.ledger.total() == pytest.approx(1.0, rel=1e-15)
