@@ -64,7 +64,7 @@ from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
 from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.theory.winsorized import premature_stop_risk, trim_level
+from dpcore.theory.winsorized import premature_stop_warning, trim_level
 
 
 @dataclass(kw_only=True)
@@ -282,7 +282,7 @@ def _warnings(n: int, d: int, tau: float, a: np.ndarray, b: np.ndarray, beta: fl
                     "prior range [a, b] was used instead and the release there is a plain clipped mean.")
     per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
              {"epsilon_query": walk.epsilons[1]} if walk.epsilons is not None else {"rho_query": part_q / d})
-    risky = np.array([premature_stop_risk(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
+    risky = np.array([premature_stop_warning(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
     if np.any(risky):
         (key, val), = per_q.items()
         where = "" if d == 1 else f" on {int(risky.sum())} of {d} coordinates"

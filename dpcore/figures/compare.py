@@ -28,7 +28,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.data.synthetic import DISTRIBUTIONS, generate
+from dpcore.data.synthetic import generate
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise
 from dpcore.figures.style import log_ticks, rgba, style
@@ -234,7 +234,6 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
     return fig, data
 
 
-
 def regret_figure(table: pd.DataFrame) -> go.Figure:
     """The regret ranking as a Plotly table (for HTML reports)."""
     cols = ["rank", "label", "mean_regret", "worst_regret", "wins", "settings"]
@@ -368,5 +367,3 @@ def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: 
     return out
 
 
-def distribution_label(name: str) -> str:
-    return DISTRIBUTIONS[name].label if name in DISTRIBUTIONS else name

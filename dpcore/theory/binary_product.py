@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import sparse, special, stats
+from scipy import sparse, stats
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
 
@@ -234,12 +234,6 @@ def _arr(n: Any) -> np.ndarray:
     return np.asarray(n, dtype=float)
 
 
-def optimal_rate(n: Any, d: int, epsilon: float, c_s: float = 0.4, c_p: float = 1.0) -> np.ndarray:
-    """Curve 1, the optimal-rate shape ``c_s sqrt(d/n) + c_p d/(eps n)`` (constants unknown)."""
-    nv = _arr(n)
-    return c_s * np.sqrt(d / nv) + c_p * d / (epsilon * nv)
-
-
 def theorem_3_1(n: Any, d: int, epsilon: float, beta: float = 0.1) -> np.ndarray:
     """Curve 2, Theorem 3.1 with its logs and hidden constants set to 1, solved for alpha:
     ``alpha = (B' + sqrt(B'^2 + 4 n A)) / (2n)`` with ``A = d ln²(d/β)``, ``B' = d ln²(d/(εβ))/ε``."""
@@ -260,23 +254,6 @@ def paper_sample_size(d: int, alpha: float, epsilon: float, beta: float = 0.1, c
     return float(R * m + m0 + m1)
 
 
-def paper_worst_case(n: Any, d: int, epsilon: float, beta: float = 0.1) -> np.ndarray:
-    """Curve 3: the alpha at which :func:`paper_sample_size` equals ``n`` ("theory, worst case");
-    ``nan`` where even alpha = 1 needs more than ``n`` rows."""
-    from scipy.optimize import brentq
-
-    out = []
-    for nv in np.atleast_1d(_arr(n)):  # a handful of grid points; each a scalar root
-        f = lambda a, nv=nv: paper_sample_size(d, a, epsilon, beta) - nv  # noqa: E731
-        out.append(brentq(f, 1e-9, 1.0) if f(1.0) < 0 else np.nan)
-    return np.asarray(out).reshape(np.shape(n))
-
-
-def nonprivate_bound(n: Any, d: int) -> np.ndarray:
-    """Curve 4a: rigorous ``E TV <= sqrt(d/(2n))`` for the empirical mean."""
-    return np.sqrt(d / (2 * _arr(n)))
-
-
 def nonprivate_dense(n: Any, d: int) -> np.ndarray:
     """Curve 4b: ``0.4 sqrt(d/n)``, the dense-regime approximation."""
     return 0.4 * np.sqrt(d / _arr(n))
@@ -292,35 +269,6 @@ def naive_dense(n: Any, d: int, epsilon: float) -> np.ndarray:
     nv = _arr(n)
     D = np.sqrt(d / nv + 8 * d**3 / (epsilon**2 * nv**2))
     return 2 * stats.norm.cdf(D / 2) - 1
-
-
-def bksw19(n: Any, d: int, epsilon: float) -> np.ndarray:
-    """Curve 6 (reference only, exponential time): alpha solving
-    ``n = d ln(d/alpha) (1/alpha² + 1/(alpha eps))``."""
-    from scipy.optimize import brentq
-
-    out = []
-    for nv in np.atleast_1d(_arr(n)):
-        f = lambda a, nv=nv: d * math.log(d / a) * (1 / a**2 + 1 / (a * epsilon)) - nv  # noqa: E731
-        out.append(brentq(f, 1e-12, 1.0) if f(1.0) < 0 else np.nan)
-    return np.asarray(out).reshape(np.shape(n))
-
-
-def instance_heuristic(p: Any, noise_scale: Any, rows: Any) -> float:
-    """Curve 7, the instance heuristic for any Laplace-type estimator [spec, ours].
-
-    Coordinates whose Laplace scale ``b_j >= p_j`` are clipped and contribute about ``b_j/2``;
-    the rest enter ``D² = Σ (p_j(1−p_j)/n_j + 2 b_j²)/(p_j(1−p_j))``;
-    ``TV ≈ min(1, 2Φ(D/2) − 1 + Σ_{clipped} b_j/2)``. ``rows`` is each coordinate's sample size n_j.
-    """
-    pv = np.atleast_1d(np.asarray(p, float))
-    b = np.broadcast_to(np.asarray(noise_scale, float), pv.shape)
-    nj = np.broadcast_to(np.asarray(rows, float), pv.shape)
-    clipped = b >= pv
-    var = pv * (1 - pv)
-    ok = ~clipped & (var > 0)
-    D2 = float(np.sum((var[ok] / nj[ok] + 2 * b[ok] ** 2) / var[ok]))
-    return float(min(1.0, 2 * special.ndtr(math.sqrt(D2) / 2) - 1 + 0.5 * b[clipped].sum()))
 
 
 def check_curve_args(d: int, epsilon: float, beta: float) -> tuple[int, float, float]:
