@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from dpcore._validation import RngLike, as_generator, check_positive
+from dpcore._validation import RngLike, as_generator, check_positive, spawn_generators
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
@@ -39,7 +39,8 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
     """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
 
     Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
-    ``rng`` (``SeedSequence.spawn``), runs every estimator at pure ``epsilon`` through the registry
+    ``rng`` (:func:`~dpcore._validation.spawn_generators`: a Generator's own children, so the same
+    Generator state gives the same numbers), runs every estimator at pure ``epsilon`` through the registry
     (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures :func:`product_tv`. ``params`` go to
     ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
     empirical mean as ``"empirical"``.
@@ -53,12 +54,11 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
 
     epsilon = check_positive(epsilon, "epsilon")
     budget = Budget.pure(epsilon)
-    root = np.random.SeedSequence(rng if isinstance(rng, int) else None)
-    children = root.spawn(len(grid) * seeds)
+    children = spawn_generators(rng, len(grid) * seeds)
     out: list[dict[str, Any]] = []
     for k, (n, d) in enumerate(grid):  # a short grid of (n, d) points x a few seeds
         for s in range(seeds):
-            g = np.random.default_rng(children[k * seeds + s])
+            g = children[k * seeds + s]
             p = profile(profile_name, int(d), rng=g)
             X = sample_binary_product(p, int(n), rng=g)
             means = {"empirical": np.asarray(X.mean(axis=0)).ravel()}
