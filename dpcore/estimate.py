@@ -144,6 +144,10 @@ class EstimatorSpec:
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
         from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
+    batched : callable or None
+        A vectorised ``(x, reps=, rng=, **params) -> (reps, d)`` version of ``func`` (its randomness
+        is one batched release on fixed data), used by the experiment engine when only the noise is
+        resampled; ``None`` when the estimator has none.
     """
 
     name: str
@@ -159,6 +163,7 @@ class EstimatorSpec:
     needs_dimension: Literal["any", "scalar", "vector"] = "any"
     seeded: bool = True
     uses_oracle: bool = False
+    batched: Callable[..., np.ndarray] | None = None
 
     @property
     def private(self) -> bool:

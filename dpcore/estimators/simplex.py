@@ -492,6 +492,7 @@ for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:
     register(EstimatorSpec(
         name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS, neighbouring=_rel,
         func=simplex_mean, params={"known_n": _known, "neighbouring": _rel}, family="simplex",
+        batched=simplex_mean_draws,
         description=("Append R − Σz to each clamped row and release all column sums with one "
                      + ("Laplace" if _notion == "pure" else "Gaussian") + " mechanism; "
                      + ("n is public: project onto Σ = nR (variance × d/(d+1))." if _known

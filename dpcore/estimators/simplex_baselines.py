@@ -47,6 +47,7 @@ arXiv:2408.10438 (2024), §3, §5, App. C. specs/simplex.md §1, §3, §4.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -449,7 +450,24 @@ _ENTRIES = [
      "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
 ]
 
+def _plugin_draws(x: Any, **kw: Any) -> np.ndarray:
+    """Batched B2, or its OpenDP-style equal-scale variant (``split="opendp"``)."""
+    if kw.get("split") == "opendp":
+        kw.pop("split")
+        kw.pop("shift", None)
+        return baseline_draws("opendp", x, **kw)
+    return baseline_draws("plugin", x, **kw)
+
+
+#: Each baseline's batched path (``EstimatorSpec.batched``).
+_BATCHED: dict[Callable[..., Estimate], Callable[..., np.ndarray]] = {
+    noisy_sum_mean: lambda x, **kw: baseline_draws("b1", x, **kw),
+    plugin_mean: _plugin_draws,
+    centred_mean: lambda x, **kw: baseline_draws("centred", x, **kw),
+    resize_mean: lambda x, **kw: baseline_draws("resize", x, **kw),
+}
+
 for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:
     register(EstimatorSpec(name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS,
                            neighbouring=_rel, func=_func, params=_params, family="simplex baseline",
-                           description=_desc))
+                           description=_desc, batched=_BATCHED[_func]))
