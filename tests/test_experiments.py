@@ -332,3 +332,17 @@ def test_simulate_tv_follows_the_rng_convention():
     assert a == b
     assert run(3) == run(3)
     assert run(np.random.default_rng(1)) != a
+
+
+def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():
+    """The free-count simulation is a study (tidy frame, rng convention); the figure takes the frame."""
+    import numpy as np
+
+    from dpcore.experiments.studies import count_draws
+    from dpcore.figures.simplex import count_figure
+
+    a = count_draws(n=200, epsilon=1.0, reps=300, rng=np.random.default_rng(0))
+    b = count_draws(n=200, epsilon=1.0, reps=300, rng=np.random.default_rng(0))
+    assert a.equals(b) and list(a.columns) == ["count", "source"] and len(a) == 600
+    fig = count_figure(a, 200)
+    assert len(fig.data) == 2

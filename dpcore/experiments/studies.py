@@ -15,9 +15,7 @@ from dpcore._validation import RngLike, as_generator, check_positive, spawn_gene
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
-from dpcore.estimators.simplex import (
-    simplex_mean_draws,
-)
+from dpcore.estimators.simplex import simplex_mean_draws, simplex_release
 from dpcore.estimators.simplex_baselines import baseline_draws
 from dpcore.estimators.winsorized import (
     WinsorizedDiagnostics,
@@ -28,6 +26,7 @@ from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clippe
 from dpcore.experiments.summaries import guarantee_label
 from dpcore.privacy import Budget
 from dpcore.theory.binary_product import product_tv_many, profile, sample_binary_product
+from dpcore.theory.simplex import mse
 
 # --------------------------------------------------------------------------------------------
 # simulation for the page: TV against n or d
@@ -182,6 +181,7 @@ LABELS = {
 
 
 KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]
+UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
 
 
 def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
@@ -258,3 +258,51 @@ def repeated_frame(specs: Sequence[EstimatorSpec], data: Dataset, budget: Budget
                          "guarantee": guarantee_label(spec.notion, spec.neighbouring),
                          "l2_error": float(np.linalg.norm(err))})
     return pd.DataFrame(rows)
+
+
+def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                    split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
+                    points: int = 101) -> pd.DataFrame:
+    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
+    p = np.linspace(0, 1, points)
+    rows = []
+    kw = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
+    names = KNOWN_N if neighbouring == "replace-one" else KNOWN_N + UNKNOWN_N
+    for name in names:
+        if name == "simplex_extra_count" and count_fraction <= 0:
+            continue
+        if name == "centred_sum_known_n" and neighbouring == "replace-one":
+            continue  # centring does nothing under replace-one (equals B1)
+        extra = {"split": split} if name in ("plugin", "centred") else {}
+        if name == "simplex_extra_count":
+            extra = {"count_fraction": count_fraction}
+        if name in KNOWN_N:
+            extra["neighbouring"] = neighbouring
+        vals = mse(name, p, **kw, **extra)
+        rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
+                                  "known_n": name in KNOWN_N}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def count_draws(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                split: float = 0.5, reps: int = 4000, rng: RngLike = None) -> pd.DataFrame:
+    """``reps`` free counts ``N̂ = (m₁ + m₂)/R`` of the simplex release against as many separately paid
+    counts of the plug-in (``1 - split`` of the budget), on data whose mean sits mid-range.
+
+    Tidy frame: ``count``, ``source``. One generator from ``rng`` draws the data, then the
+    releases, then the paid counts.
+
+    References
+    ----------
+    specs/simplex.md §2.3 (S2, the free count) and §6.4.
+    """
+    g = as_generator(rng)
+    x = sample_at(0.5, n, radius, rng=g)
+    rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
+    free = rel.m.sum(axis=1) / radius
+    budget = rel.budget * (1 - split)
+    paid = n + (g.laplace(0, 1 / budget, reps) if rel.mechanism == "laplace"
+                else g.normal(0, 1 / math.sqrt(2 * budget), reps))
+    return pd.DataFrame({"count": np.concatenate([free, paid]),
+                         "source": ["free count from the simplex release"] * reps
+                         + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
