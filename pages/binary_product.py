@@ -5,13 +5,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.data.binary import PROFILES, profile, sample_binary_product
 from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
 from dpcore.estimators.binary_product import (
     HEAVY_SUBSTITUTE_LABEL,
     BinaryProductDiagnostics,
     pure_dp_pde,
 )
-from dpcore.experiments.studies import simulate_tv
+from dpcore.experiments.studies import product_tv, simulate_tv
 from dpcore.figures.binary_product import (
     ladder_figure,
     ladder_frame,
@@ -21,15 +22,11 @@ from dpcore.figures.binary_product import (
     tv_summary,
 )
 from dpcore.theory.binary_product import (
-    PROFILES,
     SEPARATION_BETA,
     SEPARATION_WARN,
     naive_dense,
     naive_sparse,
     nonprivate_dense,
-    product_tv,
-    profile,
-    sample_binary_product,
     separation_light,
 )
 from pages._ui import (
@@ -126,7 +123,7 @@ sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive L
             f"over {len(ex.rounds)} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
             "heavier the bucket, the more noise it can afford.")
 chart(ladder_figure(df, ex.rounds), df, "binary_ladder", sentence,
-      f"from dpcore.theory.binary_product import profile, sample_binary_product\n"
+      f"from dpcore.data.binary import profile, sample_binary_product\n"
       f"from dpcore.estimators.binary_product import pure_dp_pde\n"
       f"from dpcore.estimators.binary_baselines import naive_laplace\n"
       f"p = profile({prof!r}, {d}, rng={seed})\n"

@@ -16,7 +16,7 @@
 All use the substitution neighbouring relation with ``n`` public; the two-stage ones put their
 stages on disjoint rows (parallel composition; the ledger charges the budget once and lists each
 stage at 0 extra with its sensitivity and scale). Error metric: total variation between product
-distributions (:func:`dpcore.theory.binary_product.product_tv`).
+distributions (:func:`dpcore.experiments.studies.product_tv`).
 
 References
 ----------

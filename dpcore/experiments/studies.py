@@ -1,6 +1,6 @@
 """Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a tidy frame.
 
-Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``, ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size`` (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points`` (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from ``figures_your_data.py``)."""
+Moved here: ``simulate_tv``, ``product_tv``, ``product_tv_many`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``, ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size`` (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points`` (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from ``figures_your_data.py``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore._validation import RngLike, as_generator, check_positive, spawn_generators
+from dpcore.data.binary import _check_d, profile, sample_binary_product
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
@@ -25,7 +26,7 @@ from dpcore.estimators.winsorized import (
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
 from dpcore.experiments.summaries import guarantee_label
 from dpcore.privacy import Budget
-from dpcore.theory.binary_product import product_tv_many, profile, sample_binary_product
+from dpcore.theory.binary_product import _check_pq
 from dpcore.theory.simplex import mse
 
 # --------------------------------------------------------------------------------------------
@@ -306,3 +307,68 @@ def count_draws(*, n: int, radius: float = 1.0, epsilon: float | None = None, rh
     return pd.DataFrame({"count": np.concatenate([free, paid]),
                          "source": ["free count from the simplex release"] * reps
                          + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
+
+
+# --------------------------------------------------------------------------------------------
+# total variation between binary product distributions (exact or Monte Carlo; specs/binary_product.md §1)
+
+#: Largest d whose TV is computed by enumerating the 2^d points.
+EXACT_TV_MAX_D = 16
+#: Monte Carlo draws above it.
+MC_DRAWS = 20_000
+
+
+def _log_ratio_terms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-coordinate log Q/P when the bit is 1 (``a``) or 0 (``c``), with impossible events masked."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where((p > 0) & (q > 0), np.log(q) - np.log(p), 0.0)
+        c = np.where((p < 1) & (q < 1), np.log1p(-q) - np.log1p(-p), 0.0)
+    impossible1 = (q == 0) & (p > 0)  # Q gives 0 mass to a 1 that P can produce
+    impossible0 = (q == 1) & (p < 1)
+    return a, c, impossible1, impossible0
+
+
+def product_tv(p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS,
+               exact_max_d: int = EXACT_TV_MAX_D) -> float:
+    """Total variation ``½ Σ_x |P(x) − Q(x)|`` between ``⊗Ber(p_j)`` and ``⊗Ber(q_j)``.
+
+    Exact enumeration over ``2^d`` points when ``d <= exact_max_d`` (default 16); otherwise the
+    unbiased estimate ``E_{x~P}[(1 − Q(x)/P(x))_+]`` over ``draws`` samples (each term in [0, 1],
+    so the standard error is at most ``0.5/sqrt(draws)``), computed in log space; ``q_j ∈ {0, 1}``
+    is allowed.
+
+    References
+    ----------
+    specs/binary_product.md §1 ("Computing TV in the app").
+    """
+    return float(product_tv_many(p, [q], rng=rng, draws=draws, exact_max_d=exact_max_d)[0])
+
+
+def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = MC_DRAWS,
+                    exact_max_d: int = EXACT_TV_MAX_D) -> np.ndarray:
+    """:func:`product_tv` of several ``q`` against one ``p``, sharing the enumeration or the Monte
+    Carlo draws (common random numbers: each value is still unbiased, and comparisons between the
+    ``q``'s are sharper)."""
+    pv = np.atleast_1d(np.asarray(p, dtype=float))
+    qvs = [_check_pq(pv, q)[1] for q in qs]
+    d = pv.size
+    if d <= exact_max_d:
+        bits = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(bool)
+
+        def mass(v: np.ndarray) -> np.ndarray:
+            logs = np.where(bits, np.log(np.maximum(v, 1e-300)), np.log(np.maximum(1 - v, 1e-300))).sum(1)
+            zero = (bits & (v == 0)).any(1) | (~bits & (v == 1)).any(1)
+            return np.where(zero, 0.0, np.exp(logs))
+
+        P = mass(pv)
+        return np.array([0.5 * np.abs(P - mass(qv)).sum() for qv in qvs])
+    draws = _check_d(draws, "draws")
+    x = sample_binary_product(pv, draws, rng=rng)
+    out = []
+    for qv in qvs:  # a few estimates against the same draws
+        a, c, imp1, imp0 = _log_ratio_terms(pv, qv)
+        log_ratio = np.asarray(x @ (a - c)).ravel() + c.sum()
+        bad = (np.asarray(x @ imp1.astype(float)).ravel()
+               + (imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel()))
+        out.append(float(np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0))).mean()))
+    return np.array(out)

@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from dpcore import registry
+from dpcore.data.binary import profile, sample_binary_product
 from dpcore.estimators.binary_baselines import (
     klsu_style_zcdp,
     naive_laplace,
@@ -32,15 +33,13 @@ from dpcore.estimators.binary_product import (
     tmean_l2_sensitivity,
     truncate_rows,
 )
+from dpcore.experiments.studies import product_tv
 from dpcore.privacy import Budget
 from dpcore.theory.binary_product import (
     hellinger_tv_bounds,
     naive_dense,
     naive_sparse,
     paper_sample_size,
-    product_tv,
-    profile,
-    sample_binary_product,
     theorem_3_1,
 )
 
