@@ -35,6 +35,17 @@ def as_generator(rng: RngLike) -> np.random.Generator:
         ) from err
 
 
+def spawn_generators(rng: RngLike, k: int) -> list[np.random.Generator]:
+    """``k`` independent child generators of ``rng`` (SPEC 7): a Generator spawns its own children,
+    so two calls with ``default_rng(0)`` give the same streams; an int or ``None`` seeds a
+    ``SeedSequence`` and spawns from it (the same children as ``SeedSequence(seed).spawn(k)``)."""
+    if isinstance(rng, np.random.Generator):
+        return rng.spawn(k)
+    as_generator(rng)  # validates the seed with the usual message
+    seq = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
+    return [np.random.default_rng(c) for c in seq.spawn(k)]
+
+
 def check_data(x: Any, *, name: str = "x", ndim: int | None = None, min_rows: int = 1) -> np.ndarray:
     """Return ``x`` as a float array after checking shape and finiteness.
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -51,8 +51,14 @@ class Diagnostics:
         what an estimator releases: a warning may depend on public values and on the private output
         only, never on the data directly (no counts of clamped rows, no private n, no number of
         failed groups).
+    private_bounds : (array, array) or None
+        The privately chosen bounds when the estimator ran inside
+        :func:`dpcore.estimators.private_bounds.run_with_private_bounds` (their cost is in the ledger).
     extra : dict
-        Estimator-specific values (rotation signs, quantile steps, groups, ...).
+        Untyped estimator-specific values, used only by PLAN and IOME (whose families have not been
+        converted yet); every other family returns a typed subclass of ``Diagnostics``
+        (``WinsorizedDiagnostics``, ``SimplexDiagnostics``, ``BinaryProductDiagnostics``, ...) whose
+        fields replace these string keys.
     nonprivate : dict
         **Not private, for teaching only**: data-dependent quantities (rows clamped, the true n
         under add/remove, failed groups, ...). Never part of a release; a page may show them only
@@ -67,6 +73,7 @@ class Diagnostics:
     clipped: np.ndarray | None = None
     noise_std: np.ndarray | None = None
     warnings: list[str] = field(default_factory=list)
+    private_bounds: tuple[np.ndarray, np.ndarray] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     nonprivate: dict[str, Any] = field(default_factory=dict)
 
@@ -78,6 +85,9 @@ class Diagnostics:
         return float(np.mean(self.clipped))
 
 
+D = TypeVar("D", bound=Diagnostics)
+
+
 @dataclass
 class Estimate:
     """A private mean with its privacy ledger and diagnostics."""
@@ -87,6 +97,19 @@ class Estimate:
     diagnostics: Diagnostics
     estimator: str = ""
     conversion: Conversion | None = None
+
+    def diagnostics_as(self, kind: type[D]) -> D:
+        """The diagnostics as the family's typed class ``kind`` (a ``ValueError`` naming it otherwise).
+
+        >>> from dpcore.estimators.winsorized import WinsorizedDiagnostics, winsorized_mean
+        >>> est = winsorized_mean([1.0, 2.0, 3.0, 4.0], epsilon=1.0, bounds=(0, 10), rng=0)
+        >>> est.diagnostics_as(WinsorizedDiagnostics).tau > 0
+        True
+        """
+        if not isinstance(self.diagnostics, kind):
+            raise ValueError(f"estimate needs {kind.__name__} (from the matching estimator family); got "
+                             f"{type(self.diagnostics).__name__} from {self.estimator or 'an unnamed estimator'!r}.")
+        return self.diagnostics
 
 
 @dataclass(frozen=True)
@@ -128,6 +151,10 @@ class EstimatorSpec:
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
         from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
+    batched : callable or None
+        A vectorised ``(x, reps=, rng=, **params) -> (reps, d)`` version of ``func`` (its randomness
+        is one batched release on fixed data), used by the experiment engine when only the noise is
+        resampled; ``None`` when the estimator has none.
     """
 
     name: str
@@ -144,6 +171,7 @@ class EstimatorSpec:
     seeded: bool = True
     uses_oracle: bool = False
     spend_factor: float = 1.0
+    batched: Callable[..., np.ndarray] | None = None
 
     @property
     def private(self) -> bool:

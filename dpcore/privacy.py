@@ -156,11 +156,6 @@ def approx_to_zcdp(epsilon: float, delta: float, method: ConversionMethod = "cks
     return r
 
 
-def likelihood_ratio_bound(epsilon: float) -> float:
-    """The odds framing: any outcome is at most ``exp(epsilon)`` times more likely with one person in."""
-    return math.exp(_check_eps(epsilon))
-
-
 # --------------------------------------------------------------------------------------------
 # budgets
 

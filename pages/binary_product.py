@@ -5,9 +5,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.data.binary import PROFILES, profile, sample_binary_product
 from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
-from dpcore.estimators.binary_product import HEAVY_SUBSTITUTE_LABEL, pure_dp_pde
-from dpcore.experiments.studies import simulate_tv
+from dpcore.estimators.binary_product import (
+    HEAVY_SUBSTITUTE_LABEL,
+    BinaryProductDiagnostics,
+    pure_dp_pde,
+)
+from dpcore.experiments.studies import product_tv, simulate_tv
 from dpcore.figures.binary_product import (
     ladder_figure,
     ladder_frame,
@@ -17,15 +22,11 @@ from dpcore.figures.binary_product import (
     tv_summary,
 )
 from dpcore.theory.binary_product import (
-    PROFILES,
     SEPARATION_BETA,
     SEPARATION_WARN,
     naive_dense,
     naive_sparse,
     nonprivate_dense,
-    product_tv,
-    profile,
-    sample_binary_product,
     separation_light,
 )
 from pages._ui import (
@@ -96,7 +97,7 @@ TV_LABELS = {"pde": "PureDPPDE (practical)", "naive": "naive Laplace", "truncate
 with user_errors(), st.spinner("Running the estimators…"):
     res = one_run(prof, int(d), int(n), float(eps), seed, bool(flip))
 p, pde, naive, tv = res["p"], res["pde"], res["naive"], res["tv"]
-ex = pde.diagnostics.extra
+ex = pde.diagnostics_as(BinaryProductDiagnostics)
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("TV, PureDPPDE (practical)", f"{tv['pde']:.3f}")
@@ -118,31 +119,31 @@ light = groups[groups["group"] == "final"]
 light_txt = (f"The {int(light['coords'].iloc[0])} light coordinates share noise std {light['noise'].iloc[0]:.2g}, "
              if len(light) else "No coordinate reached the final round; ")
 sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive Laplace in every coordinate. "
-            f"{int((ex['group'] > 0).sum())} coordinates were promoted into {len(ex['buckets'])} heavy buckets "
-            f"over {len(ex['rounds'])} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
+            f"{int((ex.group > 0).sum())} coordinates were promoted into {len(ex.buckets)} heavy buckets "
+            f"over {len(ex.rounds)} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
             "heavier the bucket, the more noise it can afford.")
-chart(ladder_figure(df, ex["rounds"]), df, "binary_ladder", sentence,
-      f"from dpcore.theory.binary_product import profile, sample_binary_product\n"
+chart(ladder_figure(df, ex.rounds), df, "binary_ladder", sentence,
+      f"from dpcore.data.binary import profile, sample_binary_product\n"
       f"from dpcore.estimators.binary_product import pure_dp_pde\n"
       f"from dpcore.estimators.binary_baselines import naive_laplace\n"
       f"p = profile({prof!r}, {d}, rng={seed})\n"
       f"X = sample_binary_product(p, {n}, rng={seed + 1})\n"
       f"est = pure_dp_pde(X, epsilon={eps!r}, rng={seed + 2}, flip={flip})\n"
       f"naive = naive_laplace(X, epsilon={eps!r}, rng={seed + 3})\n"
-      "est.diagnostics.extra['group_label'], est.diagnostics.noise_std")
+      "est.diagnostics.group_label, est.diagnostics.noise_std")
 
 with st.expander("Round table, stages and privacy ledger"):
     rt = pd.DataFrame([{k: v for k, v in r.items() if k not in ("coords", "noiseless", "noisy")}
-                       for r in ex["rounds"]])
+                       for r in ex.rounds])
     if len(rt):
-        lights = separation_light(rt["separation"], int(d), int(ex["R"]))
+        lights = separation_light(rt["separation"], int(d), int(ex.R))
         rt["traffic light"] = pd.Series(lights).map({"green": "🟢", "amber": "🟡", "red": "🔴"}).to_numpy()
         st.markdown("One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
                     "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
                     f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
                     "(🔴) many tiny pⱼ get promoted by noise alone.")
         st.dataframe(rt, hide_index=True)
-    st.dataframe(pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex["stages"]]), hide_index=True)
+    st.dataframe(pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex.stages]), hide_index=True)
     st.dataframe(pd.DataFrame(pde.ledger.to_records()), hide_index=True)
     st.caption("Every stage spends the full ε on its own disjoint rows (parallel composition), so the "
                "ledger charges ε once and lists each stage at 0 extra with its sensitivity and scale.")

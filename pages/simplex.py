@@ -8,13 +8,12 @@ import streamlit as st
 
 from dpcore.estimators.simplex import simplex_mean
 from dpcore.estimators.simplex_baselines import plugin_mean
-from dpcore.experiments.studies import sample_at, simulated_points
+from dpcore.experiments.studies import count_draws, sample_at, simulated_points, variance_curves
 from dpcore.figures.simplex import (
     count_figure,
     geometry_d1,
     release_picture,
     triangle_d2,
-    variance_curves,
     variance_figure,
 )
 from dpcore.glossary import define
@@ -155,7 +154,7 @@ st.header("Variance against where the data sit")
 with user_errors(), st.spinner("Simulating 2,000 releases per estimator and position…"):
     theory, sim = _curves(n, mech, budget, split, count_fraction, relation, s.seed)
 at_p = theory[np.isclose(theory.p, round(p_now * 100) / 100)].set_index("estimator").mse
-code = (f"from dpcore.figures.simplex import variance_curves\nfrom dpcore.experiments.studies import simulated_points\n"
+code = (f"from dpcore.experiments.studies import simulated_points, variance_curves\n"
         f"theory = variance_curves(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
         f"neighbouring={relation!r})\n"
         f"sim = simulated_points(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
@@ -195,7 +194,8 @@ if relation == "add-remove":
     @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
     def _count(n: int, mech: str, budget: float, split: float, seed: int):
         kw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
-        return count_figure(n=n, split=split, reps=4000, rng=seed, **kw)
+        df = count_draws(n=n, split=split, reps=4000, rng=seed, **kw)
+        return count_figure(df, n), df
 
     with user_errors(), st.spinner("Simulating 4,000 counts…"):
         fig, df = _count(n, mech, budget, split, s.seed)
@@ -206,8 +206,8 @@ if relation == "add-remove":
           f"The free count has standard deviation {free_sd:.2f} (theory {np.sqrt(v_free):.2f}) and cost nothing "
           f"beyond the sum; the plug-in's separately paid count, with {1 - split:.0%} of the budget, has "
           f"{paid_sd:.2f} — and its sum got only {split:.0%} of the budget.",
-          f"from dpcore.figures.simplex import count_figure\nfig, df = count_figure(n={n}, {code_budget}, "
-          f"split={split!r}, reps=4000, rng={s.seed})")
+          f"from dpcore.experiments.studies import count_draws\nfrom dpcore.figures.simplex import count_figure\n"
+          f"df = count_draws(n={n}, {code_budget}, split={split!r}, reps=4000, rng={s.seed})\nfig = count_figure(df, {n})")
     if count_fraction > 0:
         w = extra_count_weight(count_fraction=count_fraction, **bkw)
         st.info(f"With {count_fraction:.0%} of the budget on an extra noisy count, the two counts are combined by "

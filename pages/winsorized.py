@@ -5,9 +5,17 @@ reference; the page names the paper)."""
 import numpy as np
 import streamlit as st
 
-from dpcore.estimators.subsample_aggregate import subsample_and_aggregate
-from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
-from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
+from dpcore.estimators.subsample_aggregate import SubsampleDiagnostics, subsample_and_aggregate
+from dpcore.estimators.winsorized import (
+    WinsorizedDiagnostics,
+    winsorized_mean,
+    winsorized_mean_zcdp,
+)
+from dpcore.estimators.winsorized_baselines import (
+    ClippedMeanDiagnostics,
+    clipped_mean_box_zcdp,
+    clipped_mean_laplace,
+)
 from dpcore.experiments.studies import contamination_sweep, full_statistic, sa_error_by_group_size
 from dpcore.figures.winsorized import (
     contaminate,
@@ -95,9 +103,9 @@ def _one_run(distribution: str, n: int, d: int, skew: float, seed: int, version:
 with user_errors(), st.spinner("Running the private winsorized mean and the clipped mean…"):
     est, base = _one_run(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, beta, contam, shift)
 
-dg = est.diagnostics
+dg = est.diagnostics_as(WinsorizedDiagnostics)
 L, U = float(dg.clip_interval[0][0]), float(dg.clip_interval[1][0])
-fallback = bool(dg.extra["fallback"][0])
+fallback = bool(dg.fallback[0])
 if fallback:
     st.error("**Fallback fired.** The two private quantiles crossed (L̂ > Û), so PMWM used the prior range "
              f"[{a:.4g}, {b:.4g}] instead: this release is a plain clipped mean with a wide noise scale. "
@@ -110,24 +118,24 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric("PMWM estimate", f"{est.mean[0]:.4g}", f"{est.mean[0] - truth:+.3g} vs true mean", delta_color="off")
 m2.metric("Clipped mean (public bounds)", f"{base.mean[0]:.4g}", f"{base.mean[0] - truth:+.3g} vs true mean",
           delta_color="off")
-m3.metric("Noise scale", f"{dg.extra['noise_scale'][0]:.3g}",
+m3.metric("Noise scale", f"{dg.noise_scale[0]:.3g}",
           help="Laplace b = (Û − L̂)/(n ε₃)" if version == "pure" else "Gaussian sd = (Û − L̂)/(n √(2ρ₃))")
-m4.metric("Trim level τ", f"{dg.extra['tau']:.3g}")
+m4.metric("Trim level τ", f"{dg.tau:.3g}")
 
 fig, df = interval_histogram(x, est, true_mean=truth)
 pulled = int((df.status != "kept").sum())
 noise_word = "Laplace scale" if version == "pure" else "Gaussian sd"
 chart(fig, df, "winsorized_interval",
       f"The private interval is [{L:.3g}, {U:.3g}]; {pulled} of {x.size:,} points ({pulled / x.size:.1%}) were pulled "
-      f"in to its edges. The noise added to the mean has {noise_word} {dg.extra['noise_scale'][0]:.3g}, against "
-      f"{base.diagnostics.extra['noise_scale'][0]:.3g} for the clipped mean over the whole prior range: PMWM lands "
+      f"in to its edges. The noise added to the mean has {noise_word} {dg.noise_scale[0]:.3g}, against "
+      f"{base.diagnostics_as(ClippedMeanDiagnostics).noise_scale[0]:.3g} for the clipped mean over the whole prior range: PMWM lands "
       f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
       + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
       s.code() + "from dpcore.figures.winsorized import contaminate\n"
       f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
       f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
       f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"
-      "est.diagnostics.clip_interval, est.diagnostics.extra['fallback'], est.ledger.by_stage()")
+      "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()")
 
 st.caption("Budget spent: " + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.ledger.by_stage().items())
            + f" — total {est.ledger.total():.4g}{unit}.")
@@ -193,9 +201,10 @@ def _sa(distribution: str, n: int, d: int, skew: float, seed: int, version: str,
 with user_errors(), st.spinner("Running subsample and aggregate over the group sizes…"):
     sa_est, full, curve = _sa(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, size, contam,
                               shift)
-theta = sa_est.diagnostics.extra["group_statistics"][:, 0]
-k = sa_est.diagnostics.extra["k"]
-if sa_est.diagnostics.extra["fallback_count"]:
+sa_dg = sa_est.diagnostics_as(SubsampleDiagnostics)
+theta = sa_dg.group_statistics[:, 0]
+k = sa_dg.k
+if sa_dg.fallback_count:
     st.error("**Fallback fired in the aggregator**: its private interval was inverted, so the prior range was used.")
 fig, df = sa_strip(theta, sa_est, full)
 chart(fig, df, "winsorized_sa_groups",

@@ -282,7 +282,7 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
         assert est.ledger.total() == pytest.approx(native, rel=1e-14, abs=0), spec.name
         stages = list(by_stage)
         assert stages[:2] == ["bounds: lower quantile", "bounds: upper quantile"], spec.name
-        lo, hi = est.diagnostics.extra["private_bounds"]
+        lo, hi = est.diagnostics.private_bounds
         assert np.all(lo >= 0) and np.all(hi <= 16) and np.all(lo < hi)
     with pytest.raises(ValueError, match="share"):
         D_private_bounds.run_with_private_bounds(specs[1], data, budget, share=0.6, coarse_bounds=(0, 16))

@@ -316,3 +316,33 @@ def test_tail_table_counts_runs_beyond_three_times_the_point_median() -> None:
     assert set(t.index) == {"a", "b"}  # the non-private reference is left out
     assert t.loc["a", "failure_rate"] == 0.2 and t.loc["a", "worst_ratio"] == 10.0 and t.loc["a", "median"] == 1.0
     assert t.loc["b", "failure_rate"] == 0.0 and t.loc["b", "worst_ratio"] == 2.5 and t.loc["b", "runs"] == 5
+
+
+def test_simulate_tv_follows_the_rng_convention():
+    """Two calls with ``default_rng(0)`` give identical numbers (SPEC 7; issue 14: a Generator used to
+    become ``SeedSequence(None)``), an int seed is reproducible, and another seed gives other numbers."""
+    import numpy as np
+
+    from dpcore.experiments.studies import simulate_tv
+
+    def run(rng):
+        return [r["tv"] for r in simulate_tv("skewed", [(400, 16)], 1.0, seeds=2, rng=rng)]
+
+    a, b = run(np.random.default_rng(0)), run(np.random.default_rng(0))
+    assert a == b
+    assert run(3) == run(3)
+    assert run(np.random.default_rng(1)) != a
+
+
+def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():
+    """The free-count simulation is a study (tidy frame, rng convention); the figure takes the frame."""
+    import numpy as np
+
+    from dpcore.experiments.studies import count_draws
+    from dpcore.figures.simplex import count_figure
+
+    a = count_draws(n=200, epsilon=1.0, reps=300, rng=np.random.default_rng(0))
+    b = count_draws(n=200, epsilon=1.0, reps=300, rng=np.random.default_rng(0))
+    assert a.equals(b) and list(a.columns) == ["count", "source"] and len(a) == 600
+    fig = count_figure(a, 200)
+    assert len(fig.data) == 2

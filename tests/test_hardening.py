@@ -37,7 +37,7 @@ def test_resize_with_a_tiny_count_budget_runs_in_constant_memory():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert np.all(np.isfinite(est.mean)) and est.mean.shape == (2,)
-    assert est.diagnostics.extra["imputed"] > 10**6 or est.diagnostics.extra["resized_n"] == 1
+    assert est.diagnostics.imputed > 10**6 or est.diagnostics.resized_n == 1
     assert peak < 20 * 2**20
 
 

@@ -67,3 +67,19 @@ def test_gaussian_public_under_a_pure_budget_is_refused_or_labelled() -> None:
     # pure estimators and valid budgets are unaffected
     assert registry.get("pmwm").run(ds, Budget.pure(1.0), rng=0).conversion.meets_budget
     assert spec.run(ds, Budget.approx(1.0, 1e-6), rng=0).conversion.meets_budget
+
+
+def test_batched_path_is_declared_by_the_spec():
+    """The registry says which estimators have a batched path (issue 14): exactly the simplex family
+    and its baselines, and a batched draw has the shape (reps, d)."""
+    import numpy as np
+
+    from dpcore import registry as R
+
+    with_batch = {s.name for s in R.all_estimators() if s.batched is not None}
+    families = {R.get(n).family for n in with_batch}
+    assert families == {"simplex", "simplex baseline"}
+    spec = R.get("plugin_laplace")
+    x = np.random.default_rng(0).uniform(0, 1, (200, 3))
+    draws = spec.batched(x, epsilon=1.0, bounds=(0, 1), reps=7, rng=0)
+    assert draws.shape == (7, 3)

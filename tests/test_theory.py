@@ -76,3 +76,26 @@ def test_reference_curves_order_and_scaling() -> None:
         theory.plan_noise_error([1.0, np.nan], 10, 1.0)
     with pytest.raises(ValueError):
         theory.sampling_error([1.0], 0)
+
+
+def test_premature_stop_warning_is_the_risk_above_five_percent():
+    """One ``premature_stop_risk`` (the probability, dpcore.quantiles); the estimator's warning rule
+    (theory.winsorized.premature_stop_warning) is that probability above 1 - exp(-e^-3) for pure walks."""
+    import itertools
+    import math
+
+    from dpcore import quantiles
+    from dpcore.theory.winsorized import premature_stop_warning
+
+    threshold = -math.expm1(-math.exp(-3.0))
+    cases = 0
+    for n, tau, eps, (lo, hi), beta in itertools.product((20, 100, 1000, 10_000), (0.01, 0.05, 0.2),
+                                                         (0.005, 0.05, 0.5), ((-10.0, 10.0), (0.0, 1e6)),
+                                                         (1.001, 1.1)):
+        K = quantiles.grid_size((lo, hi), beta)
+        risk = float(quantiles.premature_stop_risk(n, 1.0 - tau, eps, K))
+        if abs(risk - threshold) < 1e-9:
+            continue
+        assert premature_stop_warning(n, tau, lo, hi, beta, epsilon_query=eps) == (risk > threshold)
+        cases += 1
+    assert cases > 130  # of 144

@@ -16,7 +16,7 @@
 All use the substitution neighbouring relation with ``n`` public; the two-stage ones put their
 stages on disjoint rows (parallel composition; the ledger charges the budget once and lists each
 stage at 0 extra with its sensitivity and scale). Error metric: total variation between product
-distributions (:func:`dpcore.theory.binary_product.product_tv`).
+distributions (:func:`dpcore.experiments.studies.product_tv`).
 
 References
 ----------
@@ -27,6 +27,7 @@ High-Dimensional Distributions", COLT 2019; specs/binary_product.md §3 (B1, B2,
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,30 @@ from dpcore.estimators.binary_product import (
 )
 from dpcore.mechanisms import laplace_mechanism
 from dpcore.privacy import Ledger
+
+
+@dataclass(kw_only=True)
+class BinaryBaselineDiagnostics(Diagnostics):
+    """The binary baselines' specifics (spec §3); the truncated Laplace mean fills the optional fields.
+
+    Attributes
+    ----------
+    scale : float
+        Laplace scale of each coordinate's noise.
+    unclipped : array (d,)
+        The estimate before clipping to [0, 1].
+    weight_estimate, weight_upper, radius : float or None
+        Truncated Laplace: the private row weight, its upper confidence bound and the truncation radius B.
+    rows : dict or None
+        Truncated Laplace: rows spent on the weight and on the mean.
+    """
+
+    scale: float  # type: ignore[assignment]  # the Laplace scale here, not the base class per-coordinate scale
+    unclipped: np.ndarray
+    weight_estimate: float | None = None
+    weight_upper: float | None = None
+    radius: float | None = None
+    rows: dict[str, int] | None = None
 
 
 def naive_scale(n: int, d: int, epsilon: float) -> float:
@@ -82,8 +107,8 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
     unclipped = q.copy()
     if clip:
         q = np.clip(q, 0.0, 1.0)
-    diag = Diagnostics(noiseless_mean=xbar, noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
-                       extra={"scale": rel.scale, "unclipped": unclipped})
+    diag = BinaryBaselineDiagnostics(noiseless_mean=xbar, noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
+                                     scale=rel.scale, unclipped=unclipped)
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
@@ -140,11 +165,10 @@ def truncated_laplace(x: Any, *, epsilon: float, rng: RngLike = None, beta: floa
         q = np.clip(q, 0.0, 1.0)
     clipped_rows = np.zeros(n, dtype=bool)
     clipped_rows[perm[mA:]] = hit
-    diag = Diagnostics(noiseless_mean=tmean, clip_radius=B, clipped=clipped_rows,
-                       noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
-                       extra={"weight_estimate": w_hat, "weight_upper": w_plus, "radius": B,
-                              "scale": rel.scale, "rows": {"weight": mA, "mean": mB},
-                              "unclipped": unclipped})
+    diag = BinaryBaselineDiagnostics(noiseless_mean=tmean, clip_radius=B, clipped=clipped_rows,
+                                     noise_std=np.full(d, math.sqrt(2.0) * rel.scale), scale=rel.scale,
+                                     unclipped=unclipped, weight_estimate=w_hat, weight_upper=w_plus, radius=B,
+                                     rows={"weight": mA, "mean": mB})
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 

@@ -25,7 +25,7 @@ Privacy
   the whole pipeline is ε-DP: a substituted row changes the input of exactly one mechanism. Which
   blocks are recycled into the final stage depends only on released outputs. The ledger therefore
   records one ε for "parallel composition" and lists every stage at 0 extra, with its own ε, ℓ1
-  sensitivity and Laplace scale in the note (and in ``diagnostics.extra["stages"]``).
+  sensitivity and Laplace scale in the note (and in ``diagnostics.stages``).
 * Sensitivities (ℓ1, substitution; spec §2.1, §2.4):
   flip ``d/m_f`` (untruncated mean of binary rows); truncated mean ``min(2B, k)/m`` — **the paper's
   ``B/m`` is wrong for substitution** (two rows of weight >= B with disjoint supports differ by 2B
@@ -179,8 +179,65 @@ def _clipped_mean(block: Any, coef: np.ndarray, radius: float, sign: np.ndarray,
     return coef * colsum / m, hit
 
 
+@dataclass(kw_only=True)
+class BinaryProductDiagnostics(Diagnostics):
+    """PDE's specifics (Singhal's PureDPPDE practical variant; spec §2, §8).
+
+    Attributes
+    ----------
+    group, group_label : arrays (d,)
+        Each coordinate's group: r for heavy bucket T_r, 0 for the final (light) stage, and its label.
+    flipped : bool array (d,)
+        Coordinates flipped to ``1 - x`` by the flip stage.
+    flip_estimate : array (d,)
+        The flip stage's noisy mean.
+    rounds : list of dict
+        One row per sorting round (round, u, radius, size, scale, noisy, noiseless, separation, ...).
+    stages : list of dict
+        One row per mechanism (stage, rows, ε or ρ, sensitivity, radius, scale).
+    row_sets : dict
+        Row indices each stage read.
+    R : int
+        Cap on the number of sorting rounds.
+    u_final : float
+        Upper bound on the light coordinates' p after the last round.
+    light : bool array (d,)
+        Coordinates left for the final stage.
+    buckets : list of (int, float, array)
+        Heavy buckets ``(r, u_r, T_r)``.
+    stage_sizes : dict
+        Rows per stage.
+    block_size, heavy_rows : int
+        Rows per sorting round and rows of the heavy stage.
+    unclipped : array (d,)
+        The estimate before clipping to [0, 1] (flipped back).
+    noise : str
+        ``"laplace"`` or ``"gaussian"``.
+    heavy_method : str
+        Label of the heavy-stage mechanism.
+    """
+
+    group: np.ndarray
+    group_label: np.ndarray
+    flipped: np.ndarray
+    flip_estimate: np.ndarray | None
+    rounds: list[dict[str, Any]]
+    stages: list[dict[str, Any]]
+    row_sets: dict[str, np.ndarray]
+    R: int
+    u_final: float
+    light: np.ndarray
+    buckets: list[tuple[int, float, np.ndarray]]
+    stage_sizes: dict[str, int]
+    block_size: int
+    heavy_rows: int
+    unclipped: np.ndarray
+    noise: str
+    heavy_method: str
+
+
 @dataclass(frozen=True)
-class _Mech:
+class StageMechanism:
     """Laplace (ε, ℓ1) or Gaussian (ρ, ℓ2) release with the stage bookkeeping."""
 
     noise: Noise
@@ -201,6 +258,204 @@ class _Mech:
 
 def _check_fraction(v: float, name: str) -> float:
     return check_probability(v, name)
+
+
+@dataclass(frozen=True)
+class RowSplit:
+    """The public sample split (depends on n, d and the fractions only; spec §2.4)."""
+
+    R: int  # cap on the sorting rounds
+    flip_rows: int  # m_f
+    block: int  # m, rows per sorting round
+    heavy_rows: int  # m_0
+    final_rows: int  # m_1 before recycling
+    rest: int  # n - m_f
+
+
+def split_rows(n: int, d: int, *, flip: bool, flip_fraction: float, partition_fraction: float,
+               heavy_fraction: float) -> RowSplit:
+    """Stage 0: cut the rows into the flip block, R sorting blocks, the heavy block and the final block.
+
+    Raises a ``ValueError`` naming the n needed when a stage would get no rows.
+
+    References
+    ----------
+    Singhal, PureDPPDE (sample split); specs/binary_product.md §2.4.
+    """
+    R = max(0, math.ceil(math.log2(d)) - 1)
+    mf = int(math.floor(flip_fraction * n)) if flip else 0
+    n_rest = n - mf
+    if R == 0:
+        m = m0 = 0
+        m1 = n_rest
+    else:
+        m = int(math.floor(partition_fraction * n_rest / R))
+        m0 = int(math.floor(heavy_fraction * n_rest))
+        m1 = n_rest - R * m - m0
+    if (flip and mf < 1) or (R > 0 and min(m, m0) < 1) or m1 < 1:
+        need = 20 * (R + 2)
+        raise ValueError(f"n = {n} rows is too small for d = {d}: every stage (flip, {R} partition "
+                         f"blocks, heavy, final) needs its own rows; use n >= {need}.")
+    return RowSplit(R, mf, m, m0, m1, n_rest)
+
+
+@dataclass(frozen=True)
+class StageRelease:
+    """One mechanism's output: the noiseless and noisy statistic, its sensitivity, scale and std."""
+
+    noiseless: np.ndarray
+    noisy: np.ndarray
+    sensitivity: float
+    scale: float
+    std: float
+    clipped: np.ndarray
+
+
+def truncated_mean_release(block: Any, coords: np.ndarray, radius: float, sign: np.ndarray, flipped: np.ndarray,
+                           mech: StageMechanism, rng: np.random.Generator) -> StageRelease:
+    """Stages 1-2 and 4-5: the truncated mean of ``block`` on the columns ``coords`` (bool mask), released.
+
+    Rows (after the flip) are clipped to the ℓ1 ball of ``radius`` on the selected columns; the
+    substitution sensitivity is ``min(2B, k)/m`` in ℓ1 (Laplace) or its ℓ2 analogue (Gaussian), with
+    ``k`` the number of columns and ``m`` the block's rows (spec §2.1). Returns the values on
+    ``coords`` only.
+
+    References
+    ----------
+    Singhal, PureDPPDE lines 1-2 and 4-5; specs/binary_product.md §2.1, §2.4.
+    """
+    m, k = block.shape[0], int(coords.sum())
+    a, hit = _clipped_mean(block, coords.astype(float), radius, sign, flipped.astype(float))
+    sens = tmean_l1_sensitivity(radius, k, m) if mech.noise == "laplace" else tmean_l2_sensitivity(radius, k, m)
+    noisy, scale, std = mech.release(a[coords], sens, rng)
+    return StageRelease(a[coords], noisy, sens, scale, std, hit)
+
+
+class _Pipeline:
+    """The running state of one PDE run: rows (permuted), flip signs, outputs and the bookkeeping."""
+
+    def __init__(self, X: Any, perm: np.ndarray, rest0: int, mech: StageMechanism, ledger: Ledger) -> None:
+        n, d = X.shape
+        self.Xp, self.perm, self.rest0, self.mech, self.ledger = X[perm], perm, rest0, mech, ledger
+        self.sign, self.flipped = np.ones(d), np.zeros(d, dtype=bool)
+        self.stages: list[dict[str, Any]] = []
+        self.row_sets: dict[str, np.ndarray] = {}
+        self.clipped_rows = np.zeros(n, dtype=bool)
+        self.noise_std, self.q, self.noiseless = np.zeros(d), np.zeros(d), np.zeros(d)
+
+    def rows(self, lo: int, hi: int) -> np.ndarray:
+        """Original row indices of positions ``[lo, hi)`` after the flip block."""
+        return self.perm[self.rest0 + lo: self.rest0 + hi]
+
+    def block(self, lo: int, hi: int) -> Any:
+        return self.Xp[self.rest0 + lo: self.rest0 + hi]
+
+    def record(self, stage: str, rows: np.ndarray, k: int, radius: float | None, sens: float, scale: float,
+               truncated: int, note: str) -> None:
+        """One stage in ``stages``/``row_sets`` and a 0 charge with its note (parallel composition)."""
+        mech, budget = self.mech, self.mech.budget
+        kind = "ℓ1" if mech.noise == "laplace" else "ℓ2"
+        what = "Laplace scale b" if mech.noise == "laplace" else "Gaussian σ"
+        self.stages.append({"stage": stage, "rows": int(rows.size), "coords": int(k), "radius": radius,
+                            "sensitivity": sens, "norm": kind, "scale": scale, "budget": budget,
+                            "truncated": int(truncated)})
+        self.row_sets[stage] = rows
+        self.ledger.charge(stage, 0.0, f"{mech.unit} = {budget:g} on its own {rows.size} rows (adds 0: "
+                           f"parallel composition); {note}; {kind} sensitivity {sens:.4g}, {what} = {scale:.4g}")
+
+
+def _flip_stage(p: _Pipeline, mf: int, rng: np.random.Generator) -> np.ndarray:
+    """Stage F: the noisy untruncated mean of the flip block; coordinates above 1/2 are flipped."""
+    d = p.Xp.shape[1]
+    mean_w = np.asarray(p.Xp[:mf].mean(axis=0)).ravel()
+    sens = d / mf if p.mech.noise == "laplace" else math.sqrt(d) / mf
+    nu, scale, _ = p.mech.release(mean_w, sens, rng)
+    p.flipped = nu > 0.5
+    p.sign = np.where(p.flipped, -1.0, 1.0)
+    p.record("flip", p.perm[:mf], d, None, sens, scale, 0, "untruncated mean of binary rows")
+    return nu
+
+
+@dataclass
+class _Partition:
+    light: np.ndarray
+    group: np.ndarray
+    rounds: list[dict[str, Any]]
+    buckets: list[tuple[int, float, np.ndarray]]
+    u_final: float
+
+
+def _partition_rounds(p: _Pipeline, split: RowSplit, beta: float, bound: Bound,
+                      rng: np.random.Generator) -> _Partition:
+    """Stages 1-2: sorting rounds r = 1..R; coordinates whose noisy mean clears τ_r join bucket T_r."""
+    d, m = p.Xp.shape[1], split.block
+    S = np.ones(d, dtype=bool)
+    u, tau, r = 0.5, 3.0 / 16.0, 1
+    group = np.zeros(d, dtype=int)
+    rounds: list[dict[str, Any]] = []
+    buckets: list[tuple[int, float, np.ndarray]] = []
+    while r <= split.R and u * S.sum() >= 1:
+        size = int(S.sum())
+        B = partition_radius(u, size, m, split.R, beta, bound)
+        rel = truncated_mean_release(p.block((r - 1) * m, r * m), S, B, p.sign, p.flipped, p.mech, rng)
+        idx = np.flatnonzero(S)
+        T = idx[rel.noisy >= tau]
+        rows = p.rows((r - 1) * m, r * m)
+        p.clipped_rows[rows] = rel.clipped
+        p.record(f"round {r}", rows, size, B, rel.sensitivity, rel.scale, int(rel.clipped.sum()),
+                 f"truncated mean over |S| = {size} columns")
+        rounds.append({"round": r, "u": u, "tau": tau, "size": size, "radius": B, "sensitivity": rel.sensitivity,
+                       "scale": rel.scale, "promoted": int(T.size), "rows": m, "truncated": int(rel.clipped.sum()),
+                       "separation": tau / rel.scale, "coords": idx, "noiseless": rel.noiseless, "noisy": rel.noisy})
+        if T.size:
+            buckets.append((r, u, T))
+            group[T] = r
+            S[T] = False
+        u, tau, r = u / 2.0, tau / 2.0, r + 1
+    return _Partition(S, group, rounds, buckets, u)
+
+
+def _heavy_stage(p: _Pipeline, split: RowSplit, buckets: list[tuple[int, float, np.ndarray]], beta: float,
+                 rng: np.random.Generator) -> None:
+    """Stage 3 (substitute for DPSGLearner): one joint release of the heavy coordinates rescaled by 1/√u_r."""
+    d, R, m, m0 = p.Xp.shape[1], split.R, split.block, split.heavy_rows
+    K = int(sum(T.size for _, _, T in buckets))
+    w = np.zeros(d)
+    for _, ui, T in buckets:  # loop over at most R buckets
+        w[T] = 1.0 / math.sqrt(ui)
+    TP = w > 0
+    z_rows = p.rows(R * m, R * m + m0)
+    Z = p.block(R * m, R * m + m0)
+    fl = p.flipped.astype(float)
+    if p.mech.noise == "laplace":
+        BZ = heavy_radius([T.size for _, _, T in buckets], [ui for _, ui, _ in buckets], m0, beta)
+        gmean, hit = _clipped_mean(Z, w, BZ, p.sign, fl, "l1")
+        sens = min(2.0 * BZ, float(w.sum())) / m0
+    else:
+        BZ = heavy_l2_radius(K, m0, beta)
+        gmean, hit = _clipped_mean(Z, w, BZ, p.sign, fl, "l2")
+        sens = math.sqrt(2.0 * min(BZ**2, float((w**2).sum()))) / m0
+    noisy, scale, std = p.mech.release(gmean[TP], sens, rng)
+    p.q[TP] = noisy / w[TP]
+    p.noiseless[TP] = gmean[TP] / w[TP]
+    p.noise_std[TP] = std / w[TP]
+    p.clipped_rows[z_rows] = hit
+    p.record("heavy", z_rows, K, BZ, sens, scale, int(hit.sum()), "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL)
+
+
+def _final_stage(p: _Pipeline, light: np.ndarray, u_final: float, final_idx: np.ndarray, beta: float,
+                 bound: Bound, rng: np.random.Generator) -> None:
+    """Stages 4-5: the truncated mean of the light coordinates on the final (and recycled) rows."""
+    sizeF = int(light.sum())
+    BF = final_radius(u_final, sizeF, int(final_idx.size), beta, bound)
+    rel = truncated_mean_release(p.Xp[p.rest0 + final_idx], light, BF, p.sign, p.flipped, p.mech, rng)
+    p.q[light] = rel.noisy
+    p.noiseless[light] = rel.noiseless
+    p.noise_std[light] = rel.std
+    rows = p.perm[p.rest0 + final_idx]
+    p.clipped_rows[rows] = rel.clipped
+    p.record("final", rows, sizeF, BF, rel.sensitivity, rel.scale, int(rel.clipped.sum()),
+             f"truncated mean over the {sizeF} light columns")
 
 
 def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: float = 0.1,
@@ -229,145 +484,41 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
         raise ValueError(f"heavy must be 'joint_laplace' (the only implemented heavy stage; the paper's "
                          f"HKMN22 learner has no practical implementation); got {heavy!r}.")
     g = as_generator(rng)
-    mech = _Mech(noise, budget)
+    mech = StageMechanism(noise, budget)
     ledger = Ledger("pure" if noise == "laplace" else "zcdp")
     ledger.charge("parallel composition", budget,
                   "each row feeds exactly one stage below (disjoint row blocks, substitution "
                   f"neighbours); every stage is {mech.unit} = {budget:g}-DP on its own rows, so the "
                   f"pipeline is {mech.unit} = {budget:g}-DP (paper Prop. 3.2)")
 
-    # ---- sample split (public: depends on n, d and the fractions only) ----
-    R = max(0, math.ceil(math.log2(d)) - 1)
-    mf = int(math.floor(flip_fraction * n)) if flip else 0
-    n_rest = n - mf
-    if R == 0:
-        m = m0 = 0
-        m1 = n_rest
-    else:
-        m = int(math.floor(partition_fraction * n_rest / R))
-        m0 = int(math.floor(heavy_fraction * n_rest))
-        m1 = n_rest - R * m - m0
-    if (flip and mf < 1) or (R > 0 and min(m, m0) < 1) or m1 < 1:
-        need = 20 * (R + 2)
-        raise ValueError(f"n = {n} rows is too small for d = {d}: every stage (flip, {R} partition "
-                         f"blocks, heavy, final) needs its own rows; use n >= {need}.")
-    perm = g.permutation(n) if shuffle else np.arange(n)
-    Xp = X[perm]
-    rest0 = mf
-
-    def rows_of(lo: int, hi: int) -> np.ndarray:
-        return perm[rest0 + lo: rest0 + hi]
-
-    sign = np.ones(d)
-    flipped = np.zeros(d, dtype=bool)
-    stages: list[dict[str, Any]] = []
-    row_sets: dict[str, np.ndarray] = {}
-    clipped_rows = np.zeros(n, dtype=bool)
-    noise_std = np.zeros(d)
-    q = np.zeros(d)
-    noiseless = np.zeros(d)
+    # ---- 0. sample split (public: depends on n, d and the fractions only) ----
+    sp = split_rows(n, d, flip=flip, flip_fraction=flip_fraction, partition_fraction=partition_fraction,
+                    heavy_fraction=heavy_fraction)
+    R, mf, m, m0, n_rest = sp.R, sp.flip_rows, sp.block, sp.heavy_rows, sp.rest
+    pipe = _Pipeline(X, g.permutation(n) if shuffle else np.arange(n), mf, mech, ledger)
     warnings: list[str] = []
-
-    def record(stage: str, rows: np.ndarray, k: int, radius: float | None, sens: float, scale: float,
-               truncated: int, note: str) -> None:
-        kind = "ℓ1" if noise == "laplace" else "ℓ2"
-        what = "Laplace scale b" if noise == "laplace" else "Gaussian σ"
-        stages.append({"stage": stage, "rows": int(rows.size), "coords": int(k), "radius": radius,
-                       "sensitivity": sens, "norm": kind, "scale": scale, "budget": budget,
-                       "truncated": int(truncated)})
-        row_sets[stage] = rows
-        ledger.charge(stage, 0.0, f"{mech.unit} = {budget:g} on its own {rows.size} rows (adds 0: "
-                      f"parallel composition); {note}; {kind} sensitivity {sens:.4g}, {what} = {scale:.4g}")
-
     # ---- F. private flip ----
-    nu = None
-    if flip:
-        W = Xp[:mf]
-        mean_w = np.asarray(W.mean(axis=0)).ravel()
-        sens = d / mf if noise == "laplace" else math.sqrt(d) / mf
-        nu, scale, _ = mech.release(mean_w, sens, g)
-        flipped = nu > 0.5
-        sign = np.where(flipped, -1.0, 1.0)
-        record("flip", perm[:mf], d, None, sens, scale, 0, "untruncated mean of binary rows")
-    fl = flipped.astype(float)
-
+    nu = _flip_stage(pipe, mf, g) if flip else None
     # ---- 1-2. partition rounds ----
-    S = np.ones(d, dtype=bool)
-    u, tau, r = 0.5, 3.0 / 16.0, 1
-    group = np.zeros(d, dtype=int)
-    rounds: list[dict[str, Any]] = []
-    buckets: list[tuple[int, float, np.ndarray]] = []
-    while r <= R and u * S.sum() >= 1:
-        size = int(S.sum())
-        B = partition_radius(u, size, m, R, beta, bound)
-        block = Xp[rest0 + (r - 1) * m: rest0 + r * m]
-        a, hit = _clipped_mean(block, S.astype(float), B, sign, fl)
-        sens = tmean_l1_sensitivity(B, size, m) if noise == "laplace" else tmean_l2_sensitivity(B, size, m)
-        qr, scale, _ = mech.release(a[S], sens, g)
-        idx = np.flatnonzero(S)
-        T = idx[qr >= tau]
-        clipped_rows[rows_of((r - 1) * m, r * m)] = hit
-        record(f"round {r}", rows_of((r - 1) * m, r * m), size, B, sens, scale, int(hit.sum()),
-               f"truncated mean over |S| = {size} columns")
-        rounds.append({"round": r, "u": u, "tau": tau, "size": size, "radius": B, "sensitivity": sens,
-                       "scale": scale, "promoted": int(T.size), "rows": m, "truncated": int(hit.sum()),
-                       "separation": tau / scale, "coords": idx, "noiseless": a[S], "noisy": qr})
-        if T.size:
-            buckets.append((r, u, T))
-            group[T] = r
-            S[T] = False
-        u, tau, r = u / 2.0, tau / 2.0, r + 1
-    rounds_run = r - 1
-    u_final = u
-
+    part = _partition_rounds(pipe, sp, beta, bound, g)
+    rounds_run, u_final, buckets = len(part.rounds), part.u_final, part.buckets
     # ---- 3. heavy stage (substitute for DPSGLearner) ----
-    K = int(sum(T.size for _, _, T in buckets))
     if buckets:
-        w = np.zeros(d)
-        for _, ui, T in buckets:  # loop over at most R buckets
-            w[T] = 1.0 / math.sqrt(ui)
-        TP = w > 0
-        z_rows = rows_of(R * m, R * m + m0)
-        Z = Xp[rest0 + R * m: rest0 + R * m + m0]
-        if noise == "laplace":
-            BZ = heavy_radius([T.size for _, _, T in buckets], [ui for _, ui, _ in buckets], m0, beta)
-            gmean, hit = _clipped_mean(Z, w, BZ, sign, fl, "l1")
-            sens = min(2.0 * BZ, float(w.sum())) / m0
-        else:
-            BZ = heavy_l2_radius(K, m0, beta)
-            gmean, hit = _clipped_mean(Z, w, BZ, sign, fl, "l2")
-            sens = math.sqrt(2.0 * min(BZ**2, float((w**2).sum()))) / m0
-        noisy, scale, std = mech.release(gmean[TP], sens, g)
-        q[TP] = noisy / w[TP]
-        noiseless[TP] = gmean[TP] / w[TP]
-        noise_std[TP] = std / w[TP]
-        clipped_rows[z_rows] = hit
-        record("heavy", z_rows, K, BZ, sens, scale, int(hit.sum()),
-               "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL)
+        _heavy_stage(pipe, sp, buckets, beta, g)
         # recycle: the unused partition blocks Y^{r*+1..R} join Y^F
         final_ranges = [(rounds_run * m, R * m), (R * m + m0, n_rest)] if recycle else [(R * m + m0, n_rest)]
     else:  # recycle: nothing promoted, so Z and the unused blocks join Y^F
         final_ranges = [(rounds_run * m, n_rest)] if recycle else [(R * m + m0, n_rest)]
-
     # ---- 4-5. final round on the light coordinates ----
-    SF = S
+    SF = part.light
     final_idx = np.concatenate([np.arange(lo, hi) for lo, hi in final_ranges if hi > lo])
     m1_used = int(final_idx.size)
     if SF.any():
-        sizeF = int(SF.sum())
-        BF = final_radius(u_final, sizeF, m1_used, beta, bound)
-        YF = Xp[rest0 + final_idx]
-        a, hit = _clipped_mean(YF, SF.astype(float), BF, sign, fl)
-        sens = tmean_l1_sensitivity(BF, sizeF, m1_used) if noise == "laplace" else tmean_l2_sensitivity(BF, sizeF, m1_used)
-        noisy, scale, std = mech.release(a[SF], sens, g)
-        q[SF] = noisy
-        noiseless[SF] = a[SF]
-        noise_std[SF] = std
-        clipped_rows[perm[rest0 + final_idx]] = hit
-        record("final", perm[rest0 + final_idx], sizeF, BF, sens, scale, int(hit.sum()),
-               f"truncated mean over the {sizeF} light columns")
+        _final_stage(pipe, SF, u_final, final_idx, beta, bound, g)
     if u_final * SF.sum() >= 1 and SF.any():
         warnings.append(f"the partition stopped at its cap R = {R} with u_F|S_F| = {u_final * SF.sum():.3g} >= 1.")
+    q, noiseless, flipped, group, rounds = pipe.q, pipe.noiseless, pipe.flipped, part.group, part.rounds
+    stages, row_sets, clipped_rows, noise_std = pipe.stages, pipe.row_sets, pipe.clipped_rows, pipe.noise_std
 
     # ---- 6. output ----
     unclipped = q.copy()
@@ -378,13 +529,12 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     labels = np.array([f"T{v}" if v else "final" for v in group], dtype=object)
     stage_sizes = {"flip": mf, "partition": rounds_run * m, "partition_unused": (R - rounds_run) * m,
                    "heavy": m0 if buckets else 0, "final": m1_used, "total": n}
-    diag = Diagnostics(
+    diag = BinaryProductDiagnostics(
         noiseless_mean=noiseless, clipped=clipped_rows, noise_std=noise_std, warnings=warnings,
-        extra={"group": group, "group_label": labels, "flipped": flipped, "flip_estimate": nu,
-               "rounds": rounds, "stages": stages, "row_sets": row_sets, "R": R, "u_final": u_final,
-               "light": SF.copy(), "buckets": [(ri, ui, T) for ri, ui, T in buckets],
-               "stage_sizes": stage_sizes, "block_size": m, "heavy_rows": m0, "unclipped": unclipped,
-               "noise": noise, "heavy_method": HEAVY_SUBSTITUTE_LABEL})
+        group=group, group_label=labels, flipped=flipped, flip_estimate=nu, rounds=rounds, stages=stages,
+        row_sets=row_sets, R=R, u_final=u_final, light=SF.copy(), buckets=[(ri, ui, T) for ri, ui, T in buckets],
+        stage_sizes=stage_sizes, block_size=m, heavy_rows=m0, unclipped=unclipped, noise=noise,
+        heavy_method=HEAVY_SUBSTITUTE_LABEL)
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
@@ -422,7 +572,7 @@ def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.
     Returns
     -------
     Estimate
-        ``mean`` in [0, 1]^d. ``diagnostics.extra["group"]`` holds each coordinate's group (r for
+        ``mean`` in [0, 1]^d. ``diagnostics.group`` holds each coordinate's group (r for
         bucket T_r, 0 for the final round), ``["rounds"]`` the round table, ``["stages"]`` every
         release's rows, radius, sensitivity and scale, ``["row_sets"]`` the rows each stage used.
         Each round's dict also holds its columns (``coords``, in flipped orientation) and their

@@ -44,6 +44,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -62,6 +63,26 @@ LIBRARIES = ("opendp", "diffprivlib")
 OPENDP_D_IN = 2
 
 Mechanism = Literal["laplace", "gaussian"]
+
+
+@dataclass(kw_only=True)
+class PeerDiagnostics(Diagnostics):
+    """What another library's mean reports.
+
+    Attributes
+    ----------
+    scale : array (d,)
+        Each coordinate's noise scale as the library's own map accepted it.
+    library, version : str
+        Which library ran (``"opendp"`` or ``"diffprivlib"``) and its installed version.
+    privacy_map : array or None
+        OpenDP only: each coordinate's privacy map at ``d_in = 2``.
+    """
+
+    scale: np.ndarray
+    library: str
+    version: str | None
+    privacy_map: np.ndarray | None = None
 
 
 def library_version(dist: str) -> str | None:
@@ -165,10 +186,9 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
                   f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed")
     clipped = (arr < lo) | (arr > hi)
     noise_std = scales * (math.sqrt(2.0) if mechanism == "laplace" else 1.0)
-    return Estimate(mean=means, ledger=ledger, diagnostics=Diagnostics(
+    return Estimate(mean=means, ledger=ledger, diagnostics=PeerDiagnostics(
         noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi), clipped=clipped,
-        noise_std=noise_std, extra={"scale": scales, "privacy_map": maps, "library": "opendp",
-                                    "version": library_version("opendp")}))
+        noise_std=noise_std, scale=scales, privacy_map=maps, library="opendp", version=library_version("opendp")))
 
 
 def opendp_laplace_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None) -> Estimate:
@@ -188,7 +208,7 @@ def opendp_laplace_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngL
     Returns
     -------
     Estimate
-        ``diagnostics.extra["scale"]`` holds the Laplace scales OpenDP's map accepted (about
+        ``diagnostics.scale`` holds the Laplace scales OpenDP's map accepted (about
         ``(upper - lower) / (n ε/d)``), ``["privacy_map"]`` the map's ε per coordinate.
 
     References
@@ -215,7 +235,7 @@ def opendp_gaussian_mean(x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike
     Returns
     -------
     Estimate
-        ``diagnostics.extra["scale"]``: the Gaussian standard deviations OpenDP's map accepted
+        ``diagnostics.scale``: the Gaussian standard deviations OpenDP's map accepted
         (about ``(upper - lower) / (n sqrt(2 ρ/d))``).
 
     References
@@ -246,7 +266,7 @@ def diffprivlib_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike
     Returns
     -------
     Estimate
-        ``diagnostics.extra["scale"]``: the Laplace scale ``(upper - lower) / (n ε/d)`` that
+        ``diagnostics.scale``: the Laplace scale ``(upper - lower) / (n ε/d)`` that
         diffprivlib's sensitivity implies (its noise is then truncated to the bounds).
 
     References
@@ -266,10 +286,10 @@ def diffprivlib_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike
     ledger = Ledger("pure")
     ledger.charge("diffprivlib mean", eps, f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)")
     scales = (hi - lo) / (n * eps / d)
-    return Estimate(mean=means, ledger=ledger, diagnostics=Diagnostics(
+    return Estimate(mean=means, ledger=ledger, diagnostics=PeerDiagnostics(
         noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi),
         clipped=(arr < lo) | (arr > hi), noise_std=math.sqrt(2.0) * scales,
-        extra={"scale": scales, "library": "diffprivlib", "version": library_version("diffprivlib")}))
+        scale=scales, library="diffprivlib", version=library_version("diffprivlib")))
 
 
 # --------------------------------------------------------------------------------------------

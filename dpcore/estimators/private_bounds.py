@@ -121,5 +121,5 @@ def run_with_private_bounds(spec: EstimatorSpec, data: Dataset, budget: Budget, 
         ledger.charge(c.stage, c.amount, c.note)
     est.ledger = ledger
     est.conversion = conv
-    est.diagnostics.extra["private_bounds"] = (pb.lower, pb.upper)
+    est.diagnostics.private_bounds = (pb.lower, pb.upper)
     return est

@@ -286,13 +286,53 @@ def mean_from_sums(sums: np.ndarray, count: np.ndarray | float, lower: np.ndarra
 # the estimator
 
 
+@dataclass(kw_only=True)
+class SimplexDiagnostics(Diagnostics):
+    """The simplex estimator's specifics (specs/simplex.md §2.3, S1-S4).
+
+    Attributes
+    ----------
+    radius : float
+        Simplex radius R.
+    noise_variance, noise_scale, sensitivity : float
+        Variance and scale of each augmented sum's noise, and the release's sensitivity.
+    m : array (d + 1,)
+        The released noisy augmented sums.
+    mechanism : str
+        ``"laplace"`` or ``"gaussian"``.
+    free_count, free_count_variance : float or None
+        The count read off the release (S2) and its variance (unknown n only).
+    extra_count, extra_count_variance, weight, combined_count, combined_count_variance : float or None
+        S4: the extra noisy count, the inverse-variance weight w of the free count and the combined
+        count (only with ``count_fraction > 0``).
+    mean_unclamped, mean_clamped : array (d,)
+        The mean before and after clamping to the box.
+    """
+
+    radius: float
+    noise_variance: float
+    noise_scale: float
+    sensitivity: float
+    m: np.ndarray
+    mechanism: str
+    mean_unclamped: np.ndarray
+    mean_clamped: np.ndarray
+    free_count: float | None = None
+    free_count_variance: float | None = None
+    extra_count: float | None = None
+    extra_count_variance: float | None = None
+    weight: float | None = None
+    combined_count: float | None = None
+    combined_count_variance: float | None = None
+
+
 @dataclass
 class _Draws:
     means: np.ndarray  # (reps, d)
     noiseless: np.ndarray  # (d,)
     ledger: Ledger
     noise_std: np.ndarray  # (d,) first-order std of the final noise in the mean
-    extra: dict[str, Any]
+    extra: dict[str, Any]  # the fields of SimplexDiagnostics
     data: Preprocessed
     warnings: list[str]
 
@@ -392,7 +432,7 @@ def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
         ``m_j / N*``.
     clamp : bool
         Clamp the final mean to ``[L, U]`` (free post-processing). Both versions are in
-        ``diagnostics.extra``.
+        the :class:`SimplexDiagnostics`.
     radius : float, optional
         Public l1 bound on the shifted rows (default: the l1 diameter of the box).
     rng : None, int or Generator
@@ -400,7 +440,7 @@ def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     Returns
     -------
     Estimate
-        ``diagnostics.extra`` holds the release ``m``, the free count, the weight ``w`` (S4), the
+        The :class:`SimplexDiagnostics` hold the release ``m``, the free count, the weight ``w`` (S4), the
         noise variance ``v`` and the sensitivity used; ``noise_std`` is the first-order standard
         deviation of the final noise (spec §4).
 
@@ -410,9 +450,9 @@ def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     """
     dr = _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
                         count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius, reps=1, rng=rng)
-    diag = Diagnostics(noiseless_mean=dr.noiseless, center=None, clip_interval=(dr.data.lower, dr.data.upper),
-                       clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings, extra=dr.extra,
-                       nonprivate=nonprivate_counts(dr.data))
+    diag = SimplexDiagnostics(noiseless_mean=dr.noiseless, center=None, clip_interval=(dr.data.lower, dr.data.upper),
+                              clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings,
+                              nonprivate=nonprivate_counts(dr.data), **dr.extra)
     return Estimate(mean=dr.means[0], ledger=dr.ledger, diagnostics=diag)
 
 
@@ -452,6 +492,7 @@ for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:
     register(EstimatorSpec(
         name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS, neighbouring=_rel,
         func=simplex_mean, params={"known_n": _known, "neighbouring": _rel}, family="simplex",
+        batched=simplex_mean_draws,
         description=("Append R − Σz to each clamped row and release all column sums with one "
                      + ("Laplace" if _notion == "pure" else "Gaussian") + " mechanism; "
                      + ("n is public: project onto Σ = nR (variance × d/(d+1))." if _known

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -115,10 +116,45 @@ def _unit(mechanism: Mechanism) -> tuple[str, str]:
     return ("ε", "Laplace") if mechanism == "laplace" else ("ρ", "Gaussian")
 
 
+@dataclass(kw_only=True)
+class NoisySumDiagnostics(Diagnostics):
+    """The simplex baselines' specifics (specs/simplex.md §3, B1-B4); a field a baseline has not is ``None``.
+
+    Attributes
+    ----------
+    mechanism : str
+        ``"laplace"`` or ``"gaussian"``.
+    sensitivity, noise_scale, noise_variance : float or None
+        B1: the noisy sum's sensitivity, noise scale and variance.
+    split : float or None
+        B2-B4: the share of the budget spent on the sum.
+    sum_sensitivity, sum_noise_variance, count_noise_variance, noisy_count : float or None
+        B2/B3: the sum's sensitivity and noise variance, the count's noise variance, the noisy count.
+    resized_n, imputed : int or None
+        B4: the noisy size the data were resized to, and how many rows were imputed.
+    theory : str or None
+        B4: where its error comes from (simulation only).
+    """
+
+    mechanism: str
+    sensitivity: float | None = None
+    noise_scale: float | None = None
+    noise_variance: float | None = None
+    split: float | None = None
+    sum_sensitivity: float | None = None
+    sum_noise_variance: float | None = None
+    count_noise_variance: float | None = None
+    noisy_count: float | None = None
+    resized_n: int | None = None
+    imputed: int | None = None
+    theory: str | None = None
+
+
 def _estimate(means: np.ndarray, noiseless: np.ndarray, ledger: Ledger, std: np.ndarray, data: Preprocessed,
               extra: dict[str, Any], center: np.ndarray | None = None) -> Estimate:
-    diag = Diagnostics(noiseless_mean=noiseless, center=center, clip_interval=(data.lower, data.upper),
-                       clipped=data.clipped, noise_std=std, extra=extra, nonprivate=nonprivate_counts(data))
+    """One release as an Estimate; ``extra`` holds the fields of :class:`NoisySumDiagnostics`."""
+    diag = NoisySumDiagnostics(noiseless_mean=noiseless, center=center, clip_interval=(data.lower, data.upper),
+                               clipped=data.clipped, noise_std=std, nonprivate=nonprivate_counts(data), **extra)
     return Estimate(mean=means[0], ledger=ledger, diagnostics=diag)
 
 
@@ -415,7 +451,24 @@ _ENTRIES: list[tuple[str, str, NativeNotion, Neighbouring, Callable[..., Estimat
      "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
 ]
 
+def _plugin_draws(x: Any, **kw: Any) -> np.ndarray:
+    """Batched B2, or its OpenDP-style equal-scale variant (``split="opendp"``)."""
+    if kw.get("split") == "opendp":
+        kw.pop("split")
+        kw.pop("shift", None)
+        return baseline_draws("opendp", x, **kw)
+    return baseline_draws("plugin", x, **kw)
+
+
+#: Each baseline's batched path (``EstimatorSpec.batched``).
+_BATCHED: dict[Callable[..., Estimate], Callable[..., np.ndarray]] = {
+    noisy_sum_mean: lambda x, **kw: baseline_draws("b1", x, **kw),
+    plugin_mean: _plugin_draws,
+    centred_mean: lambda x, **kw: baseline_draws("centred", x, **kw),
+    resize_mean: lambda x, **kw: baseline_draws("resize", x, **kw),
+}
+
 for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:
     register(EstimatorSpec(name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS,
                            neighbouring=_rel, func=_func, params=_params, family="simplex baseline",
-                           description=_desc))
+                           description=_desc, batched=_BATCHED[_func]))

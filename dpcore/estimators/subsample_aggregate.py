@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,40 @@ from scipy import stats
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_probability
 from dpcore.estimate import Estimate, EstimatorSpec, register
-from dpcore.estimators.winsorized import DEFAULT_SPLIT, winsorized_mean, winsorized_mean_zcdp
+from dpcore.estimators.winsorized import (
+    DEFAULT_SPLIT,
+    WinsorizedDiagnostics,
+    winsorized_mean,
+    winsorized_mean_zcdp,
+)
+
+
+@dataclass(kw_only=True)
+class SubsampleDiagnostics(WinsorizedDiagnostics):
+    """The aggregator's (PMWM's) diagnostics plus the groups (paper Algorithm 3).
+
+    Attributes
+    ----------
+    group_statistics : array (k, p)
+        The statistic of each group (the aggregator's input).
+    failed : bool array (k,)
+        Which groups failed and took ``failure_value`` (data-dependent: read only for teaching).
+    groups : array (k, m) or list of arrays
+        Row indices of each group.
+    k : int
+        Number of groups.
+    group_size : int or None
+        Rows per group (``None`` with ``ids``).
+    failure_value : array (p,)
+        The public value of a failed group.
+    """
+
+    group_statistics: np.ndarray
+    failed: np.ndarray
+    groups: Any
+    k: int
+    group_size: int | None
+    failure_value: np.ndarray
 
 Statistic = str | Callable[[np.ndarray], Any]
 
@@ -235,7 +268,7 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     Returns
     -------
     Estimate
-        The aggregator's estimate; ``diagnostics.extra`` adds ``group_statistics`` (k, p),
+        The aggregator's estimate; its :class:`SubsampleDiagnostics` add ``group_statistics`` (k, p),
         ``failed`` (k,), ``groups`` (a (k, m) index array, or with ``ids`` a list of row-index
         arrays), ``k`` and ``group_size`` (``None`` with ``ids``). The number of failed groups is
         data-dependent and is kept in ``diagnostics.nonprivate["failed_groups"]``, not in the
@@ -296,8 +329,10 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
                                    mean_noise="per_coordinate", rng=g)
     # The number of failed groups depends on the data: not part of the release (issue 11 item 6).
     est.diagnostics.nonprivate["failed_groups"] = int(failed.sum())
-    est.diagnostics.extra.update({"group_statistics": theta, "failed": failed, "groups": groups,
-                                  "k": k_used, "group_size": size, "failure_value": fail})
+    agg = est.diagnostics
+    est.diagnostics = SubsampleDiagnostics(**{f.name: getattr(agg, f.name) for f in fields(agg)},
+                                           group_statistics=theta, failed=failed, groups=groups, k=k_used,
+                                           group_size=size, failure_value=fail)
     return est
 
 

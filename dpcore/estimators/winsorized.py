@@ -55,7 +55,8 @@ specs/winsorized.md §2 (estimator), §7 (d dimensions), §9 (testable propertie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -63,7 +64,59 @@ from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
 from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.theory.winsorized import premature_stop_risk, trim_level
+from dpcore.theory.winsorized import premature_stop_warning, trim_level
+
+
+@dataclass(kw_only=True)
+class WinsorizedDiagnostics(Diagnostics):
+    """PMWM's specifics on top of :class:`~dpcore.estimate.Diagnostics` (spec §2).
+
+    Attributes
+    ----------
+    tau : float
+        Trim level τ of the two quantile walks.
+    notion : str
+        ``"pure"`` or ``"zcdp"``.
+    raw_interval : (array, array)
+        The private interval ``(L̂, Û)`` before the fallback.
+    fallback, fallback_count : bool array, int
+        Per coordinate whether the prior range replaced an inverted interval, and how many did.
+    noise_scale : array
+        Laplace scale (pure) or Gaussian standard deviation (zCDP) of the mean's noise.
+    pulled_low, pulled_high : int array
+        Per coordinate, rows pulled up to L̂ / down to Û (rows of the input; counts on the data).
+    steps_upper, steps_lower, hit_bound_upper, hit_bound_lower : arrays
+        The quantile walks' step counts and whether they reached the prior bound.
+    budget_per_coordinate : dict
+        Budget of each stage per coordinate.
+    walk : str
+        ``"pure"`` or ``"gaussian"``: which quantile walk ran.
+    walk_epsilon_per_coordinate : (float, float) or None
+        The ε of the threshold and query of a pure walk run under zCDP.
+    bounds : (array, array)
+        The prior range ``(a, b)``.
+    beta : float
+        Grid ratio of the walks.
+    """
+
+    tau: float
+    notion: str
+    raw_interval: tuple[np.ndarray, np.ndarray]
+    fallback: np.ndarray
+    fallback_count: int
+    noise_scale: np.ndarray
+    pulled_low: np.ndarray
+    pulled_high: np.ndarray
+    steps_upper: np.ndarray
+    steps_lower: np.ndarray
+    hit_bound_upper: np.ndarray
+    hit_bound_lower: np.ndarray
+    budget_per_coordinate: dict[str, float]
+    walk: str
+    walk_epsilon_per_coordinate: tuple[float, float] | None
+    bounds: tuple[np.ndarray, np.ndarray]
+    beta: float
+
 
 #: Default budget split (threshold noise, query noise, mean): the authors' code default (spec §2.5).
 DEFAULT_SPLIT: tuple[float, float, float] = (0.25, 0.25, 0.5)
@@ -92,6 +145,153 @@ def check_split(split: Sequence[float]) -> tuple[float, float, float]:
     return s
 
 
+@dataclass(frozen=True)
+class WalkBudget:
+    """What each quantile walk gets: its keyword arguments, the ledger charges and notes, and a pure
+    walk's ε per coordinate under zCDP (``None`` otherwise)."""
+
+    kwargs: dict[str, float]
+    charge_threshold: float
+    charge_query: float
+    note_threshold: str
+    note_query: str
+    epsilons: tuple[float, float] | None
+
+
+def walk_budgets(notion: Literal["pure", "zcdp"], walk: Walk, part_t: float, part_q: float, d: int) -> WalkBudget:
+    """Stages 1-2: what each quantile walk gets from the threshold and query parts (spec §2.5, §7).
+
+    ``part_t``/``part_q`` are the totals of one walk over all d coordinates, in the native unit
+    (``unbounded_quantile`` divides them by d). Under zCDP a pure walk (``walk="pure"``) runs at the
+    ε with ``ε²/2 = part/d`` per coordinate (Bun–Steinke), split in proportion; it is charged the ρ parts.
+
+    References
+    ----------
+    specs/winsorized.md §2.5 (budget split) and §7 (d dimensions).
+    """
+    if notion == "pure":
+        return WalkBudget({"epsilon_threshold": part_t, "epsilon_query": part_q}, part_t, part_q,
+                          f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate",
+                          f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate", None)
+    if walk == "pure":
+        eps = walk_epsilons(part_t, part_q, d)
+        conv = (f"pure walk, ε = {sum(eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
+                "(Bun–Steinke), split in proportion")
+        # unbounded_quantile divides its totals by d
+        return WalkBudget({"epsilon_threshold": eps[0] * d, "epsilon_query": eps[1] * d}, part_t, part_q,
+                          f"AboveThreshold target noise ε_T = {eps[0]:.4g}; {conv}",
+                          f"AboveThreshold query noise ε_Q = {eps[1]:.4g}; {conv}", eps)
+    return WalkBudget({"rho_threshold": part_t, "rho_query": part_q}, part_t, part_q,
+                      f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)",
+                      f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)",
+                      None)
+
+
+@dataclass(frozen=True)
+class PrivateInterval:
+    """Stages 3-5: the private interval per coordinate after the fallback, the raw one, and the walks."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    raw: tuple[np.ndarray, np.ndarray]
+    fallback: np.ndarray
+    upper_walk: Any
+    lower_walk: Any
+
+
+def private_interval(X: np.ndarray, tau: float, a: np.ndarray, b: np.ndarray, *, beta: float, walk: WalkBudget,
+                     ledger: Ledger, rng: np.random.Generator) -> PrivateInterval:
+    """Stages 3-5: the two private quantile walks (upper from a, lower from b) and the fallback.
+
+    Each walk is charged its threshold and query parts in ``ledger``; where ``Û < L̂`` the prior
+    range ``[a, b]`` replaces the interval (post-processing, no cost).
+
+    References
+    ----------
+    Ramsay and Spicker, Algorithm 1 steps 3-5; specs/winsorized.md §2.2-§2.4.
+    """
+    up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
+    ledger.charge("upper quantile: threshold", walk.charge_threshold, walk.note_threshold)
+    ledger.charge("upper quantile: queries", walk.charge_query, walk.note_query)
+    lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
+    ledger.charge("lower quantile: threshold", walk.charge_threshold, walk.note_threshold)
+    ledger.charge("lower quantile: queries", walk.charge_query, walk.note_query)
+    U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
+    L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
+    fallback = U_raw < L_raw
+    return PrivateInterval(np.where(fallback, a, L_raw), np.where(fallback, b, U_raw), (L_raw, U_raw), fallback,
+                           up, lo)
+
+
+@dataclass(frozen=True)
+class NoisyMean:
+    """Stages 6-7: the winsorized mean without and with noise, the noise's scale and standard deviation."""
+
+    noiseless: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    noise_std: np.ndarray
+
+
+def noisy_winsorized_mean(X: np.ndarray, L: np.ndarray, U: np.ndarray, *, notion: Literal["pure", "zcdp"],
+                          mean_noise: MeanNoise, budget: float, ledger: Ledger,
+                          rng: np.random.Generator) -> NoisyMean:
+    """Stages 6-7: winsorise every row to ``[L, U]`` and add noise calibrated to the swap sensitivity.
+
+    Swap (replace-one) sensitivity of coordinate r's mean: ``(U_r - L_r)/n``. Pure: Laplace with
+    scale ``d (U_r - L_r)/(n ε₃)`` per coordinate (ε₃/d each, composed over d). zCDP: Gaussian at
+    ``ρ₃/d`` per coordinate (``"per_coordinate"``), or one Gaussian on the joint ℓ2 sensitivity
+    ``sqrt(Σ_r (U_r - L_r)²)/n`` with all of ``ρ₃`` (``"joint"``). Charges ``budget`` once.
+
+    References
+    ----------
+    Ramsay and Spicker, Algorithm 1 steps 6-7, Theorem 3.1; specs/winsorized.md §2.1, §7.
+    """
+    n, d = X.shape
+    m = np.clip(X, L, U).mean(axis=0)
+    width = U - L
+    if notion == "pure":
+        scale = d * width / (n * budget)  # per-coordinate Laplace b; eps3/d per coordinate
+        noise = scale * rng.laplace(0.0, 1.0, size=d)
+        noise_std = np.sqrt(2.0) * scale
+        ledger.charge("winsorized mean: Laplace noise", budget,
+                      f"Laplace, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ε each")
+    elif mean_noise == "joint":
+        scale = np.full(d, np.sqrt(np.sum(width**2)) / (n * np.sqrt(2.0 * budget)))
+        noise = scale * rng.standard_normal(d)
+        noise_std = scale
+        ledger.charge("winsorized mean: Gaussian noise", budget,
+                      "Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n")
+    else:
+        scale = width / (n * np.sqrt(2.0 * budget / d))
+        noise = scale * rng.standard_normal(d)
+        noise_std = scale
+        ledger.charge("winsorized mean: Gaussian noise", budget,
+                      f"Gaussian, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ρ each")
+    return NoisyMean(m, m + noise, scale, noise_std)
+
+
+def _warnings(n: int, d: int, tau: float, a: np.ndarray, b: np.ndarray, beta: float, fallback: np.ndarray,
+              notion: Literal["pure", "zcdp"], walk: WalkBudget, part_q: float) -> list[str]:
+    """The release's warnings: where the fallback fired, and where a walk risks stopping early (spec §2.6)."""
+    warn: list[str] = []
+    if np.any(fallback):
+        cols = np.flatnonzero(fallback)
+        where = "the data" if d == 1 else f"{cols.size} of {d} coordinates ({', '.join(map(str, cols[:8]))}{'…' if cols.size > 8 else ''})"
+        warn.append(f"Fallback fired on {where}: the private interval came out inverted (L̂ > Û), so the "
+                    "prior range [a, b] was used instead and the release there is a plain clipped mean.")
+    per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
+             {"epsilon_query": walk.epsilons[1]} if walk.epsilons is not None else {"rho_query": part_q / d})
+    risky = np.array([premature_stop_warning(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
+    if np.any(risky):
+        (key, val), = per_q.items()
+        where = "" if d == 1 else f" on {int(risky.sum())} of {d} coordinates"
+        warn.append(f"Premature-stop risk{where}: with n = {n} and {key} = {val:.3g} per quantile walk, a walk "
+                    "may stop before it reaches the data (spec §2.6), giving a loose interval or a fallback. "
+                    "Use more budget, a larger n, a tighter prior range or a coarser grid (larger β).")
+    return warn
+
+
 def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, bounds: tuple,
           c: float, eta: float, beta: float, split: Sequence[float], mean_noise: MeanNoise,
           rng: RngLike, walk: Walk = "pure") -> Estimate:
@@ -118,112 +318,43 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
     # parts. ``unbounded_quantile`` divides the total of a call by d across the columns.
     part_t, part_q, part_m = s1 * budget / 2.0, s2 * budget / 2.0, s3 * budget
     ledger = Ledger(notion)
-    walk_eps: tuple[float, float] | None = None
-    if notion == "pure":
-        qkw = {"epsilon_threshold": part_t, "epsilon_query": part_q}
-        note_t = f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate"
-        note_q = f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate"
-    elif walk == "pure":
-        walk_eps = walk_epsilons(part_t, part_q, d)
-        # unbounded_quantile divides its totals by d
-        qkw = {"epsilon_threshold": walk_eps[0] * d, "epsilon_query": walk_eps[1] * d}
-        conv = (f"pure walk, ε = {sum(walk_eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
-                "(Bun–Steinke), split in proportion")
-        note_t = f"AboveThreshold target noise ε_T = {walk_eps[0]:.4g}; {conv}"
-        note_q = f"AboveThreshold query noise ε_Q = {walk_eps[1]:.4g}; {conv}"
-    else:
-        qkw = {"rho_threshold": part_t, "rho_query": part_q}
-        note_t = f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)"
-        note_q = f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)"
-
-    # 3-4. private quantiles (upper walks up from a, lower walks down from b).
-    up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=g, **qkw)
-    ledger.charge("upper quantile: threshold", part_t, note_t)
-    ledger.charge("upper quantile: queries", part_q, note_q)
-    lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=g, **qkw)
-    ledger.charge("lower quantile: threshold", part_t, note_t)
-    ledger.charge("lower quantile: queries", part_q, note_q)
-    U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
-    L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
-
-    # 5. fallback to the prior range where the private interval came out inverted.
-    fallback = U_raw < L_raw
-    L = np.where(fallback, a, L_raw)
-    U = np.where(fallback, b, U_raw)
-
-    # 6. winsorise every point to its coordinate's private interval.
-    clipped_x = np.clip(X, L, U)
-    m = clipped_x.mean(axis=0)
-    width = U - L
-
-    # 7. noise on the mean.
-    if notion == "pure":
-        scale = d * width / (n * part_m)  # per-coordinate Laplace b; eps3/d per coordinate
-        noise = scale * g.laplace(0.0, 1.0, size=d)
-        noise_std = np.sqrt(2.0) * scale
-        ledger.charge("winsorized mean: Laplace noise", part_m,
-                      f"Laplace, swap sensitivity (U-L)/n per coordinate, {part_m / d:.4g}ε each")
-    elif mean_noise == "joint":
-        scale = np.full(d, np.sqrt(np.sum(width**2)) / (n * np.sqrt(2.0 * part_m)))
-        noise = scale * g.standard_normal(d)
-        noise_std = scale
-        ledger.charge("winsorized mean: Gaussian noise", part_m,
-                      "Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n")
-    else:
-        scale = width / (n * np.sqrt(2.0 * part_m / d))
-        noise = scale * g.standard_normal(d)
-        noise_std = scale
-        ledger.charge("winsorized mean: Gaussian noise", part_m,
-                      f"Gaussian, swap sensitivity (U-L)/n per coordinate, {part_m / d:.4g}ρ each")
-    mean = m + noise
-
-    warn: list[str] = []
-    if np.any(fallback):
-        cols = np.flatnonzero(fallback)
-        where = "the data" if d == 1 else f"{cols.size} of {d} coordinates ({', '.join(map(str, cols[:8]))}{'…' if cols.size > 8 else ''})"
-        warn.append(f"Fallback fired on {where}: the private interval came out inverted (L̂ > Û), so the "
-                    "prior range [a, b] was used instead and the release there is a plain clipped mean.")
-    per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
-             {"epsilon_query": walk_eps[1]} if walk_eps is not None else {"rho_query": part_q / d})
-    risky = np.array([premature_stop_risk(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
-    if np.any(risky):
-        (key, val), = per_q.items()
-        where = "" if d == 1 else f" on {int(risky.sum())} of {d} coordinates"
-        warn.append(f"Premature-stop risk{where}: with n = {n} and {key} = {val:.3g} per quantile walk, a walk "
-                    "may stop before it reaches the data (spec §2.6), giving a loose interval or a fallback. "
-                    "Use more budget, a larger n, a tighter prior range or a coarser grid (larger β).")
+    walk_cfg = walk_budgets(notion, walk, part_t, part_q, d)
+    # 3-5. private quantiles and the fallback to the prior range.
+    iv = private_interval(X, tau, a, b, beta=beta, walk=walk_cfg, ledger=ledger, rng=g)
+    L, U, fallback = iv.lower, iv.upper, iv.fallback
+    # 6-7. winsorise to the interval, noise on the mean.
+    mn = noisy_winsorized_mean(X, L, U, notion=notion, mean_noise=mean_noise, budget=part_m, ledger=ledger, rng=g)
+    warn = _warnings(n, d, tau, a, b, beta, fallback, notion, walk_cfg, part_q)
 
     clipped_mask = (X < L) | (X > U)
-    diag = Diagnostics(
-        noiseless_mean=m,
+    diag = WinsorizedDiagnostics(
+        noiseless_mean=mn.noiseless,
         center=(L + U) / 2.0,
         clip_interval=(L, U),
         clipped=clipped_mask if arr.ndim == 2 else clipped_mask[:, 0],
-        noise_std=noise_std,
+        noise_std=mn.noise_std,
         warnings=warn,
-        extra={
-            "tau": tau,
-            "notion": notion,
-            "raw_interval": (L_raw, U_raw),
-            "fallback": fallback,
-            "fallback_count": int(np.sum(fallback)),
-            "noise_scale": scale,
-            "pulled_low": (X < L).sum(axis=0),
-            "pulled_high": (X > U).sum(axis=0),
-            "steps_upper": np.atleast_1d(up.steps),
-            "steps_lower": np.atleast_1d(lo.steps),
-            "hit_bound_upper": np.atleast_1d(up.hit_bound),
-            "hit_bound_lower": np.atleast_1d(lo.hit_bound),
-            "budget_per_coordinate": {"threshold (each quantile)": part_t / d,
-                                      "query (each quantile)": part_q / d,
-                                      "mean": part_m / d},
-            "walk": "pure" if notion == "pure" else walk,
-            "walk_epsilon_per_coordinate": walk_eps,
-            "bounds": (a, b),
-            "beta": beta,
-        },
+        tau=tau,
+        notion=notion,
+        raw_interval=iv.raw,
+        fallback=fallback,
+        fallback_count=int(np.sum(fallback)),
+        noise_scale=mn.scale,
+        pulled_low=(X < L).sum(axis=0),
+        pulled_high=(X > U).sum(axis=0),
+        steps_upper=np.atleast_1d(iv.upper_walk.steps),
+        steps_lower=np.atleast_1d(iv.lower_walk.steps),
+        hit_bound_upper=np.atleast_1d(iv.upper_walk.hit_bound),
+        hit_bound_lower=np.atleast_1d(iv.lower_walk.hit_bound),
+        budget_per_coordinate={"threshold (each quantile)": part_t / d,
+                               "query (each quantile)": part_q / d,
+                               "mean": part_m / d},
+        walk="pure" if notion == "pure" else walk,
+        walk_epsilon_per_coordinate=walk_cfg.epsilons,
+        bounds=(a, b),
+        beta=beta,
     )
-    return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+    return Estimate(mean=mn.mean, ledger=ledger, diagnostics=diag)
 
 
 def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 10.0, eta: float = 0.0,
@@ -254,8 +385,8 @@ def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 
     -------
     Estimate
         ``diagnostics.clip_interval`` is the private ``(L, U)`` actually used;
-        ``diagnostics.extra["fallback"]`` says per coordinate whether the prior range replaced an
-        inverted interval (also in ``diagnostics.warnings``); ``extra["noise_scale"]`` is the
+        ``diagnostics.fallback`` says per coordinate whether the prior range replaced an
+        inverted interval (also in ``diagnostics.warnings``); ``diagnostics.noise_scale`` is the
         Laplace scale ``d (U - L)/(n eps3)``.
 
     Examples
@@ -294,7 +425,7 @@ def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float =
     Returns
     -------
     Estimate
-        As for :func:`winsorized_mean`; ``extra["noise_scale"]`` is the Gaussian standard deviation.
+        As for :func:`winsorized_mean`; ``diagnostics.noise_scale`` is the Gaussian standard deviation.
 
     References
     ----------

@@ -37,12 +37,33 @@ Smith, A. "Privacy-preserving statistical estimation with optimal convergence ra
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
 from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
+
+
+@dataclass(kw_only=True)
+class ClippedMeanDiagnostics(Diagnostics):
+    """The winsorized baselines' specifics (spec §5).
+
+    Attributes
+    ----------
+    noise_scale : array
+        Laplace scale (pure) or Gaussian standard deviation (zCDP) of each coordinate's noise.
+    quartiles : (array, array) or None
+        The widened winsorized mean's private quartiles.
+    rad : array or None
+        The widened winsorized mean's half-width around the quartiles' midpoint.
+    """
+
+    noise_scale: np.ndarray
+    quartiles: tuple[np.ndarray, np.ndarray] | None = None
+    rad: np.ndarray | None = None
 
 
 def _prepare(x: np.ndarray, bounds: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -67,7 +88,7 @@ def clipped_mean_laplace(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: R
     Returns
     -------
     Estimate
-        ``extra["noise_scale"]`` is the Laplace scale ``d (b - a) / (n eps)``.
+        ``diagnostics.noise_scale`` is the Laplace scale ``d (b - a) / (n eps)``.
 
     References
     ----------
@@ -82,9 +103,9 @@ def clipped_mean_laplace(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: R
     ledger = Ledger("pure")
     ledger.charge("clipped mean: Laplace noise", eps, f"swap sensitivity (b-a)/n per coordinate, {eps / d:.4g}ε each")
     mask = (X < a) | (X > b)
-    diag = Diagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
+    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
                        clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.sqrt(2.0) * scale,
-                       extra={"noise_scale": scale})
+                       noise_scale=scale)
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
@@ -107,9 +128,9 @@ def clipped_mean_box_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, rng: RngL
     ledger = Ledger("zcdp")
     ledger.charge("clipped mean: Gaussian noise", r, "joint l2 swap sensitivity ||b-a||/n")
     mask = (X < a) | (X > b)
-    diag = Diagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
+    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
                        clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.full(d, std),
-                       extra={"noise_scale": np.full(d, std)})
+                       noise_scale=np.full(d, std))
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
@@ -162,9 +183,9 @@ def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, wid
     ledger.charge("widened winsorized mean: Laplace noise", eps / 2.0,
                   f"swap sensitivity (hi-lo)/n per coordinate, {eps / (2 * d):.4g}ε each")
     mask = (X < lo) | (X > hi)
-    diag = Diagnostics(noiseless_mean=m, center=mid, clip_interval=(lo, hi),
+    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=mid, clip_interval=(lo, hi),
                        clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.sqrt(2.0) * scale,
-                       extra={"noise_scale": scale, "quartiles": (qa, qb), "rad": rad})
+                       noise_scale=scale, quartiles=(qa, qb), rad=rad)
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 

@@ -159,29 +159,6 @@ def public_bounds(spec: Mapping[str, Any], ds: Dataset) -> tuple[np.ndarray, np.
 # vectorised repetitions (resample="noise")
 
 
-def _batched(spec: registry.EstimatorSpec) -> Callable[..., np.ndarray] | None:
-    """A vectorised ``(x, reps=, rng=, **kw) -> (reps, d)`` version of ``spec``'s function, when
-    the estimator has one (its randomness is one batched release on fixed data)."""
-    from dpcore.estimators import simplex, simplex_baselines
-
-    f = spec.func
-    if f is simplex.simplex_mean:
-        return simplex.simplex_mean_draws
-    kinds = {simplex_baselines.noisy_sum_mean: "b1", simplex_baselines.centred_mean: "centred",
-             simplex_baselines.resize_mean: "resize"}
-    if f in kinds:
-        return lambda x, **kw: simplex_baselines.baseline_draws(kinds[f], x, **kw)
-    if f is simplex_baselines.plugin_mean:
-        def plugin(x: Any, **kw: Any) -> np.ndarray:
-            if kw.get("split") == "opendp":
-                kw.pop("split")
-                kw.pop("shift", None)
-                return simplex_baselines.baseline_draws("opendp", x, **kw)
-            return simplex_baselines.baseline_draws("plugin", x, **kw)
-        return plugin
-    return None
-
-
 # --------------------------------------------------------------------------------------------
 # one task: one dataset, every estimator at every budget
 
@@ -220,7 +197,7 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
                     "native_budget": conv.value, "native_unit": NATIVE_UNIT[spec.notion], "conversion": conv.rule,
                     "_order": order}
             ekey = _key("estimator", entry["id"], entry["name"], entry["params"])
-            batched = _batched(spec) if cfg.resample == "noise" and len(reps) > 1 else None
+            batched = spec.batched if cfg.resample == "noise" and len(reps) > 1 else None
             if batched is not None:
                 rows_v = _run_batched(spec, batched, entry, ds, budget, conv, cfg, ekey, skey, reps, xbar, truth)
                 for row, vec in rows_v:

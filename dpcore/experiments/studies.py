@@ -1,7 +1,7 @@
 """Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a
 tidy frame.
 
-Moved here: ``simulate_tv`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``,
+Moved here: ``simulate_tv``, ``product_tv``, ``product_tv_many`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``,
 ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size``
 (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points``
 (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from
@@ -19,22 +19,26 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from dpcore._validation import RngLike, as_generator, check_positive
+from dpcore._validation import RngLike, as_generator, check_positive, spawn_generators
 from dpcore.data import generate
+from dpcore.data.binary import _check_d, profile, sample_binary_product
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
-from dpcore.estimators.simplex import (
-    simplex_mean_draws,
-)
+from dpcore.estimators.simplex import simplex_mean_draws, simplex_release
 from dpcore.estimators.simplex_baselines import baseline_draws
-from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
+from dpcore.estimators.winsorized import (
+    WinsorizedDiagnostics,
+    winsorized_mean,
+    winsorized_mean_zcdp,
+)
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
 from dpcore.experiments.summaries import guarantee_label
 from dpcore.privacy import Budget
 from dpcore.registry import get
-from dpcore.theory.binary_product import product_tv_many, profile, sample_binary_product
+from dpcore.theory.binary_product import _check_pq
 from dpcore.theory.gallery import GalleryEntry, entry
+from dpcore.theory.simplex import mse
 
 # --------------------------------------------------------------------------------------------
 # simulation for the page: TV against n or d
@@ -46,7 +50,8 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
     """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
 
     Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
-    ``rng`` (``SeedSequence.spawn``), runs every estimator at pure ``epsilon`` through the registry
+    ``rng`` (:func:`~dpcore._validation.spawn_generators`: a Generator's own children, so the same
+    Generator state gives the same numbers), runs every estimator at pure ``epsilon`` through the registry
     (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures :func:`product_tv`. ``params`` go to
     ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
     empirical mean as ``"empirical"``.
@@ -60,12 +65,11 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
 
     epsilon = check_positive(epsilon, "epsilon")
     budget = Budget.pure(epsilon)
-    root = np.random.SeedSequence(rng if isinstance(rng, int) else None)
-    children = root.spawn(len(grid) * seeds)
+    children = spawn_generators(rng, len(grid) * seeds)
     out: list[dict[str, Any]] = []
     for k, (n, d) in enumerate(grid):  # a short grid of (n, d) points x a few seeds
         for s in range(seeds):
-            g = np.random.default_rng(children[k * seeds + s])
+            g = children[k * seeds + s]
             p = profile(profile_name, int(d), rng=g)
             X = sample_binary_product(p, int(n), rng=g)
             means = {"empirical": np.asarray(X.mean(axis=0)).ravel()}
@@ -125,7 +129,9 @@ def contamination_sweep(x: np.ndarray, fractions: np.ndarray, *, shift: float, n
             err = est.mean - target
             rows.append({"contamination": float(f), "estimator": name, "rmse": float(np.sqrt(np.mean(err**2))),
                          "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
-                         "fallbacks": int(est.diagnostics.extra.get("fallback_count", 0)), "runs": reps})
+                         "fallbacks": int(est.diagnostics.fallback_count
+                                          if isinstance(est.diagnostics, WinsorizedDiagnostics) else 0),
+                         "runs": reps})
     return pd.DataFrame(rows)
 
 
@@ -173,7 +179,7 @@ def sa_error_by_group_size(x: np.ndarray, statistic: Statistic, group_sizes: np.
         err = est.mean - target
         rows.append({"group_size": int(m), "groups": k, "rmse": float(np.sqrt(np.mean(err**2))),
                      "bias": float(np.mean(est.mean) - target),
-                     "fallbacks": int(est.diagnostics.extra["fallback_count"]), "runs": reps})
+                     "fallbacks": int(est.diagnostics_as(WinsorizedDiagnostics).fallback_count), "runs": reps})
     return pd.DataFrame(rows)
 
 
@@ -189,6 +195,7 @@ LABELS = {
 
 
 KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]
+UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
 
 
 def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
@@ -396,3 +403,116 @@ def why_plan_wins(*, distribution: str = "gaussian", n: int = 4000, d: int = 128
                                for i, (v, s) in enumerate(zip(np.asarray(est.diagnostics.noise_std), np.asarray(ds.true_std), strict=True))]
     setting = {"distribution": distribution, "n": n, "d": d, "skew": skew, "rho": rho, "seeds": int(seeds)}
     return Evidence(pd.DataFrame(rows), pd.DataFrame(noise_rows), setting)
+
+
+def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                    split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
+                    points: int = 101) -> pd.DataFrame:
+    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
+    p = np.linspace(0, 1, points)
+    rows = []
+    kw: dict[str, Any] = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
+    names = KNOWN_N if neighbouring == "replace-one" else KNOWN_N + UNKNOWN_N
+    for name in names:
+        if name == "simplex_extra_count" and count_fraction <= 0:
+            continue
+        if name == "centred_sum_known_n" and neighbouring == "replace-one":
+            continue  # centring does nothing under replace-one (equals B1)
+        extra: dict[str, Any] = {"split": split} if name in ("plugin", "centred") else {}
+        if name == "simplex_extra_count":
+            extra = {"count_fraction": count_fraction}
+        if name in KNOWN_N:
+            extra["neighbouring"] = neighbouring
+        vals = mse(name, p, **kw, **extra)
+        rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
+                                  "known_n": name in KNOWN_N}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def count_draws(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
+                split: float = 0.5, reps: int = 4000, rng: RngLike = None) -> pd.DataFrame:
+    """``reps`` free counts ``N̂ = (m₁ + m₂)/R`` of the simplex release against as many separately paid
+    counts of the plug-in (``1 - split`` of the budget), on data whose mean sits mid-range.
+
+    Tidy frame: ``count``, ``source``. One generator from ``rng`` draws the data, then the
+    releases, then the paid counts.
+
+    References
+    ----------
+    specs/simplex.md §2.3 (S2, the free count) and §6.4.
+    """
+    g = as_generator(rng)
+    x = sample_at(0.5, n, radius, rng=g)
+    rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
+    free = rel.m.sum(axis=1) / radius
+    budget = rel.budget * (1 - split)
+    paid = n + (g.laplace(0, 1 / budget, reps) if rel.mechanism == "laplace"
+                else g.normal(0, 1 / math.sqrt(2 * budget), reps))
+    return pd.DataFrame({"count": np.concatenate([free, paid]),
+                         "source": ["free count from the simplex release"] * reps
+                         + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
+
+
+# --------------------------------------------------------------------------------------------
+# total variation between binary product distributions (exact or Monte Carlo; specs/binary_product.md §1)
+
+#: Largest d whose TV is computed by enumerating the 2^d points.
+EXACT_TV_MAX_D = 16
+#: Monte Carlo draws above it.
+MC_DRAWS = 20_000
+
+
+def _log_ratio_terms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per-coordinate log Q/P when the bit is 1 (``a``) or 0 (``c``), with impossible events masked."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where((p > 0) & (q > 0), np.log(q) - np.log(p), 0.0)
+        c = np.where((p < 1) & (q < 1), np.log1p(-q) - np.log1p(-p), 0.0)
+    impossible1 = (q == 0) & (p > 0)  # Q gives 0 mass to a 1 that P can produce
+    impossible0 = (q == 1) & (p < 1)
+    return a, c, impossible1, impossible0
+
+
+def product_tv(p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS,
+               exact_max_d: int = EXACT_TV_MAX_D) -> float:
+    """Total variation ``½ Σ_x |P(x) − Q(x)|`` between ``⊗Ber(p_j)`` and ``⊗Ber(q_j)``.
+
+    Exact enumeration over ``2^d`` points when ``d <= exact_max_d`` (default 16); otherwise the
+    unbiased estimate ``E_{x~P}[(1 − Q(x)/P(x))_+]`` over ``draws`` samples (each term in [0, 1],
+    so the standard error is at most ``0.5/sqrt(draws)``), computed in log space; ``q_j ∈ {0, 1}``
+    is allowed.
+
+    References
+    ----------
+    specs/binary_product.md §1 ("Computing TV in the app").
+    """
+    return float(product_tv_many(p, [q], rng=rng, draws=draws, exact_max_d=exact_max_d)[0])
+
+
+def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = MC_DRAWS,
+                    exact_max_d: int = EXACT_TV_MAX_D) -> np.ndarray:
+    """:func:`product_tv` of several ``q`` against one ``p``, sharing the enumeration or the Monte
+    Carlo draws (common random numbers: each value is still unbiased, and comparisons between the
+    ``q``'s are sharper)."""
+    pv = np.atleast_1d(np.asarray(p, dtype=float))
+    qvs = [_check_pq(pv, q)[1] for q in qs]
+    d = pv.size
+    if d <= exact_max_d:
+        bits = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(bool)
+
+        def mass(v: np.ndarray) -> np.ndarray:
+            logs = np.where(bits, np.log(np.maximum(v, 1e-300)), np.log(np.maximum(1 - v, 1e-300))).sum(1)
+            zero = (bits & (v == 0)).any(1) | (~bits & (v == 1)).any(1)
+            return np.where(zero, 0.0, np.exp(logs))
+
+        P = mass(pv)
+        return np.array([0.5 * np.abs(P - mass(qv)).sum() for qv in qvs])
+    draws = _check_d(draws, "draws")
+    x = sample_binary_product(pv, draws, rng=rng)
+    out = []
+    for qv in qvs:  # a few estimates against the same draws
+        a, c, imp1, imp0 = _log_ratio_terms(pv, qv)
+        log_ratio = np.asarray(x @ (a - c)).ravel() + c.sum()
+        bad = (np.asarray(x @ imp1.astype(float)).ravel()
+               + (imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel()))
+        out.append(float(np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0))).mean()))
+    return np.array(out)

@@ -12,6 +12,10 @@ import numpy as np
 import pandas as pd
 
 from dpcore import registry
+from dpcore.data.synthetic import generate
+from dpcore.experiments.config import ExperimentConfig
+from dpcore.privacy import Budget
+from dpcore.theory import plan as theory
 
 # --------------------------------------------------------------------------------------------
 # summaries
@@ -170,3 +174,38 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
     if not out.empty:
         out = out.sort_values(f"{by}_needed", na_position="last", kind="stable").reset_index(drop=True)
     return out
+
+
+#: PLAN's default noise share ρ3 = 0.5625 ρ (specs/plan.md §2; also the private-radius Gaussian mechanism's).
+NOISE_SHARE = 0.5625
+
+
+def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> pd.DataFrame:
+    """Idealised theory curves at each sweep point (specs/plan.md §6), where they apply.
+
+    Only for ℓ2 on real or bounded data: PLAN's noise ``G_2 sqrt(2/ρ3) ||σ||_1 / n`` and the
+    Gaussian mechanism's ``sqrt(2/ρ3) sqrt(d) ||σ||_2 / n`` with σ known, clip margin 1 and the noise
+    share ``ρ3 = 0.5625 ρ`` (ρ = the user budget in zCDP), combined with the sampling error
+    ``||σ||_2 / sqrt(n)`` as ``sqrt(sampling² + noise²)`` (independent errors add in square; the
+    sampling part is dropped when the truth is the empirical mean). They are shapes with idealised
+    constants, not predictions of each run.
+    """
+    cols = ["setting", "n", "d", "skew", "budget", "curve", "value"]
+    if metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps":  # zCDP curves: not run under pure ε
+        return pd.DataFrame(columns=cols)
+    rows = []
+    pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]
+    sigmas: dict[tuple[int, float], np.ndarray] = {}
+    for r in pts.itertuples(index=False):
+        key = (int(r.d), float(r.skew))
+        if key not in sigmas:  # the generator's population σ profile (its parameters, not a sample)
+            sigmas[key] = generate(cfg.distribution, 2, int(r.d), float(r.skew), rng=0, **cfg.data_params).true_std
+        sigma = sigmas[key]
+        rho = Budget.from_unit(cfg.unit, float(r.budget), cfg.delta).to_native("zcdp", cfg.conversion).value  # type: ignore[arg-type]
+        rho3 = NOISE_SHARE * rho
+        samp = 0.0 if cfg.truth == "empirical" else theory.sampling_error(sigma, int(r.n), 2.0)
+        for name, f in (("PLAN", theory.plan_noise_error), ("Gaussian mechanism", theory.gaussian_mechanism_noise_error)):
+            noise = f(sigma, int(r.n), rho3, 2.0)
+            rows.append({"setting": r.setting, "n": r.n, "d": r.d, "skew": r.skew, "budget": r.budget,
+                         "curve": f"theory: {name}", "value": math.hypot(samp, noise)})
+    return pd.DataFrame(rows, columns=cols)

@@ -17,6 +17,7 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from dpcore.estimate import Estimate
+from dpcore.estimators.binary_product import BinaryProductDiagnostics
 from dpcore.registry import get
 
 FINAL_COLOR = "#2ca02c"
@@ -34,10 +35,10 @@ def group_color(label: str) -> str:
 
 def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
     """One row per coordinate, sorted by true p: group, noise std of both estimators, estimates."""
-    ex = pde.diagnostics.extra
+    ex = pde.diagnostics_as(BinaryProductDiagnostics)
     df = pd.DataFrame({
-        "coordinate": np.arange(p.size), "p": p, "group": ex["group_label"],
-        "flipped": ex["flipped"], "noise_std_pde": pde.diagnostics.noise_std,
+        "coordinate": np.arange(p.size), "p": p, "group": ex.group_label,
+        "flipped": ex.flipped, "noise_std_pde": pde.diagnostics.noise_std,
         "noise_std_naive": naive.diagnostics.noise_std, "estimate_pde": pde.mean, "estimate_naive": naive.mean,
     })
     df = df.sort_values("p", ascending=False, kind="stable").reset_index(drop=True)

@@ -28,12 +28,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.data.synthetic import DISTRIBUTIONS, generate
 from dpcore.experiments.config import ExperimentConfig
-from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise
+from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
 from dpcore.figures.style import log_ticks, rgba, style
-from dpcore.privacy import Budget
-from dpcore.theory import plan as theory
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
@@ -49,8 +46,6 @@ BLOWUP_MULTIPLE = 10.0
 WARN_COLOR = "#d62728"
 
 THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
-#: PLAN's default noise share ρ3 = 0.5625 ρ (specs/plan.md §2; also the private-radius Gaussian mechanism's).
-NOISE_SHARE = 0.5625
 
 
 def budget_label(unit: str) -> str:
@@ -63,37 +58,6 @@ def x_title(x: str, unit: str) -> str:
 
 def _fmt(v: float) -> str:
     return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
-
-
-def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> pd.DataFrame:
-    """Idealised theory curves at each sweep point (specs/plan.md §6), where they apply.
-
-    Only for ℓ2 on real or bounded data: PLAN's noise ``G_2 sqrt(2/ρ3) ||σ||_1 / n`` and the
-    Gaussian mechanism's ``sqrt(2/ρ3) sqrt(d) ||σ||_2 / n`` with σ known, clip margin 1 and the noise
-    share ``ρ3 = 0.5625 ρ`` (ρ = the user budget in zCDP), combined with the sampling error
-    ``||σ||_2 / sqrt(n)`` as ``sqrt(sampling² + noise²)`` (independent errors add in square; the
-    sampling part is dropped when the truth is the empirical mean). They are shapes with idealised
-    constants, not predictions of each run.
-    """
-    cols = ["setting", "n", "d", "skew", "budget", "curve", "value"]
-    if metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps":  # zCDP curves: not run under pure ε
-        return pd.DataFrame(columns=cols)
-    rows = []
-    pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]
-    sigmas: dict[tuple[int, float], np.ndarray] = {}
-    for r in pts.itertuples(index=False):
-        key = (int(r.d), float(r.skew))
-        if key not in sigmas:  # the generator's population σ profile (its parameters, not a sample)
-            sigmas[key] = generate(cfg.distribution, 2, int(r.d), float(r.skew), rng=0, **cfg.data_params).true_std
-        sigma = sigmas[key]
-        rho = Budget.from_unit(cfg.unit, float(r.budget), cfg.delta).to_native("zcdp", cfg.conversion).value  # type: ignore[arg-type]
-        rho3 = NOISE_SHARE * rho
-        samp = 0.0 if cfg.truth == "empirical" else theory.sampling_error(sigma, int(r.n), 2.0)
-        for name, f in (("PLAN", theory.plan_noise_error), ("Gaussian mechanism", theory.gaussian_mechanism_noise_error)):
-            noise = f(sigma, int(r.n), rho3, 2.0)
-            rows.append({"setting": r.setting, "n": r.n, "d": r.d, "skew": r.skew, "budget": r.budget,
-                         "curve": f"theory: {name}", "value": math.hypot(samp, noise)})
-    return pd.DataFrame(rows, columns=cols)
 
 
 def _facets(summary: pd.DataFrame, x: str, cfg: ExperimentConfig) -> list[tuple[str, dict[str, Any]]]:
@@ -234,7 +198,6 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
     return fig, data
 
 
-
 def regret_figure(table: pd.DataFrame) -> go.Figure:
     """The regret ranking as a Plotly table (for HTML reports)."""
     cols = ["rank", "label", "mean_regret", "worst_regret", "wins", "settings"]
@@ -368,5 +331,3 @@ def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: 
     return out
 
 
-def distribution_label(name: str) -> str:
-    return DISTRIBUTIONS[name].label if name in DISTRIBUTIONS else name

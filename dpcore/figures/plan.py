@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -157,8 +158,65 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     PLAN (PETS 2024), Figure 1 and Algorithm 1 lines 4–8; specs/plan.md §8.
     """
     X = check_data(x, ndim=2)
-    n, d = X.shape
     _need(estimate, "center", "scale", "clip_radius", "clipped")
+    geo = _steps_geometry(X, estimate, coords, true_mean, max_points=max_points, rng=rng, jitter=jitter)
+    df, has_iome = _steps_frame(geo, iome)
+    plot = _StepsPlot(geo, df)
+    plot.point_panels()
+    plot.clip_panel()
+    plot.outlines_and_means(has_iome)
+    plot.axes()
+    style(plot.fig, height=height)
+    # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
+    plot.fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0,
+                                       itemsizing="constant"), margin=dict(t=50, b=140))
+    return plot.fig, df
+
+
+@dataclass
+class _StepsGeometry:
+    """What the four panels of :func:`plan_steps_figure` show, for the drawn rows and coordinates."""
+
+    cs: list[int]
+    one_d: bool
+    rows: np.ndarray
+    pts: np.ndarray  # (a) the data
+    recentred: np.ndarray  # (b) minus the private centre
+    scaled: np.ndarray  # (b) times s
+    pulled: np.ndarray  # (c) clipped to the ball
+    back: np.ndarray  # (d) mapped back
+    c: np.ndarray
+    s: np.ndarray
+    C: float
+    norms: np.ndarray
+    clipped: np.ndarray
+    factor: np.ndarray
+    truth: np.ndarray
+    mean: np.ndarray
+    heights: np.ndarray | None  # 1-D: the meaningless vertical axis
+    offsets: np.ndarray | None  # display jitter
+
+    def height_of(self, ref: np.ndarray) -> float:
+        return 0.1 * (float(np.ptp(ref[:, 0])) or 1.0)
+
+    def lift(self, arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """1-D mode: add the jitter as a second column, scaled to the panel's width."""
+        return arr if not self.one_d else np.column_stack([arr[:, 0], self.heights * self.height_of(ref)])
+
+    def ball(self, center: np.ndarray, semi: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Outline of the axis-aligned ellipse (2-D) or the interval's two edges (1-D)."""
+        if self.one_d:
+            h = self.height_of(ref)
+            lo, hi = center[0] - semi[0], center[0] + semi[0]
+            return np.array([[lo, -h], [lo, h], [np.nan, np.nan], [hi, -h], [hi, h]])
+        return _outline(center, semi)
+
+
+def _steps_geometry(X: np.ndarray, estimate: Estimate, coords: Sequence[int], true_mean: np.ndarray, *,
+                    max_points: int, rng: RngLike, jitter: float) -> _StepsGeometry:
+    """Recentre, scale, clip and map back the drawn rows (the seeded subsample, then the 1-D heights,
+    then the display jitter, in this order from ``rng``)."""
+    n, d = X.shape
     dg = estimate.diagnostics
     cs = _coords(coords, d)
     one_d = len(cs) == 1
@@ -172,165 +230,161 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
         full = (X - np.asarray(dg.center, float)) * np.asarray(dg.scale, float)
         norms_all = np.sqrt(np.einsum("ij,ij->i", full, full))
     norms = np.asarray(norms_all, dtype=float)[rows]
-    clipped = np.asarray(dg.clipped, dtype=bool)[rows]
     factor = np.minimum(1.0, C / np.maximum(norms, 1e-300))
-
     pts = X[np.ix_(rows, cs)]
-    truth = np.asarray(true_mean, dtype=float)[cs]
-    mean = np.asarray(estimate.mean, dtype=float)[cs]
     recentred = pts - c
     scaled = recentred * s
     pulled = scaled * factor[:, None]
-    back = c + pulled / s
-    heights = g.uniform(-1.0, 1.0, rows.size) if one_d else None  # the meaningless vertical axis in 1-D
-
-    def height_of(ref: np.ndarray) -> float:
-        return 0.1 * (float(np.ptp(ref[:, 0])) or 1.0)
-
-    def lift(arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
-        """1-D mode: add the jitter as a second column, scaled to the panel's width."""
-        return arr if not one_d else np.column_stack([arr[:, 0], heights * height_of(ref)])
-
-    def edges(lo: float, hi: float, h: float) -> np.ndarray:
-        return np.array([[lo, -h], [lo, h], [np.nan, np.nan], [hi, -h], [hi, h]])
-
+    heights = g.uniform(-1.0, 1.0, rows.size) if one_d else None
     offsets = g.uniform(-1.0, 1.0, (rows.size, 2)) * float(jitter) if jitter else None
-    spans = {"a": pts, "b": scaled, "c": scaled, "d": back}
+    return _StepsGeometry(cs, one_d, rows, pts, recentred, scaled, pulled, c + pulled / s, c, s, C, norms,
+                          np.asarray(dg.clipped, dtype=bool)[rows], factor, np.asarray(true_mean, dtype=float)[cs],
+                          np.asarray(estimate.mean, dtype=float)[cs], heights, offsets)
 
-    def shown_xy(sel: pd.DataFrame, panel: str) -> tuple[np.ndarray, np.ndarray]:
-        """Drawn positions of the rows in ``sel`` (exact unless ``jitter``)."""
-        xs, ys = sel.x.to_numpy(), sel.y.to_numpy()
-        if offsets is None:
-            return xs, ys
-        off = offsets[np.searchsorted(rows, sel.row.to_numpy())]
-        span = np.ptp(spans[panel], axis=0)
-        span = np.where(span > 0, span, 1.0)
-        return xs + off[:, 0] * span[0], (ys + off[:, 1] * span[-1]) if not one_d else ys
 
+def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFrame, bool]:
+    """The tidy frame of every drawn point and outline; also whether an IOME ball is in it."""
     frames = []
 
     def add(panel: str, role: str, xy: np.ndarray, row: np.ndarray | int = -1,
             clip: np.ndarray | bool | None = None, norm: np.ndarray | float = np.nan) -> None:
-        if one_d and xy.shape[1] == 1:
+        if geo.one_d and xy.shape[1] == 1:
             xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
         frames.append(pd.DataFrame({"panel": panel, "role": role, "row": row, "x": xy[:, 0], "y": xy[:, 1],
                                     "clipped": clip, "norm_scaled": norm}))
 
-    add("a", "data", lift(pts, pts), rows, clipped, norms)
-    add("b", "recentred", lift(recentred, recentred), rows, clipped)
-    add("b", "scaled", lift(scaled, scaled), rows, clipped, norms)
-    sc, pu = lift(scaled, scaled), lift(pulled, scaled)
+    rows, clipped, norms, factor = geo.rows, geo.clipped, geo.norms, geo.factor
+    add("a", "data", geo.lift(geo.pts, geo.pts), rows, clipped, norms)
+    add("b", "recentred", geo.lift(geo.recentred, geo.recentred), rows, clipped)
+    add("b", "scaled", geo.lift(geo.scaled, geo.scaled), rows, clipped, norms)
+    sc, pu = geo.lift(geo.scaled, geo.scaled), geo.lift(geo.pulled, geo.scaled)
     add("c", "kept", sc[~clipped], rows[~clipped], False, norms[~clipped])
     add("c", "clipped: before", sc[clipped], rows[clipped], True, norms[clipped])
     add("c", "clipped: pulled onto the ball", pu[clipped], rows[clipped], True, norms[clipped] * factor[clipped])
-    add("d", "as averaged (pulled rows mapped back)", lift(back, pts), rows, clipped, norms * factor)
-    if one_d:
-        ball = edges(-C, C, height_of(scaled))
-        ell = edges(c[0] - C / s[0], c[0] + C / s[0], height_of(pts))
-    else:
-        ball = _outline((0.0, 0.0), (C, C))
-        ell = _outline(c, C / s)
-    add("c", "clip ball (scaled space)", ball)
+    add("d", "as averaged (pulled rows mapped back)", geo.lift(geo.back, geo.pts), rows, clipped, norms * factor)
+    origin = np.zeros(len(geo.cs))
+    ell = geo.ball(geo.c, geo.C / geo.s, geo.pts)
+    add("c", "clip ball (scaled space)", geo.ball(origin, np.full(len(geo.cs), geo.C), geo.scaled))
     add("a", "clip ellipse (original space)", ell)
     add("d", "clip ellipse (original space)", ell)
-    iome_ball = None
-    if iome is not None and "ball_center" in iome.diagnostics.extra:
-        bc = np.asarray(iome.diagnostics.extra["ball_center"], dtype=float)[cs]
+    has_iome = iome is not None and "ball_center" in iome.diagnostics.extra
+    if iome is not None and has_iome:
+        bc = np.asarray(iome.diagnostics.extra["ball_center"], dtype=np.float64)[geo.cs]
         br = float(iome.diagnostics.extra["ball_radius"])
-        if one_d:
-            iome_ball = edges(bc[0] - br, bc[0] + br, height_of(pts))
-        else:
-            iome_ball = _outline(bc, (br, br))
-        add("d", "IOME clip ball (original space)", iome_ball)
-    add("a", "true mean", truth[None, :])
-    add("b", "private centre (origin)", np.zeros((1, len(cs))))
-    add("d", "true mean", truth[None, :])
-    add("d", "private mean", mean[None, :])
-    df = pd.concat(frames, ignore_index=True)
+        add("d", "IOME clip ball (original space)", geo.ball(bc, np.full(len(geo.cs), br), geo.pts))
+    add("a", "true mean", geo.truth[None, :])
+    add("b", "private centre (origin)", origin[None, :])
+    add("d", "true mean", geo.truth[None, :])
+    add("d", "private mean", geo.mean[None, :])
+    return pd.concat(frames, ignore_index=True), has_iome
 
-    # two-line panel titles and wider gaps, so the titles and axis labels do not overlap on a phone
-    # (a 390 px screen gives each panel about 150 px; issue 16)
-    fig = make_subplots(rows=2, cols=2, subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
-                        horizontal_spacing=0.14, vertical_spacing=0.2)
-    where = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
-    shown: set[str] = set()
 
-    def trace(panel: str, role: str, name: str, **kw: Any) -> None:
-        part = df[(df.panel == panel) & (df.role == role)]
+_HOVER = "row %{customdata[0]}<br>(%{x:.3g}, %{y:.3g})<br>scaled norm in d dims %{customdata[1]:.3g}<extra></extra>"
+_SMALL = dict(size=4, opacity=0.55)
+_WHERE = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
+
+
+class _StepsPlot:
+    """The 2 x 2 figure of :func:`plan_steps_figure`, built panel by panel from the frame."""
+
+    def __init__(self, geo: _StepsGeometry, df: pd.DataFrame) -> None:
+        self.geo, self.df = geo, df
+        # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
+        # (a 390 px screen gives each panel about 150 px; issue 16)
+        self.fig = make_subplots(rows=2, cols=2, subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
+                                 horizontal_spacing=0.14, vertical_spacing=0.2)
+        self.shown: set[str] = set()
+        self.spans = {"a": geo.pts, "b": geo.scaled, "c": geo.scaled, "d": geo.back, "r": geo.recentred}
+
+    def part(self, panel: str, role: str) -> pd.DataFrame:
+        return self.df[(self.df.panel == panel) & (self.df.role == role)]
+
+    def shown_xy(self, sel: pd.DataFrame, panel: str) -> tuple[np.ndarray, np.ndarray]:
+        """Drawn positions of the rows in ``sel`` (exact unless ``jitter``)."""
+        xs, ys = sel.x.to_numpy(), sel.y.to_numpy()
+        if self.geo.offsets is None:
+            return xs, ys
+        off = self.geo.offsets[np.searchsorted(self.geo.rows, sel.row.to_numpy())]
+        span = np.ptp(self.spans[panel], axis=0)
+        span = np.where(span > 0, span, 1.0)
+        return xs + off[:, 0] * span[0], (ys + off[:, 1] * span[-1]) if not self.geo.one_d else ys
+
+    def trace(self, panel: str, role: str, name: str, **kw: Any) -> None:
+        part = self.part(panel, role)
         if part.empty and role not in ("clipped: before",):
             return
         kw.setdefault("mode", "markers")
-        px, py = shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
-        fig.add_trace(go.Scatter(x=px, y=py, name=name, legendgroup=name, showlegend=name not in shown,
-                                 customdata=part[["row", "norm_scaled"]].to_numpy(), **kw), *where[panel])
-        shown.add(name)
+        px, py = self.shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
+        self.fig.add_trace(go.Scatter(x=px, y=py, name=name, legendgroup=name, showlegend=name not in self.shown,
+                                      customdata=part[["row", "norm_scaled"]].to_numpy(), **kw), *_WHERE[panel])
+        self.shown.add(name)
 
-    hover = "row %{customdata[0]}<br>(%{x:.3g}, %{y:.3g})<br>scaled norm in d dims %{customdata[1]:.3g}<extra></extra>"
-    small = dict(size=4, opacity=0.55)
-    for panel, role in (("a", "data"), ("b", "scaled"), ("d", "as averaged (pulled rows mapped back)")):
-        part = df[(df.panel == panel) & (df.role == role)]
-        for flag, name, color in ((False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
-                                  (True, "row clipped (in d dimensions)", COLORS["clipped"])):
-            sel = part[part.clipped == flag]
-            label = name if not (panel == "b" and not flag) else "recentred and scaled"
-            px, py = shown_xy(sel, panel)
-            fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name=label, legendgroup=label,
-                                     showlegend=label not in shown, marker=dict(color=color, **small),
-                                     customdata=sel[["row", "norm_scaled"]].to_numpy(), hovertemplate=hover),
-                          *where[panel])
-            shown.add(label)
-    # the recentred cloud (before scaling) is off by default: the size of s is arbitrary (C adapts to
-    # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
-    rec = df[(df.panel == "b") & (df.role == "recentred")]
-    spans["r"] = recentred
-    px, py = shown_xy(rec, "r")
-    fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name="recentred, before scaling (click to show)",
-                             marker=dict(color=COLORS["recentred"], size=3, opacity=0.35), hoverinfo="skip",
-                             visible="legendonly"), 1, 2)
-    trace("b", "private centre (origin)", "private centre μ̃", marker=dict(symbol="x-thin", size=9,
-                                                                             line=dict(width=2, color=COLORS["centre"])))
-    # (c): kept rows, clipped rows before (hollow) and after (filled), joined by a segment
-    trace("c", "kept", "row kept as it is", marker=dict(color=COLORS["scaled"], **small), hovertemplate=hover)
-    before = df[(df.panel == "c") & (df.role == "clipped: before")]
-    after = df[(df.panel == "c") & (df.role == "clipped: pulled onto the ball")]
-    seg = np.full((3 * len(before), 2), np.nan)
-    seg[0::3] = np.column_stack(shown_xy(before, "c"))
-    seg[1::3] = np.column_stack(shown_xy(after, "c"))
-    fig.add_trace(go.Scatter(x=seg[:, 0], y=seg[:, 1], mode="lines", name="pulled in", legendgroup="pulled in",
-                             line=dict(color=COLORS["clipped"], width=1), hoverinfo="skip"), 2, 1)
-    trace("c", "clipped: before", "clipped row, before", marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"),
-          hovertemplate=hover)
-    trace("c", "clipped: pulled onto the ball", "clipped row, after", marker=dict(color=COLORS["clipped"], size=5),
-          hovertemplate=hover)
-    line = dict(mode="lines", hoverinfo="skip")
-    trace("c", "clip ball (scaled space)", "clip ball, radius C", line=dict(color=COLORS["ball"], width=2), **line)
-    for panel in ("a", "d"):
-        trace(panel, "clip ellipse (original space)", "clip ball mapped back (ellipse)",
-              line=dict(color=COLORS["ball"], width=2, dash="dash" if panel == "a" else "solid"), **line)
-    if iome_ball is not None:
-        trace("d", "IOME clip ball (original space)", "IOME clip ball (after rotation)",
-              line=dict(color=COLORS["iome"], width=2, dash="dot"), **line)
-    star = dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))
-    trace("a", "true mean", "true mean", marker=star)
-    trace("d", "true mean", "true mean", marker=star)
-    trace("d", "private mean", "private mean", marker=dict(symbol="x", size=14, color=COLORS["private"],
-                                                           line=dict(width=1, color="#1d2733")))
+    def point_panels(self) -> None:
+        """(a), (b), (d): the rows, kept and clipped in two colours; (b) also the recentred cloud."""
+        for panel, role in (("a", "data"), ("b", "scaled"), ("d", "as averaged (pulled rows mapped back)")):
+            part = self.part(panel, role)
+            for flag, name, color in ((False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
+                                      (True, "row clipped (in d dimensions)", COLORS["clipped"])):
+                sel = part[part.clipped == flag]
+                label = name if not (panel == "b" and not flag) else "recentred and scaled"
+                px, py = self.shown_xy(sel, panel)
+                self.fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name=label, legendgroup=label,
+                                              showlegend=label not in self.shown, marker=dict(color=color, **_SMALL),
+                                              customdata=sel[["row", "norm_scaled"]].to_numpy(), hovertemplate=_HOVER),
+                                   *_WHERE[panel])
+                self.shown.add(label)
+        # the recentred cloud (before scaling) is off by default: the size of s is arbitrary (C adapts to
+        # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
+        px, py = self.shown_xy(self.part("b", "recentred"), "r")
+        self.fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name="recentred, before scaling (click to show)",
+                                      marker=dict(color=COLORS["recentred"], size=3, opacity=0.35), hoverinfo="skip",
+                                      visible="legendonly"), 1, 2)
+        self.trace("b", "private centre (origin)", "private centre μ̃",
+                   marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS["centre"])))
 
-    lab = [f"coordinate {k + 1}" for k in cs]
-    for k, panel in enumerate("abcd"):
-        r, col = where[panel]
-        xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
-        fig.update_xaxes(title_text=xname, row=r, col=col)
-        if one_d:
-            fig.update_yaxes(showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col)
-        else:
-            yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
-            fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1, row=r, col=col)
-    style(fig, height=height)
-    # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0,
-                                  itemsizing="constant"), margin=dict(t=50, b=140))
-    return fig, df
+    def clip_panel(self) -> None:
+        """(c): kept rows, clipped rows before (hollow) and after (filled), joined by a segment."""
+        self.trace("c", "kept", "row kept as it is", marker=dict(color=COLORS["scaled"], **_SMALL), hovertemplate=_HOVER)
+        before, after = self.part("c", "clipped: before"), self.part("c", "clipped: pulled onto the ball")
+        seg = np.full((3 * len(before), 2), np.nan)
+        seg[0::3] = np.column_stack(self.shown_xy(before, "c"))
+        seg[1::3] = np.column_stack(self.shown_xy(after, "c"))
+        self.fig.add_trace(go.Scatter(x=seg[:, 0], y=seg[:, 1], mode="lines", name="pulled in", legendgroup="pulled in",
+                                      line=dict(color=COLORS["clipped"], width=1), hoverinfo="skip"), 2, 1)
+        self.trace("c", "clipped: before", "clipped row, before",
+                   marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"), hovertemplate=_HOVER)
+        self.trace("c", "clipped: pulled onto the ball", "clipped row, after",
+                   marker=dict(color=COLORS["clipped"], size=5), hovertemplate=_HOVER)
+
+    def outlines_and_means(self, has_iome: bool) -> None:
+        """The clip ball in (c), its ellipse in (a) and (d), IOME's ball, the true and private means."""
+        line = dict(mode="lines", hoverinfo="skip")
+        self.trace("c", "clip ball (scaled space)", "clip ball, radius C", line=dict(color=COLORS["ball"], width=2), **line)
+        for panel in ("a", "d"):
+            self.trace(panel, "clip ellipse (original space)", "clip ball mapped back (ellipse)",
+                       line=dict(color=COLORS["ball"], width=2, dash="dash" if panel == "a" else "solid"), **line)
+        if has_iome:
+            self.trace("d", "IOME clip ball (original space)", "IOME clip ball (after rotation)",
+                       line=dict(color=COLORS["iome"], width=2, dash="dot"), **line)
+        star = dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))
+        self.trace("a", "true mean", "true mean", marker=star)
+        self.trace("d", "true mean", "true mean", marker=star)
+        self.trace("d", "private mean", "private mean", marker=dict(symbol="x", size=14, color=COLORS["private"],
+                                                                    line=dict(width=1, color="#1d2733")))
+
+    def axes(self) -> None:
+        cs = self.geo.cs
+        lab = [f"coordinate {k + 1}" for k in cs]
+        for k, panel in enumerate("abcd"):
+            r, col = _WHERE[panel]
+            xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
+            self.fig.update_xaxes(title_text=xname, row=r, col=col)
+            if self.geo.one_d:
+                self.fig.update_yaxes(showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col)
+            else:
+                yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
+                self.fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1,
+                                      row=r, col=col)
 
 
 def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> dict[str, Any]:

@@ -11,22 +11,20 @@ specs/simplex.md §4 (plots to offer) and §6 (teaching visualisation).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore._validation import RngLike, as_generator
+from dpcore._validation import RngLike
 from dpcore.estimators.simplex import (
     preprocess,
     simplex_release,
     simplex_transform,
 )
-from dpcore.experiments.studies import KNOWN_N, LABELS, sample_at
+from dpcore.experiments.studies import LABELS
 from dpcore.figures.style import style
 from dpcore.registry import get
-from dpcore.theory.simplex import mse
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
@@ -37,9 +35,6 @@ COLORS = {
     # not registered estimators (page-only variants): colours no registered estimator uses
     "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",
 }
-
-
-UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,30 +127,6 @@ def release_picture(x: np.ndarray, radius: float, *, epsilon: float | None = Non
 # variance against position
 
 
-def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                    split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
-                    points: int = 101) -> pd.DataFrame:
-    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
-    p = np.linspace(0, 1, points)
-    rows = []
-    kw: dict[str, Any] = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
-    names = KNOWN_N if neighbouring == "replace-one" else KNOWN_N + UNKNOWN_N
-    for name in names:
-        if name == "simplex_extra_count" and count_fraction <= 0:
-            continue
-        if name == "centred_sum_known_n" and neighbouring == "replace-one":
-            continue  # centring does nothing under replace-one (equals B1)
-        extra: dict[str, Any] = {"split": split} if name in ("plugin", "centred") else {}
-        if name == "simplex_extra_count":
-            extra = {"count_fraction": count_fraction}
-        if name in KNOWN_N:
-            extra["neighbouring"] = neighbouring
-        vals = mse(name, p, **kw, **extra)
-        rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
-                                  "known_n": name in KNOWN_N}))
-    return pd.concat(rows, ignore_index=True)
-
-
 def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:
     """Theory lines with simulated points (± 2 SE) on top, log scale."""
     fig = go.Figure()
@@ -181,19 +152,9 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     return fig
 
 
-def count_figure(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                 split: float = 0.5, reps: int = 4000, rng: RngLike = None) -> tuple[go.Figure, pd.DataFrame]:
-    """The free count ``N̂ = (m₁ + m₂)/R`` against the separately paid count of the plug-in (split ``f``)."""
-    g = as_generator(rng)
-    x = sample_at(0.5, n, radius, rng=g)
-    rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
-    free = rel.m.sum(axis=1) / radius
-    mech = rel.mechanism
-    budget = rel.budget * (1 - split)
-    paid = n + (g.laplace(0, 1 / budget, reps) if mech == "laplace" else g.normal(0, 1 / math.sqrt(2 * budget), reps))
-    df = pd.DataFrame({"count": np.concatenate([free, paid]),
-                       "source": ["free count from the simplex release"] * reps
-                       + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
+def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
+    """Histograms of the free count against the plug-in's paid count (the frame of
+    :func:`dpcore.experiments.studies.count_draws`), with the true ``n`` marked."""
     fig = go.Figure()
     for src, color in zip(df.source.unique(), ["#2ca02c", "#d62728"], strict=True):
         fig.add_trace(go.Histogram(x=df[df.source == src]["count"], name=src, opacity=0.6, marker_color=color,
@@ -203,4 +164,4 @@ def count_figure(*, n: int, radius: float = 1.0, epsilon: float | None = None, r
     fig.update_xaxes(title="released count")
     fig.update_yaxes(title="releases")
     style(fig, height=380)
-    return fig, df
+    return fig

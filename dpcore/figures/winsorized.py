@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 
 from dpcore._validation import RngLike, as_generator
 from dpcore.estimate import Estimate
+from dpcore.estimators.winsorized import WinsorizedDiagnostics
 from dpcore.registry import ERROR_SOURCE_COLORS, get
 from dpcore.theory.winsorized import trimmed_interval
 
@@ -51,12 +52,12 @@ def interval_histogram(x: np.ndarray, est: Estimate, *, true_mean: float | None 
     Returns the figure and a frame with one row per data point (value, pulled to L / U / kept).
     """
     x = np.asarray(x, dtype=float).ravel()
-    d = est.diagnostics
+    d = est.diagnostics_as(WinsorizedDiagnostics)
     assert d.clip_interval is not None  # every winsorized estimate records it
     L, U = float(d.clip_interval[0][0]), float(d.clip_interval[1][0])
-    tau = float(d.extra["tau"])
+    tau = float(d.tau)
     ql, qu = (float(v[0]) for v in trimmed_interval(x, tau))
-    fallback = bool(d.extra["fallback"][0])
+    fallback = bool(d.fallback[0])
     status = np.where(x < L, "pulled up to L̂", np.where(x > U, "pulled down to Û", "kept"))
     df = pd.DataFrame({"value": x, "status": status})
     span = np.quantile(x, [0.0, 1.0])

@@ -102,13 +102,20 @@ def premature_stop_probability(n: int, q: float, steps_below: float, *,
     return float(-math.expm1(k * math.log1p(-tail))) if tail < 1 else 1.0
 
 
-def premature_stop_risk(n: int, tau: float, lower: float, upper: float, beta: float, *,
-                        epsilon_query: float | None = None, rho_query: float | None = None) -> bool:
+def premature_stop_warning(n: int, tau: float, lower: float, upper: float, beta: float, *,
+                           epsilon_query: float | None = None, rho_query: float | None = None) -> bool:
     """The app's warning rule: True when a walk that has to cross the whole range would stop early
     with probability above about ``e^{-3}`` (5%).
 
     Pure: ``eps_Q (1 - tau) n < log K + 3``; zCDP: ``rho_Q ((1 - tau) n)^2 / 2 < log K + 3``, with
     ``K = dpcore.quantiles.unbounded.grid_size((lower, upper), beta)`` (specs/winsorized.md §2.6, "the app must warn").
+    The pure rule is exactly :func:`dpcore.quantiles.premature_stop_risk` (the probability, the one
+    function of that name) above ``1 - exp(-e^{-3})`` ≈ 4.9% with ``K`` the whole grid; the zCDP rule
+    is the same threshold on the Chernoff bound ``K exp(-ρ_Q t²/2)`` of the Gaussian tail.
+
+    References
+    ----------
+    specs/winsorized.md §2.6 ("Premature stopping": the app must warn).
     """
     if (epsilon_query is None) == (rho_query is None):
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
@@ -195,4 +202,4 @@ def trimmed_interval(x: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]
 
 
 __all__ = ["ErrorBound", "pmwm_error_bound", "premature_stop_probability",
-           "premature_stop_risk", "trim_level", "trimmed_interval", "winsorized_exp_limit"]
+           "premature_stop_warning", "trim_level", "trimmed_interval", "winsorized_exp_limit"]

@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 from dpcore import registry
+from dpcore.data.binary import profile, sample_binary_product
 from dpcore.estimators.binary_baselines import (
     klsu_style_zcdp,
     naive_laplace,
@@ -32,15 +33,13 @@ from dpcore.estimators.binary_product import (
     tmean_l2_sensitivity,
     truncate_rows,
 )
+from dpcore.experiments.studies import product_tv
 from dpcore.privacy import Budget
 from dpcore.theory.binary_product import (
     hellinger_tv_bounds,
     naive_dense,
     naive_sparse,
     paper_sample_size,
-    product_tv,
-    profile,
-    sample_binary_product,
     theorem_3_1,
 )
 
@@ -63,10 +62,10 @@ def test_e1_output_in_unit_cube_and_reproducible():
     assert a.mean.shape == (128,)
     assert np.all(np.isfinite(a.mean)) and np.all((a.mean >= 0) & (a.mean <= 1))
     np.testing.assert_array_equal(a.mean, b.mean)
-    np.testing.assert_array_equal(a.diagnostics.extra["group"], b.diagnostics.extra["group"])
+    np.testing.assert_array_equal(a.diagnostics.group, b.diagnostics.group)
     # tiny budget: noise dominates, the unclipped output leaves [0, 1], the clipped one never does
     c = pure_dp_pde(X, epsilon=1e-3, rng=1)
-    assert np.any((c.diagnostics.extra["unclipped"] < 0) | (c.diagnostics.extra["unclipped"] > 1))
+    assert np.any((c.diagnostics.unclipped < 0) | (c.diagnostics.unclipped > 1))
     assert np.all((c.mean >= 0) & (c.mean <= 1))
     for est in (naive_laplace(X, epsilon=1e-3, rng=1), truncated_laplace(X, epsilon=1e-3, rng=1),
                 klsu_style_zcdp(X, rho=1e-6, rng=1)):
@@ -76,27 +75,27 @@ def test_e1_output_in_unit_cube_and_reproducible():
 def test_e2_groups_partition_and_ladder():
     _p, X = _data("power_law", 200, 100_000, 1)
     est = pure_dp_pde(X, epsilon=EPS, rng=2, flip=False)
-    ex = est.diagnostics.extra
+    ex = est.diagnostics
     d, R = 200, math.ceil(math.log2(200)) - 1
-    assert ex["R"] == R
-    group = ex["group"]
-    buckets = ex["buckets"]
+    assert ex.R == R
+    group = ex.group
+    buckets = ex.buckets
     seen = np.zeros(d, int)
     for r, u, T in buckets:
         assert np.all(group[T] == r)
         seen[T] += 1
         assert u == 2.0 ** -r
-    seen[ex["light"]] += 1
+    seen[ex.light] += 1
     np.testing.assert_array_equal(seen, np.ones(d))  # disjoint, union [d]
-    rounds = ex["rounds"]
+    rounds = ex.rounds
     assert len(rounds) <= R
     for k, row in enumerate(rounds, start=1):
         assert row["round"] == k and row["u"] == 2.0 ** -k and row["tau"] == 3 * 2.0 ** -k / 8
         assert row["u"] * row["size"] >= 1  # the loop only runs while u|S| >= 1
     r_star = len(rounds)
     u_next = 2.0 ** -(r_star + 1)
-    assert ex["u_final"] == u_next
-    assert r_star == R or u_next * ex["light"].sum() < 1  # stops exactly at the cap or when u|S| < 1
+    assert ex.u_final == u_next
+    assert r_star == R or u_next * ex.light.sum() < 1  # stops exactly at the cap or when u|S| < 1
 
 
 def test_e3_row_usage_disjoint_and_sizes():
@@ -104,22 +103,22 @@ def test_e3_row_usage_disjoint_and_sizes():
     _p, X = _data("skewed", d, n, 2)
     for recycle in (True, False):
         est = pure_dp_pde(X, epsilon=EPS, rng=3, recycle=recycle)
-        ex = est.diagnostics.extra
-        sets = ex["row_sets"]
+        ex = est.diagnostics
+        sets = ex.row_sets
         allrows = np.concatenate(list(sets.values()))
         assert allrows.size == np.unique(allrows).size  # every row feeds at most one mechanism
         assert allrows.size <= n
-        R = ex["R"]
+        R = ex.R
         mf = int(0.1 * n)
         n_rest = n - mf
         m, m0 = int(0.3 * n_rest / R), int(0.35 * n_rest)
         assert sets["flip"].size == mf
-        for r in range(1, len(ex["rounds"]) + 1):
+        for r in range(1, len(ex.rounds) + 1):
             assert sets[f"round {r}"].size == m
         if "heavy" in sets:
             assert sets["heavy"].size == m0
         m1 = n_rest - R * m - m0
-        unused = (R - len(ex["rounds"])) * m
+        unused = (R - len(ex.rounds)) * m
         expected_final = m1 + (unused + (0 if "heavy" in sets else m0) if recycle else 0)
         assert sets["final"].size == expected_final
         if recycle:
@@ -151,32 +150,32 @@ def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
     n, d, eps, beta = 80_000, 256, 0.7, 0.1
     _p, X = _data("skewed", d, n, 3)
     est = pure_dp_pde(X, epsilon=eps, rng=4, beta=beta)
-    ex = est.diagnostics.extra
-    stages = {s["stage"]: s for s in ex["stages"]}
+    ex = est.diagnostics
+    stages = {s["stage"]: s for s in ex.stages}
     mf = int(0.1 * n)
     assert stages["flip"]["scale"] == pytest.approx(d / (mf * eps), rel=1e-12)  # untruncated mean: d/m_f
-    R, m = ex["R"], ex["block_size"]
-    for row in ex["rounds"]:
+    R, m = ex.R, ex.block_size
+    for row in ex.rounds:
         B = partition_radius(row["u"], row["size"], m, R, beta)  # recomputed from public values only
         assert row["radius"] == pytest.approx(B, rel=1e-12)
         # corrected scale min(2B,|S|)/(m eps); the paper's printed B/eps and its B/(m eps) are both wrong
         assert row["scale"] == pytest.approx(min(2 * B, row["size"]) / (m * eps), rel=1e-12)
         assert row["scale"] != pytest.approx(B / (m * eps), rel=1e-3)
-    sizes = [T.size for _, _, T in ex["buckets"]]
-    us = [u for _, u, _ in ex["buckets"]]
-    BZ = heavy_radius(sizes, us, ex["heavy_rows"], beta)
+    sizes = [T.size for _, _, T in ex.buckets]
+    us = [u for _, u, _ in ex.buckets]
+    BZ = heavy_radius(sizes, us, ex.heavy_rows, beta)
     wsum = sum(s / math.sqrt(u) for s, u in zip(sizes, us, strict=True))
-    assert stages["heavy"]["scale"] == pytest.approx(min(2 * BZ, wsum) / (ex["heavy_rows"] * eps), rel=1e-12)
+    assert stages["heavy"]["scale"] == pytest.approx(min(2 * BZ, wsum) / (ex.heavy_rows * eps), rel=1e-12)
     m1 = stages["final"]["rows"]
-    BF = final_radius(ex["u_final"], int(ex["light"].sum()), m1, beta)
-    assert stages["final"]["scale"] == pytest.approx(min(2 * BF, ex["light"].sum()) / (m1 * eps), rel=1e-12)
+    BF = final_radius(ex.u_final, int(ex.light.sum()), m1, beta)
+    assert stages["final"]["scale"] == pytest.approx(min(2 * BF, ex.light.sum()) / (m1 * eps), rel=1e-12)
     # per-coordinate noise std: sqrt2 b (final), sqrt2 sqrt(u_i) b_Z (heavy bucket i)  [S8 exactly]
-    light = ex["light"]
+    light = ex.light
     np.testing.assert_allclose(est.diagnostics.noise_std[light], math.sqrt(2) * stages["final"]["scale"])
-    for _, u, T in ex["buckets"]:
+    for _, u, T in ex.buckets:
         np.testing.assert_allclose(est.diagnostics.noise_std[T], math.sqrt(2 * u) * stages["heavy"]["scale"])
     # log-density ratio of each Laplace release on worst-case neighbours: ||Δ||_1 / b = eps exactly
-    for s in ex["stages"]:
+    for s in ex.stages:
         assert s["sensitivity"] / s["scale"] == pytest.approx(eps, rel=1e-12)
 
 
@@ -203,9 +202,9 @@ def test_e6_radii_depend_on_public_values_only():
     Y[-2000:] = 1 - Y[-2000:]  # change the last rows (the final block when shuffle=False)
     a = pure_dp_pde(X, epsilon=1e9, rng=0, flip=False, shuffle=False)
     b = pure_dp_pde(Y, epsilon=1e9, rng=0, flip=False, shuffle=False)
-    np.testing.assert_array_equal(a.diagnostics.extra["group"], b.diagnostics.extra["group"])
-    ra = [s["radius"] for s in a.diagnostics.extra["stages"]]
-    rb = [s["radius"] for s in b.diagnostics.extra["stages"]]
+    np.testing.assert_array_equal(a.diagnostics.group, b.diagnostics.group)
+    ra = [s["radius"] for s in a.diagnostics.stages]
+    rb = [s["radius"] for s in b.diagnostics.stages]
     assert ra == rb
     assert not np.allclose(a.mean, b.mean)
 
@@ -216,22 +215,22 @@ def test_e7_noiseless_limit_equals_block_means():
     p = np.sort(rng.uniform(0.0005, 0.4, d))[::-1]
     X = sample_binary_product(p, n, rng=8)
     est = pure_dp_pde(X, epsilon=1e12, rng=9, flip=False)
-    ex = est.diagnostics.extra
+    ex = est.diagnostics
     Xd = X.toarray()
-    for s in ex["stages"]:
+    for s in ex.stages:
         assert s["truncated"] == 0
-    for row in ex["rounds"]:
-        rows = ex["row_sets"][f"round {row['round']}"]
+    for row in ex.rounds:
+        rows = ex.row_sets[f"round {row['round']}"]
         emp = Xd[rows][:, row["coords"]].mean(0)
         np.testing.assert_allclose(row["noiseless"], emp, atol=1e-12)
         np.testing.assert_allclose(row["noisy"], emp, atol=1e-6)
         promoted = row["coords"][emp >= row["tau"]]  # buckets = noiseless thresholding
-        np.testing.assert_array_equal(np.sort(promoted), np.flatnonzero(ex["group"] == row["round"]))
-    light = ex["light"]
-    emp_f = Xd[ex["row_sets"]["final"]][:, light].mean(0)
+        np.testing.assert_array_equal(np.sort(promoted), np.flatnonzero(ex.group == row["round"]))
+    light = ex.light
+    emp_f = Xd[ex.row_sets["final"]][:, light].mean(0)
     np.testing.assert_allclose(est.mean[light], emp_f, atol=1e-6)
     heavy = ~light
-    emp_h = Xd[ex["row_sets"]["heavy"]][:, heavy].mean(0)
+    emp_h = Xd[ex.row_sets["heavy"]][:, heavy].mean(0)
     np.testing.assert_allclose(est.mean[heavy], emp_h, atol=1e-6)
 
 
@@ -240,33 +239,33 @@ def test_e8_small_d_final_round_only(d):
     n, eps = 5000, 0.5
     X = sample_binary_product(np.full(d, 0.3), n, rng=1)
     est = pure_dp_pde(X, epsilon=eps, rng=2, flip=False)
-    ex = est.diagnostics.extra
-    assert ex["R"] == 0 and ex["rounds"] == [] and ex["row_sets"]["final"].size == n
+    ex = est.diagnostics
+    assert ex.R == 0 and ex.rounds == [] and ex.row_sets["final"].size == n
     BF = final_radius(0.5, d, n, 0.1)
-    assert ex["stages"][0]["scale"] == pytest.approx(min(2 * BF, d) / (n * eps), rel=1e-12)
-    assert ex["stages"][0]["scale"] == pytest.approx(d / (n * eps), rel=1e-12)
+    assert ex.stages[0]["scale"] == pytest.approx(min(2 * BF, d) / (n * eps), rel=1e-12)
+    assert ex.stages[0]["scale"] == pytest.approx(d / (n * eps), rel=1e-12)
 
 
 def test_e9_naive_scale_and_baseline_scales():
     n, d, eps = 30_000, 50, 0.8
     _p, X = _data("two_level", d, n, 5)
     est = naive_laplace(X, epsilon=eps, rng=0)
-    assert est.diagnostics.extra["scale"] == pytest.approx(d / (n * eps), rel=1e-12) == naive_scale(n, d, eps)
+    assert est.diagnostics.scale == pytest.approx(d / (n * eps), rel=1e-12) == naive_scale(n, d, eps)
     np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(2) * d / (n * eps))
     tl = truncated_laplace(X, epsilon=eps, rng=0)
-    mB = tl.diagnostics.extra["rows"]["mean"]
-    B = tl.diagnostics.extra["radius"]
-    assert tl.diagnostics.extra["scale"] == pytest.approx(min(2 * B, d) / (mB * eps), rel=1e-12)
+    mB = tl.diagnostics.rows["mean"]
+    B = tl.diagnostics.radius
+    assert tl.diagnostics.scale == pytest.approx(min(2 * B, d) / (mB * eps), rel=1e-12)
     # B3 Gaussian: sigma = sqrt(min(B,|S|)/rho)/m for rounds and final, C/(m0 sqrt(rho)) for heavy
     rho = 0.05
     z = klsu_style_zcdp(X, rho=rho, rng=0)
-    ex = z.diagnostics.extra
-    for row in ex["rounds"]:
-        assert row["scale"] == pytest.approx(math.sqrt(min(row["radius"], row["size"]) / rho) / ex["block_size"])
-    st = {s["stage"]: s for s in ex["stages"]}
-    C = heavy_l2_radius(sum(T.size for *_, T in ex["buckets"]), ex["heavy_rows"], 0.1)
+    ex = z.diagnostics
+    for row in ex.rounds:
+        assert row["scale"] == pytest.approx(math.sqrt(min(row["radius"], row["size"]) / rho) / ex.block_size)
+    st = {s["stage"]: s for s in ex.stages}
+    C = heavy_l2_radius(sum(T.size for *_, T in ex.buckets), ex.heavy_rows, 0.1)
     assert st["heavy"]["radius"] == C
-    assert st["heavy"]["scale"] == pytest.approx(C / (ex["heavy_rows"] * math.sqrt(rho)), rel=1e-12)
+    assert st["heavy"]["scale"] == pytest.approx(C / (ex.heavy_rows * math.sqrt(rho)), rel=1e-12)
     assert st["flip"]["scale"] == pytest.approx(math.sqrt(d) / (st["flip"]["rows"] * math.sqrt(2 * rho)))
 
 
@@ -330,10 +329,10 @@ def test_s1_noise_is_laplace_with_the_logged_scale():
     d, n = 16_384, 40_000
     X = sample_binary_product(np.full(d, 1.0 / d**2), n, rng=12)
     est = pure_dp_pde(X, epsilon=0.5, rng=13, flip=False)
-    ex = est.diagnostics.extra
-    z = [(row["noisy"] - row["noiseless"]) / row["scale"] for row in ex["rounds"]]
+    ex = est.diagnostics
+    z = [(row["noisy"] - row["noiseless"]) / row["scale"] for row in ex.rounds]
     b_coord = est.diagnostics.noise_std / math.sqrt(2)
-    z.append((ex["unclipped"] - est.diagnostics.noiseless_mean) / b_coord)
+    z.append((ex.unclipped - est.diagnostics.noiseless_mean) / b_coord)
     z = np.concatenate(z)
     assert z.size > 30_000
     # KS at false-alarm 1e-6; power against 1.3x: KS distance of Lap(1) vs Lap(1.3) is 0.048, the
@@ -351,9 +350,9 @@ def test_s1_gaussian_variant_noise():
     d, n = 16_384, 40_000
     X = sample_binary_product(np.full(d, 1.0 / d**2), n, rng=14)
     est = klsu_style_zcdp(X, rho=0.1, rng=15, flip=False)
-    ex = est.diagnostics.extra
-    z = [(row["noisy"] - row["noiseless"]) / row["scale"] for row in ex["rounds"]]
-    z.append((ex["unclipped"] - est.diagnostics.noiseless_mean) / est.diagnostics.noise_std)
+    ex = est.diagnostics
+    z = [(row["noisy"] - row["noiseless"]) / row["scale"] for row in ex.rounds]
+    z.append((ex.unclipped - est.diagnostics.noiseless_mean) / est.diagnostics.noise_std)
     z = np.concatenate(z)
     assert stats.kstest(z, "norm").pvalue > 1e-6
     assert stats.kstest(z, stats.norm(scale=1.3).cdf).pvalue < 1e-6
@@ -408,7 +407,7 @@ def test_s2_pipeline_worst_case_neighbours_each_stage(stage):
     p[:2] = 0.3
     X = sample_binary_product(p, n, rng=21, as_sparse=False)
     base = pure_dp_pde(X, epsilon=eps, rng=22, shuffle=False)
-    rows = base.diagnostics.extra["row_sets"][stage]
+    rows = base.diagnostics.row_sets[stage]
     i = int(rows[0])
     Y = X.copy()
     X2 = X.copy()
@@ -418,19 +417,19 @@ def test_s2_pipeline_worst_case_neighbours_each_stage(stage):
     Y[i, d // 2:] = 1
     a = pure_dp_pde(X2, epsilon=eps, rng=22, shuffle=False)
     b = pure_dp_pde(Y, epsilon=eps, rng=22, shuffle=False)
-    sa = {s["stage"]: s for s in a.diagnostics.extra["stages"]}
+    sa = {s["stage"]: s for s in a.diagnostics.stages}
     if stage == "flip":
-        diff = np.abs(a.diagnostics.extra["flip_estimate"] - b.diagnostics.extra["flip_estimate"]).sum()
+        diff = np.abs(a.diagnostics.flip_estimate - b.diagnostics.flip_estimate).sum()
     elif stage.startswith("round"):
-        ra, rb = a.diagnostics.extra["rounds"][0], b.diagnostics.extra["rounds"][0]
+        ra, rb = a.diagnostics.rounds[0], b.diagnostics.rounds[0]
         diff = np.abs(ra["noiseless"] - rb["noiseless"]).sum()
     else:
-        assert np.array_equal(a.diagnostics.extra["group"], b.diagnostics.extra["group"])
+        assert np.array_equal(a.diagnostics.group, b.diagnostics.group)
         na, nb = a.diagnostics.noiseless_mean, b.diagnostics.noiseless_mean
-        sel = ~a.diagnostics.extra["light"] if stage == "heavy" else a.diagnostics.extra["light"]
+        sel = ~a.diagnostics.light if stage == "heavy" else a.diagnostics.light
         diff = np.abs(na[sel] - nb[sel]).sum()
         if stage == "heavy":  # released g = w * q: undo the rescaling
-            w = 1 / np.sqrt(np.array([2.0 ** -g for g in a.diagnostics.extra["group"][sel]]))
+            w = 1 / np.sqrt(np.array([2.0 ** -g for g in a.diagnostics.group[sel]]))
             diff = np.abs((na[sel] - nb[sel]) * w).sum()
     assert diff > 0
     assert diff <= sa[stage]["sensitivity"] * (1 + 1e-9)
@@ -444,9 +443,9 @@ def test_s2_naive_and_truncated_worst_case():
     Y[0] = 1
     a, b = naive_laplace(X, epsilon=eps, rng=0), naive_laplace(Y, epsilon=eps, rng=0)
     diff = np.abs(a.diagnostics.noiseless_mean - b.diagnostics.noiseless_mean).sum()
-    assert diff == pytest.approx(d / n) and diff / a.diagnostics.extra["scale"] == pytest.approx(eps)
+    assert diff == pytest.approx(d / n) and diff / a.diagnostics.scale == pytest.approx(eps)
     lr, se = _orthant_log_ratio(a.diagnostics.noiseless_mean, b.diagnostics.noiseless_mean,
-                                a.diagnostics.extra["scale"], 400_000, 3)
+                                a.diagnostics.scale, 400_000, 3)
     assert abs(lr - eps) < 4 * se
     # B2 truncated mean: the row in the mean block, worst case two disjoint heavy rows
     Z = np.zeros((n, d))
@@ -457,7 +456,7 @@ def test_s2_naive_and_truncated_worst_case():
     Z2[i, 5:] = 1
     a, b = truncated_laplace(Z1, epsilon=eps, rng=0), truncated_laplace(Z2, epsilon=eps, rng=0)
     diff = np.abs(a.diagnostics.noiseless_mean - b.diagnostics.noiseless_mean).sum()
-    assert 0 < diff <= a.diagnostics.extra["scale"] * eps * (1 + 1e-9)
+    assert 0 < diff <= a.diagnostics.scale * eps * (1 + 1e-9)
 
 
 # ------------------------------------------------------------------------------------------
@@ -513,11 +512,11 @@ def test_s3_bands_hold_at_large_n():
     clean = 0
     for s in range(10):
         X = sample_binary_product(p, n, rng=300 + s)
-        ex = pure_dp_pde(X, epsilon=EPS, rng=400 + s, flip=False).diagnostics.extra
+        ex = pure_dp_pde(X, epsilon=EPS, rng=400 + s, flip=False).diagnostics
         ok = True
-        for _r, ur, T in ex["buckets"]:
+        for _r, ur, T in ex.buckets:
             ok &= bool(np.all((p[T] >= 45 / 136 * ur) & (p[T] <= ur)))
-        ok &= bool(np.all(p[ex["light"]] <= ex["u_final"]))
+        ok &= bool(np.all(p[ex.light] <= ex.u_final))
         clean += ok
     assert clean >= 9
 
@@ -544,8 +543,8 @@ def test_s9_flip_mirrors():
             tv[key].append(product_tv(p, pure_dp_pde(X, epsilon=EPS, rng=600 + s).mean, rng=s))
     assert np.mean(tv["hi"]) == pytest.approx(np.mean(tv["lo"]), abs=0.01)
     X = sample_binary_product(p_hi, n, rng=1)
-    ex = pure_dp_pde(X, epsilon=EPS, rng=2).diagnostics.extra
-    assert ex["flipped"][:8].all() and not ex["flipped"][8:].any()
+    ex = pure_dp_pde(X, epsilon=EPS, rng=2).diagnostics
+    assert ex.flipped[:8].all() and not ex.flipped[8:].any()
 
 
 # ------------------------------------------------------------------------------------------
@@ -597,3 +596,56 @@ def test_theory_curves():
     # spec §3 prototype checks of the naive curves: 0.109 (sparse, d=256, n=3e5) and 0.022 (dense)
     assert float(naive_sparse(3e5, 256, 1.0)) == pytest.approx(0.109, abs=0.001)
     assert float(naive_dense(1e5, 128, 1.0)) == pytest.approx(0.022, abs=0.001)
+
+
+# ------------------------------------------------------------------------------------------------
+# the stage functions run_pde calls (issue 14)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "gaussian"])
+def test_truncated_mean_release_stage_sensitivity(noise: str) -> None:
+    """Substituting one row moves the truncated mean by at most its sensitivity (ℓ1 for Laplace, ℓ2
+    for Gaussian; spec §2.1), and the noise scale is that sensitivity over ε (or /√(2ρ))."""
+    from dpcore.estimators.binary_product import StageMechanism, truncated_mean_release
+
+    g = np.random.default_rng(3)
+    m, d, budget, B = 200, 40, 0.8, 3.0
+    block = (g.random((m, d)) < 0.3).astype(float)
+    worst = block.copy()
+    worst[11] = 1.0  # the heaviest row: clipped to the ball of radius B
+    coords = np.zeros(d, dtype=bool)
+    coords[::2] = True
+    sign, flipped = np.ones(d), np.zeros(d, dtype=bool)
+    mech = StageMechanism(noise, budget)
+    a = truncated_mean_release(block, coords, B, sign, flipped, mech, np.random.default_rng(0))
+    b = truncated_mean_release(worst, coords, B, sign, flipped, mech, np.random.default_rng(0))
+    k = int(coords.sum())
+    if noise == "laplace":
+        assert a.sensitivity == tmean_l1_sensitivity(B, k, m) == min(2 * B, k) / m
+        assert np.abs(a.noiseless - b.noiseless).sum() <= a.sensitivity * (1 + 1e-12)
+        assert a.scale == pytest.approx(a.sensitivity / budget, rel=1e-15)
+    else:
+        assert a.sensitivity == tmean_l2_sensitivity(B, k, m)
+        assert np.linalg.norm(a.noiseless - b.noiseless) <= a.sensitivity * (1 + 1e-12)
+        assert a.scale == pytest.approx(a.sensitivity / math.sqrt(2 * budget), rel=1e-15)
+    assert b.clipped[11] and a.noisy.shape == (k,)
+
+
+def test_run_pde_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pure_dp_pde`` releases every truncated mean through :func:`truncated_mean_release` (the
+    function the privacy test above exercises), once per sorting round and once for the final stage."""
+    import dpcore.estimators.binary_product as BP
+
+    seen: list[int] = []
+    real = BP.truncated_mean_release
+
+    def spy(block, coords, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        seen.append(int(coords.sum()))
+        return real(block, coords, *args, **kwargs)
+
+    monkeypatch.setattr(BP, "truncated_mean_release", spy)
+    X = (np.random.default_rng(4).random((4000, 64)) < np.linspace(0.01, 0.6, 64)).astype(float)
+    est = BP.pure_dp_pde(X, epsilon=1.0, rng=0)
+    dg = est.diagnostics_as(BP.BinaryProductDiagnostics)
+    assert len(seen) == len(dg.rounds) + int(dg.light.any())
+    assert seen[: len(dg.rounds)] == [row["size"] for row in dg.rounds]

@@ -65,7 +65,7 @@ def test_noise_has_the_scale_of_the_documented_sensitivity(name, func, budget_kw
     res, est = _residuals(func, budget_kw, n=n, rng=1)
     b = budget_kw[1]
     scale = (1.0 / n) / (b if dist == "laplace" else math.sqrt(2 * b))
-    np.testing.assert_allclose(est.diagnostics.extra["scale"], scale, rtol=1e-6)
+    np.testing.assert_allclose(est.diagnostics.scale, scale, rtol=1e-6)
     assert stats.kstest(res, dist, args=(0, scale)).pvalue > ALPHA, name
     assert stats.kstest(res, dist, args=(0, 1.3 * scale)).pvalue < ALPHA, name
     assert stats.kstest(res, dist, args=(0, scale / 1.3)).pvalue < ALPHA, name

@@ -110,8 +110,8 @@ class TestCalibration:
         assert lap.scale == pytest.approx(b_mult * R / eps, rel=1e-14)
         assert gau.scale == pytest.approx(s_mult * R / math.sqrt(2 * rho), rel=1e-14)
         if rel == "add-remove":
-            b1 = noisy_sum_mean(x, epsilon=eps, bounds=(0, R), rng=0).diagnostics.extra["noise_scale"]
-            g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0).diagnostics.extra["noise_scale"]
+            b1 = noisy_sum_mean(x, epsilon=eps, bounds=(0, R), rng=0).diagnostics.noise_scale
+            g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0).diagnostics.noise_scale
             assert lap.scale == b1 and gau.scale == g1
 
     @pytest.mark.parametrize(("kw", "notion"), [({"epsilon": 0.9}, "pure"), ({"rho": 0.25}, "zcdp")])
@@ -264,7 +264,7 @@ class TestPostProcessing:
         np.testing.assert_allclose(n_star, n_hat, rtol=1e-9)
         assert extra_count_weight(rho=0.5, count_fraction=0.2) == pytest.approx(0.4 / (0.4 + 2 * 0.1))
         est = simplex_mean(self.x, epsilon=1.0, bounds=(0, self.R), count_fraction=0.5, rng=0)
-        assert est.diagnostics.extra["weight"] == pytest.approx(1 / (1 + 2))
+        assert est.diagnostics.weight == pytest.approx(1 / (1 + 2))
 
 
 class TestInputs:
@@ -299,7 +299,7 @@ class TestInputs:
     def test_single_row_and_floored_count(self):
         est = simplex_mean(np.array([0.5]), rho=1e-4, bounds=(0, 1), rng=0)  # noisy count may be < 1
         assert np.isfinite(est.mean).all()
-        assert est.diagnostics.extra["mean_clamped"][0] >= 0.0
+        assert est.diagnostics.mean_clamped[0] >= 0.0
 
 
 class TestRegistry:
@@ -597,7 +597,7 @@ class TestKnownNRelation:
         budget = Budget.pure(0.8) if p == 1 else Budget.zcdp(0.3)
         est = spec.run(x, budget, bounds=(lo, hi), rng=0)
         w = float(np.linalg.norm(hi - lo, p))
-        assert est.diagnostics.extra["sensitivity"] == pytest.approx(w, rel=1e-15)
+        assert est.diagnostics.sensitivity == pytest.approx(w, rel=1e-15)
         v = 2 * (w / 0.8) ** 2 if p == 1 else w**2 / (2 * 0.3)
         np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(v) / 50, rtol=1e-12)
 

@@ -37,8 +37,8 @@ def test_group_count_never_depends_on_the_data() -> None:
     x2 = np.random.default_rng(1).standard_cauchy(500) * 1e6
     e1 = subsample_and_aggregate(x1, bounds=(-10, 10), epsilon=1.0, group_size=20, rng=3)
     e2 = subsample_and_aggregate(x2, bounds=(-10, 10), epsilon=1.0, group_size=20, rng=3)
-    assert e1.diagnostics.extra["k"] == e2.diagnostics.extra["k"] == 25
-    np.testing.assert_array_equal(e1.diagnostics.extra["groups"], e2.diagnostics.extra["groups"])
+    assert e1.diagnostics.k == e2.diagnostics.k == 25
+    np.testing.assert_array_equal(e1.diagnostics.groups, e2.diagnostics.groups)
 
 
 def test_failed_statistic_maps_to_fixed_value() -> None:
@@ -54,9 +54,9 @@ def test_failed_statistic_maps_to_fixed_value() -> None:
         return slope(g)
 
     est = subsample_and_aggregate(xy, fragile, bounds=(-10, 10), rho=1.0, group_size=12, failure_value=0.0, rng=1)
-    theta = est.diagnostics.extra["group_statistics"]
-    failed = est.diagnostics.extra["failed"]
-    assert est.diagnostics.extra["k"] == 50
+    theta = est.diagnostics.group_statistics
+    failed = est.diagnostics.failed
+    assert est.diagnostics.k == 50
     assert failed.sum() > 0
     assert np.all(theta[failed, 0] == 0.0)
     assert np.all(np.abs(theta[~failed, 0] - 2) < 1.5)
@@ -65,7 +65,7 @@ def test_failed_statistic_maps_to_fixed_value() -> None:
     assert not any("failed" in w for w in est.diagnostics.warnings)
     # default failure value: the centre of the bounds
     est = subsample_and_aggregate(xy, fragile, bounds=(-4, 10), rho=1.0, group_size=12, rng=1)
-    assert np.all(est.diagnostics.extra["group_statistics"][est.diagnostics.extra["failed"], 0] == 3.0)
+    assert np.all(est.diagnostics.group_statistics[est.diagnostics.failed, 0] == 3.0)
 
 
 def test_person_level_groups_keep_all_rows_of_a_person() -> None:
@@ -115,12 +115,12 @@ def test_one_unit_changes_at_most_one_group_statistic() -> None:
     x2[ids == 17] = 1e9
     a = subsample_and_aggregate(x, "mean", bounds=(0, 10), epsilon=1.0, k=25, ids=ids, rng=4)
     b = subsample_and_aggregate(x2, "mean", bounds=(0, 10), epsilon=1.0, k=25, ids=ids, rng=4)
-    diff = np.any(a.diagnostics.extra["group_statistics"] != b.diagnostics.extra["group_statistics"], axis=1)
+    diff = np.any(a.diagnostics.group_statistics != b.diagnostics.group_statistics, axis=1)
     assert diff.sum() == 1
     # person-level add/remove: dropping person 17 altogether also changes exactly one group
     keep = ids != 17
     c = subsample_and_aggregate(x[keep], "mean", bounds=(0, 10), epsilon=1.0, k=25, ids=ids[keep], rng=4)
-    diff = np.any(a.diagnostics.extra["group_statistics"] != c.diagnostics.extra["group_statistics"], axis=1)
+    diff = np.any(a.diagnostics.group_statistics != c.diagnostics.group_statistics, axis=1)
     assert diff.sum() == 1
     with pytest.raises(ValueError, match="pass k"):
         subsample_and_aggregate(x, "mean", bounds=(0, 10), epsilon=1.0, group_size=10, ids=ids, rng=4)
@@ -133,7 +133,7 @@ def test_ledger_sums_to_budget_and_divides_by_p(kw: dict, unit: str) -> None:
     budget = next(iter(kw.values()))
     assert est.ledger.notion == unit
     assert est.ledger.total() == budget
-    assert est.diagnostics.extra["budget_per_coordinate"]["mean"] == budget / 2 / 3
+    assert est.diagnostics.budget_per_coordinate["mean"] == budget / 2 / 3
     assert est.mean.shape == (3,)
 
 

@@ -88,7 +88,7 @@ def test_ledger_sums_exactly(func, kw, unit, d: int) -> None:
     s1, s2, s3 = DEFAULT_SPLIT
     for end in ("upper", "lower"):
         assert stages[f"{end} quantile: threshold"] + stages[f"{end} quantile: queries"] == (s1 + s2) * budget / 2
-    per = est.diagnostics.extra["budget_per_coordinate"]
+    per = est.diagnostics.budget_per_coordinate
     assert per["threshold (each quantile)"] == s1 * budget / 2 / d
     assert per["query (each quantile)"] == s2 * budget / 2 / d
     assert per["mean"] == s3 * budget / d
@@ -109,8 +109,8 @@ def test_interval_inside_bounds_and_loop_bound() -> None:
         L, U = est.diagnostics.clip_interval
         assert np.all(L >= bounds[0]) and np.all(U <= bounds[1]) and np.all(L <= U)
         K = quantiles.grid_size(bounds, beta)
-        ex = est.diagnostics.extra
-        assert np.all(ex["steps_upper"] <= K + 1) and np.all(ex["steps_lower"] <= K + 1)
+        ex = est.diagnostics
+        assert np.all(ex.steps_upper <= K + 1) and np.all(ex.steps_lower <= K + 1)
         assert np.all(np.isfinite(est.mean))
 
 
@@ -124,7 +124,7 @@ def test_translation_equivariance() -> None:
     np.testing.assert_allclose(e1.diagnostics.clip_interval[0], e0.diagnostics.clip_interval[0] + s, atol=1e-9)
     np.testing.assert_allclose(e1.diagnostics.clip_interval[1], e0.diagnostics.clip_interval[1] + s, atol=1e-9)
     np.testing.assert_allclose(e1.mean, e0.mean + s, atol=1e-9)
-    np.testing.assert_array_equal(e1.diagnostics.extra["steps_upper"], e0.diagnostics.extra["steps_upper"])
+    np.testing.assert_array_equal(e1.diagnostics.steps_upper, e0.diagnostics.steps_upper)
 
 
 def test_noise_scale_and_noiseless_mean_exact() -> None:
@@ -136,7 +136,7 @@ def test_noise_scale_and_noiseless_mean_exact() -> None:
     L, U = (v[0] for v in est.diagnostics.clip_interval)
     if np.all((x >= L) & (x <= U)):
         assert est.diagnostics.noiseless_mean[0] == pytest.approx(x.mean(), rel=1e-15)
-    assert est.diagnostics.extra["noise_scale"][0] == pytest.approx((U - L) / (500 * eps * 0.5), rel=1e-15)
+    assert est.diagnostics.noise_scale[0] == pytest.approx((U - L) / (500 * eps * 0.5), rel=1e-15)
     assert est.diagnostics.noise_std[0] == pytest.approx(math.sqrt(2) * (U - L) / (500 * eps * 0.5), rel=1e-15)
 
 
@@ -167,11 +167,11 @@ def test_fallback_fires_and_is_reported(monkeypatch: pytest.MonkeyPatch) -> None
     est = winsorized_mean(x, epsilon=1.0, bounds=(-10, 10), rng=0)
     L, U = est.diagnostics.clip_interval
     assert (L[0], U[0]) == (-10.0, 10.0)
-    assert est.diagnostics.extra["fallback"].tolist() == [True]
-    assert est.diagnostics.extra["fallback_count"] == 1
+    assert est.diagnostics.fallback.tolist() == [True]
+    assert est.diagnostics.fallback_count == 1
     assert any("Fallback fired" in w for w in est.diagnostics.warnings)
     assert est.diagnostics.noiseless_mean[0] == pytest.approx(x.mean())
-    assert est.diagnostics.extra["noise_scale"][0] == pytest.approx(20 / (100 * 0.5))
+    assert est.diagnostics.noise_scale[0] == pytest.approx(20 / (100 * 0.5))
 
 
 def test_fallback_matches_raw_interval_naturally() -> None:
@@ -179,8 +179,8 @@ def test_fallback_matches_raw_interval_naturally() -> None:
     # fallback must fire exactly where the raw interval is inverted, and be reported.
     x = np.random.default_rng(0).normal(5, 1, (50, 400))
     est = winsorized_mean(x, epsilon=400.0, bounds=BOUNDS, rng=1)
-    Lr, Ur = est.diagnostics.extra["raw_interval"]
-    fb = est.diagnostics.extra["fallback"]
+    Lr, Ur = est.diagnostics.raw_interval
+    fb = est.diagnostics.fallback
     np.testing.assert_array_equal(fb, Ur < Lr)
     assert fb.sum() > 0
     L, U = est.diagnostics.clip_interval
@@ -223,8 +223,8 @@ def test_laplace_mean_noise_distribution(monkeypatch: pytest.MonkeyPatch) -> Non
     R = 4000
     x = np.random.default_rng(0).normal(5, 1, (60, R))
     est = winsorized_mean(x, epsilon=1.0 * R, bounds=BOUNDS, rng=1)
-    z = (est.mean - est.diagnostics.noiseless_mean) / est.diagnostics.extra["noise_scale"]
-    assert est.diagnostics.extra["noise_scale"][0] == pytest.approx(6.0 / (60 * 0.5))
+    z = (est.mean - est.diagnostics.noiseless_mean) / est.diagnostics.noise_scale
+    assert est.diagnostics.noise_scale[0] == pytest.approx(6.0 / (60 * 0.5))
     # KS at a 1e-4 false-alarm rate; a 1.3x wrong scale moves the CDF by ~0.06, far beyond the
     # KS critical value ~ 1.95/sqrt(4000) = 0.031, so it must be rejected.
     assert stats.kstest(z, stats.laplace().cdf).pvalue > 1e-4
@@ -400,7 +400,7 @@ def test_premature_stop_rates(n: int, eps: float, rate: float) -> None:
     R = 2000
     x = np.random.default_rng(n).normal(5, 1, (n, R))
     est = winsorized_mean(x, epsilon=eps * R, bounds=BOUNDS, rng=int(eps * 10))
-    L, U = est.diagnostics.extra["raw_interval"]
+    L, U = est.diagnostics.raw_interval
     wrong = float(np.mean((U < 5) | (L > 5)))
     assert abs(wrong - rate) <= 0.05
     # and the approximate formula agrees (two walks, K_below ~ log_beta(distance to the data + 1))
@@ -425,8 +425,8 @@ def test_quantile_window_lemma_e1() -> None:
     R, n, eps = 1000, 1000, 2.0
     x = np.random.default_rng(2).normal(5, 1, (n, R))
     est = winsorized_mean(x, epsilon=eps * R, bounds=BOUNDS, c=25, rng=3)
-    U = est.diagnostics.extra["raw_interval"][1]
-    q = 1 - est.diagnostics.extra["tau"]
+    U = est.diagnostics.raw_interval[1]
+    q = 1 - est.diagnostics.tau
     eps_q = eps_t = eps / 8
     K = quantiles.grid_size(BOUNDS, 1.001)
     g1 = math.log(K / 0.01) / eps_q
@@ -491,14 +491,14 @@ def test_baselines_exact_scales_and_ledgers() -> None:
     x = np.random.default_rng(0).normal(5, 1, (500, 2))
     e = clipped_mean_laplace(x, epsilon=2.0, bounds=BOUNDS, rng=0)
     assert e.ledger.total() == 2.0
-    assert e.diagnostics.extra["noise_scale"] == pytest.approx(np.full(2, 2 * 100 / (500 * 2.0)))
+    assert e.diagnostics.noise_scale == pytest.approx(np.full(2, 2 * 100 / (500 * 2.0)))
     z = clipped_mean_box_zcdp(x, rho=0.5, bounds=BOUNDS, rng=0)
     assert z.ledger.total() == 0.5
     assert z.diagnostics.noise_std == pytest.approx(np.full(2, math.sqrt(2) * 100 / 500))
     w = widened_winsorized_mean(x, epsilon=1.0, bounds=BOUNDS, rng=0)
     assert w.ledger.total() == 1.0
     lo, hi = w.diagnostics.clip_interval
-    assert w.diagnostics.extra["noise_scale"] == pytest.approx(2 * (hi - lo) / (500 * 0.5))
+    assert w.diagnostics.noise_scale == pytest.approx(2 * (hi - lo) / (500 * 0.5))
 
 
 def test_wwm_is_far_noisier_than_pmwm() -> None:
@@ -523,7 +523,7 @@ def test_clipped_baselines_spend_exactly_their_budget_on_worst_case_neighbours()
     lap, lap2 = (clipped_mean_laplace(v, epsilon=0.7, bounds=(a, b), rng=0) for v in (x, x2))
     delta = lap2.diagnostics.noiseless_mean - lap.diagnostics.noiseless_mean
     np.testing.assert_allclose(delta, (b - a) / 200)
-    assert np.sum(np.abs(delta) / lap.diagnostics.extra["noise_scale"]) == pytest.approx(0.7)
+    assert np.sum(np.abs(delta) / lap.diagnostics.noise_scale) == pytest.approx(0.7)
     g, g2 = (clipped_mean_box_zcdp(v, rho=0.3, bounds=(a, b), rng=0) for v in (x, x2))
     dg = g2.diagnostics.noiseless_mean - g.diagnostics.noiseless_mean
     assert 0.5 * np.sum((dg / g.diagnostics.noise_std) ** 2) == pytest.approx(0.3)
@@ -541,22 +541,78 @@ def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
     rho, d = 0.4, 2
     est = winsorized_mean_zcdp(x, rho=rho, bounds=(-100, 100), rng=11)
     part = 0.25 * rho / 2  # threshold and query parts of one quantile call (default split)
-    e_t, e_q = est.diagnostics.extra["walk_epsilon_per_coordinate"]
+    e_t, e_q = est.diagnostics.walk_epsilon_per_coordinate
     assert (e_t, e_q) == walk_epsilons(part, part, d)
     assert (e_t + e_q) ** 2 / 2 == pytest.approx(2 * part / d, rel=1e-14)
     assert e_t == pytest.approx(e_q, rel=1e-15)
     assert est.ledger.total() == pytest.approx(rho, rel=1e-15)
-    assert est.diagnostics.extra["walk"] == "pure"
+    assert est.diagnostics.walk == "pure"
     g = np.random.default_rng(11)
-    tau = est.diagnostics.extra["tau"]
+    tau = est.diagnostics.tau
     kw = {"epsilon_threshold": e_t * d, "epsilon_query": e_q * d, "beta": 1.001, "rng": g}
     up = quantiles.unbounded_quantile(x, 1 - tau, (-100, 100), **kw)
     lo = quantiles.unbounded_quantile(x, tau, (-100, 100), **kw)
-    L_raw, U_raw = est.diagnostics.extra["raw_interval"]
+    L_raw, U_raw = est.diagnostics.raw_interval
     np.testing.assert_array_equal(U_raw, np.clip(up.value, -100, 100))
     np.testing.assert_array_equal(L_raw, np.clip(lo.value, -100, 100))
     # the paper's Gaussian walk stays available, labelled, for reproducing its tables
     gauss = winsorized_mean_zcdp(x, rho=rho, bounds=(-100, 100), walk="gaussian", rng=11)
-    assert gauss.diagnostics.extra["walk"] == "gaussian"
+    assert gauss.diagnostics.walk == "gaussian"
     assert "Lemma D.1" in gauss.ledger.charges[0].note
     assert registry.get("pmwm_zcdp").params.get("walk", "pure") == "pure"
+
+
+# ------------------------------------------------------------------------------------------------
+# the stage functions _pmwm calls (issue 14): privacy of the mean stage on its own, and the entry
+# calls exactly these functions (no copy)
+
+
+@pytest.mark.parametrize(("notion", "mean_noise"), [("pure", "joint"), ("zcdp", "joint"), ("zcdp", "per_coordinate")])
+def test_noisy_winsorized_mean_stage_sensitivity_and_scale(notion: str, mean_noise: str) -> None:
+    """Swapping one row moves the winsorized mean by at most (U - L)/n per coordinate, and the noise
+    is calibrated to exactly that (spec §2.1, §7): a scale off by 30% fails the equalities."""
+    from dpcore.estimators.winsorized import noisy_winsorized_mean
+    from dpcore.privacy import Ledger
+
+    g = np.random.default_rng(5)
+    n, d, budget = 400, 3, 0.6
+    X = g.normal(size=(n, d))
+    L, U = np.array([-1.0, -0.5, -2.0]), np.array([1.0, 0.5, 2.0])
+    X2 = X.copy()
+    X2[7] = [50.0, -50.0, 50.0]  # the worst swap: from inside to beyond the interval
+    ledger = Ledger(notion)
+    a = noisy_winsorized_mean(X, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=ledger,
+                              rng=np.random.default_rng(0))
+    b = noisy_winsorized_mean(X2, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=Ledger(notion),
+                              rng=np.random.default_rng(0))
+    width = U - L
+    assert np.all(np.abs(a.noiseless - b.noiseless) <= width / n * (1 + 1e-12))
+    assert ledger.total() == budget  # one charge of the whole mean part
+    if notion == "pure":
+        np.testing.assert_allclose(a.scale, d * width / (n * budget), rtol=1e-15)
+        np.testing.assert_allclose(a.noise_std, math.sqrt(2.0) * a.scale, rtol=1e-15)
+    elif mean_noise == "joint":
+        np.testing.assert_allclose(a.scale, np.linalg.norm(width) / n / math.sqrt(2 * budget), rtol=1e-15)
+    else:
+        np.testing.assert_allclose(a.scale, width / n / math.sqrt(2 * budget / d), rtol=1e-15)
+    # the same seed adds the same noise: the release differs only by the noiseless mean
+    np.testing.assert_allclose(a.mean - a.noiseless, b.mean - b.noiseless, rtol=0, atol=1e-12)
+
+
+def test_pmwm_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``winsorized_mean`` runs the stage functions the privacy tests exercise (not a copy of them)."""
+    import dpcore.estimators.winsorized as W
+
+    calls: list[str] = []
+    for name in ("walk_budgets", "private_interval", "noisy_winsorized_mean"):
+        real = getattr(W, name)
+
+        def spy(*args, _real=real, _name=name, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            calls.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(W, name, spy)
+    x = np.random.default_rng(1).normal(size=300)
+    est = W.winsorized_mean(x, epsilon=1.0, bounds=(-10, 10), rng=0)
+    assert calls == ["walk_budgets", "private_interval", "noisy_winsorized_mean"]
+    assert est.ledger.total() == pytest.approx(1.0, rel=1e-15)
