@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test lint bench fuzz clean
+.PHONY: run test lint bench fuzz load clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,13 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_speed.py
 	$(BIN)/python benchmarks/compare_speed.py
+
+# Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
+# app started with the `make run` command on a free loopback port; prints the latency table.
+LOAD_ARGS ?=
+load: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

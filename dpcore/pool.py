@@ -1,0 +1,209 @@
+"""A fair, shared worker pool: many clients (app sessions) submit to one process pool, and a
+round-robin dispatcher keeps one heavy client from starving the others.
+
+:class:`FairPool` wraps any :class:`concurrent.futures.Executor` (normally a
+:class:`~concurrent.futures.ProcessPoolExecutor`, so the numeric work runs outside the calling
+thread's GIL). Each client submits through its own *lane* (:meth:`FairPool.lane`, an ``Executor``
+view). At most ``max_in_flight`` jobs are handed to the inner executor at a time; when a slot frees,
+the next job comes from the lane after the one served last (round robin over the lanes that have
+work), so a client with 50 queued tasks delays a client with 5 by at most one task per turn,
+instead of making it wait for all 50 (what the inner executor's own FIFO queue would do).
+
+Results do not depend on the pool: :func:`dpcore.experiments.run` addresses every random stream by
+content, so the same config gives the identical frame with or without an executor.
+
+This module does not import streamlit; the app keeps one :class:`FairPool` per server process in
+``st.cache_resource`` (``pages/_ui.py``) and gives each session its own lane.
+
+References
+----------
+Issue 18 (classroom load); :mod:`dpcore.experiments` ("Parallel runs").
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any
+
+__all__ = ["FairPool", "Lane", "process_pool", "workers_from_env"]
+
+#: Environment variable naming the number of worker processes of the app's shared pool
+#: (``0`` runs everything in the calling thread).
+WORKERS_ENV = "DPMEAN_WORKERS"
+
+
+def workers_from_env(default: int | None = None) -> int:
+    """The number of worker processes: ``$DPMEAN_WORKERS`` if set, else ``default`` (else the
+    number of CPUs available to this process, at most 4).
+
+    Raises
+    ------
+    ValueError
+        If ``$DPMEAN_WORKERS`` is not a non-negative integer.
+    """
+    raw = os.environ.get(WORKERS_ENV)
+    if raw is None or raw.strip() == "":
+        if default is not None:
+            return int(default)
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            cpus = os.cpu_count() or 1
+        return max(1, min(cpus, 4))
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{WORKERS_ENV}={raw!r} is not a number of worker processes; set it to an integer >= 0 "
+                         "(0 runs the work in the app's own process).")
+    return value
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
+    server has threads, and forking a threaded process can deadlock the child)."""
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be at least 1 for a process pool; use no pool for 0.")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+
+
+class _Job:
+    __slots__ = ("args", "fn", "future", "kwargs")
+
+    def __init__(self, future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+        self.future, self.fn, self.args, self.kwargs = future, fn, args, kwargs
+
+
+class FairPool:
+    """Round-robin dispatch of many clients' jobs onto one executor.
+
+    Parameters
+    ----------
+    executor : concurrent.futures.Executor
+        Where the jobs run (shared by all lanes).
+    max_in_flight : int
+        Jobs handed to ``executor`` at once (normally its number of workers): the rest wait in
+        their lane, so the order among clients is decided here, fairly.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> pool = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    >>> pool.lane("alice").submit(pow, 2, 10).result()
+    1024
+    >>> pool.shutdown()
+    """
+
+    def __init__(self, executor: Executor, max_in_flight: int) -> None:
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight={max_in_flight} must be at least 1.")
+        self._executor = executor
+        self._max = int(max_in_flight)
+        self._lock = threading.Lock()
+        self._lanes: OrderedDict[Hashable, deque[_Job]] = OrderedDict()
+        self._in_flight = 0
+        self.dispatched: list[Hashable] = []  # lane keys in dispatch order (last 1000; for tests)
+
+    # ---- public --------------------------------------------------------------------------------
+
+    def lane(self, key: Hashable) -> Lane:
+        """The ``Executor`` view of client ``key`` (cheap; make one whenever needed)."""
+        return Lane(self, key)
+
+    def pending(self, key: Hashable | None = None) -> int:
+        """Jobs waiting (not yet dispatched), in lane ``key`` or in all lanes."""
+        with self._lock:
+            if key is not None:
+                return len(self._lanes.get(key, ()))
+            return sum(len(q) for q in self._lanes.values())
+
+    def cancel(self, key: Hashable) -> int:
+        """Cancel the jobs of lane ``key`` that have not started; returns how many."""
+        with self._lock:
+            jobs = self._lanes.pop(key, deque())
+        for job in jobs:
+            job.future.cancel()
+        return len(jobs)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Cancel every waiting job and shut the inner executor down."""
+        with self._lock:
+            lanes, self._lanes = self._lanes, OrderedDict()
+        for jobs in lanes.values():
+            for job in jobs:
+                job.future.cancel()
+        self._executor.shutdown(wait=wait, cancel_futures=True)
+
+    # ---- dispatch ------------------------------------------------------------------------------
+
+    def _submit(self, key: Hashable, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Future:
+        future: Future = Future()
+        with self._lock:
+            self._lanes.setdefault(key, deque()).append(_Job(future, fn, args, kwargs))
+        self._pump()
+        return future
+
+    def _take(self) -> tuple[Hashable, _Job] | None:
+        """The next job, round robin over the lanes (caller holds the lock)."""
+        while self._lanes and self._in_flight < self._max:
+            key, jobs = next(iter(self._lanes.items()))
+            job = jobs.popleft()
+            if jobs:
+                self._lanes.move_to_end(key)  # this lane goes to the back of the round
+            else:
+                del self._lanes[key]
+            if job.future.set_running_or_notify_cancel():
+                self._in_flight += 1
+                self.dispatched.append(key)
+                del self.dispatched[:-1000]
+                return key, job
+        return None
+
+    def _pump(self) -> None:
+        while True:
+            with self._lock:
+                taken = self._take()
+            if taken is None:
+                return
+            _, job = taken
+            try:  # submit outside the lock: a done callback may run at once, in this thread
+                inner = self._executor.submit(job.fn, *job.args, **job.kwargs)
+            except Exception as err:  # noqa: BLE001 - e.g. a broken or shut-down pool: fail this job only
+                self._finish(job.future, None, err)
+                continue
+            inner.add_done_callback(lambda f, outer=job.future: self._done(outer, f))
+
+    def _done(self, outer: Future, inner: Future) -> None:
+        if inner.cancelled():
+            self._finish(outer, None, RuntimeError("the worker pool cancelled this job (it is shutting down)"))
+        else:
+            self._finish(outer, inner.result() if inner.exception() is None else None, inner.exception())
+
+    def _finish(self, outer: Future, result: Any, error: BaseException | None) -> None:
+        with self._lock:
+            self._in_flight -= 1
+        if error is None:
+            outer.set_result(result)
+        else:
+            outer.set_exception(error)
+        self._pump()
+
+
+class Lane(Executor):
+    """One client's ``Executor`` view of a :class:`FairPool` (``shutdown`` cancels its waiting jobs
+    and leaves the shared pool running)."""
+
+    def __init__(self, pool: FairPool, key: Hashable) -> None:
+        self.pool, self.key = pool, key
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
+        return self.pool._submit(self.key, fn, args, kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.pool.cancel(self.key)
