@@ -102,21 +102,24 @@ def premature_stop_probability(n: int, q: float, steps_below: float, *,
     return float(-math.expm1(k * math.log1p(-tail))) if tail < 1 else 1.0
 
 
-def premature_stop_risk(n: int, tau: float, lower: float, upper: float, beta: float, *,
-                        epsilon_query: float | None = None, rho_query: float | None = None) -> bool:
+def premature_stop_risk(n: int, tau: float, lower: float | np.ndarray, upper: float | np.ndarray, beta: float, *,
+                        epsilon_query: float | None = None, rho_query: float | None = None) -> bool | np.ndarray:
     """The app's warning rule: True when a walk that has to cross the whole range would stop early
     with probability above about ``e^{-3}`` (5%).
 
     Pure: ``eps_Q (1 - tau) n < log K + 3``; zCDP: ``rho_Q ((1 - tau) n)^2 / 2 < log K + 3``, with
     ``K = dpcore.quantiles.grid_size((lower, upper), beta)`` (specs/winsorized.md §2.6, "the app must warn").
+    ``lower`` and ``upper`` may be per-coordinate arrays (one answer per coordinate, in one call).
     """
     if (epsilon_query is None) == (rho_query is None):
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
-    log_k = math.log(quantiles.grid_size((lower, upper), beta))
+    log_k = np.log(np.asarray(quantiles.grid_size((lower, upper), beta), dtype=float))
     target = (1.0 - float(tau)) * float(n)
     if epsilon_query is not None:
-        return bool(float(epsilon_query) * target < log_k + 3.0)
-    return bool(float(rho_query) * target**2 / 2.0 < log_k + 3.0)
+        risky = float(epsilon_query) * target < log_k + 3.0
+    else:
+        risky = float(rho_query) * target**2 / 2.0 < log_k + 3.0
+    return bool(risky) if np.ndim(risky) == 0 else np.asarray(risky, dtype=bool)
 
 
 class ErrorBound(NamedTuple):

@@ -23,6 +23,7 @@ from dpcore.experiments import (
     summarise,
 )
 from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
+from pages._pool import with_pool
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -194,7 +195,7 @@ def _run(config_json: str) -> pd.DataFrame:
     def tick(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
 
-    frame = run(config_json, progress=tick)
+    frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))  # shared worker pool
     bar.empty()
     cache[config_json] = frame
     while len(cache) > 24:
