@@ -28,6 +28,7 @@ PAGES = [
     ("pages/simplex.py", "Free lunch (simplex)", ":material/change_history:"),
     ("pages/binary_product.py", "Binary product", ":material/apps:"),
     ("pages/your_data.py", "Your data", ":material/upload_file:"),
+    ("pages/privacy_audit.py", "Privacy audit", ":material/verified_user:"),
 ]
 
 
