@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test lint bench fuzz load clean
+.PHONY: run test lint bench fuzz load deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# Two replicas behind Debian's nginx on loopback, sticky sessions and websockets (deploy/README.md).
+deploy-test: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/test_deploy.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
