@@ -73,8 +73,9 @@ import math
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, as_completed
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
@@ -692,7 +693,7 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
     rep_groups = ([list(range(cfg.repetitions))] if cfg.resample == "noise"
                   else [[r] for r in range(cfg.repetitions)])
     for (n, d, skew), budgets in groups.items():
-        ok = {s.name for s in registry.applicable(cfg.kind, d)}
+        ok = {s.name for s in registry.applicable(cfg.kind, d, peers=True)}
         use = []
         for order, e in enumerate(entries):
             why_not = zcdp_skip_reason(specs[e["id"]], cfg.unit)
@@ -892,8 +893,10 @@ def shipped_configs() -> dict[str, ExperimentConfig]:
     return out
 
 
-def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path) -> list[Path]:
-    """Write the CSV, the config, the summary and the figures (HTML; PNG when export works)."""
+def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images: bool = True) -> list[Path]:
+    """Write the CSV, the config, the summary and the figures (HTML; PNG when ``images`` and
+    :func:`dpcore.export.static_export_problem` finds kaleido and a Chromium)."""
+    from dpcore import export
     from dpcore import figures_compare as fc
 
     out.mkdir(parents=True, exist_ok=True)
@@ -914,17 +917,54 @@ def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path) -> list
     axes = [k for k in SWEEPABLE if len(cfg.sweep.get(k, [])) > 1] or [cfg.x_axis()]
     figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes}
     figs["regret"] = fc.regret_figure(regret_table(frame, metric))
+    images = images and export.static_export_problem() is None
+    with export.session() if images else nullcontext():
+        written += _write_figures(figs, out, images)
+    return written
+
+
+def _write_figures(figs: Mapping[str, Any], out: Path, images: bool) -> list[Path]:
+    from dpcore import export
+
+    written = []
     for stem, fig in figs.items():
         p = out / f"{stem}.html"
         fig.write_html(p, include_plotlyjs="cdn")
         written.append(p)
-        try:
+        if images:
             png = out / f"{stem}.png"
-            fig.write_image(png)
+            png.write_bytes(export.to_image(fig, "png"))
             written.append(png)
-        except Exception:  # noqa: BLE001 - static export needs kaleido and a browser; HTML is enough
-            pass
     return written
+
+
+@contextmanager
+def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
+    """A :class:`concurrent.futures.Executor` on a Dask cluster, for :func:`run`'s ``executor=``.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address (``tcp://host:8786``), or ``"local"`` to start a
+        ``LocalCluster`` of ``workers`` single-threaded processes here (closed on exit).
+    workers : int
+        Worker processes for ``"local"``.
+
+    The frame does not depend on the executor (every task seeds itself from the config), so a
+    cluster run equals a serial one bit for bit except the ``seconds`` column.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as err:
+        raise ImportError("--dask needs the distributed package: pip install -e '.[scale]'") from err
+    if address == "local":
+        cluster = LocalCluster(n_workers=max(int(workers), 1), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        with cluster, Client(cluster) as client:
+            yield client.get_executor()
+    else:
+        with Client(address, timeout="10s") as client:
+            yield client.get_executor()
 
 
 def main(argv: Iterable[str] | None = None) -> int:
@@ -934,8 +974,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("config", help="experiment config (JSON), or the name of a shipped config: "
                         + ", ".join(shipped_configs()))
     parser.add_argument("--out", required=True, help="output folder (created if missing)")
-    parser.add_argument("--workers", type=int, default=1, help="processes to use (default 1: run here)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="local processes to use (default 1: run here); with --dask local, the workers")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run the tasks on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786), or "
+                        "'local' to start a LocalCluster of --workers processes (needs pip install -e '.[scale]')")
     parser.add_argument("--repetitions", type=int, default=None, help="override the config's repetitions")
+    parser.add_argument("--no-png", action="store_true", help="skip the PNG figures (HTML only; faster)")
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         path = Path(args.config)
@@ -958,7 +1003,14 @@ def main(argv: Iterable[str] | None = None) -> int:
         bar.update(done - bar.n)
 
     try:
-        if args.workers > 1:
+        if args.dask:
+            try:
+                with dask_executor(args.dask, workers=args.workers) as ex:
+                    frame = run(cfg, executor=ex, progress=tick)
+            except (ImportError, OSError) as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+        elif args.workers > 1:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(args.workers) as ex:
@@ -972,7 +1024,7 @@ def main(argv: Iterable[str] | None = None) -> int:
         bar.close()
     for reason in frame.attrs.get("skipped", {}).values():
         print(reason, file=sys.stderr)
-    for p in write_outputs(frame, cfg, Path(args.out)):
+    for p in write_outputs(frame, cfg, Path(args.out), images=not args.no_png):
         print(p)
     return 0
 

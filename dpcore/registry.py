@@ -132,6 +132,9 @@ class EstimatorSpec:
         Group name for the app (``"PLAN"``, ``"baseline"``, ...).
     description : str
         One sentence for the app.
+    seeded : bool
+        ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
+        from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
     """
 
     name: str
@@ -145,6 +148,7 @@ class EstimatorSpec:
     family: str = "baseline"
     description: str = ""
     needs_dimension: Literal["any", "scalar", "vector"] = "any"
+    seeded: bool = True
 
     def accepts(self, keyword: str) -> bool:
         names, var_kw = _signature(self.func)
@@ -231,10 +235,20 @@ def get(name: str) -> EstimatorSpec:
         raise ValueError(f"unknown estimator {name!r}; choose one of: {known}.") from None
 
 
-def applicable(kind: str, d: int | None = None) -> list[EstimatorSpec]:
-    """Estimators that apply to data of ``kind`` (and dimension ``d``, when given)."""
+#: The opt-in group of other libraries' means (:mod:`dpcore.estimators.peers`).
+PEERS = "peers"
+
+
+def applicable(kind: str, d: int | None = None, *, peers: bool = False) -> list[EstimatorSpec]:
+    """Estimators that apply to data of ``kind`` (and dimension ``d``, when given).
+
+    The other libraries' means (``family="peers"``) are an opt-in group: listed only with
+    ``peers=True`` (and only when those libraries are installed).
+    """
     out = []
     for spec in all_estimators():
+        if spec.family == PEERS and not peers:
+            continue
         if kind not in spec.data_kinds:
             continue
         if d is not None and spec.needs_dimension == "scalar" and d != 1:

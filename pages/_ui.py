@@ -16,9 +16,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dpcore import limits
+from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
-from dpcore.export import to_csv
+from dpcore.export import ImageFormat, to_csv
 from dpcore.figures import tidy_log_axes
 from dpcore.privacy import Budget, Conversion
 
@@ -190,15 +190,75 @@ def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (C
                        key=f"download-{name}")
 
 
+def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
+    """A slide-sized PNG or SVG download, rendered only when clicked (kaleido + Chromium); a
+    disabled button that says why when this machine cannot render one."""
+    problem = export.static_export_problem()
+    mime = {"png": "image/png", "svg": "image/svg+xml"}[fmt]
+    st.download_button(fmt.upper(), (lambda: export.to_image(fig, fmt)) if problem is None else b"",
+                       file_name=f"{name}.{fmt}", mime=mime, key=f"download-{name}-{fmt}", disabled=problem is not None,
+                       help=problem or f"The chart as {fmt.upper()}, 1280×720 (a 16:9 slide).")
+
+
 def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
-    """A Plotly chart with its sentence, CSV download and code expander (the house pattern)."""
-    st.plotly_chart(tidy_log_axes(fig), key=f"chart-{name}")
+    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
+    fig = tidy_log_axes(fig)
+    st.plotly_chart(fig, key=f"chart-{name}")
     st.markdown(sentence)
-    cols = st.columns([1, 2])
+    cols = st.columns([3, 1, 1, 5])
     with cols[0]:
         download_csv(data, name)
-    with cols[1]:
+    for col, fmt in zip(cols[1:3], ("png", "svg"), strict=True):
+        with col:
+            download_image(fig, name, fmt)
+    with cols[3]:
         show_code(code)
+    if (problem := export.static_export_problem()) is not None:
+        st.caption(f"PNG/SVG: {problem}")
+    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
+
+
+def report_button(title: str, names: list[str], *, settings: dict[str, Any], ledger: pd.DataFrame | None,
+                  code: str, key: str) -> None:
+    """A download of the view as one self-contained HTML file (:mod:`dpcore.report`), built from
+    the charts this page drew with :func:`chart` under ``names``; built only when clicked."""
+    drawn = st.session_state.get("_ui_charts", {})
+    shown = [drawn[n] for n in names if n in drawn]
+
+    def build() -> bytes:
+        from dpcore.report import build_report
+
+        return build_report(title=title, settings=settings, figures=[(f, t) for f, t, _ in shown],
+                            tables=[(f"Data behind chart {i + 1}", d) for i, (_, _, d) in enumerate(shown)
+                                    if len(d) <= 200],
+                            ledger=ledger, code=code,
+                            notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."]
+                            ).encode()
+
+    st.download_button("Download a report of this view (HTML)", build, file_name=f"{key}_report.html",
+                       mime="text/html", key=f"download-{key}-report",
+                       help="One self-contained HTML file: the charts, their numbers, the settings, the budget "
+                            "ledger and the code that reproduces them.")
+
+
+PEERS_LABEL = "Include the libraries you would use instead"
+
+
+def include_peers(key: str) -> bool:
+    """A switch adding the peer libraries' means (OpenDP, diffprivlib); disabled, with how to
+    install them, when none imports."""
+    from dpcore.estimators import peers
+
+    have = {lib: v for lib, v in peers.available().items() if v is not None}
+    if not have:
+        st.toggle(PEERS_LABEL, value=False, disabled=True, key=key,
+                  help=f"Not installed here. Enable with: {peers.ENABLE_HINT}")
+        st.caption(f"The peer libraries (OpenDP, diffprivlib) are not installed: `{peers.ENABLE_HINT}`.")
+        return False
+    versions = ", ".join(f"{lib} {v}" for lib, v in have.items())
+    return st.toggle(PEERS_LABEL, value=False, key=key,
+                     help=f"Adds the means of {versions}, run through the libraries' own APIs on the same data "
+                          "and budget. OpenDP draws its own unseedable noise: its numbers change on every run.")
 
 
 def simulation_notice() -> None:

@@ -28,6 +28,7 @@ from pages._ui import (
     CACHE_TTL,
     chart,
     download_csv,
+    include_peers,
     settings,
     show_code,
     simulation_notice,
@@ -151,12 +152,15 @@ def _sweep_values(axis: str, cfg: ExperimentConfig) -> list[float]:
     return [float(v) for v in np.round(np.linspace(lo if cfg.kind != "binary" else 0.05, hi, 5), 3)]
 
 
-options = [e.name for e in registry.applicable(base.kind, base.d)]
+peers_on = include_peers("cmp_peers")
+options = [e.name for e in registry.applicable(base.kind, base.d, peers=peers_on)]
 labels = {e.name: e.label for e in registry.all_estimators()}
 chosen_default = [e["name"] for e in base.estimator_entries() if e["name"] in options]
+chosen_default += [e.name for e in registry.applicable(base.kind, base.d, peers=True)
+                   if peers_on and e.family == registry.PEERS and e.name not in chosen_default]
 chosen = st.multiselect(f"Estimators ({len(options)} apply to this {base.kind} data)", options,
                         default=chosen_default, format_func=lambda k: labels.get(k, k),
-                        key=f"cmp_est_{preset}_{base.kind}_{base.d == 1}_{upload is not None}",
+                        key=f"cmp_est_{preset}_{base.kind}_{base.d == 1}_{upload is not None}_{peers_on}",
                         help="Defaults to the main estimators for this kind of data; every applicable one is listed.")
 if not chosen:
     st.warning("Pick at least one estimator.")
@@ -311,6 +315,23 @@ with c6:
 with c7:
     st.caption("Restore a config with the uploader in the sidebar; run it from a terminal with "
                "`python -m dpcore.experiments config.json --out results/`.")
+
+
+def _report() -> bytes:
+    """The current view as one self-contained HTML file (built only when the button is clicked)."""
+    from dpcore.report import build_report, ledger_table
+
+    return build_report(
+        title=f"Compare estimators: {config.name}", settings={**config.to_dict(), "x axis": x, "metric": metric},
+        figures=[(fig_dict, sentence)], tables=[("Ranking by regret", table)], ledger=ledger_table(frame),
+        code=config.code(), notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."],
+    ).encode()
+
+
+st.download_button("Download a report of this view (HTML)", _report, file_name=f"{config.name}_report.html",
+                   mime="text/html", key="download-compare-report",
+                   help="One self-contained HTML file: the chart, the ranking, the settings, the budget ledger "
+                        "and the code that reproduces it.")
 show_code(config.code(), "Show the code (the whole experiment)")
 st.caption(f"{config.description or DISTRIBUTIONS[config.distribution].label} · n = {config.n:,}, d = {config.d}, "
            f"seed {config.seed}, {config.repetitions} repetitions per point"

@@ -2,9 +2,11 @@
 the clip ellipse, the noise ellipse, IOME's ball, the scaling exponent, the noise shapes and the
 error split. Spec: specs/plan.md §2, §6, §8."""
 
+from dataclasses import asdict
 from fractions import Fraction
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from dpcore.estimators.gaussian import gaussian_private_radius
@@ -25,6 +27,7 @@ from pages._ui import (
     chart,
     dataset,
     native_budget,
+    report_button,
     settings,
     simulation_notice,
     user_errors,
@@ -324,6 +327,10 @@ chart(fig, df, "plan_error_split",
       f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
       f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)")
 
+report_button(f"PLAN step by step: {plan_label}",
+              ["plan_steps", "plan_noise_ellipse", "plan_exponent", "plan_noise_shapes", "plan_error_split"],
+              settings={**asdict(s), "variances": variances, "p": float(p), "scale exponent": float(exponent)},
+              ledger=pd.DataFrame(est.ledger.to_records()), code=code_run + code_base, key="plan")
 st.caption(f"{plan_label} spent: " + "; ".join(f"{k} ρ = {v:.4g}" for k, v in est.ledger.by_stage().items())
            + f" — total ρ = {est.ledger.total():.4g}."
            + (" The true σ was used (oracle): a teaching device, not a private release." if source == "oracle" else ""))

@@ -32,7 +32,7 @@ from dpcore.figures_your_data import (
     spread_sentence,
 )
 from dpcore.privacy import Budget
-from pages._ui import CACHE_TTL, chart, settings, simulation_notice, user_errors
+from pages._ui import CACHE_TTL, chart, include_peers, settings, simulation_notice, user_errors
 
 s = settings()
 st.title("Your data")
@@ -162,7 +162,9 @@ with user_errors():
 outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
 if mode == "public" and outside > 0:
     st.info(f"{outside:.1%} of the values lie outside the ranges you typed; estimators clip them.")
-applicable = [sp for sp in registry.applicable(data.kind, data.d) if sp.notion != "none" and "oracle" not in sp.name]
+peers_on = include_peers("yd_peers")
+applicable = [sp for sp in registry.applicable(data.kind, data.d, peers=peers_on)
+              if sp.notion != "none" and "oracle" not in sp.name]
 specs = [sp for sp in applicable if sp.meets(budget)]
 st.caption(f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
            "Oracle variants would need public variances (this data's own are a privacy leak) and are left out.")
@@ -176,7 +178,7 @@ bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1]
 @st.cache_data(show_spinner="Running every estimator…", max_entries=16, ttl=CACHE_TTL)
 def _run_all(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
              share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
-             seed: int) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
+             seed: int, peers_on: bool = False) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
     b = Budget.from_unit(unit, value, delta)
     results, ledgers, refused = [], {}, {}
     for sp in specs:
@@ -209,7 +211,7 @@ args = (raw_key, tuple(columns), drop_nan, bounds_key, mode, share, quantiles, s
 with user_errors():
     if not specs:
         raise ValueError("no private estimator applies to these columns; choose other columns.")
-    table, ledgers, refused = _run_all(*args)
+    table, ledgers, refused = _run_all(*args, peers_on)
 
 st.subheader(f"One release per estimator, budget {budget}")
 best = table.iloc[0]

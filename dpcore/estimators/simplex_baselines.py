@@ -403,10 +403,14 @@ _ENTRIES = [
      "B4: resize the data to a noisy count, then noisy sum / that count."),
     ("resize_gauss", "Resize (Gaussian)", "zcdp", "add-remove", resize_mean, {}, "#c49c94",
      "B4: resize the data to a noisy count, then noisy sum / that count."),
-    ("opendp_mean_laplace", "OpenDP dp.mean (Laplace)", "pure", "add-remove", plugin_mean,
-     {"split": "opendp", "shift": False}, "#e377c2", "Raw noisy sum / noisy count with the same noise scale."),
-    ("opendp_mean_gauss", "OpenDP dp.mean (Gaussian)", "zcdp", "add-remove", plugin_mean,
-     {"split": "opendp", "shift": False}, "#f7b6d2", "Raw noisy sum / noisy count with the same noise scale."),
+    # Our own code in the style of OpenDP's dp.mean (it never calls opendp); the real library runs
+    # in dpcore.estimators.peers.
+    ("noisy_sum_count_equal_scale_laplace", "Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
+     "pure", "add-remove", plugin_mean, {"split": "opendp", "shift": False}, "#e377c2",
+     "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
+    ("noisy_sum_count_equal_scale_gauss", "Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
+     "zcdp", "add-remove", plugin_mean, {"split": "opendp", "shift": False}, "#f7b6d2",
+     "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
 ]
 
 for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:

@@ -4,9 +4,10 @@
 estimator exceeds its claim on a given seed with probability at most 1%, and a real violation is
 reported as one.
 
-``KNOWN_BROKEN`` lists the estimators that issue 11 items 1-3 show are not private as declared on
-today's main; they are strict xfails, so the list must be dropped (and the tests then pass) once
-branch ``privacy-fixes`` is merged.
+Issue 11 items 1-3 (known-n simplex and sum means registered as add-remove, the centred sum's
+half-width sensitivity) failed this audit before the fix; the entries are now registered only for
+the relation they meet, so they pass here like every other estimator. Item 4 (a pure budget handed to
+a zCDP estimator as rho = eps^2/2) is now refused by the registry, which the last test checks.
 """
 
 from __future__ import annotations
@@ -28,19 +29,6 @@ SLOW = {"gaussian_private", "iome_original", "iome_paper", "plan", "plan_l1", "p
         "plan_equal_split", "pmwm", "pmwm_zcdp", "sa_pmwm", "sa_pmwm_zcdp"}
 CONFIDENCE = 0.99
 
-#: Broken on today's main (issue 11); drop after merging branch privacy-fixes.
-KNOWN_BROKEN = {
-    "simplex_known_n_laplace": "issue 11 item 1; fixed on branch privacy-fixes",
-    "simplex_known_n_gauss": "issue 11 item 1; fixed on branch privacy-fixes",
-    "centred_sum_known_n_laplace": "issue 11 item 2; fixed on branch privacy-fixes",
-    "centred_sum_known_n_gauss": "issue 11 item 2; fixed on branch privacy-fixes",
-    "sum_known_n_laplace": "issue 11 item 3; fixed on branch privacy-fixes",
-    "sum_known_n_gauss": "issue 11 item 3; fixed on branch privacy-fixes",
-}
-#: Item 4: a zCDP estimator handed a pure budget as ρ = ε²/2 (the audit claims pure ε).
-KNOWN_BROKEN_PURE_BUDGET = {"gaussian_public": "issue 11 item 4; fixed on branch privacy-fixes"}
-
-
 def _budget(spec: registry.EstimatorSpec) -> Budget:
     return PURE if spec.notion == "pure" else ZCDP
 
@@ -50,9 +38,7 @@ def _cases() -> list:
     for spec in registry.all_estimators():
         if spec.notion == "none":
             continue
-        marks = ([pytest.mark.xfail(strict=True, reason=KNOWN_BROKEN[spec.name])]
-                 if spec.name in KNOWN_BROKEN else [])
-        out.append(pytest.param(spec.name, marks=marks, id=spec.name))
+        out.append(pytest.param(spec.name, id=spec.name))
     return out
 
 
@@ -66,12 +52,14 @@ def test_every_registered_estimator_keeps_its_claim(name):
         f"({r.pair.label}; {r.event.describe()}, hits {r.hits})")
 
 
-@pytest.mark.parametrize("name", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v))
-                                  for k, v in KNOWN_BROKEN_PURE_BUDGET.items()])
-def test_zcdp_estimator_under_a_pure_budget_keeps_pure_eps(name):
-    r = audit(name, PURE, draws=5000, confidence=CONFIDENCE, rng=0)
-    assert r.claim.notion == "pure"
-    assert r.epsilon_lower <= r.claim.epsilon, f"{name}: ε̂ = {r.epsilon_lower:.3f} under {PURE}"
+def test_zcdp_estimators_refuse_a_pure_budget():
+    """Issue 11 item 4: no zCDP estimator is run as if it met a pure eps budget; the audit (like the
+    registry) refuses rather than auditing a claim the estimator cannot keep."""
+    zcdp = [spec.name for spec in registry.all_estimators() if spec.notion == "zcdp"]
+    assert zcdp
+    for name in zcdp:
+        with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
+            audit(name, PURE, draws=100, confidence=CONFIDENCE, rng=0)
 
 
 # ------------------------------------------------------------------------------------------

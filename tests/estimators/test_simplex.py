@@ -316,7 +316,7 @@ class TestRegistry:
             "plugin_laplace": ("pure", "add-remove"), "plugin_gauss": ("zcdp", "add-remove"),
             "centred_plugin_laplace": ("pure", "add-remove"), "centred_plugin_gauss": ("zcdp", "add-remove"),
             "resize_laplace": ("pure", "add-remove"), "resize_gauss": ("zcdp", "add-remove"),
-            "opendp_mean_laplace": ("pure", "add-remove"), "opendp_mean_gauss": ("zcdp", "add-remove"),
+            "noisy_sum_count_equal_scale_laplace": ("pure", "add-remove"), "noisy_sum_count_equal_scale_gauss": ("zcdp", "add-remove"),
         }
         for name, (notion, rel) in expected.items():
             spec = names[name]
@@ -325,7 +325,7 @@ class TestRegistry:
             assert spec.params.get("neighbouring", rel) == rel
 
     @pytest.mark.parametrize("name", ["simplex_laplace", "simplex_known_n_gauss_replace", "plugin_gauss",
-                                      "resize_laplace", "centred_plugin_gauss", "opendp_mean_laplace"])
+                                      "resize_laplace", "centred_plugin_gauss", "noisy_sum_count_equal_scale_laplace"])
     def test_run_on_dataset(self, name):
         ds = generate("bounded", n=300, d=2, rng=0)
         budget = Budget.pure(1.0) if get(name).notion == "pure" else Budget.zcdp(0.5)

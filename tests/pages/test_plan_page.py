@@ -61,8 +61,10 @@ def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pat
     assert "inside the drawn circle may still be clipped" in text
     assert "lie inside the drawn circle" in text and "other 30 coordinates" in text
     assert "For ℓ2 the curve is symmetric" in text
-    # every chart: a sentence, a CSV download and a "show the code" expander
-    assert len(at.get("download_button")) == 5
+    # every chart: a sentence, CSV/PNG/SVG downloads and a "show the code" expander; one report
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels.count("Download the data (CSV)") == labels.count("PNG") == labels.count("SVG") == 5
+    assert labels.count("Download a report of this view (HTML)") == 1
     assert sum(e.label == "Show the code" for e in at.expander) == 5
     assert any("plan(data.x, rho=0.5" in c.value for c in at.code)
     assert _metric(at, "Budget") == "ρ = 0.5"

@@ -1,0 +1,307 @@
+"""The means of the libraries people would use instead, run through those libraries' own APIs.
+
+Nothing here re-implements a library: each estimator builds the library's own mean and lets the
+library add the noise. They register in the opt-in group ``family="peers"`` (listed by
+:func:`dpcore.registry.applicable` only with ``peers=True``) and only when the library imports;
+enable them with ``pip install -e '.[peers]'`` (:data:`ENABLE_HINT`).
+
+- **OpenDP** (``opendp``): ``vector_domain(atom_domain(float), size=n)`` under
+  ``symmetric_distance`` ``>> then_clamp(bounds) >> then_mean() >> then_laplace(scale)`` (output
+  measure ``max_divergence``, pure ε-DP) or ``>> then_gaussian(scale)``
+  (``zero_concentrated_divergence``, ρ-zCDP). The size ``n`` is part of the input domain (public),
+  so the only neighbours are datasets of the same size at symmetric distance 2: one record
+  *replaced* (replace-one, ``d_in = 2``). The noise scale is the one OpenDP's own privacy map
+  accepts: :func:`opendp_measurement` is checked with ``meas.map(2) <= budget`` before it runs
+  (:func:`opendp_scale`). OpenDP's mean is a scalar statistic, so a ``d``-dimensional mean runs one
+  measurement per coordinate, each at ``budget / d`` (basic composition of ε-DP; zCDP composes
+  additively, Bun & Steinke 2016, Lemma 2.3). OpenDP draws from its own cryptographically secure
+  generator, which cannot be seeded: these estimators ignore ``rng`` and are marked
+  ``seeded=False``.
+- **diffprivlib** (IBM, ``diffprivlib.tools.mean`` with ``bounds``): clips to the bounds and adds
+  truncated Laplace noise (``LaplaceTruncated``) with sensitivity ``(upper - lower) / n``, i.e.
+  pure ε-DP for one record replaced with ``n`` public (replace-one; the library's docs call this
+  the ε-DP mean "where sensitivity is calculated using bounds"). With ``axis=0`` it splits ε
+  equally over the ``d`` coordinates itself. It is seeded through its ``random_state``
+  (a ``numpy.random.RandomState`` drawn from our ``rng``), so the same ``rng`` gives the same mean.
+
+Our budget reaches them by the same rules as every estimator: :meth:`EstimatorSpec.run` converts
+it with :meth:`dpcore.privacy.Budget.to_native` to the library's native notion (``epsilon`` for
+the Laplace means, ``rho`` for OpenDP's Gaussian mean).
+
+Google's ``python-dp`` and Tumult Analytics are not included: see the README ("Peer libraries").
+
+References
+----------
+OpenDP Library, ``make_mean`` / ``make_laplace`` / ``make_gaussian`` and their privacy maps
+(https://docs.opendp.org). Holohan et al., "Diffprivlib: The IBM Differential Privacy Library"
+(2019), ``diffprivlib.tools.mean``. DESIGN.md ("Budgets are comparable across notions only
+through a stated implication"); specs/plan.md §5c (the clipped-mean baseline these match).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.util
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.privacy import Ledger
+from dpcore.registry import PEERS, Diagnostics, Estimate, EstimatorSpec, register
+
+#: How to install the peer libraries.
+ENABLE_HINT = "pip install -e '.[peers]'"
+
+#: The distribution names of the peer libraries.
+LIBRARIES = ("opendp", "diffprivlib")
+
+#: The neighbouring distance OpenDP is asked about: one record replaced at known size.
+OPENDP_D_IN = 2
+
+Mechanism = Literal["laplace", "gaussian"]
+
+
+def library_version(dist: str) -> str | None:
+    """The installed version of distribution ``dist``, or ``None`` when it does not import."""
+    module = {"diffprivlib": "diffprivlib", "opendp": "opendp"}.get(dist, dist)
+    if importlib.util.find_spec(module) is None:
+        return None
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def available() -> dict[str, str | None]:
+    """``{library: version or None}`` for every peer library."""
+    return {lib: library_version(lib) for lib in LIBRARIES}
+
+
+# --------------------------------------------------------------------------------------------
+# OpenDP
+
+
+def _opendp() -> Any:
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")  # make_mean, make_clamp and the float mechanisms are "contrib"
+    return dp
+
+
+def opendp_measurement(n: int, lower: float, upper: float, scale: float, mechanism: Mechanism) -> Any:
+    """OpenDP's clamp → mean → noise measurement on ``n`` floats (replace-one, ``d_in = 2``).
+
+    Parameters
+    ----------
+    n : int
+        Public dataset size (part of OpenDP's input domain).
+    lower, upper : float
+        Public clamping bounds.
+    scale : float
+        Noise scale handed to ``then_laplace`` or ``then_gaussian``.
+    mechanism : {"laplace", "gaussian"}
+        Laplace (``max_divergence``: pure ε) or Gaussian (``zero_concentrated_divergence``: ρ).
+
+    Returns
+    -------
+    opendp.mod.Measurement
+        Call it on a float array; ``meas.map(2)`` is its ε or ρ for one record replaced.
+
+    References
+    ----------
+    OpenDP ``make_clamp``, ``make_mean``, ``make_laplace``, ``make_gaussian``.
+    """
+    dp = _opendp()
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=int(n)), dp.symmetric_distance()
+    noise = dp.m.then_laplace(scale) if mechanism == "laplace" else dp.m.then_gaussian(scale)
+    return space >> dp.t.then_clamp((float(lower), float(upper))) >> dp.t.then_mean() >> noise
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_scale(n: int, budget: float, mechanism: Mechanism) -> float:
+    dp = _opendp()
+    return float(dp.binary_search_param(lambda s: opendp_measurement(n, 0.0, 1.0, s, mechanism),
+                                        d_in=OPENDP_D_IN, d_out=budget))
+
+
+def opendp_scale(n: int, lower: float, upper: float, budget: float, mechanism: Mechanism) -> tuple[Any, float]:
+    """The smallest noise scale OpenDP's privacy map accepts for ``budget``, and its measurement.
+
+    ``dp.binary_search_param`` finds the scale on the unit range once per ``(n, budget)``; the
+    scale for ``[lower, upper]`` starts from it times the width and is *checked* with OpenDP's own
+    map (``meas.map(2) <= budget``), moving up by a relative 1e-12 until the map accepts it.
+
+    References
+    ----------
+    OpenDP ``binary_search_param`` and ``Measurement.map``.
+    """
+    scale = _unit_scale(int(n), float(budget), mechanism) * (float(upper) - float(lower))
+    meas = opendp_measurement(n, lower, upper, scale, mechanism)
+    while meas.map(OPENDP_D_IN) > budget:
+        scale *= 1.0 + 1e-12
+        meas = opendp_measurement(n, lower, upper, scale, mechanism)
+    return meas, scale
+
+
+def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Estimate:
+    arr = check_data(x, ndim=2, min_rows=2)
+    n, d = arr.shape
+    lo, hi = check_bounds(bounds, d)
+    per = budget / d
+    means = np.empty(d)
+    scales = np.empty(d)
+    maps = np.empty(d)
+    # One OpenDP measurement per coordinate (its mean is scalar); cached scales make this cheap.
+    for j in range(d):
+        meas, scales[j] = opendp_scale(n, float(lo[j]), float(hi[j]), per, mechanism)
+        maps[j] = meas.map(OPENDP_D_IN)
+        means[j] = meas(np.array(arr[:, j], dtype=float))  # a writable copy (OpenDP rejects read-only arrays)
+    unit = "ε" if mechanism == "laplace" else "ρ"
+    ledger = Ledger("pure" if mechanism == "laplace" else "zcdp")
+    ledger.charge(f"OpenDP mean ({mechanism})", budget,
+                  f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed")
+    clipped = (arr < lo) | (arr > hi)
+    noise_std = scales * (math.sqrt(2.0) if mechanism == "laplace" else 1.0)
+    return Estimate(mean=means, ledger=ledger, diagnostics=Diagnostics(
+        noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi), clipped=clipped,
+        noise_std=noise_std, extra={"scale": scales, "privacy_map": maps, "library": "opendp",
+                                    "version": library_version("opendp")}))
+
+
+def opendp_laplace_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None) -> Estimate:
+    """OpenDP's Laplace mean of each coordinate (pure ε-DP, one record replaced, ``n`` public).
+
+    Parameters
+    ----------
+    x : array of shape (n, d)
+        Data (clamped to ``bounds`` by OpenDP).
+    epsilon : float
+        Total ε, split equally over the ``d`` coordinates.
+    bounds : (lower, upper)
+        Public bounds, scalars or length-``d`` arrays.
+    rng : ignored
+        OpenDP draws from its own unseedable secure generator.
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.extra["scale"]`` holds the Laplace scales OpenDP's map accepted (about
+        ``(upper - lower) / (n ε/d)``), ``["privacy_map"]`` the map's ε per coordinate.
+
+    References
+    ----------
+    OpenDP ``make_mean`` and ``make_laplace``; module docstring.
+    """
+    return _opendp_mean(x, bounds, check_positive(epsilon, "epsilon"), "laplace")
+
+
+def opendp_gaussian_mean(x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike = None) -> Estimate:
+    """OpenDP's Gaussian mean of each coordinate (ρ-zCDP, one record replaced, ``n`` public).
+
+    Parameters
+    ----------
+    x : array of shape (n, d)
+        Data (clamped to ``bounds`` by OpenDP).
+    rho : float
+        Total ρ, split equally over the ``d`` coordinates.
+    bounds : (lower, upper)
+        Public bounds, scalars or length-``d`` arrays.
+    rng : ignored
+        OpenDP draws from its own unseedable secure generator.
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.extra["scale"]``: the Gaussian standard deviations OpenDP's map accepted
+        (about ``(upper - lower) / (n sqrt(2 ρ/d))``).
+
+    References
+    ----------
+    OpenDP ``make_mean`` and ``make_gaussian``; module docstring.
+    """
+    return _opendp_mean(x, bounds, check_positive(rho, "rho"), "gaussian")
+
+
+# --------------------------------------------------------------------------------------------
+# diffprivlib
+
+
+def diffprivlib_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None) -> Estimate:
+    """``diffprivlib.tools.mean(x, epsilon, bounds, axis=0)``: pure ε-DP, one record replaced.
+
+    Parameters
+    ----------
+    x : array of shape (n, d)
+        Data (clipped to ``bounds`` by diffprivlib).
+    epsilon : float
+        Total ε; diffprivlib gives each coordinate ε/d.
+    bounds : (lower, upper)
+        Public bounds, scalars or length-``d`` arrays.
+    rng : None, int or Generator
+        Seeds diffprivlib's ``random_state`` (a ``RandomState`` from one 32-bit draw).
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.extra["scale"]``: the Laplace scale ``(upper - lower) / (n ε/d)`` that
+        diffprivlib's sensitivity implies (its noise is then truncated to the bounds).
+
+    References
+    ----------
+    Holohan et al. (2019); ``diffprivlib.tools.mean`` and ``LaplaceTruncated``; module docstring.
+    """
+    from diffprivlib.accountant import BudgetAccountant
+    from diffprivlib.tools import mean as dpl_mean
+
+    eps = check_positive(epsilon, "epsilon")
+    arr = check_data(x, ndim=2, min_rows=2)
+    n, d = arr.shape
+    lo, hi = check_bounds(bounds, d)
+    state = np.random.RandomState(int(as_generator(rng).integers(2**32)))  # noqa: NPY002 - diffprivlib's API
+    means = np.atleast_1d(np.asarray(dpl_mean(arr, epsilon=eps, bounds=(lo, hi), axis=0, random_state=state,
+                                              accountant=BudgetAccountant()), dtype=float))
+    ledger = Ledger("pure")
+    ledger.charge("diffprivlib mean", eps, f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)")
+    scales = (hi - lo) / (n * eps / d)
+    return Estimate(mean=means, ledger=ledger, diagnostics=Diagnostics(
+        noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi),
+        clipped=(arr < lo) | (arr > hi), noise_std=math.sqrt(2.0) * scales,
+        extra={"scale": scales, "library": "diffprivlib", "version": library_version("diffprivlib")}))
+
+
+# --------------------------------------------------------------------------------------------
+# registration (only for the libraries that import)
+
+_KINDS = frozenset({"real", "bounded"})
+_OPENDP = library_version("opendp")
+_DIFFPRIVLIB = library_version("diffprivlib")
+
+if _OPENDP is not None:
+    register(EstimatorSpec(
+        name="peer_opendp_laplace", label=f"OpenDP {_OPENDP} mean (Laplace)", color="#8c510a",
+        notion="pure", data_kinds=_KINDS, neighbouring="replace-one", func=opendp_laplace_mean,
+        family=PEERS, seeded=False,
+        description=("OpenDP's clamp → make_mean → Laplace per coordinate at ε/d; ε-DP under symmetric "
+                     "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+                     "map. Not seedable (OpenDP's own secure generator)."),
+    ))
+    register(EstimatorSpec(
+        name="peer_opendp_gauss", label=f"OpenDP {_OPENDP} mean (Gaussian)", color="#bf812d",
+        notion="zcdp", data_kinds=_KINDS, neighbouring="replace-one", func=opendp_gaussian_mean,
+        family=PEERS, seeded=False,
+        description=("OpenDP's clamp → make_mean → Gaussian per coordinate at ρ/d; ρ-zCDP under symmetric "
+                     "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+                     "map. Not seedable (OpenDP's own secure generator)."),
+    ))
+if _DIFFPRIVLIB is not None:
+    register(EstimatorSpec(
+        name="peer_diffprivlib", label=f"diffprivlib {_DIFFPRIVLIB} tools.mean", color="#01665e",
+        notion="pure", data_kinds=_KINDS, neighbouring="replace-one", func=diffprivlib_mean,
+        family=PEERS,
+        description=("IBM diffprivlib's mean with bounds: clip, then truncated Laplace with sensitivity "
+                     "(upper − lower)/n per coordinate at ε/d; ε-DP, one record replaced, n public. "
+                     "Seeded through random_state."),
+    ))

@@ -1,0 +1,81 @@
+"""Compare and Your data: the switch that adds the peer libraries, the PNG/SVG buttons next to every
+CSV, the report button, and what the page says when the peers or a browser are missing (issue 17)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore import export
+from dpcore.estimators import peers
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+SMALL = {"n": "500", "d": "4"}
+
+
+def _page(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    for k, v in SMALL.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _labels(at: AppTest) -> list[str]:
+    return [b.proto.label for b in at.get("download_button")]
+
+
+def _toggle(at: AppTest):  # noqa: ANN202
+    return next(t for t in at.toggle if t.label.startswith("Include the libraries"))
+
+
+@pytest.mark.skipif(None in peers.available().values(), reason="needs pip install -e '.[peers]'")
+def test_compare_switch_adds_the_peers_to_the_same_sweep() -> None:
+    at = _page("pages/compare.py")
+    assert not _toggle(at).value
+    _toggle(at).set_value(True).run()
+    assert not at.exception, at.exception
+    names = {t.get("name") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
+    assert {f"OpenDP {peers.library_version('opendp')} mean (Laplace)",
+            f"diffprivlib {peers.library_version('diffprivlib')} tools.mean"} <= names
+    assert "PLAN (ℓ2, private variances)" in names
+    labels = _labels(at)
+    assert labels.count("PNG") == labels.count("SVG") == labels.count("Download the data (CSV)") >= 1
+    assert "Download a report of this view (HTML)" in labels
+
+
+@pytest.mark.skipif(None in peers.available().values(), reason="needs pip install -e '.[peers]'")
+def test_your_data_switch_runs_the_peers_on_the_users_columns() -> None:
+    at = _page("pages/your_data.py")
+    _toggle(at).set_value(True).run()
+    assert not at.exception and not at.error
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert any(str(label).startswith("OpenDP") for label in bars["y"])
+    assert any(str(label).startswith("diffprivlib") for label in bars["y"])
+
+
+def test_without_the_libraries_or_a_browser_the_page_explains(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(peers, "available", lambda: dict.fromkeys(peers.LIBRARIES))
+    monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
+    at = _page("pages/compare.py")
+    assert _toggle(at).proto.disabled
+    assert any(peers.ENABLE_HINT in c.value for c in at.caption)
+    png = next(b for b in at.get("download_button") if b.proto.label == "PNG")
+    assert png.proto.disabled and "BROWSER_PATH" in png.proto.help
+    assert any("PNG/SVG:" in c.value for c in at.caption)
+
+
+def test_static_export_problem_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
+    problem = export.static_export_problem()
+    assert problem is not None and "BROWSER_PATH" in problem and "apt install chromium" in problem
+    with pytest.raises(RuntimeError, match="Chromium"):
+        export.to_image({"data": []}, "png")
+    with pytest.raises(ValueError, match="fmt"):
+        export.to_image({"data": []}, "pdf")  # type: ignore[arg-type]
