@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 JOURNEY = ("Home", "PLAN step by step", "Compare estimators")
 FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_WITH_COMPILE_ERROR")
+FRAGMENT_DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
 ERROR_ALERT = 1  # Alert.Format.ERROR
 WIDGETS = ("selectbox", "radio", "multiselect", "slider", "number_input")
 
@@ -82,6 +83,8 @@ class StreamlitClient:
             origin=f"http://127.0.0.1:{port}")
         self.pages: dict[str, str] = {}  # page title -> page_script_hash
         self.query = ""
+        self.page_hash = ""
+        self.auto: tuple[float, str] | None = None  # (interval, fragment id) of an auto-rerunning fragment
         self.widgets: dict[str, WidgetState] = {}  # what the browser would send back: id -> value
 
     def _remember(self, el: Element, seen: set[str]) -> None:
@@ -117,19 +120,42 @@ class StreamlitClient:
 
     def run_page(self, title: str | None, query: str | None = None) -> PageResult:
         """Ask for a script run of page ``title`` (None: the default page); wait until it finishes."""
+        if title:
+            self.page_hash = self.pages.get(title, "")
+        self.auto = None  # a full run drops the page's auto-reruns (it registers its own again)
+        t0 = time.perf_counter()
+        self._send(self.query if query is None else query)
+        return self._finish(t0, title or "default page", (FINISHED, COMPILE_ERROR))
+
+    def wait_refined(self, t0: float) -> float | None:
+        """If the page polls for a refined result (an auto-rerunning fragment), poll as the browser
+        does until a full run drops the poll; seconds since ``t0``, or None if there was no poll."""
+        if self.auto is None:
+            return None
+        while self.auto is not None:
+            interval, fragment = self.auto
+            time.sleep(interval)
+            self._send(self.query, fragment)
+            self._finish(t0, "refinement", (FINISHED, COMPILE_ERROR, FRAGMENT_DONE))
+        return time.perf_counter() - t0
+
+    def _send(self, query: str, fragment_id: str = "") -> None:
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string = self.query if query is None else query
-        state.page_script_hash = self.pages.get(title, "") if title else ""
-        state.context_info.url = f"http://127.0.0.1:{self.port}/?{state.query_string}"
+        state.query_string = query
+        state.page_script_hash = self.page_hash
+        state.context_info.url = f"http://127.0.0.1:{self.port}/?{query}"
         state.widget_states.widgets.extend(self.widgets.values())
-        seen: set[str] = set()
-        t0 = time.perf_counter()
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
         self.ws.send_binary(msg.SerializeToString())
+
+    def _finish(self, t0: float, what: str, statuses: tuple[int, ...]) -> PageResult:
         errors: list[str] = []
+        seen: set[str] = set()
         while True:
             if time.perf_counter() - t0 > self.timeout:
-                raise PageError(f"{title or 'default page'}: no script_finished within {self.timeout:.0f} s")
+                raise PageError(f"{what}: no script_finished within {self.timeout:.0f} s")
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv())
             kind = fwd.WhichOneof("type")
@@ -137,6 +163,10 @@ class StreamlitClient:
                 self.pages = {p.page_name: p.page_script_hash for p in fwd.navigation.app_pages}
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session":
+                self.auto = None
+            elif kind == "auto_rerun":
+                self.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 el = fwd.delta.new_element
                 self._remember(el, seen)
@@ -144,12 +174,12 @@ class StreamlitClient:
                     errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
                 elif el.WhichOneof("type") == "alert" and el.alert.format == ERROR_ALERT:
                     errors.append(f"st.error: {el.alert.body[:200]}")
-            elif kind == "script_finished":
+            elif kind == "script_finished" and fwd.script_finished in statuses:
                 if fwd.script_finished == COMPILE_ERROR:
                     errors.append("compile error")
-                if fwd.script_finished in (FINISHED, COMPILE_ERROR):
+                if fwd.script_finished != FRAGMENT_DONE:  # a full run: drop the widgets it no longer shows
                     self.widgets = {k: v for k, v in self.widgets.items() if k in seen}
-                    return PageResult(time.perf_counter() - t0, errors)
+                return PageResult(time.perf_counter() - t0, errors)
 
     def close(self) -> None:
         self.ws.close()
@@ -177,11 +207,14 @@ class Student(User):
 
     def _page(self, client: StreamlitClient, title: str, first: bool, seed: int) -> None:
         exc: Exception | None = None
+        refined = None
         try:
+            t0 = time.perf_counter()
             result = client.run_page(None if first else title, query=f"seed={seed}" if first else None)
             seconds = result.seconds
             if result.errors:
                 exc = PageError("; ".join(result.errors))
+            refined = client.wait_refined(t0)
         except Exception as err:  # noqa: BLE001 - every failure is counted, none stops the test
             seconds, exc = float("nan"), err
         events.request.fire(request_type="WS", name=title, response_time=seconds * 1e3, response_length=0,
@@ -190,6 +223,8 @@ class Student(User):
             Classroom.errors.append(f"{title} (seed {seed}): {exc}")
             raise locust.exception.StopUser
         Classroom.times.setdefault(title, []).append(seconds)
+        if refined is not None:
+            Classroom.times.setdefault(f"{title} refined", []).append(refined)
 
     @locust.task
     def journey(self) -> None:
@@ -326,14 +361,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sessions: each level must be between 1 and 100")
     print(f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
           f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}", flush=True)
-    header = "| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | errors | peak server RSS |"
-    print(header + "\n|---|---|---|---|---|---|", flush=True)
+    header = ("| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
+              "| errors | peak server memory |")
+    print(header + "\n|---|---|---|---|---|---|---|", flush=True)
     failed = False
     for level, sessions in enumerate(args.sessions):
         r = run_level(sessions, seed0=1000 * (level + 1), args=args)
         t = r["times"]
         print(f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
-              f"{fmt(t.get(JOURNEY[2], []))} | {len(r['errors'])} | {r['peak_mb']:.0f} MB |", flush=True)
+              f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | {len(r['errors'])} | "
+              f"{r['peak_mb']:.0f} MB |", flush=True)
         for e in r["errors"][:5]:
             print(f"#   error: {e}", flush=True)
         failed |= bool(r["errors"])

@@ -7,7 +7,9 @@ thread's GIL). Each client submits through its own *lane* (:meth:`FairPool.lane`
 view). At most ``max_in_flight`` jobs are handed to the inner executor at a time; when a slot frees,
 the next job comes from the lane after the one served last (round robin over the lanes that have
 work), so a client with 50 queued tasks delays a client with 5 by at most one task per turn,
-instead of making it wait for all 50 (what the inner executor's own FIFO queue would do).
+instead of making it wait for all 50 (what the inner executor's own FIFO queue would do). Lanes
+have a priority: a job of a lower number always goes before any job of a higher one (the app
+refines results in the background at priority 1, behind every page view at priority 0).
 
 Results do not depend on the pool: :func:`dpcore.experiments.run` addresses every random stream by
 content, so the same config gives the identical frame with or without an executor.
@@ -106,27 +108,26 @@ class FairPool:
         self._executor = executor
         self._max = int(max_in_flight)
         self._lock = threading.Lock()
-        self._lanes: OrderedDict[Hashable, deque[_Job]] = OrderedDict()
+        self._lanes: dict[int, OrderedDict[Hashable, deque[_Job]]] = {}  # priority -> lanes
         self._in_flight = 0
         self.dispatched: list[Hashable] = []  # lane keys in dispatch order (last 1000; for tests)
 
     # ---- public --------------------------------------------------------------------------------
 
-    def lane(self, key: Hashable) -> Lane:
-        """The ``Executor`` view of client ``key`` (cheap; make one whenever needed)."""
-        return Lane(self, key)
+    def lane(self, key: Hashable, priority: int = 0) -> Lane:
+        """The ``Executor`` view of client ``key`` (cheap; make one whenever needed). Jobs of
+        ``priority`` 0 go before those of 1, and so on; round robin among lanes of one priority."""
+        return Lane(self, key, int(priority))
 
     def pending(self, key: Hashable | None = None) -> int:
         """Jobs waiting (not yet dispatched), in lane ``key`` or in all lanes."""
         with self._lock:
-            if key is not None:
-                return len(self._lanes.get(key, ()))
-            return sum(len(q) for q in self._lanes.values())
+            return sum(len(q) for lanes in self._lanes.values() for k, q in lanes.items() if key in (None, k))
 
     def cancel(self, key: Hashable) -> int:
         """Cancel the jobs of lane ``key`` that have not started; returns how many."""
         with self._lock:
-            jobs = self._lanes.pop(key, deque())
+            jobs = deque(j for lanes in self._lanes.values() for j in lanes.pop(key, ()))
         for job in jobs:
             job.future.cancel()
         return len(jobs)
@@ -134,30 +135,36 @@ class FairPool:
     def shutdown(self, wait: bool = True) -> None:
         """Cancel every waiting job and shut the inner executor down."""
         with self._lock:
-            lanes, self._lanes = self._lanes, OrderedDict()
-        for jobs in lanes.values():
-            for job in jobs:
-                job.future.cancel()
+            levels, self._lanes = self._lanes, {}
+        for lanes in levels.values():
+            for jobs in lanes.values():
+                for job in jobs:
+                    job.future.cancel()
         self._executor.shutdown(wait=wait, cancel_futures=True)
 
     # ---- dispatch ------------------------------------------------------------------------------
 
-    def _submit(self, key: Hashable, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Future:
+    def _submit(self, key: Hashable, priority: int, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Future:
         future: Future = Future()
         with self._lock:
-            self._lanes.setdefault(key, deque()).append(_Job(future, fn, args, kwargs))
+            lanes = self._lanes.setdefault(priority, OrderedDict())
+            lanes.setdefault(key, deque()).append(_Job(future, fn, args, kwargs))
         self._pump()
         return future
 
     def _take(self) -> tuple[Hashable, _Job] | None:
-        """The next job, round robin over the lanes (caller holds the lock)."""
+        """The next job: the most urgent priority, round robin over its lanes (caller holds the lock)."""
         while self._lanes and self._in_flight < self._max:
-            key, jobs = next(iter(self._lanes.items()))
+            level = min(self._lanes)
+            lanes = self._lanes[level]
+            key, jobs = next(iter(lanes.items()))
             job = jobs.popleft()
             if jobs:
-                self._lanes.move_to_end(key)  # this lane goes to the back of the round
+                lanes.move_to_end(key)  # this lane goes to the back of the round
             else:
-                del self._lanes[key]
+                del lanes[key]
+                if not lanes:
+                    del self._lanes[level]
             if job.future.set_running_or_notify_cancel():
                 self._in_flight += 1
                 self.dispatched.append(key)
@@ -199,11 +206,11 @@ class Lane(Executor):
     """One client's ``Executor`` view of a :class:`FairPool` (``shutdown`` cancels its waiting jobs
     and leaves the shared pool running)."""
 
-    def __init__(self, pool: FairPool, key: Hashable) -> None:
-        self.pool, self.key = pool, key
+    def __init__(self, pool: FairPool, key: Hashable, priority: int = 0) -> None:
+        self.pool, self.key, self.priority = pool, key, priority
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
-        return self.pool._submit(self.key, fn, args, kwargs)
+        return self.pool._submit(self.key, self.priority, fn, args, kwargs)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.pool.cancel(self.key)

@@ -9,10 +9,13 @@ the pool: :func:`dpcore.experiments.run` gives the identical frame for any execu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -20,6 +23,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from dpcore.pool import FairPool, process_pool, workers_from_env
 
 T = TypeVar("T")
+
+#: Repetitions per point of the first result a long sweep draws at once; the full sweep runs on
+#: the pool behind every page view and replaces it (``DPMEAN_PROGRESSIVE=0`` turns this off).
+#: Repetition r's data and noise do not depend on the number of repetitions (content-addressed
+#: streams), so the first result is exactly the first FIRST_REPS repetitions of the full one.
+FIRST_REPS = 3
 
 
 @st.cache_resource(show_spinner=False)
@@ -56,3 +65,49 @@ def with_pool(work: Callable[[Executor | None], T]) -> T:
     except BaseException:
         lane.shutdown(cancel_futures=True)
         raise
+
+
+def progressive() -> bool:
+    """Whether long views draw a first result and refine it in the background (needs the pool)."""
+    return os.environ.get("DPMEAN_PROGRESSIVE", "1") != "0" and shared_pool() is not None
+
+
+class SharedCache:
+    """A small LRU dict shared by all sessions and the background refiners (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
+        self.refining: set[Hashable] = set()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+            return self._data.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def refine(self, key: Hashable, work: Callable[[Executor], Any]) -> None:
+        """Compute ``work(lane)`` for ``key`` in a background thread on a priority-1 lane of the
+        shared pool (behind every page view), once per key, and store it; a failure leaves the
+        first result in place (the next visit tries again)."""
+        pool = shared_pool()
+        with self._lock:
+            if pool is None or key in self.refining or key in self._data:
+                return
+            self.refining.add(key)
+
+        def background() -> None:
+            try:
+                self.put(key, work(pool.lane(("refine", key), priority=1)))
+            except Exception:  # noqa: BLE001, S110 - the view keeps its first result
+                pass
+            finally:
+                with self._lock:
+                    self.refining.discard(key)
+
+        threading.Thread(target=background, name="dpmean-refine", daemon=True).start()

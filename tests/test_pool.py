@@ -35,6 +35,17 @@ def test_round_robin_between_lanes() -> None:
     pool.shutdown()
 
 
+def test_priority_goes_first() -> None:
+    pool, gate = _blocked_pool()
+    later = [pool.lane("refine", priority=1).submit(lambda i=i: ("refine", i)) for i in range(3)]
+    now = [pool.lane("view").submit(lambda i=i: ("view", i)) for i in range(2)]
+    gate.set()
+    for f in later + now:
+        f.result(timeout=10)
+    assert pool.dispatched == ["first", "view", "view", "refine", "refine", "refine"]
+    pool.shutdown()
+
+
 def test_cancel_drops_only_that_lane() -> None:
     pool, gate = _blocked_pool()
     mine = [pool.lane("a").submit(pow, 2, i) for i in range(3)]
