@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test lint bench fuzz load deploy-test clean
+.PHONY: run test lint bench fuzz paper-grid load deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_speed.py
 	$(BIN)/python benchmarks/compare_speed.py
+
+# PLAN and IOME on the paper's whole Gaussian grid, 50 runs per cell (long: about an hour on 2 cores).
+paper-grid: $(STAMP)
+	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid.md
 
 # Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.

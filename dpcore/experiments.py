@@ -805,6 +805,34 @@ def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None 
                                    "clipping", "noise", "failed", "seconds"]))]
 
 
+def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = 3.0) -> pd.DataFrame:
+    """Per private estimator: the typical error and how often a run lands far beyond it.
+
+    For every point (setting) the median error of each estimator is its typical run; a run
+    *fails* when its error exceeds ``factor`` times that median (issue 12: a robust estimator
+    degrades gracefully, so its worst run stays within 3x its median). Columns: ``label``,
+    ``median`` (median over points of the per-point medians), ``failure_rate`` (share of runs
+    beyond ``factor`` x their point's median), ``worst_ratio`` (largest max / median over points),
+    ``runs``.
+    """
+    col = f"err_{metric}"
+    work = private_only(frame)
+    work = work[(work["failed"] == "") & np.isfinite(work[col])]
+    if work.empty:
+        return pd.DataFrame(columns=["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"])
+    med = work.groupby(["estimator", "setting"], sort=False)[col].transform("median")
+    work = work.assign(_med=med, _fail=work[col] > factor * med)
+    per_point = work.groupby(["estimator", "setting"], sort=False).agg(m=(col, "median"), mx=(col, "max"))
+    per_point["ratio"] = per_point["mx"] / per_point["m"].where(per_point["m"] > 0)
+    g = work.groupby("estimator", sort=False)
+    out = pd.DataFrame({"median": per_point.groupby(level=0, sort=False)["m"].median(),
+                        "failure_rate": g["_fail"].mean(),
+                        "worst_ratio": per_point.groupby(level=0, sort=False)["ratio"].max(),
+                        "runs": g.size()}).reset_index()
+    out = out.merge(frame[["estimator", "label"]].drop_duplicates("estimator"), on="estimator", how="left")
+    return out[["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]]
+
+
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators (drops the non-private reference)."""
     return frame[frame["notion"] != "none"]

@@ -64,6 +64,9 @@ __all__ = [
     "exponential_quantile",
     "exponential_quantile_probabilities",
     "grid_size",
+    "log_grid_quantile",
+    "log_grid_rank_error",
+    "log_grid_size",
     "premature_stop_risk",
     "rank_error_bound",
     "unbounded_quantile",
@@ -868,3 +871,93 @@ def unbounded_quantile(
     if one_d:
         return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
     return UnboundedQuantile(value, steps, hit)
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. exponential mechanism over a public log-spaced grid (robust radius; issue 12)
+# ----------------------------------------------------------------------------------------------
+
+#: Default ratio between neighbouring grid radii and span ``upper / lowest`` of the log grid.
+LOG_GRID_RATIO = 1.02
+LOG_GRID_SPAN = 1e9
+
+
+def log_grid_size(span: float = LOG_GRID_SPAN, ratio: float = LOG_GRID_RATIO) -> int:
+    """Number ``G`` of points of the grid ``upper * ratio**-k``, ``k = 0..G-1``, covering ``span``."""
+    sp, r = check_positive(span, "span"), check_positive(ratio, "ratio")
+    if sp <= 1 or r <= 1:
+        raise ValueError(f"span and ratio must exceed 1; got span={span!r}, ratio={ratio!r}.")
+    return int(math.ceil(math.log(sp) / math.log(r))) + 1
+
+
+def log_grid_rank_error(rho: float, beta: float, span: float = LOG_GRID_SPAN,
+                        ratio: float = LOG_GRID_RATIO) -> float:
+    """Rank error of :func:`log_grid_quantile` that holds with probability ``1 - beta``.
+
+    The exponential mechanism with ``eps = sqrt(8 rho)`` and utility sensitivity 1 picks a grid
+    point whose utility is ``t`` below the best one with probability at most ``G exp(-eps t / 2)``
+    (McSherry and Talwar 2007), so the rank error beyond the grid's own resolution is at most
+    ``2 ln(G / beta) / eps``.
+
+    References
+    ----------
+    McSherry, F. and Talwar, K. "Mechanism design via differential privacy." FOCS 2007.
+    """
+    r = check_positive(rho, "rho")
+    b = check_probability(beta, "beta")
+    return 2.0 * math.log(log_grid_size(span, ratio) / b) / math.sqrt(8.0 * r)
+
+
+def log_grid_quantile(x: ArrayLike, q: float, upper: float, *, rho: float, span: float = LOG_GRID_SPAN,
+                      ratio: float = LOG_GRID_RATIO, rng: RngLike = None) -> float:
+    """Private ``q``-quantile of non-negative values by the exponential mechanism over the public
+    log-spaced grid ``r_k = upper * ratio**-k``, ``k = 0..G-1`` (``r_{G-1} ~ upper / span``).
+
+    Utility ``u_k = -|#{x_j <= r_k} - q n|`` (rank based). Under replace-one a count changes by at
+    most 1, so the sensitivity is 1; the mechanism samples ``k`` with probability
+    ``∝ exp(eps u_k / 2)``, ``eps = sqrt(8 rho)``: ``eps``-DP, hence ``eps**2 / 8 = rho``-zCDP by
+    the bounded-range argument (specs/plan.md §1, as for the other exponential-mechanism quantile).
+
+    Unlike a noisy binary search (one wrong turn early on is never undone) or the exponential
+    mechanism over the gaps of ``[0, upper]`` (the empty stretch above the data carries weight
+    proportional to its length), every grid point weighs the same: a radius far above the data has
+    the utility of the largest norm, so it is chosen with probability at most
+    ``G exp(-eps k / 2)`` for a rank slack ``k`` (:func:`log_grid_rank_error`). The answer degrades
+    in rank, never in scale.
+
+    Parameters
+    ----------
+    x : array (n,)
+        Non-negative values (norms); values above ``upper`` count as above every grid point.
+    q : float
+        Target quantile in [0, 1].
+    upper : float
+        Public top of the grid.
+    rho : float
+        zCDP budget of the call.
+    span, ratio : float
+        Grid span ``upper / lowest`` and ratio between neighbours (public).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    float
+        A grid radius.
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); Smith (STOC 2011) for rank utilities; issue 12 of this
+    project; specs/plan.md §3b.
+    """
+    arr = check_data(x, name="x")
+    if arr.ndim != 1:
+        raise ValueError("x must be 1-D (one value per person) for log_grid_quantile.")
+    qq = check_probability(q, "q")
+    top = check_positive(upper, "upper")
+    eps = math.sqrt(8.0 * check_positive(rho, "rho"))
+    G = log_grid_size(span, ratio)
+    grid = top * ratio ** -np.arange(G, dtype=float)[::-1]  # ascending
+    counts = np.searchsorted(np.sort(arr), grid, side="right")
+    log_w = -(eps / 2.0) * np.abs(counts - qq * arr.size)
+    gumbel = as_generator(rng).gumbel(size=G)
+    return float(grid[int(np.argmax(log_w + gumbel))])

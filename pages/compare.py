@@ -12,14 +12,17 @@ import streamlit as st
 
 from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
+from dpcore.estimators.plan import thin_budget_risk
 from dpcore.experiments import (
     ExperimentConfig,
     default_estimators,
+    make_dataset,
     needed_for_target,
     plan_tasks,
     regret_table,
     run,
     summarise,
+    tail_table,
 )
 from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
@@ -206,6 +209,12 @@ def _run(config_json: str) -> pd.DataFrame:
 
 
 config_json = config.to_json(indent=None)
+_names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
+if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"}:
+    with user_errors():  # before the run: public values only (n, d, rho and the public range)
+        _lo, _hi = make_dataset(config, config.n, config.d, config.base_skew(), 0).bounds
+        if (_risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))) is not None:
+            st.warning("**Before the run:** " + _risk)
 # a long sweep not computed yet: draw its first FIRST_REPS repetitions at once (exactly those of the
 # full sweep), and let the full sweep run on the pool behind every page view
 shown = config
@@ -289,6 +298,16 @@ else:
         download_csv(table, "compare_regret", "Download the ranking (CSV)")
     with cols[1]:
         show_code(config.code() + f"from dpcore.experiments import regret_table\nregret_table(frame, {metric!r})")
+
+tails = tail_table(frame, metric)
+if not tails.empty:
+    st.markdown("**Failure rate.** A run fails when its error is more than **3×** the median of the same "
+                "estimator at the same point. “As published” PLAN spends 9× its centring budget (1.5 ρ in "
+                "all), as the authors' code does; the honest estimators spend ρ.")
+    st.dataframe(tails.drop(columns="estimator").rename(columns={
+        "median": "median error (typical point)", "failure_rate": "runs > 3× median",
+        "worst_ratio": "worst run / median"}), hide_index=True, width="stretch",
+        column_config={"runs > 3× median": st.column_config.NumberColumn(format="percent")})
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Accuracy first: what does each estimator need?")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
-from dpcore.estimators.plan import plan
+from dpcore.estimators.plan import plan, thin_budget_risk
 from dpcore.figures import error_split_chart
 from dpcore.figures_plan import (
     error_split_frame,
@@ -147,6 +147,11 @@ def _global_views(key: tuple) -> tuple:
     split = error_split_frame([(lab, e) for lab, _, e in entries], ds.x, ds.true_mean, p=float(p))
     return curve, shapes, (error_split_chart(split), split)
 
+
+if not binary:  # before the run, from public values only (n, d, rho, the range)
+    risk = thin_budget_risk(n, d, rho, float(np.max(np.asarray(data.bounds[1]) - np.asarray(data.bounds[0]))))
+    if risk is not None:
+        st.warning("**Before the run:** " + risk)
 
 key = (s.distribution, n, d, s.skew, s.seed, rho, p, variances, float(exponent))
 with user_errors():

@@ -31,7 +31,7 @@ def test_presets_and_labels() -> None:
     assert I.PRESETS["original"] == {"steps": 10, "radius_share": 0.25, "offset_factor": 1.0}
     assert I.PRESETS["paper"] == {"steps": 20, "radius_share": 0.01, "offset_factor": 2.0}
     assert registry.get("iome_original").label == "IOME (original parameters)"
-    assert registry.get("iome_paper").label == "IOME (as run in the PLAN paper)"
+    assert registry.get("iome_paper").label == "IOME (PLAN paper's parameters, robust radius)"
     # the paper's clip rank doubles both offset terms
     n, D, T, p1, p2 = 10_000, 256, 20, 0.01, 0.99
     assert math.isclose(n - I.clip_rank(n, D, T, p1, p2, 2.0), 2 * (n - I.clip_rank(n, D, T, p1, p2, 1.0)))

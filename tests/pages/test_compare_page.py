@@ -41,13 +41,14 @@ def test_default_view() -> None:
     assert at.title[0].value == "Compare estimators"
     fig = _figure(at)
     names = {t.get("name") for t in fig["data"]}
-    assert {"PLAN (ℓ2, private variances)", "IOME (as run in the PLAN paper)", "sampling floor",
+    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust radius)", "sampling floor",
             "best at this point", "theory: PLAN"} <= names
     assert fig["layout"]["xaxis"]["type"] == "log"
     text = _text(at)
     assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
     assert "ranks first" in text
-    assert len(at.dataframe) == 1  # the regret table
+    assert len(at.dataframe) == 2  # the regret table and the failure rates (issue 12)
+    assert "runs > 3× median" in at.dataframe[1].value.columns
     ms = at.multiselect[0]
     assert set(ms.value) == {"empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"}
     assert len(ms.options) > len(ms.value)  # every applicable estimator can be picked

@@ -1,0 +1,159 @@
+"""Issue 12: PLAN's and IOME's robust centre and radius steps (exact ledgers, the log-grid
+mechanism's distribution, and the tail over many seeds at cells that blew up before)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from dpcore import quantiles, registry
+from dpcore.data import gaussian
+from dpcore.estimators import plan as P
+from dpcore.privacy import Budget
+
+
+def _cell_a(d: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    ds = gaussian(4000, d, 0.0, mean=0.0, rng=1000 + seed)
+    h = 25 * math.sqrt(d)
+    return ds.x, ds.true_mean, (np.full(d, -h), np.full(d, h))
+
+
+# -- the log-grid exponential mechanism -----------------------------------------------------------
+
+
+def test_log_grid_rank_error_formula() -> None:
+    G = quantiles.log_grid_size(1e9, 1.02)
+    assert G == math.ceil(math.log(1e9) / math.log(1.02)) + 1
+    assert math.isclose(quantiles.log_grid_rank_error(0.5, 0.1), 2 * math.log(G / 0.1) / math.sqrt(8 * 0.5))
+
+
+def test_log_grid_quantile_samples_the_exponential_mechanism() -> None:
+    # Output frequencies match p_k ∝ exp(eps u_k / 2), eps = sqrt(8 rho), u_k = -|#{x <= r_k} - q n|
+    # (chi-square at a 1e-4 false-alarm rate); the same test rejects eps off by 30%.
+    x = np.random.default_rng(0).exponential(5.0, 40)
+    upper, span, ratio, rho, q = 100.0, 1e3, 1.6, 0.02, 0.5
+    G = quantiles.log_grid_size(span, ratio)
+    grid = upper * ratio ** -np.arange(G, dtype=float)[::-1]
+    u = -np.abs(np.searchsorted(np.sort(x), grid, side="right") - q * x.size)
+    g = np.random.default_rng(1)
+    draws = np.array([quantiles.log_grid_quantile(x, q, upper, rho=rho, span=span, ratio=ratio, rng=g)
+                      for _ in range(6000)])
+    obs = np.array([np.sum(np.isclose(draws, r, rtol=1e-12)) for r in grid])
+    assert obs.sum() == draws.size  # every output is a grid point
+
+    def pvalue(eps: float) -> float:
+        p = np.exp(eps * u / 2 - np.max(eps * u / 2))
+        p /= p.sum()
+        keep = p * draws.size >= 5
+        exp_ = np.append(p[keep] * draws.size, p[~keep].sum() * draws.size)
+        ob = np.append(obs[keep], obs[~keep].sum())
+        if exp_[-1] == 0:
+            exp_, ob = exp_[:-1], ob[:-1]
+        return float(stats.chisquare(ob, exp_).pvalue)
+
+    eps = math.sqrt(8 * rho)
+    assert pvalue(eps) > 1e-4
+    assert pvalue(1.3 * eps) < 1e-4 and pvalue(eps / 1.3) < 1e-4
+
+
+def test_log_grid_quantile_degrades_in_rank_not_in_scale() -> None:
+    # A radius far above the data has the utility of the largest norm: with the clip quantile
+    # 1 - k/n, k = sqrt(n) + the rank error, the answer may lose rank but stays near the data even
+    # when the grid reaches a million times higher.
+    n, rho = 4000, 0.01
+    norms = np.random.default_rng(2).normal(50, 3, n).clip(0)
+    k = math.sqrt(n) + quantiles.log_grid_rank_error(rho, 0.1)
+    out = [quantiles.log_grid_quantile(norms, 1 - k / n, 5e7, rho=rho, rng=s) for s in range(200)]
+    assert max(out) < 1.1 * norms.max()
+
+
+# -- exact ledgers --------------------------------------------------------------------------------
+
+
+def test_plan_ledger_stages_sum_exactly_with_the_auto_centre_share() -> None:
+    x, _, bounds = _cell_a(512, 0)
+    rho = 0.125
+    est = P.plan(x, rho=rho, bounds=bounds, rng=0)
+    fr = est.diagnostics.extra["fractions"]
+    need = P.needed_center_share(4000, 512, rho)
+    share = min(max(0.0625, need), P.MAX_AUTO_CENTER_SHARE)
+    assert share > 0.0625  # this cell needs more than the paper's share
+    assert math.isclose(fr["center"], share, rel_tol=1e-15)
+    assert math.isclose(fr["noise"], 0.5625 - (share - 0.0625), rel_tol=1e-12)
+    assert fr["variance"] == 0.1875 and fr["radius"] == 0.1875
+    assert est.ledger.total() == rho
+    by = est.ledger.by_stage()
+    assert by[P.STAGE_LABELS["center"]] == est.diagnostics.extra["budgets"]["center"]
+    # an explicit split is used as given
+    paper = P.plan(x, rho=rho, bounds=bounds, rng=0, budget_split=P.DEFAULT_SPLIT)
+    assert paper.diagnostics.extra["fractions"] == P.DEFAULT_SPLIT and paper.ledger.total() == rho
+
+
+def test_needed_center_share_formula() -> None:
+    n, d, rho = 4000, 1024, 0.125
+    expected = 2 * math.log(P.C2F_BINS * d) * 3 * d * P.C2F_LEVELS / (0.5625 * n * n * P.C2F_HISTOGRAM_SHARE * rho)
+    assert math.isclose(P.needed_center_share(n, d, rho), expected)
+    assert P.thin_budget_risk(4000, 1024, 1 / 32, 1600.0) is not None  # needs ~0.97 of rho
+    assert P.thin_budget_risk(4000, 64, 0.5, 400.0) is None
+
+
+def test_plan_as_published_ledger_shows_the_true_spend() -> None:
+    x, _, bounds = _cell_a(16, 0)
+    rho = 0.5
+    est = registry.run("plan_as_published", x, Budget.zcdp(rho), bounds=bounds, rng=0)
+    rc = 0.0625 * rho
+    assert est.ledger.by_stage()[P.STAGE_LABELS["center"]] == 9 * rc
+    assert math.isclose(est.ledger.total(), rho + 8 * rc, rel_tol=1e-15)
+    assert any("9x" in w for w in est.diagnostics.warnings)
+
+
+def test_iome_ledgers_are_exact_for_both_radius_steps() -> None:
+    x, _, bounds = _cell_a(16, 0)
+    for name in ("iome_paper", "iome_as_published"):
+        est = registry.run(name, x, Budget.zcdp(0.5), bounds=bounds, rng=0)
+        assert est.ledger.total() == 0.5, name
+        assert est.ledger.by_stage()["clip radius"] == 0.5 * 0.75 * 0.01
+
+
+def test_coarse_to_fine_median_finds_the_median_at_a_large_budget() -> None:
+    x, _, bounds = _cell_a(8, 3)
+    med, (a, b) = P.coarse_to_fine_median(x, bounds, rho=1e4, rng=0)
+    assert np.all((a <= np.median(x, axis=0)) & (np.median(x, axis=0) <= b))
+    np.testing.assert_allclose(med, np.median(x, axis=0), atol=0.02)
+    assert np.all(b - a < 2 * 25 * math.sqrt(8))  # the windows zoomed in
+
+
+# -- tails over many seeds (cells that blew up before issue 12) ----------------------------------
+
+
+def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
+    out = []
+    for s in range(seeds):
+        x, mu, bounds = _cell_a(d, s)
+        est = registry.run(name, x, Budget.zcdp(rho), bounds=bounds, rng=s, **params)
+        out.append(float(np.linalg.norm(est.mean - mu)))
+    return np.array(out)
+
+
+def test_plan_tail_at_a_thin_high_d_cell() -> None:
+    # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
+    # whole range) put 17 of these runs beyond 3x the median (worst 660x). The robust steps leave
+    # one (seed 61: one coordinate's first histogram zoom misses its 3n/4 bar by noise, keeps the
+    # whole range for its median and lands 200 sigma off; all norms then exceed the trimmed
+    # universe). Not yet the issue's "none"; recorded here so that a regression shows.
+    e = _errors("plan", 256, 0.125, 100)
+    med = np.median(e)
+    assert np.sum(e > 3 * med) <= 1, (med, np.sort(e)[-5:])
+    old = _errors("plan", 256, 0.125, 100, center_step="paper", radius_step="paper")
+    assert np.sum(old > 3 * np.median(old)) >= 10
+
+
+def test_iome_tail_at_a_thin_cell() -> None:
+    # Gaussian A, d = 16, rho = 1/2 (the issue's IOME cell), 100 seeds: no run beyond 3x the median;
+    # the binary-search radius of the published code fails it.
+    e = _errors("iome_paper", 16, 0.5, 100)
+    assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
+    old = _errors("iome_as_published", 16, 0.5, 100)
+    assert old.max() > 3 * np.median(old)
