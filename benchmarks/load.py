@@ -8,10 +8,11 @@ estimators at the default settings. A page counts as rendered when the server re
 run finished (``script_finished``: every element of the page has been sent). Prints one row per
 level::
 
-    sessions | Home p50/p95 | PLAN p50/p95 | Compare p50/p95 | errors | peak server RSS
+    sessions | Home | PLAN | Compare | Compare refined (p50 / p95 each) | errors | peak server memory
 
 Errors are exceptions shown on a page, ``st.error`` messages, timeouts and broken connections.
-Peak RSS is the server process plus its children (the worker pool), sampled every 0.2 s. Every
+Peak memory is the proportional set size (PSS) of the server process plus its children (the worker
+pool), sampled every 0.2 s. Every
 level starts a fresh server (cold caches), warms it with one session on a seed of its own, and
 runs its sessions on seeds no other level uses. Bounded: at most ``--timeout`` seconds per page and
 ``--level-timeout`` per level; the server is stopped at the end.
@@ -255,14 +256,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(port: int, workers: int | None) -> subprocess.Popen:
-    """The README command (``make run``), on ``port``, loopback only."""
+def start_server(port: int, workers: int | None, app_dir: Path = ROOT) -> subprocess.Popen:
+    """The README command (``make run``), on ``port``, loopback only, in ``app_dir``."""
     env = dict(os.environ)
     if workers is not None:
         env["DPMEAN_WORKERS"] = str(workers)
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
            "--server.address", "127.0.0.1", "--server.port", str(port)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, cwd=app_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -289,12 +290,22 @@ def stop_server(proc: subprocess.Popen) -> None:
             pass
 
 
-def rss_sampler(pid: int, peak: list[float]) -> None:
-    """Keep ``peak[0]`` at the largest RSS (MB) of the server and its children seen so far."""
+def _pss(proc: psutil.Process) -> int:
+    """Proportional set size (shared pages split between the processes sharing them), else RSS."""
+    try:
+        return int(proc.memory_full_info().pss)
+    except (psutil.AccessDenied, AttributeError):
+        return int(proc.memory_info().rss)
+
+
+def memory_sampler(pid: int, peak: list[float]) -> None:
+    """Keep ``peak[0]`` at the largest memory (MB, PSS) of the server and its children (the worker
+    pool) seen so far. PSS, not RSS: the workers share the pages of the fork server they come from,
+    and a sum of RSS would count those pages once per process."""
     root = psutil.Process(pid)
     while True:
         try:
-            total = root.memory_info().rss + sum(c.memory_info().rss for c in root.children(recursive=True))
+            total = _pss(root) + sum(_pss(c) for c in root.children(recursive=True))
             peak[0] = max(peak[0], total / 2**20)
         except psutil.Error:
             pass
@@ -307,9 +318,9 @@ def rss_sampler(pid: int, peak: list[float]) -> None:
 
 def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
     port = free_port()
-    proc = start_server(port, args.workers)
+    proc = start_server(port, args.workers, args.app_dir)
     peak = [0.0]
-    sampler = gevent.spawn(rss_sampler, proc.pid, peak)
+    sampler = gevent.spawn(memory_sampler, proc.pid, peak)
     try:
         Classroom.port, Classroom.timeout = port, args.timeout
         if not args.no_warmup:  # one session first: imports and the shared, seed-free caches
@@ -356,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120, help="seconds allowed per page (default 120)")
     parser.add_argument("--level-timeout", type=float, default=600, help="seconds allowed per level (default 600)")
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
+    parser.add_argument("--app-dir", type=Path, default=ROOT,
+                        help="checkout whose app.py to serve (e.g. an export of another branch, for a before/after)")
     args = parser.parse_args(argv)
     if any(s < 1 or s > 100 for s in args.sessions):
         parser.error("--sessions: each level must be between 1 and 100")

@@ -69,10 +69,14 @@ def workers_from_env(default: int | None = None) -> int:
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
-    server has threads, and forking a threaded process can deadlock the child)."""
+    server has threads, and forking a threaded process can deadlock the child); the fork server
+    preloads :mod:`dpcore.experiments`, so workers start at once and share its memory."""
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1 for a process pool; use no pool for 0.")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    ctx = multiprocessing.get_context("forkserver")
+    # the fork server imports the engine once; workers fork from it and share those pages
+    ctx.set_forkserver_preload(["dpcore.experiments"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
 
 class _Job:
