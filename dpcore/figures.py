@@ -21,7 +21,7 @@ FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#1d273
 
 
 def _house_template() -> go.layout.Template:
-    """Plotly's ``plotly_white`` cut down to the trace types dpcore draws (the layout part whole).
+    """Plotly's ``plotly_white`` cut down to the trace types and subplot kinds dpcore draws.
 
     The same look for every figure here, but about a third of the size: handing plotly the full
     template (defaults for two dozen trace types) costs ~30-100 ms of validation per figure, the
@@ -29,7 +29,9 @@ def _house_template() -> go.layout.Template:
     """
     white = pio.templates["plotly_white"]
     kinds = ("scatter", "bar", "box", "histogram", "scatterternary", "table")
-    return go.layout.Template(layout=white.layout, data={k: white.data[k] for k in kinds})
+    unused = ("colorscale", "geo", "mapbox", "polar", "scene")  # no such subplots; colour scales are explicit
+    layout = {k: v for k, v in white.layout.to_plotly_json().items() if k not in unused}
+    return go.layout.Template(layout=layout, data={k: white.data[k] for k in kinds})
 
 
 HOUSE_TEMPLATE = _house_template()
