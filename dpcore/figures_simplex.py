@@ -37,12 +37,13 @@ COLORS = {
     # not registered estimators (page-only variants): colours no registered estimator uses
     "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",
 }
+#: Plain names for the chart legends (the spec's internal labels S2-S4, B1-B3 are for developers only).
 LABELS = {
-    "simplex": "Simplex, free count (S2)", "simplex_known_n": "Simplex, known n (S3)",
-    "simplex_extra_count": "Simplex + extra count (S4)",
-    "plugin": "Noisy sum / noisy count (B2, split f)", "plugin_oracle": "B2 at the oracle split",
-    "centred": "Centred sum / noisy count (B3, split f)",
-    "sum_known_n": "Noisy sum / n (B1)", "centred_sum_known_n": "Centred noisy sum / n (B1c)",
+    "simplex": "Simplex, free count", "simplex_known_n": "Simplex, known n (projection)",
+    "simplex_extra_count": "Simplex + extra paid count",
+    "plugin": "Noisy sum / noisy count (split f)", "plugin_oracle": "Noisy sum / noisy count, best split (oracle)",
+    "centred": "Centred sum / noisy count (split f)",
+    "sum_known_n": "Noisy sum / n", "centred_sum_known_n": "Centred noisy sum / n",
 }
 UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
 KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]

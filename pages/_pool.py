@@ -79,6 +79,10 @@ class SharedCache:
         self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
         self.refining: set[Hashable] = set()
 
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._data
+
     def get(self, key: Hashable) -> Any:
         with self._lock:
             if key in self._data:

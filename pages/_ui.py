@@ -8,10 +8,11 @@ URL query string, so a link reproduces the view. This module holds no DP logic.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
 import streamlit as st
@@ -20,7 +21,7 @@ from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures import tidy_log_axes
-from dpcore.privacy import Budget, Conversion
+from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -135,6 +136,197 @@ def size_error(n: int, d: int) -> str | None:
     except ValueError as err:
         return str(err)
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# one source of truth for state: the sidebar (global keys) and page-local controls, both in the URL
+
+#: The session-state keys of the sidebar controls (they double as URL query parameters).
+GLOBAL_KEYS = tuple(asdict(DEFAULTS))
+_PENDING = "_pending_sidebar"
+
+
+def url_value(key: str) -> str | None:
+    """A query parameter of the URL the session opened (or of the current query string).
+
+    ``app.py`` rewrites the query string before a page runs, and page links drop page-own
+    parameters, so on a session's first run a page's value is recovered from the URL the browser
+    opened (``st.context.url``).
+    """
+    v = st.query_params.get(key)
+    if v:
+        return str(v)
+    try:
+        url = st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (e.g. under AppTest)
+        url = ""
+    found = parse_qs(urlparse(url).query).get(key)
+    return found[0] if found else None
+
+
+def _encode(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _decode(raw: str, default: Any) -> Any:
+    """Parse ``raw`` as the type of ``default`` (raises ``ValueError`` on a malformed value)."""
+    if isinstance(default, bool):
+        if raw not in ("0", "1", "True", "False"):
+            raise ValueError(raw)
+        return raw in ("1", "True")
+    if isinstance(default, int):
+        return int(float(raw))
+    if isinstance(default, float):
+        v = float(raw)
+        if not math.isfinite(v):
+            raise ValueError(raw)
+        return v
+    if isinstance(default, (list, tuple)):
+        return [r for r in raw.split(",") if r]
+    return raw
+
+
+def url_state(key: str, default: Any, *, valid: Callable[[Any], bool] | None = None,
+              parse: Callable[[str], Any] | None = None) -> str:
+    """Bind the page-local widget ``key`` to the URL and let it survive page changes.
+
+    Call it just before drawing the widget with ``key=key`` (and no ``value=``/``index=``), then
+    call :func:`url_sync` with the widget's value. On a session's first visit the value comes from
+    the URL (``?key=...``), else ``default``; afterwards it lives in ``st.session_state['_keep_' + key]``,
+    which Streamlit does not clear when the widget is off screen (a widget's own state is dropped
+    when another page runs). ``valid`` rejects stored or URL values that no longer fit (e.g. options
+    that changed); ``parse`` turns the URL text into a value (defaults to the type of ``default``).
+    Returns ``key``.
+    """
+    ss = st.session_state
+    keep = f"_keep_{key}"
+    read = ss.setdefault("_url_read", set())
+    ok = valid or (lambda _v: True)
+    if keep not in ss and key not in read:
+        read.add(key)
+        raw = url_value(key)
+        if raw is not None:
+            try:
+                value = parse(raw) if parse else _decode(raw, default)
+                if ok(value):
+                    ss[keep] = value
+            except (TypeError, ValueError):
+                pass
+    if keep in ss and not ok(ss[keep]):
+        del ss[keep]
+    if key in ss and not ok(ss[key]):
+        del ss[key]
+    if key not in ss:
+        ss[key] = ss.get(keep, default)
+    return key
+
+
+def url_sync(key: str, value: Any) -> Any:
+    """Record the widget's current ``value`` (session and URL); returns ``value``."""
+    st.session_state[f"_keep_{key}"] = value
+    st.session_state.setdefault("_page_keys", set()).add(key)
+    st.query_params[key] = _encode(value)
+    return value
+
+
+def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, default: Any,
+               valid: Callable[[Any], bool] | None = None, parse: Callable[[str], Any] | None = None,
+               **kwargs: Any) -> Any:
+    """Draw ``widget(label, *args, key=key, **kwargs)`` bound to the URL (see :func:`url_state`).
+
+    ``widget`` is any Streamlit input (``st.radio``, ``col.slider``, ...); pass no ``value=`` or
+    ``index=``: the start value is ``default`` or what the URL or this session said.
+    """
+    url_state(key, default, valid=valid, parse=parse)
+    return url_sync(key, widget(label, *args, key=key, **kwargs))
+
+
+def forget(*keys: str) -> None:
+    """Drop page-local values (e.g. when a preset resets the controls it owns) back to their defaults."""
+    for key in keys:
+        st.session_state.pop(key, None)
+        st.session_state.pop(f"_keep_{key}", None)
+
+
+def sidebar_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The sidebar keys ``values`` sets, normalised (skew inside the distribution's range)."""
+    out = {k: v for k, v in values.items() if k in GLOBAL_KEYS}
+    dist = DISTRIBUTIONS[out.get("distribution", st.session_state.get("distribution", DEFAULTS.distribution))]
+    if "skew" in out and not dist.skew_range[0] <= out["skew"] <= dist.skew_range[1]:
+        out["skew"] = dist.default_skew
+    return out
+
+
+def set_sidebar(values: dict[str, Any], *, rerun: bool = False) -> None:
+    """Write ``values`` into the sidebar's controls: the one state the URL carries.
+
+    From a widget callback (which runs before the sidebar is drawn) the values apply at once. From a
+    page body (the sidebar is already drawn) pass ``rerun=True``: they are applied by ``app.py`` at
+    the start of the next run.
+    """
+    vals = sidebar_values(values)
+    if rerun:
+        st.session_state[_PENDING] = vals
+        st.rerun()
+    apply_sidebar(vals)
+
+
+def apply_sidebar(vals: dict[str, Any] | None = None) -> None:
+    """Apply sidebar values (or the pending ones ``set_sidebar(..., rerun=True)`` left)."""
+    ss = st.session_state
+    if vals is None:
+        vals = ss.pop(_PENDING, None)
+        if not vals:
+            return
+    for k, v in vals.items():
+        ss[k] = v
+    if "budget_value" in vals:
+        ss["budget_preset"] = nearest_preset(float(vals["budget_value"]))
+    ss["_prev_unit"] = ss.get("unit", DEFAULTS.unit)
+    ss["_prev_distribution"] = ss.get("distribution", DEFAULTS.distribution)
+    ss.pop("_unit_rule", None)
+
+
+def nearest_preset(value: float) -> float:
+    """The budget preset closest to ``value`` on a log scale (the smallest for a non-positive value)."""
+    if not value > 0:
+        return BUDGET_PRESETS[0]
+    return min(BUDGET_PRESETS, key=lambda p: abs(math.log(p / value)))
+
+
+def convert_unit(old: str, new: str, value: float, delta: float) -> tuple[float, str]:
+    """The budget in unit ``new`` that matches ``value`` in unit ``old``, and the rule used.
+
+    Rule: where the old guarantee implies one in the new unit, take the value it implies
+    (ε-DP ⇒ ε²/2-zCDP; ρ-zCDP ⇒ (ε, δ)-DP by the Canonne–Kamath–Steinke bound; ε-DP ⇒ (ε, δ)-DP).
+    Where nothing is implied (zCDP or (ε, δ) never imply pure ε-DP; (ε, δ) never implies zCDP), take
+    the weakest budget in the new unit that implies the old one (ε = √(2ρ); the largest ρ whose CKS
+    conversion is (ε, δ); the same ε). These are the conversions the app runs estimators by, and
+    each pair is inverse to the other, so switching back and forth returns the first value.
+    """
+    if old == new or not value > 0:
+        return value, ""
+    if (old, new) == ("eps", "rho"):
+        return pure_to_zcdp(value), f"ρ = ε²/2 = {pure_to_zcdp(value):.4g} (what ε = {value:g}-DP implies)"
+    if (old, new) == ("rho", "eps"):
+        e = math.sqrt(2 * value)
+        return e, (f"ε = √(2ρ) = {e:.4g}: the pure ε whose implied zCDP level is ρ = {value:g} (zCDP never "
+                   "implies pure ε-DP, so this ε-DP budget is the weakest that still meets the ρ one)")
+    if (old, new) == ("rho", "eps_delta"):
+        e = zcdp_to_approx(value, delta, "cks")
+        return e, f"ε = {e:.4g} at δ = {delta:g}: what ρ = {value:g}-zCDP implies (Canonne–Kamath–Steinke bound)"
+    if (old, new) == ("eps_delta", "rho"):
+        r = approx_to_zcdp(value, delta, "cks")
+        return r, (f"ρ = {r:.4g}: the largest ρ whose guarantee implies (ε, δ) = ({value:g}, {delta:g}) "
+                   "(Canonne–Kamath–Steinke bound)")
+    if (old, new) == ("eps", "eps_delta"):
+        return value, f"same ε = {value:g}: ε-DP implies (ε, δ)-DP for every δ"
+    return value, (f"same ε = {value:g}: (ε, δ)-DP never implies pure ε-DP; ε-DP at the same ε is the weakest "
+                   "pure budget that meets it")  # eps_delta -> eps
 
 
 def settings() -> Settings:
@@ -264,3 +456,89 @@ def include_peers(key: str) -> bool:
 def simulation_notice() -> None:
     st.caption("Noise here comes from a seeded NumPy generator: right for teaching and simulation, "
                "not a secure differentially private release of real data.")
+
+
+# ---------------------------------------------------------------------------------------------
+# words: hover definitions from the one glossary (dpcore.glossary)
+
+
+def term(name: str, shown: str | None = None) -> str:
+    """HTML for ``name`` with its glossary definition on hover (use with ``unsafe_allow_html=True``)."""
+    from html import escape
+
+    from dpcore.glossary import define
+
+    return f'<abbr title="{escape(define(name), quote=True)}">{escape(shown or name)}</abbr>'
+
+
+def words_on_this_page(*names: str) -> None:
+    """One line listing the page's technical terms, each defined on hover (full list: Glossary page)."""
+    st.markdown("<small>Words on this page (hover for a definition): "
+                + " · ".join(term(n) for n in names) + "</small>", unsafe_allow_html=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# feedback: the time a run will take, and a choice before a long one
+
+LONG_RUN_SECONDS = 3.0
+
+
+def long_run_approved(key: str, seconds: float, what: str, note: str = "") -> bool:
+    """True when the run named ``key`` may start: predicted within :data:`LONG_RUN_SECONDS`, or the user
+    pressed its "Run" button (drawn here, with the estimate and ``note``, while it is not pressed)."""
+    if seconds <= LONG_RUN_SECONDS:
+        return True
+    approved = st.session_state.setdefault("_approved_runs", set())
+    if key in approved:
+        return True
+    box = st.container(border=True)
+    box.markdown(f"**The full run takes about {_duration(seconds)}** ({what}). {note}")
+    # approval in a callback: it runs before the script, so a rerun inside the script cannot lose the click
+    box.button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
+               on_click=approved.add, args=(key,))
+    return False
+
+
+def confirm_long_run(key: str, seconds: float, what: str,
+                     smaller: Sequence[tuple[str, float, Callable[[], None]]] = ()) -> None:
+    """Before a run predicted to take more than :data:`LONG_RUN_SECONDS`, show the estimate and a choice.
+
+    ``key`` names the exact run (e.g. its config JSON); once the user chose "Run", the same run is not
+    asked about again. ``smaller`` offers cheaper settings as ``(label, predicted seconds, callback)``;
+    a callback writes the smaller setting into session state. Stops the page until the user picks.
+    """
+    if seconds <= LONG_RUN_SECONDS:
+        return
+    ss = st.session_state
+    approved = ss.setdefault("_approved_runs", set())
+    if key in approved:
+        return
+    box = st.container(border=True)
+    box.markdown(f"**This will take about {_duration(seconds)}** ({what}). Run it, or pick a smaller setting "
+                 "for a quick first result.")
+    cols = box.columns(1 + len(smaller))
+    cols[0].button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
+                   on_click=approved.add, args=(key,))
+    for col, (label, secs, callback) in zip(cols[1:], smaller, strict=True):
+        col.button(f"{label} (≈ {_duration(secs)})", on_click=callback, key=f"smaller-{label}")
+    st.stop()
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    return f"{seconds / 60:.0f} min"
+
+
+def smaller_data_choices(n: int, d: int, seconds: Callable[[int, int], float]
+                         ) -> list[tuple[str, float, Callable[[], None]]]:
+    """Cheaper sidebar settings for a page whose cost is ``seconds(n, d)``: the largest n (and d) on the
+    usual grids that fit in :data:`LONG_RUN_SECONDS`, each as a choice for :func:`confirm_long_run`."""
+    out: list[tuple[str, float, Callable[[], None]]] = []
+    fit_n = [c for c in N_CHOICES if c < n and seconds(c, d) <= LONG_RUN_SECONDS]
+    if fit_n:
+        out.append((f"Use n = {fit_n[-1]:,}", seconds(fit_n[-1], d), lambda v=fit_n[-1]: set_sidebar({"n": v})))
+    fit_d = [c for c in D_CHOICES if c < d and seconds(n, c) <= LONG_RUN_SECONDS]
+    if fit_d:
+        out.append((f"Use d = {fit_d[-1]}", seconds(n, fit_d[-1]), lambda v=fit_d[-1]: set_sidebar({"d": v})))
+    return out

@@ -1,5 +1,5 @@
 """Binary product: Singhal's pure ε-DP estimator (practical variant) against naive Laplace.
-Spec: specs/binary_product.md §6."""
+Spec: specs/binary_product.md §6 (developer reference; the page names the paper)."""
 
 import numpy as np
 import pandas as pd
@@ -18,7 +18,15 @@ from dpcore.theory_binary import (
     sample_binary_product,
     simulate_tv,
 )
-from pages._ui import CACHE_TTL, chart, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    settings,
+    simulation_notice,
+    url_widget,
+    user_errors,
+    words_on_this_page,
+)
 
 s = settings()
 st.title("Binary product")
@@ -30,10 +38,11 @@ st.markdown(
     "Estimator for Binary Product Distributions*, 2024) first **sorts** the coordinates into groups of "
     "similar pⱼ on disjoint blocks of rows, then gives each group noise matched to its size."
 )
+words_on_this_page("TV", "ε (pure DP)", "replace-one", "sensitivity")
 st.info(
-    "**This is the practical variant of specs/binary_product.md §2.4, not the paper's algorithm.** "
+    "**This is a practical variant of the paper's estimator, not the paper's algorithm as printed.** "
     f"The heavy groups use a **substitute**: {HEAVY_SUBSTITUTE_LABEL}. The paper's own constants need about "
-    "560× more rows than naive Laplace at d = 100. Noise scales follow the spec's correction "
+    "560× more rows than naive Laplace at d = 100. Noise scales use the corrected sensitivity "
     "min(2B, k)/(mε): the paper prints B/ε, which under replace-one neighbours would give 2ε, not ε.",
     icon=":material/info:")
 
@@ -41,11 +50,13 @@ st.info(
 # local controls (this page has its own data model: binary product profiles)
 
 c1, c2, c3, c4 = st.columns(4)
-prof = c1.selectbox("Probability profile", list(PROFILES), index=1, format_func=lambda k: f"{k}: {PROFILES[k]}",
-                    key="bp_profile")
-d = c2.select_slider("d (bits)", [16, 32, 64, 128, 256, 512, 1024], value=256, key="bp_d")
-n = c3.select_slider("n (rows)", [10_000, 30_000, 100_000, 300_000, 1_000_000], value=300_000, key="bp_n")
-flip = c4.checkbox("Private flip step (needed if some pⱼ > ½)", value=prof == "dense", key="bp_flip")
+BP_D, BP_N = [16, 32, 64, 128, 256, 512, 1024], [10_000, 30_000, 100_000, 300_000, 1_000_000]
+prof = url_widget(c1.selectbox, "Probability profile", list(PROFILES), key="bp_profile", default=list(PROFILES)[1],
+                  valid=PROFILES.__contains__, format_func=lambda k: f"{k}: {PROFILES[k]}")
+d = url_widget(c2.select_slider, "d (bits)", BP_D, key="bp_d", default=256, valid=BP_D.__contains__)
+n = url_widget(c3.select_slider, "n (rows)", BP_N, key="bp_n", default=300_000, valid=BP_N.__contains__)
+flip = url_widget(c4.checkbox, "Private flip step (needed if some pⱼ > ½)", key="bp_flip", default=prof == "dense",
+                  valid=lambda v: isinstance(v, bool))
 
 with user_errors():
     conv = s.budget.to_native("pure")

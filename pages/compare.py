@@ -4,13 +4,13 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 from __future__ import annotations
 
 import time
-from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dpcore import limits, registry
+from dpcore.cost import estimate_seconds
 from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.plan import thin_budget_risk
 from dpcore.experiments import (
@@ -25,16 +25,27 @@ from dpcore.experiments import (
     tail_table,
 )
 from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
+from dpcore.glossary import define
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
 from pages._ui import (
     CACHE_TTL,
+    LONG_RUN_SECONDS,
     chart,
+    confirm_long_run,
     download_csv,
+    forget,
     include_peers,
+    long_run_approved,
+    set_sidebar,
     settings,
     show_code,
     simulation_notice,
+    smaller_data_choices,
+    url_sync,
+    url_value,
+    url_widget,
     user_errors,
+    words_on_this_page,
 )
 
 s = settings()
@@ -42,8 +53,12 @@ st.title("Compare estimators")
 st.markdown(
     "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
     "datasets; each point is the mean error over repeated runs, with a 10–90% band. The grey dash-dot line is the "
-    "sampling floor (the error of the non-private mean); stars mark the best private estimator at each point."
+    "sampling floor (the error of the non-private mean); stars mark the best private estimator at each point. "
+    "**IOME** is instance-optimal mean estimation (Huang, Liang and Yi 2021: rotate the data at random, private "
+    "coordinate medians for a centre, then a shifted, clipped mean with Gaussian noise), run as the PLAN paper ran it."
 )
+words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "CKS", "TV", "oracle", "regret", "sampling floor", "add-remove",
+                   "replace-one")
 
 # ---------------------------------------------------------------------------------------------
 # presets: one story each, restorable from the URL (?preset=...)
@@ -82,31 +97,51 @@ PRESET_LABEL = {"custom": "Your sidebar settings", "skew_favours_plan": "Varianc
                 "free_lunch": "Free lunch (bounded, pure ε)", "sparse_binary": "Sparse binary data"}
 
 
-def _url_value(key: str) -> str | None:
-    """A page-own query parameter. ``app.py`` rewrites the query string before the page runs, so on a
-    session's first run the value is recovered from the URL the browser opened (``st.context.url``)."""
-    v = st.query_params.get(key)
-    if v:
-        return str(v)
-    try:
-        url = st.context.url or ""
-    except Exception:  # noqa: BLE001 - no browser context (e.g. under AppTest)
-        url = ""
-    found = parse_qs(urlparse(url).query).get(key)
-    return found[0] if found else None
+#: Compare's own controls; a new preset drops them back to the preset's defaults.
+_OWN = ("cmp_x", "cmp_metric", "cmp_reps", "cmp_est", "cmp_est_peers", "cmp_target")
+
+
+def _preset_sidebar(name: str) -> dict:
+    """The sidebar values a preset sets: its data, n, d, skew, budget and unit (the seed stays the user's)."""
+    p = PRESETS[name]
+    out = {"distribution": p["distribution"], "n": int(p["n"]), "d": int(p["d"]), "skew": float(p["skew"]),
+           "budget_value": float(p["budget"]), "unit": p["unit"]}
+    if "delta" in p:
+        out["delta"] = float(p["delta"])
+    return out
+
+
+def _on_preset() -> None:
+    """Choosing a preset writes its settings into the sidebar, so the sidebar and the URL carry one state."""
+    name = st.session_state["cmp_preset"]
+    forget(*_OWN)
+    if name in PRESETS:
+        set_sidebar(_preset_sidebar(name))
 
 
 if "cmp_preset" not in st.session_state:
-    first = _url_value("preset")
+    first = st.session_state.get("_keep_cmp_preset") or url_value("preset")
     st.session_state["cmp_preset"] = first if first in PRESET_LABEL else "custom"
+    if first in PRESETS and not st.session_state.get("_url_had_settings") and "_keep_cmp_preset" not in st.session_state:
+        st.session_state["_keep_cmp_preset"] = first
+        set_sidebar(_preset_sidebar(first), rerun=True)  # a bare ?preset= link: the preset sets the sidebar
 
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
 preset = c1.selectbox("Story (preset)", list(PRESET_LABEL), format_func=PRESET_LABEL.get, key="cmp_preset",
-                      help="Each preset tells one story; the link in your address bar restores it.")
+                      on_change=_on_preset,
+                      help="Each preset tells one story and sets the sidebar to its data and budget; change the "
+                           "sidebar afterwards to test the story elsewhere. The address bar restores the view.")
+st.session_state["_keep_cmp_preset"] = preset
 if preset == "custom":
     st.query_params.pop("preset", None)
 else:
-    st.query_params["preset"] = preset
+    url_sync("preset", preset)
+    differ = {k: v for k, v in _preset_sidebar(preset).items() if getattr(s, k) != v}
+    if differ:
+        c1.caption("Changed from the preset: " + ", ".join(f"{k.replace('_value', '')} {getattr(s, k)!r} "
+                                                            f"(preset {v!r})" for k, v in differ.items())
+                   + ". The story was told at the preset's values.")
+        c1.button("Back to the preset's settings", on_click=_on_preset, key="cmp_reset_preset")
 
 def _on_upload() -> None:
     f = st.session_state.get("cmp_upload")
@@ -120,8 +155,10 @@ with user_errors():
     if upload is not None:
         base = ExperimentConfig.from_json(upload)
         st.info(f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back).")
-    elif preset != "custom":
-        base = ExperimentConfig.from_dict(PRESETS[preset])
+    elif preset != "custom":  # the preset's estimators and sweep, at the sidebar's data and budget
+        base = ExperimentConfig.from_dict({**PRESETS[preset], "distribution": s.distribution, "n": int(s.n),
+                                           "d": int(s.d), "skew": float(s.skew), "budget": float(s.budget_value),
+                                           "unit": s.unit, "delta": float(s.delta)})
     else:
         base = ExperimentConfig(distribution=s.distribution, n=int(s.n), d=int(s.d), skew=float(s.skew),
                                 budget=float(s.budget_value), unit=s.unit, delta=float(s.delta), seed=int(s.seed),
@@ -129,15 +166,15 @@ with user_errors():
 
 AXES = {"budget": "budget", "n": "n", "d": "d", "skew": "skew"}
 x_default = base.x_axis()
-x = c2.selectbox("Error against", list(AXES), index=list(AXES).index(x_default),
-                 key=f"cmp_x_{preset}_{upload is not None}",
-                 format_func={"budget": "the budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}.get)
+x = url_widget(c2.selectbox, "Error against", list(AXES), key="cmp_x", default=x_default, valid=AXES.__contains__,
+               format_func={"budget": "the budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}.get)
 metric_options = ["l2", "l1", "linf"] + (["tv"] if base.kind == "binary" else [])
-metric = c3.selectbox("Error norm", metric_options, index=metric_options.index(base.headline_metric),
-                      format_func=METRIC_LABEL.get, key=f"cmp_metric_{base.kind}")
-# the slider's range is fixed: an uploaded config's repetitions are clamped into it, never widen it
-reps = c4.slider("Repetitions", 2, 50, int(limits.clamp(base.repetitions, 2, 50)), key=f"cmp_reps_{preset}_{upload is not None}",
-                 help="Runs per point; every run draws fresh data and fresh noise.")
+metric = url_widget(c3.selectbox, "Error norm", metric_options, key="cmp_metric", default=base.headline_metric,
+                    valid=metric_options.__contains__, format_func=METRIC_LABEL.get,
+                    help="TV: " + define("TV") if "tv" in metric_options else None)
+reps = url_widget(c4.slider, "Repetitions", 2, 50, key="cmp_reps", default=int(limits.clamp(base.repetitions, 2, 50)),
+                  valid=lambda v: isinstance(v, int) and 2 <= v <= 50,
+                  help="Runs per point; every run draws fresh data and fresh noise.")
 
 
 def _sweep_values(axis: str, cfg: ExperimentConfig) -> list[float]:
@@ -160,10 +197,10 @@ labels = {e.name: e.label for e in registry.all_estimators()}
 chosen_default = [e["name"] for e in base.estimator_entries() if e["name"] in options]
 chosen_default += [e.name for e in registry.applicable(base.kind, base.d, peers=True)
                    if peers_on and e.family == registry.PEERS and e.name not in chosen_default]
-chosen = st.multiselect(f"Estimators ({len(options)} apply to this {base.kind} data)", options,
-                        default=chosen_default, format_func=lambda k: labels.get(k, k),
-                        key=f"cmp_est_{preset}_{base.kind}_{base.d == 1}_{upload is not None}_{peers_on}",
-                        help="Defaults to the main estimators for this kind of data; every applicable one is listed.")
+chosen = url_widget(st.multiselect, f"Estimators ({len(options)} apply to this {base.kind} data)", options,
+                    key="cmp_est_peers" if peers_on else "cmp_est", default=chosen_default, valid=lambda v: set(v) <= set(options),
+                    format_func=lambda k: labels.get(k, k),
+                    help="Defaults to the main estimators for this kind of data; every applicable one is listed.")
 if not chosen:
     st.warning("Pick at least one estimator.")
     st.stop()
@@ -209,6 +246,25 @@ def _run(config_json: str) -> pd.DataFrame:
 
 
 config_json = config.to_json(indent=None)
+n_tasks = len(plan_tasks(config)[0])
+if config_json not in _frames():  # a time estimate first; a quick first result (fewer repetitions) when it fits
+    predicted = estimate_seconds(config)
+    per_rep = predicted / config.repetitions
+    fit = max(2, min(config.repetitions - 1, int(LONG_RUN_SECONDS / max(per_rep, 1e-9))))
+    what = (f"{n_tasks} datasets, {len(chosen)} estimators, {config.repetitions} repetitions per point at "
+            f"n = {config.n:,}, d = {config.d}")
+    if fit < config.repetitions and per_rep * fit <= LONG_RUN_SECONDS:
+        if not long_run_approved(config_json, predicted, what,
+                                 f"Below is a **quick first result with {fit} repetitions per point** "
+                                 f"(≈ {per_rep * fit:.0f} s); run all {config.repetitions} for numbers to rely on."):
+            config = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": fit})
+            config_json = config.to_json(indent=None)
+    else:
+        def _cost(n_: int, d_: int) -> float:
+            return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
+        fewer = ([(f"Use {fit} repetitions", per_rep * fit, lambda v=fit: st.session_state.update(cmp_reps=v))]
+                 if fit < config.repetitions else [])
+        confirm_long_run(config_json, predicted, what, smaller_data_choices(config.n, config.d, _cost) + fewer)
 _names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
 if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"}:
     with user_errors():  # before the run: public values only (n, d, rho and the public range)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpcore.glossary import GLOSSARY
 from pages._ui import settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,5 +45,8 @@ for path, label, text in tour:
 
 st.info(f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "
         "exactly this view.")
+st.subheader("Glossary")
+st.markdown("The words the pages use, in one place (each page also defines them on hover).")
+st.markdown("\n".join(f"- **{word}**: {text}" for word, text in GLOSSARY.items()))
 st.caption("Noise in this app comes from a seeded NumPy generator: right for teaching and simulation, "
            "not a secure DP release of real data.")

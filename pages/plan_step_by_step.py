@@ -1,6 +1,6 @@
 """PLAN step by step: the paper's Figure 1, live, from one run of PLAN on the current data, with
 the clip ellipse, the noise ellipse, IOME's ball, the scaling exponent, the noise shapes and the
-error split. Spec: specs/plan.md §2, §6, §8."""
+error split. Spec: specs/plan.md §2, §6, §8 (developer reference; the page names the paper)."""
 
 from dataclasses import asdict
 from fractions import Fraction
@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.cost import seconds_plan_page
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan, thin_budget_risk
@@ -21,16 +22,21 @@ from dpcore.figures_plan import (
     plan_steps_figure,
     step_summary,
 )
+from dpcore.glossary import define
 from dpcore.registry import get
 from pages._ui import (
     CACHE_TTL,
     chart,
+    confirm_long_run,
     dataset,
     native_budget,
     report_button,
     settings,
     simulation_notice,
+    smaller_data_choices,
+    url_widget,
     user_errors,
+    words_on_this_page,
 )
 
 MAX_POINTS = 2000
@@ -45,8 +51,12 @@ st.markdown(
     "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
     "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
     "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
-    "coordinates); the pictures show two of the coordinates of that run."
+    "coordinates); the pictures show two of the coordinates of that run. Beside it run **IOME** "
+    "(instance-optimal mean estimation, Huang, Liang and Yi 2021: rotate the data at random, find a private "
+    "centre from private coordinate medians, release a shifted, clipped mean with Gaussian noise) and the plain "
+    "Gaussian mechanism, at the same budget."
 )
+words_on_this_page("PLAN", "IOME", "zCDP", "ρ", "oracle", "clipping bias", "sampling floor")
 
 with user_errors():
     conv = native_budget(s.budget, "zcdp")
@@ -68,28 +78,28 @@ def _exp_label(e: float) -> str:
     return names.get(e, str(Fraction(e).limit_denominator(100)) if e else "0")
 
 
-ss = st.session_state
-ss.setdefault("plan_p", 1 if binary else 2)
-ss.setdefault("plan_e", 1 / (ss["plan_p"] + 2))
-for key, default in (("plan_i", 1), ("plan_j", min(4, d))):
-    ss[key] = min(max(int(ss.get(key, default)), 1), d)
-
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
-p = c1.radio("Target error ℓp", [1, 2], key="plan_p", horizontal=True, on_change=_reset_exponent,
-             format_func=lambda v: f"p = {v}", help="PLAN's scaling exponent is 1/(p+2): 1/4 for ℓ2, 1/3 for ℓ1.")
-source = c2.radio("Variances σ̂", ["private", "oracle"], key="plan_var", horizontal=True,
-                  format_func={"private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",
-                               "oracle": "known σ (oracle, teaching)"}.get,
-                  help="Private: PLAN spends part of its budget estimating σ̂ and regularises it (σ̂ + ‖σ̂‖₁/d). "
-                       "Known: the true σ is used as it is and nothing is spent on it.")
+p = url_widget(c1.radio, "Target error ℓp", [1, 2], key="plan_p", default=1 if binary else 2,
+               valid=lambda v: v in (1, 2), horizontal=True, on_change=_reset_exponent,
+               format_func=lambda v: f"p = {v}", help="PLAN's scaling exponent is 1/(p+2): 1/4 for ℓ2, 1/3 for ℓ1.")
+source = url_widget(c2.radio, "Variances σ̂", ["private", "oracle"], key="plan_var", default="private",
+                    valid=lambda v: v in ("private", "oracle"), horizontal=True,
+                    format_func={"private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",
+                                 "oracle": "known σ (oracle, teaching)"}.get,
+                    help="Private: PLAN spends part of its budget estimating σ̂ and regularises it (σ̂ + ‖σ̂‖₁/d). "
+                         "Known: the true σ is used as it is and nothing is spent on it. " + define("oracle"))
 if d >= 2:
-    ci = c3.number_input("Horizontal axis: coordinate", 1, d, key="plan_i")
-    cj = c4.number_input("Vertical axis: coordinate", 1, d, key="plan_j")
+    ci = url_widget(c3.number_input, "Horizontal axis: coordinate", 1, d, key="plan_i", default=1,
+                    valid=lambda v: isinstance(v, int) and 1 <= v <= d)
+    cj = url_widget(c4.number_input, "Vertical axis: coordinate", 1, d, key="plan_j", default=min(4, d),
+                    valid=lambda v: isinstance(v, int) and 1 <= v <= d)
 else:
     ci = cj = 1
-exponent = st.select_slider(
+exponent = url_widget(
+    st.select_slider,
     "Scaling exponent e in sᵢ = σ̂ᵢ^(−2e) (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)", EXPONENTS,
-    key="plan_e", format_func=_exp_label)
+    key="plan_e", default=1 / (p + 2), valid=lambda v: any(abs(v - e) < 1e-9 for e in EXPONENTS),
+    parse=lambda raw: min(EXPONENTS, key=lambda e: abs(e - float(raw))), format_func=_exp_label)
 plan_e = 1 / (p + 2)
 variances = "oracle" if source == "oracle" else ("binary" if binary else "private")
 
@@ -154,7 +164,9 @@ if not binary:  # before the run, from public values only (n, d, rho, the range)
         st.warning("**Before the run:** " + risk)
 
 key = (s.distribution, n, d, s.skew, s.seed, rho, p, variances, float(exponent))
-with user_errors():
+confirm_long_run(f"plan:{key}", seconds_plan_page(n, d), f"PLAN, IOME and the Gaussian mechanism on {n:,} × {d} "
+                 "values, and the pictures", smaller_data_choices(n, d, seconds_plan_page))
+with user_errors(), st.spinner(f"Running PLAN, IOME and the Gaussian mechanism on {n:,} rows × {d} columns…"):
     est, iome_est, gauss_est = _runs(key)
     entries = _entries(key)
 
@@ -219,7 +231,7 @@ if binary:
                f"offset (up to {JITTER:.0%} of the panel's width) to show how many there are. The downloaded "
                "data hold the exact positions.")
 
-with user_errors():
+with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
     (fig, df), noise_view, sm = _step_views(key, coords)
     curve_view, shapes_view, split_view = _global_views(key)
 sc = dg.scale[list(coords)]

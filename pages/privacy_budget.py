@@ -10,7 +10,16 @@ from dpcore import registry
 from dpcore.experiments import default_estimators
 from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
-from pages._ui import CACHE_TTL, Settings, chart, dataset, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    Settings,
+    chart,
+    dataset,
+    settings,
+    simulation_notice,
+    user_errors,
+    words_on_this_page,
+)
 
 s = settings()
 st.title("Privacy budget")
@@ -19,6 +28,7 @@ st.markdown(
     "smaller numbers are always more private. This page converts between them and shows how each "
     "estimator spends the budget you chose in the sidebar."
 )
+words_on_this_page("ε (pure DP)", "(ε, δ)-DP", "zCDP", "ρ", "CKS", "add-remove", "replace-one")
 
 with user_errors():
     budget = s.budget
@@ -108,7 +118,7 @@ if s.budget.notion == "pure":
 main = [n for n in default_estimators(data.kind, s.unit, data.d) if n in private]
 show_all = st.toggle(f"Show all {len(private)} estimators that apply to this data", value=False)
 names = tuple(private if show_all or not main else main)
-with user_errors():
+with user_errors(), st.spinner(f"Running {len(names)} estimators once to read their ledgers…"):
     led = _ledgers(s, names)
 if led.empty:
     st.info("No private estimator applies to this data.")

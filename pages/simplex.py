@@ -1,5 +1,6 @@
 """Free lunch (simplex): send x to (x, R − x), release both sums with one mechanism, get a count (or a
-better sum) for free — and where that lunch is, honestly, not free. Spec: specs/simplex.md."""
+better sum) for free — and where that lunch is, honestly, not free. Spec: specs/simplex.md (developer
+reference; the page names the paper)."""
 
 import numpy as np
 import pandas as pd
@@ -17,8 +18,18 @@ from dpcore.figures_simplex import (
     variance_curves,
     variance_figure,
 )
+from dpcore.glossary import define
 from dpcore.theory_simplex import extra_count_weight, free_count_variance, mse
-from pages._ui import CACHE_TTL, chart, native_budget, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    native_budget,
+    settings,
+    simulation_notice,
+    url_widget,
+    user_errors,
+    words_on_this_page,
+)
 
 s = settings()
 st.title("Free lunch (simplex)")
@@ -29,23 +40,29 @@ st.markdown(
     "the sum. (Fitzsimons, Honaker, Shoemate and Singhal, *Private Means and the Curious Incident of the Free "
     "Lunch*, 2024.)"
 )
+words_on_this_page("add-remove", "replace-one", "ε (pure DP)", "zCDP", "sensitivity")
 
 # ---------------------------------------------------------------------------------------------
 # local controls
 
 c1, c2, c3 = st.columns(3)
-mech = c1.radio("Noise", ["laplace", "gaussian"], index=0 if s.unit == "eps" else 1, horizontal=True,
-                format_func={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian (ρ-zCDP)"}.get, key="simplex_mech")
-relation = c2.radio("Neighbouring datasets", ["add-remove", "replace-one"], horizontal=True, key="simplex_rel",
-                    format_func={"add-remove": "add/remove (n private)",
-                                 "replace-one": "replace-one (n public)"}.get)
-p_now = c3.slider("Where the data's mean sits in [0, R]: p = μ/R", 0.0, 1.0, 0.65, 0.05, key="simplex_p")
+mech = url_widget(c1.radio, "Noise", ["laplace", "gaussian"], key="simplex_mech",
+                  default="laplace" if s.unit == "eps" else "gaussian", valid=lambda v: v in ("laplace", "gaussian"),
+                  horizontal=True, format_func={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian (ρ-zCDP)"}.get)
+relation = url_widget(c2.radio, "Neighbouring datasets", ["add-remove", "replace-one"], key="simplex_rel",
+                      default="add-remove", valid=lambda v: v in ("add-remove", "replace-one"), horizontal=True,
+                      format_func={"add-remove": "add/remove (n private)", "replace-one": "replace-one (n public)"}.get,
+                      help="add/remove: " + define("add-remove") + " replace-one: " + define("replace-one"))
+p_now = url_widget(c3.slider, "Where the data's mean sits in [0, R]: p = μ/R", 0.0, 1.0, step=0.05, key="simplex_p",
+                   default=0.65, valid=lambda v: 0.0 <= v <= 1.0)
 c4, c5, c6 = st.columns(3)
-split = c4.slider("Baselines: share f of the budget for the sum", 0.05, 0.95, 0.5, 0.05, key="simplex_split",
-                  help="The paper's experiments and the common libraries split equally (f = 0.5).")
-count_fraction = c5.slider("Simplex: share of the budget for an extra count (S4)", 0.0, 0.5, 0.0, 0.05,
-                           key="simplex_extra", disabled=relation == "replace-one",
-                           help="0 spends everything on the one release; the free count is then all you have.")
+split = url_widget(c4.slider, "Baselines: share f of the budget for the sum", 0.05, 0.95, step=0.05,
+                   key="simplex_split", default=0.5, valid=lambda v: 0.05 <= v <= 0.95, help="The paper's experiments and the common libraries split equally (f = 0.5).")
+count_fraction = url_widget(c5.slider, "Simplex: share of the budget for an extra paid count", 0.0, 0.5, step=0.05,
+                            key="simplex_extra", default=0.0, valid=lambda v: 0.0 <= v <= 0.5,
+                            disabled=relation == "replace-one",
+                            help="0 spends everything on the one release; the free count is then all you have. "
+                                 "Off under replace-one: n is public there, so no count is needed.")
 n = int(s.n)
 R = 1.0
 
@@ -68,7 +85,8 @@ cg = {k: float(mse(k, p_now, n=n, radius=R, rho=1.0)) for k in ("simplex", "cent
                                                                  "centred_sum_known_n")}
 cl = {k: float(mse(k, p_now, n=n, radius=R, epsilon=1.0)) for k in ("simplex", "centred")}
 st.warning(
-    "**Where the lunch is not free** (derived in the spec; the paper does not say this):\n\n"
+    "**Where the lunch is not free** (our derivation from the closed forms below; the paper does not say "
+    "this):\n\n"
     f"1. **Gaussian noise:** the simplex mean with a free count is *identical in distribution* to the centred "
     f"estimator (centre the data, noisy sum over noisy count, budget split equally, as PipelineDP does): "
     f"at p = {p_now:.2f} both have MSE coefficient {cg['simplex'] * n**2:.3f} vs {cg['centred'] * n**2:.3f}. "
@@ -134,7 +152,7 @@ def _curves(n: int, mech: str, budget: float, split: float, count_fraction: floa
 
 
 st.header("Variance against where the data sit")
-with user_errors():
+with user_errors(), st.spinner("Simulating 2,000 releases per estimator and position…"):
     theory, sim = _curves(n, mech, budget, split, count_fraction, relation, s.seed)
 at_p = theory[np.isclose(theory.p, round(p_now * 100) / 100)].set_index("estimator").mse
 code = (f"from dpcore.figures_simplex import variance_curves, simulated_points\n"
@@ -179,7 +197,7 @@ if relation == "add-remove":
         kw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
         return count_figure(n=n, split=split, reps=4000, rng=seed, **kw)
 
-    with user_errors():
+    with user_errors(), st.spinner("Simulating 4,000 counts…"):
         fig, df = _count(n, mech, budget, split, s.seed)
         sd = {src: grp["count"].std() for src, grp in df.groupby("source")}
         v_free = free_count_variance(radius=R, **bkw)
@@ -193,7 +211,7 @@ if relation == "add-remove":
     if count_fraction > 0:
         w = extra_count_weight(count_fraction=count_fraction, **bkw)
         st.info(f"With {count_fraction:.0%} of the budget on an extra noisy count, the two counts are combined by "
-                f"inverse-variance weighting with weight **w = {w:.3f}** on the free count (S4). The sums are then "
+                f"inverse-variance weighting with weight **w = {w:.3f}** on the free count. The sums are then "
                 "re-projected onto R·N* (the BLUE, never worse than the paper's m₁/N*).")
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Winsorized mean: the private modified winsorized mean (PMWM) on one column, what outliers do
-to it and to the clipped mean, and subsample-and-aggregate with it. Spec: specs/winsorized.md."""
+to it and to the clipped mean, and subsample-and-aggregate with it. Spec: specs/winsorized.md (developer
+reference; the page names the paper)."""
 
 import numpy as np
 import streamlit as st
@@ -17,6 +18,7 @@ from dpcore.figures_winsorized import (
     sa_error_figure,
     sa_strip,
 )
+from dpcore.glossary import define
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -24,37 +26,47 @@ from pages._ui import (
     native_budget,
     settings,
     simulation_notice,
+    url_widget,
     user_errors,
+    words_on_this_page,
 )
 
 s = settings()
 st.title("Winsorized mean")
 st.markdown(
-    "Find a private interval **[L̂, Û]** around the bulk of the data with two *unbounded* private quantile "
+    "The private modified winsorized mean (**PMWM**): find a private interval **[L̂, Û]** around the bulk of the data with two *unbounded* private quantile "
     "searches (they walk a geometric grid from the prior range, so the range may be very loose), pull every "
     "point outside it in to its edge, and add noise scaled to the interval's width. Outliers cost a little "
     "bias instead of a wide interval. (Ramsay and Spicker, *Improved subsample-and-aggregate via the private "
     "modified winsorized mean*, 2025.) This page uses the **first column** of the sidebar's data."
 )
+words_on_this_page("PMWM", "zCDP", "ε (pure DP)", "clipping bias", "sensitivity")
 
 # ---------------------------------------------------------------------------------------------
 # local controls
 
 c1, c2, c3, c4 = st.columns(4)
-version = c1.radio("Version", ["pure", "zcdp"], index=1 if s.unit == "rho" else 0, key="wins_version",
-                   format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get, horizontal=True)
+version = url_widget(c1.radio, "Version", ["pure", "zcdp"], key="wins_version", default="zcdp" if s.unit == "rho" else "pure",
+                     valid=lambda v: v in ("pure", "zcdp"), horizontal=True,
+                     format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
+                     help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"))
 if version == "zcdp":
     st.caption("ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
                "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
                "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
-               "is not proven for long walks, so it is not used here (`walk='gaussian'` reproduces the paper).")
-eta = c2.slider("η: expected share of outliers (trim level)", 0.0, 0.45, 0.10, 0.01, key="wins_eta",
+               "is not proven for long walks, so it is not used here.")
+eta = url_widget(c2.slider, "η: expected share of outliers (trim level)", 0.0, 0.45, step=0.01, key="wins_eta",
+                 default=0.10, valid=lambda v: 0.0 <= v <= 0.45,
                 help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.")
-contam = c3.slider("Contamination: share of points made outliers", 0.0, 0.4, 0.05, 0.01, key="wins_contam")
-shift = c4.slider("Outlier position (standard deviations to the right)", 2.0, 40.0, 10.0, 1.0, key="wins_shift")
+contam = url_widget(c3.slider, "Contamination: share of points made outliers", 0.0, 0.4, step=0.01, key="wins_contam",
+                    default=0.05, valid=lambda v: 0.0 <= v <= 0.4)
+shift = url_widget(c4.slider, "Outlier position (standard deviations to the right)", 2.0, 40.0, step=1.0,
+                   key="wins_shift", default=10.0, valid=lambda v: 2.0 <= v <= 40.0)
 c5, c6, _ = st.columns([1, 1, 2])
-c_trim = c5.number_input("c: points to trim per side with no outliers", 0.5, 500.0, 10.0, 0.5, key="wins_c")
-beta = c6.select_slider("Grid ratio β", [1.0005, 1.001, 1.005, 1.01, 1.05], value=1.001, key="wins_beta")
+c_trim = url_widget(c5.number_input, "c: points to trim per side with no outliers", 0.5, 500.0, step=0.5, key="wins_c",
+                    default=10.0, valid=lambda v: 0.5 <= v <= 500.0)
+BETAS = [1.0005, 1.001, 1.005, 1.01, 1.05]
+beta = url_widget(c6.select_slider, "Grid ratio β", BETAS, key="wins_beta", default=1.001, valid=BETAS.__contains__)
 
 with user_errors():
     conv = native_budget(s.budget, version)
@@ -81,7 +93,7 @@ def _one_run(distribution: str, n: int, d: int, skew: float, seed: int, version:
     return est, base
 
 
-with user_errors():
+with user_errors(), st.spinner("Running the private winsorized mean and the clipped mean…"):
     est, base = _one_run(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, beta, contam, shift)
 
 dg = est.diagnostics
@@ -132,7 +144,7 @@ def _sweep(distribution: str, n: int, d: int, skew: float, seed: int, version: s
                                budget=budget, bounds=(a, b), eta=eta, c=c, reps=40, rng=seed)
 
 
-with user_errors():
+with user_errors(), st.spinner("Repeating both estimators 40 times at each contamination level…"):
     sweep = _sweep(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, shift)
 at = sweep[np.isclose(sweep.contamination, round(contam / 0.05) * 0.05)]
 pm = at[at.estimator.str.startswith(f"PMWM (η = {eta:g})")].rmse.iloc[0]
@@ -153,10 +165,13 @@ st.markdown(
     "group, so the aggregator sees a single swapped value. A statistic that fails on a group gets a fixed value."
 )
 s1, s2 = st.columns(2)
-statistic = s1.radio("Statistic per group", ["mean", "median", "variance (MLE)"], horizontal=True, key="wins_stat")
+STATS = ["mean", "median", "variance (MLE)"]
+statistic = url_widget(s1.radio, "Statistic per group", STATS, horizontal=True, key="wins_stat", default="mean",
+                       valid=STATS.__contains__)
 max_size = max(2, min(500, x.size // 4))
 if max_size > 2:
-    size = s2.slider("Units per group", 2, max_size, min(50, max_size), 1, key="wins_size")
+    size = url_widget(s2.slider, "Units per group", 2, max_size, step=1, key="wins_size", default=min(50, max_size),
+                      valid=lambda v: isinstance(v, int) and 2 <= v <= max_size)
 else:  # a slider needs min < max: with n <= 11 rows only groups of 2 are possible
     size = 2
     s2.caption(f"Units per group: 2 (with n = {x.size} rows there is no other choice).")
@@ -176,7 +191,7 @@ def _sa(distribution: str, n: int, d: int, skew: float, seed: int, version: str,
     return est, full_statistic(xx, statistic), curve
 
 
-with user_errors():
+with user_errors(), st.spinner("Running subsample and aggregate over the group sizes…"):
     sa_est, full, curve = _sa(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, size, contam,
                               shift)
 theta = sa_est.diagnostics.extra["group_statistics"][:, 0]

@@ -32,7 +32,15 @@ from dpcore.figures_your_data import (
     spread_sentence,
 )
 from dpcore.privacy import Budget
-from pages._ui import CACHE_TTL, chart, include_peers, settings, simulation_notice, user_errors
+from pages._ui import (
+    CACHE_TTL,
+    chart,
+    include_peers,
+    settings,
+    simulation_notice,
+    user_errors,
+    words_on_this_page,
+)
 
 s = settings()
 st.title("Your data")
@@ -48,6 +56,8 @@ st.warning(
     "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
     f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
     f"{limits.MAX_UPLOAD_MB} MB.", icon=":material/science:")
+
+words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "ε (pure DP)", "add-remove", "replace-one", "oracle")
 
 SOURCES = {"bundled": "A bundled data set", "upload": "Upload a CSV file", "paste": "Paste CSV text"}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")

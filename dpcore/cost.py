@@ -1,0 +1,87 @@
+"""A cheap cost model: how long a run will take, predicted before it starts.
+
+The app asks before any run predicted to take more than a few seconds. The model is linear in the
+number of values an estimator touches: ``seconds = overhead + per_value * n * d`` per estimator
+run, plus drawing the data, summed over every dataset, repetition, sweep point and estimator of an
+experiment. The constants were measured on the development machine (2 shared cores) with
+``benchmarks/cost_model.py``, which also prints predicted against measured times; rerun it to
+recalibrate. Runs the engine batches over repetitions are cheaper than predicted, so the estimate
+errs on the long side.
+
+References
+----------
+DESIGN.md, "App conventions" (interaction budget); issue 15 (a time estimate before a long run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Microseconds per value (n * d) for one run of each estimator; others use ``DEFAULT_PER_VALUE``.
+PER_VALUE_US: dict[str, float] = {
+    "empirical": 0.01, "plan": 0.35, "plan_oracle": 0.12, "plan_noscale": 0.15, "plan_l1": 0.06,
+    "plan_l1_oracle": 0.06, "iome_paper": 0.25, "iome": 0.25, "gaussian_private": 0.17, "pmwm_zcdp": 0.9,
+    "pmwm": 0.8, "binary_pde": 0.07, "binary_klsu_zcdp": 0.06, "binary_naive_laplace": 0.03,
+    "simplex_laplace": 0.11, "plugin_laplace": 0.07,
+}
+DEFAULT_PER_VALUE_US = 0.2
+#: Milliseconds of fixed cost per estimator run (private quantile searches, bookkeeping).
+OVERHEAD_MS: dict[str, float] = {"pmwm_zcdp": 25.0, "pmwm": 35.0, "iome_paper": 9.0, "iome": 9.0,
+                                 "gaussian_private": 6.0, "binary_pde": 5.0}
+DEFAULT_OVERHEAD_MS = 2.0
+#: One factor fitted to the benchmark's measured / predicted ratios (1.05-1.71 before it, on 4 configs).
+CALIBRATION = 1.3
+#: Drawing one dataset, microseconds per value.
+DATA_US = 0.08
+#: Fixed cost of a PLAN step-by-step page view (figures), seconds.
+PLAN_PAGE_FIGURES_S = 0.3
+
+
+def seconds_per_run(name: str, n: int, d: int) -> float:
+    """Predicted seconds for one run of estimator ``name`` on ``n`` rows and ``d`` columns."""
+    return CALIBRATION * (OVERHEAD_MS.get(name, DEFAULT_OVERHEAD_MS) * 1e-3
+                          + PER_VALUE_US.get(name, DEFAULT_PER_VALUE_US) * 1e-6 * n * d)
+
+
+def estimate_seconds(config: Any) -> float:
+    """Predicted wall-clock seconds of :func:`dpcore.experiments.run` for ``config``.
+
+    Parameters
+    ----------
+    config : ExperimentConfig, mapping or JSON string
+        What :func:`dpcore.experiments.run` accepts.
+
+    Returns
+    -------
+    float
+        Seconds, summed over datasets (drawing them), repetitions, sweep points and estimators.
+
+    Examples
+    --------
+    >>> from dpcore.experiments import ExperimentConfig
+    >>> cfg = ExperimentConfig(distribution="gaussian", n=1000, d=16, estimators=["plan"], repetitions=2)
+    >>> 0 < estimate_seconds(cfg) < 1
+    True
+    """
+    from dpcore.experiments import ExperimentConfig, plan_tasks
+
+    if isinstance(config, str):
+        cfg = ExperimentConfig.from_json(config)
+    elif isinstance(config, Mapping):
+        cfg = ExperimentConfig.from_dict(dict(config))
+    else:
+        cfg = config
+    tasks, _ = plan_tasks(cfg)
+    total = 0.0
+    for t in tasks:
+        n, d, reps, points = int(t["n"]), int(t["d"]), len(t["reps"]), len(t["budgets"])
+        total += reps * CALIBRATION * DATA_US * 1e-6 * n * d
+        total += reps * points * sum(seconds_per_run(e["name"], n, d) for _, e in t["estimators"])
+    return total
+
+
+def seconds_plan_page(n: int, d: int) -> float:
+    """Predicted seconds for the PLAN step-by-step page: data, PLAN, IOME, the Gaussian mechanism, figures."""
+    return (DATA_US * 1e-6 * n * d + sum(seconds_per_run(e, n, d) for e in ("plan", "iome_paper", "gaussian_private"))
+            + PLAN_PAGE_FIGURES_S)
