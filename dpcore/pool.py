@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
+import types
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -76,7 +78,20 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     ctx = multiprocessing.get_context("forkserver")
     # the fork server imports the engine once; workers fork from it and share those pages
     ctx.set_forkserver_preload(["dpcore.experiments"])
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
+    # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
+    # reuse these workers, so no worker ever starts while a script is __main__.
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        started = [pool.submit(os.getpid) for _ in range(workers)]
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+    for f in started:
+        f.result(timeout=120)
+    return pool
 
 
 class _Job:

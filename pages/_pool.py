@@ -9,6 +9,7 @@ the pool: :func:`dpcore.experiments.run` gives the identical frame for any execu
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -108,8 +109,8 @@ class SharedCache:
         def background() -> None:
             try:
                 self.put(key, work(pool.lane(("refine", key), priority=1)))
-            except Exception:  # noqa: BLE001, S110 - the view keeps its first result
-                pass
+            except Exception:  # noqa: BLE001 - the view keeps its first result
+                logging.getLogger(__name__).exception("refining %s failed", key)
             finally:
                 with self._lock:
                     self.refining.discard(key)
