@@ -1,4 +1,4 @@
-"""Predicted (dpcore.cost.estimate_seconds) against measured seconds of dpcore.experiments.run.
+"""Predicted (dpcore.experiments.cost.estimate_seconds) against measured seconds of dpcore.experiments.run.
 
 Run with ``.venv/bin/python -m benchmarks.cost_model`` (or as a script); prints one line per config
 with the ratio measured / predicted. Use it to recalibrate the constants in ``dpcore/cost.py``.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from dpcore.cost import estimate_seconds
 from dpcore.experiments import ExperimentConfig, run
+from dpcore.experiments.cost import estimate_seconds
 
 MAIN = ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"]
 CONFIGS = [

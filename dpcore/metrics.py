@@ -6,7 +6,7 @@ The split follows the exact identity of specs/plan.md §2 ("Error identity"):
                      + (noiseless - x̄)            clipping bias
                      + (estimate - noiseless)     DP noise
 
-where ``noiseless`` is :attr:`dpcore.registry.Diagnostics.noiseless_mean`, the estimate with the
+where ``noiseless`` is :attr:`dpcore.estimate.Diagnostics.noiseless_mean`, the estimate with the
 final release's noise removed. The three vectors add up to the total error exactly; their norms do
 not (the triangle inequality), so charts show each norm beside the total.
 """
@@ -70,7 +70,7 @@ def mahalanobis_error(estimate: Any, truth: Any, std: Any) -> np.ndarray | float
 
 
 def error_split(estimate: Any, x: Any, truth: Any, p: float = 2.0) -> dict[str, float]:
-    """Split an :class:`~dpcore.registry.Estimate`'s error into sampling, clipping bias and noise.
+    """Split an :class:`~dpcore.estimate.Estimate`'s error into sampling, clipping bias and noise.
 
     Returns the ``l_p`` norms of the three error vectors and of the total. The vectors themselves
     sum exactly to ``estimate.mean - truth``.

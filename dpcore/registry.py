@@ -8,204 +8,38 @@ over :func:`all_estimators` / :func:`applicable`.
 An estimator function has the signature ``func(x, *, <epsilon|rho>, rng, **params) -> Estimate``.
 It may also accept ``bounds=`` (public range), ``sigma=`` (known per-coordinate standard deviations,
 the teaching oracle) and ``true_mean=``; :meth:`EstimatorSpec.run` passes those from a
-:class:`dpcore.data.Dataset` only to functions that declare them.
+:class:`dpcore.data.dataset.Dataset` only to functions that declare them.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import importlib
-import inspect
 import pkgutil
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import numpy as np
+from typing import Any
 
 from dpcore._validation import RngLike
-from dpcore.privacy import Budget, Conversion, ConversionMethod, Ledger, NativeNotion
-
-DataKind = Literal["real", "bounded", "binary"]
-Neighbouring = Literal["replace-one", "add-remove", "none"]
+from dpcore.estimate import (
+    _REGISTRY,
+    PEERS,
+    DataKind,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    Neighbouring,
+    register,
+)
+from dpcore.privacy import Budget
 
 #: Colours for the three error sources, used by every chart.
 ERROR_SOURCE_COLORS = {"sampling": "#7f7f7f", "clipping": "#e377c2", "noise": "#17becf"}
 
 
-@dataclass
-class Diagnostics:
-    """What an estimator did, for the pictures and the error split.
-
-    Attributes
-    ----------
-    noiseless_mean : array
-        The estimate with the privacy noise of the final release removed but the same centre,
-        scale and clipping (so ``mean - noiseless_mean`` is the final noise and
-        ``noiseless_mean - empirical mean`` is the clipping bias).
-    center : array or None
-        The (private) centre used before clipping.
-    scale : array or None
-        Per-coordinate multipliers mapping centred original space to scaled space.
-    clip_radius : float or None
-        l2 clip radius in scaled space.
-    clip_interval : (array, array) or None
-        Per-coordinate clip interval ``(lower, upper)`` for interval clipping.
-    clipped : bool array or None
-        Which rows (or entries, shape ``(n, d)``) were changed by clipping.
-    noise_std : array or None
-        Per-coordinate standard deviation of the final noise, in original space.
-    warnings : list of str
-        Anything the user should know (fallbacks, parameters outside the theory's range). Part of
-        what an estimator releases: a warning may depend on public values and on the private output
-        only, never on the data directly (no counts of clamped rows, no private n, no number of
-        failed groups).
-    extra : dict
-        Estimator-specific values (rotation signs, quantile steps, groups, ...).
-    nonprivate : dict
-        **Not private, for teaching only**: data-dependent quantities (rows clamped, the true n
-        under add/remove, failed groups, ...). Never part of a release; a page may show them only
-        under a "non-private diagnostics" label.
-    """
-
-    noiseless_mean: np.ndarray
-    center: np.ndarray | None = None
-    scale: np.ndarray | None = None
-    clip_radius: float | None = None
-    clip_interval: tuple[np.ndarray, np.ndarray] | None = None
-    clipped: np.ndarray | None = None
-    noise_std: np.ndarray | None = None
-    warnings: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    nonprivate: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def fraction_clipped(self) -> float | None:
-        """Fraction of rows (or entries) changed by clipping."""
-        if self.clipped is None:
-            return None
-        return float(np.mean(self.clipped))
+#: Estimators handed the true variances (not private as released); see ``EstimatorSpec.uses_oracle``.
+_ORACLES = frozenset({"plan_oracle"})
 
 
-@dataclass
-class Estimate:
-    """A private mean with its privacy ledger and diagnostics."""
-
-    mean: np.ndarray
-    ledger: Ledger
-    diagnostics: Diagnostics
-    estimator: str = ""
-    conversion: Conversion | None = None
-
-
-@functools.lru_cache(maxsize=256)
-def _signature(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
-    """Parameter names of ``func`` and whether it takes ``**kwargs`` (inspect.signature is slow and
-    :meth:`EstimatorSpec.accepts` is asked once per estimator run)."""
-    sig = inspect.signature(func)
-    return frozenset(sig.parameters), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
-
-
-@dataclass(frozen=True)
-class EstimatorSpec:
-    """One registered estimator.
-
-    Attributes
-    ----------
-    name : str
-        Stable identifier (used in configs, URLs and data frames).
-    label : str
-        Human label for the app.
-    color : str
-        Fixed colour used in every chart.
-    notion : {"pure", "zcdp", "none"}
-        Native privacy notion; budgets are converted to it by :meth:`Budget.to_native`.
-    data_kinds : frozenset of {"real", "bounded", "binary"}
-        Data the estimator applies to.
-    neighbouring : {"replace-one", "add-remove", "none"}
-        Neighbouring relation its guarantee holds for.
-    func : callable
-        The estimator function.
-    params : mapping
-        Default keyword parameters passed to ``func``.
-    family : str
-        Group name for the app (``"PLAN"``, ``"baseline"``, ...).
-    description : str
-        One sentence for the app.
-    seeded : bool
-        ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
-        from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
-    """
-
-    name: str
-    label: str
-    color: str
-    notion: NativeNotion
-    data_kinds: frozenset[str]
-    neighbouring: Neighbouring
-    func: Callable[..., Estimate]
-    params: Mapping[str, Any] = field(default_factory=dict)
-    family: str = "baseline"
-    description: str = ""
-    needs_dimension: Literal["any", "scalar", "vector"] = "any"
-    seeded: bool = True
-
-    def accepts(self, keyword: str) -> bool:
-        names, var_kw = _signature(self.func)
-        return keyword in names or var_kw
-
-    def meets(self, budget: Budget) -> bool:
-        """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator
-        under a pure ε budget; see :meth:`dpcore.privacy.Budget.meets`)."""
-        return budget.meets(self.notion)
-
-    def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
-            method: ConversionMethod = "cks", at_implied_level: bool = False, **overrides: Any) -> Estimate:
-        """Run on a :class:`~dpcore.data.Dataset` (or a bare array) with ``budget`` converted to
-        this estimator's native notion. ``overrides`` replace the default ``params``.
-
-        A zCDP estimator under a pure ε budget raises ``ValueError`` (nothing turns zCDP into ε-DP)
-        unless ``at_implied_level=True``: it then runs at ρ = ε²/2 and ``est.conversion`` has
-        ``meets_budget=False`` and the (ε', δ)-DP it gives (:meth:`Budget.implied_zcdp`).
-        """
-        if at_implied_level and self.notion == "zcdp":
-            conv = budget.implied_zcdp(method=method)
-        else:
-            conv = budget.to_native(self.notion, method)
-        kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
-        x = getattr(data, "x", data)
-        std_from_data = bool(getattr(data, "params", {}).get("std_from_data", False))
-        for key in ("bounds", "sigma", "true_mean"):
-            value = getattr(data, key, None) if key != "sigma" else getattr(data, "true_std", None)
-            if value is None or key in kwargs or not self.accepts(key):
-                continue
-            if key == "sigma" and std_from_data:
-                # A data set's own empirical standard deviation is not public: never hand it to an
-                # estimator as "known" sigma (issue 11, item 7).
-                if "sigma" in inspect.signature(self.func).parameters:
-                    raise ValueError(
-                        f"{self.name} needs a public sigma (known standard deviations), but this data set's "
-                        "true_std is its own empirical standard deviation, a data-derived value whose use is a "
-                        "privacy leak. Pass sigma= (a public value chosen without the data) explicitly, or "
-                        "use an estimator that estimates the variances privately.")
-                continue
-            kwargs[key] = value
-        est = self.func(x, rng=rng, **kwargs)
-        est.estimator = self.name
-        est.conversion = conv
-        return est
-
-
-_REGISTRY: dict[str, EstimatorSpec] = {}
 _DISCOVERED = False
-
-
-def register(spec: EstimatorSpec) -> EstimatorSpec:
-    """Add ``spec`` to the registry (its name must be new)."""
-    if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
-        raise ValueError(f"an estimator named {spec.name!r} is already registered.")
-    _REGISTRY[spec.name] = spec
-    return spec
 
 
 def _discover() -> None:
@@ -216,6 +50,9 @@ def _discover() -> None:
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    for name in _ORACLES:  # registered by modules that predate the ``uses_oracle`` field
+        if name in _REGISTRY and not _REGISTRY[name].uses_oracle:
+            _REGISTRY[name] = dataclasses.replace(_REGISTRY[name], uses_oracle=True)
     _DISCOVERED = True
 
 
@@ -235,8 +72,6 @@ def get(name: str) -> EstimatorSpec:
         raise ValueError(f"unknown estimator {name!r}; choose one of: {known}.") from None
 
 
-#: The opt-in group of other libraries' means (:mod:`dpcore.estimators.peers`).
-PEERS = "peers"
 
 
 def applicable(kind: str, d: int | None = None, *, peers: bool = False) -> list[EstimatorSpec]:
@@ -260,3 +95,6 @@ def applicable(kind: str, d: int | None = None, *, peers: bool = False) -> list[
 def run(name: str, data: Any, budget: Budget, *, rng: RngLike = None, **overrides: Any) -> Estimate:
     """Shorthand for ``get(name).run(data, budget, rng=rng, **overrides)``."""
     return get(name).run(data, budget, rng=rng, **overrides)
+
+
+__all__ = ['DataKind', 'Diagnostics', 'ERROR_SOURCE_COLORS', 'Estimate', 'EstimatorSpec', 'Neighbouring', 'PEERS', 'all_estimators', 'applicable', 'get', 'register', 'run']

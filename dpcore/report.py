@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.figures import tidy_log_axes
+from dpcore.figures.style import tidy_log_axes
 
 _CSS = """
 body{font-family:Inter,Helvetica,Arial,sans-serif;color:#1d2733;max-width:1100px;margin:2em auto;padding:0 1em}
@@ -45,7 +45,7 @@ def ledger_table(frame: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     frame : DataFrame
-        A frame from :func:`dpcore.experiments.run`.
+        A frame from :func:`dpcore.experiments.engine.run`.
     """
     cols = ["label", "notion", "neighbouring", "budget", "unit", "conversion", "native_budget", "native_unit",
             "ledger_total"]

@@ -20,7 +20,7 @@ import streamlit as st
 from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
-from dpcore.figures import tidy_log_axes
+from dpcore.figures.style import tidy_log_axes
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}

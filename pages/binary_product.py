@@ -7,16 +7,26 @@ import streamlit as st
 
 from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
 from dpcore.estimators.binary_product import HEAVY_SUBSTITUTE_LABEL, pure_dp_pde
-from dpcore.figures_binary import ladder_figure, ladder_frame, tv_figure, tv_summary
-from dpcore.theory_binary import (
+from dpcore.experiments.studies import simulate_tv
+from dpcore.figures.binary_product import (
+    ladder_figure,
+    ladder_frame,
+    sweep_winners,
+    tv_figure,
+    tv_headline,
+    tv_summary,
+)
+from dpcore.theory.binary_product import (
     PROFILES,
+    SEPARATION_BETA,
+    SEPARATION_WARN,
     naive_dense,
     naive_sparse,
     nonprivate_dense,
     product_tv,
     profile,
     sample_binary_product,
-    simulate_tv,
+    separation_light,
 )
 from pages._ui import (
     CACHE_TTL,
@@ -79,6 +89,10 @@ def one_run(prof: str, d: int, n: int, eps: float, seed: int, flip: bool) -> dic
     return {"p": p, "pde": pde, "naive": naive, "tv": tv}
 
 
+TV_LABELS = {"pde": "PureDPPDE (practical)", "naive": "naive Laplace", "truncated": "one-radius truncated Laplace",
+             "empirical": "non-private mean"}
+
+
 with user_errors(), st.spinner("Running the estimators…"):
     res = one_run(prof, int(d), int(n), float(eps), seed, bool(flip))
 p, pde, naive, tv = res["p"], res["pde"], res["naive"], res["tv"]
@@ -89,10 +103,7 @@ m1.metric("TV, PureDPPDE (practical)", f"{tv['pde']:.3f}")
 m2.metric("TV, naive Laplace", f"{tv['naive']:.3f}")
 m3.metric("TV, one-radius truncated Laplace", f"{tv['truncated']:.3f}")
 m4.metric("TV, non-private mean", f"{tv['empirical']:.3f}")
-winner = "PureDPPDE" if tv["pde"] < tv["naive"] else "naive Laplace"
-ratio = max(tv["pde"], tv["naive"]) / max(min(tv["pde"], tv["naive"]), 1e-12)
-st.markdown(f"On this dataset **{winner} wins**: its TV is {ratio:.1f}× smaller "
-            f"({tv['pde']:.3f} against {tv['naive']:.3f}); sampling alone costs {tv['empirical']:.3f}.")
+st.markdown(tv_headline(tv, TV_LABELS))
 if np.any(p > 0.5) and not flip:
     st.warning("Some pⱼ exceed ½ and the flip step is off: the paper assumes pⱼ ≤ ½, so expect large errors.")
 
@@ -111,7 +122,7 @@ sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive L
             f"over {len(ex['rounds'])} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
             "heavier the bucket, the more noise it can afford.")
 chart(ladder_figure(df, ex["rounds"]), df, "binary_ladder", sentence,
-      f"from dpcore.theory_binary import profile, sample_binary_product\n"
+      f"from dpcore.theory.binary_product import profile, sample_binary_product\n"
       f"from dpcore.estimators.binary_product import pure_dp_pde\n"
       f"from dpcore.estimators.binary_baselines import naive_laplace\n"
       f"p = profile({prof!r}, {d}, rng={seed})\n"
@@ -124,11 +135,12 @@ with st.expander("Round table, stages and privacy ledger"):
     rt = pd.DataFrame([{k: v for k, v in r.items() if k not in ("coords", "noiseless", "noisy")}
                        for r in ex["rounds"]])
     if len(rt):
-        rt["traffic light"] = np.where(rt["separation"] > 16 * np.log(d * max(ex["R"], 1) / 0.1), "🟢",
-                                       np.where(rt["separation"] > 3, "🟡", "🔴"))
+        lights = separation_light(rt["separation"], int(d), int(ex["R"]))
+        rt["traffic light"] = pd.Series(lights).map({"green": "🟢", "amber": "🟡", "red": "🔴"}).to_numpy()
         st.markdown("One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
                     "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
-                    "analysis wants ≳ 16 ln(dR/β); below 3 many tiny pⱼ get promoted by noise alone.")
+                    f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
+                    "(🔴) many tiny pⱼ get promoted by noise alone.")
         st.dataframe(rt, hide_index=True)
     st.dataframe(pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex["stages"]]), hide_index=True)
     st.dataframe(pd.DataFrame(pde.ledger.to_records()), hide_index=True)
@@ -164,19 +176,11 @@ ns = np.geomspace(n_grid[0], n_grid[-1], 40)
 curves = {"naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
           "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
           "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d))}
-piv = sum_n.pivot(index="n", columns="estimator", values="tv_mean")
-wins = piv.index[piv["binary_pde"] < piv["binary_naive_laplace"]].tolist()
-if wins:
-    words_n = (f"PureDPPDE has the smaller mean TV at n = {', '.join(f'{w:,}' for w in wins)}; "
-               f"at n = {n_grid[-1]:,} it is {piv['binary_pde'].iloc[-1]:.3f} against "
-               f"{piv['binary_naive_laplace'].iloc[-1]:.3f} for naive Laplace.")
-else:
-    words_n = (f"Naive Laplace has the smaller mean TV at every n here (at n = {n_grid[-1]:,}: "
-               f"{piv['binary_naive_laplace'].iloc[-1]:.3f} against {piv['binary_pde'].iloc[-1]:.3f}).")
+words_n = sweep_winners(sum_n, "n")
 st.caption(f"Grids are capped at about {NNZ_CAP:,} ones per simulated dataset to keep the page interactive.")
 chart(tv_figure(sum_n, "n", curves, f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 seeds)"),
-      sum_n, "binary_tv_vs_n", words_n + " Shaded: n where naive Laplace wins.",
-      f"from dpcore.theory_binary import simulate_tv\n"
+      sum_n, "binary_tv_vs_n", words_n + " Shaded: n where a baseline beats PureDPPDE.",
+      f"from dpcore.experiments.studies import simulate_tv\n"
       f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
       f"            estimators={ESTS}, rng={seed}, flip={flip})")
 
@@ -189,16 +193,17 @@ with user_errors(), st.spinner("Simulating TV against d…"):
 sum_d = tv_summary(rec_d, "d")
 pivd = sum_d.pivot(index="d", columns="estimator", values="tv_mean")
 gap = pivd["binary_naive_laplace"] / pivd["binary_pde"]
-words_d = (f"At fixed n/d = {ratio_nd:,}, naive Laplace's TV grows with d (from {pivd['binary_naive_laplace'].iloc[0]:.3f} "
-           f"to {pivd['binary_naive_laplace'].iloc[-1]:.3f}) while PureDPPDE goes from {pivd['binary_pde'].iloc[0]:.3f} "
-           f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}.")
+words_d = (f"At fixed n/d = {ratio_nd:,}, naive Laplace's TV goes from {pivd['binary_naive_laplace'].iloc[0]:.3f} "
+           f"to {pivd['binary_naive_laplace'].iloc[-1]:.3f} as d grows, PureDPPDE's from {pivd['binary_pde'].iloc[0]:.3f} "
+           f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}. "
+           + sweep_winners(sum_d, "d"))
 chart(tv_figure(sum_d, "d", None, f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"),
       sum_d, "binary_tv_vs_d", words_d,
       f"simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, seeds=2,\n"
       f"            estimators={ESTS}, rng={seed}, flip={flip})")
 
 st.markdown(
-    "**In words.** PureDPPDE wins when the probabilities are **sparse or skewed** (most pⱼ tiny, a few large) "
+    "**In words.** Against naive Laplace, PureDPPDE wins when the probabilities are **sparse or skewed** (most pⱼ tiny, a few large) "
     "and **d is large** (d ≳ 128, n/d ≳ 1000/ε): the light coordinates then share a clip radius of a few "
     "units instead of d, so their noise no longer grows with d. **Naive Laplace wins when all pⱼ are near ½** "
     "(profile *dense*): no truncation helps there, and PureDPPDE pays for splitting its rows into blocks and "

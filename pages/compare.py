@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import limits, registry
-from dpcore.cost import estimate_seconds
 from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.plan import thin_budget_risk
 from dpcore.experiments import (
+    FAILURE_MULTIPLE,
     ExperimentConfig,
     default_estimators,
     make_dataset,
@@ -24,7 +24,16 @@ from dpcore.experiments import (
     summarise,
     tail_table,
 )
-from dpcore.figures_compare import METRIC_LABEL, error_figure, headline, target_figure
+from dpcore.experiments.cost import estimate_seconds
+from dpcore.experiments.presets import PRESETS, check_claim
+from dpcore.figures.compare import (
+    BLOWUP_MULTIPLE,
+    METRIC_LABEL,
+    error_figure,
+    headline,
+    target_figure,
+    target_sentence,
+)
 from dpcore.glossary import define
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
 from pages._ui import (
@@ -52,8 +61,11 @@ s = settings()
 st.title("Compare estimators")
 st.markdown(
     "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
-    "datasets; each point is the mean error over repeated runs, with a 10–90% band. The grey dash-dot line is the "
-    "sampling floor (the error of the non-private mean); stars mark the best private estimator at each point. "
+    "datasets; each point is the **median** error over repeated runs, with a light 10–90% band. The grey dash-dot "
+    "line is the sampling floor (the median error of the non-private mean, the same statistic as the lines); stars "
+    "mark the best private estimator of each guarantee at each point (oracle and non-private references, dotted, "
+    "are never starred); red triangles mark points where an estimator warned or a run blew up (worst run above "
+    f"{BLOWUP_MULTIPLE:g}× the median; hover for the failure rate, runs above {FAILURE_MULTIPLE:g}× the median). "
     "**IOME** is instance-optimal mean estimation (Huang, Liang and Yi 2021: rotate the data at random, private "
     "coordinate medians for a centre, then a shifted, clipped mean with Gaussian noise), run as the PLAN paper ran it."
 )
@@ -63,38 +75,7 @@ words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "CKS", "TV", "oracle", "regre
 # ---------------------------------------------------------------------------------------------
 # presets: one story each, restorable from the URL (?preset=...)
 
-PRESETS: dict[str, dict] = {
-    "skew_favours_plan": {
-        "name": "skew_favours_plan", "description": "Variance skew favours PLAN: σᵢ² = (d/i)², d = 128.",
-        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 2.0, "budget": 0.25, "unit": "rho",
-        "estimators": ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"],
-        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1},
-    "no_skew_tie": {
-        "name": "no_skew_tie", "description": "No skew, a tie: all variances equal, d = 128.",
-        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 0.0, "budget": 0.25, "unit": "rho",
-        "estimators": ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"],
-        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1},
-    "heavy_tails": {
-        "name": "heavy_tails", "description": "Heavy tails and contamination: 5% outliers at +20σ, d = 16.",
-        "distribution": "contaminated", "n": 2000, "d": 16, "skew": 0.0, "budget": 0.5, "unit": "rho",
-        "estimators": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"],
-        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 8, "seed": 1},
-    "free_lunch": {
-        "name": "free_lunch", "description": "Free lunch: bounded data, one column, pure ε; the count comes free.",
-        "distribution": "bounded", "n": 1000, "d": 1, "skew": 0.0, "budget": 1.0, "unit": "eps",
-        "estimators": ["empirical", "simplex_laplace", "plugin_laplace", "centred_plugin_laplace",
-                       "sum_known_n_laplace_replace"],
-        "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]}, "repetitions": 30, "seed": 1},
-    "sparse_binary": {
-        "name": "sparse_binary", "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",
-        "distribution": "binary_plan", "n": 4000, "d": 256, "skew": 0.05, "budget": 0.5, "unit": "rho",
-        "estimators": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp",
-                       "binary_naive_laplace"],
-        "sweep": {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}, "repetitions": 6, "seed": 1, "metric": "tv"},
-}
-PRESET_LABEL = {"custom": "Your sidebar settings", "skew_favours_plan": "Variance skew favours PLAN",
-                "no_skew_tie": "No skew: a tie", "heavy_tails": "Heavy tails and contamination",
-                "free_lunch": "Free lunch (bounded, pure ε)", "sparse_binary": "Sparse binary data"}
+PRESET_LABEL = {"custom": "Your sidebar settings", **{k: p.label for k, p in PRESETS.items()}}
 
 
 #: Compare's own controls; a new preset drops them back to the preset's defaults.
@@ -103,7 +84,7 @@ _OWN = ("cmp_x", "cmp_metric", "cmp_reps", "cmp_est", "cmp_est_peers", "cmp_targ
 
 def _preset_sidebar(name: str) -> dict:
     """The sidebar values a preset sets: its data, n, d, skew, budget and unit (the seed stays the user's)."""
-    p = PRESETS[name]
+    p = PRESETS[name].config
     out = {"distribution": p["distribution"], "n": int(p["n"]), "d": int(p["d"]), "skew": float(p["skew"]),
            "budget_value": float(p["budget"]), "unit": p["unit"]}
     if "delta" in p:
@@ -156,9 +137,9 @@ with user_errors():
         base = ExperimentConfig.from_json(upload)
         st.info(f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back).")
     elif preset != "custom":  # the preset's estimators and sweep, at the sidebar's data and budget
-        base = ExperimentConfig.from_dict({**PRESETS[preset], "distribution": s.distribution, "n": int(s.n),
-                                           "d": int(s.d), "skew": float(s.skew), "budget": float(s.budget_value),
-                                           "unit": s.unit, "delta": float(s.delta)})
+        base = ExperimentConfig.from_dict({**PRESETS[preset].experiment().to_dict(), "distribution": s.distribution,
+                                           "n": int(s.n), "d": int(s.d), "skew": float(s.skew),
+                                           "budget": float(s.budget_value), "unit": s.unit, "delta": float(s.delta)})
     else:
         base = ExperimentConfig(distribution=s.distribution, n=int(s.n), d=int(s.d), skew=float(s.skew),
                                 budget=float(s.budget_value), unit=s.unit, delta=float(s.delta), seed=int(s.seed),
@@ -302,7 +283,6 @@ if not failed.empty:
     first = failed.iloc[0]
     st.warning(f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: {first['failed']}")
 
-unit_name = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[config.unit]
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
@@ -324,6 +304,16 @@ def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, s
 
 
 fig_dict, data, sentence, table = _views(shown_json, x, metric)
+if preset != "custom" and upload is None:
+    claim = PRESETS[preset].claim
+    if x == "budget" and set(claim.contenders) <= set(chosen):
+        result = check_claim(frame, claim, x=x, metric=metric, unit=config.unit)
+        (st.success if result.holds else st.warning)(
+            ("The story holds in this run. " if result.holds else "") + result.sentence,
+            icon=":material/check_circle:" if result.holds else ":material/warning:")
+    else:
+        st.caption("The preset's story is checked on its own budget sweep with "
+                   + ", ".join(registry.get(c).label for c in claim.contenders) + " selected.")
 chart(fig_dict, data, "compare_error", sentence, config.code())
 st.caption(f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
            + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s."))
@@ -333,22 +323,25 @@ st.subheader("Ranking by regret")
 if table.empty:
     st.info("No private estimator produced an estimate.")
 else:
-    top = table.iloc[0]
-    # the table's "estimator" is the config's id (an uploaded config may rename); the registry knows names
-    specs = [registry.get(nm) for nm in table["estimator"].map(dict(zip(frame["estimator"], frame["name"],
-                                                                       strict=False)))]
-    shown = table.assign(guarantee=[{"pure": "pure ε-DP", "zcdp": "ρ-zCDP"}.get(sp.notion, "") for sp in specs],
-                         neighbours=[sp.neighbouring for sp in specs])
-    st.dataframe(shown.rename(columns={"mean_regret": "typical regret (× best)", "worst_regret": "worst regret",
-                                       "wins": "points won", "settings": "points"}).drop(columns="estimator"),
-                 hide_index=True, width="stretch")
-    if shown["neighbours"].nunique() > 1:
-        st.caption("Mixed neighbouring relations: an add/remove guarantee implies only 2ε under replace-one "
-                   "(pure DP) or 4ρ (zCDP): one replacement is a removal plus an addition. Add/remove estimators are "
-                   "favoured in this ranking.")
-    st.markdown(f"Regret is an estimator's mean error divided by the best private one's at the same point. "
-                f"**{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best error "
-                f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} points.")
+    st.markdown(f"Regret is an estimator's **median** error divided by the smallest median error of a private "
+                f"estimator **with the same guarantee** at the same point (1 = best). Estimators are ranked only "
+                f"within one guarantee (privacy notion and neighbouring relation); oracle and non-private references "
+                f"are not ranked. Failure rate: the share of runs above {FAILURE_MULTIPLE:g}× the median at a point "
+                "(the worst point shown).")
+    for g, part in table.groupby("guarantee", sort=False):
+        top = part.iloc[0]
+        st.markdown(f"**{g}** — **{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best median "
+                    f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} "
+                    f"points.")
+        st.dataframe(part.drop(columns=["estimator"]).rename(columns={
+            "mean_regret": "typical regret (× best)", "worst_regret": "worst regret", "wins": "points won",
+            "settings": "points", "failure_rate": "failure rate"}).style.format(
+                {"typical regret (× best)": "{:.2f}", "worst regret": "{:.2f}", "failure rate": "{:.0%}"}),
+            hide_index=True, width="stretch")
+    if table["guarantee"].nunique() > 1:
+        st.caption("Side by side, not ranked together: every estimator got the same budget by the conversion "
+                   "stated under the chart. An add/remove guarantee implies only 2ε under replace-one (pure DP) or "
+                   "4ρ (zCDP): one replacement is a removal plus an addition.")
     cols = st.columns([1, 2])
     with cols[0]:
         download_csv(table, "compare_regret", "Download the ranking (CSV)")
@@ -357,7 +350,7 @@ else:
 
 tails = tail_table(frame, metric)
 if not tails.empty:
-    st.markdown("**Failure rate.** A run fails when its error is more than **3×** the median of the same "
+    st.markdown(f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
                 "estimator at the same point. “As published” PLAN spends 9× its centring budget (1.5 ρ in "
                 "all), as the authors' code does; the honest estimators spend ρ.")
     st.dataframe(tails.drop(columns="estimator").rename(columns={
@@ -371,26 +364,15 @@ if x not in ("budget", "n"):
     st.info("Pick “the budget” or “n (rows)” as the x axis to ask what each estimator needs for a target error.")
 else:
     summ = summarise(frame, metric)
-    finite = summ["mean"][np.isfinite(summ["mean"])]
+    finite = summ["median"][np.isfinite(summ["median"]) & summ["private"]]
     default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
-    target = st.number_input(f"Target mean {METRIC_LABEL[metric]} error", min_value=1e-9, value=default_target,
+    target = st.number_input(f"Target median {METRIC_LABEL[metric]} error", min_value=1e-9, value=default_target,
                              format="%g", key=f"cmp_target_{preset}_{x}_{metric}")
     with user_errors():
         need = needed_for_target(frame, float(target), by=x, metric=metric)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
     tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
-    col = f"{x}_needed"
-    ok = need[need[col].notna() & (need["estimator"] != "empirical")]
-    what = f"{unit_name}" if x == "budget" else "n"
-    if ok.empty:
-        words = f"No private estimator reaches a mean error of {target:.3g} within this sweep."
-    else:
-        best = ok.iloc[0]
-        words = f"For a mean {METRIC_LABEL[metric]} error of {target:.3g}, **{best['label']}** needs {what} ≈ {best[col]:.3g}"
-        if len(ok) > 1:
-            other = ok.iloc[1]
-            words += f"; the next, {other['label']}, needs {other[col]:.3g} ({other[col] / best[col]:.2g} times more)"
-        words += ". Interpolated on the sweep (log–log), never extrapolated."
+    words = target_sentence(need, x, float(target), metric, config.unit)
     chart(tfig, tdata, "compare_target", words,
           config.code() + f"from dpcore.experiments import needed_for_target\n"
                           f"needed_for_target(frame, target={float(target)!r}, by={x!r}, metric={metric!r})")

@@ -9,12 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.cost import seconds_plan_page
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan, thin_budget_risk
-from dpcore.figures import error_split_chart
-from dpcore.figures_plan import (
+from dpcore.experiments.cost import seconds_plan_page
+from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
     noise_figure,
@@ -22,6 +21,7 @@ from dpcore.figures_plan import (
     plan_steps_figure,
     step_summary,
 )
+from dpcore.figures.style import error_split_chart
 from dpcore.glossary import define
 from dpcore.registry import get
 from pages._ui import (
@@ -260,7 +260,7 @@ chart(fig, df, "plan_steps",
       f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is "
       f"{mapped}; IOME's ball, after its rotation, has radius {iome_r:.3g}. The private mean lands {err:.3g} from the "
       f"true mean{over}.",
-      code_run + code_base + "from dpcore.figures_plan import plan_steps_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import plan_steps_figure\n"
       f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
       f"max_points={MAX_POINTS}, rng={s.seed}" + (f", jitter={JITTER}" if binary else "") + ")")
 
@@ -279,7 +279,7 @@ chart(fig, df, "plan_noise_ellipse",
       + ("The shaded ellipse holds the released mean with probability 39% (one standard deviation), the dotted "
          "one 86% (two)." if len(coords) == 2 else
          "The thick bar holds the released mean with probability 68% (±1 sd), the thin one 95% (±2 sd)."),
-      code_run + code_base + "from dpcore.figures_plan import noise_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import noise_figure\n"
       f"fig, df = noise_figure([('PLAN', '{spec_plan.color}', est), ('IOME', '{spec_iome.color}', iome_est), "
       f"('Gaussian mechanism', '{spec_gauss.color}', gauss_est)], {coords}, true_mean=data.true_mean, "
       "empirical_mean=data.x.mean(axis=0))")
@@ -301,18 +301,21 @@ v0, vp, vh = (float(pts.loc[e, "noise"]) for e in (0.0, plan_e, 0.5)) if len(pts
 cur = float(df.loc[np.isclose(df.exponent, exponent), "noise"].iloc[0])
 best = float(df.exponent[df.noise.idxmin()])
 flat = np.isclose(v0, vp, rtol=1e-9)
+expected_sampling, expected_noise = float(df.sampling.iloc[0]), cur  # for the one-run split below
 chart(fig, df, "plan_exponent",
       (f"Expected ℓ{p} noise: {vp:.3g} at PLAN's e = {_exp_label(plan_e).split(' ')[0]}, against {v0:.3g} with no "
        f"scaling ({v0 / vp:.2f}×) and {vh:.3g} with the equal split ({vh / vp:.2f}×); the slider's e = "
        f"{_exp_label(exponent).split(' ')[0]} gives {cur:.3g}. The minimum of the curve is at e = {best:.3g}. "
        + ("For ℓ2 the curve is symmetric about 1/4: no scaling and the equal split cost exactly the same. "
           if p == 2 else "")
-       + f"The sampling error {df.sampling.iloc[0]:.3g} is a floor no estimator beats; the noise only adds to it."
+       + f"The expected sampling error {df.sampling.iloc[0]:.3g} (root-mean-square over data sets) is a floor no "
+         "estimator beats; the noise only adds to it. Expected values here: averages over draws of the data and the "
+         "noise, with σ known and an idealised radius."
        if not flat else
        f"Every exponent gives the same expected noise ({vp:.3g}): "
        + ("in one dimension scaling only changes units." if d == 1 else
           "all coordinates have the same spread, so scaling changes nothing (try a skewed distribution).")),
-      "from dpcore.figures_plan import exponent_curve\n" + s.code()
+      "from dpcore.figures.plan import exponent_curve\n" + s.code()
       + f"fig, df = exponent_curve(data.true_std, n={n}, rho_noise={rho3!r}, p={float(p)!r}, "
       f"current={float(exponent)!r})")
 
@@ -326,7 +329,7 @@ chart(fig, df, "plan_noise_shapes",
       f"and the Gaussian mechanism {gauss_est.diagnostics.noise_std[0]:.3g} on every one. Expected ℓ2 size of the "
       f"noise vector: PLAN {l2[plan_label]:.3g}, IOME {l2[spec_iome.label]:.3g}, Gaussian mechanism "
       f"{l2[spec_gauss.label]:.3g}. The dashed line is each coordinate's sampling std σᵢ/√n.",
-      code_run + code_base + "from dpcore.figures_plan import noise_shapes_figure\n"
+      code_run + code_base + "from dpcore.figures.plan import noise_shapes_figure\n"
       "fig, df = noise_shapes_figure([('PLAN', '#08519c', est), ('IOME', '#cb181d', iome_est), "
       "('Gaussian mechanism', '#a0522d', gauss_est)], data.true_std, n=data.x.shape[0])")
 
@@ -338,9 +341,13 @@ chart(fig, df, "plan_error_split",
       f"In this run {plan_label} misses the true mean by {row.total:.3g} (ℓ{p}): sampling error {row.sampling:.3g} "
       f"(the empirical mean's own miss), clipping bias {row.clipping:.3g}, DP noise {row.noise:.3g}. IOME misses by "
       f"{df.total.iloc[1]:.3g}, the Gaussian mechanism by {df.total.iloc[2]:.3g}. (The three parts are vectors that "
-      "add up to the error, so their lengths need not add up to the total.)",
-      code_run + code_base + "from dpcore.figures import error_split_chart\n"
-      "from dpcore.figures_plan import error_split_frame\n"
+      "add up to the error, so their lengths need not add up to the total.) These are **one draw** of the data and "
+      f"the noise; the exponent chart above shows **expected** values (root-mean-square over draws, σ known, an "
+      f"idealised radius): sampling error {expected_sampling:.3g} expected against {row.sampling:.3g} in this run, "
+      f"DP noise {expected_noise:.3g} expected against {row.noise:.3g}. One draw can land well above or below "
+      "its expectation; the Compare page averages over many.",
+      code_run + code_base + "from dpcore.figures.style import error_split_chart\n"
+      "from dpcore.figures.plan import error_split_frame\n"
       f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
       f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)")
 

@@ -1,7 +1,7 @@
 """Privacy audit: run an estimator many times, through its public registry entry, on two worst-case
 neighbouring data sets, and watch the audit turn the two output distributions into a lower bound
 on the privacy loss next to the claim. A toggle runs a broken-on-purpose variant. Logic in
-dpcore.audit; figures in dpcore.figures_audit."""
+dpcore.audit; figures in dpcore.figures.audit."""
 
 import pandas as pd
 import streamlit as st
@@ -9,7 +9,7 @@ import streamlit as st
 from dpcore import registry
 from dpcore.audit import VARIANT_LABELS, audit, pairs_for, variants_for
 from dpcore.audit.neighbours import audit_dimension
-from dpcore.figures_audit import clearly_outside, distributions_figure, ratio_figure
+from dpcore.figures.audit import clearly_outside, distributions_figure, ratio_figure
 from dpcore.privacy import Budget
 from pages._ui import chart, settings, simulation_notice, user_errors
 

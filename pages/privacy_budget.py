@@ -8,7 +8,7 @@ import streamlit as st
 
 from dpcore import registry
 from dpcore.experiments import default_estimators
-from dpcore.figures import epsilon_delta_curve, ledger_chart, ledger_frame
+from dpcore.figures.style import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
 from pages._ui import (
     CACHE_TTL,

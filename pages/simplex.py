@@ -8,18 +8,17 @@ import streamlit as st
 
 from dpcore.estimators.simplex import simplex_mean
 from dpcore.estimators.simplex_baselines import plugin_mean
-from dpcore.figures_simplex import (
+from dpcore.experiments.studies import sample_at, simulated_points
+from dpcore.figures.simplex import (
     count_figure,
     geometry_d1,
     release_picture,
-    sample_at,
-    simulated_points,
     triangle_d2,
     variance_curves,
     variance_figure,
 )
 from dpcore.glossary import define
-from dpcore.theory_simplex import extra_count_weight, free_count_variance, mse
+from dpcore.theory.simplex import extra_count_weight, free_count_variance, mse
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -113,7 +112,7 @@ with g1, user_errors():
           f"exactly {R:g}), so Laplace noise is spent with no slack. Their l2 norms run from "
           f"{df.l2_norm_over_R.min():.2f}·R to {df.l2_norm_over_R.max():.2f}·R (never below 0.71·R, at x = R/2): "
           "the segment is only a chord of the l2 ball, which is why Gaussian noise gains less.",
-          f"from dpcore.figures_simplex import geometry_d1, sample_at\n"
+          f"from dpcore.figures.simplex import geometry_d1\nfrom dpcore.experiments.studies import sample_at\n"
           f"fig, df = geometry_d1(sample_at({p_now!r}, 40, {R!r}, rng={s.seed}), {R!r})")
 with g2, user_errors():
     z2 = np.random.default_rng(s.seed).dirichlet([3 * p_now + 0.5, 1.5, 1.5], 150)[:, :2] * 1.1 * R
@@ -123,7 +122,7 @@ with g2, user_errors():
           f"Two columns: each row (z₁, z₂) with z ≥ 0, z₁ + z₂ ≤ R gets a third, padding coordinate "
           f"R − z₁ − z₂ and lands on the triangle. {k} of {len(df)} rows had z₁ + z₂ > R and were rescaled onto "
           "it first (red) — clamping must come before augmenting, or the padding goes negative.",
-          "from dpcore.figures_simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0")
+          "from dpcore.figures.simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0")
 
 with user_errors():
     x_rel = sample_at(p_now, min(n, 200), R, rng=s.seed)
@@ -134,7 +133,7 @@ with user_errors():
           "each release is projected onto the line m₁ + m₂ = nR (green segments): that removes the noise along "
           f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
           f"is {df.free_count.std():.2f}.",
-          f"from dpcore.figures_simplex import release_picture\n"
+          f"from dpcore.figures.simplex import release_picture\n"
           f"fig, df = release_picture(x, {R!r}, {code_budget}, reps=300, rng={s.seed})")
 
 # ---------------------------------------------------------------------------------------------
@@ -155,7 +154,7 @@ st.header("Variance against where the data sit")
 with user_errors(), st.spinner("Simulating 2,000 releases per estimator and position…"):
     theory, sim = _curves(n, mech, budget, split, count_fraction, relation, s.seed)
 at_p = theory[np.isclose(theory.p, round(p_now * 100) / 100)].set_index("estimator").mse
-code = (f"from dpcore.figures_simplex import variance_curves, simulated_points\n"
+code = (f"from dpcore.figures.simplex import variance_curves\nfrom dpcore.experiments.studies import simulated_points\n"
         f"theory = variance_curves(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
         f"neighbouring={relation!r})\n"
         f"sim = simulated_points(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
@@ -206,7 +205,7 @@ if relation == "add-remove":
           f"The free count has standard deviation {free_sd:.2f} (theory {np.sqrt(v_free):.2f}) and cost nothing "
           f"beyond the sum; the plug-in's separately paid count, with {1 - split:.0%} of the budget, has "
           f"{paid_sd:.2f} — and its sum got only {split:.0%} of the budget.",
-          f"from dpcore.figures_simplex import count_figure\nfig, df = count_figure(n={n}, {code_budget}, "
+          f"from dpcore.figures.simplex import count_figure\nfig, df = count_figure(n={n}, {code_budget}, "
           f"split={split!r}, reps=4000, rng={s.seed})")
     if count_fraction > 0:
         w = extra_count_weight(count_fraction=count_fraction, **bkw)

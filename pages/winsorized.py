@@ -8,13 +8,11 @@ import streamlit as st
 from dpcore.estimators.subsample_aggregate import subsample_and_aggregate
 from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
-from dpcore.figures_winsorized import (
+from dpcore.experiments.studies import contamination_sweep, full_statistic, sa_error_by_group_size
+from dpcore.figures.winsorized import (
     contaminate,
     contamination_figure,
-    contamination_sweep,
-    full_statistic,
     interval_histogram,
-    sa_error_by_group_size,
     sa_error_figure,
     sa_strip,
 )
@@ -124,7 +122,7 @@ chart(fig, df, "winsorized_interval",
       f"{base.diagnostics.extra['noise_scale'][0]:.3g} for the clipped mean over the whole prior range: PMWM lands "
       f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
       + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
-      s.code() + "from dpcore.figures_winsorized import contaminate\n"
+      s.code() + "from dpcore.figures.winsorized import contaminate\n"
       f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
       f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
       f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"
@@ -153,7 +151,7 @@ chart(contamination_figure(sweep, contam), sweep, "winsorized_contamination",
       f"With {round(contam / 0.05) * 5:.0f}% of points moved {shift:g} sd to the right, PMWM with η = {eta:g} misses "
       f"the clean mean by {pm:.3g} (RMSE over 40 runs) and the clipped mean by {cm:.3g}: the clipped mean keeps every "
       "outlier inside its public range, PMWM pulls them in as long as η covers their share.",
-      s.code() + "import numpy as np\nfrom dpcore.figures_winsorized import contamination_sweep\n"
+      s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import contamination_sweep\n"
       f"contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, notion={version!r}, "
       f"budget={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, reps=40, rng={s.seed})")
 
@@ -212,7 +210,7 @@ chart(sa_error_figure(curve, size), curve, "winsorized_sa_error",
       "too few groups leave the private quantiles too little data"
       + (f": from groups of {int(curve[curve.fallbacks > 0].group_size.min())} up, the aggregator fell back to the "
          "prior range in some runs (red crosses)." if (curve.fallbacks > 0).any() else "."),
-      s.code() + "import numpy as np\nfrom dpcore.figures_winsorized import sa_error_by_group_size\n"
+      s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import sa_error_by_group_size\n"
       f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
       f"bounds={sa_bounds!r}, reps=30, rng={s.seed})")
 simulation_notice()

@@ -1,6 +1,6 @@
 """Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, and compare
-every applicable estimator on it. Parsing, bounds and estimation live in dpcore.datasets and
-dpcore.figures_your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
+every applicable estimator on it. Parsing, bounds and estimation live in dpcore.data and
+dpcore.figures.your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
 server's temporary file)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import streamlit as st
 
 from dpcore import limits, registry
 from dpcore._validation import PrivacyLeakWarning
-from dpcore.datasets import (
+from dpcore.data import (
     BUNDLED,
     bundled_frame,
     describe_columns,
@@ -22,13 +22,14 @@ from dpcore.datasets import (
     parse_csv,
     spread_columns,
 )
-from dpcore.figures_your_data import (
+from dpcore.experiments.studies import repeated_frame, run_estimator
+from dpcore.figures.your_data import (
     NONPRIVATE_COLUMN,
+    data_scale,
     error_bar_chart,
     estimates_frame,
+    one_release_sentence,
     repeated_chart,
-    repeated_frame,
-    run_estimator,
     spread_sentence,
 )
 from dpcore.privacy import Budget
@@ -123,19 +124,26 @@ BOUNDS = {"public": "I know them (public knowledge)",
           "private": "Estimate them privately with part of the budget",
           "data": "Read them off the data (privacy leak)"}
 mode = st.radio("Where does each column's range come from?", list(BOUNDS), format_func=BOUNDS.get,
-                key="yd_bounds_mode")
+                index=0 if source == "bundled" else None, key="yd_bounds_mode" if source == "bundled" else "yd_bounds_mode_own",  # own file: a fresh choice
+                help="No default for your own file: a range is a choice you make, not something the app guesses.")
+if mode is None:
+    st.info("Choose where the bounds come from: type the range you know, estimate it privately, or read it off "
+            "the data (flagged as a privacy leak). Nothing is estimated until you choose.")
+    st.stop()
 if source == "bundled":
     lo0, hi0 = load_bundled(name).bounds
     pub = {c: (float(lo0[list(df.columns).index(c)]), float(hi0[list(df.columns).index(c)])) for c in df.columns}
 else:
     pub = {}
+typed = source != "bundled"  # an upload's ranges are the user's; a bundled set's come from its documentation
 if mode != "data":
     st.caption("Type the range you know **before** looking at the data (a pixel is 0–16, a wage is ≥ 0, ...). "
                + ("In private mode this is the coarse range the private quantiles search in; it can be wide."
-                  if mode == "private" else "Values outside it are clipped."))
+                  if mode == "private" else "Values outside it are clipped.")
+               + ("" if typed else " Prefilled with the data set's documented (public) ranges."))
     table = pd.DataFrame({"column": columns,
-                          "lower": [pub.get(c, (0.0, 100.0))[0] for c in columns],
-                          "upper": [pub.get(c, (0.0, 100.0))[1] for c in columns]})
+                          "lower": [pub.get(c, (np.nan, np.nan))[0] for c in columns],
+                          "upper": [pub.get(c, (np.nan, np.nan))[1] for c in columns]})
     edited = st.data_editor(table, hide_index=True, disabled=["column"], key=f"yd_bounds_{hash(tuple(columns))}",
                             width="stretch")
 share = None
@@ -165,13 +173,16 @@ with user_errors():
         lower = pd.to_numeric(edited["lower"], errors="coerce").to_numpy(dtype=float)
         upper = pd.to_numeric(edited["upper"], errors="coerce").to_numpy(dtype=float)
         if len(lower) != len(columns) or not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-            raise ValueError("bounds: type a finite lower and upper value for every chosen column.")
+            st.info("Type a lower and an upper value for every chosen column in the table above "
+                    "(no range is assumed for you).")
+            st.stop()
         data = from_dataframe(df, columns, (lower, upper), nan_policy="drop" if drop_nan else "error")
     budget = s.budget
 
 outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
 if mode == "public" and outside > 0:
-    st.info(f"{outside:.1%} of the values lie outside the ranges you typed; estimators clip them.")
+    where = "the ranges you typed" if typed else "the data set's documented ranges"
+    st.info(f"{outside:.1%} of the values lie outside {where}; estimators clip them.")
 peers_on = include_peers("yd_peers")
 applicable = [sp for sp in registry.applicable(data.kind, data.d, peers=peers_on)
               if sp.notion != "none" and "oracle" not in sp.name]
@@ -224,11 +235,10 @@ with user_errors():
     table, ledgers, refused = _run_all(*args, peers_on)
 
 st.subheader(f"One release per estimator, budget {budget}")
-best = table.iloc[0]
 run_code = (
-    "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.datasets import from_dataframe\n"
+    "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
     "from dpcore.privacy import Budget\n"
-    + (f"from dpcore.datasets import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
+    + (f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
        else "df = pd.read_csv('your.csv')\n")
     + f"data = from_dataframe(df, {list(columns)!r}, "
     + ("None" if mode == "data" else f"({list(data.bounds[0])!r}, {list(data.bounds[1])!r})")
@@ -237,17 +247,15 @@ run_code = (
     + "for spec in registry.applicable(data.kind, data.d):\n"
     + "    if spec.notion == 'none' or 'oracle' in spec.name or not spec.meets(budget):\n"
     + "        continue  # oracles need a public sigma; zCDP cannot meet a pure ε budget\n"
-    + ("    from dpcore.datasets import run_with_private_bounds\n"
+    + ("    from dpcore.estimators.private_bounds import run_with_private_bounds\n"
        f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
        f"quantiles={quantiles!r}, rng={s.seed})\n" if mode == "private" else
        f"    est = spec.run(data, budget, rng={s.seed})\n")
     + "    print(spec.label, est.mean - data.true_mean)\n"
 )
+scale = data_scale(data)
 chart(error_bar_chart(table), table.drop(columns=["color"]), "your_data_errors",
-      f"With this budget, **{best.estimator}** lands closest: its private mean is {best.l2_error:.3g} away "
-      f"(l2) from the non-private mean of the {data.d} columns, the worst estimator "
-      f"{table.l2_error.iloc[-1]:.3g}. That non-private mean is what an analyst would *not* see.",
-      run_code)
+      one_release_sentence(table, scale, data), run_code)
 with st.expander("Table: every estimator's error and spend"):
     st.dataframe(table.drop(columns=["color", "name", NONPRIVATE_COLUMN]), hide_index=True, width="stretch")
 with st.expander("Non-private diagnostics (teaching only)"):
@@ -283,9 +291,9 @@ reps = c2.slider("Runs each", 5, 100, 20, 5, key="yd_reps")
 if chosen:
     with user_errors():
         rep = _repeat(*args, tuple(chosen), int(reps))
-    chart(repeated_chart(rep), rep.drop(columns=["color"]), "your_data_repeats", spread_sentence(rep),
+    chart(repeated_chart(rep), rep.drop(columns=["color"]), "your_data_repeats", spread_sentence(rep, scale),
           run_code.replace("for spec in registry.applicable(data.kind, data.d):",
-                           f"from dpcore.figures_your_data import repeated_frame\n"
+                           f"from dpcore.experiments.studies import repeated_frame\n"
                            f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
                            f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
                            + (f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"

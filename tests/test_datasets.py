@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore import datasets as D
+from dpcore import data as D
 from dpcore import registry
 from dpcore._validation import PrivacyLeakWarning
 from dpcore.data import DISTRIBUTIONS, generate
+from dpcore.estimators import private_bounds as D_private_bounds
 from dpcore.privacy import Budget
 from dpcore.quantiles import exponential_quantile_probabilities
 
@@ -200,7 +201,7 @@ def test_bounds_from_data_warn_as_a_leak() -> None:
 def test_private_bounds_ledger_and_accuracy() -> None:
     rng = np.random.default_rng(0)
     x = np.column_stack([rng.normal(50, 10, 20_000), rng.exponential(3.0, 20_000)])
-    pb = D.private_bounds(x, (-1000, 1000), rho=1.0, quantiles=(0.05, 0.95), rng=1)
+    pb = D_private_bounds.private_bounds(x, (-1000, 1000), rho=1.0, quantiles=(0.05, 0.95), rng=1)
     assert pb.ledger.total() == 1.0 and pb.ledger.notion == "zcdp"
     assert list(pb.ledger.by_stage()) == ["bounds: lower quantile", "bounds: upper quantile"]
     # Accuracy in rank: with eps_col = sqrt(8 * 0.25) = 1.41 per column and quantile, the EM's
@@ -212,21 +213,21 @@ def test_private_bounds_ledger_and_accuracy() -> None:
         hi_ok = np.quantile(x[:, j], [0.93, 0.97])
         assert lo_ok[0] <= pb.lower[j] <= lo_ok[1]
         assert hi_ok[0] <= pb.upper[j] <= hi_ok[1]
-    pure = D.private_bounds(x, (-1000, 1000), epsilon=0.7, rng=1)
+    pure = D_private_bounds.private_bounds(x, (-1000, 1000), epsilon=0.7, rng=1)
     assert pure.ledger.total() == 0.7 and pure.ledger.notion == "pure"
     assert np.all(pure.lower < pure.upper) and np.all(pure.lower >= -1000) and np.all(pure.upper <= 1000)
 
 
 def test_private_bounds_constant_column_and_bad_input() -> None:
     x = np.full((100, 1), 3.0)
-    pb = D.private_bounds(x, (0, 10), epsilon=1.0, rng=0)
+    pb = D_private_bounds.private_bounds(x, (0, 10), epsilon=1.0, rng=0)
     assert pb.upper[0] > pb.lower[0]
     with pytest.raises(ValueError, match="exactly one"):
-        D.private_bounds(x, (0, 10), rng=0)
+        D_private_bounds.private_bounds(x, (0, 10), rng=0)
     with pytest.raises(ValueError, match="quantiles"):
-        D.private_bounds(x, (0, 10), epsilon=1.0, quantiles=(0.9, 0.1))
+        D_private_bounds.private_bounds(x, (0, 10), epsilon=1.0, quantiles=(0.9, 0.1))
     with pytest.raises(ValueError, match="coarse_bounds"):
-        D.private_bounds(x, (10, 0), epsilon=1.0)
+        D_private_bounds.private_bounds(x, (10, 0), epsilon=1.0)
 
 
 @pytest.mark.parametrize("relation", ["replace-one", "add-remove"])
@@ -260,9 +261,9 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
     for spec in specs:
         if not spec.meets(budget):  # zCDP under a pure ε budget: refused, never run as if it met it
             with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
-                D.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
+                D_private_bounds.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
             continue
-        est = D.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
+        est = D_private_bounds.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
         if spec.notion == "none":
             continue
         native = budget.to_native(spec.notion).value
@@ -279,7 +280,7 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
         lo, hi = est.diagnostics.extra["private_bounds"]
         assert np.all(lo >= 0) and np.all(hi <= 16) and np.all(lo < hi)
     with pytest.raises(ValueError, match="share"):
-        D.run_with_private_bounds(specs[1], data, budget, share=0.6, coarse_bounds=(0, 16))
+        D_private_bounds.run_with_private_bounds(specs[1], data, budget, share=0.6, coarse_bounds=(0, 16))
 
 
 def test_oracle_refuses_a_data_derived_sigma() -> None:

@@ -19,7 +19,6 @@ from dpcore.experiments import (
     MAIN_PURE_ESTIMATORS,
     ExperimentConfig,
     default_estimators,
-    main,
     make_dataset,
     needed_for_target,
     regret_table,
@@ -27,7 +26,8 @@ from dpcore.experiments import (
     shipped_configs,
     summarise,
 )
-from dpcore.figures_compare import error_figure, headline
+from dpcore.experiments.__main__ import main
+from dpcore.figures.compare import error_figure, headline
 from dpcore.metrics import error_split
 from dpcore.privacy import Budget
 
@@ -70,7 +70,8 @@ def test_schema(small_frame: pd.DataFrame) -> None:
 def test_split_matches_metrics(small_frame: pd.DataFrame) -> None:
     """The frame's split equals dpcore.metrics.error_split on the same data and noise stream."""
     row = small_frame[(small_frame["estimator"] == "plan") & (small_frame["rep"] == 1)].iloc[1]
-    from dpcore.experiments import _key, _setting_key, child_seed
+    from dpcore.experiments import child_seed
+    from dpcore.experiments.engine import _key, _setting_key
 
     ds = make_dataset(SMALL, 400, 4, 1.0, 1)
     spec = registry.get("plan")
@@ -191,7 +192,7 @@ def test_summaries(small_frame: pd.DataFrame) -> None:
     assert list(t["rank"]) == [1, 2] and "empirical" not in set(t["estimator"])
     assert t["mean_regret"].iloc[0] >= 1.0 and t["wins"].sum() == 2
     need = needed_for_target(small_frame, target=float(s["mean"].median()), by="budget")
-    assert set(need.columns) == {"estimator", "label", "budget_needed", "note"}
+    assert set(need.columns) == {"estimator", "label", "private", "budget_needed", "note"}
     fig, data = error_figure(small_frame, x="budget", metric="l2")
     assert {"estimator", "floor", "theory"} <= set(data["kind"])
     assert data.loc[data["kind"] == "estimator", "best"].sum() == 2  # one best per point

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpcore.experiments import ExperimentConfig, dask_executor, run
+from dpcore.experiments import ExperimentConfig, run
+from dpcore.experiments.__main__ import dask_executor
 
 pytest.importorskip("distributed")
 

@@ -1,11 +1,11 @@
-"""Shared figure helpers (dpcore.figures)."""
+"""Shared figure helpers (dpcore.figures.style)."""
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore.figures import epsilon_delta_curve, error_split_chart, log_ticks, tidy_log_axes
+from dpcore.figures.style import epsilon_delta_curve, error_split_chart, log_ticks, tidy_log_axes
 from dpcore.privacy import zcdp_to_approx
 
 
@@ -46,7 +46,7 @@ def test_error_split_chart_has_the_three_sources_and_total():
 
 
 def test_rgba():
-    from dpcore.figures import rgba
+    from dpcore.figures.style import rgba
 
     assert rgba("#08519c", 0.2) == "rgba(8, 81, 156, 0.2)"
     assert rgba("navy", 0.5) == "rgba(127, 127, 127, 0.5)"

@@ -11,13 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import theory
 from dpcore.data import generate
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan
-from dpcore.figures import error_split_chart
-from dpcore.figures_plan import (
+from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
     exponent_noise_std,
@@ -27,7 +25,9 @@ from dpcore.figures_plan import (
     step_summary,
     subsample,
 )
+from dpcore.figures.style import error_split_chart
 from dpcore.metrics import error_split
+from dpcore.theory import plan as theory
 
 TOL = 1e-9
 

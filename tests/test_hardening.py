@@ -15,9 +15,10 @@ import pytest
 from scipy import stats
 
 from dpcore import limits, registry
-from dpcore.datasets import parse_csv
+from dpcore.data import parse_csv
 from dpcore.estimators.simplex_baselines import baseline_draws, resize_mean, uniform_sum
-from dpcore.experiments import ExperimentConfig, main, needed_for_target, run, write_outputs
+from dpcore.experiments import ExperimentConfig, needed_for_target, run
+from dpcore.experiments.__main__ import main, write_outputs
 from dpcore.export import escape_formulas, to_csv
 from dpcore.privacy import Budget, approx_to_zcdp, zcdp_to_approx
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from dpcore import theory
 from dpcore.privacy import zcdp_to_approx
+from dpcore.theory import plan as theory
 
 
 def test_constants() -> None:

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dpcore import registry
-from dpcore.audit.estimate_loss import Runner, entry_runner
 from dpcore.audit.neighbours import NeighbourPair
+from dpcore.audit.runners import Runner, entry_runner
 from dpcore.privacy import Budget
 
 VARIANT_LABELS = {

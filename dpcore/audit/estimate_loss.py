@@ -48,7 +48,6 @@ Canonne, C., Kamath, G. and Steinke, T. "The Discrete Gaussian for Differential 
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +58,9 @@ from scipy import stats
 
 from dpcore import registry
 from dpcore._validation import RngLike, as_generator
+from dpcore.audit.broken import variant_runner
 from dpcore.audit.neighbours import N_LADDER, NeighbourPair, audit_dimension, pairs_for
+from dpcore.audit.runners import Runner, entry_runner
 from dpcore.privacy import Budget, zcdp_to_approx
 
 #: The δ at which a zCDP claim is compared (one is chosen per audit, on the selection half).
@@ -67,8 +68,6 @@ ZCDP_DELTAS = (1e-1, 5e-2, 1e-2, 1e-3)
 #: Quantile levels of the pooled selection draws used as candidate thresholds.
 _LEVELS = np.linspace(0.0, 1.0, 201)
 
-#: One draw of the audited release on data ``x``: returns the released mean vector.
-Runner = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -208,27 +207,8 @@ def _log_ratio(top: np.ndarray, bottom: np.ndarray, delta: float) -> np.ndarray:
 # runners (every draw goes through registry.get(name).run)
 
 
-def entry_kwargs(spec: registry.EstimatorSpec, pair: NeighbourPair) -> dict[str, Any]:
-    """Public side information the audit passes: the box (``bounds``) and, for the teaching
-    oracle, a fixed public ``sigma = 1`` (never read off the data)."""
-    named = inspect.signature(spec.func).parameters
-    kw: dict[str, Any] = {}
-    if "bounds" in named:
-        kw["bounds"] = pair.bounds
-    if "sigma" in named:
-        kw["sigma"] = np.ones(pair.x.shape[1])
-    return kw
 
 
-def entry_runner(name: str, budget: Budget, pair: NeighbourPair, **overrides: Any) -> Runner:
-    """A runner calling the public entry ``registry.get(name).run(x, budget, ...)``."""
-    spec = registry.get(name)
-    kw = {**entry_kwargs(spec, pair), **overrides}
-
-    def run(x: np.ndarray, g: np.random.Generator) -> np.ndarray:
-        return np.asarray(spec.run(x, budget, rng=g, **kw).mean, float)
-
-    return run
 
 
 def statistic(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator) -> np.ndarray:
@@ -341,8 +321,6 @@ def audit(name: str, budget: Budget, *, variant: str = "honest", draws: int = 20
     ----------
     Jagielski et al. 2020; Nasr et al. 2021 (see the module docstring for the statistics).
     """
-    from dpcore.audit.broken import variant_runner
-
     spec = registry.get(name)
     if spec.notion == "none":
         raise ValueError(f"{name!r} is the non-private reference: it claims nothing, so there is nothing to audit.")

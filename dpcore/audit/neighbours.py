@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcore.registry import EstimatorSpec
+from dpcore.estimate import EstimatorSpec
 
 #: Smallest n tried for each estimator (an estimator may need more rows to run at all).
 N_LADDER = (2, 3, 5, 10, 20, 50)

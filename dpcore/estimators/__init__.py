@@ -1,1 +1,1 @@
-"""One module per estimator family; each registers its estimators with :func:`dpcore.registry.register`."""
+"""One module per estimator family; each registers its estimators with :func:`dpcore.estimate.register`."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore._validation import RngLike, check_data
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 
 def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:

@@ -16,7 +16,7 @@
 All use the substitution neighbouring relation with ``n`` public; the two-stage ones put their
 stages on disjoint rows (parallel composition; the ledger charges the budget once and lists each
 stage at 0 extra with its sensitivity and scale). Error metric: total variation between product
-distributions (:func:`dpcore.theory_binary.product_tv`).
+distributions (:func:`dpcore.theory.binary_product.product_tv`).
 
 References
 ----------
@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.estimators.binary_product import (
     Bound,
     check_binary,
@@ -41,7 +42,6 @@ from dpcore.estimators.binary_product import (
 )
 from dpcore.mechanisms import laplace_mechanism
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 
 def naive_scale(n: int, d: int, epsilon: float) -> float:

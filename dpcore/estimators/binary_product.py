@@ -55,9 +55,9 @@ import numpy as np
 from scipy import sparse
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 Bound = Literal["chernoff", "paper"]
 Noise = Literal["laplace", "gaussian"]

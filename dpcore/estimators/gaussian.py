@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 
 def clip_rows(y: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

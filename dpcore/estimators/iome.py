@@ -66,8 +66,8 @@ from dpcore._validation import (
     check_positive,
     check_probability,
 )
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.rotation import RandomizedHadamard
 
 #: The two presets of specs/plan.md §5a.
@@ -102,7 +102,7 @@ def clip_rank(n: int, D: int, steps: int, rho_radius: float, rho_noise: float, o
 
     ``r`` is the rank error of the radius step: ``sqrt(T / (2 p1))`` for the binary search (IOME's
     own term), ``2 ln(G / beta) / sqrt(8 p1)`` for the log-grid exponential mechanism
-    (:func:`dpcore.quantiles.log_grid_rank_error`).
+    (:func:`dpcore.quantiles.exponential.log_grid_rank_error`).
     """
     if radius_step == "log_grid":
         r = quantiles.log_grid_rank_error(rho_radius, beta)
@@ -145,7 +145,7 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
     radius_step : {"log_grid", "binary_search"}
         How the clip radius is found with budget ``p1``. ``"log_grid"`` (default, issue 12): the
         exponential mechanism over the public grid ``U 1.02**-k`` spanning ``[U 1e-9, U]``
-        (:func:`dpcore.quantiles.log_grid_quantile`, ``eps = sqrt(8 p1)``, rank utility of
+        (:func:`dpcore.quantiles.exponential.log_grid_quantile`, ``eps = sqrt(8 p1)``, rank utility of
         sensitivity 1, ``p1``-zCDP); a thin budget costs rank, never scale. ``"binary_search"``:
         IOME's ``T`` noisy halvings of ``[0, U]`` (``p1``-zCDP), where one early wrong turn is
         never undone (with the paper's 1% radius share about one run in ten ends with a radius

@@ -49,8 +49,8 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.estimate import PEERS, Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import PEERS, Diagnostics, Estimate, EstimatorSpec, register
 
 #: How to install the peer libraries.
 ENABLE_HINT = "pip install -e '.[peers]'"

@@ -78,8 +78,8 @@ from dpcore._validation import (
     check_positive,
     check_probability,
 )
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 QuantileMethod = Literal["exponential", "binary_search"]
 VarianceMethod = Literal["private", "oracle", "binary", "none"]
@@ -272,7 +272,7 @@ def _columns_into(dst: np.ndarray, X: np.ndarray, cols: slice) -> None:
 
 def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
                               rng: RngLike = None) -> float | np.ndarray:
-    """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential_quantile`, sampled
+    """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential.exponential_quantile`, sampled
     by the inverse CDF in log space instead of Gumbel noise on every interval.
 
     Same mechanism and privacy (replace-one, utility sensitivity 1, ``eps = sqrt(8 rho / d)`` per
@@ -756,7 +756,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         half), or the paper's exponential mechanism over the whole public range.
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
-        log grid ``U 1.02**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.log_grid_quantile`,
+        log grid ``U 1.02**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
         rank slack ``sqrt(n) + 2 ln(G / beta) / sqrt(8 rho_radius)``), or the paper's exponential
         mechanism over the gaps of ``[0, U]`` with [R]'s rank slack.
     center_spread : float

@@ -53,9 +53,9 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 Mechanism = Literal["laplace", "gaussian"]
 Relation = Literal["add-remove", "replace-one"]

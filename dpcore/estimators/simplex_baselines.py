@@ -53,6 +53,7 @@ import numpy as np
 
 from dpcore import limits
 from dpcore._validation import RngLike, as_generator
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.estimators.simplex import (
     Mechanism,
     Preprocessed,
@@ -65,7 +66,6 @@ from dpcore.estimators.simplex import (
     preprocess,
 )
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 # --------------------------------------------------------------------------------------------
 # sensitivities

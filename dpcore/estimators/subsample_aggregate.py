@@ -50,8 +50,8 @@ from scipy import stats
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_probability
+from dpcore.estimate import Estimate, EstimatorSpec, register
 from dpcore.estimators.winsorized import DEFAULT_SPLIT, winsorized_mean, winsorized_mean_zcdp
-from dpcore.registry import Estimate, EstimatorSpec, register
 
 Statistic = str | Callable[[np.ndarray], Any]
 

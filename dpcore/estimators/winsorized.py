@@ -11,7 +11,7 @@ Pseudocode (specs/winsorized.md §2.3, the authors' ``private_tm_prac``), per co
     7  return m + Lap((U - L) / (n eps3))
 
 PQ is the unbounded private quantile (AboveThreshold on a geometric grid, Durfee 2023) of
-:func:`dpcore.quantiles.unbounded_quantile`; its exact exit at the far bound is the loop bound
+:func:`dpcore.quantiles.unbounded.unbounded_quantile`; its exact exit at the far bound is the loop bound
 (at most ``ceil(log_beta(b - a + 1))`` grid points, no overflow).
 
 Privacy
@@ -61,9 +61,9 @@ import numpy as np
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
-from dpcore.theory_winsorized import premature_stop_risk, trim_level
+from dpcore.theory.winsorized import premature_stop_risk, trim_level
 
 #: Default budget split (threshold noise, query noise, mean): the authors' code default (spec §2.5).
 DEFAULT_SPLIT: tuple[float, float, float] = (0.25, 0.25, 0.5)

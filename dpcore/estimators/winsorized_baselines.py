@@ -25,7 +25,7 @@ Privacy
 * WWM: each quartile is an eps/4 exponential mechanism (utility ``-|rank - qn|``, sensitivity 1,
   weight ``exp(eps' u / 2)``: the spec flags that the authors' code uses ``exp(eps' u)``, which the
   swap analysis does not support; we use the correct factor 1/2 via
-  :func:`dpcore.quantiles.exponential_quantile`). The interval is post-processing of the two
+  :func:`dpcore.quantiles.exponential.exponential_quantile`). The interval is post-processing of the two
   quartiles; the clipped mean has swap sensitivity ``(hi - lo)/n`` and gets eps/2. Total
   ``eps/4 + eps/4 + eps/2 = eps``. In d dimensions every part is divided by d.
 
@@ -41,8 +41,8 @@ import numpy as np
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
 from dpcore.privacy import Ledger
-from dpcore.registry import Diagnostics, Estimate, EstimatorSpec, register
 
 
 def _prepare(x: np.ndarray, bounds: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from dpcore.experiments import ExperimentConfig, regret_table, run
-from dpcore.figures_compare import error_figure
+from dpcore.figures.compare import error_figure
 from dpcore.report import build_report, ledger_table
 
 pytestmark = pytest.mark.browser

@@ -33,7 +33,7 @@ from dpcore.estimators.binary_product import (
     truncate_rows,
 )
 from dpcore.privacy import Budget
-from dpcore.theory_binary import (
+from dpcore.theory.binary_product import (
     hellinger_tv_bounds,
     naive_dense,
     naive_sparse,

@@ -34,7 +34,7 @@ from dpcore.estimators.simplex_baselines import (
 )
 from dpcore.privacy import Budget
 from dpcore.registry import all_estimators, get
-from dpcore.theory_simplex import (
+from dpcore.theory.simplex import (
     coefficient,
     extra_count_weight,
     free_count_variance,

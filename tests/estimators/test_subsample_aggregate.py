@@ -19,7 +19,7 @@ from dpcore.estimators.subsample_aggregate import (
     subsample_and_aggregate,
 )
 from dpcore.privacy import Budget
-from dpcore.theory_winsorized import premature_stop_probability, trim_level
+from dpcore.theory.winsorized import premature_stop_probability, trim_level
 
 
 def test_partition_is_a_data_independent_partition() -> None:

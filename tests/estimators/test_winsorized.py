@@ -26,7 +26,7 @@ from dpcore.estimators.winsorized_baselines import (
     widened_winsorized_mean,
 )
 from dpcore.privacy import Budget, zcdp_to_approx
-from dpcore.theory_winsorized import (
+from dpcore.theory.winsorized import (
     pmwm_error_bound,
     premature_stop_probability,
     trim_level,

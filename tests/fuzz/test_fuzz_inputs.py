@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dpcore import limits
-from dpcore.datasets import parse_csv
+from dpcore.data import parse_csv
 from dpcore.experiments import ExperimentConfig
 from dpcore.privacy import Budget, approx_to_zcdp, zcdp_to_approx
 from pages._ui import DEFAULTS, QUERY_RANGES, UNITS, parse_query

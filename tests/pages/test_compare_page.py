@@ -8,6 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig
+from dpcore.figures.compare import FLOOR_NAME
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"n": "500", "d": "8"}  # keep the sweeps quick
@@ -41,8 +42,8 @@ def test_default_view() -> None:
     assert at.title[0].value == "Compare estimators"
     fig = _figure(at)
     names = {t.get("name") for t in fig["data"]}
-    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust radius)", "sampling floor",
-            "best at this point", "theory: PLAN"} <= names
+    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust radius)", FLOOR_NAME,
+            "best private at this point", "theory: PLAN"} <= names
     assert fig["layout"]["xaxis"]["type"] == "log"
     text = _text(at)
     assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
@@ -73,11 +74,12 @@ def test_selectors_change_the_view() -> None:
 
 def test_accuracy_first() -> None:
     at = _page()
-    target = next(w for w in at.number_input if w.label.startswith("Target mean"))
+    target = next(w for w in at.number_input if w.label.startswith("Target median"))
     target.set_value(0.5).run()
     assert not at.exception
     text = _text(at)
-    assert "For a mean ℓ2 error of 0.5" in text or "No private estimator reaches" in text
+    assert "For a median ℓ2 error of 0.5" in text or "No private estimator reaches" in text
+    assert "1 times" not in text
 
 
 def test_presets_from_url_and_selector() -> None:
@@ -136,10 +138,12 @@ def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
     names = at.multiselect[0].value
     at.multiselect[0].set_value([*names, "simplex_laplace"]).run()
     assert not at.exception
-    table = at.dataframe[0].value
-    assert {"guarantee", "neighbours"} <= set(table.columns)
-    assert set(table["neighbours"]) == {"replace-one", "add-remove"}
-    assert any("Mixed neighbouring relations" in c.value for c in at.caption)
+    tables = [d.value for d in at.dataframe if "guarantee" in d.value.columns]
+    # one ranking per guarantee (notion and relation), never one ranking across them (issue 15)
+    assert len(tables) == 2 and all(t["guarantee"].nunique() == 1 for t in tables)
+    assert {t["guarantee"].iloc[0].split(", ")[1] for t in tables} == {"replace-one", "add-remove"}
+    assert all(list(t["rank"]) == list(range(1, len(t) + 1)) for t in tables)
+    assert any("Side by side, not ranked together" in c.value for c in at.caption)
 
 
 def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
@@ -155,5 +159,5 @@ def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
     assert any("cannot be met by a zCDP estimator" in c.value for c in at.caption)
     ranking = at.dataframe[0].value
     labels = {s.label: s.notion for s in registry.all_estimators()}
-    assert set(ranking["guarantee"]) == {"pure ε-DP"}
+    assert {g.split(",")[0] for g in ranking["guarantee"]} == {"pure ε-DP"}
     assert all(labels[lab] == "pure" for lab in ranking["label"])

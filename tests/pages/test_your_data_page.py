@@ -45,6 +45,15 @@ def test_pasted_csv_good_and_broken():
     assert not at.exception
     at.text_area(key="yd_text").input(GOOD).run()
     assert not at.exception
+    # no silent bounds: nothing runs until the user chooses where the ranges come from (issue 15)
+    assert any("Choose where the bounds come from" in i.value for i in at.info)
+    assert not at.get("plotly_chart")
+    at.radio(key="yd_bounds_mode_own").set_value("public").run()
+    assert any("Type a lower and an upper value" in i.value for i in at.info)  # nothing typed: no default
+    assert not at.get("plotly_chart")
+    assert not any("ranges you typed" in i.value for i in at.info)
+    at.radio(key="yd_bounds_mode_own").set_value("data").run()
+    assert any("leak private information" in w.value for w in at.warning)
     # income has a missing value: the drop checkbox appears, checked, and the page runs
     assert at.checkbox(key="yd_dropna").value
     assert not at.error, [e.value for e in at.error]

@@ -21,7 +21,7 @@ points of the circles and ellipses, the marked means), so it can be downloaded a
   in ``s = sigma^(-2e)`` (Appendix C), with no scaling, PLAN's ``1/(p+2)`` and the equal split marked.
 * :func:`noise_shapes_figure` — per-coordinate noise std of several estimators against the
   sampling std ``sigma_i / sqrt(n)``.
-* :func:`error_split_frame` — the rows :func:`dpcore.figures.error_split_chart` draws.
+* :func:`error_split_frame` — the rows :func:`dpcore.figures.style.error_split_chart` draws.
 
 References
 ----------
@@ -40,11 +40,12 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore import theory
 from dpcore._validation import RngLike, as_generator, check_data
-from dpcore.figures import log_ticks, rgba, style
+from dpcore.estimate import Estimate
+from dpcore.figures.style import log_ticks, rgba, style
 from dpcore.metrics import error_split
-from dpcore.registry import ERROR_SOURCE_COLORS, Estimate
+from dpcore.registry import ERROR_SOURCE_COLORS
+from dpcore.theory import plan as theory
 
 #: Colours of the teaching picture (the paper's: blue recentring, orange scaling, yellow star, green cross).
 COLORS = {
@@ -456,7 +457,7 @@ def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: fl
     sum gets ``N(0, 2C^2/rho_noise)`` per coordinate (sensitivity ``2C``), and coordinate ``i`` of the
     mean carries ``sqrt(2C^2/rho_noise) / (n s_i)``. This is Appendix C's release with sensitivities
     ``Delta = sigma`` and divisor ``sigma^^(2e)``: ``(2 margin / n) *``
-    :func:`dpcore.theory.noise_std_per_coordinate`.
+    :func:`dpcore.theory.plan.noise_std_per_coordinate`.
     """
     sig = np.asarray(sigma, dtype=float)
     sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))
@@ -485,7 +486,7 @@ def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, 
 
     References
     ----------
-    PLAN, Appendix C and Theorem 4.5; specs/plan.md §6; :mod:`dpcore.theory`.
+    PLAN, Appendix C and Theorem 4.5; specs/plan.md §6; :mod:`dpcore.theory.plan`.
     """
     sig = np.asarray(sigma, dtype=float)
     sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))
@@ -574,7 +575,7 @@ def noise_shapes_figure(entries: Sequence[tuple[str, str, Estimate]], sigma: np.
 def error_split_frame(entries: Sequence[tuple[str, Estimate]], x: np.ndarray, truth: np.ndarray,
                       p: float = 2.0) -> pd.DataFrame:
     """One row per estimator with :func:`dpcore.metrics.error_split` (sampling, clipping, noise, total),
-    ready for :func:`dpcore.figures.error_split_chart`."""
+    ready for :func:`dpcore.figures.style.error_split_chart`."""
     return pd.DataFrame([{"estimator": label, **error_split(est, x, truth, p)} for label, est in entries],
                         columns=["estimator", "sampling", "clipping", "noise", "total"])
 

@@ -13,9 +13,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.colors import qualitative
 
+from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import zcdp_to_approx
-from dpcore.registry import ERROR_SOURCE_COLORS, Estimate, EstimatorSpec
+from dpcore.registry import ERROR_SOURCE_COLORS
 
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13, color="#1d2733")
 
@@ -126,20 +128,35 @@ def ledger_frame(estimates: Iterable[tuple[EstimatorSpec, Estimate]]) -> pd.Data
     return pd.DataFrame(rows, columns=["estimator", "stage", "spent", "unit", "share"])
 
 
+def stage_colors(stages: Iterable[str]) -> dict[str, str]:
+    """A distinct colour for every distinct stage name (never reused, however many stages: a fixed
+    palette of 48 first, then evenly spaced hues)."""
+    names = list(dict.fromkeys(stages))
+    palette = list(dict.fromkeys(c.lower() for c in [*qualitative.D3, *qualitative.Dark24, *qualitative.Light24]))
+    out = {}
+    for i, name in enumerate(names):
+        if i < len(palette):
+            out[name] = palette[i]
+        else:  # golden-angle hues, two lightness levels: distinct and never equal to a palette entry
+            h = (i * 137.508) % 360
+            out[name] = f"hsl({h:.1f}, 62%, {42 + 14 * (i % 2)}%)"
+    return out
+
+
 def ledger_chart(df: pd.DataFrame) -> go.Figure:
-    """Horizontal stacked bars: how each estimator splits its budget over its stages."""
+    """Horizontal stacked bars: how each estimator splits its budget over its stages (one colour per stage)."""
     fig = go.Figure()
-    palette = ["#1f6fb2", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#9c755f"]
-    for i, stage in enumerate(dict.fromkeys(df.stage)):
+    colors = stage_colors(df.stage)
+    for stage, color in colors.items():
         part = df[df.stage == stage]
         fig.add_trace(go.Bar(y=part.estimator, x=part.share, name=stage, orientation="h",
-                             marker_color=palette[i % len(palette)],
+                             marker_color=color,
                              customdata=np.stack([part.spent, part.unit], axis=-1),
                              hovertemplate="%{y}<br>" + stage + ": %{x:.1%} (%{customdata[0]:.4g} %{customdata[1]})"
                                            "<extra></extra>"))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title="share of the estimator's budget", tickformat=".0%", range=[0, 1])
-    fig.update_yaxes(autorange="reversed", title=None)
+    fig.update_yaxes(autorange="reversed", title=None, automargin=True)
     return style(fig, title="How each estimator spends its budget", height=120 + 40 * max(1, df.estimator.nunique()))
 
 

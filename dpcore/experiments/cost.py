@@ -45,12 +45,12 @@ def seconds_per_run(name: str, n: int, d: int) -> float:
 
 
 def estimate_seconds(config: Any) -> float:
-    """Predicted wall-clock seconds of :func:`dpcore.experiments.run` for ``config``.
+    """Predicted wall-clock seconds of :func:`dpcore.experiments.engine.run` for ``config``.
 
     Parameters
     ----------
     config : ExperimentConfig, mapping or JSON string
-        What :func:`dpcore.experiments.run` accepts.
+        What :func:`dpcore.experiments.engine.run` accepts.
 
     Returns
     -------
@@ -64,7 +64,8 @@ def estimate_seconds(config: Any) -> float:
     >>> 0 < estimate_seconds(cfg) < 1
     True
     """
-    from dpcore.experiments import ExperimentConfig, plan_tasks
+    from dpcore.experiments.config import ExperimentConfig
+    from dpcore.experiments.engine import plan_tasks
 
     if isinstance(config, str):
         cfg = ExperimentConfig.from_json(config)

@@ -19,14 +19,13 @@ import plotly.graph_objects as go
 from dpcore._validation import RngLike, as_generator
 from dpcore.estimators.simplex import (
     preprocess,
-    simplex_mean_draws,
     simplex_release,
     simplex_transform,
 )
-from dpcore.estimators.simplex_baselines import baseline_draws
-from dpcore.figures import style
+from dpcore.experiments.studies import KNOWN_N, LABELS, sample_at
+from dpcore.figures.style import style
 from dpcore.registry import get
-from dpcore.theory_simplex import mse
+from dpcore.theory.simplex import mse
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
@@ -37,29 +36,9 @@ COLORS = {
     # not registered estimators (page-only variants): colours no registered estimator uses
     "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",
 }
-#: Plain names for the chart legends (the spec's internal labels S2-S4, B1-B3 are for developers only).
-LABELS = {
-    "simplex": "Simplex, free count", "simplex_known_n": "Simplex, known n (projection)",
-    "simplex_extra_count": "Simplex + extra paid count",
-    "plugin": "Noisy sum / noisy count (split f)", "plugin_oracle": "Noisy sum / noisy count, best split (oracle)",
-    "centred": "Centred sum / noisy count (split f)",
-    "sum_known_n": "Noisy sum / n", "centred_sum_known_n": "Centred noisy sum / n",
-}
+
+
 UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
-KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]
-
-
-def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
-    """``n`` values in ``[0, R]`` whose sample mean is exactly ``p R`` (Beta-shaped, then recentred
-    and clipped; the constant ``p R`` at the ends). Only the mean matters for the noise error."""
-    if p <= 0 or p >= 1:
-        return np.full(n, float(np.clip(p, 0, 1)) * radius)
-    g = as_generator(rng)
-    x = g.beta(4 * p, 4 * (1 - p), n)
-    m = float(x.mean())
-    # shrink towards 0 or towards 1 so the mean is exactly p and every value stays in [0, 1]
-    x = x * (p / m) if m > p else 1 - (1 - x) * ((1 - p) / (1 - m))
-    return np.clip(x, 0, 1) * radius
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,39 +153,6 @@ def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None
         rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
                                   "known_n": name in KNOWN_N}))
     return pd.concat(rows, ignore_index=True)
-
-
-def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                     split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
-                     ps: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0), reps: int = 2000,
-                     rng: RngLike = None) -> pd.DataFrame:
-    """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
-    the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
-    g = as_generator(rng)
-    b = {"epsilon": epsilon, "rho": rho}
-    bounds = (0.0, radius)
-    rows = []
-    for p in ps:  # a handful of positions; each call is vectorised over repetitions
-        x = sample_at(p, n, radius, rng=g)
-        mu = x.mean()
-        runs = {
-            "simplex_known_n": simplex_mean_draws(x, bounds=bounds, known_n=True, neighbouring=neighbouring,
-                                                  reps=reps, rng=g, **b),
-            "sum_known_n": baseline_draws("b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **b),
-        }
-        if neighbouring == "add-remove":
-            runs["centred_sum_known_n"] = baseline_draws("b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **b)
-            runs["simplex"] = simplex_mean_draws(x, bounds=bounds, reps=reps, rng=g, **b)
-            runs["plugin"] = baseline_draws("plugin", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
-            runs["centred"] = baseline_draws("centred", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
-            if count_fraction > 0:
-                runs["simplex_extra_count"] = simplex_mean_draws(x, bounds=bounds, count_fraction=count_fraction,
-                                                                 reps=reps, rng=g, **b)
-        for name, dr in runs.items():
-            err2 = (dr[:, 0] - mu) ** 2
-            rows.append({"estimator": name, "label": LABELS[name], "p": p, "mse": float(err2.mean()),
-                         "se": float(err2.std(ddof=1) / math.sqrt(reps)), "known_n": name in KNOWN_N})
-    return pd.DataFrame(rows)
 
 
 def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:

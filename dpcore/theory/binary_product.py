@@ -33,7 +33,10 @@ PROFILES: dict[str, str] = {
     "dense": "every pⱼ = ½ (the case naive Laplace wins)",
 }
 
+
 EXACT_TV_MAX_D = 16
+
+
 MC_DRAWS = 20_000
 
 
@@ -325,43 +328,26 @@ def check_curve_args(d: int, epsilon: float, beta: float) -> tuple[int, float, f
     return _check_d(d), check_positive(epsilon, "epsilon"), check_probability(beta, "beta")
 
 
-# --------------------------------------------------------------------------------------------
-# simulation for the page: TV against n or d
+#: Failure probability β in the sorting analysis's separation target 16 ln(dR/β) (Singhal §3).
+SEPARATION_BETA = 0.1
 
 
-def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, *, seeds: int = 3,
-                estimators: tuple[str, ...] = ("binary_pde", "binary_naive_laplace"), rng: RngLike = 0,
-                **params: Any) -> list[dict[str, Any]]:
-    """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
+#: Below this separation τᵣ/b many tiny pⱼ get promoted by noise alone (a practical warning level).
+SEPARATION_WARN = 3.0
 
-    Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
-    ``rng`` (``SeedSequence.spawn``), runs every estimator at pure ``epsilon`` through the registry
-    (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures :func:`product_tv`. ``params`` go to
-    ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
-    empirical mean as ``"empirical"``.
+
+def separation_light(separation: Any, d: int, rounds: int, beta: float = SEPARATION_BETA) -> np.ndarray:
+    """Traffic light for a sorting round's separation τᵣ/b (threshold over Laplace scale).
+
+    ``"green"`` when the separation exceeds the analysis's target ``16 ln(d R / β)`` (R = number of
+    rounds, at least 1), ``"amber"`` when it exceeds :data:`SEPARATION_WARN` (= 3), else ``"red"``.
 
     References
     ----------
-    specs/binary_product.md §5 (prototype table) and §6.5 (TV against n and d).
+    V. Singhal, arXiv:2304.06787v4, §3 (the sorting step's union bound over d coordinates and R rounds);
+    specs/binary_product.md §6.
     """
-    from dpcore import registry
-    from dpcore.privacy import Budget
-
-    epsilon = check_positive(epsilon, "epsilon")
-    budget = Budget.pure(epsilon)
-    root = np.random.SeedSequence(rng if isinstance(rng, int) else None)
-    children = root.spawn(len(grid) * seeds)
-    out: list[dict[str, Any]] = []
-    for k, (n, d) in enumerate(grid):  # a short grid of (n, d) points x a few seeds
-        for s in range(seeds):
-            g = np.random.default_rng(children[k * seeds + s])
-            p = profile(profile_name, int(d), rng=g)
-            X = sample_binary_product(p, int(n), rng=g)
-            means = {"empirical": np.asarray(X.mean(axis=0)).ravel()}
-            for name in estimators:
-                kw = {**params, "shuffle": False} if name == "binary_pde" else {}  # iid rows: no shuffle needed
-                means[name] = registry.run(name, X, budget, rng=g, **kw).mean
-            tvs = product_tv_many(p, list(means.values()), rng=g)
-            out += [{"n": n, "d": d, "estimator": name, "seed": s, "tv": float(t)}
-                    for name, t in zip(means, tvs, strict=True)]
-    return out
+    d, _, beta = check_curve_args(d, 1.0, beta)
+    target = 16.0 * math.log(d * max(int(rounds), 1) / beta)
+    sep = np.asarray(separation, dtype=float)
+    return np.where(sep > target, "green", np.where(sep > SEPARATION_WARN, "amber", "red"))

@@ -14,51 +14,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpcore import limits
 from dpcore._validation import RngLike, as_generator, check_positive
-
-
-@dataclass(frozen=True)
-class Dataset:
-    """A sample with the truth it was drawn from.
-
-    Attributes
-    ----------
-    x : ndarray, shape (n, d)
-        The sample (rows are people).
-    true_mean : ndarray, shape (d,)
-        The population mean (for bundled data: the full data's empirical mean).
-    true_std : ndarray, shape (d,)
-        Population per-coordinate standard deviations.
-    kind : {"real", "bounded", "binary"}
-        Which estimators apply.
-    bounds : (ndarray, ndarray)
-        A public prior range per coordinate, chosen without looking at the sample.
-    name, description : str
-        For labels.
-    """
-
-    x: np.ndarray
-    true_mean: np.ndarray
-    true_std: np.ndarray
-    kind: str
-    bounds: tuple[np.ndarray, np.ndarray]
-    name: str = ""
-    description: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def n(self) -> int:
-        return int(self.x.shape[0])
-
-    @property
-    def d(self) -> int:
-        return int(self.x.shape[1])
+from dpcore.data.dataset import Dataset
 
 
 def _check_nd(n: int, d: int) -> tuple[int, int]:
@@ -262,33 +225,6 @@ DISTRIBUTIONS: dict[str, DistributionSpec] = {
 }
 
 
-def _bundled(name: str) -> Callable[..., Dataset]:
-    """A maker drawing ``n`` rows with replacement from bundled data set ``name`` (the population,
-    so the true mean is the full data's mean); the skew argument has no meaning and is ignored."""
-
-    def make(n: int, d: int, alpha: float = 0.0, rng: RngLike = None) -> Dataset:
-        # late import: dpcore.datasets imports this module
-        from dpcore.datasets import sample_bundled
-
-        return sample_bundled(name, n, d, rng=rng)
-
-    return make
-
-
-_NO_SKEW = "no effect: real data has its own skew"
-DISTRIBUTIONS.update({
-    s.name: s
-    for s in [
-        DistributionSpec("bundled_digits", "Real: handwritten digits (pixels, skewed variances)", "bounded",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("digits"), skew_applies=False),
-        DistributionSpec("bundled_cps1988", "Real: US weekly wages 1988 (heavy tail)", "real",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("cps1988"), skew_applies=False),
-        DistributionSpec("bundled_supermarket", "Real: supermarket baskets (binary)", "binary",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("supermarket"), skew_applies=False),
-    ]
-})
-
-
 def generate(distribution: str, n: int, d: int, skew: float | None = None, *, rng: RngLike = None,
              **params: Any) -> Dataset:
     """Draw a dataset from a named distribution of :data:`DISTRIBUTIONS`.
@@ -308,7 +244,3 @@ def generate(distribution: str, n: int, d: int, skew: float | None = None, *, rn
     if not lo <= alpha <= hi:
         raise ValueError(f"skew for {spec.label} must be in [{lo:g}, {hi:g}]; got {alpha!r}.")
     return spec.make(n, d, alpha, rng=rng, **params)
-
-
-__all__ = ["Dataset", "DISTRIBUTIONS", "generate", "gaussian", "correlated_gaussian", "student_t", "lognormal",
-           "contaminated", "bounded", "binary_product", "zipf_std"]

@@ -11,33 +11,19 @@ DESIGN.md (app conventions: fixed colours, a sentence with the number, the data 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore._validation import RngLike
-from dpcore.data import Dataset
-from dpcore.datasets import run_with_private_bounds
-from dpcore.figures import style
-from dpcore.privacy import Budget
-from dpcore.registry import Estimate, EstimatorSpec
+from dpcore.data.dataset import Dataset
+from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.figures.style import style
 
 #: Column of :func:`estimates_frame` with ``Diagnostics.nonprivate``: data-dependent values that are
 #: not part of any release (shown only under this label).
 NONPRIVATE_COLUMN = "non-private diagnostics (teaching only, not released)"
-
-
-def run_estimator(spec: EstimatorSpec, data: Dataset, budget: Budget, *, private_share: float | None = None,
-                  coarse_bounds: tuple | None = None, quantiles: tuple[float, float] = (0.01, 0.99),
-                  rng: RngLike = None) -> Estimate:
-    """Run ``spec`` with the data's bounds as public (``private_share=None``) or after a private
-    bounds step spending ``private_share`` of the budget (:func:`dpcore.datasets.run_with_private_bounds`)."""
-    if private_share is None:
-        return spec.run(data, budget, rng=rng)
-    return run_with_private_bounds(spec, data, budget, share=private_share, coarse_bounds=coarse_bounds,
-                                   quantiles=quantiles, rng=rng)
 
 
 def estimates_frame(results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np.ndarray) -> pd.DataFrame:
@@ -69,23 +55,6 @@ def error_bar_chart(df: pd.DataFrame) -> go.Figure:
     return style(fig, title="One private release per estimator", height=max(320, 24 * len(df) + 120))
 
 
-def repeated_frame(specs: Sequence[EstimatorSpec], data: Dataset, budget: Budget, reps: int, seed: int, *,
-                   private_share: float | None = None, coarse_bounds: tuple | None = None,
-                   quantiles: tuple[float, float] = (0.01, 0.99)) -> pd.DataFrame:
-    """``reps`` runs of each estimator on the same data with independent noise (child seeds spawned
-    from ``seed``); one row per run with its l2 error against the non-private mean."""
-    children = np.random.SeedSequence(seed).spawn(reps)
-    rows = []
-    for spec in specs:
-        for r, child in enumerate(children):
-            est = run_estimator(spec, data, budget, private_share=private_share, coarse_bounds=coarse_bounds,
-                                quantiles=quantiles, rng=np.random.default_rng(child))
-            err = np.asarray(est.mean, dtype=float) - data.true_mean
-            rows.append({"estimator": spec.label, "name": spec.name, "color": spec.color, "run": r,
-                         "l2_error": float(np.linalg.norm(err))})
-    return pd.DataFrame(rows)
-
-
 def repeated_chart(df: pd.DataFrame) -> go.Figure:
     """Box plot of the l2 error over repeated runs, one box per estimator in its colour."""
     fig = go.Figure()
@@ -100,14 +69,63 @@ def repeated_chart(df: pd.DataFrame) -> go.Figure:
                  height=max(320, 40 * len(order) + 140))
 
 
-def spread_sentence(df: pd.DataFrame) -> str:
-    """'95% of runs of X land within ... of the non-private mean' for the best estimator."""
-    q = df.groupby("estimator")["l2_error"].quantile(0.95).sort_values()
-    best, value = q.index[0], float(q.iloc[0])
+def data_scale(data: Dataset) -> float:
+    """The data's own spread, ``‖σ‖₂`` of the chosen columns (non-private, teaching only): an error far
+    above it means the estimates say nothing about the mean (typically: the bounds are wrong)."""
+    x = np.asarray(data.x, dtype=float)
+    return float(np.linalg.norm(x.std(axis=0))) if x.shape[0] > 1 else 0.0
+
+
+def _far_off(best: float, scale: float, data: Dataset | None = None) -> str | None:
+    if not (best > FAR_OFF_MULTIPLE * scale) or scale <= 0:
+        return None
+    hint = ""
+    if data is not None:
+        lo, hi = (np.asarray(b, dtype=float) for b in data.bounds)
+        outside = float(np.mean((data.x < lo) | (data.x > hi)))
+        if outside > 0:
+            hint = f" {outside:.0%} of the values lie outside the bounds and are clipped."
+    return (f"Every estimate lands more than {FAR_OFF_MULTIPLE:g}× the data's own spread (‖σ‖₂ = {scale:.3g}) "
+            f"from the non-private mean (the closest is {best:.3g} away): **the bounds are probably wrong** for "
+            f"these columns, so no estimator is named best.{hint}")
+
+
+#: An estimate more than this multiple of the data's spread ``‖σ‖₂`` from the non-private mean is "far off".
+FAR_OFF_MULTIPLE = 1.0
+
+
+def one_release_sentence(table: pd.DataFrame, scale: float, data: Dataset | None = None) -> str:
+    """The sentence under the one-release chart: a range, never a winner (one noisy draw cannot rank),
+    and a warning instead when every estimate is far off (issue 15)."""
+    far = _far_off(float(table["l2_error"].min()), scale, data)
+    if far:
+        return far
+    return (f"One release per estimator lands between {table['l2_error'].min():.3g} and "
+            f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, what an analyst would *not* see; "
+            f"the data's own spread is ‖σ‖₂ = {scale:.3g}. **One noisy draw cannot rank estimators**: the "
+            "repeated runs below compare medians, within one guarantee.")
+
+
+def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
+    """Rank by the **median** error over repeated runs, within each guarantee (notion and neighbouring
+    relation), with the 95% quantile; no winner when every median is far off (see :func:`data_scale`)."""
     reps = int(df.groupby("estimator").size().min())
-    return (f"Over {reps} runs each, 95% of **{best}**'s releases land within **{value:.3g}** (l2 distance) "
-            f"of the non-private mean, the tightest of the {len(q)} estimators shown.")
-
-
-__all__ = ["NONPRIVATE_COLUMN", "error_bar_chart", "estimates_frame", "repeated_chart", "repeated_frame", "run_estimator",
-           "spread_sentence"]
+    med = df.groupby(["guarantee", "estimator"])["l2_error"].median()
+    q95 = df.groupby(["guarantee", "estimator"])["l2_error"].quantile(0.95)
+    if scale is not None:
+        far = _far_off(float(med.min()), scale)
+        if far:
+            return far
+    parts = []
+    for g, m in med.groupby(level=0, sort=False):
+        m = m.droplevel(0).sort_values()
+        best = m.index[0]
+        text = (f"among **{g}** estimators, **{best}** has the smallest median error, {m.iloc[0]:.3g} "
+                f"(95% of its runs within {float(q95.loc[(g, best)]):.3g})")
+        if len(m) > 1:
+            r = m.iloc[1] / max(m.iloc[0], 1e-300)
+            text += (f", about the same as {m.index[1]} ({m.iloc[1]:.3g})" if r < 1.05
+                     else f", {r:.2f}× below {m.index[1]}")
+        parts.append(text)
+    multi = " Estimators with different guarantees are not ranked against each other." if len(parts) > 1 else ""
+    return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi

@@ -13,32 +13,23 @@ Ramsay & Spicker, arXiv 2501.14095; specs/winsorized.md §8 (teaching visualisat
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore._validation import RngLike, as_generator
-from dpcore.estimators.winsorized import winsorized_mean, winsorized_mean_zcdp
-from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
-from dpcore.registry import ERROR_SOURCE_COLORS, Estimate, get
-from dpcore.theory_winsorized import trimmed_interval
-
-Notion = Literal["pure", "zcdp"]
-Statistic = Literal["mean", "median", "variance (MLE)"]
+from dpcore.estimate import Estimate
+from dpcore.registry import ERROR_SOURCE_COLORS, get
+from dpcore.theory.winsorized import trimmed_interval
 
 PMWM_COLOR = get("pmwm").color  # registry colours: each estimator keeps one colour everywhere
+
+
 CLIPPED_COLOR = get("clipped_laplace").color
+
+
 NONPRIVATE_COLOR = "#444444"
-
-
-def _pmwm(notion: Notion) -> object:
-    return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
-
-
-def _budget_kw(notion: Notion, budget: float) -> dict[str, float]:
-    return {"epsilon": budget} if notion == "pure" else {"rho": budget}
 
 
 def contaminate(x: np.ndarray, fraction: float, shift: float, *, rng: RngLike = None) -> np.ndarray:
@@ -107,42 +98,6 @@ def interval_histogram(x: np.ndarray, est: Estimate, *, true_mean: float | None 
     return fig, df
 
 
-def contamination_sweep(x: np.ndarray, fractions: np.ndarray, *, shift: float, notion: Notion, budget: float,
-                        bounds: tuple[float, float], eta: float, c: float = 10.0, reps: int = 60,
-                        rng: RngLike = None) -> pd.DataFrame:
-    """RMSE (against the clean sample's mean) of PMWM at ``eta``, PMWM at eta = 0 and the clipped
-    mean with public bounds, as a growing fraction of points is moved ``shift`` sd to the right.
-
-    Each fraction runs ``reps`` repetitions vectorised as columns (fresh outlier rows and noise).
-    """
-    g = as_generator(rng)
-    x = np.asarray(x, dtype=float).ravel()
-    n = x.size
-    target = float(x.mean())
-    out_value = x.mean() + shift * x.std()
-    clipped_fn = clipped_mean_laplace if notion == "pure" else clipped_mean_box_zcdp
-    kw = _budget_kw(notion, budget * reps)
-    extra = {} if notion == "pure" else {"mean_noise": "per_coordinate"}
-    rows = []
-    for f in fractions:  # a handful of contamination levels; repetitions are vectorised
-        X = np.repeat(x[:, None], reps, axis=1)
-        k = int(math.floor(f * n))
-        if k:
-            pick = np.argsort(g.random((n, reps)), axis=0)[:k]
-            X[pick, np.arange(reps)[None, :]] = out_value + 0.05 * x.std() * g.standard_normal((k, reps))
-        results = {
-            f"PMWM (η = {eta:g})": _pmwm(notion)(X, bounds=bounds, eta=eta, c=c, rng=g, **kw, **extra),
-            "PMWM (η = 0)": _pmwm(notion)(X, bounds=bounds, eta=0.0, c=c, rng=g, **kw, **extra),
-            "clipped mean (public bounds)": clipped_fn(X, bounds=bounds, rng=g, **kw),
-        }
-        for name, est in results.items():
-            err = est.mean - target
-            rows.append({"contamination": float(f), "estimator": name, "rmse": float(np.sqrt(np.mean(err**2))),
-                         "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
-                         "fallbacks": int(est.diagnostics.extra.get("fallback_count", 0)), "runs": reps})
-    return pd.DataFrame(rows)
-
-
 def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.Figure:
     """Lines of RMSE against the contamination fraction, one per estimator (log y axis)."""
     colors = {name: (CLIPPED_COLOR if name.startswith("clipped") else
@@ -158,25 +113,6 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
                       xaxis_title="fraction of points replaced by outliers", yaxis_title="RMSE vs clean mean",
                       yaxis_type="log", xaxis_tickformat=".0%", height=380, legend={"orientation": "h", "y": -0.25})
     return fig
-
-
-# ------------------------------------------------------------------------------------------------
-# subsample-and-aggregate
-
-
-def _stat(blocks: np.ndarray, statistic: Statistic) -> np.ndarray:
-    if statistic == "mean":
-        return blocks.mean(axis=-1)
-    if statistic == "median":
-        return np.median(blocks, axis=-1)
-    if statistic == "variance (MLE)":
-        return blocks.var(axis=-1)
-    raise ValueError(f"statistic must be 'mean', 'median' or 'variance (MLE)'; got {statistic!r}.")
-
-
-def full_statistic(x: np.ndarray, statistic: Statistic) -> float:
-    """The non-private statistic on all the data (the S&A target)."""
-    return float(_stat(np.asarray(x, dtype=float).ravel(), statistic))
 
 
 def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Figure, pd.DataFrame]:
@@ -203,35 +139,6 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
     return fig, df
 
 
-def sa_error_by_group_size(x: np.ndarray, statistic: Statistic, group_sizes: np.ndarray, *, notion: Notion,
-                           budget: float, bounds: tuple[float, float], reps: int = 40, c: float = 1.0,
-                           rng: RngLike = None) -> pd.DataFrame:
-    """RMSE of S&A with the PMWM aggregator against the full-data statistic, per group size.
-
-    For each group size the ``reps`` runs (fresh random partitions and noise) are vectorised: the
-    group statistics of all runs form a (k, reps) array aggregated in one call.
-    """
-    g = as_generator(rng)
-    x = np.asarray(x, dtype=float).ravel()
-    N = x.size
-    target = full_statistic(x, statistic)
-    kw = _budget_kw(notion, budget * reps)
-    extra = {} if notion == "pure" else {"mean_noise": "per_coordinate"}
-    rows = []
-    for m in group_sizes:  # a handful of group sizes; repetitions are vectorised
-        k = N // int(m)
-        if k < 2:
-            continue
-        perm = np.argsort(g.random((reps, N)), axis=1)[:, : k * int(m)].reshape(reps, k, int(m))
-        theta = _stat(x[perm], statistic).T  # (k, reps)
-        est = _pmwm(notion)(theta, bounds=bounds, c=c, rng=g, **kw, **extra)
-        err = est.mean - target
-        rows.append({"group_size": int(m), "groups": k, "rmse": float(np.sqrt(np.mean(err**2))),
-                     "bias": float(np.mean(est.mean) - target),
-                     "fallbacks": int(est.diagnostics.extra["fallback_count"]), "runs": reps})
-    return pd.DataFrame(rows)
-
-
 def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
     """RMSE of S&A against the group size (the paper's Table 3 shape: U-shaped for biased T)."""
     fig = go.Figure(go.Scatter(x=df.group_size, y=df.rmse, mode="lines+markers", name="S&A with PMWM",
@@ -253,7 +160,3 @@ def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
                       xaxis_title="units per group (fewer, larger groups →)", yaxis_title="RMSE vs full-data statistic",
                       yaxis_type="log", height=360)
     return fig
-
-
-__all__ = ["contaminate", "contamination_figure", "contamination_sweep", "full_statistic", "interval_histogram",
-           "sa_error_by_group_size", "sa_error_figure", "sa_strip"]

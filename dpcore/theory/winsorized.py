@@ -95,7 +95,7 @@ def premature_stop_probability(n: int, q: float, steps_below: float, *,
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
     target = float(q) * float(n)
     k = max(float(steps_below), 0.0)
-    if epsilon_query is not None:  # the pure case is dpcore.quantiles.premature_stop_risk
+    if epsilon_query is not None:  # the pure case is dpcore.quantiles.unbounded.premature_stop_risk
         return float(quantiles.premature_stop_risk(n, max(float(q), 1.0 - float(q)), epsilon_query, k))
     r = check_positive(rho_query, "rho_query")
     tail = float(stats.norm.sf(target * math.sqrt(r)))
@@ -108,7 +108,7 @@ def premature_stop_risk(n: int, tau: float, lower: float | np.ndarray, upper: fl
     with probability above about ``e^{-3}`` (5%).
 
     Pure: ``eps_Q (1 - tau) n < log K + 3``; zCDP: ``rho_Q ((1 - tau) n)^2 / 2 < log K + 3``, with
-    ``K = dpcore.quantiles.grid_size((lower, upper), beta)`` (specs/winsorized.md §2.6, "the app must warn").
+    ``K = dpcore.quantiles.unbounded.grid_size((lower, upper), beta)`` (specs/winsorized.md §2.6, "the app must warn").
     ``lower`` and ``upper`` may be per-coordinate arrays (one answer per coordinate, in one call).
     """
     if (epsilon_query is None) == (rho_query is None):

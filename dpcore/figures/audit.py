@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.audit import AuditResult, likelihood_ratio
-from dpcore.figures import rgba, style
+from dpcore.figures.style import rgba, style
 
 D_COLOR = "#1f77b4"
 D_PRIME_COLOR = "#d62728"

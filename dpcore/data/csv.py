@@ -1,0 +1,210 @@
+"""``MAX_UPLOAD_BYTES``, ``MAX_ROWS``, ``MAX_COLUMNS``, ``parse_csv``, ``_is_numeric``, ``describe_columns``, ``infer_kind``, ``data_bounds``, ``from_dataframe`` (moved from ``datasets.py``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from dpcore import limits
+from dpcore._validation import (
+    check_bounds,
+    check_data,
+    warn_bounds_from_data,
+)
+from dpcore.data.dataset import Dataset
+
+#: Limits for user uploads (the page stays responsive and memory stays small).
+MAX_UPLOAD_BYTES = limits.MAX_UPLOAD_BYTES
+
+
+MAX_ROWS = limits.MAX_UPLOAD_ROWS
+
+
+MAX_COLUMNS = limits.MAX_COLUMNS
+
+
+# ----------------------------------------------------------------------------------------------
+# user data
+# ----------------------------------------------------------------------------------------------
+
+
+def parse_csv(data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES, max_rows: int = MAX_ROWS,
+              max_columns: int = MAX_COLUMNS) -> pd.DataFrame:
+    """Parse the bytes of an uploaded CSV file in memory (nothing is written to disk).
+
+    Raises a ``ValueError`` saying what is wrong and how to fix it for an empty file, a file that
+    is not text CSV (binary, an image, a spreadsheet), one with no data rows, and one larger than
+    ``max_bytes``, ``max_rows`` rows or ``max_columns`` columns.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError("data must be the bytes of a CSV file.")
+    raw = bytes(data)
+    if len(raw) == 0:
+        raise ValueError("The file is empty; upload a CSV file with a header row and at least two data rows.")
+    if len(raw) > max_bytes:
+        raise ValueError(f"The file is {len(raw) / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB. "
+                         "Upload a sample or fewer columns.")
+    if b"\x00" in raw[:8192] or raw[:4] in (b"PK\x03\x04", b"%PDF", b"\x89PNG") or raw[:3] == b"\xff\xd8\xff":
+        raise ValueError("That is not a CSV file (it looks binary: a spreadsheet, image or archive?). "
+                         "Save it as CSV (comma-separated text) and upload that.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    if not text.strip():
+        raise ValueError("The file holds only blank space; upload a CSV file with a header row and data rows.")
+    # Count the header's fields before any parsing whose cost grows with the columns (the sniffer
+    # and the parser are quadratic in a 40,000-field header): a delimiter count in one pass.
+    header = text.lstrip("\r\n").split("\n", 1)[0]
+    fields = max(header.count(c) for c in ",;\t|") + 1
+    if fields > max_columns:
+        raise ValueError(f"The header row has about {fields:,} columns; the limit is {max_columns}. "
+                         "Keep the columns you need.")
+    try:
+        dialect = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|")
+        sep = dialect.delimiter
+    except csv.Error:
+        sep = ","
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
+        raise ValueError(f"Could not read the file as CSV ({str(err).splitlines()[0]}). Check that every row "
+                         "has the same number of comma-separated fields and the first row names the columns.") from None
+    if df.shape[1] == 0 or df.shape[0] == 0:
+        raise ValueError("The CSV has a header but no data rows; it needs at least two rows of values.")
+    if df.shape[0] > max_rows:
+        raise ValueError(f"The CSV has more than {max_rows:,} rows; upload a random sample of at most {max_rows:,} rows.")
+    if df.shape[1] > max_columns:
+        raise ValueError(f"The CSV has {df.shape[1]:,} columns; the limit is {max_columns}. Keep the columns you need.")
+    df.columns = [str(c).strip() for c in df.columns]
+    if len(set(df.columns)) != len(df.columns):
+        raise ValueError("Two columns have the same name; give every column a unique name in the header row.")
+    return df
+
+
+def _is_numeric(col: pd.Series) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)) or \
+        bool(pd.api.types.is_bool_dtype(col))
+
+
+def describe_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per column: its type, whether it is usable (numeric), missing values and range."""
+    rows = []
+    for name in df.columns:
+        col = df[name]
+        numeric = _is_numeric(col)
+        vals = col.dropna().astype(float) if numeric else None
+        rows.append({
+            "column": str(name),
+            "type": str(col.dtype),
+            "numeric": numeric,
+            "missing": int(col.isna().sum()),
+            "min": float(vals.min()) if numeric and len(vals) else math.nan,
+            "max": float(vals.max()) if numeric and len(vals) else math.nan,
+            "distinct": int(col.nunique(dropna=True)),
+        })
+    return pd.DataFrame(rows)
+
+
+def infer_kind(x: np.ndarray) -> Literal["binary", "bounded"]:
+    """``"binary"`` when every value is 0 or 1, else ``"bounded"`` (the data is clipped to the
+    bounds chosen for it, public or private, so interval estimators apply)."""
+    return "binary" if np.all((x == 0) | (x == 1)) else "bounded"
+
+
+def data_bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column ``(min, max)`` of the data itself: a **privacy leak**, so it warns with
+    :class:`~dpcore._validation.PrivacyLeakWarning` (as diffprivlib does). A constant column gets
+    ``value ± 0.5`` so the range is never empty."""
+    arr = check_data(x, name="x", ndim=2)
+    warn_bounds_from_data("bounds")
+    lo, hi = arr.min(axis=0), arr.max(axis=0)
+    same = hi <= lo
+    return np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
+
+
+def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bounds: Any = None, *,
+                   kind: str | None = None, nan_policy: Literal["error", "drop"] = "error",
+                   max_rows: int = MAX_ROWS, max_columns: int = MAX_COLUMNS,
+                   name: str = "your data") -> Dataset:
+    """Turn chosen columns of a user's DataFrame into a :class:`~dpcore.data.dataset.Dataset`.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The user's data (rows are people).
+    columns : list of str, optional
+        Columns to use (default: every column). Each must be numeric (or boolean).
+    bounds : (lower, upper), optional
+        Public per-column range (scalars or one value per column). ``None`` reads the range off
+        the data: a privacy leak that warns with ``PrivacyLeakWarning``.
+    kind : {"real", "bounded", "binary"}, optional
+        Data kind; inferred by :func:`infer_kind` when omitted.
+    nan_policy : {"error", "drop"}
+        Rows with a missing value raise (default) or are dropped. Dropping rows depends on the
+        data; the count of dropped rows is shown to the analyst and is not private.
+    max_rows, max_columns : int
+        Size limits.
+    name : str
+        Label.
+
+    Returns
+    -------
+    Dataset
+        ``true_mean`` is the empirical mean of the chosen columns (the non-private answer),
+        ``true_std`` their empirical standard deviation; ``params["dropped_rows"]`` counts rows
+        dropped for missing values. ``params["std_from_data"]`` is ``True``: that standard deviation
+        is data-derived, not public, so :meth:`dpcore.estimate.EstimatorSpec.run` never passes it as
+        a known ``sigma`` (the oracle estimators refuse such data unless given a public ``sigma=``).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError("df must be a pandas DataFrame.")
+    cols = list(df.columns) if columns is None else list(columns)
+    if not cols:
+        raise ValueError("columns is empty; choose at least one numeric column.")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the data; choose from {list(df.columns)}.")
+    if len(set(cols)) != len(cols):
+        raise ValueError("columns lists a column twice; choose each column once.")
+    bad = [c for c in cols if not _is_numeric(df[c])]
+    if bad:
+        raise ValueError(f"columns {bad} are not numeric (text or dates); choose numeric columns only, "
+                         "or encode them as numbers first.")
+    if len(cols) > max_columns:
+        raise ValueError(f"{len(cols)} columns chosen; the limit is {max_columns}.")
+    if nan_policy not in ("error", "drop"):
+        raise ValueError(f"nan_policy must be 'error' or 'drop'; got {nan_policy!r}.")
+    sub = df[cols].astype(float)
+    sub = sub.replace([np.inf, -np.inf], np.nan)
+    bad_rows = sub.isna().any(axis=1)
+    dropped = int(bad_rows.sum())
+    if dropped and nan_policy == "error":
+        per = {c: int(v) for c, v in sub.isna().sum().items() if v}
+        raise ValueError(f"the chosen columns have missing or infinite values {per}; drop those rows "
+                         "(nan_policy='drop') or impute them first.")
+    x = sub[~bad_rows].to_numpy(dtype=float)
+    if x.shape[0] < 2:
+        raise ValueError(f"only {x.shape[0]} complete row(s) left; at least 2 are needed.")
+    if x.shape[0] > max_rows:
+        raise ValueError(f"{x.shape[0]:,} rows; the limit is {max_rows:,}. Use a random sample.")
+    d = x.shape[1]
+    if bounds is None:
+        lo, hi = data_bounds(x)
+        from_data = True
+    else:
+        lo, hi = check_bounds(bounds, d)
+        from_data = False
+    k = infer_kind(x) if kind is None else kind
+    if k not in ("real", "bounded", "binary"):
+        raise ValueError(f"kind must be 'real', 'bounded' or 'binary'; got {kind!r}.")
+    return Dataset(x, x.mean(axis=0), x.std(axis=0), k, (lo, hi), name,
+                   f"{name}: {x.shape[0]:,} rows × {d} columns",
+                   {"columns": [str(c) for c in cols], "dropped_rows": dropped, "bounds_from_data": from_data,
+                    "std_from_data": True})

@@ -1,0 +1,214 @@
+"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``, ``register`` (moved from ``registry.py``)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore._validation import RngLike
+from dpcore.privacy import Budget, Conversion, ConversionMethod, Ledger, NativeNotion
+
+DataKind = Literal["real", "bounded", "binary"]
+
+
+Neighbouring = Literal["replace-one", "add-remove", "none"]
+
+
+#: The opt-in group of other libraries' means (:mod:`dpcore.estimators.peers`).
+PEERS = "peers"
+
+
+@dataclass
+class Diagnostics:
+    """What an estimator did, for the pictures and the error split.
+
+    Attributes
+    ----------
+    noiseless_mean : array
+        The estimate with the privacy noise of the final release removed but the same centre,
+        scale and clipping (so ``mean - noiseless_mean`` is the final noise and
+        ``noiseless_mean - empirical mean`` is the clipping bias).
+    center : array or None
+        The (private) centre used before clipping.
+    scale : array or None
+        Per-coordinate multipliers mapping centred original space to scaled space.
+    clip_radius : float or None
+        l2 clip radius in scaled space.
+    clip_interval : (array, array) or None
+        Per-coordinate clip interval ``(lower, upper)`` for interval clipping.
+    clipped : bool array or None
+        Which rows (or entries, shape ``(n, d)``) were changed by clipping.
+    noise_std : array or None
+        Per-coordinate standard deviation of the final noise, in original space.
+    warnings : list of str
+        Anything the user should know (fallbacks, parameters outside the theory's range). Part of
+        what an estimator releases: a warning may depend on public values and on the private output
+        only, never on the data directly (no counts of clamped rows, no private n, no number of
+        failed groups).
+    extra : dict
+        Estimator-specific values (rotation signs, quantile steps, groups, ...).
+    nonprivate : dict
+        **Not private, for teaching only**: data-dependent quantities (rows clamped, the true n
+        under add/remove, failed groups, ...). Never part of a release; a page may show them only
+        under a "non-private diagnostics" label.
+    """
+
+    noiseless_mean: np.ndarray
+    center: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    clip_radius: float | None = None
+    clip_interval: tuple[np.ndarray, np.ndarray] | None = None
+    clipped: np.ndarray | None = None
+    noise_std: np.ndarray | None = None
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    nonprivate: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fraction_clipped(self) -> float | None:
+        """Fraction of rows (or entries) changed by clipping."""
+        if self.clipped is None:
+            return None
+        return float(np.mean(self.clipped))
+
+
+@dataclass
+class Estimate:
+    """A private mean with its privacy ledger and diagnostics."""
+
+    mean: np.ndarray
+    ledger: Ledger
+    diagnostics: Diagnostics
+    estimator: str = ""
+    conversion: Conversion | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def _signature(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """Parameter names of ``func`` and whether it takes ``**kwargs`` (inspect.signature is slow and
+    :meth:`EstimatorSpec.accepts` is asked once per estimator run)."""
+    sig = inspect.signature(func)
+    return frozenset(sig.parameters), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """One registered estimator.
+
+    Attributes
+    ----------
+    name : str
+        Stable identifier (used in configs, URLs and data frames).
+    label : str
+        Human label for the app.
+    color : str
+        Fixed colour used in every chart.
+    notion : {"pure", "zcdp", "none"}
+        Native privacy notion; budgets are converted to it by :meth:`Budget.to_native`.
+    data_kinds : frozenset of {"real", "bounded", "binary"}
+        Data the estimator applies to.
+    neighbouring : {"replace-one", "add-remove", "none"}
+        Neighbouring relation its guarantee holds for.
+    func : callable
+        The estimator function.
+    params : mapping
+        Default keyword parameters passed to ``func``.
+    family : str
+        Group name for the app (``"PLAN"``, ``"baseline"``, ...).
+    description : str
+        One sentence for the app.
+    needs_dimension : {"any", "scalar", "vector"}
+        Dimensions it applies to.
+    uses_oracle : bool
+        True when the estimator is handed a value that is not private (e.g. the true variances):
+        a teaching reference, never ranked or starred as the best private estimator (issue 15).
+    seeded : bool
+        ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
+        from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
+    """
+
+    name: str
+    label: str
+    color: str
+    notion: NativeNotion
+    data_kinds: frozenset[str]
+    neighbouring: Neighbouring
+    func: Callable[..., Estimate]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    family: str = "baseline"
+    description: str = ""
+    needs_dimension: Literal["any", "scalar", "vector"] = "any"
+    seeded: bool = True
+    uses_oracle: bool = False
+
+    @property
+    def private(self) -> bool:
+        """Whether the estimate is differentially private as released: a privacy notion and no oracle
+        input. Only private estimators are ranked, starred or headlined as "best private"."""
+        return self.notion != "none" and not self.uses_oracle
+
+    @property
+    def guarantee(self) -> tuple[str, str]:
+        """The (notion, neighbouring relation) pair; rankings compare estimators only within one."""
+        return (self.notion, self.neighbouring)
+
+    def accepts(self, keyword: str) -> bool:
+        names, var_kw = _signature(self.func)
+        return keyword in names or var_kw
+
+    def meets(self, budget: Budget) -> bool:
+        """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator
+        under a pure ε budget; see :meth:`dpcore.privacy.Budget.meets`)."""
+        return budget.meets(self.notion)
+
+    def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
+            method: ConversionMethod = "cks", at_implied_level: bool = False, **overrides: Any) -> Estimate:
+        """Run on a :class:`~dpcore.data.dataset.Dataset` (or a bare array) with ``budget`` converted to
+        this estimator's native notion. ``overrides`` replace the default ``params``.
+
+        A zCDP estimator under a pure ε budget raises ``ValueError`` (nothing turns zCDP into ε-DP)
+        unless ``at_implied_level=True``: it then runs at ρ = ε²/2 and ``est.conversion`` has
+        ``meets_budget=False`` and the (ε', δ)-DP it gives (:meth:`Budget.implied_zcdp`).
+        """
+        if at_implied_level and self.notion == "zcdp":
+            conv = budget.implied_zcdp(method=method)
+        else:
+            conv = budget.to_native(self.notion, method)
+        kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
+        x = getattr(data, "x", data)
+        std_from_data = bool(getattr(data, "params", {}).get("std_from_data", False))
+        for key in ("bounds", "sigma", "true_mean"):
+            value = getattr(data, key, None) if key != "sigma" else getattr(data, "true_std", None)
+            if value is None or key in kwargs or not self.accepts(key):
+                continue
+            if key == "sigma" and std_from_data:
+                # A data set's own empirical standard deviation is not public: never hand it to an
+                # estimator as "known" sigma (issue 11, item 7).
+                if "sigma" in inspect.signature(self.func).parameters:
+                    raise ValueError(
+                        f"{self.name} needs a public sigma (known standard deviations), but this data set's "
+                        "true_std is its own empirical standard deviation, a data-derived value whose use is a "
+                        "privacy leak. Pass sigma= (a public value chosen without the data) explicitly, or "
+                        "use an estimator that estimates the variances privately.")
+                continue
+            kwargs[key] = value
+        est = self.func(x, rng=rng, **kwargs)
+        est.estimator = self.name
+        est.conversion = conv
+        return est
+
+
+_REGISTRY: dict[str, EstimatorSpec] = {}
+
+
+def register(spec: EstimatorSpec) -> EstimatorSpec:
+    """Add ``spec`` to the registry (its name must be new)."""
+    if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
+        raise ValueError(f"an estimator named {spec.name!r} is already registered.")
+    _REGISTRY[spec.name] = spec
+    return spec

@@ -1,0 +1,159 @@
+"""``write_outputs``, ``_write_figures``, ``dask_executor``, ``main`` (moved from ``experiments.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import Executor
+from contextlib import contextmanager, nullcontext
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dpcore.experiments.config import SWEEPABLE, ExperimentConfig, shipped_configs
+from dpcore.experiments.engine import plan_tasks, run
+from dpcore.experiments.summaries import regret_table, summarise
+from dpcore.export import to_csv
+
+
+def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images: bool = True) -> list[Path]:
+    """Write the CSV, the config, the summary and the figures (HTML; PNG when ``images`` and
+    :func:`dpcore.export.static_export_problem` finds kaleido and a Chromium)."""
+    from dpcore import export
+    from dpcore.figures import compare as fc
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    p = out / "results.csv"
+    to_csv(frame, p)
+    written.append(p)
+    p = out / "config.json"
+    p.write_text(cfg.to_json() + "\n", encoding="utf-8")
+    written.append(p)
+    metric = cfg.headline_metric
+    p = out / "summary.csv"
+    to_csv(summarise(frame, metric), p)
+    written.append(p)
+    p = out / "regret.csv"
+    to_csv(regret_table(frame, metric), p)
+    written.append(p)
+    axes = [k for k in SWEEPABLE if len(cfg.sweep.get(k, [])) > 1] or [cfg.x_axis()]
+    figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes}
+    figs["regret"] = fc.regret_figure(regret_table(frame, metric))
+    images = images and export.static_export_problem() is None
+    with export.session() if images else nullcontext():
+        written += _write_figures(figs, out, images)
+    return written
+
+
+def _write_figures(figs: Mapping[str, Any], out: Path, images: bool) -> list[Path]:
+    from dpcore import export
+
+    written = []
+    for stem, fig in figs.items():
+        p = out / f"{stem}.html"
+        fig.write_html(p, include_plotlyjs="cdn")
+        written.append(p)
+        if images:
+            png = out / f"{stem}.png"
+            png.write_bytes(export.to_image(fig, "png"))
+            written.append(png)
+    return written
+
+
+@contextmanager
+def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
+    """A :class:`concurrent.futures.Executor` on a Dask cluster, for :func:`run`'s ``executor=``.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address (``tcp://host:8786``), or ``"local"`` to start a
+        ``LocalCluster`` of ``workers`` single-threaded processes here (closed on exit).
+    workers : int
+        Worker processes for ``"local"``.
+
+    The frame does not depend on the executor (every task seeds itself from the config), so a
+    cluster run equals a serial one bit for bit except the ``seconds`` column.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as err:
+        raise ImportError("--dask needs the distributed package: pip install -e '.[scale]'") from err
+    if address == "local":
+        cluster = LocalCluster(n_workers=max(int(workers), 1), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        with cluster, Client(cluster) as client:
+            yield client.get_executor()
+    else:
+        with Client(address, timeout="10s") as client:
+            yield client.get_executor()
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    """``python -m dpcore.experiments CONFIG.json --out DIR``."""
+    parser = argparse.ArgumentParser(prog="python -m dpcore.experiments",
+                                     description="Run a dpcore experiment config and write its results and figures.")
+    parser.add_argument("config", help="experiment config (JSON), or the name of a shipped config: "
+                        + ", ".join(shipped_configs()))
+    parser.add_argument("--out", required=True, help="output folder (created if missing)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="local processes to use (default 1: run here); with --dask local, the workers")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run the tasks on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786), or "
+                        "'local' to start a LocalCluster of --workers processes (needs pip install -e '.[scale]')")
+    parser.add_argument("--repetitions", type=int, default=None, help="override the config's repetitions")
+    parser.add_argument("--no-png", action="store_true", help="skip the PNG figures (HTML only; faster)")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        path = Path(args.config)
+        if not path.exists() and args.config in shipped_configs():
+            cfg = shipped_configs()[args.config]
+        else:
+            cfg = ExperimentConfig.load(path)
+        if args.repetitions is not None:
+            cfg = replace(cfg, repetitions=args.repetitions)
+            cfg.validate()
+        n_tasks = len(plan_tasks(cfg)[0])
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    from tqdm import tqdm
+
+    bar = tqdm(total=n_tasks, desc=cfg.name, unit="task")
+
+    def tick(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    try:
+        if args.dask:
+            try:
+                with dask_executor(args.dask, workers=args.workers) as ex:
+                    frame = run(cfg, executor=ex, progress=tick)
+            except (ImportError, OSError) as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+        elif args.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(args.workers) as ex:
+                frame = run(cfg, executor=ex, progress=tick)
+        else:
+            frame = run(cfg, progress=tick)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        bar.close()
+    for reason in frame.attrs.get("skipped", {}).values():
+        print(reason, file=sys.stderr)
+    for p in write_outputs(frame, cfg, Path(args.out), images=not args.no_png):
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

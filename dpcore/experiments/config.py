@@ -1,0 +1,425 @@
+"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``, ``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``, ``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``, ``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from ``experiments.py``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpcore import limits, registry
+from dpcore.data.synthetic import DISTRIBUTIONS, generate
+from dpcore.privacy import Budget
+
+SWEEPABLE = ("budget", "n", "d", "skew")
+
+
+NORMS = ("l1", "l2", "linf", "tv")
+
+
+UNIT_LABEL = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}
+
+
+NATIVE_UNIT = {"pure": "ε", "zcdp": "ρ", "none": "-"}
+
+
+#: The main estimators per data kind (the page's default selection). ``None`` entries are
+#: placeholders replaced by the winsorized mean in the user's notion (pure ε or zCDP).
+MAIN_ESTIMATORS: dict[str, list[str]] = {
+    "real": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm*"],
+    "bounded": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm*", "simplex_known_n_gauss_replace"],
+    "binary": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp", "gaussian_private"],
+}
+
+
+#: The main estimators per data kind under a pure ε budget, which zCDP estimators cannot meet:
+#: ε-DP estimators only.
+MAIN_PURE_ESTIMATORS: dict[str, list[str]] = {
+    "real": ["empirical", "pmwm", "clipped_laplace"],
+    "bounded": ["empirical", "pmwm", "clipped_laplace", "simplex_laplace", "simplex_known_n_laplace_replace"],
+    "binary": ["empirical", "binary_pde", "binary_naive_laplace", "binary_truncated_laplace"],
+}
+
+
+#: Columns of the frame :func:`run` returns, in order.
+COLUMNS: tuple[str, ...] = (
+    "estimator", "name", "label", "family", "notion", "neighbouring", "color",
+    "setting", "distribution", "kind", "n", "d", "skew", "rep",
+    "budget", "unit", "delta", "native_budget", "native_unit", "conversion", "ledger_total",
+    *(f"{k}_{m}" for m in NORMS for k in ("err", "sampling", "clipping", "noise")),
+    "fraction_clipped", "noise_std_l2", "warnings", "failed", "seconds",
+)
+
+
+def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> list[str]:
+    """The page's default subset for data of ``kind``: the main estimators that apply.
+
+    For real data: the empirical mean, PLAN, IOME as run in the PLAN paper, the Gaussian
+    mechanism (private centre and radius) and the coordinate-wise winsorized mean (PMWM) in the
+    user's notion (pure ε when the budget is in ε, its zCDP variant otherwise). Under a pure ε
+    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`); the
+    ε-DP estimators of :data:`MAIN_PURE_ESTIMATORS` are the default then.
+    """
+    main = MAIN_PURE_ESTIMATORS if unit == "eps" else MAIN_ESTIMATORS
+    names = [("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
+             for n in main.get(kind, ["empirical"])]
+    ok = {s.name for s in registry.applicable(kind, d) if unit != "eps" or s.notion != "zcdp"}
+    return [n for n in names if n in ok]
+
+
+def default_metric(kind: str) -> str:
+    """The PLAN paper's metric: ℓ2 for real data, ½ℓ1 (``tv``) for binary data (specs/plan.md §7)."""
+    return "tv" if kind == "binary" else "l2"
+
+
+# --------------------------------------------------------------------------------------------
+# config
+
+
+_JSON_NAME = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+
+
+_NUM = (int, float)  # "an integer or a number": JSON has one number type
+
+
+#: The JSON types each config field accepts (checked before anything else reads a value).
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,), "description": (str,), "notes": (str,), "distribution": (str,), "unit": (str,),
+    "conversion": (str,), "truth": (str,), "resample": (str,), "metric": (str, type(None)),
+    "data_params": (dict,), "n": (int,), "d": (int,), "repetitions": (int,), "seed": (int,),
+    "skew": (*_NUM, type(None)), "budget": _NUM, "delta": _NUM, "estimators": (list, tuple),
+    "sweep": (dict,), "bounds": (dict, type(None)),
+}
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"the config holds {name}, which is not a number JSON allows; use a finite number.")
+
+
+def _check_depth(text: str) -> None:
+    """Reject JSON nested deeper than :data:`dpcore.limits.MAX_JSON_DEPTH` before parsing it
+    (deep nesting would otherwise end in a ``RecursionError``)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limits.MAX_JSON_DEPTH:
+                raise ValueError(f"the config is nested more than {limits.MAX_JSON_DEPTH} levels deep; "
+                                 "a config is a flat object of values, lists and small objects.")
+        elif ch in "]}":
+            depth -= 1
+
+
+def _check_data_params(cfg: ExperimentConfig) -> None:
+    """Try the generator's keyword arguments on a two-row sample, so a wrong one fails here, by name."""
+    try:
+        generate(cfg.distribution, 2, int(cfg.d), cfg.base_skew(), rng=0, **cfg.data_params)
+    except (TypeError, ValueError, OverflowError, KeyError, IndexError) as err:
+        raise ValueError(f"data_params {json.dumps(cfg.data_params)[:200]} do not suit the "
+                         f"{cfg.distribution!r} generator: {err}") from None
+
+
+@dataclass
+class ExperimentConfig:
+    """A plain, JSON-serialisable experiment.
+
+    Attributes
+    ----------
+    name, description : str
+        For file names and captions.
+    distribution : str
+        A key of :data:`dpcore.data.synthetic.DISTRIBUTIONS`.
+    data_params : dict
+        Extra keyword arguments of the generator (e.g. ``{"mean": 0.0}``).
+    n, d : int
+        Rows and columns (base values; a sweep overrides them).
+    skew : float or None
+        The generator's skew α (``None``: the distribution's default).
+    budget : float
+        Base budget value in ``unit``.
+    unit : {"rho", "eps", "eps_delta"}
+        The user's privacy unit (``eps_delta`` uses ``delta``).
+    delta : float
+        δ for ``unit="eps_delta"``.
+    conversion : {"cks", "standard"}
+        (ε, δ) → ρ conversion rule.
+    estimators : list of str or dict
+        Registry names, or ``{"name": ..., "params": {...}, "id": ...}`` (``id`` names the row
+        when one estimator appears twice with different parameters).
+    sweep : dict
+        ``{key: [values]}`` with keys in ``budget``, ``n``, ``d``, ``skew``; several keys form a grid.
+    repetitions : int
+        Runs per (estimator, setting).
+    seed : int
+        Root of every random stream.
+    truth : {"population", "empirical"}
+        Score against the population mean (default) or the sample mean (noise + clipping only, as
+        the PLAN paper's Gaussian C).
+    resample : {"data", "noise"}
+        ``"data"``: a fresh dataset every repetition (the paper's protocol). ``"noise"``: one
+        dataset per setting; repetitions redraw only the privacy noise.
+    bounds : dict or None
+        Public prior range replacing the generator's: ``{"half_width": h, "scale": s, "center": c}``
+        with ``s`` in ``"1"``, ``"sqrt_d"`` (``h·sqrt(d)``, PLAN's Gaussian A) or
+        ``"d_sqrt_max_sigma"`` (``h·d·sqrt(max σ)``, Gaussian B/C in the authors' code);
+        ``center`` defaults to the generator's mean.
+    metric : str or None
+        The headline norm (``None``: ℓ2, or ``tv`` for binary data).
+    notes : str
+        Free text (e.g. how a shipped config departs from the paper).
+    """
+
+    name: str = "comparison"
+    description: str = ""
+    distribution: str = "gaussian"
+    data_params: dict[str, Any] = field(default_factory=dict)
+    n: int = 2000
+    d: int = 32
+    skew: float | None = 2.0
+    budget: float = 0.5
+    unit: str = "rho"
+    delta: float = 1e-6
+    conversion: str = "cks"
+    estimators: list[Any] = field(default_factory=lambda: default_estimators("real"))
+    sweep: dict[str, list[float]] = field(default_factory=lambda: {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]})
+    repetitions: int = 10
+    seed: int = 0
+    truth: str = "population"
+    resample: str = "data"
+    bounds: dict[str, Any] | None = None
+    metric: str | None = None
+    notes: str = ""
+
+    # ---- (de)serialisation -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values only (what :meth:`to_json` writes)."""
+        return json.loads(json.dumps(asdict(self)))
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The config as JSON (keys in a fixed order, so equal configs give equal strings)."""
+        return json.dumps(asdict(self), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> ExperimentConfig:
+        """Build from a mapping; unknown keys are an error (typos would silently do nothing)."""
+        if not isinstance(values, Mapping):
+            raise ValueError(f"an experiment config must be a JSON object; got {type(values).__name__}.")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown config key(s) {unknown}; allowed keys: {sorted(known)}.")
+        cfg = cls(**dict(values))
+        cfg.validate()
+        return cfg
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ExperimentConfig:
+        """Parse a JSON config (a ``ValueError`` explains a malformed file)."""
+        if isinstance(text, bytes | bytearray):
+            try:
+                text = bytes(text).decode("utf-8-sig")
+            except UnicodeDecodeError as err:
+                raise ValueError("the config is not UTF-8 text; save it as a .json text file.") from err
+        if len(text) > limits.MAX_CONFIG_CHARS:
+            raise ValueError(f"the config has {len(text):,} characters; the limit is {limits.MAX_CONFIG_CHARS:,} "
+                             "(dpcore.limits). A config is a few kB of JSON.")
+        _check_depth(text)
+        try:
+            values = json.loads(text, parse_constant=_reject_constant)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"the config is not valid JSON ({err}); fix the file or download a fresh one.") from err
+        return cls.from_dict(values)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ExperimentConfig:
+        """Read a config file."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    @classmethod
+    def coerce(cls, config: ExperimentConfig | Mapping[str, Any] | str | Path) -> ExperimentConfig:
+        """Accept a config, a mapping, a JSON string or a path."""
+        if isinstance(config, cls):
+            config.validate()
+            return config
+        if isinstance(config, Mapping):
+            return cls.from_dict(config)
+        if type(config).__name__ == cls.__name__ and hasattr(config, "to_dict"):  # same class, other module object
+            return cls.from_dict(config.to_dict())
+        if isinstance(config, Path) or (isinstance(config, str) and not config.lstrip().startswith("{")):
+            return cls.load(config)
+        if isinstance(config, str | bytes):
+            return cls.from_json(config)
+        raise ValueError(f"config must be an ExperimentConfig, a dict, JSON text or a path; got {type(config).__name__}.")
+
+    # ---- validation ------------------------------------------------------------------------------
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the field and the fix (limits: :mod:`dpcore.limits`)."""
+        for f in fields(self):
+            allowed = _FIELD_TYPES[f.name]
+            v = getattr(self, f.name)
+            if isinstance(v, bool) and bool not in allowed or not isinstance(v, allowed):
+                names = " or ".join("null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed)
+                raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"{f.name} must be a finite number; got {v!r}.")
+        if self.distribution not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {list(DISTRIBUTIONS)}; got {self.distribution!r}.")
+        if not isinstance(self.data_params, dict):
+            raise ValueError("data_params must be a JSON object of generator keyword arguments.")
+        for key in ("n", "d", "repetitions", "seed"):
+            v = getattr(self, key)
+            lo = {"n": 2, "d": 1, "repetitions": 1, "seed": 0}[key]
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < lo:
+                raise ValueError(f"{key} must be an integer >= {lo}; got {v!r}.")
+        limits.check_repetitions(self.repetitions)
+        limits.check_int(self.seed, "seed", 0, 2**63 - 1)
+        if self.unit not in UNIT_LABEL:
+            raise ValueError(f"unit must be 'rho', 'eps' or 'eps_delta'; got {self.unit!r}.")
+        if self.conversion not in ("cks", "standard"):
+            raise ValueError(f"conversion must be 'cks' or 'standard'; got {self.conversion!r}.")
+        if self.truth not in ("population", "empirical"):
+            raise ValueError(f"truth must be 'population' or 'empirical'; got {self.truth!r}.")
+        if self.resample not in ("data", "noise"):
+            raise ValueError(f"resample must be 'data' (fresh data per repetition) or 'noise'; got {self.resample!r}.")
+        if self.metric is not None and self.metric not in NORMS:
+            raise ValueError(f"metric must be one of {list(NORMS)} or null; got {self.metric!r}.")
+        if not isinstance(self.sweep, dict):
+            raise ValueError("sweep must be a JSON object such as {\"budget\": [0.125, 0.25, 0.5]}.")
+        for key, values in self.sweep.items():
+            if key not in SWEEPABLE:
+                raise ValueError(f"sweep keys must be among {list(SWEEPABLE)}; got {key!r}.")
+            if not isinstance(values, list | tuple) or len(values) == 0:
+                raise ValueError(f"sweep[{key!r}] must be a non-empty list of values.")
+            for v in values:
+                if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                    raise ValueError(f"sweep[{key!r}] must hold finite numbers; got {v!r:.80}.")
+        grid = math.prod(len(v) for v in self.sweep.values())
+        if grid > limits.MAX_GRID:
+            raise ValueError(f"the sweep grid has {grid:,} points; the limit is {limits.MAX_GRID} "
+                             "(dpcore.limits). Sweep fewer values.")
+        if not isinstance(self.estimators, list | tuple) or not self.estimators:
+            raise ValueError("estimators must be a non-empty list of registry names (see dpcore.registry.all_estimators()).")
+        if len(self.estimators) > limits.MAX_ESTIMATORS:
+            raise ValueError(f"a config runs at most {limits.MAX_ESTIMATORS} estimators; got {len(self.estimators)}.")
+        entries = self.estimator_entries()
+        for e in entries:
+            registry.get(e["name"])  # an unknown name raises a ValueError listing the known ones
+        ids = [e["id"] for e in entries]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'.")
+        spec = DISTRIBUTIONS[self.distribution]
+        work = 0
+        for s in self.settings():
+            Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
+            lo, hi = spec.skew_range
+            if not lo <= s["skew"] <= hi:
+                raise ValueError(f"skew for {spec.label} must be in [{lo:g}, {hi:g}]; got {s['skew']!r}.")
+            for key, lo_ in (("n", 2), ("d", 1)):
+                if s[key] < lo_ or s[key] != int(s[key]):
+                    raise ValueError(f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}.")
+            limits.check_size(s["n"], s["d"])
+            work += self.repetitions * s["n"] * s["d"] * len(entries)
+        if work > limits.MAX_WORK:
+            raise ValueError(f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
+                             f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
+                             "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d.")
+        _check_data_params(self)
+        if self.bounds is not None:
+            if not isinstance(self.bounds, dict) or "half_width" not in self.bounds:
+                raise ValueError("bounds must be null or {\"half_width\": h, \"scale\": \"1\"|\"sqrt_d\"|\"d_sqrt_max_sigma\"}.")
+            if self.bounds.get("scale", "1") not in ("1", "sqrt_d", "d_sqrt_max_sigma"):
+                raise ValueError(f"bounds.scale must be '1', 'sqrt_d' or 'd_sqrt_max_sigma'; got {self.bounds.get('scale')!r}.")
+            h = self.bounds["half_width"]
+            if isinstance(h, bool) or not isinstance(h, int | float) or not 0 < h <= limits.MAX_ABS_VALUE:
+                raise ValueError(f"bounds.half_width must be a number in (0, {limits.MAX_ABS_VALUE:g}]; got {h!r:.80}.")
+            c = self.bounds.get("center", 0.0)
+            if isinstance(c, bool) or not isinstance(c, int | float) or not abs(c) <= limits.MAX_ABS_VALUE:
+                raise ValueError(f"bounds.center must be a finite number; got {c!r:.80}.")
+
+    # ---- derived --------------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        """Data kind of the distribution (``real``, ``bounded`` or ``binary``)."""
+        return DISTRIBUTIONS[self.distribution].kind
+
+    @property
+    def headline_metric(self) -> str:
+        return self.metric or default_metric(self.kind)
+
+    def base_skew(self) -> float:
+        return float(DISTRIBUTIONS[self.distribution].default_skew if self.skew is None else self.skew)
+
+    def estimator_entries(self) -> list[dict[str, Any]]:
+        """Estimators as ``{"id", "name", "params"}`` dicts."""
+        out = []
+        for e in self.estimators:
+            if isinstance(e, str):
+                out.append({"id": e, "name": e, "params": {}})
+            elif isinstance(e, Mapping) and "name" in e:
+                unknown = set(e) - {"id", "name", "params"}
+                if unknown:
+                    raise ValueError(f"estimator entries take keys id, name, params; got {sorted(unknown)}.")
+                out.append({"id": str(e.get("id", e["name"])), "name": str(e["name"]),
+                            "params": dict(e.get("params", {}))})
+            else:
+                raise ValueError(f"each estimator must be a name or {{'name': ..., 'params': {{...}}}}; got {e!r}.")
+        return out
+
+    def settings(self) -> list[dict[str, Any]]:
+        """Every point of the sweep grid, in order: ``{"n", "d", "skew", "budget"}``."""
+        base = {"n": int(self.n), "d": int(self.d), "skew": self.base_skew(), "budget": float(self.budget)}
+        keys = [k for k in SWEEPABLE if k in self.sweep]
+        out = []
+        for combo in itertools.product(*(self.sweep[k] for k in keys)):
+            s = dict(base)
+            for k, v in zip(keys, combo, strict=True):
+                s[k] = int(v) if k in ("n", "d") else float(v)
+            out.append(s)
+        return out
+
+    def x_axis(self) -> str:
+        """The swept key drawn on the x axis by default (the first of budget, n, d, skew swept with > 1 value)."""
+        multi = [k for k in self.sweep if len(self.sweep[k]) > 1]
+        for k in SWEEPABLE:
+            if k in multi:
+                return k
+        return next(iter(self.sweep), "budget")
+
+    def code(self) -> str:
+        """The dpcore calls that reproduce this experiment in a notebook."""
+        return ("from dpcore.experiments import ExperimentConfig, run\n"
+                f"config = ExperimentConfig.from_json({self.to_json(indent=None)!r})\n"
+                "frame = run(config)  # one row per (estimator, setting, repetition)\n")
+
+
+# --------------------------------------------------------------------------------------------
+# shipped configs and the command line
+
+
+def shipped_configs() -> dict[str, ExperimentConfig]:
+    """The configs in ``dpcore/experiments/configs`` by file stem (the PLAN paper's Gaussian A, B, C, binary)."""
+    out = {}
+    folder = resources.files("dpcore.experiments") / "configs"
+    for item in sorted(folder.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".json"):
+            out[item.name[:-5]] = ExperimentConfig.from_json(item.read_text(encoding="utf-8"))
+    return out

@@ -1,0 +1,2 @@
+"""Plotly figure builders; they draw and do not simulate."""
+

@@ -1,0 +1,274 @@
+"""``_em_epsilon``, ``_em_log_utility``, ``exponential_quantile_probabilities``, ``exponential_quantile``, ``LOG_GRID_RATIO``, ``LOG_GRID_SPAN``, ``log_grid_size``, ``log_grid_rank_error``, ``log_grid_quantile`` (moved from ``quantiles.py``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcore._validation import (
+    RngLike,
+    as_generator,
+    check_bounds,
+    check_data,
+    check_positive,
+    check_probability,
+)
+from dpcore.quantiles._common import Bounds, _as_columns, _finish
+
+# ----------------------------------------------------------------------------------------------
+# 2. exponential-mechanism quantile (specs/plan.md §3b)
+# ----------------------------------------------------------------------------------------------
+
+
+def _em_epsilon(rho: Any, epsilon: Any, d: int) -> float:
+    if (rho is None) == (epsilon is None):
+        raise ValueError(
+            "pass exactly one of rho (zCDP budget) or epsilon (pure-DP budget); "
+            f"got rho={rho!r}, epsilon={epsilon!r}."
+        )
+    if rho is not None:
+        return math.sqrt(8.0 * check_positive(rho, "rho") / d)
+    return check_positive(epsilon, "epsilon") / d
+
+
+def _em_log_utility(n: int, q: float, epsilon_col: float, sensitivity: float) -> np.ndarray:
+    return -(epsilon_col / (2.0 * sensitivity)) * np.abs(np.arange(n + 1) - q * n)
+
+
+def exponential_quantile_probabilities(
+    x_col: ArrayLike,
+    q: float,
+    bounds: tuple[float, float],
+    epsilon_col: float,
+    utility_sensitivity: float = 1.0,
+) -> np.ndarray:
+    """Exact interval probabilities of the exponential-mechanism quantile for one column.
+
+    Parameters
+    ----------
+    x_col : array_like, shape (n,)
+        One column of data.
+    q : float
+        Quantile level in (0, 1).
+    bounds : (float, float)
+        Public range ``[a, b]``.
+    epsilon_col : float
+        The pure-DP parameter used for this column (``epsilon / d``, or ``sqrt(8 rho / d)``).
+    utility_sensitivity : float
+        ``Δu`` (1 under replace-one; see :func:`exponential_quantile`).
+
+    Privacy: this is the output distribution of the ``epsilon_col``-DP mechanism of
+    :func:`exponential_quantile` for one column (replace-one neighbours, ``n`` public, utility
+    sensitivity ``Δu``); the probabilities themselves depend on the data and are not private.
+
+    Returns
+    -------
+    ndarray of shape (n + 1,)
+        ``p[i]`` is the probability of interval ``I_i = [z_i, z_{i+1}]`` of the clipped, sorted
+        data padded with ``z_0 = a`` and ``z_{n+1} = b``: ``p_i ∝ L_i exp(eps u_i / (2 Δu))``
+        with ``L_i = z_{i+1} - z_i`` and ``u_i = -|i - q n|``. Zero-length intervals get 0.
+
+    References
+    ----------
+    Kaplan, Schnapp, Stemmer (ICML 2022); specs/plan.md §3b.
+    """
+    arr = check_data(x_col, name="x_col", ndim=1)
+    qq = check_probability(q, "q")
+    lo, hi = check_bounds(bounds)
+    if lo.ndim or hi.ndim:
+        raise ValueError("bounds must be two scalars for a single column.")
+    eps = check_positive(epsilon_col, "epsilon_col")
+    du = check_positive(utility_sensitivity, "utility_sensitivity")
+    z = np.concatenate(([float(lo)], np.sort(np.clip(arr, lo, hi)), [float(hi)]))
+    with np.errstate(divide="ignore"):
+        logw = np.log(np.diff(z)) + _em_log_utility(arr.size, qq, eps, du)
+    logw -= logw.max()
+    w = np.exp(logw)
+    return w / w.sum()
+
+
+def exponential_quantile(
+    x: ArrayLike,
+    q: float,
+    bounds: Bounds,
+    *,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    rng: RngLike = None,
+    utility_sensitivity: float = 1.0,
+) -> float | np.ndarray:
+    """Private ``q``-quantile of each column by the exponential mechanism (single quantile).
+
+    Per column: clip to ``[a, b]``, sort, pad with ``a`` and ``b``; interval ``I_i`` between the
+    ``i``-th and ``(i+1)``-th padded points (exactly ``i`` data points below it) has length
+    ``L_i`` and utility ``u_i = -|i - q n|``. Choose ``i`` with probability
+    ``∝ L_i exp(eps_col u_i / (2 Δu))``, then a uniform point of ``I_i``. Sampling is done in log
+    space with the Gumbel-max trick, ``argmax_i(log L_i + eps_col u_i / (2 Δu) + G_i)`` with
+    ``G_i = -log E_i``, ``E_i ~ Exp(1)`` standard Gumbel; zero-length intervals (ties) get
+    ``log 0 = -inf`` and are never chosen (no flooring of lengths, unlike Kaplan's code).
+
+    Privacy: replace-one neighbours, ``n`` public. For every output point ``y`` the number of data
+    points below ``y`` moves by at most 1 when one row is replaced, so the utility has sensitivity
+    ``Δu = 1`` (the default) and the mechanism is ``eps_col``-DP per column. Kaplan et al.'s code
+    uses ``Δu = max(q, 1 - q)``, the add/remove constant (0.5 for the median); under replace-one it
+    would double the real privacy loss at the median (specs/plan.md §10 item 9), so only pass it
+    if you use add/remove neighbours. Budget split: with ``epsilon`` each column gets
+    ``eps_col = epsilon / d`` (total ``epsilon``-DP by composition); with ``rho`` each column
+    gets ``eps_col = sqrt(8 rho / d)``, because the exponential mechanism is a bounded-range
+    mechanism and ``eps``-DP EM is ``eps**2 / 8``-zCDP (Cesar and Rogers 2021), i.e.
+    ``rho / d`` per column and ``rho``-zCDP in total (as in the PLAN authors' code).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, d)
+        Data; values outside ``bounds`` are clipped.
+    q : float
+        Quantile level in (0, 1).
+    bounds : (lower, upper)
+        Public range, scalars or length-``d`` arrays.
+    rho, epsilon : float
+        Total budget of the call, zCDP or pure DP; pass exactly one.
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+    utility_sensitivity : float
+        ``Δu``; 1 under replace-one (default).
+
+    Returns
+    -------
+    float or ndarray of shape (d,)
+        The private quantile, always inside ``bounds``.
+
+    See Also
+    --------
+    exponential_quantile_probabilities : the exact interval probabilities for one column.
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); Smith (STOC 2011); Kaplan, Schnapp and Stemmer,
+    "Differentially private approximate quantiles" (ICML 2022); Cesar and Rogers, "Bounding,
+    concentrating, and truncating: unifying privacy loss composition for data analytics"
+    (ALT 2021); Aumüller et al., PLAN (PETS 2024) §7; specs/plan.md §3b and §10 item 9.
+    """
+    X, one_d = _as_columns(x)
+    n, d = X.shape
+    qq = check_probability(q, "q")
+    lo, hi = check_bounds(bounds, d)
+    eps_col = _em_epsilon(rho, epsilon, d)
+    du = check_positive(utility_sensitivity, "utility_sensitivity")
+    gen = as_generator(rng)
+
+    # Work on the transposed layout (d, n + 2): every per-column operation is then contiguous.
+    z = np.empty((d, n + 2))
+    z[:, 0], z[:, -1] = lo, hi
+    inner = z[:, 1:-1]
+    inner[...] = X.T
+    inner.sort(axis=1)
+    if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
+        np.clip(inner, lo[:, None], hi[:, None], out=inner)  # sort and clip commute
+    key = np.diff(z, axis=1)  # interval lengths L_i, shape (d, n + 1)
+    gumbel = gen.standard_exponential(key.shape)
+    with np.errstate(divide="ignore"):
+        np.log(key, out=key)  # log 0 = -inf for ties
+        np.log(gumbel, out=gumbel)  # -G_i
+    key -= gumbel
+    key += _em_log_utility(n, qq, eps_col, du)
+    idx = np.argmax(key, axis=1)
+    rows = np.arange(d)
+    left, right = z[rows, idx], z[rows, idx + 1]
+    value = left + gen.random(d) * (right - left)
+    return _finish(np.clip(value, lo, hi), one_d)
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. exponential mechanism over a public log-spaced grid (robust radius; issue 12)
+# ----------------------------------------------------------------------------------------------
+
+#: Default ratio between neighbouring grid radii and span ``upper / lowest`` of the log grid.
+LOG_GRID_RATIO = 1.02
+
+
+LOG_GRID_SPAN = 1e9
+
+
+def log_grid_size(span: float = LOG_GRID_SPAN, ratio: float = LOG_GRID_RATIO) -> int:
+    """Number ``G`` of points of the grid ``upper * ratio**-k``, ``k = 0..G-1``, covering ``span``."""
+    sp, r = check_positive(span, "span"), check_positive(ratio, "ratio")
+    if sp <= 1 or r <= 1:
+        raise ValueError(f"span and ratio must exceed 1; got span={span!r}, ratio={ratio!r}.")
+    return int(math.ceil(math.log(sp) / math.log(r))) + 1
+
+
+def log_grid_rank_error(rho: float, beta: float, span: float = LOG_GRID_SPAN,
+                        ratio: float = LOG_GRID_RATIO) -> float:
+    """Rank error of :func:`log_grid_quantile` that holds with probability ``1 - beta``.
+
+    The exponential mechanism with ``eps = sqrt(8 rho)`` and utility sensitivity 1 picks a grid
+    point whose utility is ``t`` below the best one with probability at most ``G exp(-eps t / 2)``
+    (McSherry and Talwar 2007), so the rank error beyond the grid's own resolution is at most
+    ``2 ln(G / beta) / eps``.
+
+    References
+    ----------
+    McSherry, F. and Talwar, K. "Mechanism design via differential privacy." FOCS 2007.
+    """
+    r = check_positive(rho, "rho")
+    b = check_probability(beta, "beta")
+    return 2.0 * math.log(log_grid_size(span, ratio) / b) / math.sqrt(8.0 * r)
+
+
+def log_grid_quantile(x: ArrayLike, q: float, upper: float, *, rho: float, span: float = LOG_GRID_SPAN,
+                      ratio: float = LOG_GRID_RATIO, rng: RngLike = None) -> float:
+    """Private ``q``-quantile of non-negative values by the exponential mechanism over the public
+    log-spaced grid ``r_k = upper * ratio**-k``, ``k = 0..G-1`` (``r_{G-1} ~ upper / span``).
+
+    Utility ``u_k = -|#{x_j <= r_k} - q n|`` (rank based). Under replace-one a count changes by at
+    most 1, so the sensitivity is 1; the mechanism samples ``k`` with probability
+    ``∝ exp(eps u_k / 2)``, ``eps = sqrt(8 rho)``: ``eps``-DP, hence ``eps**2 / 8 = rho``-zCDP by
+    the bounded-range argument (specs/plan.md §1, as for the other exponential-mechanism quantile).
+
+    Unlike a noisy binary search (one wrong turn early on is never undone) or the exponential
+    mechanism over the gaps of ``[0, upper]`` (the empty stretch above the data carries weight
+    proportional to its length), every grid point weighs the same: a radius far above the data has
+    the utility of the largest norm, so it is chosen with probability at most
+    ``G exp(-eps k / 2)`` for a rank slack ``k`` (:func:`log_grid_rank_error`). The answer degrades
+    in rank, never in scale.
+
+    Parameters
+    ----------
+    x : array (n,)
+        Non-negative values (norms); values above ``upper`` count as above every grid point.
+    q : float
+        Target quantile in [0, 1].
+    upper : float
+        Public top of the grid.
+    rho : float
+        zCDP budget of the call.
+    span, ratio : float
+        Grid span ``upper / lowest`` and ratio between neighbours (public).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    float
+        A grid radius.
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); Smith (STOC 2011) for rank utilities; issue 12 of this
+    project; specs/plan.md §3b.
+    """
+    arr = check_data(x, name="x")
+    if arr.ndim != 1:
+        raise ValueError("x must be 1-D (one value per person) for log_grid_quantile.")
+    qq = check_probability(q, "q")
+    top = check_positive(upper, "upper")
+    eps = math.sqrt(8.0 * check_positive(rho, "rho"))
+    G = log_grid_size(span, ratio)
+    grid = top * ratio ** -np.arange(G, dtype=float)[::-1]  # ascending
+    counts = np.searchsorted(np.sort(arr), grid, side="right")
+    log_w = -(eps / 2.0) * np.abs(counts - qq * arr.size)
+    gumbel = as_generator(rng).gumbel(size=G)
+    return float(grid[int(np.argmax(log_w + gumbel))])

@@ -1,0 +1,344 @@
+"""``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``, ``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcore._validation import (
+    RngLike,
+    as_generator,
+    check_bounds,
+    check_positive,
+    check_probability,
+)
+from dpcore.quantiles._common import (
+    _CHUNK_ELEMENTS,
+    MAX_GRID_SIZE,
+    Bounds,
+    _as_columns,
+    _check_beta,
+)
+
+# ----------------------------------------------------------------------------------------------
+# 3. unbounded quantile, AboveThreshold on a geometric grid (specs/winsorized.md §2)
+# ----------------------------------------------------------------------------------------------
+
+
+class UnboundedQuantile(NamedTuple):
+    """Result of :func:`unbounded_quantile`.
+
+    Attributes
+    ----------
+    value : float or ndarray of shape (d,)
+        The private quantile, inside the bounds.
+    steps : int or ndarray of shape (d,)
+        Index ``i`` of the grid point where the walk ended (grid points visited). The number of
+        noisy comparisons is ``steps``, or ``steps - 1`` when the hard stop fired.
+    hit_bound : bool or ndarray of shape (d,)
+        True where the walk reached the far bound (the hard stop fired and the bound was
+        returned).
+    """
+
+    value: float | np.ndarray
+    steps: int | np.ndarray
+    hit_bound: bool | np.ndarray
+
+
+def _grid_minus_one(i: np.ndarray, log_beta: float) -> np.ndarray:
+    """``beta**i - 1`` (accurately, also for small ``i``); the grid is ``g_i = lo + (beta**i - 1)``."""
+    return np.expm1(np.asarray(i, dtype=float) * log_beta)
+
+
+def _grid_size(lo: np.ndarray, hi: np.ndarray, beta: float) -> np.ndarray:
+    """Smallest ``i >= 1`` with ``lo + beta**i - 1 >= hi`` (= ceil(log_beta(hi - lo + 1)))."""
+    log_beta = math.log(beta)
+    k = np.maximum(np.ceil(np.log(hi - lo + 1.0) / log_beta), 1.0)
+    if np.any(k > MAX_GRID_SIZE):
+        raise ValueError(
+            f"the grid from lower to upper bound needs {int(np.max(k))} points at beta={beta}; "
+            f"use a larger beta or tighter bounds (at most {MAX_GRID_SIZE} points)."
+        )
+    k = k.astype(np.int64)
+    # Correct rounding of the logarithm against the grid as actually computed.
+    for _ in range(4):
+        up = lo + _grid_minus_one(k, log_beta) < hi
+        down = (k > 1) & (lo + _grid_minus_one(k - 1, log_beta) >= hi)
+        if not (up.any() or down.any()):
+            break
+        k = k + up - down
+    return k
+
+
+def grid_size(bounds: Bounds, beta: float = 1.001) -> int | np.ndarray:
+    """Number ``K`` of grid points of the unbounded-quantile walk from one bound to the other.
+
+    ``K = ceil(log_beta(hi - lo + 1))``: the index of the first grid point
+    ``g_i = lo + beta**i - 1`` at or above ``hi`` (computed exactly against the grid used by
+    :func:`unbounded_quantile`). Example: bounds (-50, 50), beta 1.001 gives 4618.
+
+    Parameters
+    ----------
+    bounds : (lower, upper)
+        Scalars or arrays.
+    beta : float
+        Grid ratio, > 1.
+
+    Returns
+    -------
+    int or ndarray of int
+        ``K`` (one per column for array bounds).
+
+    References
+    ----------
+    Durfee (NeurIPS 2023); specs/winsorized.md §2.6.
+    """
+    lo, hi = check_bounds(bounds)
+    k = _grid_size(np.atleast_1d(lo), np.atleast_1d(hi), _check_beta(beta))
+    lo_b, hi_b = np.broadcast_arrays(lo, hi)
+    return int(k[0]) if lo_b.ndim == 0 else k.reshape(lo_b.shape)
+
+
+def premature_stop_risk(
+    n: int, q: float, epsilon_query: float | np.ndarray, K: int | np.ndarray
+) -> float | np.ndarray:
+    """Approximate probability that the pure unbounded quantile stops before reaching the data.
+
+    Below the data every count is 0, so each of the ``K`` grid points there stops the walk when
+    its query noise exceeds the target ``q n`` (plus the non-negative threshold noise):
+    ``P(early) ≈ 1 - exp(-K exp(-eps_Q q n))`` (specs/winsorized.md §2.6). It ignores the
+    threshold noise, so it errs on the side of warning. For ``q < 1/2`` the walk is mirrored and
+    targets ``(1 - q) n``, so ``max(q, 1 - q)`` is used.
+
+    Parameters
+    ----------
+    n : int
+        Number of data points.
+    q : float
+        Quantile level in (0, 1).
+    epsilon_query : float or array
+        Query budget ``eps_Q`` of **one column** (the total divided by ``d``).
+    K : int or array
+        Grid points below the data; :func:`grid_size` of the bounds is a safe upper bound.
+
+    Returns
+    -------
+    float or ndarray
+        The approximate risk, in [0, 1]. Warn when it is not small (say above 1%).
+
+    References
+    ----------
+    Durfee (NeurIPS 2023); Ramsay and Spicker (arXiv 2501.14095) Remarks 3.2-3.3;
+    specs/winsorized.md §2.6.
+    """
+    nn = check_positive(n, "n")
+    qq = check_probability(q, "q")
+    eps = np.asarray(epsilon_query, dtype=float)
+    kk = np.asarray(K, dtype=float)
+    if np.any(~np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"epsilon_query must be positive finite number(s); got {epsilon_query!r}.")
+    if np.any(~np.isfinite(kk)) or np.any(kk < 0):
+        raise ValueError(f"K must be a non-negative number of grid points; got {K!r}.")
+    risk = -np.expm1(-kk * np.exp(-eps * max(qq, 1.0 - qq) * nn))
+    return float(risk) if risk.ndim == 0 else risk
+
+
+def _unbounded_budgets(
+    epsilon_threshold: Any, epsilon_query: Any, rho_threshold: Any, rho_query: Any, d: int
+) -> tuple[bool, float, float]:
+    """Return (pure?, per-column threshold budget, per-column query budget)."""
+    pure = epsilon_threshold is not None or epsilon_query is not None
+    zcdp = rho_threshold is not None or rho_query is not None
+    if pure == zcdp:
+        raise ValueError(
+            "pass either epsilon_threshold and epsilon_query (pure DP) or rho_threshold and "
+            "rho_query (zCDP), not both families and not neither."
+        )
+    if pure:
+        if epsilon_threshold is None or epsilon_query is None:
+            raise ValueError("pure DP needs both epsilon_threshold and epsilon_query.")
+        return (
+            True,
+            check_positive(epsilon_threshold, "epsilon_threshold") / d,
+            check_positive(epsilon_query, "epsilon_query") / d,
+        )
+    if rho_threshold is None or rho_query is None:
+        raise ValueError("zCDP needs both rho_threshold and rho_query.")
+    return (
+        False,
+        check_positive(rho_threshold, "rho_threshold") / d,
+        check_positive(rho_query, "rho_query") / d,
+    )
+
+
+def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
+    """``b(x) = #{i in 1..kmax : lo + beta**i - 1 <= x}`` per value (columns share ``lo`` by column).
+
+    Then ``#{x < g_i} = #{x : b(x) < i}``. A logarithm gives the index up to rounding; the
+    comparisons against the grid as computed make it exact.
+    """
+    with np.errstate(invalid="ignore"):
+        est = np.floor(np.log(np.maximum(xc - lo + 1.0, 1.0)) / log_beta)
+    k = np.clip(est, 0, kmax).astype(np.int64)
+    while True:  # move up while the next grid point is <= x
+        nxt = np.minimum(k, kmax - 1)
+        up = (k < kmax) & (lo + _grid_minus_one(nxt + 1, log_beta) <= xc)
+        if not up.any():
+            break
+        k += up
+    while True:  # move down while the current grid point is > x
+        cur = np.maximum(k, 1)
+        down = (k > 0) & (lo + _grid_minus_one(cur, log_beta) > xc)
+        if not down.any():
+            break
+        k -= down
+    return k
+
+
+def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
+    """Exact counts ``c[j, i-1] = #{x[:, j] < lo_j + beta**i - 1}`` for ``i = 1..kmax``."""
+    n, m = xc.shape
+    b = _bin_index(xc, lo[None, :], kmax, log_beta)
+    flat = (b + (kmax + 1) * np.arange(m)[None, :]).ravel()
+    hist = np.bincount(flat, minlength=m * (kmax + 1)).reshape(m, kmax + 1)
+    return np.cumsum(hist, axis=1)[:, :kmax]
+
+
+def _walk_up(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    q: float,
+    beta: float,
+    pure: bool,
+    budget_t: float,
+    budget_q: float,
+    gen: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """UQ_UP of specs/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over columns."""
+    n, d = X.shape
+    log_beta = math.log(beta)
+    K = _grid_size(lo, hi, beta)
+    kmax = int(K.max())
+    if pure:
+        threshold = q * n + gen.standard_exponential(d) / budget_t
+    else:
+        threshold = q * n + gen.standard_normal(d) / math.sqrt(budget_t)
+    value = np.empty(d)
+    steps = np.empty(d, dtype=np.int64)
+    hit = np.empty(d, dtype=bool)
+    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
+    for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
+        cols = slice(s, min(s + chunk, d))
+        counts = _grid_counts(X[:, cols], lo[cols], kmax, log_beta)  # (m, kmax)
+        m = counts.shape[0]
+        if pure:
+            noisy = counts + gen.standard_exponential((m, kmax)) / budget_q
+        else:
+            noisy = counts + gen.standard_normal((m, kmax)) / math.sqrt(budget_q)
+        # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
+        valid = np.arange(kmax)[None, :] < (K[cols] - 1)[:, None]
+        exceed = valid & (noisy > threshold[cols, None])
+        stopped = exceed.any(axis=1)
+        first = exceed.argmax(axis=1)
+        value[cols] = np.where(stopped, lo[cols] + gm1[first], hi[cols])
+        steps[cols] = np.where(stopped, first + 1, K[cols])
+        hit[cols] = ~stopped
+    return np.minimum(value, hi), steps, hit
+
+
+def unbounded_quantile(
+    x: ArrayLike,
+    q: float,
+    bounds: Bounds,
+    *,
+    epsilon_threshold: float | None = None,
+    epsilon_query: float | None = None,
+    rho_threshold: float | None = None,
+    rho_query: float | None = None,
+    beta: float = 1.001,
+    rng: RngLike = None,
+) -> UnboundedQuantile:
+    """Private ``q``-quantile of each column by Durfee's AboveThreshold walk on a geometric grid.
+
+    For ``q >= 1/2`` the walk goes up from ``lo`` (UQ_UP): noisy target ``t = q n + E_0``; at
+    grid points ``g_i = lo + beta**i - 1``, ``i = 1, 2, ...``, it stops at the first ``i`` with
+    ``c_i + E_i > t``, ``c_i = #{x_j < g_i}`` (points below ``lo`` count as below every ``g_i``),
+    and returns ``g_i``. When ``g_i >= hi`` it returns ``hi`` (hard stop; every later output would
+    be clamped to ``hi`` anyway, so the output distribution is unchanged and the loop has at most
+    ``K = ceil(log_beta(hi - lo + 1))`` points, see :func:`grid_size`). For ``q < 1/2`` the
+    mirrored wrapper is used: ``max(-UQ_UP(-x, start=-hi, 1 - q, hi=-lo), lo)``, a walk down from
+    ``hi``. Pure DP: ``E_0 ~ Exp(rate eps_T)``, ``E_i ~ Exp(rate eps_Q)`` (one-sided, mean
+    ``1 / eps``), so the estimate errs outwards. zCDP: ``E_0 ~ N(0, 1/rho_T)``,
+    ``E_i ~ N(0, 1/rho_Q)`` (variances).
+
+    Privacy: replace-one neighbours, ``n`` public (the target ``q n`` uses it). The counts have
+    sensitivity 1 and are monotone (replacing a row moves all of them in the same direction), so
+    AboveThreshold with one-sided noise is ``(eps_T + eps_Q)``-DP per column (Durfee 2023;
+    specs/winsorized.md §2.1). The zCDP variant is ``(rho_T + rho_Q)``-zCDP per column, as claimed
+    by Ramsay and Spicker, Lemma D.1 (specs/winsorized.md §2.4, §10 item 6). Budget split: the
+    budgets passed are totals; each of the ``d`` columns gets ``eps_T / d`` and ``eps_Q / d`` (or
+    ``rho_T / d`` and ``rho_Q / d``), and the call costs ``eps_T + eps_Q`` (or
+    ``rho_T + rho_Q``) in total.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, d)
+        Data.
+    q : float
+        Quantile level in (0, 1).
+    bounds : (lower, upper)
+        Public range, scalars or length-``d`` arrays; the walk starts at one and stops at the
+        other. The grid spacing near the data is about ``(beta - 1)`` times the distance from the
+        start bound, so a loose start bound coarsens the grid.
+    epsilon_threshold, epsilon_query : float
+        Total pure-DP budgets of the threshold noise and of the query noise.
+    rho_threshold, rho_query : float
+        Total zCDP budgets (pass these instead of the epsilons for the Gaussian variant).
+    beta : float
+        Grid ratio, > 1 (default 1.001 as in every experiment of the paper).
+    rng : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    UnboundedQuantile
+        ``(value, steps, hit_bound)``; scalars for 1-D input, arrays of shape ``(d,)`` for 2-D.
+
+    Notes
+    -----
+    Vectorised as in specs/winsorized.md §2.6: exact counts for all ``K`` grid points of all
+    columns at once (a histogram of grid indices, equal to ``searchsorted`` on the sorted
+    column), all noises drawn at once, and the first exceedance by ``argmax`` on a boolean array;
+    the same distribution as the sequential loop. Columns are processed in chunks when ``K * d``
+    is large. With few data points or a small ``eps_Q`` the walk may stop below the data
+    (premature stopping); :func:`premature_stop_risk` estimates that probability.
+
+    References
+    ----------
+    Durfee, D. "Unbounded differentially private quantile and maximum estimation." NeurIPS 2023.
+    Ramsay and Spicker, "Improved subsample-and-aggregate via the private modified winsorized
+    mean", arXiv 2501.14095, Algorithm (private quantile) and Lemma D.1; specs/winsorized.md
+    §2.1, §2.4 and §2.6.
+    """
+    X, one_d = _as_columns(x)
+    n, d = X.shape
+    qq = check_probability(q, "q")
+    lo, hi = check_bounds(bounds, d)
+    b = _check_beta(beta)
+    pure, budget_t, budget_q = _unbounded_budgets(
+        epsilon_threshold, epsilon_query, rho_threshold, rho_query, d
+    )
+    gen = as_generator(rng)
+    if qq >= 0.5:
+        value, steps, hit = _walk_up(X, lo, hi, qq, b, pure, budget_t, budget_q, gen)
+    else:
+        v, steps, hit = _walk_up(-X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen)
+        value = np.maximum(-v, lo)
+    if one_d:
+        return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
+    return UnboundedQuantile(value, steps, hit)

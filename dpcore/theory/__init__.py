@@ -1,0 +1,2 @@
+"""Closed forms: error bounds and exact variances (no simulation)."""
+

@@ -1,0 +1,60 @@
+"""Every Compare preset is a checked claim (issue 15): each preset runs at several seeds and its claim
+must hold at every one. Only the claim's contenders are run (an estimator's runs do not depend on
+which other estimators are in the config: seeds are keyed on the estimator and the setting), with
+the preset's own parameters otherwise; the PLAN-scale presets run 4 repetitions per point instead of
+6 to keep the suite fast. ``make presets`` runs the full presets at more seeds."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpcore import registry
+from dpcore.experiments import run
+from dpcore.experiments.presets import PRESETS, Claim, check_claim
+
+#: (preset, seeds, repetitions or None for the preset's own)
+CASES = [("skew_favours_plan", (1, 2), 4), ("no_skew_tie", (1, 2), 4), ("heavy_tails", (1, 2, 3), None),
+         ("free_lunch", (1, 2, 3), None), ("sparse_binary", (1, 2), 4)]
+
+
+def test_every_preset_is_checked() -> None:
+    assert {c[0] for c in CASES} == set(PRESETS)
+
+
+@pytest.mark.parametrize(("key", "seed", "reps"), [(k, s, r) for k, seeds, r in CASES for s in seeds])
+def test_preset_claim_holds(key: str, seed: int, reps: int | None) -> None:
+    preset = PRESETS[key]
+    overrides = {"seed": seed, "estimators": list(preset.claim.contenders)}
+    if reps is not None:
+        overrides["repetitions"] = reps
+    cfg = preset.experiment(**overrides)
+    result = check_claim(run(cfg), preset.claim, metric=cfg.headline_metric, unit=cfg.unit)
+    assert result.holds, result.sentence
+    if preset.claim.kind == "wins":
+        assert result.winner == preset.claim.winner
+        assert f"**{registry.get(preset.claim.winner).label}**" in result.sentence
+    else:
+        assert "tie" in result.sentence.lower()
+    assert "failure rate" in result.sentence
+
+
+def test_claims_are_private_and_within_one_guarantee() -> None:
+    for p in PRESETS.values():
+        p.claim.validate()
+        assert all(registry.get(c).private for c in p.claim.contenders)
+    with pytest.raises(ValueError, match="private"):
+        Claim("wins", ("plan", "plan_oracle"), winner="plan").validate()
+    with pytest.raises(ValueError, match="one guarantee"):
+        Claim("wins", ("plan", "simplex_laplace"), winner="plan").validate()
+
+
+def test_claim_sentence_is_computed_not_written() -> None:
+    """A claim that does not hold says so, naming the estimator that did win."""
+    cfg = PRESETS["heavy_tails"].experiment(estimators=["plan", "iome_paper"], repetitions=3,
+                                            sweep={"budget": [0.25, 1.0]})
+    frame = run(cfg)
+    wrong = Claim("wins", ("plan", "iome_paper"), winner="plan", margin=1.0)
+    result = check_claim(frame, wrong)
+    assert not result.holds
+    assert "does not hold" in result.sentence
+    assert registry.get("iome_paper").label in result.sentence
