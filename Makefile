@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast lint format bench fuzz paper-grid clean
+.PHONY: run test test-fast lint format bench fuzz paper-grid load deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,18 @@ bench: $(STAMP)
 paper-grid: $(STAMP)
 	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid.md
+
+# Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
+# app started with the `make run` command on a free loopback port; prints the latency table.
+LOAD_ARGS ?=
+load: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# Two replicas behind Debian's nginx on loopback, sticky sessions and websockets (deploy/README.md).
+deploy-test: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/test_deploy.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -112,6 +113,14 @@ class Estimate:
         return self.diagnostics
 
 
+@functools.lru_cache(maxsize=256)
+def _signature(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """Parameter names of ``func`` and whether it takes ``**kwargs`` (inspect.signature is slow and
+    :meth:`EstimatorSpec.accepts` is asked once per estimator run)."""
+    sig = inspect.signature(func)
+    return frozenset(sig.parameters), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+
+
 @dataclass(frozen=True)
 class EstimatorSpec:
     """One registered estimator.
@@ -187,9 +196,8 @@ class EstimatorSpec:
         return (self.notion, self.neighbouring)
 
     def accepts(self, keyword: str) -> bool:
-        sig = inspect.signature(self.func)
-        return keyword in sig.parameters or any(
-            p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+        names, var_kw = _signature(self.func)
+        return keyword in names or var_kw
 
     def meets(self, budget: Budget) -> bool:
         """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator

@@ -4,7 +4,6 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from urllib.parse import urlencode
 
 import numpy as np
@@ -37,6 +36,7 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.glossary import define
+from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
 from pages._ui import (
     CACHE_TTL,
     LONG_RUN_SECONDS,
@@ -201,30 +201,29 @@ with user_errors():
 
 
 @st.cache_resource(show_spinner=False)
-def _frames() -> OrderedDict[str, pd.DataFrame]:
-    """Finished sweeps keyed on the JSON config string, shared by all sessions (at most 24 kept).
+def _frames() -> SharedCache:
+    """Finished sweeps keyed on the JSON config string, shared by all sessions and the background
+    refiners (at most 24 kept).
 
     Not ``st.cache_data``: its replay of elements cannot drive a progress bar drawn outside the
     cached function, and long sweeps need one. Same key, same frame: the engine is deterministic.
     """
-    return OrderedDict()
+    return SharedCache(24)
 
 
 def _run(config_json: str) -> pd.DataFrame:
     cache = _frames()
-    if config_json in cache:
-        cache.move_to_end(config_json)
-        return cache[config_json]
+    frame = cache.get(config_json)
+    if frame is not None:
+        return frame
     bar = st.progress(0.0, text="Running the sweep…")
 
     def tick(done: int, total: int) -> None:
         bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
 
-    frame = run(config_json, progress=tick)
+    frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))  # shared worker pool
     bar.empty()
-    cache[config_json] = frame
-    while len(cache) > 24:
-        cache.popitem(last=False)
+    cache.put(config_json, frame)
     return frame
 
 
@@ -254,11 +253,29 @@ if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"
         _lo, _hi = make_dataset(config, config.n, config.d, config.base_skew(), 0).bounds
         if (_risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))) is not None:
             st.warning("**Before the run:** " + _risk)
+# a long sweep not computed yet: draw its first FIRST_REPS repetitions at once (exactly those of the
+# full sweep), and let the full sweep run on the pool behind every page view
+shown = config
+if config.repetitions > FIRST_REPS and _frames().get(config_json) is None and progressive():
+    shown = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": FIRST_REPS})
+shown_json = shown.to_json(indent=None)
 t0 = time.perf_counter()
 with user_errors():
-    n_tasks = len(plan_tasks(config)[0])
-    frame = _run(config_json)
+    n_tasks = len(plan_tasks(shown)[0])
+    frame = _run(shown_json)
 elapsed = time.perf_counter() - t0
+if shown is not config:
+    _frames().refine(config_json, lambda ex: run(config_json, executor=ex))
+
+    @st.fragment(run_every=1.0)
+    def _refined() -> None:
+        """Redraw the page with the full sweep as soon as it is there."""
+        if _frames().get(config_json) is not None:
+            st.rerun()
+        st.info(f"First result: {FIRST_REPS} of {config.repetitions} repetitions per point. The full sweep is "
+                "running and replaces it here by itself in a few seconds.", icon=":material/hourglass_top:")
+
+    _refined()
 
 for reason in frame.attrs.get("skipped", {}).values():
     st.caption(reason)
@@ -287,7 +304,7 @@ def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, s
     return fig.to_dict(), data, sentence, regret_table(frame, metric)
 
 
-fig_dict, data, sentence, table = _views(config_json, x, metric)
+fig_dict, data, sentence, table = _views(shown_json, x, metric)
 if preset != "custom" and upload is None:
     claim = PRESETS[preset].claim
     if x == "budget" and set(claim.contenders) <= set(chosen):

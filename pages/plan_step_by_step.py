@@ -146,12 +146,20 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
     return steps, noise, step_summary(est, coords, ds.x)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _exponent_curve(true_std: bytes, n: int, rho_noise: float, p: float, exponent: float) -> tuple:
+    """The idealised noise curve: it does not depend on the seed (true σ, n and the budget only), so
+    every session with the same data shape shares it (issue 18)."""
+    return exponent_curve(np.frombuffer(true_std), n, rho_noise, p, current=exponent)
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _global_views(key: tuple) -> tuple:
     est = _runs(key)[0]
     ds = dataset(s)
     p, exponent = key[6], key[8]
-    curve = exponent_curve(ds.true_std, ds.n, est.diagnostics.extra["budgets"]["noise"], float(p), current=exponent)
+    curve = _exponent_curve(np.asarray(ds.true_std, float).tobytes(), ds.n, float(est.diagnostics.extra["budgets"]["noise"]),
+                            float(p), float(exponent))
     entries = _entries(key)
     shapes = noise_shapes_figure(entries, ds.true_std, ds.n)
     split = error_split_frame([(lab, e) for lab, _, e in entries], ds.x, ds.true_mean, p=float(p))

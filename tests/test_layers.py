@@ -3,7 +3,7 @@
 Every ``import`` in every dpcore module (top level and inside functions, found with ``ast``) is
 checked against this order, lowest first; a module may import its own layer or lower ones:
 
-0. ``_validation``, ``limits``                  -- argument checks and resource limits
+0. ``_validation``, ``limits``, ``pool``        -- argument checks, resource limits, the fair worker pool
 1. ``privacy``, ``mechanisms``, ``metrics``, ``rotation``, ``export`` -- primitives
 2. ``quantiles``, ``data``, ``estimate``         -- private quantiles, data, the Estimate record
 3. ``estimators``, ``theory``                   -- estimators; closed forms (``theory.simplex`` and
@@ -24,7 +24,7 @@ from pathlib import Path
 import dpcore
 
 LAYERS = [
-    {"_validation", "limits", "glossary"},
+    {"_validation", "limits", "glossary", "pool"},
     {"privacy", "mechanisms", "metrics", "rotation", "export"},
     {"quantiles", "data", "estimate"},
     {"estimators", "theory"},

@@ -282,7 +282,7 @@ def _warnings(n: int, d: int, tau: float, a: np.ndarray, b: np.ndarray, beta: fl
                     "prior range [a, b] was used instead and the release there is a plain clipped mean.")
     per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
              {"epsilon_query": walk.epsilons[1]} if walk.epsilons is not None else {"rho_query": part_q / d})
-    risky = np.array([premature_stop_warning(n, tau, float(a[r]), float(b[r]), beta, **per_q) for r in range(d)])
+    risky = np.atleast_1d(premature_stop_warning(n, tau, a, b, beta, **per_q))  # one vectorised call over d
     if np.any(risky):
         (key, val), = per_q.items()
         where = "" if d == 1 else f" on {int(risky.sum())} of {d} coordinates"

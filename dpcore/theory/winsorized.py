@@ -102,8 +102,8 @@ def premature_stop_probability(n: int, q: float, steps_below: float, *,
     return float(-math.expm1(k * math.log1p(-tail))) if tail < 1 else 1.0
 
 
-def premature_stop_warning(n: int, tau: float, lower: float, upper: float, beta: float, *,
-                           epsilon_query: float | None = None, rho_query: float | None = None) -> bool:
+def premature_stop_warning(n: int, tau: float, lower: float | np.ndarray, upper: float | np.ndarray, beta: float, *,
+                           epsilon_query: float | None = None, rho_query: float | None = None) -> bool | np.ndarray:
     """The app's warning rule: True when a walk that has to cross the whole range would stop early
     with probability above about ``e^{-3}`` (5%).
 
@@ -113,18 +113,22 @@ def premature_stop_warning(n: int, tau: float, lower: float, upper: float, beta:
     function of that name) above ``1 - exp(-e^{-3})`` ≈ 4.9% with ``K`` the whole grid; the zCDP rule
     is the same threshold on the Chernoff bound ``K exp(-ρ_Q t²/2)`` of the Gaussian tail.
 
+    ``lower`` and ``upper`` may be per-coordinate arrays (one answer per coordinate, in one call).
+
     References
     ----------
     specs/winsorized.md §2.6 ("Premature stopping": the app must warn).
     """
     if (epsilon_query is None) == (rho_query is None):
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
-    log_k = math.log(quantiles.grid_size((lower, upper), beta))
+    log_k = np.log(np.asarray(quantiles.grid_size((lower, upper), beta), dtype=float))
     target = (1.0 - float(tau)) * float(n)
     if epsilon_query is not None:
-        return bool(float(epsilon_query) * target < log_k + 3.0)
-    assert rho_query is not None
-    return bool(float(rho_query) * target**2 / 2.0 < log_k + 3.0)
+        risky = float(epsilon_query) * target < log_k + 3.0
+    else:
+        assert rho_query is not None
+        risky = float(rho_query) * target**2 / 2.0 < log_k + 3.0
+    return bool(risky) if np.ndim(risky) == 0 else np.asarray(risky, dtype=bool)
 
 
 class ErrorBound(NamedTuple):

@@ -1,0 +1,395 @@
+"""Classroom load test (issue 18): N students open the app's link at once.
+
+Starts the app with the README command on a free loopback port (127.0.0.1 only), then lets Locust
+drive N concurrent sessions. Each session speaks Streamlit's own websocket protocol (protobuf
+``BackMsg``/``ForwardMsg`` over ``/_stcore/stream``, as the browser does, so the browser's own
+cost is left out) and, on its own seed, opens Home, then PLAN step by step, then Compare
+estimators at the default settings. A page counts as rendered when the server reports the script
+run finished (``script_finished``: every element of the page has been sent). Prints one row per
+level::
+
+    sessions | Home | PLAN | Compare | Compare refined (p50 / p95 each) | errors | peak server memory
+
+Errors are exceptions shown on a page, ``st.error`` messages, timeouts and broken connections.
+Peak memory is the proportional set size (PSS) of the server process plus its children (the worker
+pool), sampled every 0.2 s. Every
+level starts a fresh server (cold caches), warms it with one session on a seed of its own, and
+runs its sessions on seeds no other level uses. Bounded: at most ``--timeout`` seconds per page and
+``--level-timeout`` per level; the server is stopped at the end.
+
+Usage::
+
+    make load                                   # installs the [load] extra, levels 1, 5, 10, 20, 30
+    python benchmarks/load.py --sessions 5 10 --workers 0   # the in-process engine (no pool)
+
+The numbers are wall-clock times on the machine it runs on: note its load (``uptime``) beside them.
+"""
+
+# ruff: noqa: I001 - locust (gevent) must be imported before the standard library modules it patches
+from __future__ import annotations
+
+# Locust patches the standard library for gevent on import: it must come first.
+import locust
+import locust.exception
+from locust import User, events
+from locust.env import Environment
+
+import argparse
+import contextlib
+import itertools
+from typing import ClassVar
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import gevent
+import numpy as np
+import psutil
+import websocket
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.Slider_pb2 import Slider as SliderProto
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+ROOT = Path(__file__).resolve().parent.parent
+JOURNEY = ("Home", "PLAN step by step", "Compare estimators")
+FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_WITH_COMPILE_ERROR")
+FRAGMENT_DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
+ERROR_ALERT = 1  # Alert.Format.ERROR
+WIDGETS = ("selectbox", "radio", "multiselect", "slider", "number_input")
+
+
+class PageError(Exception):
+    """A page run that did not render cleanly (exception or st.error on the page, or a timeout)."""
+
+
+@dataclass
+class PageResult:
+    seconds: float
+    errors: list[str] = field(default_factory=list)
+
+
+class StreamlitClient:
+    """One browser tab, minus the browser: a websocket speaking Streamlit's protobuf protocol."""
+
+    def __init__(self, port: int, timeout: float) -> None:
+        self.port, self.timeout = port, timeout
+        self.ws = websocket.create_connection(
+            f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], timeout=timeout,
+            origin=f"http://127.0.0.1:{port}")
+        self.pages: dict[str, str] = {}  # page title -> page_script_hash
+        self.query = ""
+        self.page_hash = ""
+        self.auto: tuple[float, str] | None = None  # (interval, fragment id) of an auto-rerunning fragment
+        self.widgets: dict[str, WidgetState] = {}  # what the browser would send back: id -> value
+
+    def _remember(self, el: Element, seen: set[str]) -> None:
+        """Record a widget's value as the browser's widget manager does (the value the server set,
+        else the value it already holds, else the widget's default), to send back on the next run."""
+        kind = el.WhichOneof("type")
+        w = getattr(el, kind, None) if kind in WIDGETS else None
+        if w is None or not w.id:
+            return
+        seen.add(w.id)
+        if not w.set_value and w.id in self.widgets:
+            return  # the browser keeps the value it has; the default is for a widget it has not seen
+        st = WidgetState(id=w.id)
+        if kind in ("selectbox", "radio"):
+            if w.set_value:
+                st.string_value = w.raw_value
+            elif 0 <= w.default < len(w.options):
+                st.string_value = w.options[w.default]
+            else:
+                return
+        elif kind == "multiselect":
+            st.string_array_value.data[:] = list(w.raw_values) if w.set_value else [w.options[i] for i in w.default]
+        elif kind == "slider" and w.type == SliderProto.Type.SELECT_SLIDER:
+            st.string_array_value.data[:] = (list(w.raw_value) if w.set_value
+                                             else [w.options[int(i)] for i in w.default])
+        elif kind == "slider":
+            st.double_array_value.data[:] = list(w.value) if w.set_value else list(w.default)
+        elif kind == "number_input":
+            if not (w.set_value or w.HasField("default")):
+                return
+            st.double_value = w.value if w.set_value else w.default
+        self.widgets[w.id] = st
+
+    def run_page(self, title: str | None, query: str | None = None) -> PageResult:
+        """Ask for a script run of page ``title`` (None: the default page); wait until it finishes."""
+        if title:
+            self.page_hash = self.pages.get(title, "")
+        self.auto = None  # a full run drops the page's auto-reruns (it registers its own again)
+        t0 = time.perf_counter()
+        self._send(self.query if query is None else query)
+        return self._finish(t0, title or "default page", (FINISHED, COMPILE_ERROR))
+
+    def wait_refined(self, t0: float) -> float | None:
+        """If the page polls for a refined result (an auto-rerunning fragment), poll as the browser
+        does until a full run drops the poll; seconds since ``t0``, or None if there was no poll."""
+        if self.auto is None:
+            return None
+        while self.auto is not None:
+            interval, fragment = self.auto
+            time.sleep(interval)
+            self._send(self.query, fragment)
+            self._finish(t0, "refinement", (FINISHED, COMPILE_ERROR, FRAGMENT_DONE))
+        return time.perf_counter() - t0
+
+    def _send(self, query: str, fragment_id: str = "") -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = query
+        state.page_script_hash = self.page_hash
+        state.context_info.url = f"http://127.0.0.1:{self.port}/?{query}"
+        state.widget_states.widgets.extend(self.widgets.values())
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
+        self.ws.send_binary(msg.SerializeToString())
+
+    def _finish(self, t0: float, what: str, statuses: tuple[int, ...]) -> PageResult:
+        errors: list[str] = []
+        seen: set[str] = set()
+        while True:
+            if time.perf_counter() - t0 > self.timeout:
+                raise PageError(f"{what}: no script_finished within {self.timeout:.0f} s")
+            fwd = ForwardMsg()
+            fwd.ParseFromString(self.ws.recv())
+            kind = fwd.WhichOneof("type")
+            if kind == "navigation":
+                self.pages = {p.page_name: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
+            elif kind == "new_session":
+                self.auto = None
+            elif kind == "auto_rerun":
+                self.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                el = fwd.delta.new_element
+                self._remember(el, seen)
+                if el.WhichOneof("type") == "exception":
+                    errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
+                elif el.WhichOneof("type") == "alert" and el.alert.format == ERROR_ALERT:
+                    errors.append(f"st.error: {el.alert.body[:200]}")
+            elif kind == "script_finished" and fwd.script_finished in statuses:
+                if fwd.script_finished == COMPILE_ERROR:
+                    errors.append("compile error")
+                if fwd.script_finished != FRAGMENT_DONE:  # a full run: drop the widgets it no longer shows
+                    self.widgets = {k: v for k, v in self.widgets.items() if k in seen}
+                return PageResult(time.perf_counter() - t0, errors)
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Locust: one user = one student's journey, then it stops
+
+
+class Classroom:
+    """Shared state of one level: the port, the seeds handed out, the raw timings."""
+
+    port = 0
+    timeout = 120.0
+    seeds: itertools.count = itertools.count()
+    done = 0
+    times: ClassVar[dict[str, list[float]]] = {}
+    errors: ClassVar[list[str]] = []
+
+
+class Student(User):
+    """Opens Home, then PLAN step by step, then Compare estimators, on a seed of its own."""
+
+    wait_time = locust.constant(0)
+
+    def _page(self, client: StreamlitClient, title: str, first: bool, seed: int) -> None:
+        exc: Exception | None = None
+        refined = None
+        try:
+            t0 = time.perf_counter()
+            result = client.run_page(None if first else title, query=f"seed={seed}" if first else None)
+            seconds = result.seconds
+            if result.errors:
+                exc = PageError("; ".join(result.errors))
+            refined = client.wait_refined(t0)
+        except Exception as err:  # noqa: BLE001 - every failure is counted, none stops the test
+            seconds, exc = float("nan"), err
+        events.request.fire(request_type="WS", name=title, response_time=seconds * 1e3, response_length=0,
+                            exception=exc, context={})
+        if exc is not None:
+            Classroom.errors.append(f"{title} (seed {seed}): {exc}")
+            raise locust.exception.StopUser
+        Classroom.times.setdefault(title, []).append(seconds)
+        if refined is not None:
+            Classroom.times.setdefault(f"{title} refined", []).append(refined)
+
+    @locust.task
+    def journey(self) -> None:
+        seed = next(Classroom.seeds)
+        client = None
+        try:
+            client = StreamlitClient(Classroom.port, Classroom.timeout)
+            for i, title in enumerate(JOURNEY):
+                self._page(client, title, i == 0, seed)
+        except locust.exception.StopUser:
+            pass
+        except Exception as err:  # noqa: BLE001 - a refused connection is an error, not a crash
+            Classroom.errors.append(f"connect (seed {seed}): {err}")
+        finally:
+            if client is not None:
+                client.close()
+            Classroom.done += 1
+        raise locust.exception.StopUser
+
+
+# ---------------------------------------------------------------------------------------------
+# the server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, workers: int | None, app_dir: Path = ROOT) -> subprocess.Popen:
+    """The README command (``make run``), on ``port``, loopback only, in ``app_dir``."""
+    env = dict(os.environ)
+    if workers is not None:
+        env["DPMEAN_WORKERS"] = str(workers)
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+           "--server.address", "127.0.0.1", "--server.port", str(port)]
+    proc = subprocess.Popen(cmd, cwd=app_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the app exited with code {proc.returncode} before it served")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            gevent.sleep(0.5)
+    stop_server(proc)
+    raise RuntimeError("the app did not answer /_stcore/health within 120 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+
+
+def _pss(proc: psutil.Process) -> int:
+    """Proportional set size (shared pages split between the processes sharing them), else RSS."""
+    try:
+        return int(proc.memory_full_info().pss)
+    except (psutil.AccessDenied, AttributeError):
+        return int(proc.memory_info().rss)
+
+
+def memory_sampler(pid: int, peak: list[float]) -> None:
+    """Keep ``peak[0]`` at the largest memory (MB, PSS) of the server and its children (the worker
+    pool) seen so far. PSS, not RSS: the workers share the pages of the fork server they come from,
+    and a sum of RSS would count those pages once per process."""
+    root = psutil.Process(pid)
+    while True:
+        try:
+            total = _pss(root) + sum(_pss(c) for c in root.children(recursive=True))
+            peak[0] = max(peak[0], total / 2**20)
+        except psutil.Error:
+            pass
+        gevent.sleep(0.2)
+
+
+# ---------------------------------------------------------------------------------------------
+# one level
+
+
+def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
+    port = free_port()
+    proc = start_server(port, args.workers, args.app_dir)
+    peak = [0.0]
+    sampler = gevent.spawn(memory_sampler, proc.pid, peak)
+    try:
+        Classroom.port, Classroom.timeout = port, args.timeout
+        if not args.no_warmup:  # one session first: imports and the shared, seed-free caches
+            Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = itertools.count(10**6 + seed0), 0, {}, []
+            _drive(1, args)
+        Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = itertools.count(seed0), 0, {}, []
+        t0 = time.perf_counter()
+        _drive(sessions, args)
+        wall = time.perf_counter() - t0
+        return {"sessions": sessions, "times": dict(Classroom.times), "errors": list(Classroom.errors),
+                "done": Classroom.done, "peak_mb": peak[0], "wall": wall}
+    finally:
+        sampler.kill()
+        stop_server(proc)
+
+
+def _drive(sessions: int, args: argparse.Namespace) -> None:
+    env = Environment(user_classes=[Student], events=events)
+    runner = env.create_local_runner()
+    runner.start(sessions, spawn_rate=args.spawn_rate or sessions)
+    deadline = time.monotonic() + args.level_timeout
+    while Classroom.done < sessions and time.monotonic() < deadline:
+        gevent.sleep(0.1)
+    if Classroom.done < sessions:
+        Classroom.errors.append(f"{sessions - Classroom.done} sessions unfinished after {args.level_timeout:.0f} s")
+    runner.quit()
+
+
+def fmt(xs: list[float]) -> str:
+    if not xs:
+        return "—"
+    p50, p95 = np.percentile(xs, [50, 95])
+    return f"{p50:.2f} / {p95:.2f} s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 5, 10, 20, 30],
+                        help="concurrent sessions per level (default: 1 5 10 20 30)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="DPMEAN_WORKERS for the server (0: no pool; default: the app's own default)")
+    parser.add_argument("--spawn-rate", type=float, default=0,
+                        help="sessions started per second (default: all at once)")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds allowed per page (default 120)")
+    parser.add_argument("--level-timeout", type=float, default=600, help="seconds allowed per level (default 600)")
+    parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
+    parser.add_argument("--app-dir", type=Path, default=ROOT,
+                        help="checkout whose app.py to serve (e.g. an export of another branch, for a before/after)")
+    args = parser.parse_args(argv)
+    if any(s < 1 or s > 100 for s in args.sessions):
+        parser.error("--sessions: each level must be between 1 and 100")
+    print(f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
+          f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}", flush=True)
+    header = ("| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
+              "| errors | peak server memory |")
+    print(header + "\n|---|---|---|---|---|---|---|", flush=True)
+    failed = False
+    for level, sessions in enumerate(args.sessions):
+        r = run_level(sessions, seed0=1000 * (level + 1), args=args)
+        t = r["times"]
+        print(f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
+              f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | {len(r['errors'])} | "
+              f"{r['peak_mb']:.0f} MB |", flush=True)
+        for e in r["errors"][:5]:
+            print(f"#   error: {e}", flush=True)
+        failed |= bool(r["errors"])
+    print(f"# load after: {os.getloadavg()[0]:.2f} (1 min)", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""A fair, shared worker pool: many clients (app sessions) submit to one process pool, and a
+round-robin dispatcher keeps one heavy client from starving the others.
+
+:class:`FairPool` wraps any :class:`concurrent.futures.Executor` (normally a
+:class:`~concurrent.futures.ProcessPoolExecutor`, so the numeric work runs outside the calling
+thread's GIL). Each client submits through its own *lane* (:meth:`FairPool.lane`, an ``Executor``
+view). At most ``max_in_flight`` jobs are handed to the inner executor at a time; when a slot frees,
+the next job comes from the lane after the one served last (round robin over the lanes that have
+work), so a client with 50 queued tasks delays a client with 5 by at most one task per turn,
+instead of making it wait for all 50 (what the inner executor's own FIFO queue would do). Lanes
+have a priority: a job of a lower number always goes before any job of a higher one (the app
+refines results in the background at priority 1, behind every page view at priority 0).
+
+Results do not depend on the pool: :func:`dpcore.experiments.run` addresses every random stream by
+content, so the same config gives the identical frame with or without an executor.
+
+This module does not import streamlit; the app keeps one :class:`FairPool` per server process in
+``st.cache_resource`` (``pages/_ui.py``) and gives each session its own lane.
+
+References
+----------
+Issue 18 (classroom load); :mod:`dpcore.experiments` ("Parallel runs").
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import sys
+import threading
+import types
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from typing import Any
+
+__all__ = ["FairPool", "Lane", "process_pool", "workers_from_env"]
+
+#: Environment variable naming the number of worker processes of the app's shared pool
+#: (``0`` runs everything in the calling thread).
+WORKERS_ENV = "DPMEAN_WORKERS"
+
+
+def workers_from_env(default: int | None = None) -> int:
+    """The number of worker processes: ``$DPMEAN_WORKERS`` if set, else ``default`` (else the
+    number of CPUs available to this process, at most 4).
+
+    Raises
+    ------
+    ValueError
+        If ``$DPMEAN_WORKERS`` is not a non-negative integer.
+    """
+    raw = os.environ.get(WORKERS_ENV)
+    if raw is None or raw.strip() == "":
+        if default is not None:
+            return int(default)
+        try:
+            cpus = len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            cpus = os.cpu_count() or 1
+        return max(1, min(cpus, 4))
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{WORKERS_ENV}={raw!r} is not a number of worker processes; set it to an integer >= 0 "
+                         "(0 runs the work in the app's own process).")
+    return value
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
+    server has threads, and forking a threaded process can deadlock the child); the fork server
+    preloads :mod:`dpcore.experiments`, so workers start at once and share its memory."""
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be at least 1 for a process pool; use no pool for 0.")
+    ctx = multiprocessing.get_context("forkserver")
+    # the fork server imports the engine once; workers fork from it and share those pages
+    ctx.set_forkserver_preload(["dpcore.experiments"])
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
+    # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
+    # reuse these workers, so no worker ever starts while a script is __main__.
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        started = [pool.submit(os.getpid) for _ in range(workers)]
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+    for f in started:
+        f.result(timeout=120)
+    return pool
+
+
+class _Job:
+    __slots__ = ("args", "fn", "future", "kwargs")
+
+    def __init__(self, future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+        self.future, self.fn, self.args, self.kwargs = future, fn, args, kwargs
+
+
+class FairPool:
+    """Round-robin dispatch of many clients' jobs onto one executor.
+
+    Parameters
+    ----------
+    executor : concurrent.futures.Executor
+        Where the jobs run (shared by all lanes).
+    max_in_flight : int
+        Jobs handed to ``executor`` at once (normally its number of workers): the rest wait in
+        their lane, so the order among clients is decided here, fairly.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> pool = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    >>> pool.lane("alice").submit(pow, 2, 10).result()
+    1024
+    >>> pool.shutdown()
+    """
+
+    def __init__(self, executor: Executor, max_in_flight: int) -> None:
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight={max_in_flight} must be at least 1.")
+        self._executor = executor
+        self._max = int(max_in_flight)
+        self._lock = threading.Lock()
+        self._lanes: dict[int, OrderedDict[Hashable, deque[_Job]]] = {}  # priority -> lanes
+        self._in_flight = 0
+        self.dispatched: list[Hashable] = []  # lane keys in dispatch order (last 1000; for tests)
+
+    # ---- public --------------------------------------------------------------------------------
+
+    def lane(self, key: Hashable, priority: int = 0) -> Lane:
+        """The ``Executor`` view of client ``key`` (cheap; make one whenever needed). Jobs of
+        ``priority`` 0 go before those of 1, and so on; round robin among lanes of one priority."""
+        return Lane(self, key, int(priority))
+
+    def pending(self, key: Hashable | None = None) -> int:
+        """Jobs waiting (not yet dispatched), in lane ``key`` or in all lanes."""
+        with self._lock:
+            return sum(len(q) for lanes in self._lanes.values() for k, q in lanes.items() if key in (None, k))
+
+    def cancel(self, key: Hashable) -> int:
+        """Cancel the jobs of lane ``key`` that have not started; returns how many."""
+        with self._lock:
+            jobs = deque(j for lanes in self._lanes.values() for j in lanes.pop(key, ()))
+        for job in jobs:
+            job.future.cancel()
+        return len(jobs)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Cancel every waiting job and shut the inner executor down."""
+        with self._lock:
+            levels, self._lanes = self._lanes, {}
+        for lanes in levels.values():
+            for jobs in lanes.values():
+                for job in jobs:
+                    job.future.cancel()
+        self._executor.shutdown(wait=wait, cancel_futures=True)
+
+    # ---- dispatch ------------------------------------------------------------------------------
+
+    def _submit(self, key: Hashable, priority: int, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Future:
+        future: Future = Future()
+        with self._lock:
+            lanes = self._lanes.setdefault(priority, OrderedDict())
+            lanes.setdefault(key, deque()).append(_Job(future, fn, args, kwargs))
+        self._pump()
+        return future
+
+    def _take(self) -> tuple[Hashable, _Job] | None:
+        """The next job: the most urgent priority, round robin over its lanes (caller holds the lock)."""
+        while self._lanes and self._in_flight < self._max:
+            level = min(self._lanes)
+            lanes = self._lanes[level]
+            key, jobs = next(iter(lanes.items()))
+            job = jobs.popleft()
+            if jobs:
+                lanes.move_to_end(key)  # this lane goes to the back of the round
+            else:
+                del lanes[key]
+                if not lanes:
+                    del self._lanes[level]
+            if job.future.set_running_or_notify_cancel():
+                self._in_flight += 1
+                self.dispatched.append(key)
+                del self.dispatched[:-1000]
+                return key, job
+        return None
+
+    def _pump(self) -> None:
+        while True:
+            with self._lock:
+                taken = self._take()
+            if taken is None:
+                return
+            _, job = taken
+            try:  # submit outside the lock: a done callback may run at once, in this thread
+                inner = self._executor.submit(job.fn, *job.args, **job.kwargs)
+            except Exception as err:  # noqa: BLE001 - e.g. a broken or shut-down pool: fail this job only
+                self._finish(job.future, None, err)
+                continue
+            inner.add_done_callback(functools.partial(self._done, job.future))
+
+    def _done(self, outer: Future, inner: Future) -> None:
+        if inner.cancelled():
+            self._finish(outer, None, RuntimeError("the worker pool cancelled this job (it is shutting down)"))
+        else:
+            self._finish(outer, inner.result() if inner.exception() is None else None, inner.exception())
+
+    def _finish(self, outer: Future, result: Any, error: BaseException | None) -> None:
+        with self._lock:
+            self._in_flight -= 1
+        if error is None:
+            outer.set_result(result)
+        else:
+            outer.set_exception(error)
+        self._pump()
+
+
+class Lane(Executor):
+    """One client's ``Executor`` view of a :class:`FairPool` (``shutdown`` cancels its waiting jobs
+    and leaves the shared pool running)."""
+
+    def __init__(self, pool: FairPool, key: Hashable, priority: int = 0) -> None:
+        self.pool, self.key, self.priority = pool, key, priority
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        return self.pool._submit(self.key, self.priority, fn, args, kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.pool.cancel(self.key)

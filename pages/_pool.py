@@ -1,0 +1,118 @@
+"""The worker pool every session shares (issue 18): heavy numeric work runs in worker processes,
+outside the script threads' GIL, and a round-robin dispatcher (:class:`dpcore.pool.FairPool`)
+gives each session its own lane, so one heavy session cannot starve the others.
+
+``DPMEAN_WORKERS`` sets the number of processes (default: the CPUs available, at most 4; ``0``
+runs everything in the script thread, as under a pool that cannot start). Results do not depend on
+the pool: :func:`dpcore.experiments.run` gives the identical frame for any executor.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from dpcore.pool import FairPool, process_pool, workers_from_env
+
+T = TypeVar("T")
+
+#: Repetitions per point of the first result a long sweep draws at once; the full sweep runs on
+#: the pool behind every page view and replaces it (``DPMEAN_PROGRESSIVE=0`` turns this off).
+#: Repetition r's data and noise do not depend on the number of repetitions (content-addressed
+#: streams), so the first result is exactly the first FIRST_REPS repetitions of the full one.
+FIRST_REPS = 3
+
+
+@st.cache_resource(show_spinner=False)
+def shared_pool() -> FairPool | None:
+    """One pool per server process (``None``: no pool, run in the script thread)."""
+    try:
+        workers = workers_from_env()
+        if workers == 0:
+            return None
+        return FairPool(process_pool(workers), max_in_flight=workers)
+    except (OSError, ValueError, NotImplementedError):  # no processes here: run in-process
+        return None
+
+
+def session_lane() -> Executor | None:
+    """This session's lane of the shared pool, or ``None`` when there is no pool."""
+    pool = shared_pool()
+    ctx = get_script_run_ctx()
+    return None if pool is None or ctx is None else pool.lane(ctx.session_id)
+
+
+def with_pool(work: Callable[[Executor | None], T]) -> T:
+    """``work(executor)`` on this session's lane; the lane's waiting jobs are cancelled if the run
+    is interrupted (a widget changed mid-run), and a broken pool is dropped and the work redone
+    in the script thread (same result: the engine does not depend on the executor)."""
+    lane = session_lane()
+    if lane is None:
+        return work(None)
+    try:
+        return work(lane)
+    except BrokenProcessPool:
+        shared_pool.clear()
+        return work(None)
+    except BaseException:
+        lane.shutdown(cancel_futures=True)
+        raise
+
+
+def progressive() -> bool:
+    """Whether long views draw a first result and refine it in the background (needs the pool)."""
+    return os.environ.get("DPMEAN_PROGRESSIVE", "1") != "0" and shared_pool() is not None
+
+
+class SharedCache:
+    """A small LRU dict shared by all sessions and the background refiners (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
+        self.refining: set[Hashable] = set()
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._data
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+            return self._data.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def refine(self, key: Hashable, work: Callable[[Executor], Any]) -> None:
+        """Compute ``work(lane)`` for ``key`` in a background thread on a priority-1 lane of the
+        shared pool (behind every page view), once per key, and store it; a failure leaves the
+        first result in place (the next visit tries again)."""
+        pool = shared_pool()
+        with self._lock:
+            if pool is None or key in self.refining or key in self._data:
+                return
+            self.refining.add(key)
+
+        def background() -> None:
+            try:
+                self.put(key, work(pool.lane(("refine", key), priority=1)))
+            except Exception:  # noqa: BLE001 - the view keeps its first result
+                logging.getLogger(__name__).exception("refining %s failed", key)
+            finally:
+                with self._lock:
+                    self.refining.discard(key)
+
+        threading.Thread(target=background, name="dpmean-refine", daemon=True).start()

@@ -1,0 +1,45 @@
+"""Compare under the shared worker pool (issue 18): a long sweep first shows its first repetitions,
+the full sweep runs on the pool in the background and then replaces it; the numbers are those of
+the engine run in the script thread."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.experiments import ExperimentConfig, default_estimators, run
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _captions(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DPMEAN_PROGRESSIVE", "1")
+    monkeypatch.setenv("DPMEAN_WORKERS", "2")
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.query_params.update({"n": "300", "d": "4", "seed": "11"})
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    cfg = ExperimentConfig(n=300, d=4, seed=11, estimators=default_estimators("real", "rho", 4))
+    first = ExperimentConfig.from_dict({**cfg.to_dict(), "repetitions": 3})
+    if not any("First result: 3 of 10" in i.value for i in at.info):
+        pytest.skip("no worker pool here: the page computed the full sweep at once")
+    assert f"{len(run(first)):,} runs" in _captions(at)
+    deadline = time.monotonic() + 240
+    while any("First result" in i.value for i in at.info) and time.monotonic() < deadline:
+        time.sleep(1.0)
+        at.run()
+    assert not at.exception, at.exception
+    assert not any("First result" in i.value for i in at.info), "the full sweep never replaced the first result"
+    full = run(cfg)
+    assert f"{len(full):,} runs" in _captions(at)
+    # the first result is exactly the full sweep's first three repetitions
+    part = full[full["rep"] < 3].reset_index(drop=True).drop(columns="seconds")
+    assert part.equals(run(first).drop(columns="seconds"))

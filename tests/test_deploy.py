@@ -1,0 +1,134 @@
+"""Several app replicas behind nginx with sticky sessions (deploy/, issue 18).
+
+``test_nginx_config_is_valid`` checks deploy/nginx.conf with ``nginx -t`` (upstreams pointed at
+loopback). ``test_two_replicas_behind_nginx`` starts two replicas with the README command and
+Debian's nginx on loopback, and checks that a browser's cookie pins it to one replica, that fresh
+browsers are spread over both, and that a Streamlit websocket session runs through the proxy. It
+is run by ``make deploy-test`` (skipped otherwise, and wherever nginx is not installed:
+``apt-get install -y nginx``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+needs_nginx = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install -y nginx)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def render(tmp: Path, replicas: list[int], listen: int) -> Path:
+    """deploy/nginx.conf with its upstreams on loopback ports and its files under ``tmp``."""
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
+    text, count = re.subn(r"(?m)^\s*server app\d+:8501;\n", "", text)
+    assert count >= 2, "deploy/nginx.conf should list its replicas as `server appN:8501;`"
+    text = text.replace("hash $dpmean_route consistent;\n", "hash $dpmean_route consistent;\n" + servers)
+    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};").replace("/tmp/dpmean-nginx", str(tmp / "ng"))
+    conf = tmp / "nginx.conf"
+    conf.write_text(text)
+    return conf
+
+
+@needs_nginx
+def test_nginx_config_is_valid(tmp_path: Path) -> None:
+    conf = render(tmp_path, [_free_port(), _free_port()], _free_port())
+    out = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    text = conf.read_text()
+    for needed in ("proxy_set_header Upgrade $http_upgrade", "proxy_set_header Host $host", "hash $dpmean_route"):
+        assert needed in text
+
+
+def _get(port: int, cookie: str | None = None) -> tuple[str, str | None]:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/_stcore/health")
+    if cookie:
+        req.add_header("Cookie", cookie)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        set_cookie = "; ".join(r.headers.get_all("Set-Cookie") or [])
+        route = re.search(r"dpmean_route=([^;]+)", set_cookie)
+        return r.headers["X-Dpmean-Replica"], route.group(1) if route else None
+
+
+def _wait_healthy(port: int, proc: subprocess.Popen, limit: float = 120) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the server exited"
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"nothing answered on port {port} within {limit:.0f} s")
+
+
+def _script_run_through(port: int, cookie: str) -> str:
+    """One Streamlit script run (the Home page) over the proxied websocket; the final status."""
+    websocket = pytest.importorskip("websocket")
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    ws = websocket.create_connection(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                                     origin=f"http://127.0.0.1:{port}", cookie=cookie, timeout=120)
+    try:
+        msg = BackMsg()
+        msg.rerun_script.query_string = "seed=3"
+        ws.send_binary(msg.SerializeToString())
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(ws.recv())
+            if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != 2:  # 2: early, for a rerun
+                return ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
+    finally:
+        ws.close()
+
+
+@needs_nginx
+@pytest.mark.skipif(os.environ.get("DPMEAN_DEPLOY_TEST") != "1", reason="run by `make deploy-test`")
+def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
+    ports = [_free_port(), _free_port()]
+    listen = _free_port()
+    env = {**os.environ, "DPMEAN_WORKERS": "0", "STREAMLIT_SERVER_COOKIE_SECRET": "test-only-shared-secret"}
+    procs = [subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                               "--server.address", "127.0.0.1", "--server.port", str(p)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+             for p in ports]
+    nginx = None
+    try:
+        conf = render(tmp_path, ports, listen)
+        nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, start_new_session=True)
+        for p, proc in zip(ports, procs, strict=True):
+            _wait_healthy(p, proc)
+        _wait_healthy(listen, nginx, 30)
+        # a browser keeps its replica: the cookie of its first answer pins every later request
+        replica, route = _get(listen)
+        assert route is not None, "nginx set no dpmean_route cookie"
+        assert {_get(listen, f"dpmean_route={route}")[0] for _ in range(5)} == {replica}
+        # fresh browsers are spread over both replicas (all 20 on one: probability 2 * 2**-20)
+        assert {_get(listen)[0] for _ in range(20)} == {f"127.0.0.1:{p}" for p in ports}
+        # and a Streamlit session runs through the proxy (websocket upgrade)
+        assert _script_run_through(listen, f"dpmean_route={route}") == "FINISHED_SUCCESSFULLY"
+    finally:
+        for proc in [*procs, *([nginx] if nginx else [])]:
+            try:
+                os.killpg(proc.pid, 15)
+                proc.wait(timeout=20)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, 9)

@@ -1,0 +1,108 @@
+"""The shared worker pool (issue 18): round-robin fairness across lanes, cancellation, failure
+handling, and bit-identical experiment frames with and without the process pool."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import CancelledError, ThreadPoolExecutor
+
+import pandas as pd
+import pytest
+
+from dpcore.experiments import ExperimentConfig, default_estimators, run
+from dpcore.pool import FairPool, process_pool, workers_from_env
+
+
+def _blocked_pool() -> tuple[FairPool, threading.Event]:
+    """A one-slot pool whose first job waits for the returned event."""
+    gate = threading.Event()
+    pool = FairPool(ThreadPoolExecutor(1), max_in_flight=1)
+    pool.lane("first").submit(gate.wait, 10)
+    return pool, gate
+
+
+def test_round_robin_between_lanes() -> None:
+    pool, gate = _blocked_pool()
+    heavy = [pool.lane("heavy").submit(lambda i=i: ("heavy", i)) for i in range(6)]
+    light = [pool.lane("light").submit(lambda i=i: ("light", i)) for i in range(2)]
+    assert pool.pending() == 8 and pool.pending("light") == 2
+    gate.set()
+    done = [f.result(timeout=10) for f in heavy + light]
+    assert done[-2:] == [("light", 0), ("light", 1)]
+    # after the gate: heavy, light, heavy, light, then the rest of heavy (a FIFO queue would
+    # have run all six heavy jobs before the first light one)
+    assert pool.dispatched == ["first", "heavy", "light", "heavy", "light", "heavy", "heavy", "heavy", "heavy"]
+    pool.shutdown()
+
+
+def test_priority_goes_first() -> None:
+    pool, gate = _blocked_pool()
+    later = [pool.lane("refine", priority=1).submit(lambda i=i: ("refine", i)) for i in range(3)]
+    now = [pool.lane("view").submit(lambda i=i: ("view", i)) for i in range(2)]
+    gate.set()
+    for f in later + now:
+        f.result(timeout=10)
+    assert pool.dispatched == ["first", "view", "view", "refine", "refine", "refine"]
+    pool.shutdown()
+
+
+def test_cancel_drops_only_that_lane() -> None:
+    pool, gate = _blocked_pool()
+    mine = [pool.lane("a").submit(pow, 2, i) for i in range(3)]
+    other = pool.lane("b").submit(pow, 3, 2)
+    pool.lane("a").shutdown(cancel_futures=True)
+    gate.set()
+    assert other.result(timeout=10) == 9
+    assert all(f.cancelled() for f in mine)
+    with pytest.raises(CancelledError):
+        mine[0].result()
+    pool.shutdown()
+
+
+def test_errors_reach_the_caller_and_the_pool_goes_on() -> None:
+    pool = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    bad = pool.lane("a").submit(int, "not a number")
+    with pytest.raises(ValueError, match="invalid literal"):
+        bad.result(timeout=10)
+    assert pool.lane("a").submit(int, "7").result(timeout=10) == 7
+    pool.shutdown()
+    late = FairPool(pool._executor, max_in_flight=1).lane("z").submit(int, "1")  # shut-down inner pool
+    with pytest.raises(RuntimeError):
+        late.result(timeout=10)
+
+
+def test_workers_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DPMEAN_WORKERS", "3")
+    assert workers_from_env() == 3
+    monkeypatch.setenv("DPMEAN_WORKERS", "0")
+    assert workers_from_env() == 0
+    for bad in ("-1", "two"):
+        monkeypatch.setenv("DPMEAN_WORKERS", bad)
+        with pytest.raises(ValueError, match="DPMEAN_WORKERS"):
+            workers_from_env()
+    monkeypatch.delenv("DPMEAN_WORKERS")
+    assert 1 <= workers_from_env() <= 4
+    with pytest.raises(ValueError, match="max_in_flight"):
+        FairPool(ThreadPoolExecutor(1), max_in_flight=0)
+    with pytest.raises(ValueError, match="workers"):
+        process_pool(0)
+
+
+def test_frames_identical_with_and_without_the_process_pool() -> None:
+    """The app's Compare default (five estimators, a budget sweep), smaller: the same frame, bit
+    for bit (every column but the timing), in the script thread and through two worker processes
+    shared by two interleaved lanes."""
+    cfg = ExperimentConfig(n=400, d=8, estimators=default_estimators("real", "rho", 8), repetitions=3, seed=7)
+    other = ExperimentConfig(n=300, d=4, estimators=["empirical", "plan"], repetitions=4, seed=8)
+    here, here_other = run(cfg), run(other)
+    pool = FairPool(process_pool(2), max_in_flight=2)
+    try:
+        with ThreadPoolExecutor(2) as sessions:  # two sessions submitting at once
+            a = sessions.submit(run, cfg, executor=pool.lane("session-a"))
+            b = sessions.submit(run, other, executor=pool.lane("session-b"))
+            pooled, pooled_other = a.result(timeout=300), b.result(timeout=300)
+    finally:
+        pool.shutdown()
+    for x, y in ((here, pooled), (here_other, pooled_other)):
+        pd.testing.assert_frame_equal(x.drop(columns="seconds"), y.drop(columns="seconds"), check_exact=True)
+    assert set(pool.dispatched) == {"session-a", "session-b"}
