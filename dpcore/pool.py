@@ -24,6 +24,7 @@ Issue 18 (classroom load); :mod:`dpcore.experiments` ("Parallel runs").
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -31,7 +32,7 @@ import sys
 import threading
 import types
 from collections import OrderedDict, deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
@@ -70,6 +71,24 @@ def workers_from_env(default: int | None = None) -> int:
     return value
 
 
+@contextlib.contextmanager
+def plain_main() -> Iterator[None]:
+    """Run the block with a plain, file-less ``__main__`` module.
+
+    A new worker process (spawn or forkserver) first re-runs the parent's ``__main__`` file. Under
+    Streamlit, or after an ``AppTest`` in the same process, that file is the app script, which then
+    runs inside the worker and kills it. Start workers (a process pool, a Dask ``LocalCluster``)
+    inside this block.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
     server has threads, and forking a threaded process can deadlock the child); the fork server
@@ -83,13 +102,8 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
     # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
     # reuse these workers, so no worker ever starts while a script is __main__.
-    main = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
+    with plain_main():
         started = [pool.submit(os.getpid) for _ in range(workers)]
-    finally:
-        if main is not None:
-            sys.modules["__main__"] = main
     for f in started:
         f.result(timeout=120)
     return pool

@@ -17,6 +17,7 @@ from dpcore.experiments.config import SWEEPABLE, ExperimentConfig, shipped_confi
 from dpcore.experiments.engine import plan_tasks, run
 from dpcore.experiments.summaries import regret_table, summarise
 from dpcore.export import to_csv
+from dpcore.pool import plain_main
 
 
 def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images: bool = True) -> list[Path]:
@@ -84,8 +85,9 @@ def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
     except ImportError as err:
         raise ImportError("--dask needs the distributed package: pip install -e '.[scale]'") from err
     if address == "local":
-        cluster = LocalCluster(n_workers=max(int(workers), 1), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        with plain_main():  # worker processes must not re-run an app script that is __main__ here
+            cluster = LocalCluster(n_workers=max(int(workers), 1), threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
         with cluster, Client(cluster) as client:
             yield client.get_executor()
     else:

@@ -250,7 +250,8 @@ def box_region(est: Estimate, coords: Sequence[int]) -> Region:
 def simplex_region(est: Estimate, coords: Sequence[int]) -> Region:
     """Simplex family: the box ``[L, U]`` cut by the l1 clip ``sum (x - L) <= R``."""
     lo_all, hi_all, lo, hi = _interval(est, coords, "simplex_region")
-    R = float(est.diagnostics.extra.get("radius", np.sum(hi_all - lo_all)))
+    radius = getattr(est.diagnostics, "radius", None)  # SimplexDiagnostics; the baselines have none
+    R = float(radius) if radius is not None else float(np.sum(hi_all - lo_all))
     outline = _cut_box(lo, hi, R)
     cut = R < float(np.sum(hi - lo))
     note = (f"box [L, U] cut by the ℓ1 clip Σ(x − L) ≤ R = {R:.3g}" if cut else
