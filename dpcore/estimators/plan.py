@@ -478,6 +478,15 @@ def needed_center_share(n: int, d: int, rho: float, *, bins: int = C2F_BINS, lev
     return need_sq * 3.0 * d * levels / (0.5625 * n * n * histogram_share * rho)
 
 
+
+def _warn_thin_center(warnings_: list[str], n: int, d: int, rho: float, lo: np.ndarray, hi: np.ndarray,
+                      center_share: float | None) -> None:
+    """Append :func:`thin_budget_risk`'s public warning (robust centre steps) when it has one."""
+    risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)), center_share=center_share)
+    if risk is not None:
+        warnings_.append("the centre's budget is thin. " + risk)
+
+
 def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
                      center_share: float | None = None) -> str | None:
     """Before a run: a sentence when PLAN's centre budget is too thin for the range, else ``None``.
@@ -931,10 +940,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         # paper's grid at d = 1024, rho = 1/8: sigma^ is itself noisy there.)
         mu_t, window = coarse_to_fine_median(X, (lo, hi), rho=budgets["center"], rng=g)
         extra["center_window"] = window
-        risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)),
-                                center_share=None if auto_share else fractions["center"])
-        if risk is not None:
-            warnings_.append("the centre's budget is thin. " + risk)
+        _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
         ledger.charge(STAGE_LABELS["center"], budgets["center"],
                       f"{d} coarse-to-fine private medians: {C2F_LEVELS} noisy {C2F_BINS}-bin histograms "
                       f"(rho {C2F_HISTOGRAM_SHARE * budgets['center']:.4g}) then the exponential mechanism "
@@ -993,10 +999,7 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         mu_t, cp = coinpress_scaled_center(X, lo, hi, sigma_hat, s, rho=budgets["center"], beta=beta,
                                            spread_share=coinpress_spread_share, rng=g)
         extra["coinpress"] = cp
-        risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)),
-                                center_share=None if auto_share else fractions["center"])
-        if risk is not None:
-            warnings_.append("the centre's budget is thin. " + risk)
+        _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
         ledger.charge(STAGE_LABELS["center"], budgets["center"],
                       f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
                       f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "
