@@ -29,8 +29,12 @@ from pages._ui import (
     size_error,
 )
 
-st.set_page_config(page_title="dpmean lab", page_icon=":material/lock:", layout="wide",
-                   initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto")
+st.set_page_config(
+    page_title="dpmean lab",
+    page_icon=":material/lock:",
+    layout="wide",
+    initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
+)
 
 ROOT = Path(__file__).parent
 PAGES = [
@@ -50,12 +54,21 @@ PAGES = [
 #: Sidebar controls a page does not use: greyed out there, with the reason as their help text.
 _OWN_DATA = "This page draws its own data"
 IGNORED: dict[str, dict[str, str]] = {
-    "pages/simplex.py": {k: f"{_OWN_DATA}: one column on [0, R], placed by the p slider below (n and the "
-                            "budget from the sidebar apply)." for k in ("distribution", "skew", "d")},
-    "pages/binary_product.py": {k: f"{_OWN_DATA}: binary product profiles with this page's own n and d (the "
-                                   "budget and seed from the sidebar apply)." for k in ("distribution", "skew", "n", "d")},
-    "pages/your_data.py": {k: "This page uses your file (or a bundled data set) with its own rows and columns; "
-                              "the budget and seed from the sidebar apply." for k in ("distribution", "skew", "n", "d")},
+    "pages/simplex.py": {
+        k: f"{_OWN_DATA}: one column on [0, R], placed by the p slider below (n and the "
+        "budget from the sidebar apply)."
+        for k in ("distribution", "skew", "d")
+    },
+    "pages/binary_product.py": {
+        k: f"{_OWN_DATA}: binary product profiles with this page's own n and d (the "
+        "budget and seed from the sidebar apply)."
+        for k in ("distribution", "skew", "n", "d")
+    },
+    "pages/your_data.py": {
+        k: "This page uses your file (or a bundled data set) with its own rows and columns; "
+        "the budget and seed from the sidebar apply."
+        for k in ("distribution", "skew", "n", "d")
+    },
 }
 
 
@@ -99,7 +112,9 @@ def _on_unit() -> None:
     ss["budget_value"] = float(f"{value:.6g}")
     ss["budget_preset"] = nearest_preset(ss["budget_value"])
     ss["_prev_unit"] = new
-    ss["_unit_rule"] = (new, f"Unit switched from {UNITS[old]} to {UNITS[new]}: {rule}.") if rule else None
+    ss["_unit_rule"] = (
+        (new, f"Unit switched from {UNITS[old]} to {UNITS[new]}: {rule}.") if rule else None
+    )
 
 
 def _on_preset() -> None:
@@ -120,58 +135,119 @@ def sidebar(page: str) -> None:
     ss = st.session_state
     ignored = IGNORED.get(page, {})
     sb.markdown("### Data")
-    sb.selectbox("Distribution", list(DISTRIBUTIONS), key="distribution",
-                 format_func=lambda k: DISTRIBUTIONS[k].label, on_change=_on_distribution,
-                 disabled="distribution" in ignored, help=ignored.get("distribution"))
+    sb.selectbox(
+        "Distribution",
+        list(DISTRIBUTIONS),
+        key="distribution",
+        format_func=lambda k: DISTRIBUTIONS[k].label,
+        on_change=_on_distribution,
+        disabled="distribution" in ignored,
+        help=ignored.get("distribution"),
+    )
     spec = DISTRIBUTIONS[ss["distribution"]]
-    skew_reason = ignored.get("skew") or (None if spec.skew_applies else
-                                          "Real data has its own skew: this slider has no effect on it.")
-    sb.slider(f"Skew: {spec.skew_label}", float(spec.skew_range[0]), float(spec.skew_range[1]), step=0.05,
-              key="skew", help=skew_reason or "0 means no skew: every coordinate has the same spread.",
-              disabled=skew_reason is not None)
+    skew_reason = ignored.get("skew") or (
+        None
+        if spec.skew_applies
+        else "Real data has its own skew: this slider has no effect on it."
+    )
+    sb.slider(
+        f"Skew: {spec.skew_label}",
+        float(spec.skew_range[0]),
+        float(spec.skew_range[1]),
+        step=0.05,
+        key="skew",
+        help=skew_reason or "0 means no skew: every coordinate has the same spread.",
+        disabled=skew_reason is not None,
+    )
     c1, c2 = sb.columns(2)
-    c1.number_input("n (rows)", min_value=2, max_value=limits.MAX_N, step=500, key="n",
-                    disabled="n" in ignored, help=ignored.get("n"))
-    c2.number_input("d (columns)", min_value=1, max_value=limits.MAX_D, step=1, key="d",
-                    disabled="d" in ignored, help=ignored.get("d"))
+    c1.number_input(
+        "n (rows)",
+        min_value=2,
+        max_value=limits.MAX_N,
+        step=500,
+        key="n",
+        disabled="n" in ignored,
+        help=ignored.get("n"),
+    )
+    c2.number_input(
+        "d (columns)",
+        min_value=1,
+        max_value=limits.MAX_D,
+        step=1,
+        key="d",
+        disabled="d" in ignored,
+        help=ignored.get("d"),
+    )
     sb.markdown("### Privacy budget")
-    sb.radio("Unit", list(UNITS), format_func=UNITS.get, key="unit", horizontal=True, on_change=_on_unit,
-             help="Switching converts the number so the guarantee keeps its strength (the rule is shown below).")
-    sb.select_slider("Preset (log scale): ← more private · less private →", BUDGET_PRESETS,
-                     key="budget_preset", on_change=_on_preset)
+    sb.radio(
+        "Unit",
+        list(UNITS),
+        format_func=UNITS.get,
+        key="unit",
+        horizontal=True,
+        on_change=_on_unit,
+        help="Switching converts the number so the guarantee keeps its strength (the rule is shown below).",
+    )
+    sb.select_slider(
+        "Preset (log scale): ← more private · less private →",
+        BUDGET_PRESETS,
+        key="budget_preset",
+        on_change=_on_preset,
+    )
     label = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[ss["unit"]]
-    sb.number_input(f"Exact {label} (smaller is more private)", key="budget_value", format="%g",
-                    step=0.05, on_change=_on_exact)
+    sb.number_input(
+        f"Exact {label} (smaller is more private)",
+        key="budget_value",
+        format="%g",
+        step=0.05,
+        on_change=_on_exact,
+    )
     rule = ss.get("_unit_rule")
     if rule and rule[0] == ss["unit"]:
         sb.caption(rule[1])
     uses_delta = ss["unit"] == "eps_delta" or page == "pages/privacy_budget.py"
-    sb.number_input("δ (smaller is more private)", key="delta", format="%g", step=1e-6, disabled=not uses_delta,
-                    help=None if uses_delta else "δ is used only with the (ε, δ) unit: pure ε and ρ have no δ.")
+    sb.number_input(
+        "δ (smaller is more private)",
+        key="delta",
+        format="%g",
+        step=1e-6,
+        disabled=not uses_delta,
+        help=None if uses_delta else "δ is used only with the (ε, δ) unit: pure ε and ρ have no δ.",
+    )
     n = int(ss["n"])
     if uses_delta and float(ss["delta"]) > 1 / n:
-        sb.warning(f"δ = {float(ss['delta']):g} is above 1/n = {1 / n:.2g}: releasing one random person's whole "
-                   "row meets (0, δ)-DP for δ ≥ 1/n, so this δ promises almost nothing. Use δ well below 1/n.",
-                   icon=":material/warning:")
+        sb.warning(
+            f"δ = {float(ss['delta']):g} is above 1/n = {1 / n:.2g}: releasing one random person's whole "
+            "row meets (0, δ)-DP for δ ≥ 1/n, so this δ promises almost nothing. Use δ well below 1/n.",
+            icon=":material/warning:",
+        )
     c3, c4 = sb.columns([3, 2])
     c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
     sb.markdown("### Presenting")
-    sb.toggle("Presenter mode", key="present",
-              help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
-                   "In the link as ?present=1.")
+    sb.toggle(
+        "Presenter mode",
+        key="present",
+        help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
+        "In the link as ?present=1.",
+    )
 
 
 warm()  # once per server: computes the Home picture in a background thread
 _init_state()
 apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
-pages = [st.Page(path, title=title, icon=icon, default=(path == "pages/home.py"))
-         for path, title, icon in PAGES if (ROOT / path).exists()]
+pages = [
+    st.Page(path, title=title, icon=icon, default=(path == "pages/home.py"))
+    for path, title, icon in PAGES
+    if (ROOT / path).exists()
+]
 nav = st.navigation(pages)
 page_path = next((p for p, t, _ in PAGES if t == nav.title), "")
 sidebar(page_path)
 current = settings()
-for key in st.session_state.get("_page_keys", set()):  # the page writes its own keys back as it runs
+for key in st.session_state.get(
+    "_page_keys", set()
+):  # the page writes its own keys back as it runs
     st.query_params.pop(key, None)
 st.query_params.update(current.to_query())
 if _present.presenting():

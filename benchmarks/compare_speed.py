@@ -38,21 +38,29 @@ def measure(name: str, cfg: ExperimentConfig) -> None:
     engine = time.perf_counter() - t0
     base = mean_passes(frame)
     per_est = frame.groupby("estimator")["seconds"].sum().sort_values(ascending=False)
-    print(f"{name}: {len(frame)} runs in {engine:.2f} s; {len(frame)} mean passes {base * 1e3:.1f} ms; "
-          f"ratio {engine / base:,.0f}x")
-    print("  time inside each estimator (s): " + ", ".join(f"{k} {v:.2f}" for k, v in per_est.items()))
+    print(
+        f"{name}: {len(frame)} runs in {engine:.2f} s; {len(frame)} mean passes {base * 1e3:.1f} ms; "
+        f"ratio {engine / base:,.0f}x"
+    )
+    print(
+        "  time inside each estimator (s): " + ", ".join(f"{k} {v:.2f}" for k, v in per_est.items())
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--paper", action="store_true", help="also run the paper-sized Gaussian B sweep")
+    parser.add_argument(
+        "--paper", action="store_true", help="also run the paper-sized Gaussian B sweep"
+    )
     args = parser.parse_args()
     measure("default comparison (5 budgets x 10 reps, n=2000, d=32)", ExperimentConfig())
     if args.paper:
         gb = shipped_configs()["gaussian_b"].to_dict()
         gb["repetitions"] = 1
-        measure("paper-sized Gaussian B (5 skews x 2 budgets x 1 rep, n=10000, d=512)",
-                ExperimentConfig.from_dict(gb))
+        measure(
+            "paper-sized Gaussian B (5 skews x 2 budgets x 1 rep, n=10000, d=512)",
+            ExperimentConfig.from_dict(gb),
+        )
 
 
 if __name__ == "__main__":

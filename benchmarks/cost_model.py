@@ -13,15 +13,39 @@ from dpcore.experiments.cost import estimate_seconds
 
 MAIN = ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"]
 CONFIGS = [
-    ExperimentConfig(distribution="gaussian", n=2000, d=32, estimators=MAIN, repetitions=4,
-                     sweep={"budget": [0.125, 0.5]}),
-    ExperimentConfig(distribution="gaussian", n=4000, d=128, estimators=MAIN[:4], repetitions=3,
-                     sweep={"budget": [0.0625, 0.25, 1.0]}),
-    ExperimentConfig(distribution="binary_plan", n=4000, d=256, skew=0.05,
-                     estimators=["empirical", "plan_l1", "binary_pde", "binary_naive_laplace"], repetitions=3,
-                     sweep={"budget": [0.25, 1.0]}),
-    ExperimentConfig(distribution="gaussian", n=20000, d=64, estimators=MAIN, repetitions=2,
-                     sweep={"n": [5000, 20000]}),
+    ExperimentConfig(
+        distribution="gaussian",
+        n=2000,
+        d=32,
+        estimators=MAIN,
+        repetitions=4,
+        sweep={"budget": [0.125, 0.5]},
+    ),
+    ExperimentConfig(
+        distribution="gaussian",
+        n=4000,
+        d=128,
+        estimators=MAIN[:4],
+        repetitions=3,
+        sweep={"budget": [0.0625, 0.25, 1.0]},
+    ),
+    ExperimentConfig(
+        distribution="binary_plan",
+        n=4000,
+        d=256,
+        skew=0.05,
+        estimators=["empirical", "plan_l1", "binary_pde", "binary_naive_laplace"],
+        repetitions=3,
+        sweep={"budget": [0.25, 1.0]},
+    ),
+    ExperimentConfig(
+        distribution="gaussian",
+        n=20000,
+        d=64,
+        estimators=MAIN,
+        repetitions=2,
+        sweep={"n": [5000, 20000]},
+    ),
 ]
 
 
@@ -31,8 +55,11 @@ def main() -> None:
         t0 = time.perf_counter()
         run(cfg)
         measured = time.perf_counter() - t0
-        print(f"{cfg.distribution:12s} n={cfg.n:6d} d={cfg.d:4d} reps={cfg.repetitions} "
-              f"predicted {predicted:6.2f} s, measured {measured:6.2f} s, ratio {measured / predicted:.2f}", flush=True)
+        print(
+            f"{cfg.distribution:12s} n={cfg.n:6d} d={cfg.d:4d} reps={cfg.repetitions} "
+            f"predicted {predicted:6.2f} s, measured {measured:6.2f} s, ratio {measured / predicted:.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -82,12 +82,17 @@ class StreamlitClient:
     def __init__(self, port: int, timeout: float) -> None:
         self.port, self.timeout = port, timeout
         self.ws = websocket.create_connection(
-            f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], timeout=timeout,
-            origin=f"http://127.0.0.1:{port}")
+            f"ws://127.0.0.1:{port}/_stcore/stream",
+            subprotocols=["streamlit"],
+            timeout=timeout,
+            origin=f"http://127.0.0.1:{port}",
+        )
         self.pages: dict[str, str] = {}  # page title -> page_script_hash
         self.query = ""
         self.page_hash = ""
-        self.auto: tuple[float, str] | None = None  # (interval, fragment id) of an auto-rerunning fragment
+        self.auto: tuple[float, str] | None = (
+            None  # (interval, fragment id) of an auto-rerunning fragment
+        )
         self.widgets: dict[str, WidgetState] = {}  # what the browser would send back: id -> value
 
     def _remember(self, el: Element, seen: set[str]) -> None:
@@ -109,10 +114,13 @@ class StreamlitClient:
             else:
                 return
         elif kind == "multiselect":
-            st.string_array_value.data[:] = list(w.raw_values) if w.set_value else [w.options[i] for i in w.default]
+            st.string_array_value.data[:] = (
+                list(w.raw_values) if w.set_value else [w.options[i] for i in w.default]
+            )
         elif kind == "slider" and w.type == SliderProto.Type.SELECT_SLIDER:
-            st.string_array_value.data[:] = (list(w.raw_value) if w.set_value
-                                             else [w.options[int(i)] for i in w.default])
+            st.string_array_value.data[:] = (
+                list(w.raw_value) if w.set_value else [w.options[int(i)] for i in w.default]
+            )
         elif kind == "slider":
             st.double_array_value.data[:] = list(w.value) if w.set_value else list(w.default)
         elif kind == "number_input":
@@ -180,7 +188,9 @@ class StreamlitClient:
             elif kind == "script_finished" and fwd.script_finished in statuses:
                 if fwd.script_finished == COMPILE_ERROR:
                     errors.append("compile error")
-                if fwd.script_finished != FRAGMENT_DONE:  # a full run: drop the widgets it no longer shows
+                if (
+                    fwd.script_finished != FRAGMENT_DONE
+                ):  # a full run: drop the widgets it no longer shows
                     self.widgets = {k: v for k, v in self.widgets.items() if k in seen}
                 return PageResult(time.perf_counter() - t0, errors)
 
@@ -213,15 +223,23 @@ class Student(User):
         refined = None
         try:
             t0 = time.perf_counter()
-            result = client.run_page(None if first else title, query=f"seed={seed}" if first else None)
+            result = client.run_page(
+                None if first else title, query=f"seed={seed}" if first else None
+            )
             seconds = result.seconds
             if result.errors:
                 exc = PageError("; ".join(result.errors))
             refined = client.wait_refined(t0)
         except Exception as err:  # noqa: BLE001 - every failure is counted, none stops the test
             seconds, exc = float("nan"), err
-        events.request.fire(request_type="WS", name=title, response_time=seconds * 1e3, response_length=0,
-                            exception=exc, context={})
+        events.request.fire(
+            request_type="WS",
+            name=title,
+            response_time=seconds * 1e3,
+            response_length=0,
+            exception=exc,
+            context={},
+        )
         if exc is not None:
             Classroom.errors.append(f"{title} (seed {seed}): {exc}")
             raise locust.exception.StopUser
@@ -263,10 +281,27 @@ def start_server(port: int, workers: int | None, app_dir: Path = ROOT) -> subpro
     env = dict(os.environ)
     if workers is not None:
         env["DPMEAN_WORKERS"] = str(workers)
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-           "--server.address", "127.0.0.1", "--server.port", str(port)]
-    proc = subprocess.Popen(cmd, cwd=app_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=app_dir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -324,14 +359,30 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
     try:
         Classroom.port, Classroom.timeout = port, args.timeout
         if not args.no_warmup:  # one session first: imports and the shared, seed-free caches
-            Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = itertools.count(10**6 + seed0), 0, {}, []
+            Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
+                itertools.count(10**6 + seed0),
+                0,
+                {},
+                [],
+            )
             _drive(1, args)
-        Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = itertools.count(seed0), 0, {}, []
+        Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
+            itertools.count(seed0),
+            0,
+            {},
+            [],
+        )
         t0 = time.perf_counter()
         _drive(sessions, args)
         wall = time.perf_counter() - t0
-        return {"sessions": sessions, "times": dict(Classroom.times), "errors": list(Classroom.errors),
-                "done": Classroom.done, "peak_mb": peak[0], "wall": wall}
+        return {
+            "sessions": sessions,
+            "times": dict(Classroom.times),
+            "errors": list(Classroom.errors),
+            "done": Classroom.done,
+            "peak_mb": peak[0],
+            "wall": wall,
+        }
     finally:
         sampler.kill()
         stop_server(proc)
@@ -345,7 +396,9 @@ def _drive(sessions: int, args: argparse.Namespace) -> None:
     while Classroom.done < sessions and time.monotonic() < deadline:
         gevent.sleep(0.1)
     if Classroom.done < sessions:
-        Classroom.errors.append(f"{sessions - Classroom.done} sessions unfinished after {args.level_timeout:.0f} s")
+        Classroom.errors.append(
+            f"{sessions - Classroom.done} sessions unfinished after {args.level_timeout:.0f} s"
+        )
     runner.quit()
 
 
@@ -358,32 +411,61 @@ def fmt(xs: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 5, 10, 20, 30],
-                        help="concurrent sessions per level (default: 1 5 10 20 30)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="DPMEAN_WORKERS for the server (0: no pool; default: the app's own default)")
-    parser.add_argument("--spawn-rate", type=float, default=0,
-                        help="sessions started per second (default: all at once)")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds allowed per page (default 120)")
-    parser.add_argument("--level-timeout", type=float, default=600, help="seconds allowed per level (default 600)")
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        nargs="+",
+        default=[1, 5, 10, 20, 30],
+        help="concurrent sessions per level (default: 1 5 10 20 30)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="DPMEAN_WORKERS for the server (0: no pool; default: the app's own default)",
+    )
+    parser.add_argument(
+        "--spawn-rate",
+        type=float,
+        default=0,
+        help="sessions started per second (default: all at once)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=120, help="seconds allowed per page (default 120)"
+    )
+    parser.add_argument(
+        "--level-timeout", type=float, default=600, help="seconds allowed per level (default 600)"
+    )
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
-    parser.add_argument("--app-dir", type=Path, default=ROOT,
-                        help="checkout whose app.py to serve (e.g. an export of another branch, for a before/after)")
+    parser.add_argument(
+        "--app-dir",
+        type=Path,
+        default=ROOT,
+        help="checkout whose app.py to serve (e.g. an export of another branch, for a before/after)",
+    )
     args = parser.parse_args(argv)
     if any(s < 1 or s > 100 for s in args.sessions):
         parser.error("--sessions: each level must be between 1 and 100")
-    print(f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
-          f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}", flush=True)
-    header = ("| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
-              "| errors | peak server memory |")
+    print(
+        f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
+        f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}",
+        flush=True,
+    )
+    header = (
+        "| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
+        "| errors | peak server memory |"
+    )
     print(header + "\n|---|---|---|---|---|---|---|", flush=True)
     failed = False
     for level, sessions in enumerate(args.sessions):
         r = run_level(sessions, seed0=1000 * (level + 1), args=args)
         t = r["times"]
-        print(f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
-              f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | {len(r['errors'])} | "
-              f"{r['peak_mb']:.0f} MB |", flush=True)
+        print(
+            f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
+            f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | {len(r['errors'])} | "
+            f"{r['peak_mb']:.0f} MB |",
+            flush=True,
+        )
         for e in r["errors"][:5]:
             print(f"#   error: {e}", flush=True)
         failed |= bool(r["errors"])

@@ -20,8 +20,16 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["home", "privacy_budget", "plan_step_by_step", "compare", "winsorized", "simplex", "binary_product",
-         "your_data"]
+PAGES = [
+    "home",
+    "privacy_budget",
+    "plan_step_by_step",
+    "compare",
+    "winsorized",
+    "simplex",
+    "binary_product",
+    "your_data",
+]
 
 
 def first_view(page: str, seed: int) -> float:
@@ -44,8 +52,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3, help="views per page (default 3)")
     parser.add_argument("--pages", nargs="+", default=PAGES, choices=PAGES)
     args = parser.parse_args()
-    print(f"# load {os.getloadavg()[0]:.2f} (1 min); DPMEAN_WORKERS={os.environ.get('DPMEAN_WORKERS', 'default')}, "
-          f"DPMEAN_PROGRESSIVE={os.environ.get('DPMEAN_PROGRESSIVE', '1')}")
+    print(
+        f"# load {os.getloadavg()[0]:.2f} (1 min); DPMEAN_WORKERS={os.environ.get('DPMEAN_WORKERS', 'default')}, "
+        f"DPMEAN_PROGRESSIVE={os.environ.get('DPMEAN_PROGRESSIVE', '1')}"
+    )
     print("| page | median | slowest |\n|---|---|---|")
     seeds = iter(range(500_000, 600_000))
     for page in args.pages:

@@ -13,7 +13,8 @@ Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
 ``iome_paper`` (the robust defaults: PLAN's coarse-to-fine centre, IOME's CoinPress centre, both
 with the 0.2%-step log-grid radius) through :func:`dpcore.experiments.run` with a process pool of
 two; ``--before`` adds the pre-issue-12 steps (``plan`` with ``center_step="paper",
-radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone). The ℓ2 error is to the true mean.
+radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone).
+The ℓ2 error is to the true mean.
 A cell passes when its worst run is within 3x its median.
 """
 
@@ -31,15 +32,34 @@ from dpcore import experiments
 
 RHOS = [1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0]
 ROBUST = ["empirical", "plan", "iome_paper"]
-BEFORE = [{"name": "plan", "id": "plan_before", "params": {"center_step": "paper", "radius_step": "paper"}},
-          {"name": "iome_as_published", "id": "iome_before"}]
+BEFORE = [
+    {
+        "name": "plan",
+        "id": "plan_before",
+        "params": {"center_step": "paper", "radius_step": "paper"},
+    },
+    {"name": "iome_as_published", "id": "iome_before"},
+]
 
 
-def configs(reps: int, quick: bool, before: bool, only_before: bool = False,
-            subset: dict[str, list[float]] | None = None) -> dict[str, dict]:
+def configs(
+    reps: int,
+    quick: bool,
+    before: bool,
+    only_before: bool = False,
+    subset: dict[str, list[float]] | None = None,
+) -> dict[str, dict]:
     ests = ["empirical", *BEFORE] if only_before else ROBUST + (BEFORE if before else [])
-    common = {"distribution": "gaussian", "unit": "rho", "estimators": ests, "repetitions": reps,
-              "seed": 2024, "truth": "population", "resample": "data", "metric": "l2"}
+    common = {
+        "distribution": "gaussian",
+        "unit": "rho",
+        "estimators": ests,
+        "repetitions": reps,
+        "seed": 2024,
+        "truth": "population",
+        "resample": "data",
+        "metric": "l2",
+    }
     a_d = [16, 64, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024]
     c_d = [16, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024, 2048]
     b_a = [0.0, 1.0, 2.0] if quick else [0.0, 0.5, 1.0, 1.5, 2.0]
@@ -47,40 +67,99 @@ def configs(reps: int, quick: bool, before: bool, only_before: bool = False,
     a_d, c_d, b_a = sub.get("a_d", a_d), sub.get("c_d", c_d), sub.get("b_alpha", b_a)
     b_rho = sub.get("b_rho", RHOS)
     return {
-        "A": {**common, "name": "grid_a", "data_params": {"mean": 0.0}, "n": 4000, "d": 16, "skew": 0.0,
-              "budget": 1.0, "sweep": {"d": a_d, "budget": RHOS},
-              "bounds": {"half_width": 25.0, "scale": "sqrt_d", "center": 0.0}},
-        "B": {**common, "name": "grid_b", "data_params": {"mean": 10.0}, "n": 10_000, "d": 512, "skew": 0.0,
-              "budget": 1.0, "sweep": {"skew": b_a, "budget": b_rho},
-              "bounds": {"half_width": 50.0, "scale": "d_sqrt_max_sigma", "center": 10.0}},
-        "C": {**common, "name": "grid_c", "data_params": {"mean": 10.0}, "n": 10_000, "d": 16, "skew": 2.0,
-              "budget": 1.0, "sweep": {"d": c_d, "budget": RHOS},
-              "bounds": {"half_width": 50.0, "scale": "d_sqrt_max_sigma", "center": 10.0}},
+        "A": {
+            **common,
+            "name": "grid_a",
+            "data_params": {"mean": 0.0},
+            "n": 4000,
+            "d": 16,
+            "skew": 0.0,
+            "budget": 1.0,
+            "sweep": {"d": a_d, "budget": RHOS},
+            "bounds": {"half_width": 25.0, "scale": "sqrt_d", "center": 0.0},
+        },
+        "B": {
+            **common,
+            "name": "grid_b",
+            "data_params": {"mean": 10.0},
+            "n": 10_000,
+            "d": 512,
+            "skew": 0.0,
+            "budget": 1.0,
+            "sweep": {"skew": b_a, "budget": b_rho},
+            "bounds": {"half_width": 50.0, "scale": "d_sqrt_max_sigma", "center": 10.0},
+        },
+        "C": {
+            **common,
+            "name": "grid_c",
+            "data_params": {"mean": 10.0},
+            "n": 10_000,
+            "d": 16,
+            "skew": 2.0,
+            "budget": 1.0,
+            "sweep": {"d": c_d, "budget": RHOS},
+            "bounds": {"half_width": 50.0, "scale": "d_sqrt_max_sigma", "center": 10.0},
+        },
     }
 
 
 def table(frame: pd.DataFrame, case: str) -> pd.DataFrame:
     """One row per (cell, estimator): median, p90, max, max/median and the failure rate
     (runs beyond 3x the cell's median)."""
+
     def stats(e: pd.Series) -> pd.Series:
         v = e.to_numpy(float)
         med = float(np.median(v))
-        return pd.Series({"median": med, "p90": float(np.quantile(v, 0.9)), "max": float(v.max()),
-                          "max/median": float(v.max() / med) if med > 0 else np.inf,
-                          "fail>3x": float(np.mean(v > 3 * med)), "runs": v.size})
-    out = frame.groupby(["d", "skew", "budget", "estimator"], sort=True)["err_l2"].apply(stats).unstack()
+        return pd.Series(
+            {
+                "median": med,
+                "p90": float(np.quantile(v, 0.9)),
+                "max": float(v.max()),
+                "max/median": float(v.max() / med) if med > 0 else np.inf,
+                "fail>3x": float(np.mean(v > 3 * med)),
+                "runs": v.size,
+            }
+        )
+
+    out = (
+        frame.groupby(["d", "skew", "budget", "estimator"], sort=True)["err_l2"]
+        .apply(stats)
+        .unstack()
+    )
     out = out.reset_index()
     out.insert(0, "case", case)
     return out
 
 
 def to_markdown(t: pd.DataFrame) -> str:
-    cols = ["case", "d", "skew", "budget", "estimator", "median", "p90", "max", "max/median", "fail>3x", "runs"]
+    cols = [
+        "case",
+        "d",
+        "skew",
+        "budget",
+        "estimator",
+        "median",
+        "p90",
+        "max",
+        "max/median",
+        "fail>3x",
+        "runs",
+    ]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, r in t[cols].iterrows():
-        cells = [str(r["case"]), f"{int(r['d'])}", f"{r['skew']:g}", f"{r['budget']:g}", str(r["estimator"]),
-                 f"{r['median']:.4g}", f"{r['p90']:.4g}", f"{r['max']:.4g}", f"{r['max/median']:.2f}",
-                 f"{r['fail>3x']:.0%}", f"{int(r['runs'])}"]
+        cells = [
+            str(r["case"]),
+            f"{int(r['d'])}",
+            f"{r['skew']:g}",
+            f"{r['budget']:g}",
+            str(r["estimator"]),
+            f"{r['median']:.4g}",
+            f"{r['p90']:.4g}",
+            f"{r['max']:.4g}",
+            f"{r['max/median']:.2f}",
+            f"{r['fail>3x']:.0%}",
+            f"{int(r['runs'])}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -90,18 +169,34 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="a subset of d and alpha")
     ap.add_argument("--before", action="store_true", help="also run the pre-issue-12 steps")
-    ap.add_argument("--only-before", action="store_true", help="only the pre-issue-12 steps (and the empirical mean)")
+    ap.add_argument(
+        "--only-before",
+        action="store_true",
+        help="only the pre-issue-12 steps (and the empirical mean)",
+    )
     ap.add_argument("--cases", default="ABC")
     for key in ("a_d", "c_d", "b_alpha", "b_rho"):
-        ap.add_argument(f"--{key.replace('_', '-')}", type=lambda v: [float(t) for t in v.split(",")], default=None,
-                        help="comma-separated override of that sweep")
+        ap.add_argument(
+            f"--{key.replace('_', '-')}",
+            type=lambda v: [float(t) for t in v.split(",")],
+            default=None,
+            help="comma-separated override of that sweep",
+        )
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here")
     args = ap.parse_args()
     parts = []
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        for case, cfg in configs(args.reps, args.quick, args.before, args.only_before,
-                                   {k: v for k in ("a_d", "c_d", "b_alpha", "b_rho")
-                                    if (v := getattr(args, k)) is not None}).items():
+        for case, cfg in configs(
+            args.reps,
+            args.quick,
+            args.before,
+            args.only_before,
+            {
+                k: v
+                for k in ("a_d", "c_d", "b_alpha", "b_rho")
+                if (v := getattr(args, k)) is not None
+            },
+        ).items():
             if case not in args.cases:
                 continue
             t0 = time.perf_counter()
@@ -113,14 +208,26 @@ def main() -> None:
     allt = pd.concat(parts, ignore_index=True)
     private = allt[allt["estimator"] != "empirical"]
     bad = private[private["max/median"] > 3]
-    summary = (f"\n{len(private)} (cell, estimator) pairs; {len(bad)} with a run beyond 3x the median: "
-               + (", ".join(f"{r.case} d={int(r.d)} α={r.skew:g} ρ={r.budget:g} {r.estimator} "
-                            f"({r._9:.1f}x)" for r in bad.itertuples()) or "none"))
+    summary = (
+        f"\n{len(private)} (cell, estimator) pairs; {len(bad)} with a run beyond 3x the median: "
+        + (
+            ", ".join(
+                f"{r.case} d={int(r.d)} α={r.skew:g} ρ={r.budget:g} {r.estimator} ({r._9:.1f}x)"
+                for r in bad.itertuples()
+            )
+            or "none"
+        )
+    )
     print(summary)
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
-                            + to_markdown(allt) + "\n" + summary + "\n")
+        args.out.write_text(
+            f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
+            + to_markdown(allt)
+            + "\n"
+            + summary
+            + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,10 @@ def main() -> None:
     args = ap.parse_args()
     sizes = SIZES[:1] if args.quick else SIZES
     print(f"{'':13} {'wall clock':^44} | {'CPU time':^21}")
-    print(f"{'n':>7} {'d':>5} {'sort s':>8} {'PLAN s':>8} {'IOME s':>8} {'PLAN/sort':>10} {'IOME/sort':>10} |"
-          f" {'PLAN/sort':>10} {'IOME/sort':>10}")
+    print(
+        f"{'n':>7} {'d':>5} {'sort s':>8} {'PLAN s':>8} {'IOME s':>8} {'PLAN/sort':>10} {'IOME/sort':>10} |"
+        f" {'PLAN/sort':>10} {'IOME/sort':>10}"
+    )
     for n, d in sizes:
         rng = np.random.default_rng(0)
         sigma = (d / np.arange(1, d + 1)) ** 1.0  # Gaussian C-like skew
@@ -67,9 +69,14 @@ def main() -> None:
             ci.append(t_iome[1] / t_sort2[1])
         s, p, i = statistics.median(ts), statistics.median(tp), statistics.median(ti)
         med = statistics.median
-        print(f"{n:>7} {d:>5} {s:>8.3f} {p:>8.3f} {i:>8.3f} {med(rp):>10.2f} {med(ri):>10.2f} |"
-              f" {med(cp):>10.2f} {med(ci):>10.2f}", flush=True)
-    print(f"targets: PLAN/sort <= {TARGETS['plan']}, IOME/sort <= {TARGETS['iome']} (at the two large sizes)")
+        print(
+            f"{n:>7} {d:>5} {s:>8.3f} {p:>8.3f} {i:>8.3f} {med(rp):>10.2f} {med(ri):>10.2f} |"
+            f" {med(cp):>10.2f} {med(ci):>10.2f}",
+            flush=True,
+        )
+    print(
+        f"targets: PLAN/sort <= {TARGETS['plan']}, IOME/sort <= {TARGETS['iome']} (at the two large sizes)"
+    )
 
 
 if __name__ == "__main__":

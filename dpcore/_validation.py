@@ -46,7 +46,9 @@ def spawn_generators(rng: RngLike, k: int) -> list[np.random.Generator]:
     return [np.random.default_rng(c) for c in seq.spawn(k)]
 
 
-def check_data(x: Any, *, name: str = "x", ndim: int | None = None, min_rows: int = 1) -> np.ndarray:
+def check_data(
+    x: Any, *, name: str = "x", ndim: int | None = None, min_rows: int = 1
+) -> np.ndarray:
     """Return ``x`` as a float array after checking shape and finiteness.
 
     ``ndim=None`` accepts 1-D (n values) or 2-D (n rows by d columns) input.
@@ -107,7 +109,9 @@ def check_probability(value: Any, name: str, *, open_interval: bool = True) -> f
     return v
 
 
-def check_bounds(bounds: Any, d: int | None = None, *, name: str = "bounds") -> tuple[np.ndarray, np.ndarray]:
+def check_bounds(
+    bounds: Any, d: int | None = None, *, name: str = "bounds"
+) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(lower, upper)`` as float arrays broadcast to length ``d`` (or scalars as 0-d arrays).
 
     Raises a ``ValueError`` for a missing, non-finite or inverted range.
@@ -133,7 +137,9 @@ def check_bounds(bounds: Any, d: int | None = None, *, name: str = "bounds") -> 
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
         raise ValueError(f"{name} must be finite numbers.")
     if np.any(hi <= lo):
-        raise ValueError(f"{name} are inverted or empty: each lower bound must be below its upper bound.")
+        raise ValueError(
+            f"{name} are inverted or empty: each lower bound must be below its upper bound."
+        )
     check_width(lo, hi, name)
     return lo, hi
 
@@ -148,12 +154,16 @@ def check_width(lo: Any, hi: Any, name: str = "bounds") -> None:
     lo_, hi_ = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
     top = float(max(np.max(np.abs(lo_)), np.max(np.abs(hi_))))
     if top > limits.MAX_ABS_VALUE:
-        raise ValueError(f"{name} reach {top:.3g} in magnitude, above the limit of {limits.MAX_ABS_VALUE:g} "
-                         "(dpcore.limits: squared widths would overflow); rescale the data and its bounds.")
+        raise ValueError(
+            f"{name} reach {top:.3g} in magnitude, above the limit of {limits.MAX_ABS_VALUE:g} "
+            "(dpcore.limits: squared widths would overflow); rescale the data and its bounds."
+        )
     width = hi_ - lo_
     if np.any(width < limits.MIN_BOUND_WIDTH):
-        raise ValueError(f"{name} are narrower than {limits.MIN_BOUND_WIDTH:g} (dpcore.limits; smallest width "
-                         f"{float(np.min(width)):.3g}); rescale the data and its bounds.")
+        raise ValueError(
+            f"{name} are narrower than {limits.MIN_BOUND_WIDTH:g} (dpcore.limits; smallest width "
+            f"{float(np.min(width)):.3g}); rescale the data and its bounds."
+        )
 
 
 def warn_bounds_from_data(what: str = "bounds") -> None:

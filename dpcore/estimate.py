@@ -108,8 +108,10 @@ class Estimate:
         True
         """
         if not isinstance(self.diagnostics, kind):
-            raise ValueError(f"estimate needs {kind.__name__} (from the matching estimator family); got "
-                             f"{type(self.diagnostics).__name__} from {self.estimator or 'an unnamed estimator'!r}.")
+            raise ValueError(
+                f"estimate needs {kind.__name__} (from the matching estimator family); got "
+                f"{type(self.diagnostics).__name__} from {self.estimator or 'an unnamed estimator'!r}."
+            )
         return self.diagnostics
 
 
@@ -118,7 +120,9 @@ def _signature(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
     """Parameter names of ``func`` and whether it takes ``**kwargs`` (inspect.signature is slow and
     :meth:`EstimatorSpec.accepts` is asked once per estimator run)."""
     sig = inspect.signature(func)
-    return frozenset(sig.parameters), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+    return frozenset(sig.parameters), any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()
+    )
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,16 @@ class EstimatorSpec:
         under a pure ε budget; see :meth:`dpcore.privacy.Budget.meets`)."""
         return budget.meets(self.notion) and self.spend_factor == 1.0
 
-    def run(self, data: Any, budget: Budget, *, rng: RngLike = None,
-            method: ConversionMethod = "cks", at_implied_level: bool = False, **overrides: Any) -> Estimate:
+    def run(
+        self,
+        data: Any,
+        budget: Budget,
+        *,
+        rng: RngLike = None,
+        method: ConversionMethod = "cks",
+        at_implied_level: bool = False,
+        **overrides: Any,
+    ) -> Estimate:
         """Run on a :class:`~dpcore.data.dataset.Dataset` (or a bare array) with ``budget`` converted to
         this estimator's native notion. ``overrides`` replace the default ``params``.
 
@@ -232,7 +244,8 @@ class EstimatorSpec:
                         f"{self.name} needs a public sigma (known standard deviations), but this data set's "
                         "true_std is its own empirical standard deviation, a data-derived value whose use is a "
                         "privacy leak. Pass sigma= (a public value chosen without the data) explicitly, or "
-                        "use an estimator that estimates the variances privately.")
+                        "use an estimator that estimates the variances privately."
+                    )
                 continue
             kwargs[key] = value
         est = self.func(x, rng=rng, **kwargs)

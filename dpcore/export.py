@@ -45,8 +45,11 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells and column names are escaped by :func:`escape_cell`."""
     out = frame.copy()
     for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]) \
-                or isinstance(out[col].dtype, pd.CategoricalDtype):
+        if (
+            out[col].dtype == object
+            or pd.api.types.is_string_dtype(out[col])
+            or isinstance(out[col].dtype, pd.CategoricalDtype)
+        ):
             out[col] = out[col].astype(object).map(escape_cell)
     out.columns = [escape_cell(str(c)) if isinstance(c, str) else c for c in out.columns]
     return out
@@ -90,14 +93,24 @@ def static_export_problem() -> str | None:
         return "PNG/SVG export needs kaleido: pip install -e '.[export]'."
     if browser_path() is None:
         env = os.environ.get("BROWSER_PATH")
-        where = f"BROWSER_PATH={env!r} is not an executable" if env else "no Chrome or Chromium found"
-        return (f"PNG/SVG export renders in Chrome or Chromium, and {where} "
-                "(on Debian: apt install chromium; or set BROWSER_PATH).")
+        where = (
+            f"BROWSER_PATH={env!r} is not an executable" if env else "no Chrome or Chromium found"
+        )
+        return (
+            f"PNG/SVG export renders in Chrome or Chromium, and {where} "
+            "(on Debian: apt install chromium; or set BROWSER_PATH)."
+        )
     return None
 
 
-def to_image(fig: Any, fmt: ImageFormat = "png", *, width: int = SLIDE["width"], height: int = SLIDE["height"],
-             scale: float = SLIDE["scale"]) -> bytes:
+def to_image(
+    fig: Any,
+    fmt: ImageFormat = "png",
+    *,
+    width: int = SLIDE["width"],
+    height: int = SLIDE["height"],
+    scale: float = SLIDE["scale"],
+) -> bytes:
     """The figure as PNG or SVG bytes, sized for a slide.
 
     Raises
@@ -114,8 +127,12 @@ def to_image(fig: Any, fmt: ImageFormat = "png", *, width: int = SLIDE["width"],
         raise RuntimeError(problem)
     os.environ.setdefault("BROWSER_PATH", browser_path() or DEBIAN_CHROMIUM)
     with warnings.catch_warnings():  # plotly's "kopts ignored" note when a session() is open
-        warnings.filterwarnings("ignore", message="The kopts argument is ignored", category=UserWarning)
-        return pio.to_image(fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1)
+        warnings.filterwarnings(
+            "ignore", message="The kopts argument is ignored", category=UserWarning
+        )
+        return pio.to_image(
+            fig, format=fmt, width=width, height=height, scale=scale if fmt == "png" else 1
+        )
 
 
 @contextmanager

@@ -67,13 +67,19 @@ MIN_BOUND_WIDTH = 1e-100
 def check_int(value: Any, name: str, lo: int, hi: int) -> int:
     """Return ``value`` as an int in ``[lo, hi]``, or raise a ``ValueError`` naming the limit."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
+        if (
+            isinstance(value, float | np.floating)
+            and math.isfinite(value)
+            and float(value).is_integer()
+        ):
             value = int(value)
         else:
             raise ValueError(f"{name} must be an integer between {lo:,} and {hi:,}; got {value!r}.")
     if not lo <= value <= hi:
-        raise ValueError(f"{name} = {value:,} is too {'large' if value > hi else 'small'}: {name} must be between "
-                         f"{lo:,} and {hi:,} (dpmean lab's limits are in dpcore.limits).")
+        raise ValueError(
+            f"{name} = {value:,} is too {'large' if value > hi else 'small'}: {name} must be between "
+            f"{lo:,} and {hi:,} (dpmean lab's limits are in dpcore.limits)."
+        )
     return int(value)
 
 
@@ -82,8 +88,10 @@ def check_size(n: int, d: int) -> tuple[int, int]:
     n = check_int(n, "n", 2, MAX_N)
     d = check_int(d, "d", 1, MAX_D)
     if n * d > MAX_CELLS:
-        raise ValueError(f"n * d = {n * d:,} is too large: above the limit of {MAX_CELLS:,} values; "
-                         f"use at most n = {MAX_CELLS // d:,} rows at d = {d}.")
+        raise ValueError(
+            f"n * d = {n * d:,} is too large: above the limit of {MAX_CELLS:,} values; "
+            f"use at most n = {MAX_CELLS // d:,} rows at d = {d}."
+        )
     return n, d
 
 

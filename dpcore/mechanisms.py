@@ -43,12 +43,15 @@ def gaussian_std(sensitivity: float, rho: float) -> float:
 def _finite_value(value: np.ndarray | float) -> np.ndarray:
     arr = np.asarray(value, dtype=float)
     if not np.all(np.isfinite(arr)):
-        raise ValueError("value contains NaN or infinity; the mechanism needs a finite query answer.")
+        raise ValueError(
+            "value contains NaN or infinity; the mechanism needs a finite query answer."
+        )
     return arr
 
 
-def laplace_mechanism(value: np.ndarray | float, sensitivity: float, epsilon: float, *,
-                      rng: RngLike = None) -> Release:
+def laplace_mechanism(
+    value: np.ndarray | float, sensitivity: float, epsilon: float, *, rng: RngLike = None
+) -> Release:
     """Release ``value`` with Laplace noise, ``epsilon``-DP for l1 sensitivity ``sensitivity``.
 
     Each coordinate gets independent ``Lap(sensitivity / epsilon)`` noise.
@@ -75,8 +78,9 @@ def laplace_mechanism(value: np.ndarray | float, sensitivity: float, epsilon: fl
     return Release(noisy if arr.ndim else float(noisy), b)
 
 
-def gaussian_mechanism(value: np.ndarray | float, sensitivity: float, rho: float, *,
-                       rng: RngLike = None) -> Release:
+def gaussian_mechanism(
+    value: np.ndarray | float, sensitivity: float, rho: float, *, rng: RngLike = None
+) -> Release:
     """Release ``value`` with Gaussian noise, ``rho``-zCDP for l2 sensitivity ``sensitivity``.
 
     Each coordinate gets independent ``N(0, sensitivity² / (2 rho))`` noise.

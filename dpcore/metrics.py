@@ -24,7 +24,9 @@ def _diff(estimate: Any, truth: Any) -> np.ndarray:
     e = np.atleast_1d(np.asarray(estimate, dtype=float))
     t = np.atleast_1d(np.asarray(truth, dtype=float))
     if e.shape[-1] != t.shape[-1]:
-        raise ValueError(f"estimate and truth must have the same dimension; got {e.shape} and {t.shape}.")
+        raise ValueError(
+            f"estimate and truth must have the same dimension; got {e.shape} and {t.shape}."
+        )
     return e - t
 
 

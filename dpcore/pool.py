@@ -66,8 +66,10 @@ def workers_from_env(default: int | None = None) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise ValueError(f"{WORKERS_ENV}={raw!r} is not a number of worker processes; set it to an integer >= 0 "
-                         "(0 runs the work in the app's own process).")
+        raise ValueError(
+            f"{WORKERS_ENV}={raw!r} is not a number of worker processes; set it to an integer >= 0 "
+            "(0 runs the work in the app's own process)."
+        )
     return value
 
 
@@ -94,7 +96,9 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     server has threads, and forking a threaded process can deadlock the child); the fork server
     preloads :mod:`dpcore.experiments`, so workers start at once and share its memory."""
     if workers < 1:
-        raise ValueError(f"workers={workers} must be at least 1 for a process pool; use no pool for 0.")
+        raise ValueError(
+            f"workers={workers} must be at least 1 for a process pool; use no pool for 0."
+        )
     ctx = multiprocessing.get_context("forkserver")
     # the fork server imports the engine once; workers fork from it and share those pages
     ctx.set_forkserver_preload(["dpcore.experiments"])
@@ -156,7 +160,12 @@ class FairPool:
     def pending(self, key: Hashable | None = None) -> int:
         """Jobs waiting (not yet dispatched), in lane ``key`` or in all lanes."""
         with self._lock:
-            return sum(len(q) for lanes in self._lanes.values() for k, q in lanes.items() if key in (None, k))
+            return sum(
+                len(q)
+                for lanes in self._lanes.values()
+                for k, q in lanes.items()
+                if key in (None, k)
+            )
 
     def cancel(self, key: Hashable) -> int:
         """Cancel the jobs of lane ``key`` that have not started; returns how many."""
@@ -178,7 +187,9 @@ class FairPool:
 
     # ---- dispatch ------------------------------------------------------------------------------
 
-    def _submit(self, key: Hashable, priority: int, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Future:
+    def _submit(
+        self, key: Hashable, priority: int, fn: Callable[..., Any], args: tuple, kwargs: dict
+    ) -> Future:
         future: Future = Future()
         with self._lock:
             lanes = self._lanes.setdefault(priority, OrderedDict())
@@ -222,9 +233,15 @@ class FairPool:
 
     def _done(self, outer: Future, inner: Future) -> None:
         if inner.cancelled():
-            self._finish(outer, None, RuntimeError("the worker pool cancelled this job (it is shutting down)"))
+            self._finish(
+                outer,
+                None,
+                RuntimeError("the worker pool cancelled this job (it is shutting down)"),
+            )
         else:
-            self._finish(outer, inner.result() if inner.exception() is None else None, inner.exception())
+            self._finish(
+                outer, inner.result() if inner.exception() is None else None, inner.exception()
+            )
 
     def _finish(self, outer: Future, result: Any, error: BaseException | None) -> None:
         with self._lock:

@@ -44,8 +44,10 @@ _UNIT = {"pure": "ε", "approx": "(ε, δ)", "zcdp": "ρ", "none": "-"}
 def _as_real(value: object, name: str, what: str) -> float:
     """``value`` as a float; a bool or a string is an error (``True`` is not a budget of 1)."""
     if isinstance(value, bool | np.bool_ | str | bytes):
-        raise ValueError(f"{name} must be a number ({what}), not {type(value).__name__} {value!r}; "
-                        f"pass e.g. {name}=0.5.")
+        raise ValueError(
+            f"{name} must be a number ({what}), not {type(value).__name__} {value!r}; "
+            f"pass e.g. {name}=0.5."
+        )
     try:
         return float(value)  # type: ignore[arg-type]
     except OverflowError:
@@ -59,20 +61,28 @@ def _check_eps(epsilon: float | None, name: str = "epsilon") -> float:
     e = _as_real(epsilon, name, "a positive privacy budget")
     top = limits.MAX_RHO if name.startswith("rho") else limits.MAX_EPSILON
     if not math.isfinite(e) or e <= 0:
-        raise ValueError(f"{name} must be a positive finite number (a budget of 0 releases nothing); got {e:g}.")
+        raise ValueError(
+            f"{name} must be a positive finite number (a budget of 0 releases nothing); got {e:g}."
+        )
     if not limits.MIN_BUDGET <= e <= top:
-        raise ValueError(f"{name} must be between {limits.MIN_BUDGET:g} and {top:g} (dpcore.limits: beyond "
-                         f"these the conversions overflow and no release is meaningful); got {e:g}.")
+        raise ValueError(
+            f"{name} must be between {limits.MIN_BUDGET:g} and {top:g} (dpcore.limits: beyond "
+            f"these the conversions overflow and no release is meaningful); got {e:g}."
+        )
     return e
 
 
 def _check_delta(delta: float | None) -> float:
     dl = _as_real(delta, "delta", "in (0, 1)")
     if not (0 < dl < 1):
-        raise ValueError(f"delta must be strictly between 0 and 1 (typically below 1/n); got {delta!r}.")
+        raise ValueError(
+            f"delta must be strictly between 0 and 1 (typically below 1/n); got {delta!r}."
+        )
     if dl < limits.MIN_DELTA:
-        raise ValueError(f"delta must be at least {limits.MIN_DELTA:g} (dpcore.limits: smaller values "
-                         f"are below double precision in the conversions); got {delta!r}.")
+        raise ValueError(
+            f"delta must be at least {limits.MIN_DELTA:g} (dpcore.limits: smaller values "
+            f"are below double precision in the conversions); got {delta!r}."
+        )
     return dl
 
 
@@ -123,8 +133,9 @@ def _zcdp_eps(r: float, log_inv: float, method: ConversionMethod) -> float:
         return a * r + (log_inv + (a - 1.0) * math.log1p(-1.0 / a) - math.log(a)) / (a - 1.0)
 
     # The objective is convex in a; search over log(a - 1) on a wide bracket.
-    res = optimize.minimize_scalar(eps_at, bounds=(-20.0, 20.0), method="bounded",
-                                   options={"xatol": 1e-10})
+    res = optimize.minimize_scalar(
+        eps_at, bounds=(-20.0, 20.0), method="bounded", options={"xatol": 1e-10}
+    )
     return float(min(max(res.fun, 0.0), standard))
 
 
@@ -148,7 +159,11 @@ def approx_to_zcdp(epsilon: float, delta: float, method: ConversionMethod = "cks
     while _zcdp_eps(hi, log_inv, "cks") < e:
         hi *= 2.0
     # a relative tolerance: an absolute one would swamp the tiny rho of a tiny epsilon
-    r = float(optimize.brentq(lambda r: _zcdp_eps(r, log_inv, "cks") - e, lo, hi, xtol=lo * 1e-13, rtol=1e-12))
+    r = float(
+        optimize.brentq(
+            lambda r: _zcdp_eps(r, log_inv, "cks") - e, lo, hi, xtol=lo * 1e-13, rtol=1e-12
+        )
+    )
     # The numerical minimum over the Renyi order jitters at ~1e-8 relative, so the root can land a
     # hair above the target: step down until the conversion meets epsilon (never below standard).
     while r > lo and _zcdp_eps(r, log_inv, "cks") > e:
@@ -213,7 +228,9 @@ class Budget:
         if self.notion == "pure":
             object.__setattr__(self, "epsilon", _check_eps(self.epsilon))
             if self.delta not in (None, 0, 0.0):
-                raise ValueError("A pure-DP budget has delta = 0; use Budget.approx(epsilon, delta).")
+                raise ValueError(
+                    "A pure-DP budget has delta = 0; use Budget.approx(epsilon, delta)."
+                )
             object.__setattr__(self, "delta", None)
         elif self.notion == "approx":
             object.__setattr__(self, "epsilon", _check_eps(self.epsilon))
@@ -252,8 +269,10 @@ class Budget:
     def _field(self, name: str) -> float:
         value = getattr(self, name)
         if value is None:
-            raise ValueError(f"a {self.notion} budget ({self}) has no {name}; read it through "
-                             "to_native(...) or to_approx(...) instead.")
+            raise ValueError(
+                f"a {self.notion} budget ({self}) has no {name}; read it through "
+                "to_native(...) or to_approx(...) instead."
+            )
         return float(value)
 
     @property
@@ -317,18 +336,26 @@ class Budget:
                     f"a pure ε = {self.epsilon:g} budget cannot be met by a zCDP estimator: ε-DP implies "
                     "ε²/2-zCDP, never the other way round. Choose a pure-DP estimator, give the budget as "
                     "(ε, δ) or ρ, or call Budget.implied_zcdp() to run it at the zCDP level ε-DP implies "
-                    "(labelled: it does NOT give ε-DP).")
+                    "(labelled: it does NOT give ε-DP)."
+                )
             r = approx_to_zcdp(self.epsilon_value, self.delta_value, method)
             name = "Canonne–Kamath–Steinke" if method == "cks" else "ρ + 2√(ρ ln(1/δ))"
-            return Conversion(r, "zcdp", f"(ε, δ) = ({self.epsilon:g}, {self.delta:g}) ⇒ ρ = {r:.4g} ({name})")
+            return Conversion(
+                r, "zcdp", f"(ε, δ) = ({self.epsilon:g}, {self.delta:g}) ⇒ ρ = {r:.4g} ({name})"
+            )
         if notion == "pure":
             if self.notion == "pure":
                 return Conversion(self.epsilon_value, "pure", f"ε = {self.epsilon:g} used as given")
             if self.notion == "approx":
-                return Conversion(self.epsilon_value, "pure",
-                                  f"ε = {self.epsilon:g} pure DP (stronger than the ({self.epsilon:g}, {self.delta:g}) asked for)")
+                return Conversion(
+                    self.epsilon_value,
+                    "pure",
+                    f"ε = {self.epsilon:g} pure DP (stronger than the ({self.epsilon:g}, {self.delta:g}) asked for)",
+                )
             e = math.sqrt(2.0 * self.rho_value)
-            return Conversion(e, "pure", f"ρ = {self.rho:g} ⇒ ε = √(2ρ) = {e:.4g} (ε-DP implies ε²/2-zCDP)")
+            return Conversion(
+                e, "pure", f"ρ = {self.rho:g} ⇒ ε = √(2ρ) = {e:.4g} (ε-DP implies ε²/2-zCDP)"
+            )
         raise ValueError(f"notion must be 'pure', 'zcdp' or 'none'; got {notion!r}.")
 
     def implied_zcdp(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> Conversion:
@@ -350,12 +377,19 @@ class Budget:
             return self.to_native("zcdp", method)
         r = pure_to_zcdp(self.epsilon_value)
         eps_dp = zcdp_to_approx(r, delta, method)
-        guarantee = (f"ρ = {r:.4g}-zCDP ⇒ ({eps_dp:.3g}, {delta:g})-DP; NOT ε = {self.epsilon:g}-DP")
-        return Conversion(r, "zcdp", f"ε = {self.epsilon:g} ⇒ run at ρ = ε²/2 = {r:.4g}, the zCDP level ε-DP "
-                          f"implies. This does NOT meet the ε-DP budget: it gives {guarantee.split(';')[0]}.",
-                          meets_budget=False, guarantee=guarantee)
+        guarantee = f"ρ = {r:.4g}-zCDP ⇒ ({eps_dp:.3g}, {delta:g})-DP; NOT ε = {self.epsilon:g}-DP"
+        return Conversion(
+            r,
+            "zcdp",
+            f"ε = {self.epsilon:g} ⇒ run at ρ = ε²/2 = {r:.4g}, the zCDP level ε-DP "
+            f"implies. This does NOT meet the ε-DP budget: it gives {guarantee.split(';')[0]}.",
+            meets_budget=False,
+            guarantee=guarantee,
+        )
 
-    def to_approx(self, delta: float = 1e-6, method: ConversionMethod = "cks") -> tuple[float, float]:
+    def to_approx(
+        self, delta: float = 1e-6, method: ConversionMethod = "cks"
+    ) -> tuple[float, float]:
         """Return ``(epsilon, delta)`` implied by this budget."""
         if self.notion == "approx":
             return self.epsilon_value, self.delta_value
@@ -393,7 +427,9 @@ class Ledger:
         """Record ``amount`` spent by ``stage`` and return it (for inline use)."""
         a = float(amount)
         if not math.isfinite(a) or a < 0:
-            raise ValueError(f"a ledger charge must be finite and >= 0; got {amount!r} for {stage!r}.")
+            raise ValueError(
+                f"a ledger charge must be finite and >= 0; got {amount!r} for {stage!r}."
+            )
         self.charges.append(Charge(stage, a, self.notion, note))
         return a
 
@@ -413,8 +449,10 @@ class Ledger:
 
     def to_records(self) -> list[dict[str, object]]:
         """Rows for a table or a DataFrame."""
-        return [{"stage": c.stage, "spent": c.amount, "unit": _UNIT[c.notion], "note": c.note}
-                for c in self.charges]
+        return [
+            {"stage": c.stage, "spent": c.amount, "unit": _UNIT[c.notion], "note": c.note}
+            for c in self.charges
+        ]
 
 
 def split_budget(total: float, fractions: dict[str, float]) -> dict[str, float]:

@@ -72,8 +72,6 @@ def get(name: str) -> EstimatorSpec:
         raise ValueError(f"unknown estimator {name!r}; choose one of: {known}.") from None
 
 
-
-
 def applicable(kind: str, d: int | None = None, *, peers: bool = False) -> list[EstimatorSpec]:
     """Estimators that apply to data of ``kind`` (and dimension ``d``, when given).
 
@@ -98,6 +96,16 @@ def run(name: str, data: Any, budget: Budget, *, rng: RngLike = None, **override
 
 
 __all__ = [
-    "ERROR_SOURCE_COLORS", "PEERS", "DataKind", "Diagnostics", "Estimate", "EstimatorSpec", "Neighbouring",
-    "all_estimators", "applicable", "get", "register", "run",
+    "ERROR_SOURCE_COLORS",
+    "PEERS",
+    "DataKind",
+    "Diagnostics",
+    "Estimate",
+    "EstimatorSpec",
+    "Neighbouring",
+    "all_estimators",
+    "applicable",
+    "get",
+    "register",
+    "run",
 ]

@@ -47,16 +47,32 @@ def ledger_table(frame: pd.DataFrame) -> pd.DataFrame:
     frame : DataFrame
         A frame from :func:`dpcore.experiments.engine.run`.
     """
-    cols = ["label", "notion", "neighbouring", "budget", "unit", "conversion", "native_budget", "native_unit",
-            "ledger_total"]
+    cols = [
+        "label",
+        "notion",
+        "neighbouring",
+        "budget",
+        "unit",
+        "conversion",
+        "native_budget",
+        "native_unit",
+        "ledger_total",
+    ]
     have = [c for c in cols if c in frame.columns]
     out = frame[frame["notion"] != "none"][have].drop_duplicates(["label", "budget"])
     return out.reset_index(drop=True)
 
 
-def build_report(*, title: str, settings: Mapping[str, Any], figures: Sequence[tuple[Any, str]],
-                 tables: Sequence[tuple[str, pd.DataFrame]] = (), ledger: pd.DataFrame | None = None,
-                 code: str = "", notes: Sequence[str] = ()) -> str:
+def build_report(
+    *,
+    title: str,
+    settings: Mapping[str, Any],
+    figures: Sequence[tuple[Any, str]],
+    tables: Sequence[tuple[str, pd.DataFrame]] = (),
+    ledger: pd.DataFrame | None = None,
+    code: str = "",
+    notes: Sequence[str] = (),
+) -> str:
     """The report as one HTML string.
 
     Parameters
@@ -81,11 +97,13 @@ def build_report(*, title: str, settings: Mapping[str, Any], figures: Sequence[t
     from plotly.offline import get_plotlyjs
 
     esc = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>",
-             f"<style>{_CSS}</style><script type='text/javascript'>{get_plotlyjs()}</script></head><body>",
-             f"<h1>{esc(title)}</h1>",
-             f"<p class='meta'>Generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC by dpmean lab "
-             f"(dpmean-lab {_version('dpmean-lab')}, numpy {_version('numpy')}, plotly {_version('plotly')}).</p>"]
+    parts = [
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>",
+        f"<style>{_CSS}</style><script type='text/javascript'>{get_plotlyjs()}</script></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f"<p class='meta'>Generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC by dpmean lab "
+        f"(dpmean-lab {_version('dpmean-lab')}, numpy {_version('numpy')}, plotly {_version('plotly')}).</p>",
+    ]
     parts += [f"<p>{esc(n)}</p>" for n in notes]
     parts.append("<h2>Settings</h2><dl>")
     parts += [f"<dt>{esc(str(k))}</dt><dd>{esc(str(v))}</dd>" for k, v in settings.items()]
@@ -93,15 +111,24 @@ def build_report(*, title: str, settings: Mapping[str, Any], figures: Sequence[t
     for i, (fig, sentence) in enumerate(figures):
         parts.append(f"<h2>Chart {i + 1}</h2>")
         fig = tidy_log_axes(go.Figure(fig))  # the app's log ticks, for a dict as for a Figure
-        parts.append(pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=f"chart-{i + 1}",
-                                 config={"displaylogo": False}))
+        parts.append(
+            pio.to_html(
+                fig,
+                include_plotlyjs=False,
+                full_html=False,
+                div_id=f"chart-{i + 1}",
+                config={"displaylogo": False},
+            )
+        )
         parts.append(f"<p>{esc(sentence).replace('**', '')}</p>")
     for caption, table in tables:
         parts.append(f"<h2>{esc(caption)}</h2>")
         parts.append(table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0))
     if ledger is not None:
-        parts.append("<h2>Budget ledger</h2><p>What each estimator was given in its own notion, by which "
-                     "conversion, and what its ledger spent.</p>")
+        parts.append(
+            "<h2>Budget ledger</h2><p>What each estimator was given in its own notion, by which "
+            "conversion, and what its ledger spent.</p>"
+        )
         parts.append(ledger.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0))
     if code:
         parts.append(f"<h2>Reproduce it</h2><pre><code>{esc(code)}</code></pre>")

@@ -24,7 +24,8 @@ stays in the CPU cache for the three rounds. Each round costs ``2 D (D1 + D2)`` 
 ``O(D sqrt(D))``, done by BLAS. The chunk width keeps every product at most ``2^19`` multiply-adds,
 so OpenBLAS runs it on one thread: on a loaded machine (2 shared cores) multi-threaded small
 products were up to 10x slower than single-threaded ones (thread hand-offs wait for busy cores),
-while one thread runs about as fast as two idle ones on these sizes. The data are read once (transposed into the chunk, with an
+while one thread runs about as fast as two idle ones on these sizes. The data are read once
+(transposed into the chunk, with an
 optional centre subtracted) and written once, as the ``(D, n)`` array returned by
 :meth:`RandomizedHadamard.forward_columns` (one row per rotated coordinate: the layout in which
 coordinate-wise statistics such as the private medians are cheapest).
@@ -104,13 +105,15 @@ def hadamard_transform(x: np.ndarray) -> np.ndarray:
     X = arr.reshape(1, -1) if one_d else arr
     n, D = X.shape
     if D != next_power_of_two(D):
-        raise ValueError(f"the last axis of x must have a power-of-two length; got {D}. Zero-pad first.")
+        raise ValueError(
+            f"the last axis of x must have a power-of-two length; got {D}. Zero-pad first."
+        )
     out = np.empty((n, D))
     for j, A, B in _chunks(n, D):
         cols = A.reshape(D, -1)
-        cols[...] = X[j: j + cols.shape[1]].T
+        cols[...] = X[j : j + cols.shape[1]].T
         _hadamard_columns(A, B)
-        out[j: j + cols.shape[1]] = cols.T
+        out[j : j + cols.shape[1]] = cols.T
     return out[0] if one_d else out
 
 
@@ -165,7 +168,9 @@ class RandomizedHadamard:
         one_d = arr.ndim == 1
         X = arr.reshape(1, -1) if one_d else arr
         if X.ndim != 2 or X.shape[1] != width:
-            raise ValueError(f"{what} must have {width} columns (last axis); got shape {arr.shape}.")
+            raise ValueError(
+                f"{what} must have {width} columns (last axis); got shape {arr.shape}."
+            )
         return X, one_d
 
     def forward_columns(self, x: np.ndarray, *, center: np.ndarray | None = None) -> np.ndarray:
@@ -176,20 +181,24 @@ class RandomizedHadamard:
         """
         X, _ = self._check(x, self.d, "x")
         n, d, D = X.shape[0], self.d, self.dim
-        shift = None if center is None else np.broadcast_to(np.asarray(center, dtype=float), (d,))[:, None]
+        shift = (
+            None
+            if center is None
+            else np.broadcast_to(np.asarray(center, dtype=float), (d,))[:, None]
+        )
         out = np.empty((D, n))
         for j, A, B in _chunks(n, D):
             cols = A.reshape(D, -1)  # the chunk's vectors as columns, zero padded
             m = cols.shape[1]
             if shift is None:
-                cols[:d] = X[j: j + m].T
+                cols[:d] = X[j : j + m].T
             else:
-                np.subtract(X[j: j + m].T, shift, out=cols[:d])
+                np.subtract(X[j : j + m].T, shift, out=cols[:d])
             cols[d:] = 0.0
             for t in range(self.rounds):  # H D_t
                 A *= self._chunk_signs[t]
                 _hadamard_columns(A, B)
-            out[:, j: j + m] = cols
+            out[:, j : j + m] = cols
         return out
 
     def forward(self, x: np.ndarray) -> np.ndarray:
@@ -211,11 +220,11 @@ class RandomizedHadamard:
         for j, A, B in _chunks(n, D):
             cols = A.reshape(D, -1)
             m = cols.shape[1]
-            cols[...] = Y[j: j + m].T
+            cols[...] = Y[j : j + m].T
             for t in range(self.rounds - 1, -1, -1):  # D_t H
                 _hadamard_columns(A, B)
                 A *= self._chunk_signs[t]
-            out[j: j + m] = cols[:width].T
+            out[j : j + m] = cols[:width].T
         return out[0] if one_d else out
 
     def matrix(self) -> np.ndarray:

@@ -19,7 +19,8 @@ PREV, NEXT = "◀ Previous", "Next ▶"
 _CSS = """
 <style>
   /* presenter mode: large type, no chrome */
-  .stApp [data-testid="stMarkdownContainer"] p, .stApp [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.5; }
+  .stApp [data-testid="stMarkdownContainer"] p,
+  .stApp [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.5; }
   .stApp h1 { font-size: 3.2rem; }
   .stApp h2, .stApp h3 { font-size: 2.2rem; }
   .stApp [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
@@ -78,8 +79,12 @@ def step(titles: Sequence[str], key: str) -> int:
 
     c1, c2, c3 = st.columns([1, 4, 1])
     c1.button(PREV, key=f"{key}-prev", on_click=move, args=(-1,), disabled=i == 0, width="stretch")
-    c2.markdown(f"<div style='text-align:center'>{i + 1} / {n} · {titles[i]} · use ← →</div>",
-                unsafe_allow_html=True)
-    c3.button(NEXT, key=f"{key}-next", on_click=move, args=(1,), disabled=i == n - 1, width="stretch")
+    c2.markdown(
+        f"<div style='text-align:center'>{i + 1} / {n} · {titles[i]} · use ← →</div>",
+        unsafe_allow_html=True,
+    )
+    c3.button(
+        NEXT, key=f"{key}-next", on_click=move, args=(1,), disabled=i == n - 1, width="stretch"
+    )
     keyboard()
     return i

@@ -89,12 +89,15 @@ def _leave_legacy_pages_mode() -> None:
         st.rerun()
 
 
-
 #: Valid ranges of the numeric URL parameters (values outside fall back to the default, so no
 #: widget is ever handed a value outside its own range).
 QUERY_RANGES: dict[str, tuple[type, float, float]] = {
-    "skew": (float, -1e6, 1e6), "budget_value": (float, -math.inf, math.inf), "delta": (float, -math.inf, math.inf),
-    "n": (int, 2, limits.MAX_N), "d": (int, 1, limits.MAX_D), "seed": (int, 0, MAX_SEED),
+    "skew": (float, -1e6, 1e6),
+    "budget_value": (float, -math.inf, math.inf),
+    "delta": (float, -math.inf, math.inf),
+    "n": (int, 2, limits.MAX_N),
+    "d": (int, 1, limits.MAX_D),
+    "seed": (int, 0, MAX_SEED),
 }
 
 
@@ -117,7 +120,9 @@ def parse_query(params: dict[str, str]) -> dict[str, Any]:
             value = float(params[key][:64])
         except ValueError:
             continue
-        if not (math.isfinite(value) and lo <= value <= hi) or (cast is int and not value.is_integer()):
+        if not (math.isfinite(value) and lo <= value <= hi) or (
+            cast is int and not value.is_integer()
+        ):
             continue
         out[key] = int(value) if cast is int else value
     if params.get("unit") in UNITS:
@@ -128,9 +133,11 @@ def parse_query(params: dict[str, str]) -> dict[str, Any]:
 def size_error(n: int, d: int) -> str | None:
     """Why ``n`` rows by ``d`` columns are too many for an interactive page, or ``None``."""
     if n * d > limits.MAX_APP_CELLS:
-        return (f"n × d = {n * d:,} values is above the interactive pages' limit of {limits.MAX_APP_CELLS:,} "
-                f"(dpcore.limits); use at most n = {limits.MAX_APP_CELLS // d:,} rows at d = {d}, or run "
-                "larger experiments from a terminal (python -m dpcore.experiments).")
+        return (
+            f"n × d = {n * d:,} values is above the interactive pages' limit of {limits.MAX_APP_CELLS:,} "
+            f"(dpcore.limits); use at most n = {limits.MAX_APP_CELLS // d:,} rows at d = {d}, or run "
+            "larger experiments from a terminal (python -m dpcore.experiments)."
+        )
     try:
         limits.check_size(n, d)
     except ValueError as err:
@@ -190,8 +197,13 @@ def _decode(raw: str, default: Any) -> Any:
     return raw
 
 
-def url_state(key: str, default: Any, *, valid: Callable[[Any], bool] | None = None,
-              parse: Callable[[str], Any] | None = None) -> str:
+def url_state(
+    key: str,
+    default: Any,
+    *,
+    valid: Callable[[Any], bool] | None = None,
+    parse: Callable[[str], Any] | None = None,
+) -> str:
     """Bind the page-local widget ``key`` to the URL and let it survive page changes.
 
     Call it just before drawing the widget with ``key=key`` (and no ``value=``/``index=``), then
@@ -233,9 +245,16 @@ def url_sync(key: str, value: Any) -> Any:
     return value
 
 
-def url_widget(widget: Callable[..., Any], label: str, *args: Any, key: str, default: Any,
-               valid: Callable[[Any], bool] | None = None, parse: Callable[[str], Any] | None = None,
-               **kwargs: Any) -> Any:
+def url_widget(
+    widget: Callable[..., Any],
+    label: str,
+    *args: Any,
+    key: str,
+    default: Any,
+    valid: Callable[[Any], bool] | None = None,
+    parse: Callable[[str], Any] | None = None,
+    **kwargs: Any,
+) -> Any:
     """Draw ``widget(label, *args, key=key, **kwargs)`` bound to the URL (see :func:`url_state`).
 
     ``widget`` is any Streamlit input (``st.radio``, ``col.slider``, ...); pass no ``value=`` or
@@ -255,7 +274,9 @@ def forget(*keys: str) -> None:
 def sidebar_values(values: dict[str, Any]) -> dict[str, Any]:
     """The sidebar keys ``values`` sets, normalised (skew inside the distribution's range)."""
     out = {k: v for k, v in values.items() if k in GLOBAL_KEYS}
-    dist = DISTRIBUTIONS[out.get("distribution", st.session_state.get("distribution", DEFAULTS.distribution))]
+    dist = DISTRIBUTIONS[
+        out.get("distribution", st.session_state.get("distribution", DEFAULTS.distribution))
+    ]
     if "skew" in out and not dist.skew_range[0] <= out["skew"] <= dist.skew_range[1]:
         out["skew"] = dist.default_skew
     return out
@@ -311,22 +332,33 @@ def convert_unit(old: str, new: str, value: float, delta: float) -> tuple[float,
     if old == new or not value > 0:
         return value, ""
     if (old, new) == ("eps", "rho"):
-        return pure_to_zcdp(value), f"ρ = ε²/2 = {pure_to_zcdp(value):.4g} (what ε = {value:g}-DP implies)"
+        return pure_to_zcdp(
+            value
+        ), f"ρ = ε²/2 = {pure_to_zcdp(value):.4g} (what ε = {value:g}-DP implies)"
     if (old, new) == ("rho", "eps"):
         e = math.sqrt(2 * value)
-        return e, (f"ε = √(2ρ) = {e:.4g}: the pure ε whose implied zCDP level is ρ = {value:g} (zCDP never "
-                   "implies pure ε-DP, so this ε-DP budget is the weakest that still meets the ρ one)")
+        return e, (
+            f"ε = √(2ρ) = {e:.4g}: the pure ε whose implied zCDP level is ρ = {value:g} (zCDP never "
+            "implies pure ε-DP, so this ε-DP budget is the weakest that still meets the ρ one)"
+        )
     if (old, new) == ("rho", "eps_delta"):
         e = zcdp_to_approx(value, delta, "cks")
-        return e, f"ε = {e:.4g} at δ = {delta:g}: what ρ = {value:g}-zCDP implies (Canonne–Kamath–Steinke bound)"
+        return (
+            e,
+            f"ε = {e:.4g} at δ = {delta:g}: what ρ = {value:g}-zCDP implies (Canonne–Kamath–Steinke bound)",
+        )
     if (old, new) == ("eps_delta", "rho"):
         r = approx_to_zcdp(value, delta, "cks")
-        return r, (f"ρ = {r:.4g}: the largest ρ whose guarantee implies (ε, δ) = ({value:g}, {delta:g}) "
-                   "(Canonne–Kamath–Steinke bound)")
+        return r, (
+            f"ρ = {r:.4g}: the largest ρ whose guarantee implies (ε, δ) = ({value:g}, {delta:g}) "
+            "(Canonne–Kamath–Steinke bound)"
+        )
     if (old, new) == ("eps", "eps_delta"):
         return value, f"same ε = {value:g}: ε-DP implies (ε, δ)-DP for every δ"
-    return value, (f"same ε = {value:g}: (ε, δ)-DP never implies pure ε-DP; ε-DP at the same ε is the weakest "
-                   "pure budget that meets it")  # eps_delta -> eps
+    return value, (
+        f"same ε = {value:g}: (ε, δ)-DP never implies pure ε-DP; ε-DP at the same ε is the weakest "
+        "pure budget that meets it"
+    )  # eps_delta -> eps
 
 
 def settings() -> Settings:
@@ -364,8 +396,11 @@ def native_budget(budget: Budget, notion: str) -> Conversion:
     if notion == "zcdp":
         conv = budget.implied_zcdp()
         if not conv.meets_budget:
-            st.warning(f"**Not ε-DP.** A zCDP estimator cannot meet a pure ε budget. {conv.rule} Switch the "
-                       "sidebar budget to ρ or (ε, δ) for a guarantee it does meet.", icon=":material/warning:")
+            st.warning(
+                f"**Not ε-DP.** A zCDP estimator cannot meet a pure ε budget. {conv.rule} Switch the "
+                "sidebar budget to ρ or (ε, δ) for a guarantee it does meet.",
+                icon=":material/warning:",
+            )
         return conv
     return budget.to_native(notion)  # type: ignore[arg-type]
 
@@ -378,8 +413,9 @@ def show_code(code: str, label: str = "Show the code") -> None:
 
 def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
     """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
-    st.download_button(label, lambda: to_csv(df), file_name=f"{name}.csv", mime="text/csv",
-                       key=f"download-{name}")
+    st.download_button(
+        label, lambda: to_csv(df), file_name=f"{name}.csv", mime="text/csv", key=f"download-{name}"
+    )
 
 
 def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
@@ -387,17 +423,27 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     disabled button that says why when this machine cannot render one."""
     problem = export.static_export_problem()
     mime = {"png": "image/png", "svg": "image/svg+xml"}[fmt]
-    st.download_button(fmt.upper(), (lambda: export.to_image(fig, fmt)) if problem is None else b"",
-                       file_name=f"{name}.{fmt}", mime=mime, key=f"download-{name}-{fmt}", disabled=problem is not None,
-                       help=problem or f"The chart as {fmt.upper()}, 1280×720 (a 16:9 slide).")
+    st.download_button(
+        fmt.upper(),
+        (lambda: export.to_image(fig, fmt)) if problem is None else b"",
+        file_name=f"{name}.{fmt}",
+        mime=mime,
+        key=f"download-{name}-{fmt}",
+        disabled=problem is not None,
+        help=problem or f"The chart as {fmt.upper()}, 1280×720 (a 16:9 slide).",
+    )
 
 
 def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
     fig = tidy_log_axes(fig)
-    st.plotly_chart(fig, key=f"chart-{name}", alt=sentence.replace("**", ""))  # the sentence is the alt text
+    st.plotly_chart(
+        fig, key=f"chart-{name}", alt=sentence.replace("**", "")
+    )  # the sentence is the alt text
     st.markdown(sentence)
-    if st.session_state.get("present", False):  # presenter mode (pages/_present.py): no downloads, no code
+    if st.session_state.get(
+        "present", False
+    ):  # presenter mode (pages/_present.py): no downloads, no code
         return
     cols = st.columns([3, 1, 1, 5])
     with cols[0]:
@@ -412,8 +458,15 @@ def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> 
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
 
 
-def report_button(title: str, names: list[str], *, settings: dict[str, Any], ledger: pd.DataFrame | None,
-                  code: str, key: str) -> None:
+def report_button(
+    title: str,
+    names: list[str],
+    *,
+    settings: dict[str, Any],
+    ledger: pd.DataFrame | None,
+    code: str,
+    key: str,
+) -> None:
     """A download of the view as one self-contained HTML file (:mod:`dpcore.report`), built from
     the charts this page drew with :func:`chart` under ``names``; built only when clicked."""
     drawn = st.session_state.get("_ui_charts", {})
@@ -422,17 +475,29 @@ def report_button(title: str, names: list[str], *, settings: dict[str, Any], led
     def build() -> bytes:
         from dpcore.report import build_report
 
-        return build_report(title=title, settings=settings, figures=[(f, t) for f, t, _ in shown],
-                            tables=[(f"Data behind chart {i + 1}", d) for i, (_, _, d) in enumerate(shown)
-                                    if len(d) <= 200],
-                            ledger=ledger, code=code,
-                            notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."]
-                            ).encode()
+        return build_report(
+            title=title,
+            settings=settings,
+            figures=[(f, t) for f, t, _ in shown],
+            tables=[
+                (f"Data behind chart {i + 1}", d)
+                for i, (_, _, d) in enumerate(shown)
+                if len(d) <= 200
+            ],
+            ledger=ledger,
+            code=code,
+            notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."],
+        ).encode()
 
-    st.download_button("Download a report of this view (HTML)", build, file_name=f"{key}_report.html",
-                       mime="text/html", key=f"download-{key}-report",
-                       help="One self-contained HTML file: the charts, their numbers, the settings, the budget "
-                            "ledger and the code that reproduces them.")
+    st.download_button(
+        "Download a report of this view (HTML)",
+        build,
+        file_name=f"{key}_report.html",
+        mime="text/html",
+        key=f"download-{key}-report",
+        help="One self-contained HTML file: the charts, their numbers, the settings, the budget "
+        "ledger and the code that reproduces them.",
+    )
 
 
 PEERS_LABEL = "Include the libraries you would use instead"
@@ -445,19 +510,32 @@ def include_peers(key: str) -> bool:
 
     have = {lib: v for lib, v in peers.available().items() if v is not None}
     if not have:
-        st.toggle(PEERS_LABEL, value=False, disabled=True, key=key,
-                  help=f"Not installed here. Enable with: {peers.ENABLE_HINT}")
-        st.caption(f"The peer libraries (OpenDP, diffprivlib) are not installed: `{peers.ENABLE_HINT}`.")
+        st.toggle(
+            PEERS_LABEL,
+            value=False,
+            disabled=True,
+            key=key,
+            help=f"Not installed here. Enable with: {peers.ENABLE_HINT}",
+        )
+        st.caption(
+            f"The peer libraries (OpenDP, diffprivlib) are not installed: `{peers.ENABLE_HINT}`."
+        )
         return False
     versions = ", ".join(f"{lib} {v}" for lib, v in have.items())
-    return st.toggle(PEERS_LABEL, value=False, key=key,
-                     help=f"Adds the means of {versions}, run through the libraries' own APIs on the same data "
-                          "and budget. OpenDP draws its own unseedable noise: its numbers change on every run.")
+    return st.toggle(
+        PEERS_LABEL,
+        value=False,
+        key=key,
+        help=f"Adds the means of {versions}, run through the libraries' own APIs on the same data "
+        "and budget. OpenDP draws its own unseedable noise: its numbers change on every run.",
+    )
 
 
 def simulation_notice() -> None:
-    st.caption("Noise here comes from a seeded NumPy generator: right for teaching and simulation, "
-               "not a secure differentially private release of real data.")
+    st.caption(
+        "Noise here comes from a seeded NumPy generator: right for teaching and simulation, "
+        "not a secure differentially private release of real data."
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,8 +553,12 @@ def term(name: str, shown: str | None = None) -> str:
 
 def words_on_this_page(*names: str) -> None:
     """One line listing the page's technical terms, each defined on hover (full list: Glossary page)."""
-    st.markdown("<small>Words on this page (hover for a definition): "
-                + " · ".join(term(n) for n in names) + "</small>", unsafe_allow_html=True)
+    st.markdown(
+        "<small>Words on this page (hover for a definition): "
+        + " · ".join(term(n) for n in names)
+        + "</small>",
+        unsafe_allow_html=True,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,13 +578,22 @@ def long_run_approved(key: str, seconds: float, what: str, note: str = "") -> bo
     box = st.container(border=True)
     box.markdown(f"**The full run takes about {_duration(seconds)}** ({what}). {note}")
     # approval in a callback: it runs before the script, so a rerun inside the script cannot lose the click
-    box.button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
-               on_click=approved.add, args=(key,))
+    box.button(
+        f"Run (≈ {_duration(seconds)})",
+        type="primary",
+        key=f"run-{abs(hash(key))}",
+        on_click=approved.add,
+        args=(key,),
+    )
     return False
 
 
-def confirm_long_run(key: str, seconds: float, what: str,
-                     smaller: Sequence[tuple[str, float, Callable[[], None]]] = ()) -> None:
+def confirm_long_run(
+    key: str,
+    seconds: float,
+    what: str,
+    smaller: Sequence[tuple[str, float, Callable[[], None]]] = (),
+) -> None:
     """Before a run predicted to take more than :data:`LONG_RUN_SECONDS`, show the estimate and a choice.
 
     ``key`` names the exact run (e.g. its config JSON); once the user chose "Run", the same run is not
@@ -516,11 +607,18 @@ def confirm_long_run(key: str, seconds: float, what: str,
     if key in approved:
         return
     box = st.container(border=True)
-    box.markdown(f"**This will take about {_duration(seconds)}** ({what}). Run it, or pick a smaller setting "
-                 "for a quick first result.")
+    box.markdown(
+        f"**This will take about {_duration(seconds)}** ({what}). Run it, or pick a smaller setting "
+        "for a quick first result."
+    )
     cols = box.columns(1 + len(smaller))
-    cols[0].button(f"Run (≈ {_duration(seconds)})", type="primary", key=f"run-{abs(hash(key))}",
-                   on_click=approved.add, args=(key,))
+    cols[0].button(
+        f"Run (≈ {_duration(seconds)})",
+        type="primary",
+        key=f"run-{abs(hash(key))}",
+        on_click=approved.add,
+        args=(key,),
+    )
     for col, (label, secs, callback) in zip(cols[1:], smaller, strict=True):
         col.button(f"{label} (≈ {_duration(secs)})", on_click=callback, key=f"smaller-{label}")
     st.stop()
@@ -532,15 +630,28 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.0f} min"
 
 
-def smaller_data_choices(n: int, d: int, seconds: Callable[[int, int], float]
-                         ) -> list[tuple[str, float, Callable[[], None]]]:
+def smaller_data_choices(
+    n: int, d: int, seconds: Callable[[int, int], float]
+) -> list[tuple[str, float, Callable[[], None]]]:
     """Cheaper sidebar settings for a page whose cost is ``seconds(n, d)``: the largest n (and d) on the
     usual grids that fit in :data:`LONG_RUN_SECONDS`, each as a choice for :func:`confirm_long_run`."""
     out: list[tuple[str, float, Callable[[], None]]] = []
     fit_n = [c for c in N_CHOICES if c < n and seconds(c, d) <= LONG_RUN_SECONDS]
     if fit_n:
-        out.append((f"Use n = {fit_n[-1]:,}", seconds(fit_n[-1], d), lambda v=fit_n[-1]: set_sidebar({"n": v})))
+        out.append(
+            (
+                f"Use n = {fit_n[-1]:,}",
+                seconds(fit_n[-1], d),
+                lambda v=fit_n[-1]: set_sidebar({"n": v}),
+            )
+        )
     fit_d = [c for c in D_CHOICES if c < d and seconds(n, c) <= LONG_RUN_SECONDS]
     if fit_d:
-        out.append((f"Use d = {fit_d[-1]}", seconds(n, fit_d[-1]), lambda v=fit_d[-1]: set_sidebar({"d": v})))
+        out.append(
+            (
+                f"Use d = {fit_d[-1]}",
+                seconds(n, fit_d[-1]),
+                lambda v=fit_d[-1]: set_sidebar({"d": v}),
+            )
+        )
     return out

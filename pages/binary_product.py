@@ -55,26 +55,43 @@ st.info(
     f"The heavy groups use a **substitute**: {HEAVY_SUBSTITUTE_LABEL}. The paper's own constants need about "
     "560× more rows than naive Laplace at d = 100. Noise scales use the corrected sensitivity "
     "min(2B, k)/(mε): the paper prints B/ε, which under replace-one neighbours would give 2ε, not ε.",
-    icon=":material/info:")
+    icon=":material/info:",
+)
 
 # ---------------------------------------------------------------------------------------------
 # local controls (this page has its own data model: binary product profiles)
 
 c1, c2, c3, c4 = st.columns(4)
 BP_D, BP_N = [16, 32, 64, 128, 256, 512, 1024], [10_000, 30_000, 100_000, 300_000, 1_000_000]
-prof = url_widget(c1.selectbox, "Probability profile", list(PROFILES), key="bp_profile", default=list(PROFILES)[1],
-                  valid=PROFILES.__contains__, format_func=lambda k: f"{k}: {PROFILES[k]}")
+prof = url_widget(
+    c1.selectbox,
+    "Probability profile",
+    list(PROFILES),
+    key="bp_profile",
+    default=list(PROFILES)[1],
+    valid=PROFILES.__contains__,
+    format_func=lambda k: f"{k}: {PROFILES[k]}",
+)
 d = url_widget(c2.select_slider, "d (bits)", BP_D, key="bp_d", default=256, valid=BP_D.__contains__)
-n = url_widget(c3.select_slider, "n (rows)", BP_N, key="bp_n", default=300_000, valid=BP_N.__contains__)
-flip = url_widget(c4.checkbox, "Private flip step (needed if some pⱼ > ½)", key="bp_flip", default=prof == "dense",
-                  valid=lambda v: isinstance(v, bool))
+n = url_widget(
+    c3.select_slider, "n (rows)", BP_N, key="bp_n", default=300_000, valid=BP_N.__contains__
+)
+flip = url_widget(
+    c4.checkbox,
+    "Private flip step (needed if some pⱼ > ½)",
+    key="bp_flip",
+    default=prof == "dense",
+    valid=lambda v: isinstance(v, bool),
+)
 
 with user_errors():
     conv = s.budget.to_native("pure")
 eps = conv.value
 seed = int(s.seed)
-st.caption(f"Budget from the sidebar: {conv.rule} (smaller ε is more private). Seed {seed}. n and d here are "
-           "this page's own: the estimator needs large n/d to show its effect.")
+st.caption(
+    f"Budget from the sidebar: {conv.rule} (smaller ε is more private). Seed {seed}. n and d here are "
+    "this page's own: the estimator needs large n/d to show its effect."
+)
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
@@ -85,13 +102,24 @@ def one_run(prof: str, d: int, n: int, eps: float, seed: int, flip: bool) -> dic
     naive = naive_laplace(X, epsilon=eps, rng=seed + 3)
     trunc = truncated_laplace(X, epsilon=eps, rng=seed + 4)
     xbar = np.asarray(X.mean(axis=0)).ravel()
-    tv = {name: product_tv(p, q, rng=seed) for name, q in
-          (("pde", pde.mean), ("naive", naive.mean), ("truncated", trunc.mean), ("empirical", xbar))}
+    tv = {
+        name: product_tv(p, q, rng=seed)
+        for name, q in (
+            ("pde", pde.mean),
+            ("naive", naive.mean),
+            ("truncated", trunc.mean),
+            ("empirical", xbar),
+        )
+    }
     return {"p": p, "pde": pde, "naive": naive, "tv": tv}
 
 
-TV_LABELS = {"pde": "PureDPPDE (practical)", "naive": "naive Laplace", "truncated": "one-radius truncated Laplace",
-             "empirical": "non-private mean"}
+TV_LABELS = {
+    "pde": "PureDPPDE (practical)",
+    "naive": "naive Laplace",
+    "truncated": "one-radius truncated Laplace",
+    "empirical": "non-private mean",
+}
 
 
 with user_errors(), st.spinner("Running the estimators…"):
@@ -106,47 +134,74 @@ m3.metric("TV, one-radius truncated Laplace", f"{tv['truncated']:.3f}")
 m4.metric("TV, non-private mean", f"{tv['empirical']:.3f}")
 st.markdown(tv_headline(tv, TV_LABELS))
 if np.any(p > 0.5) and not flip:
-    st.warning("Some pⱼ exceed ½ and the flip step is off: the paper assumes pⱼ ≤ ½, so expect large errors.")
+    st.warning(
+        "Some pⱼ exceed ½ and the flip step is off: the paper assumes pⱼ ≤ ½, so expect large errors."
+    )
 
 # ---------------------------------------------------------------------------------------------
 # the bucket ladder and the noise each group received
 
 st.subheader("Which group each coordinate landed in, and the noise it got")
 df = ladder_frame(p, pde, naive)
-groups = df.groupby("group", sort=False).agg(coords=("p", "size"), p_max=("p", "max"),
-                                             noise=("noise_std_pde", "median")).reset_index()
+groups = (
+    df.groupby("group", sort=False)
+    .agg(coords=("p", "size"), p_max=("p", "max"), noise=("noise_std_pde", "median"))
+    .reset_index()
+)
 light = groups[groups["group"] == "final"]
-light_txt = (f"The {int(light['coords'].iloc[0])} light coordinates share noise std {light['noise'].iloc[0]:.2g}, "
-             if len(light) else "No coordinate reached the final round; ")
-sentence = (f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive Laplace in every coordinate. "
-            f"{int((ex.group > 0).sum())} coordinates were promoted into {len(ex.buckets)} heavy buckets "
-            f"over {len(ex.rounds)} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
-            "heavier the bucket, the more noise it can afford.")
-chart(ladder_figure(df, ex.rounds), df, "binary_ladder", sentence,
-      f"from dpcore.data.binary import profile, sample_binary_product\n"
-      f"from dpcore.estimators.binary_product import pure_dp_pde\n"
-      f"from dpcore.estimators.binary_baselines import naive_laplace\n"
-      f"p = profile({prof!r}, {d}, rng={seed})\n"
-      f"X = sample_binary_product(p, {n}, rng={seed + 1})\n"
-      f"est = pure_dp_pde(X, epsilon={eps!r}, rng={seed + 2}, flip={flip})\n"
-      f"naive = naive_laplace(X, epsilon={eps!r}, rng={seed + 3})\n"
-      "est.diagnostics.group_label, est.diagnostics.noise_std")
+light_txt = (
+    f"The {int(light['coords'].iloc[0])} light coordinates share noise std {light['noise'].iloc[0]:.2g}, "
+    if len(light)
+    else "No coordinate reached the final round; "
+)
+sentence = (
+    f"{light_txt}against {df['noise_std_naive'].iloc[0]:.2g} for naive Laplace in every coordinate. "
+    f"{int((ex.group > 0).sum())} coordinates were promoted into {len(ex.buckets)} heavy buckets "
+    f"over {len(ex.rounds)} sorting rounds; bucket Tᵣ gets noise ∝ √uᵣ (uᵣ = 2⁻ʳ), so the "
+    "heavier the bucket, the more noise it can afford."
+)
+chart(
+    ladder_figure(df, ex.rounds),
+    df,
+    "binary_ladder",
+    sentence,
+    f"from dpcore.data.binary import profile, sample_binary_product\n"
+    f"from dpcore.estimators.binary_product import pure_dp_pde\n"
+    f"from dpcore.estimators.binary_baselines import naive_laplace\n"
+    f"p = profile({prof!r}, {d}, rng={seed})\n"
+    f"X = sample_binary_product(p, {n}, rng={seed + 1})\n"
+    f"est = pure_dp_pde(X, epsilon={eps!r}, rng={seed + 2}, flip={flip})\n"
+    f"naive = naive_laplace(X, epsilon={eps!r}, rng={seed + 3})\n"
+    "est.diagnostics.group_label, est.diagnostics.noise_std",
+)
 
 with st.expander("Round table, stages and privacy ledger"):
-    rt = pd.DataFrame([{k: v for k, v in r.items() if k not in ("coords", "noiseless", "noisy")}
-                       for r in ex.rounds])
+    rt = pd.DataFrame(
+        [
+            {k: v for k, v in r.items() if k not in ("coords", "noiseless", "noisy")}
+            for r in ex.rounds
+        ]
+    )
     if len(rt):
         lights = separation_light(rt["separation"], int(d), int(ex.R))
-        rt["traffic light"] = pd.Series(lights).map({"green": "🟢", "amber": "🟡", "red": "🔴"}).to_numpy()
-        st.markdown("One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
-                    "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
-                    f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
-                    "(🔴) many tiny pⱼ get promoted by noise alone.")
+        rt["traffic light"] = (
+            pd.Series(lights).map({"green": "🟢", "amber": "🟡", "red": "🔴"}).to_numpy()
+        )
+        st.markdown(
+            "One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
+            "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
+            f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
+            "(🔴) many tiny pⱼ get promoted by noise alone."
+        )
         st.dataframe(rt, hide_index=True)
-    st.dataframe(pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex.stages]), hide_index=True)
+    st.dataframe(
+        pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex.stages]), hide_index=True
+    )
     st.dataframe(pd.DataFrame(pde.ledger.to_records()), hide_index=True)
-    st.caption("Every stage spends the full ε on its own disjoint rows (parallel composition), so the "
-               "ledger charges ε once and lists each stage at 0 extra with its sensitivity and scale.")
+    st.caption(
+        "Every stage spends the full ε on its own disjoint rows (parallel composition), so the "
+        "ledger charges ε once and lists each stage at 0 extra with its sensitivity and scale."
+    )
 
 # ---------------------------------------------------------------------------------------------
 # TV against n and d
@@ -156,7 +211,9 @@ ESTS = ("binary_pde", "binary_naive_laplace", "binary_truncated_laplace")
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def sweep(prof: str, grid: tuple[tuple[int, int], ...], eps: float, seed: int, flip: bool) -> list[dict]:
+def sweep(
+    prof: str, grid: tuple[tuple[int, int], ...], eps: float, seed: int, flip: bool
+) -> list[dict]:
     return simulate_tv(prof, list(grid), eps, seeds=2, estimators=ESTS, rng=seed, flip=flip)
 
 
@@ -174,16 +231,29 @@ with user_errors(), st.spinner("Simulating TV against n…"):
     rec_n = sweep(prof, tuple((nn, int(d)) for nn in n_grid), float(eps), seed, bool(flip))
 sum_n = tv_summary(rec_n, "n")
 ns = np.geomspace(n_grid[0], n_grid[-1], 40)
-curves = {"naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
-          "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
-          "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d))}
+curves = {
+    "naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
+    "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
+    "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d)),
+}
 words_n = sweep_winners(sum_n, "n")
-st.caption(f"Grids are capped at about {NNZ_CAP:,} ones per simulated dataset to keep the page interactive.")
-chart(tv_figure(sum_n, "n", curves, f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 seeds)"),
-      sum_n, "binary_tv_vs_n", words_n + " Shaded: n where a baseline beats PureDPPDE.",
-      f"from dpcore.experiments.studies import simulate_tv\n"
-      f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
-      f"            estimators={ESTS}, rng={seed}, flip={flip})")
+st.caption(
+    f"Grids are capped at about {NNZ_CAP:,} ones per simulated dataset to keep the page interactive."
+)
+chart(
+    tv_figure(
+        sum_n,
+        "n",
+        curves,
+        f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 seeds)",
+    ),
+    sum_n,
+    "binary_tv_vs_n",
+    words_n + " Shaded: n where a baseline beats PureDPPDE.",
+    f"from dpcore.experiments.studies import simulate_tv\n"
+    f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
+    f"            estimators={ESTS}, rng={seed}, flip={flip})",
+)
 
 ratio_nd = 1200
 d_grid = tuple(dd for dd in (32, 64, 128, 256, 512) if affordable(ratio_nd * dd, dd))
@@ -194,17 +264,24 @@ with user_errors(), st.spinner("Simulating TV against d…"):
 sum_d = tv_summary(rec_d, "d")
 pivd = sum_d.pivot(index="d", columns="estimator", values="tv_mean")
 gap = pivd["binary_naive_laplace"] / pivd["binary_pde"]
-words_d = (f"At fixed n/d = {ratio_nd:,}, naive Laplace's TV goes from {pivd['binary_naive_laplace'].iloc[0]:.3f} "
-           f"to {pivd['binary_naive_laplace'].iloc[-1]:.3f} as d grows, PureDPPDE's from {pivd['binary_pde'].iloc[0]:.3f} "
-           f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}. "
-           + sweep_winners(sum_d, "d"))
-chart(tv_figure(sum_d, "d", None, f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"),
-      sum_d, "binary_tv_vs_d", words_d,
-      f"simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, seeds=2,\n"
-      f"            estimators={ESTS}, rng={seed}, flip={flip})")
+words_d = (
+    f"At fixed n/d = {ratio_nd:,}, naive Laplace's TV goes from {pivd['binary_naive_laplace'].iloc[0]:.3f} "
+    f"to {pivd['binary_naive_laplace'].iloc[-1]:.3f} as d grows, PureDPPDE's from {pivd['binary_pde'].iloc[0]:.3f} "
+    f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}. "
+    + sweep_winners(sum_d, "d")
+)
+chart(
+    tv_figure(sum_d, "d", None, f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"),
+    sum_d,
+    "binary_tv_vs_d",
+    words_d,
+    f"simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, seeds=2,\n"
+    f"            estimators={ESTS}, rng={seed}, flip={flip})",
+)
 
 st.markdown(
-    "**In words.** Against naive Laplace, PureDPPDE wins when the probabilities are **sparse or skewed** (most pⱼ tiny, a few large) "
+    "**In words.** Against naive Laplace, PureDPPDE wins when the probabilities are **sparse or skewed** "
+    "(most pⱼ tiny, a few large) "
     "and **d is large** (d ≳ 128, n/d ≳ 1000/ε): the light coordinates then share a clip radius of a few "
     "units instead of d, so their noise no longer grows with d. **Naive Laplace wins when all pⱼ are near ½** "
     "(profile *dense*): no truncation helps there, and PureDPPDE pays for splitting its rows into blocks and "

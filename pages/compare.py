@@ -70,8 +70,19 @@ st.markdown(
     "**IOME** is instance-optimal mean estimation (Huang, Liang and Yi 2021: rotate the data at random, private "
     "coordinate medians for a centre, then a shifted, clipped mean with Gaussian noise), run as the PLAN paper ran it."
 )
-words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "CKS", "TV", "oracle", "regret", "sampling floor", "add-remove",
-                   "replace-one")
+words_on_this_page(
+    "IOME",
+    "PLAN",
+    "PMWM",
+    "zCDP",
+    "CKS",
+    "TV",
+    "oracle",
+    "regret",
+    "sampling floor",
+    "add-remove",
+    "replace-one",
+)
 
 # ---------------------------------------------------------------------------------------------
 # presets: one story each, restorable from the URL (?preset=...)
@@ -86,8 +97,14 @@ _OWN = ("cmp_x", "cmp_metric", "cmp_reps", "cmp_est", "cmp_est_peers", "cmp_targ
 def _preset_sidebar(name: str) -> dict:
     """The sidebar values a preset sets: its data, n, d, skew, budget and unit (the seed stays the user's)."""
     p = PRESETS[name].config
-    out = {"distribution": p["distribution"], "n": int(p["n"]), "d": int(p["d"]), "skew": float(p["skew"]),
-           "budget_value": float(p["budget"]), "unit": p["unit"]}
+    out = {
+        "distribution": p["distribution"],
+        "n": int(p["n"]),
+        "d": int(p["d"]),
+        "skew": float(p["skew"]),
+        "budget_value": float(p["budget"]),
+        "unit": p["unit"],
+    }
     if "delta" in p:
         out["delta"] = float(p["delta"])
     return out
@@ -104,15 +121,26 @@ def _on_preset() -> None:
 if "cmp_preset" not in st.session_state:
     first = st.session_state.get("_keep_cmp_preset") or url_value("preset")
     st.session_state["cmp_preset"] = first if first in PRESET_LABEL else "custom"
-    if first in PRESETS and not st.session_state.get("_url_had_settings") and "_keep_cmp_preset" not in st.session_state:
+    if (
+        first in PRESETS
+        and not st.session_state.get("_url_had_settings")
+        and "_keep_cmp_preset" not in st.session_state
+    ):
         st.session_state["_keep_cmp_preset"] = first
-        set_sidebar(_preset_sidebar(first), rerun=True)  # a bare ?preset= link: the preset sets the sidebar
+        set_sidebar(
+            _preset_sidebar(first), rerun=True
+        )  # a bare ?preset= link: the preset sets the sidebar
 
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
-preset = c1.selectbox("Story (preset)", list(PRESET_LABEL), format_func=PRESET_LABEL.get, key="cmp_preset",
-                      on_change=_on_preset,
-                      help="Each preset tells one story and sets the sidebar to its data and budget; change the "
-                           "sidebar afterwards to test the story elsewhere. The address bar restores the view.")
+preset = c1.selectbox(
+    "Story (preset)",
+    list(PRESET_LABEL),
+    format_func=PRESET_LABEL.get,
+    key="cmp_preset",
+    on_change=_on_preset,
+    help="Each preset tells one story and sets the sidebar to its data and budget; change the "
+    "sidebar afterwards to test the story elsewhere. The address bar restores the view.",
+)
 st.session_state["_keep_cmp_preset"] = preset
 if preset == "custom":
     st.query_params.pop("preset", None)
@@ -120,43 +148,98 @@ else:
     url_sync("preset", preset)
     differ = {k: v for k, v in _preset_sidebar(preset).items() if getattr(s, k) != v}
     if differ:
-        c1.caption("Changed from the preset: " + ", ".join(f"{k.replace('_value', '')} {getattr(s, k)!r} "
-                                                            f"(preset {v!r})" for k, v in differ.items())
-                   + ". The story was told at the preset's values.")
+        c1.caption(
+            "Changed from the preset: "
+            + ", ".join(
+                f"{k.replace('_value', '')} {getattr(s, k)!r} (preset {v!r})"
+                for k, v in differ.items()
+            )
+            + ". The story was told at the preset's values."
+        )
         c1.button("Back to the preset's settings", on_click=_on_preset, key="cmp_reset_preset")
+
 
 def _on_upload() -> None:
     f = st.session_state.get("cmp_upload")
-    st.session_state["cmp_uploaded_json"] = f.getvalue().decode("utf-8", "replace") if f is not None else None
+    st.session_state["cmp_uploaded_json"] = (
+        f.getvalue().decode("utf-8", "replace") if f is not None else None
+    )
 
 
-st.sidebar.file_uploader("Restore a comparison config (JSON)", type=["json"], key="cmp_upload", on_change=_on_upload)
+st.sidebar.file_uploader(
+    "Restore a comparison config (JSON)", type=["json"], key="cmp_upload", on_change=_on_upload
+)
 upload = st.session_state.get("cmp_uploaded_json")
 
 with user_errors():
     if upload is not None:
         base = ExperimentConfig.from_json(upload)
-        st.info(f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back).")
+        st.info(
+            f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back)."
+        )
     elif preset != "custom":  # the preset's estimators and sweep, at the sidebar's data and budget
-        base = ExperimentConfig.from_dict({**PRESETS[preset].experiment().to_dict(), "distribution": s.distribution,
-                                           "n": int(s.n), "d": int(s.d), "skew": float(s.skew),
-                                           "budget": float(s.budget_value), "unit": s.unit, "delta": float(s.delta)})
+        base = ExperimentConfig.from_dict(
+            {
+                **PRESETS[preset].experiment().to_dict(),
+                "distribution": s.distribution,
+                "n": int(s.n),
+                "d": int(s.d),
+                "skew": float(s.skew),
+                "budget": float(s.budget_value),
+                "unit": s.unit,
+                "delta": float(s.delta),
+            }
+        )
     else:
-        base = ExperimentConfig(distribution=s.distribution, n=int(s.n), d=int(s.d), skew=float(s.skew),
-                                budget=float(s.budget_value), unit=s.unit, delta=float(s.delta), seed=int(s.seed),
-                                estimators=default_estimators(s.kind, s.unit, int(s.d)) or ["empirical"])
+        base = ExperimentConfig(
+            distribution=s.distribution,
+            n=int(s.n),
+            d=int(s.d),
+            skew=float(s.skew),
+            budget=float(s.budget_value),
+            unit=s.unit,
+            delta=float(s.delta),
+            seed=int(s.seed),
+            estimators=default_estimators(s.kind, s.unit, int(s.d)) or ["empirical"],
+        )
 
 AXES = {"budget": "budget", "n": "n", "d": "d", "skew": "skew"}
 x_default = base.x_axis()
-x = url_widget(c2.selectbox, "Error against", list(AXES), key="cmp_x", default=x_default, valid=AXES.__contains__,
-               format_func={"budget": "the budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}.get)
+x = url_widget(
+    c2.selectbox,
+    "Error against",
+    list(AXES),
+    key="cmp_x",
+    default=x_default,
+    valid=AXES.__contains__,
+    format_func={
+        "budget": "the budget",
+        "n": "n (rows)",
+        "d": "d (dimension)",
+        "skew": "skew α",
+    }.get,
+)
 metric_options = ["l2", "l1", "linf"] + (["tv"] if base.kind == "binary" else [])
-metric = url_widget(c3.selectbox, "Error norm", metric_options, key="cmp_metric", default=base.headline_metric,
-                    valid=metric_options.__contains__, format_func=METRIC_LABEL.get,
-                    help="TV: " + define("TV") if "tv" in metric_options else None)
-reps = url_widget(c4.slider, "Repetitions", 2, 50, key="cmp_reps", default=int(limits.clamp(base.repetitions, 2, 50)),
-                  valid=lambda v: isinstance(v, int) and 2 <= v <= 50,
-                  help="Runs per point; every run draws fresh data and fresh noise.")
+metric = url_widget(
+    c3.selectbox,
+    "Error norm",
+    metric_options,
+    key="cmp_metric",
+    default=base.headline_metric,
+    valid=metric_options.__contains__,
+    format_func=METRIC_LABEL.get,
+    help="TV: " + define("TV") if "tv" in metric_options else None,
+)
+reps = url_widget(
+    c4.slider,
+    "Repetitions",
+    2,
+    50,
+    key="cmp_reps",
+    default=int(limits.clamp(base.repetitions, 2, 50)),
+    valid=lambda v: isinstance(v, int) and 2 <= v <= 50,
+    help="Runs per point; every run draws fresh data and fresh noise.",
+)
 
 
 def _sweep_values(axis: str, cfg: ExperimentConfig) -> list[float]:
@@ -177,22 +260,35 @@ peers_on = include_peers("cmp_peers")
 options = [e.name for e in registry.applicable(base.kind, base.d, peers=peers_on)]
 labels = {e.name: e.label for e in registry.all_estimators()}
 chosen_default = [e["name"] for e in base.estimator_entries() if e["name"] in options]
-chosen_default += [e.name for e in registry.applicable(base.kind, base.d, peers=True)
-                   if peers_on and e.family == registry.PEERS and e.name not in chosen_default]
-chosen = url_widget(st.multiselect, f"Estimators ({len(options)} apply to this {base.kind} data)", options,
-                    key="cmp_est_peers" if peers_on else "cmp_est", default=chosen_default, valid=lambda v: set(v) <= set(options),
-                    format_func=lambda k: labels.get(k, k),
-                    help="Defaults to the main estimators for this kind of data; every applicable one is listed.")
+chosen_default += [
+    e.name
+    for e in registry.applicable(base.kind, base.d, peers=True)
+    if peers_on and e.family == registry.PEERS and e.name not in chosen_default
+]
+chosen = url_widget(
+    st.multiselect,
+    f"Estimators ({len(options)} apply to this {base.kind} data)",
+    options,
+    key="cmp_est_peers" if peers_on else "cmp_est",
+    default=chosen_default,
+    valid=lambda v: set(v) <= set(options),
+    format_func=lambda k: labels.get(k, k),
+    help="Defaults to the main estimators for this kind of data; every applicable one is listed.",
+)
 if not chosen:
     st.warning("Pick at least one estimator.")
     st.stop()
 
 with user_errors():
     values = base.to_dict()
-    values["estimators"] = [e for e in base.estimators
-                            if (e if isinstance(e, str) else e["name"]) in chosen]
-    values["estimators"] += [n for n in chosen if n not in {(e if isinstance(e, str) else e["name"])
-                                                            for e in values["estimators"]}]
+    values["estimators"] = [
+        e for e in base.estimators if (e if isinstance(e, str) else e["name"]) in chosen
+    ]
+    values["estimators"] += [
+        n
+        for n in chosen
+        if n not in {(e if isinstance(e, str) else e["name"]) for e in values["estimators"]}
+    ]
     values["repetitions"] = int(reps)
     values["metric"] = metric
     if x not in base.sweep or len(base.sweep[x]) < 2:
@@ -229,29 +325,54 @@ def _run(config_json: str) -> pd.DataFrame:
 
 config_json = config.to_json(indent=None)
 n_tasks = len(plan_tasks(config)[0])
-if config_json not in _frames():  # a time estimate first; a quick first result (fewer repetitions) when it fits
+if (
+    config_json not in _frames()
+):  # a time estimate first; a quick first result (fewer repetitions) when it fits
     predicted = estimate_seconds(config)
     per_rep = predicted / config.repetitions
     fit = max(2, min(config.repetitions - 1, int(LONG_RUN_SECONDS / max(per_rep, 1e-9))))
-    what = (f"{n_tasks} datasets, {len(chosen)} estimators, {config.repetitions} repetitions per point at "
-            f"n = {config.n:,}, d = {config.d}")
+    what = (
+        f"{n_tasks} datasets, {len(chosen)} estimators, {config.repetitions} repetitions per point at "
+        f"n = {config.n:,}, d = {config.d}"
+    )
     if fit < config.repetitions and per_rep * fit <= LONG_RUN_SECONDS:
-        if not long_run_approved(config_json, predicted, what,
-                                 f"Below is a **quick first result with {fit} repetitions per point** "
-                                 f"(≈ {per_rep * fit:.0f} s); run all {config.repetitions} for numbers to rely on."):
+        if not long_run_approved(
+            config_json,
+            predicted,
+            what,
+            f"Below is a **quick first result with {fit} repetitions per point** "
+            f"(≈ {per_rep * fit:.0f} s); run all {config.repetitions} for numbers to rely on.",
+        ):
             config = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": fit})
             config_json = config.to_json(indent=None)
     else:
+
         def _cost(n_: int, d_: int) -> float:
-            return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
-        fewer = ([(f"Use {fit} repetitions", per_rep * fit, lambda v=fit: st.session_state.update(cmp_reps=v))]
-                 if fit < config.repetitions else [])
-        confirm_long_run(config_json, predicted, what, smaller_data_choices(config.n, config.d, _cost) + fewer)
+            return estimate_seconds(
+                ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_})
+            )
+
+        fewer = (
+            [
+                (
+                    f"Use {fit} repetitions",
+                    per_rep * fit,
+                    lambda v=fit: st.session_state.update(cmp_reps=v),
+                )
+            ]
+            if fit < config.repetitions
+            else []
+        )
+        confirm_long_run(
+            config_json, predicted, what, smaller_data_choices(config.n, config.d, _cost) + fewer
+        )
 _names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
 if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"}:
     with user_errors():  # before the run: public values only (n, d, rho and the public range)
         _lo, _hi = make_dataset(config, config.n, config.d, config.base_skew(), 0).bounds
-        if (_risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))) is not None:
+        if (
+            _risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))
+        ) is not None:
             st.warning("**Before the run:** " + _risk)
 # a long sweep not computed yet: draw its first FIRST_REPS repetitions at once (exactly those of the
 # full sweep), and let the full sweep run on the pool behind every page view
@@ -272,8 +393,11 @@ if shown is not config:
         """Redraw the page with the full sweep as soon as it is there."""
         if _frames().get(config_json) is not None:
             st.rerun()
-        st.info(f"First result: {FIRST_REPS} of {config.repetitions} repetitions per point. The full sweep is "
-                "running and replaces it here by itself in a few seconds.", icon=":material/hourglass_top:")
+        st.info(
+            f"First result: {FIRST_REPS} of {config.repetitions} repetitions per point. The full sweep is "
+            "running and replaces it here by itself in a few seconds.",
+            icon=":material/hourglass_top:",
+        )
 
     _refined()
 
@@ -282,8 +406,9 @@ for reason in frame.attrs.get("skipped", {}).values():
 failed = frame[frame["failed"] != ""]
 if not failed.empty:
     first = failed.iloc[0]
-    st.warning(f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: {first['failed']}")
-
+    st.warning(
+        f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: {first['failed']}"
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
@@ -294,10 +419,17 @@ def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, s
     versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
     at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
     sentence = headline(frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit)
-    base = frame[np.isclose(frame["budget"], cfg.budget)] if x != "budget" else frame[np.isclose(frame["budget"], at)]
+    base = (
+        frame[np.isclose(frame["budget"], cfg.budget)]
+        if x != "budget"
+        else frame[np.isclose(frame["budget"], at)]
+    )
     rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
-    conv_text = "; ".join(f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
-                          for r in rules.itertuples() if r.notion != "none")
+    conv_text = "; ".join(
+        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
+        for r in rules.itertuples()
+        if r.notion != "none"
+    )
     if conv_text:
         sentence += f" Budget conversions there — {conv_text}."
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg)
@@ -311,13 +443,19 @@ if preset != "custom" and upload is None:
         result = check_claim(frame, claim, x=x, metric=metric, unit=config.unit)
         (st.success if result.holds else st.warning)(
             ("The story holds in this run. " if result.holds else "") + result.sentence,
-            icon=":material/check_circle:" if result.holds else ":material/warning:")
+            icon=":material/check_circle:" if result.holds else ":material/warning:",
+        )
     else:
-        st.caption("The preset's story is checked on its own budget sweep with "
-                   + ", ".join(registry.get(c).label for c in claim.contenders) + " selected.")
+        st.caption(
+            "The preset's story is checked on its own budget sweep with "
+            + ", ".join(registry.get(c).label for c in claim.contenders)
+            + " selected."
+        )
 chart(fig_dict, data, "compare_error", sentence, config.code())
-st.caption(f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
-           + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s."))
+st.caption(
+    f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
+    + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s.")
+)
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Ranking by regret")
@@ -326,81 +464,152 @@ if table.empty:
 else:
     # the table's "estimator" is the config's id (an uploaded config may rename); the registry knows names
     names = dict(zip(frame["estimator"], frame["name"], strict=False))
-    point = {**s.to_query(), "distribution": config.distribution, "n": str(config.n), "d": str(config.d),
-             "skew": repr(float(config.base_skew())), "budget_value": repr(float(config.budget)), "unit": config.unit,
-             "delta": repr(float(config.delta))}
-    st.markdown(f"Regret is an estimator's **median** error divided by the smallest median error of a private "
-                f"estimator **with the same guarantee** at the same point (1 = best). Estimators are ranked only "
-                f"within one guarantee (privacy notion and neighbouring relation); oracle and non-private references "
-                f"are not ranked. Failure rate: the share of runs above {FAILURE_MULTIPLE:g}× the median at a point "
-                "(the worst point shown).")
+    point = {
+        **s.to_query(),
+        "distribution": config.distribution,
+        "n": str(config.n),
+        "d": str(config.d),
+        "skew": repr(float(config.base_skew())),
+        "budget_value": repr(float(config.budget)),
+        "unit": config.unit,
+        "delta": repr(float(config.delta)),
+    }
+    st.markdown(
+        f"Regret is an estimator's **median** error divided by the smallest median error of a private "
+        f"estimator **with the same guarantee** at the same point (1 = best). Estimators are ranked only "
+        f"within one guarantee (privacy notion and neighbouring relation); oracle and non-private references "
+        f"are not ranked. Failure rate: the share of runs above {FAILURE_MULTIPLE:g}× the median at a point "
+        "(the worst point shown)."
+    )
     for g, part in table.groupby("guarantee", sort=False):
         top = part.iloc[0]
-        st.markdown(f"**{g}** — **{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best median "
-                    f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} "
-                    f"points.")
+        st.markdown(
+            f"**{g}** — **{top['label']}** ranks first: typically {top['mean_regret']:.2f}× the best median "
+            f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} "
+            f"points."
+        )
         # one link per row: the Side by side page at this comparison's base point (issue 16)
-        part = part.assign(**{"side by side": ["side_by_side?" + urlencode({**point, "estimator": names.get(e, e)})
-                                               for e in part["estimator"]]})
-        st.dataframe(part.drop(columns=["estimator"]).rename(columns={
-            "mean_regret": "typical regret (× best)", "worst_regret": "worst regret", "wins": "points won",
-            "settings": "points", "failure_rate": "failure rate"}).style.format(
-                {"typical regret (× best)": "{:.2f}", "worst regret": "{:.2f}", "failure rate": "{:.0%}"}),
-            hide_index=True, width="stretch",
-            column_config={"side by side": st.column_config.LinkColumn(
-                "side by side", display_text="see its clipping and noise",
-                help="Open the Side by side page at this point, with this estimator's clipping region and noise "
-                     "shape next to the others'.")})
+        part = part.assign(
+            **{
+                "side by side": [
+                    "side_by_side?" + urlencode({**point, "estimator": names.get(e, e)})
+                    for e in part["estimator"]
+                ]
+            }
+        )
+        st.dataframe(
+            part.drop(columns=["estimator"])
+            .rename(
+                columns={
+                    "mean_regret": "typical regret (× best)",
+                    "worst_regret": "worst regret",
+                    "wins": "points won",
+                    "settings": "points",
+                    "failure_rate": "failure rate",
+                }
+            )
+            .style.format(
+                {
+                    "typical regret (× best)": "{:.2f}",
+                    "worst regret": "{:.2f}",
+                    "failure rate": "{:.0%}",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "side by side": st.column_config.LinkColumn(
+                    "side by side",
+                    display_text="see its clipping and noise",
+                    help="Open the Side by side page at this point, with this estimator's clipping region and noise "
+                    "shape next to the others'.",
+                )
+            },
+        )
     if table["guarantee"].nunique() > 1:
-        st.caption("Side by side, not ranked together: every estimator got the same budget by the conversion "
-                   "stated under the chart. An add/remove guarantee implies only 2ε under replace-one (pure DP) or "
-                   "4ρ (zCDP): one replacement is a removal plus an addition.")
+        st.caption(
+            "Side by side, not ranked together: every estimator got the same budget by the conversion "
+            "stated under the chart. An add/remove guarantee implies only 2ε under replace-one (pure DP) or "
+            "4ρ (zCDP): one replacement is a removal plus an addition."
+        )
     cols = st.columns([1, 2])
     with cols[0]:
         download_csv(table, "compare_regret", "Download the ranking (CSV)")
     with cols[1]:
-        show_code(config.code() + f"from dpcore.experiments import regret_table\nregret_table(frame, {metric!r})")
+        show_code(
+            config.code()
+            + f"from dpcore.experiments import regret_table\nregret_table(frame, {metric!r})"
+        )
 
 tails = tail_table(frame, metric)
 if not tails.empty:
-    st.markdown(f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
-                "estimator at the same point. “As published” PLAN spends 9× its centring budget (1.5 ρ in "
-                "all), as the authors' code does; the honest estimators spend ρ.")
-    st.dataframe(tails.drop(columns="estimator").rename(columns={
-        "median": "median error (typical point)", "failure_rate": "runs > 3× median",
-        "worst_ratio": "worst run / median"}), hide_index=True, width="stretch",
-        column_config={"runs > 3× median": st.column_config.NumberColumn(format="percent")})
+    st.markdown(
+        f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
+        "estimator at the same point. “As published” PLAN spends 9× its centring budget (1.5 ρ in "
+        "all), as the authors' code does; the honest estimators spend ρ."
+    )
+    st.dataframe(
+        tails.drop(columns="estimator").rename(
+            columns={
+                "median": "median error (typical point)",
+                "failure_rate": "runs > 3× median",
+                "worst_ratio": "worst run / median",
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={"runs > 3× median": st.column_config.NumberColumn(format="percent")},
+    )
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Accuracy first: what does each estimator need?")
 if x not in ("budget", "n"):
-    st.info("Pick “the budget” or “n (rows)” as the x axis to ask what each estimator needs for a target error.")
+    st.info(
+        "Pick “the budget” or “n (rows)” as the x axis to ask what each estimator needs for a target error."
+    )
 else:
     summ = summarise(frame, metric)
     finite = summ["median"][np.isfinite(summ["median"]) & summ["private"]]
     default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
-    target = st.number_input(f"Target median {METRIC_LABEL[metric]} error", min_value=1e-9, value=default_target,
-                             format="%g", key=f"cmp_target_{preset}_{x}_{metric}")
+    target = st.number_input(
+        f"Target median {METRIC_LABEL[metric]} error",
+        min_value=1e-9,
+        value=default_target,
+        format="%g",
+        key=f"cmp_target_{preset}_{x}_{metric}",
+    )
     with user_errors():
         need = needed_for_target(frame, float(target), by=x, metric=metric)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
     tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
     words = target_sentence(need, x, float(target), metric, config.unit)
-    chart(tfig, tdata, "compare_target", words,
-          config.code() + f"from dpcore.experiments import needed_for_target\n"
-                          f"needed_for_target(frame, target={float(target)!r}, by={x!r}, metric={metric!r})")
+    chart(
+        tfig,
+        tdata,
+        "compare_target",
+        words,
+        config.code() + f"from dpcore.experiments import needed_for_target\n"
+        f"needed_for_target(frame, target={float(target)!r}, by={x!r}, metric={metric!r})",
+    )
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("This experiment")
 c5, c6, c7 = st.columns(3)
 with c5:
-    st.download_button("Download the config (JSON)", config.to_json().encode(), file_name=f"{config.name}.json",
-                       mime="application/json", key="download-compare-config")
+    st.download_button(
+        "Download the config (JSON)",
+        config.to_json().encode(),
+        file_name=f"{config.name}.json",
+        mime="application/json",
+        key="download-compare-config",
+    )
 with c6:
     download_csv(frame, "compare_runs", "Download every run (CSV)")
 with c7:
-    st.caption("Restore a config with the uploader in the sidebar; run it from a terminal with "
-               "`python -m dpcore.experiments config.json --out results/`.")
+    st.caption(
+        "Restore a config with the uploader in the sidebar; run it from a terminal with "
+        "`python -m dpcore.experiments config.json --out results/`."
+    )
 
 
 def _report() -> bytes:
@@ -408,18 +617,30 @@ def _report() -> bytes:
     from dpcore.report import build_report, ledger_table
 
     return build_report(
-        title=f"Compare estimators: {config.name}", settings={**config.to_dict(), "x axis": x, "metric": metric},
-        figures=[(fig_dict, sentence)], tables=[("Ranking by regret", table)], ledger=ledger_table(frame),
-        code=config.code(), notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."],
+        title=f"Compare estimators: {config.name}",
+        settings={**config.to_dict(), "x axis": x, "metric": metric},
+        figures=[(fig_dict, sentence)],
+        tables=[("Ranking by regret", table)],
+        ledger=ledger_table(frame),
+        code=config.code(),
+        notes=["Noise from a seeded NumPy generator: a simulation, not a secure release."],
     ).encode()
 
 
-st.download_button("Download a report of this view (HTML)", _report, file_name=f"{config.name}_report.html",
-                   mime="text/html", key="download-compare-report",
-                   help="One self-contained HTML file: the chart, the ranking, the settings, the budget ledger "
-                        "and the code that reproduces it.")
+st.download_button(
+    "Download a report of this view (HTML)",
+    _report,
+    file_name=f"{config.name}_report.html",
+    mime="text/html",
+    key="download-compare-report",
+    help="One self-contained HTML file: the chart, the ranking, the settings, the budget ledger "
+    "and the code that reproduces it.",
+)
 show_code(config.code(), "Show the code (the whole experiment)")
-st.caption(f"{config.description or DISTRIBUTIONS[config.distribution].label} · n = {config.n:,}, d = {config.d}, "
-           f"seed {config.seed}, {config.repetitions} repetitions per point"
-           + (f" · {config.notes}" if config.notes else "") + ".")
+st.caption(
+    f"{config.description or DISTRIBUTIONS[config.distribution].label} · n = {config.n:,}, d = {config.d}, "
+    f"seed {config.seed}, {config.repetitions} repetitions per point"
+    + (f" · {config.notes}" if config.notes else "")
+    + "."
+)
 simulation_notice()

@@ -24,7 +24,9 @@ st.markdown(
 
 def _why_plan() -> None:
     """One picture and one sentence: why PLAN wins on skewed data (cached, warmed at server start)."""
-    with st.spinner("Running PLAN, IOME and the Gaussian mechanism on 20 datasets (once per server)…"):
+    with st.spinner(
+        "Running PLAN, IOME and the Gaussian mechanism on 20 datasets (once per server)…"
+    ):
         ev = evidence()
     st_ = ev.setting
     med, worst = ev.medians(), ev.worst()
@@ -34,39 +36,72 @@ def _why_plan() -> None:
         f"d = {st_['d']}, ρ = {st_['rho']:g}), **PLAN puts less noise where the data vary less**, so its error "
         f"was the smallest of the three in **{wins} of {st_['seeds']} runs** (median ℓ2 error {med['plan']:.2f} "
         f"against {med['iome_paper']:.2f} for IOME and {med['gaussian_private']:.2f} for the Gaussian mechanism; "
-        f"worst runs {worst['plan']:.3g}, {worst['iome_paper']:.3g} and {worst['gaussian_private']:.3g}).")
+        f"worst runs {worst['plan']:.3g}, {worst['iome_paper']:.3g} and {worst['gaussian_private']:.3g})."
+    )
     left, right = why_plan_figures(ev.errors, ev.noise)
     c1, c2 = st.columns(2)
     c1.plotly_chart(tidy_log_axes(left), key="home-why-noise", alt=sentence)
     c2.plotly_chart(tidy_log_axes(right), key="home-why-error", alt=sentence)
     st.markdown(sentence)
     l1, l2 = st.columns(2)
-    l1.page_link("pages/compare.py", label="**The story behind it: “Variance skew favours PLAN”**",
-                 icon=":material/play_circle:", query_params={"preset": "skew_favours_plan"})
-    l2.page_link("pages/side_by_side.py", label="See every estimator's clipping and noise, side by side",
-                 icon=":material/compare:")
+    l1.page_link(
+        "pages/compare.py",
+        label="**The story behind it: “Variance skew favours PLAN”**",
+        icon=":material/play_circle:",
+        query_params={"preset": "skew_favours_plan"},
+    )
+    l2.page_link(
+        "pages/side_by_side.py",
+        label="See every estimator's clipping and noise, side by side",
+        icon=":material/compare:",
+    )
 
 
 _why_plan()
 c1, c2, c3, c4 = st.columns(4)
-c1.markdown("**Teachers**  \nstep-by-step pictures of one estimator, with the three error sources "
-            "kept apart: sampling, clipping bias, noise.")
-c2.markdown("**Explorers**  \nwhich estimator wins for my *n*, *d*, budget and data shape; how much "
-            "budget a target error needs.")
-c3.markdown("**Presenters**  \npresets that tell one story each, a shareable link, figures and "
-            "tables to download.")
-c4.markdown("**Notebook users**  \n`import dpcore`: the same calls, identical results for the same seed.")
+c1.markdown(
+    "**Teachers**  \nstep-by-step pictures of one estimator, with the three error sources "
+    "kept apart: sampling, clipping bias, noise."
+)
+c2.markdown(
+    "**Explorers**  \nwhich estimator wins for my *n*, *d*, budget and data shape; how much "
+    "budget a target error needs."
+)
+c3.markdown(
+    "**Presenters**  \npresets that tell one story each, a shareable link, figures and "
+    "tables to download."
+)
+c4.markdown(
+    "**Notebook users**  \n`import dpcore`: the same calls, identical results for the same seed."
+)
 
 st.subheader("A five-minute tour")
 tour = [
-    ("pages/privacy_budget.py", "1. Privacy budget",
-     "what ε, (ε, δ) and ρ mean, how they convert, and how each estimator splits its budget."),
-    ("pages/plan_step_by_step.py", "2. PLAN step by step",
-     "centre, scale, clip, add noise: the PLAN paper's Figure 1, live, on your data."),
-    ("pages/compare.py", "3. Compare estimators",
-     "error against the budget (or n, d, skew) for every estimator, beside the sampling floor."),
-    ("pages/winsorized.py", "4. Winsorized mean", "robust private means of one column, and subsample-and-aggregate."),
-    ("pages/simplex.py", "5. Free lunch (simplex)", "a private count for free when summing bounded data."),
+    (
+        "pages/privacy_budget.py",
+        "1. Privacy budget",
+        "what ε, (ε, δ) and ρ mean, how they convert, and how each estimator splits its budget.",
+    ),
+    (
+        "pages/plan_step_by_step.py",
+        "2. PLAN step by step",
+        "centre, scale, clip, add noise: the PLAN paper's Figure 1, live, on your data.",
+    ),
+    (
+        "pages/compare.py",
+        "3. Compare estimators",
+        "error against the budget (or n, d, skew) for every estimator, beside the sampling floor.",
+    ),
+    (
+        "pages/winsorized.py",
+        "4. Winsorized mean",
+        "robust private means of one column, and subsample-and-aggregate.",
+    ),
+    (
+        "pages/simplex.py",
+        "5. Free lunch (simplex)",
+        "a private count for free when summing bounded data.",
+    ),
     ("pages/binary_product.py", "6. Binary product", "pure-DP estimation of many rare bits."),
     ("pages/your_data.py", "7. Your data", "bring a CSV, or use a bundled data set."),
 ]
@@ -74,10 +109,14 @@ for path, label, text in tour:
     if (ROOT / path).exists():
         st.page_link(path, label=f"**{label}**: {text}")
 
-st.info(f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "
-        "exactly this view.")
+st.info(
+    f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "
+    "exactly this view."
+)
 st.subheader("Glossary")
 st.markdown("The words the pages use, in one place (each page also defines them on hover).")
 st.markdown("\n".join(f"- **{word}**: {text}" for word, text in GLOSSARY.items()))
-st.caption("Noise in this app comes from a seeded NumPy generator: right for teaching and simulation, "
-           "not a secure DP release of real data.")
+st.caption(
+    "Noise in this app comes from a seeded NumPy generator: right for teaching and simulation, "
+    "not a secure DP release of real data."
+)

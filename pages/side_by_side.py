@@ -42,7 +42,9 @@ options = [spec.name for spec in applicable(data.kind, d) if spec.name != "empir
 defaults = [nm for nm in default_estimators(data.kind, s.unit, d) if nm in options]
 query_est = st.query_params.get("estimator")
 if "sbs_names" not in ss or ss.get("_sbs_kind") != (data.kind, s.unit):
-    ss["sbs_names"] = defaults + ([query_est] if query_est in options and query_est not in defaults else [])
+    ss["sbs_names"] = defaults + (
+        [query_est] if query_est in options and query_est not in defaults else []
+    )
     ss["_sbs_kind"] = (data.kind, s.unit)
 ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
 for key, default in (("sbs_i", 1), ("sbs_j", d)):
@@ -52,18 +54,42 @@ for key, default in (("sbs_i", 1), ("sbs_j", d)):
 controls = st.popover("Chart settings", icon=":material/tune:") if presenting() else st.container()
 c1, c2, c3 = controls.columns([4, 1, 1])
 names = c1.multiselect("Estimators", options, key="sbs_names", format_func=lambda nm: get(nm).label)
-ci = c2.number_input("Horizontal: coordinate", 1, d, key="sbs_i",
-                     help="Coordinate 1 has the largest spread under variance skew, coordinate d the smallest.")
+ci = c2.number_input(
+    "Horizontal: coordinate",
+    1,
+    d,
+    key="sbs_i",
+    help="Coordinate 1 has the largest spread under variance skew, coordinate d the smallest.",
+)
 cj = c3.number_input("Vertical: coordinate", 1, d, key="sbs_j")
 c4, c5, c6 = controls.columns(3)
-view = c4.radio("View", ["small", "overlay"], horizontal=True, key="sbs_view",
-                format_func={"small": "small multiples", "overlay": "overlay"}.get)
-zoom = c5.radio("Frame", ["data", "clip", "noise"], horizontal=True, key="sbs_zoom",
-                format_func={"data": "the data", "clip": "every whole region", "noise": "zoom on the noise"}.get,
-                help="'The data' frames the rows (larger regions run off the edges); 'every whole region' "
-                     "zooms out until every clipping region fits; 'zoom on the noise' frames the noise shapes.")
-prob = c6.select_slider("Noise shape holds the release with probability", PROBS, value=0.95, key="sbs_prob",
-                        format_func=lambda p: f"{p:.0%}")
+view = c4.radio(
+    "View",
+    ["small", "overlay"],
+    horizontal=True,
+    key="sbs_view",
+    format_func={"small": "small multiples", "overlay": "overlay"}.get,
+)
+zoom = c5.radio(
+    "Frame",
+    ["data", "clip", "noise"],
+    horizontal=True,
+    key="sbs_zoom",
+    format_func={
+        "data": "the data",
+        "clip": "every whole region",
+        "noise": "zoom on the noise",
+    }.get,
+    help="'The data' frames the rows (larger regions run off the edges); 'every whole region' "
+    "zooms out until every clipping region fits; 'zoom on the noise' frames the noise shapes.",
+)
+prob = c6.select_slider(
+    "Noise shape holds the release with probability",
+    PROBS,
+    value=0.95,
+    key="sbs_prob",
+    format_func=lambda p: f"{p:.0%}",
+)
 if ci == cj:
     st.warning("Pick two **different** coordinates.")
     st.stop()
@@ -74,8 +100,19 @@ if not names:
 
 
 @st.cache_data(show_spinner="Running each estimator once…", max_entries=8, ttl=CACHE_TTL)
-def _gallery(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
-             delta: float, names: tuple[str, ...], coords: tuple[int, int], prob: float):
+def _gallery(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    unit: str,
+    budget_value: float,
+    delta: float,
+    names: tuple[str, ...],
+    coords: tuple[int, int],
+    prob: float,
+):
     return studies.run_gallery(dataset(s), s.budget, names, coords, seed=seed, prob=prob)
 
 
@@ -99,28 +136,48 @@ def _sentence() -> str:
     best = min(errs, key=errs.get)
     noisy = [e for e in entries if e.noise.kind != "none"]
     widest = max(noisy, key=lambda e: float(np.prod(e.noise.scale * e.noise.radius)), default=None)
-    tightest = min(noisy, key=lambda e: float(np.prod(e.noise.scale * e.noise.radius)), default=None)
-    out = (f"In coordinates {i + 1} and {j + 1}, **{best}** lands closest to the true mean "
-           f"({errs[best]:.3g} away in these two coordinates).")
+    tightest = min(
+        noisy, key=lambda e: float(np.prod(e.noise.scale * e.noise.radius)), default=None
+    )
+    out = (
+        f"In coordinates {i + 1} and {j + 1}, **{best}** lands closest to the true mean "
+        f"({errs[best]:.3g} away in these two coordinates)."
+    )
     if widest is not None and tightest is not None and widest is not tightest:
-        ratio = float(np.prod(widest.noise.scale * widest.noise.radius) /
-                      np.prod(tightest.noise.scale * tightest.noise.radius))
-        out += (f" The {prob:.0%} noise shape of **{widest.label}** covers {ratio:.3g}× the area of "
-                f"**{tightest.label}**'s.")
+        ratio = float(
+            np.prod(widest.noise.scale * widest.noise.radius)
+            / np.prod(tightest.noise.scale * tightest.noise.radius)
+        )
+        out += (
+            f" The {prob:.0%} noise shape of **{widest.label}** covers {ratio:.3g}× the area of "
+            f"**{tightest.label}**'s."
+        )
     return out
 
 
 sentence = _sentence()
-code = (s.code() + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
-        f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
-        f"prob={prob!r})\n"
-        f"fig, frame = gallery_figure(entries, data.x[:, {list(coords)!r}], data.true_mean[{list(coords)!r}], "
-        f"{coords!r}, view={view!r}, zoom={zoom!r})\n")
+code = (
+    s.code()
+    + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
+    f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
+    f"prob={prob!r})\n"
+    f"fig, frame = gallery_figure(entries, data.x[:, {list(coords)!r}], data.true_mean[{list(coords)!r}], "
+    f"{coords!r}, view={view!r}, zoom={zoom!r})\n"
+)
 
 
 @st.cache_data(show_spinner="Drawing 100 releases…", max_entries=8, ttl=CACHE_TTL)
-def _draws(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
-           delta: float, name: str) -> np.ndarray:
+def _draws(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    unit: str,
+    budget_value: float,
+    delta: float,
+    name: str,
+) -> np.ndarray:
     return studies.release_draws(name, dataset(s), s.budget, reps=REPS, rng=seed)
 
 
@@ -129,8 +186,16 @@ def _drawn(value: tuple) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _plan_run(distribution: str, n: int, d: int, skew: float, seed: int, unit: str, budget_value: float,
-              delta: float):
+def _plan_run(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    unit: str,
+    budget_value: float,
+    delta: float,
+):
     ds = dataset(s)
     name = "plan_l1" if ds.kind == "binary" else "plan"
     return get(name).run(ds, s.budget, rng=seed, at_implied_level=True)
@@ -141,9 +206,12 @@ def _gallery_section() -> None:
 
     with st.expander("What each region is (from the run's diagnostics)", expanded=False):
         for e in entries:
-            noise = ("no noise" if e.noise.kind == "none" else
-                     f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
-                     f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} {e.noise.scale[0]:.3g}, {e.noise.scale[1]:.3g}")
+            noise = (
+                "no noise"
+                if e.noise.kind == "none"
+                else f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
+                f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} {e.noise.scale[0]:.3g}, {e.noise.scale[1]:.3g}"
+            )
             st.markdown(f"- **{e.label}**: clips to the {e.region.note}; {noise}.")
         st.markdown(
             "These are **projections** of each estimator's d-dimensional clipping set on the two coordinates: a row "
@@ -152,18 +220,32 @@ def _gallery_section() -> None:
             "balls round, so back in the original coordinates it is again a ball, centred at the private median of "
             "the rotated data rotated back (not the coordinate-wise median). When d is not a power of two the data "
             "are padded with zeros before rotating, and the data's own coordinates cut the ball in a smaller one, "
-            "which is what is drawn.")
+            "which is what is drawn."
+        )
 
 
 def _releases_section() -> None:
     st.subheader("Draw 100 releases")
-    st.markdown("One run is one draw. Rerun an estimator **100 times on the same data** (its private centre, "
-                "scale and radius are redrawn too) and see where the releases land.")
+    st.markdown(
+        "One run is one draw. Rerun an estimator **100 times on the same data** (its private centre, "
+        "scale and radius are redrawn too) and see where the releases land."
+    )
     focus_default = query_est if query_est in [e.name for e in entries] else entries[0].name
     by_name = {e.name: e for e in entries}
-    focus = st.selectbox("Estimator", list(by_name), index=list(by_name).index(focus_default),
-                         format_func=lambda nm: by_name[nm].label, key="sbs_focus")
-    st.button(f"Draw {REPS} releases", key="sbs_draw", type="primary", on_click=_drawn, args=((key, focus),))
+    focus = st.selectbox(
+        "Estimator",
+        list(by_name),
+        index=list(by_name).index(focus_default),
+        format_func=lambda nm: by_name[nm].label,
+        key="sbs_focus",
+    )
+    st.button(
+        f"Draw {REPS} releases",
+        key="sbs_draw",
+        type="primary",
+        on_click=_drawn,
+        args=((key, focus),),
+    )
     if ss.get("sbs_drawn") == (key, focus):
         with user_errors():
             draws = _draws(*key, focus)[:, list(coords)]
@@ -171,22 +253,34 @@ def _releases_section() -> None:
         rfig, rframe = releases_figure(draws, e, truth, coords)
         frac = float(np.mean(rframe["inside_shape"]))
         dist = np.linalg.norm(draws - truth, axis=1)
-        chart(rfig, rframe, "releases",
-              f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
-              f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
-              f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
-              f"{dist.max():.3g}.",
-              code + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n")
+        chart(
+            rfig,
+            rframe,
+            "releases",
+            f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
+            f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
+            f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
+            f"{dist.max():.3g}.",
+            code
+            + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n",
+        )
 
 
 def _steps_view() -> tuple:
     with user_errors():
         plan_est = _plan_run(*key)
-    mfig, mframe = plan_steps_animation(data.x, plan_est, coords, true_mean=data.true_mean, rows=rows)
-    text = (f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
-            f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release.")
-    mcode = (code + f"from dpcore.figures.motion import plan_steps_animation\nest = get('plan').run(data, budget, "
-             f"rng={s.seed})\nplan_steps_animation(data.x, est, {coords!r}, true_mean=data.true_mean)\n")
+    mfig, mframe = plan_steps_animation(
+        data.x, plan_est, coords, true_mean=data.true_mean, rows=rows
+    )
+    text = (
+        f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
+        f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release."
+    )
+    mcode = (
+        code
+        + f"from dpcore.figures.motion import plan_steps_animation\nest = get('plan').run(data, budget, "
+        f"rng={s.seed})\nplan_steps_animation(data.x, est, {coords!r}, true_mean=data.true_mean)\n"
+    )
     return mfig, mframe, text, mcode, plan_est
 
 
@@ -196,22 +290,30 @@ def _sweep_view() -> tuple:
     rho_noise = float(plan_est.diagnostics.extra["budgets"]["noise"])
     efig, eframe = exponent_sweep_animation(data.true_std, n, rho_noise)
     best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
-    text = (f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; "
-            f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error).")
-    ecode = (code + "from dpcore.figures.motion import exponent_sweep_animation\n"
-             f"exponent_sweep_animation(data.true_std, {n}, rho_noise={rho_noise!r})\n")
+    text = (
+        f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; "
+        f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error)."
+    )
+    ecode = (
+        code + "from dpcore.figures.motion import exponent_sweep_animation\n"
+        f"exponent_sweep_animation(data.true_std, {n}, rho_noise={rho_noise!r})\n"
+    )
     return efig, eframe, text, ecode
 
 
 def _steps_section() -> None:
     st.subheader("Motion: PLAN's four steps")
-    st.markdown("Press **▶ play** (or drag the slider) to watch one run of PLAN on this data move the rows: "
-                "**(a)** raw, **(b)** centred and scaled, **(c)** clipped (orange rows are clipped, judged by their "
-                "whole d-dimensional length), **(d)** back in original space with the private mean.")
+    st.markdown(
+        "Press **▶ play** (or drag the slider) to watch one run of PLAN on this data move the rows: "
+        "**(a)** raw, **(b)** centred and scaled, **(c)** clipped (orange rows are clipped, judged by their "
+        "whole d-dimensional length), **(d)** back in original space with the private mean."
+    )
     mfig, mframe, text, mcode, plan_est = _steps_view()
     if plan_est.conversion is not None and not plan_est.conversion.meets_budget:
-        st.caption(f"PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does **not** give "
-                   f"ε-DP. {plan_est.conversion.rule}")
+        st.caption(
+            f"PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does **not** give "
+            f"ε-DP. {plan_est.conversion.rule}"
+        )
     chart(mfig, mframe, "plan-steps-animation", text, mcode)
 
 
@@ -222,28 +324,44 @@ def _sweep_section() -> None:
 
 
 def _deck() -> str:
-    slides = [("Clipping and noise, side by side", sentence, fig),
-              ("PLAN's four steps", *_steps_view()[2::-2]),  # (sentence, figure)
-              ("The scaling exponent", *_sweep_view()[2::-2])]
+    slides = [
+        ("Clipping and noise, side by side", sentence, fig),
+        ("PLAN's four steps", *_steps_view()[2::-2]),  # (sentence, figure)
+        ("The scaling exponent", *_sweep_view()[2::-2]),
+    ]
     if ss.get("sbs_drawn") == (key, ss.get("sbs_focus")):
         e = next((en for en in entries if en.name == ss["sbs_focus"]), None)
         if e is not None:
             rfig, _ = releases_figure(_draws(*key, e.name)[:, list(coords)], e, truth, coords)
-            slides.append((f"{REPS} releases of {e.label}", "Where the releases land on the same data.", rfig))
-    return deck_html("dpmean lab: side by side", slides,
-                     subtitle=f"{DISTRIBUTIONS[s.distribution].label}, n = {n:,}, d = {d}, {s.budget}, seed {s.seed}; "
-                              f"coordinates {i + 1} and {j + 1}.")
+            slides.append(
+                (f"{REPS} releases of {e.label}", "Where the releases land on the same data.", rfig)
+            )
+    return deck_html(
+        "dpmean lab: side by side",
+        slides,
+        subtitle=f"{DISTRIBUTIONS[s.distribution].label}, n = {n:,}, d = {d}, {s.budget}, seed {s.seed}; "
+        f"coordinates {i + 1} and {j + 1}.",
+    )
 
 
-SECTIONS = {"Clipping and noise, side by side": _gallery_section, "Draw 100 releases": _releases_section,
-            "PLAN's four steps (animated)": _steps_section, "The scaling exponent (animated)": _sweep_section}
+SECTIONS = {
+    "Clipping and noise, side by side": _gallery_section,
+    "Draw 100 releases": _releases_section,
+    "PLAN's four steps (animated)": _steps_section,
+    "The scaling exponent (animated)": _sweep_section,
+}
 if presenting():
     title = list(SECTIONS)[present_step(list(SECTIONS), key="sbs_slide")]
     SECTIONS[title]()
 else:
     for section in SECTIONS.values():
         section()
-st.sidebar.download_button("Slides of this page (HTML)", _deck, file_name="side-by-side-slides.html",
-                           mime="text/html", key="sbs_deck",
-                           help="One self-contained HTML deck of this page's charts (← → to step), for a talk.")
+st.sidebar.download_button(
+    "Slides of this page (HTML)",
+    _deck,
+    file_name="side-by-side-slides.html",
+    mime="text/html",
+    key="sbs_deck",
+    help="One self-contained HTML deck of this page's charts (← → to step), for a talk.",
+)
 simulation_notice()

@@ -44,24 +44,65 @@ words_on_this_page("add-remove", "replace-one", "ε (pure DP)", "zCDP", "sensiti
 # local controls
 
 c1, c2, c3 = st.columns(3)
-mech = url_widget(c1.radio, "Noise", ["laplace", "gaussian"], key="simplex_mech",
-                  default="laplace" if s.unit == "eps" else "gaussian", valid=lambda v: v in ("laplace", "gaussian"),
-                  horizontal=True, format_func={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian (ρ-zCDP)"}.get)
-relation = url_widget(c2.radio, "Neighbouring datasets", ["add-remove", "replace-one"], key="simplex_rel",
-                      default="add-remove", valid=lambda v: v in ("add-remove", "replace-one"), horizontal=True,
-                      format_func={"add-remove": "add/remove (n private)", "replace-one": "replace-one (n public)"}.get,
-                      help="add/remove: " + define("add-remove") + " replace-one: " + define("replace-one"))
-p_now = url_widget(c3.slider, "Where the data's mean sits in [0, R]: p = μ/R", 0.0, 1.0, step=0.05, key="simplex_p",
-                   default=0.65, valid=lambda v: 0.0 <= v <= 1.0)
+mech = url_widget(
+    c1.radio,
+    "Noise",
+    ["laplace", "gaussian"],
+    key="simplex_mech",
+    default="laplace" if s.unit == "eps" else "gaussian",
+    valid=lambda v: v in ("laplace", "gaussian"),
+    horizontal=True,
+    format_func={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian (ρ-zCDP)"}.get,
+)
+relation = url_widget(
+    c2.radio,
+    "Neighbouring datasets",
+    ["add-remove", "replace-one"],
+    key="simplex_rel",
+    default="add-remove",
+    valid=lambda v: v in ("add-remove", "replace-one"),
+    horizontal=True,
+    format_func={
+        "add-remove": "add/remove (n private)",
+        "replace-one": "replace-one (n public)",
+    }.get,
+    help="add/remove: " + define("add-remove") + " replace-one: " + define("replace-one"),
+)
+p_now = url_widget(
+    c3.slider,
+    "Where the data's mean sits in [0, R]: p = μ/R",
+    0.0,
+    1.0,
+    step=0.05,
+    key="simplex_p",
+    default=0.65,
+    valid=lambda v: 0.0 <= v <= 1.0,
+)
 c4, c5, c6 = st.columns(3)
-split = url_widget(c4.slider, "Baselines: share f of the budget for the sum", 0.05, 0.95, step=0.05,
-                   key="simplex_split", default=0.5, valid=lambda v: 0.05 <= v <= 0.95,
-                   help="The paper's experiments and the common libraries split equally (f = 0.5).")
-count_fraction = url_widget(c5.slider, "Simplex: share of the budget for an extra paid count", 0.0, 0.5, step=0.05,
-                            key="simplex_extra", default=0.0, valid=lambda v: 0.0 <= v <= 0.5,
-                            disabled=relation == "replace-one",
-                            help="0 spends everything on the one release; the free count is then all you have. "
-                                 "Off under replace-one: n is public there, so no count is needed.")
+split = url_widget(
+    c4.slider,
+    "Baselines: share f of the budget for the sum",
+    0.05,
+    0.95,
+    step=0.05,
+    key="simplex_split",
+    default=0.5,
+    valid=lambda v: 0.05 <= v <= 0.95,
+    help="The paper's experiments and the common libraries split equally (f = 0.5).",
+)
+count_fraction = url_widget(
+    c5.slider,
+    "Simplex: share of the budget for an extra paid count",
+    0.0,
+    0.5,
+    step=0.05,
+    key="simplex_extra",
+    default=0.0,
+    valid=lambda v: 0.0 <= v <= 0.5,
+    disabled=relation == "replace-one",
+    help="0 spends everything on the one release; the free count is then all you have. "
+    "Off under replace-one: n is public there, so no count is needed.",
+)
 n = int(s.n)
 R = 1.0
 
@@ -72,16 +113,20 @@ with user_errors():
     if relation == "replace-one":
         count_fraction = 0.0
 c6.metric("Budget used here", f"{'ε' if mech == 'laplace' else 'ρ'} = {budget:.4g}", help=conv.rule)
-st.caption(f"Budget from the sidebar: {conv.rule}. n = {n:,} rows on [0, R] with R = {R:g}; every MSE below "
-           "scales with R². Laplace and Gaussian are different guarantees: compare estimators within one "
-           "noise type, never across.")
+st.caption(
+    f"Budget from the sidebar: {conv.rule}. n = {n:,} rows on [0, R] with R = {R:g}; every MSE below "
+    "scales with R². Laplace and Gaussian are different guarantees: compare estimators within one "
+    "noise type, never across."
+)
 code_budget = f"{'epsilon' if mech == 'laplace' else 'rho'}={budget!r}"
 
 # ---------------------------------------------------------------------------------------------
 # the caveats, up front
 
-cg = {k: float(mse(k, p_now, n=n, radius=R, rho=1.0)) for k in ("simplex", "centred", "simplex_known_n",
-                                                                 "centred_sum_known_n")}
+cg = {
+    k: float(mse(k, p_now, n=n, radius=R, rho=1.0))
+    for k in ("simplex", "centred", "simplex_known_n", "centred_sum_known_n")
+}
 cl = {k: float(mse(k, p_now, n=n, radius=R, epsilon=1.0)) for k in ("simplex", "centred")}
 st.warning(
     "**Where the lunch is not free** (our derivation from the closed forms below; the paper does not say "
@@ -107,46 +152,68 @@ g1, g2 = st.columns([3, 2])
 with g1, user_errors():
     x_geo = sample_at(p_now, 40, R, rng=s.seed)
     fig, df = geometry_d1(x_geo, R)
-    chart(fig, df, "simplex_geometry",
-          f"All {len(df)} records sit on the segment y₁ + y₂ = R: each uses the **whole l1 budget** (l1 norm "
-          f"exactly {R:g}), so Laplace noise is spent with no slack. Their l2 norms run from "
-          f"{df.l2_norm_over_R.min():.2f}·R to {df.l2_norm_over_R.max():.2f}·R (never below 0.71·R, at x = R/2): "
-          "the segment is only a chord of the l2 ball, which is why Gaussian noise gains less.",
-          f"from dpcore.figures.simplex import geometry_d1\nfrom dpcore.experiments.studies import sample_at\n"
-          f"fig, df = geometry_d1(sample_at({p_now!r}, 40, {R!r}, rng={s.seed}), {R!r})")
+    chart(
+        fig,
+        df,
+        "simplex_geometry",
+        f"All {len(df)} records sit on the segment y₁ + y₂ = R: each uses the **whole l1 budget** (l1 norm "
+        f"exactly {R:g}), so Laplace noise is spent with no slack. Their l2 norms run from "
+        f"{df.l2_norm_over_R.min():.2f}·R to {df.l2_norm_over_R.max():.2f}·R (never below 0.71·R, at x = R/2): "
+        "the segment is only a chord of the l2 ball, which is why Gaussian noise gains less.",
+        f"from dpcore.figures.simplex import geometry_d1\nfrom dpcore.experiments.studies import sample_at\n"
+        f"fig, df = geometry_d1(sample_at({p_now!r}, 40, {R!r}, rng={s.seed}), {R!r})",
+    )
 with g2, user_errors():
     z2 = np.random.default_rng(s.seed).dirichlet([3 * p_now + 0.5, 1.5, 1.5], 150)[:, :2] * 1.1 * R
     fig, df = triangle_d2(z2, R)
     k = int(df.rescaled.sum())
-    chart(fig, df, "simplex_triangle",
-          f"Two columns: each row (z₁, z₂) with z ≥ 0, z₁ + z₂ ≤ R gets a third, padding coordinate "
-          f"R − z₁ − z₂ and lands on the triangle. {k} of {len(df)} rows had z₁ + z₂ > R and were rescaled onto "
-          "it first (red) — clamping must come before augmenting, or the padding goes negative.",
-          "from dpcore.figures.simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0")
+    chart(
+        fig,
+        df,
+        "simplex_triangle",
+        f"Two columns: each row (z₁, z₂) with z ≥ 0, z₁ + z₂ ≤ R gets a third, padding coordinate "
+        f"R − z₁ − z₂ and lands on the triangle. {k} of {len(df)} rows had z₁ + z₂ > R and were rescaled onto "
+        "it first (red) — clamping must come before augmenting, or the padding goes negative.",
+        "from dpcore.figures.simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0",
+    )
 
 with user_errors():
     x_rel = sample_at(p_now, min(n, 200), R, rng=s.seed)
     fig, df = release_picture(x_rel, R, reps=300, rng=s.seed, **bkw)
     shape = "square-ish (Laplace)" if mech == "laplace" else "round (Gaussian)"
-    chart(fig, df, "simplex_release",
-          f"300 noisy releases m = s + Z of {len(x_rel)} records: a {shape} cloud around the true sums. Knowing n, "
-          "each release is projected onto the line m₁ + m₂ = nR (green segments): that removes the noise along "
-          f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
-          f"is {df.free_count.std():.2f}.",
-          f"from dpcore.figures.simplex import release_picture\n"
-          f"fig, df = release_picture(x, {R!r}, {code_budget}, reps=300, rng={s.seed})")
+    chart(
+        fig,
+        df,
+        "simplex_release",
+        f"300 noisy releases m = s + Z of {len(x_rel)} records: a {shape} cloud around the true sums. Knowing n, "
+        "each release is projected onto the line m₁ + m₂ = nR (green segments): that removes the noise along "
+        f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
+        f"is {df.free_count.std():.2f}.",
+        f"from dpcore.figures.simplex import release_picture\n"
+        f"fig, df = release_picture(x, {R!r}, {code_budget}, reps=300, rng={s.seed})",
+    )
 
 # ---------------------------------------------------------------------------------------------
 # variance against position
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _curves(n: int, mech: str, budget: float, split: float, count_fraction: float, relation: str,
-            seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _curves(
+    n: int, mech: str, budget: float, split: float, count_fraction: float, relation: str, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     kw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
-    theory = variance_curves(n=n, split=split, count_fraction=count_fraction, neighbouring=relation, **kw)
-    sim = simulated_points(n=n, split=split, count_fraction=count_fraction, neighbouring=relation, reps=2000,
-                           rng=seed, **kw)
+    theory = variance_curves(
+        n=n, split=split, count_fraction=count_fraction, neighbouring=relation, **kw
+    )
+    sim = simulated_points(
+        n=n,
+        split=split,
+        count_fraction=count_fraction,
+        neighbouring=relation,
+        reps=2000,
+        rng=seed,
+        **kw,
+    )
     return theory, sim
 
 
@@ -154,42 +221,62 @@ st.header("Variance against where the data sit")
 with user_errors(), st.spinner("Simulating 2,000 releases per estimator and position…"):
     theory, sim = _curves(n, mech, budget, split, count_fraction, relation, s.seed)
 at_p = theory[np.isclose(theory.p, round(p_now * 100) / 100)].set_index("estimator").mse
-code = (f"from dpcore.experiments.studies import simulated_points, variance_curves\n"
-        f"theory = variance_curves(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
-        f"neighbouring={relation!r})\n"
-        f"sim = simulated_points(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
-        f"neighbouring={relation!r}, reps=2000, rng={s.seed})")
-within = float(np.mean(np.abs(sim.merge(theory, on=["estimator", "p"]).eval("mse_x - mse_y"))
-                       <= 3 * sim.merge(theory, on=["estimator", "p"]).se))
+code = (
+    f"from dpcore.experiments.studies import simulated_points, variance_curves\n"
+    f"theory = variance_curves(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
+    f"neighbouring={relation!r})\n"
+    f"sim = simulated_points(n={n}, {code_budget}, split={split!r}, count_fraction={count_fraction!r}, "
+    f"neighbouring={relation!r}, reps=2000, rng={s.seed})"
+)
+within = float(
+    np.mean(
+        np.abs(sim.merge(theory, on=["estimator", "p"]).eval("mse_x - mse_y"))
+        <= 3 * sim.merge(theory, on=["estimator", "p"]).se
+    )
+)
 if relation == "add-remove":
     gain = at_p["plugin"] / at_p["simplex"]
     vs_c = at_p["centred"] / at_p["simplex"]
-    chart(variance_figure(theory, sim, known_n=False), pd.concat([theory[~theory.known_n], sim[~sim.known_n]]),
-          "simplex_variance_unknown_n",
-          f"**n unknown.** At p = {p_now:.2f} the simplex mean's MSE is {at_p['simplex']:.3g}: **{gain:.1f}× lower** "
-          f"than the noisy-sum / noisy-count plug-in (split f = {split:.2f}) and "
-          + (f"{vs_c:.2f}× lower than" if vs_c > 1.005 else "the same as")
-          + f" the centred estimator at the same split{' (identical under Gaussian noise at f = 0.5)' if mech == 'gaussian' else ''}. "
-          f"Lines are the closed forms, circles 2,000 simulated releases (±2 SE); {within:.0%} of the circles are "
-          "within 3 SE of their line.", code)
+    chart(
+        variance_figure(theory, sim, known_n=False),
+        pd.concat([theory[~theory.known_n], sim[~sim.known_n]]),
+        "simplex_variance_unknown_n",
+        f"**n unknown.** At p = {p_now:.2f} the simplex mean's MSE is {at_p['simplex']:.3g}: **{gain:.1f}× lower** "
+        f"than the noisy-sum / noisy-count plug-in (split f = {split:.2f}) and "
+        + (f"{vs_c:.2f}× lower than" if vs_c > 1.005 else "the same as")
+        + " the centred estimator at the same split"
+        + (" (identical under Gaussian noise at f = 0.5)" if mech == "gaussian" else "")
+        + ". "
+        f"Lines are the closed forms, circles 2,000 simulated releases (±2 SE); {within:.0%} of the circles are "
+        "within 3 SE of their line.",
+        code,
+    )
 known_gain = at_p["sum_known_n"] / at_p["simplex_known_n"]
-centre_note = ("" if relation == "replace-one" else
-               f" Centring alone does better still: {at_p['simplex_known_n'] / at_p['centred_sum_known_n']:.1f}× lower "
-               "than the simplex.")
-chart(variance_figure(theory, sim, known_n=True), pd.concat([theory[theory.known_n], sim[sim.known_n]]),
-      "simplex_variance_known_n",
-      f"**n known ({relation}).** The projection estimate's MSE is {at_p['simplex_known_n']:.3g}, "
-      + (f"{known_gain:.2f}× lower than" if known_gain > 1.001 else
-         ("the same as" if known_gain > 0.999 else f"{1 / known_gain:.1f}× higher than"))
-      + f" the plain noisy sum / n, whatever p is.{centre_note}",
-      code)
+centre_note = (
+    ""
+    if relation == "replace-one"
+    else f" Centring alone does better still: {at_p['simplex_known_n'] / at_p['centred_sum_known_n']:.1f}× lower "
+    "than the simplex."
+)
+chart(
+    variance_figure(theory, sim, known_n=True),
+    pd.concat([theory[theory.known_n], sim[sim.known_n]]),
+    "simplex_variance_known_n",
+    f"**n known ({relation}).** The projection estimate's MSE is {at_p['simplex_known_n']:.3g}, "
+    + (
+        f"{known_gain:.2f}× lower than"
+        if known_gain > 1.001
+        else ("the same as" if known_gain > 0.999 else f"{1 / known_gain:.1f}× higher than")
+    )
+    + f" the plain noisy sum / n, whatever p is.{centre_note}",
+    code,
+)
 
 # ---------------------------------------------------------------------------------------------
 # the free count
 
 if relation == "add-remove":
     st.header("The count that comes free")
-
 
     @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
     def _count(n: int, mech: str, budget: float, split: float, seed: int):
@@ -201,18 +288,28 @@ if relation == "add-remove":
         fig, df = _count(n, mech, budget, split, s.seed)
         sd = {src: grp["count"].std() for src, grp in df.groupby("source")}
         v_free = free_count_variance(radius=R, **bkw)
-    free_sd, paid_sd = sd["free count from the simplex release"], next(v for k, v in sd.items() if "plug-in" in k)
-    chart(fig, df, "simplex_free_count",
-          f"The free count has standard deviation {free_sd:.2f} (theory {np.sqrt(v_free):.2f}) and cost nothing "
-          f"beyond the sum; the plug-in's separately paid count, with {1 - split:.0%} of the budget, has "
-          f"{paid_sd:.2f} — and its sum got only {split:.0%} of the budget.",
-          f"from dpcore.experiments.studies import count_draws\nfrom dpcore.figures.simplex import count_figure\n"
-          f"df = count_draws(n={n}, {code_budget}, split={split!r}, reps=4000, rng={s.seed})\nfig = count_figure(df, {n})")
+    free_sd, paid_sd = (
+        sd["free count from the simplex release"],
+        next(v for k, v in sd.items() if "plug-in" in k),
+    )
+    chart(
+        fig,
+        df,
+        "simplex_free_count",
+        f"The free count has standard deviation {free_sd:.2f} (theory {np.sqrt(v_free):.2f}) and cost nothing "
+        f"beyond the sum; the plug-in's separately paid count, with {1 - split:.0%} of the budget, has "
+        f"{paid_sd:.2f} — and its sum got only {split:.0%} of the budget.",
+        f"from dpcore.experiments.studies import count_draws\nfrom dpcore.figures.simplex import count_figure\n"
+        f"df = count_draws(n={n}, {code_budget}, split={split!r}, reps=4000, rng={s.seed})\n"
+        f"fig = count_figure(df, {n})",
+    )
     if count_fraction > 0:
         w = extra_count_weight(count_fraction=count_fraction, **bkw)
-        st.info(f"With {count_fraction:.0%} of the budget on an extra noisy count, the two counts are combined by "
-                f"inverse-variance weighting with weight **w = {w:.3f}** on the free count. The sums are then "
-                "re-projected onto R·N* (the BLUE, never worse than the paper's m₁/N*).")
+        st.info(
+            f"With {count_fraction:.0%} of the budget on an extra noisy count, the two counts are combined by "
+            f"inverse-variance weighting with weight **w = {w:.3f}** on the free count. The sums are then "
+            "re-projected onto R·N* (the BLUE, never worse than the paper's m₁/N*)."
+        )
 
 # ---------------------------------------------------------------------------------------------
 # ledgers
@@ -221,22 +318,38 @@ st.header("What each one spends")
 with user_errors():
     x_led = sample_at(p_now, n, R, rng=s.seed)
     known = relation == "replace-one"
-    est_s = simplex_mean(x_led, bounds=(0, R), known_n=known, neighbouring=relation, count_fraction=count_fraction,
-                         rng=s.seed, **bkw)
-    rows = [{"estimator": "Simplex" + (" (known n)" if known else ""), **r} for r in est_s.ledger.to_records()]
+    est_s = simplex_mean(
+        x_led,
+        bounds=(0, R),
+        known_n=known,
+        neighbouring=relation,
+        count_fraction=count_fraction,
+        rng=s.seed,
+        **bkw,
+    )
+    rows = [
+        {"estimator": "Simplex" + (" (known n)" if known else ""), **r}
+        for r in est_s.ledger.to_records()
+    ]
     if not known:
         est_p = plugin_mean(x_led, bounds=(0, R), split=split, rng=s.seed, **bkw)
         rows += [{"estimator": "Noisy sum / noisy count", **r} for r in est_p.ledger.to_records()]
 led = pd.DataFrame(rows)
 st.dataframe(led, hide_index=True, width="stretch")
-st.markdown(f"The simplex spends {'ε' if mech == 'laplace' else 'ρ'} **once** on one vector release; the plug-in "
-            "splits the same total between a sum and a count. Both rows add up to the budget. On this sample "
-            f"(true mean {x_led.mean():.4f}) the simplex released {est_s.mean[0]:.4f}"
-            + ("" if known else f" and the plug-in {est_p.mean[0]:.4f}") + ".")
+st.markdown(
+    f"The simplex spends {'ε' if mech == 'laplace' else 'ρ'} **once** on one vector release; the plug-in "
+    "splits the same total between a sum and a count. Both rows add up to the budget. On this sample "
+    f"(true mean {x_led.mean():.4f}) the simplex released {est_s.mean[0]:.4f}"
+    + ("" if known else f" and the plug-in {est_p.mean[0]:.4f}")
+    + "."
+)
 with st.expander("Show the code"):
-    st.code(f"from dpcore.estimators.simplex import simplex_mean\n"
-            f"from dpcore.estimators.simplex_baselines import plugin_mean\n"
-            f"est = simplex_mean(x, bounds=(0, {R!r}), known_n={known}, neighbouring={relation!r}, "
-            f"count_fraction={count_fraction!r}, {code_budget}, rng={s.seed})\n"
-            f"print(est.mean, est.ledger.by_stage())", language="python")
+    st.code(
+        f"from dpcore.estimators.simplex import simplex_mean\n"
+        f"from dpcore.estimators.simplex_baselines import plugin_mean\n"
+        f"est = simplex_mean(x, bounds=(0, {R!r}), known_n={known}, neighbouring={relation!r}, "
+        f"count_fraction={count_fraction!r}, {code_budget}, rng={s.seed})\n"
+        f"print(est.mean, est.ledger.by_stage())",
+        language="python",
+    )
 simulation_notice()

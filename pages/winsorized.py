@@ -53,27 +53,75 @@ words_on_this_page("PMWM", "zCDP", "ε (pure DP)", "clipping bias", "sensitivity
 # local controls
 
 c1, c2, c3, c4 = st.columns(4)
-version = url_widget(c1.radio, "Version", ["pure", "zcdp"], key="wins_version", default="zcdp" if s.unit == "rho" else "pure",
-                     valid=lambda v: v in ("pure", "zcdp"), horizontal=True,
-                     format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
-                     help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"))
+version = url_widget(
+    c1.radio,
+    "Version",
+    ["pure", "zcdp"],
+    key="wins_version",
+    default="zcdp" if s.unit == "rho" else "pure",
+    valid=lambda v: v in ("pure", "zcdp"),
+    horizontal=True,
+    format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
+    help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"),
+)
 if version == "zcdp":
-    st.caption("ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
-               "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
-               "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
-               "is not proven for long walks, so it is not used here.")
-eta = url_widget(c2.slider, "η: expected share of outliers (trim level)", 0.0, 0.45, step=0.01, key="wins_eta",
-                 default=0.10, valid=lambda v: 0.0 <= v <= 0.45,
-                help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.")
-contam = url_widget(c3.slider, "Contamination: share of points made outliers", 0.0, 0.4, step=0.01, key="wins_contam",
-                    default=0.05, valid=lambda v: 0.0 <= v <= 0.4)
-shift = url_widget(c4.slider, "Outlier position (standard deviations to the right)", 2.0, 40.0, step=1.0,
-                   key="wins_shift", default=10.0, valid=lambda v: 2.0 <= v <= 40.0)
+    st.caption(
+        "ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
+        "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
+        "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
+        "is not proven for long walks, so it is not used here."
+    )
+eta = url_widget(
+    c2.slider,
+    "η: expected share of outliers (trim level)",
+    0.0,
+    0.45,
+    step=0.01,
+    key="wins_eta",
+    default=0.10,
+    valid=lambda v: 0.0 <= v <= 0.45,
+    help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.",
+)
+contam = url_widget(
+    c3.slider,
+    "Contamination: share of points made outliers",
+    0.0,
+    0.4,
+    step=0.01,
+    key="wins_contam",
+    default=0.05,
+    valid=lambda v: 0.0 <= v <= 0.4,
+)
+shift = url_widget(
+    c4.slider,
+    "Outlier position (standard deviations to the right)",
+    2.0,
+    40.0,
+    step=1.0,
+    key="wins_shift",
+    default=10.0,
+    valid=lambda v: 2.0 <= v <= 40.0,
+)
 c5, c6, _ = st.columns([1, 1, 2])
-c_trim = url_widget(c5.number_input, "c: points to trim per side with no outliers", 0.5, 500.0, step=0.5, key="wins_c",
-                    default=10.0, valid=lambda v: 0.5 <= v <= 500.0)
+c_trim = url_widget(
+    c5.number_input,
+    "c: points to trim per side with no outliers",
+    0.5,
+    500.0,
+    step=0.5,
+    key="wins_c",
+    default=10.0,
+    valid=lambda v: 0.5 <= v <= 500.0,
+)
 BETAS = [1.0005, 1.001, 1.005, 1.01, 1.05]
-beta = url_widget(c6.select_slider, "Grid ratio β", BETAS, key="wins_beta", default=1.001, valid=BETAS.__contains__)
+beta = url_widget(
+    c6.select_slider,
+    "Grid ratio β",
+    BETAS,
+    key="wins_beta",
+    default=1.001,
+    valid=BETAS.__contains__,
+)
 
 with user_errors():
     conv = native_budget(s.budget, version)
@@ -85,13 +133,27 @@ with user_errors():
     x = contaminate(clean, contam, shift, rng=s.seed)
 unit = "ε" if version == "pure" else "ρ"
 bkw = "epsilon" if version == "pure" else "rho"
-st.caption(f"Budget: {conv.rule}. Prior range [a, b] = [{a:.4g}, {b:.4g}] (public, loose on purpose). "
-           f"n = {x.size:,}; {int(np.floor(contam * x.size))} points moved {shift:g} sd to the right.")
+st.caption(
+    f"Budget: {conv.rule}. Prior range [a, b] = [{a:.4g}, {b:.4g}] (public, loose on purpose). "
+    f"n = {x.size:,}; {int(np.floor(contam * x.size))} points moved {shift:g} sd to the right."
+)
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _one_run(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float,
-             eta: float, c: float, beta: float, contam: float, shift: float) -> tuple:
+def _one_run(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    version: str,
+    budget: float,
+    eta: float,
+    c: float,
+    beta: float,
+    contam: float,
+    shift: float,
+) -> tuple:
     x = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
     func = winsorized_mean if version == "pure" else winsorized_mean_zcdp
     est = func(x, bounds=(a, b), eta=eta, c=c, beta=beta, rng=seed, **{bkw: budget})
@@ -101,54 +163,98 @@ def _one_run(distribution: str, n: int, d: int, skew: float, seed: int, version:
 
 
 with user_errors(), st.spinner("Running the private winsorized mean and the clipped mean…"):
-    est, base = _one_run(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, beta, contam, shift)
+    est, base = _one_run(
+        s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, beta, contam, shift
+    )
 
 dg = est.diagnostics_as(WinsorizedDiagnostics)
 L, U = float(dg.clip_interval[0][0]), float(dg.clip_interval[1][0])
 fallback = bool(dg.fallback[0])
 if fallback:
-    st.error("**Fallback fired.** The two private quantiles crossed (L̂ > Û), so PMWM used the prior range "
-             f"[{a:.4g}, {b:.4g}] instead: this release is a plain clipped mean with a wide noise scale. "
-             "It happens when a quantile walk stops before it reaches the data (small n or budget).")
+    st.error(
+        "**Fallback fired.** The two private quantiles crossed (L̂ > Û), so PMWM used the prior range "
+        f"[{a:.4g}, {b:.4g}] instead: this release is a plain clipped mean with a wide noise scale. "
+        "It happens when a quantile walk stops before it reaches the data (small n or budget)."
+    )
 for w in dg.warnings:
     if not w.startswith("Fallback"):
         st.warning(w)
 
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("PMWM estimate", f"{est.mean[0]:.4g}", f"{est.mean[0] - truth:+.3g} vs true mean", delta_color="off")
-m2.metric("Clipped mean (public bounds)", f"{base.mean[0]:.4g}", f"{base.mean[0] - truth:+.3g} vs true mean",
-          delta_color="off")
-m3.metric("Noise scale", f"{dg.noise_scale[0]:.3g}",
-          help="Laplace b = (Û − L̂)/(n ε₃)" if version == "pure" else "Gaussian sd = (Û − L̂)/(n √(2ρ₃))")
+m1.metric(
+    "PMWM estimate",
+    f"{est.mean[0]:.4g}",
+    f"{est.mean[0] - truth:+.3g} vs true mean",
+    delta_color="off",
+)
+m2.metric(
+    "Clipped mean (public bounds)",
+    f"{base.mean[0]:.4g}",
+    f"{base.mean[0] - truth:+.3g} vs true mean",
+    delta_color="off",
+)
+m3.metric(
+    "Noise scale",
+    f"{dg.noise_scale[0]:.3g}",
+    help="Laplace b = (Û − L̂)/(n ε₃)" if version == "pure" else "Gaussian sd = (Û − L̂)/(n √(2ρ₃))",
+)
 m4.metric("Trim level τ", f"{dg.tau:.3g}")
 
 fig, df = interval_histogram(x, est, true_mean=truth)
 pulled = int((df.status != "kept").sum())
 noise_word = "Laplace scale" if version == "pure" else "Gaussian sd"
-chart(fig, df, "winsorized_interval",
-      f"The private interval is [{L:.3g}, {U:.3g}]; {pulled} of {x.size:,} points ({pulled / x.size:.1%}) were pulled "
-      f"in to its edges. The noise added to the mean has {noise_word} {dg.noise_scale[0]:.3g}, against "
-      f"{base.diagnostics_as(ClippedMeanDiagnostics).noise_scale[0]:.3g} for the clipped mean over the whole prior range: PMWM lands "
-      f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
-      + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
-      s.code() + "from dpcore.figures.winsorized import contaminate\n"
-      f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
-      f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
-      f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"
-      "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()")
+chart(
+    fig,
+    df,
+    "winsorized_interval",
+    f"The private interval is [{L:.3g}, {U:.3g}]; {pulled} of {x.size:,} points ({pulled / x.size:.1%}) were pulled "
+    f"in to its edges. The noise added to the mean has {noise_word} {dg.noise_scale[0]:.3g}, against "
+    f"{base.diagnostics_as(ClippedMeanDiagnostics).noise_scale[0]:.3g} for the clipped mean over the whole "
+    "prior range: PMWM lands "
+    f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
+    + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
+    s.code() + "from dpcore.figures.winsorized import contaminate\n"
+    f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
+    f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
+    f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"
+    "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()",
+)
 
-st.caption("Budget spent: " + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.ledger.by_stage().items())
-           + f" — total {est.ledger.total():.4g}{unit}.")
+st.caption(
+    "Budget spent: "
+    + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.ledger.by_stage().items())
+    + f" — total {est.ledger.total():.4g}{unit}."
+)
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("What outliers do")
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _sweep(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float, eta: float,
-           c: float, shift: float):
-    return contamination_sweep(dataset(s).x[:, 0], np.linspace(0, 0.4, 9), shift=shift, notion=version,
-                               budget=budget, bounds=(a, b), eta=eta, c=c, reps=40, rng=seed)
+def _sweep(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    version: str,
+    budget: float,
+    eta: float,
+    c: float,
+    shift: float,
+):
+    return contamination_sweep(
+        dataset(s).x[:, 0],
+        np.linspace(0, 0.4, 9),
+        shift=shift,
+        notion=version,
+        budget=budget,
+        bounds=(a, b),
+        eta=eta,
+        c=c,
+        reps=40,
+        rng=seed,
+    )
 
 
 with user_errors(), st.spinner("Repeating both estimators 40 times at each contamination level…"):
@@ -156,13 +262,17 @@ with user_errors(), st.spinner("Repeating both estimators 40 times at each conta
 at = sweep[np.isclose(sweep.contamination, round(contam / 0.05) * 0.05)]
 pm = at[at.estimator.str.startswith(f"PMWM (η = {eta:g})")].rmse.iloc[0]
 cm = at[at.estimator.str.startswith("clipped")].rmse.iloc[0]
-chart(contamination_figure(sweep, contam), sweep, "winsorized_contamination",
-      f"With {round(contam / 0.05) * 5:.0f}% of points moved {shift:g} sd to the right, PMWM with η = {eta:g} misses "
-      f"the clean mean by {pm:.3g} (RMSE over 40 runs) and the clipped mean by {cm:.3g}: the clipped mean keeps every "
-      "outlier inside its public range, PMWM pulls them in as long as η covers their share.",
-      s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import contamination_sweep\n"
-      f"contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, notion={version!r}, "
-      f"budget={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, reps=40, rng={s.seed})")
+chart(
+    contamination_figure(sweep, contam),
+    sweep,
+    "winsorized_contamination",
+    f"With {round(contam / 0.05) * 5:.0f}% of points moved {shift:g} sd to the right, PMWM with η = {eta:g} misses "
+    f"the clean mean by {pm:.3g} (RMSE over 40 runs) and the clipped mean by {cm:.3g}: the clipped mean keeps every "
+    "outlier inside its public range, PMWM pulls them in as long as η covers their share.",
+    s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import contamination_sweep\n"
+    f"contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, notion={version!r}, "
+    f"budget={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, reps=40, rng={s.seed})",
+)
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Subsample and aggregate")
@@ -173,12 +283,27 @@ st.markdown(
 )
 s1, s2 = st.columns(2)
 STATS = ["mean", "median", "variance (MLE)"]
-statistic = url_widget(s1.radio, "Statistic per group", STATS, horizontal=True, key="wins_stat", default="mean",
-                       valid=STATS.__contains__)
+statistic = url_widget(
+    s1.radio,
+    "Statistic per group",
+    STATS,
+    horizontal=True,
+    key="wins_stat",
+    default="mean",
+    valid=STATS.__contains__,
+)
 max_size = max(2, min(500, x.size // 4))
 if max_size > 2:
-    size = url_widget(s2.slider, "Units per group", 2, max_size, step=1, key="wins_size", default=min(50, max_size),
-                      valid=lambda v: isinstance(v, int) and 2 <= v <= max_size)
+    size = url_widget(
+        s2.slider,
+        "Units per group",
+        2,
+        max_size,
+        step=1,
+        key="wins_size",
+        default=min(50, max_size),
+        valid=lambda v: isinstance(v, int) and 2 <= v <= max_size,
+    )
 else:  # a slider needs min < max: with n <= 11 rows only groups of 2 are possible
     size = 2
     s2.caption(f"Units per group: 2 (with n = {x.size} rows there is no other choice).")
@@ -187,40 +312,69 @@ sa_bounds = (a, b) if statistic != "variance (MLE)" else (0.0, (spread / 2.0) **
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _sa(distribution: str, n: int, d: int, skew: float, seed: int, version: str, budget: float, statistic: str,
-        size: int, contam: float, shift: float):
+def _sa(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    version: str,
+    budget: float,
+    statistic: str,
+    size: int,
+    contam: float,
+    shift: float,
+):
     xx = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
     stat = {"mean": "mean", "median": "median", "variance (MLE)": np.var}[statistic]
-    est = subsample_and_aggregate(xx, stat, bounds=sa_bounds, group_size=size, rng=seed, **{bkw: budget})
+    est = subsample_and_aggregate(
+        xx, stat, bounds=sa_bounds, group_size=size, rng=seed, **{bkw: budget}
+    )
     sizes = np.unique(np.geomspace(2, max(3, xx.size // 8), 12).astype(int))
-    curve = sa_error_by_group_size(xx, statistic, sizes, notion=version, budget=budget, bounds=sa_bounds,
-                                   reps=30, rng=seed)
+    curve = sa_error_by_group_size(
+        xx, statistic, sizes, notion=version, budget=budget, bounds=sa_bounds, reps=30, rng=seed
+    )
     return est, full_statistic(xx, statistic), curve
 
 
 with user_errors(), st.spinner("Running subsample and aggregate over the group sizes…"):
-    sa_est, full, curve = _sa(s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, size, contam,
-                              shift)
+    sa_est, full, curve = _sa(
+        s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, size, contam, shift
+    )
 sa_dg = sa_est.diagnostics_as(SubsampleDiagnostics)
 theta = sa_dg.group_statistics[:, 0]
 k = sa_dg.k
 if sa_dg.fallback_count:
-    st.error("**Fallback fired in the aggregator**: its private interval was inverted, so the prior range was used.")
+    st.error(
+        "**Fallback fired in the aggregator**: its private interval was inverted, so the prior range was used."
+    )
 fig, df = sa_strip(theta, sa_est, full)
-chart(fig, df, "winsorized_sa_groups",
-      f"{k} groups of {size} rows: the private aggregate is {sa_est.mean[0]:.4g}, the non-private {statistic} of all "
-      f"the data is {full:.4g} (difference {sa_est.mean[0] - full:+.3g}).",
-      s.code() + "from dpcore.estimators.subsample_aggregate import subsample_and_aggregate\n"
-      f"subsample_and_aggregate(x, {statistic!r} if {statistic!r} != 'variance (MLE)' else np.var, "
-      f"bounds={sa_bounds!r}, group_size={size}, {bkw}={budget!r}, rng={s.seed})")
+chart(
+    fig,
+    df,
+    "winsorized_sa_groups",
+    f"{k} groups of {size} rows: the private aggregate is {sa_est.mean[0]:.4g}, the non-private {statistic} of all "
+    f"the data is {full:.4g} (difference {sa_est.mean[0] - full:+.3g}).",
+    s.code() + "from dpcore.estimators.subsample_aggregate import subsample_and_aggregate\n"
+    f"subsample_and_aggregate(x, {statistic!r} if {statistic!r} != 'variance (MLE)' else np.var, "
+    f"bounds={sa_bounds!r}, group_size={size}, {bkw}={budget!r}, rng={s.seed})",
+)
 best = curve.loc[curve.rmse.idxmin()]
-chart(sa_error_figure(curve, size), curve, "winsorized_sa_error",
-      f"Over 30 random splits per size, the error is smallest with groups of {int(best.group_size)} "
-      f"({int(best.groups)} groups, RMSE {best.rmse:.3g}). Small groups give biased statistics (try the variance); "
-      "too few groups leave the private quantiles too little data"
-      + (f": from groups of {int(curve[curve.fallbacks > 0].group_size.min())} up, the aggregator fell back to the "
-         "prior range in some runs (red crosses)." if (curve.fallbacks > 0).any() else "."),
-      s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import sa_error_by_group_size\n"
-      f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
-      f"bounds={sa_bounds!r}, reps=30, rng={s.seed})")
+chart(
+    sa_error_figure(curve, size),
+    curve,
+    "winsorized_sa_error",
+    f"Over 30 random splits per size, the error is smallest with groups of {int(best.group_size)} "
+    f"({int(best.groups)} groups, RMSE {best.rmse:.3g}). Small groups give biased statistics (try the variance); "
+    "too few groups leave the private quantiles too little data"
+    + (
+        f": from groups of {int(curve[curve.fallbacks > 0].group_size.min())} up, the aggregator fell back to the "
+        "prior range in some runs (red crosses)."
+        if (curve.fallbacks > 0).any()
+        else "."
+    ),
+    s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import sa_error_by_group_size\n"
+    f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
+    f"bounds={sa_bounds!r}, reps=30, rng={s.seed})",
+)
 simulation_notice()

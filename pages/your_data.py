@@ -56,11 +56,19 @@ st.warning(
     "**not a secure differentially private release** of real data. This app keeps your file in memory "
     "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
     f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
-    f"{limits.MAX_UPLOAD_MB} MB.", icon=":material/science:")
+    f"{limits.MAX_UPLOAD_MB} MB.",
+    icon=":material/science:",
+)
 
-words_on_this_page("IOME", "PLAN", "PMWM", "zCDP", "ε (pure DP)", "add-remove", "replace-one", "oracle")
+words_on_this_page(
+    "IOME", "PLAN", "PMWM", "zCDP", "ε (pure DP)", "add-remove", "replace-one", "oracle"
+)
 
-SOURCES = {"bundled": "A bundled data set", "upload": "Upload a CSV file", "paste": "Paste CSV text"}
+SOURCES = {
+    "bundled": "A bundled data set",
+    "upload": "Upload a CSV file",
+    "paste": "Paste CSV text",
+}
 source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")
 
 
@@ -71,16 +79,24 @@ def _parse(raw: bytes) -> pd.DataFrame:
 
 with user_errors():
     if source == "bundled":
-        name = st.selectbox("Bundled data set", list(BUNDLED), format_func=lambda k: BUNDLED[k].label,
-                            key="yd_bundled")
+        name = st.selectbox(
+            "Bundled data set",
+            list(BUNDLED),
+            format_func=lambda k: BUNDLED[k].label,
+            key="yd_bundled",
+        )
         info = BUNDLED[name]
         st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
         df = bundled_frame(name)
         raw_key: object = name
     elif source == "upload":
-        up = st.file_uploader("CSV file (first row: column names)", type=None, key="yd_file",
-                              help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
-                              f"{limits.MAX_COLUMNS} columns.")
+        up = st.file_uploader(
+            "CSV file (first row: column names)",
+            type=None,
+            key="yd_file",
+            help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
+            f"{limits.MAX_COLUMNS} columns.",
+        )
         if up is None:
             st.info("Upload a CSV file to begin, or pick a bundled data set above.")
             st.stop()
@@ -88,9 +104,13 @@ with user_errors():
         df = _parse(raw)
         raw_key = raw
     else:
-        text = st.text_area("CSV text (first row: column names)", key="yd_text", height=140,
-                            max_chars=limits.MAX_UPLOAD_BYTES,
-                            placeholder="age,income\n34,52000\n51,61000\n...")
+        text = st.text_area(
+            "CSV text (first row: column names)",
+            key="yd_text",
+            height=140,
+            max_chars=limits.MAX_UPLOAD_BYTES,
+            placeholder="age,income\n34,52000\n51,61000\n...",
+        )
         if not text.strip():
             st.info("Paste CSV text to begin.")
             st.stop()
@@ -100,8 +120,10 @@ with user_errors():
 
 st.subheader("Columns")
 info_df = describe_columns(df)
-st.caption(f"{len(df):,} rows × {df.shape[1]} columns. Only numeric columns can be used; the ranges below are "
-           "read off the data and are for you, not for the release.")
+st.caption(
+    f"{len(df):,} rows × {df.shape[1]} columns. Only numeric columns can be used; the ranges below are "
+    "read off the data and are for you, not for the release."
+)
 st.dataframe(info_df, hide_index=True, width="stretch", height=min(320, 36 * (len(info_df) + 1)))
 
 numeric = info_df.loc[info_df["numeric"], "column"].tolist()
@@ -110,56 +132,107 @@ if source == "bundled":
 else:
     default_cols = numeric[:8]
 # A new file or data set starts a fresh column choice (the key follows the columns on offer).
-columns = st.multiselect("Columns to average", list(df.columns), default=default_cols,
-                         key=f"yd_columns_{source}_{abs(hash(tuple(df.columns)))}")
+columns = st.multiselect(
+    "Columns to average",
+    list(df.columns),
+    default=default_cols,
+    key=f"yd_columns_{source}_{abs(hash(tuple(df.columns)))}",
+)
 missing_in_chosen = int(df[columns].isna().any(axis=1).sum()) if columns else 0
 drop_nan = False
 if missing_in_chosen:
-    drop_nan = st.checkbox(f"Drop the {missing_in_chosen:,} rows with missing values in these columns",
-                           value=True, key="yd_dropna",
-                           help="The number of dropped rows depends on the data and is not private.")
+    drop_nan = st.checkbox(
+        f"Drop the {missing_in_chosen:,} rows with missing values in these columns",
+        value=True,
+        key="yd_dropna",
+        help="The number of dropped rows depends on the data and is not private.",
+    )
 
 st.subheader("Bounds")
-BOUNDS = {"public": "I know them (public knowledge)",
-          "private": "Estimate them privately with part of the budget",
-          "data": "Read them off the data (privacy leak)"}
-mode = st.radio("Where does each column's range come from?", list(BOUNDS), format_func=BOUNDS.get,
-                index=0 if source == "bundled" else None,
-                key="yd_bounds_mode" if source == "bundled" else "yd_bounds_mode_own",  # own file: a fresh choice
-                help="No default for your own file: a range is a choice you make, not something the app guesses.")
+BOUNDS = {
+    "public": "I know them (public knowledge)",
+    "private": "Estimate them privately with part of the budget",
+    "data": "Read them off the data (privacy leak)",
+}
+mode = st.radio(
+    "Where does each column's range come from?",
+    list(BOUNDS),
+    format_func=BOUNDS.get,
+    index=0 if source == "bundled" else None,
+    key="yd_bounds_mode"
+    if source == "bundled"
+    else "yd_bounds_mode_own",  # own file: a fresh choice
+    help="No default for your own file: a range is a choice you make, not something the app guesses.",
+)
 if mode is None:
-    st.info("Choose where the bounds come from: type the range you know, estimate it privately, or read it off "
-            "the data (flagged as a privacy leak). Nothing is estimated until you choose.")
+    st.info(
+        "Choose where the bounds come from: type the range you know, estimate it privately, or read it off "
+        "the data (flagged as a privacy leak). Nothing is estimated until you choose."
+    )
     st.stop()
 if source == "bundled":
     lo0, hi0 = load_bundled(name).bounds
-    pub = {c: (float(lo0[list(df.columns).index(c)]), float(hi0[list(df.columns).index(c)])) for c in df.columns}
+    pub = {
+        c: (float(lo0[list(df.columns).index(c)]), float(hi0[list(df.columns).index(c)]))
+        for c in df.columns
+    }
 else:
     pub = {}
-typed = source != "bundled"  # an upload's ranges are the user's; a bundled set's come from its documentation
+typed = (
+    source != "bundled"
+)  # an upload's ranges are the user's; a bundled set's come from its documentation
 if mode != "data":
-    st.caption("Type the range you know **before** looking at the data (a pixel is 0–16, a wage is ≥ 0, ...). "
-               + ("In private mode this is the coarse range the private quantiles search in; it can be wide."
-                  if mode == "private" else "Values outside it are clipped.")
-               + ("" if typed else " Prefilled with the data set's documented (public) ranges."))
-    table = pd.DataFrame({"column": columns,
-                          "lower": [pub.get(c, (np.nan, np.nan))[0] for c in columns],
-                          "upper": [pub.get(c, (np.nan, np.nan))[1] for c in columns]})
-    edited = st.data_editor(table, hide_index=True, disabled=["column"], key=f"yd_bounds_{hash(tuple(columns))}",
-                            width="stretch")
+    st.caption(
+        "Type the range you know **before** looking at the data (a pixel is 0–16, a wage is ≥ 0, ...). "
+        + (
+            "In private mode this is the coarse range the private quantiles search in; it can be wide."
+            if mode == "private"
+            else "Values outside it are clipped."
+        )
+        + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
+    )
+    table = pd.DataFrame(
+        {
+            "column": columns,
+            "lower": [pub.get(c, (np.nan, np.nan))[0] for c in columns],
+            "upper": [pub.get(c, (np.nan, np.nan))[1] for c in columns],
+        }
+    )
+    edited = st.data_editor(
+        table,
+        hide_index=True,
+        disabled=["column"],
+        key=f"yd_bounds_{hash(tuple(columns))}",
+        width="stretch",
+    )
 share = None
 quantiles = (0.01, 0.99)
 if mode == "private":
     c1, c2 = st.columns(2)
-    share = c1.slider("Share of the budget spent on the bounds", 0.05, 0.5, 0.2, 0.05, key="yd_share",
-                      help="Each estimator gets the rest; the ledger below shows the split.")
-    q = c2.select_slider("Private quantiles used as bounds", [0.001, 0.005, 0.01, 0.02, 0.05, 0.1], value=0.01,
-                         key="yd_q", format_func=lambda v: f"{v:g} and {1 - v:g}")
+    share = c1.slider(
+        "Share of the budget spent on the bounds",
+        0.05,
+        0.5,
+        0.2,
+        0.05,
+        key="yd_share",
+        help="Each estimator gets the rest; the ledger below shows the split.",
+    )
+    q = c2.select_slider(
+        "Private quantiles used as bounds",
+        [0.001, 0.005, 0.01, 0.02, 0.05, 0.1],
+        value=0.01,
+        key="yd_q",
+        format_func=lambda v: f"{v:g} and {1 - v:g}",
+    )
     quantiles = (float(q), 1.0 - float(q))
 if mode == "data":
-    st.warning("Bounds read off the data leak private information: the minimum and maximum are some "
-               "person's exact values. Established libraries (diffprivlib's PrivacyLeakWarning) flag this; "
-               "the results below are **not** differentially private.", icon=":material/warning:")
+    st.warning(
+        "Bounds read off the data leak private information: the minimum and maximum are some "
+        "person's exact values. Established libraries (diffprivlib's PrivacyLeakWarning) flag this; "
+        "the results below are **not** differentially private.",
+        icon=":material/warning:",
+    )
 
 with user_errors():
     if not columns:
@@ -173,11 +246,17 @@ with user_errors():
     else:
         lower = pd.to_numeric(edited["lower"], errors="coerce").to_numpy(dtype=float)
         upper = pd.to_numeric(edited["upper"], errors="coerce").to_numpy(dtype=float)
-        if len(lower) != len(columns) or not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-            st.info("Type a lower and an upper value for every chosen column in the table above "
-                    "(no range is assumed for you).")
+        if len(lower) != len(columns) or not (
+            np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+        ):
+            st.info(
+                "Type a lower and an upper value for every chosen column in the table above "
+                "(no range is assumed for you)."
+            )
             st.stop()
-        data = from_dataframe(df, columns, (lower, upper), nan_policy="drop" if drop_nan else "error")
+        data = from_dataframe(
+            df, columns, (lower, upper), nan_policy="drop" if drop_nan else "error"
+        )
     budget = s.budget
 
 outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
@@ -185,51 +264,109 @@ if mode == "public" and outside > 0:
     where = "the ranges you typed" if typed else "the data set's documented ranges"
     st.info(f"{outside:.1%} of the values lie outside {where}; estimators clip them.")
 peers_on = include_peers("yd_peers")
-applicable = [sp for sp in registry.applicable(data.kind, data.d, peers=peers_on)
-              if sp.notion != "none" and "oracle" not in sp.name]
+applicable = [
+    sp
+    for sp in registry.applicable(data.kind, data.d, peers=peers_on)
+    if sp.notion != "none" and "oracle" not in sp.name
+]
 specs = [sp for sp in applicable if sp.meets(budget)]
-st.caption(f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
-           "Oracle variants would need public variances (this data's own are a privacy leak) and are left out.")
+st.caption(
+    f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
+    "Oracle variants would need public variances (this data's own are a privacy leak) and are left out."
+)
 if len(specs) < len(applicable):
-    st.info(f"{len(applicable) - len(specs)} zCDP estimators are left out: a pure ε budget cannot be met by a zCDP "
-            "estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the budget as (ε, δ) or ρ to include them.")
+    st.info(
+        f"{len(applicable) - len(specs)} zCDP estimators are left out: a pure ε budget cannot be met by a zCDP "
+        "estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the budget as (ε, δ) or ρ to include them."
+    )
 
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
 
 
 @st.cache_data(show_spinner="Running every estimator…", max_entries=16, ttl=CACHE_TTL)
-def _run_all(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
-             share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
-             seed: int, peers_on: bool = False) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
+def _run_all(
+    raw_key: object,
+    columns: tuple[str, ...],
+    drop_nan: bool,
+    bounds_key: tuple,
+    mode: str,
+    share: float | None,
+    quantiles: tuple[float, float],
+    unit: str,
+    value: float,
+    delta: float,
+    seed: int,
+    peers_on: bool = False,
+) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
     b = Budget.from_unit(unit, value, delta)
     results, ledgers, refused = [], {}, {}
     for sp in specs:
         try:
-            est = run_estimator(sp, data, b, private_share=share if mode == "private" else None,
-                                coarse_bounds=data.bounds, quantiles=quantiles, rng=seed)
+            est = run_estimator(
+                sp,
+                data,
+                b,
+                private_share=share if mode == "private" else None,
+                coarse_bounds=data.bounds,
+                quantiles=quantiles,
+                rng=seed,
+            )
         except ValueError as err:  # one estimator's refusal (e.g. too few rows) leaves the others
             refused[sp.label] = str(err)
             continue
         results.append((sp, est))
         ledgers[sp.label] = est.ledger.to_records()
     if not results:
-        raise ValueError("no estimator could run on this data: "
-                         + "; ".join(f"{k}: {v}" for k, v in refused.items()))
+        raise ValueError(
+            "no estimator could run on this data: "
+            + "; ".join(f"{k}: {v}" for k, v in refused.items())
+        )
     return estimates_frame(results, data.true_mean), ledgers, refused
 
 
 @st.cache_data(show_spinner="Repeating runs…", max_entries=16, ttl=CACHE_TTL)
-def _repeat(raw_key: object, columns: tuple[str, ...], drop_nan: bool, bounds_key: tuple, mode: str,
-            share: float | None, quantiles: tuple[float, float], unit: str, value: float, delta: float,
-            seed: int, names: tuple[str, ...], reps: int) -> pd.DataFrame:
+def _repeat(
+    raw_key: object,
+    columns: tuple[str, ...],
+    drop_nan: bool,
+    bounds_key: tuple,
+    mode: str,
+    share: float | None,
+    quantiles: tuple[float, float],
+    unit: str,
+    value: float,
+    delta: float,
+    seed: int,
+    names: tuple[str, ...],
+    reps: int,
+) -> pd.DataFrame:
     b = Budget.from_unit(unit, value, delta)
     chosen = [registry.get(n) for n in names]
-    return repeated_frame(chosen, data, b, reps, seed, private_share=share if mode == "private" else None,
-                          coarse_bounds=data.bounds, quantiles=quantiles)
+    return repeated_frame(
+        chosen,
+        data,
+        b,
+        reps,
+        seed,
+        private_share=share if mode == "private" else None,
+        coarse_bounds=data.bounds,
+        quantiles=quantiles,
+    )
 
 
-args = (raw_key, tuple(columns), drop_nan, bounds_key, mode, share, quantiles, s.unit, s.budget_value, s.delta,
-        s.seed)
+args = (
+    raw_key,
+    tuple(columns),
+    drop_nan,
+    bounds_key,
+    mode,
+    share,
+    quantiles,
+    s.unit,
+    s.budget_value,
+    s.delta,
+    s.seed,
+)
 with user_errors():
     if not specs:
         raise ValueError("no private estimator applies to these columns; choose other columns.")
@@ -239,8 +376,11 @@ st.subheader(f"One release per estimator, budget {budget}")
 run_code = (
     "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
     "from dpcore.privacy import Budget\n"
-    + (f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n" if source == "bundled"
-       else "df = pd.read_csv('your.csv')\n")
+    + (
+        f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n"
+        if source == "bundled"
+        else "df = pd.read_csv('your.csv')\n"
+    )
     + f"data = from_dataframe(df, {list(columns)!r}, "
     + ("None" if mode == "data" else f"({list(data.bounds[0])!r}, {list(data.bounds[1])!r})")
     + f", nan_policy={'drop' if drop_nan else 'error'!r})\n"
@@ -248,24 +388,38 @@ run_code = (
     + "for spec in registry.applicable(data.kind, data.d):\n"
     + "    if spec.notion == 'none' or 'oracle' in spec.name or not spec.meets(budget):\n"
     + "        continue  # oracles need a public sigma; zCDP cannot meet a pure ε budget\n"
-    + ("    from dpcore.estimators.private_bounds import run_with_private_bounds\n"
-       f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
-       f"quantiles={quantiles!r}, rng={s.seed})\n" if mode == "private" else
-       f"    est = spec.run(data, budget, rng={s.seed})\n")
+    + (
+        "    from dpcore.estimators.private_bounds import run_with_private_bounds\n"
+        f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
+        f"quantiles={quantiles!r}, rng={s.seed})\n"
+        if mode == "private"
+        else f"    est = spec.run(data, budget, rng={s.seed})\n"
+    )
     + "    print(spec.label, est.mean - data.true_mean)\n"
 )
 scale = data_scale(data)
-chart(error_bar_chart(table), table.drop(columns=["color"]), "your_data_errors",
-      one_release_sentence(table, scale, data), run_code)
+chart(
+    error_bar_chart(table),
+    table.drop(columns=["color"]),
+    "your_data_errors",
+    one_release_sentence(table, scale, data),
+    run_code,
+)
 with st.expander("Table: every estimator's error and spend"):
-    st.dataframe(table.drop(columns=["color", "name", NONPRIVATE_COLUMN]), hide_index=True, width="stretch")
+    st.dataframe(
+        table.drop(columns=["color", "name", NONPRIVATE_COLUMN]), hide_index=True, width="stretch"
+    )
 with st.expander("Non-private diagnostics (teaching only)"):
-    st.caption("These numbers are read off the data (rows clamped, the true n, failed groups). They are **not** "
-               "private and are not part of any release; they are shown only to explain the estimators.")
+    st.caption(
+        "These numbers are read off the data (rows clamped, the true n, failed groups). They are **not** "
+        "private and are not part of any release; they are shown only to explain the estimators."
+    )
     st.dataframe(table[["estimator", NONPRIVATE_COLUMN]], hide_index=True, width="stretch")
 if refused:
-    st.markdown("**Not applicable here** (left out of the chart):\n"
-                + "\n".join(f"- {label}: not applicable: {why}" for label, why in refused.items()))
+    st.markdown(
+        "**Not applicable here** (left out of the chart):\n"
+        + "\n".join(f"- {label}: not applicable: {why}" for label, why in refused.items())
+    )
 
 st.subheader("Where the budget went")
 opts_key = abs(hash(tuple(table["name"])))  # fresh widgets when the estimators on offer change
@@ -275,31 +429,64 @@ st.dataframe(led, hide_index=True, width="stretch")
 total = float(led["spent"].sum())
 if mode == "private":
     spent_bounds = float(led.loc[led["stage"].str.startswith("bounds:"), "spent"].sum())
-    st.markdown(f"{pick} spent {spent_bounds:.4g} {led['unit'].iloc[0]} ({spent_bounds / total:.0%}) on the private "
-                f"bounds and the rest on its own steps; {total:.4g} in all.")
+    st.markdown(
+        f"{pick} spent {spent_bounds:.4g} {led['unit'].iloc[0]} ({spent_bounds / total:.0%}) on the private "
+        f"bounds and the rest on its own steps; {total:.4g} in all."
+    )
 else:
     st.markdown(f"{pick} spent {total:.4g} {led['unit'].iloc[0]} in all.")
 
 st.subheader("Repeated runs: the spread")
-fast = [n for n in ("gaussian_private", "plan", "iome_paper", "pmwm_zcdp", "binary_klsu_zcdp", "plan_l1",
-                    "centred_sum_known_n_gauss", "clipped_laplace", "pmwm", "simplex_laplace", "plugin_laplace",
-                    "binary_pde") if n in set(table["name"])]
+fast = [
+    n
+    for n in (
+        "gaussian_private",
+        "plan",
+        "iome_paper",
+        "pmwm_zcdp",
+        "binary_klsu_zcdp",
+        "plan_l1",
+        "centred_sum_known_n_gauss",
+        "clipped_laplace",
+        "pmwm",
+        "simplex_laplace",
+        "plugin_laplace",
+        "binary_pde",
+    )
+    if n in set(table["name"])
+]
 labels = dict(zip(table["name"], table["estimator"], strict=True))
 c1, c2 = st.columns([3, 1])
-chosen = c1.multiselect("Estimators", table["name"].tolist(), default=fast[:5] or table["name"].tolist()[:5],
-                        format_func=labels.get, key=f"yd_rep_names_{abs(hash(tuple(sorted(table['name']))))}")
+chosen = c1.multiselect(
+    "Estimators",
+    table["name"].tolist(),
+    default=fast[:5] or table["name"].tolist()[:5],
+    format_func=labels.get,
+    key=f"yd_rep_names_{abs(hash(tuple(sorted(table['name']))))}",
+)
 reps = c2.slider("Runs each", 5, 100, 20, 5, key="yd_reps")
 if chosen:
     with user_errors():
         rep = _repeat(*args, tuple(chosen), int(reps))
-    chart(repeated_chart(rep), rep.drop(columns=["color"]), "your_data_repeats", spread_sentence(rep, scale),
-          run_code.replace("for spec in registry.applicable(data.kind, data.d):",
-                           f"from dpcore.experiments.studies import repeated_frame\n"
-                           f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
-                           f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
-                           + (f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"
-                              if mode == "private" else "") + ")\n"
-                           "for spec in []:"))
+    chart(
+        repeated_chart(rep),
+        rep.drop(columns=["color"]),
+        "your_data_repeats",
+        spread_sentence(rep, scale),
+        run_code.replace(
+            "for spec in registry.applicable(data.kind, data.d):",
+            f"from dpcore.experiments.studies import repeated_frame\n"
+            f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
+            f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
+            + (
+                f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"
+                if mode == "private"
+                else ""
+            )
+            + ")\n"
+            "for spec in []:",
+        ),
+    )
 else:
     st.info("Choose at least one estimator to repeat.")
 simulation_notice()

@@ -33,7 +33,9 @@ def test_zipf_profile_and_gaussian_std():
     s = zipf_std(4, 2.0)
     np.testing.assert_allclose(s**2, [(4 / i) ** 2 for i in range(1, 5)])
     ds = gaussian(50_000, 4, 2.0, rng=0)
-    np.testing.assert_allclose(ds.x.std(0) / ds.true_std, 1, atol=0.02)  # se of a std ~ 1/sqrt(2n) = 0.3%
+    np.testing.assert_allclose(
+        ds.x.std(0) / ds.true_std, 1, atol=0.02
+    )  # se of a std ~ 1/sqrt(2n) = 0.3%
 
 
 def test_correlated_variants_have_the_stated_covariance():

@@ -137,14 +137,17 @@ def test_parse_good_csv() -> None:
     assert list(semi.columns) == ["a", "b"] and semi["b"].sum() == 6
 
 
-@pytest.mark.parametrize(("raw", "match"), [
-    (b"", "empty"),
-    (b"   \n\n ", "blank"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a CSV"),
-    (b"PK\x03\x04\x14\x00\x06\x00", "not a CSV"),
-    (b"a,b,c\n", "no data rows"),
-    (b"a,b\n1,2\n3,4,5,6\n", "Could not read"),
-])
+@pytest.mark.parametrize(
+    ("raw", "match"),
+    [
+        (b"", "empty"),
+        (b"   \n\n ", "blank"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a CSV"),
+        (b"PK\x03\x04\x14\x00\x06\x00", "not a CSV"),
+        (b"a,b,c\n", "no data rows"),
+        (b"a,b\n1,2\n3,4,5,6\n", "Could not read"),
+    ],
+)
 def test_parse_broken_csv(raw: bytes, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         D.parse_csv(raw)
@@ -181,7 +184,9 @@ def test_from_dataframe_good_and_bad() -> None:
     with pytest.raises(ValueError, match="limit is 1"):
         D.from_dataframe(df, ["age", "income"], bounds=(0, 1e6), nan_policy="drop", max_columns=1)
     with pytest.raises(ValueError, match="at least 2"):
-        D.from_dataframe(pd.DataFrame({"a": [1.0, np.nan]}), ["a"], bounds=(0, 2), nan_policy="drop")
+        D.from_dataframe(
+            pd.DataFrame({"a": [1.0, np.nan]}), ["a"], bounds=(0, 2), nan_policy="drop"
+        )
     bits = D.from_dataframe(pd.DataFrame({"a": [0, 1, 1], "b": [True, False, True]}), bounds=(0, 1))
     assert bits.kind == "binary"
 
@@ -215,7 +220,11 @@ def test_private_bounds_ledger_and_accuracy() -> None:
         assert hi_ok[0] <= pb.upper[j] <= hi_ok[1]
     pure = D_private_bounds.private_bounds(x, (-1000, 1000), epsilon=0.7, rng=1)
     assert pure.ledger.total() == 0.7 and pure.ledger.notion == "pure"
-    assert np.all(pure.lower < pure.upper) and np.all(pure.lower >= -1000) and np.all(pure.upper <= 1000)
+    assert (
+        np.all(pure.lower < pure.upper)
+        and np.all(pure.lower >= -1000)
+        and np.all(pure.upper <= 1000)
+    )
 
 
 def test_private_bounds_constant_column_and_bad_input() -> None:
@@ -259,16 +268,28 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
     specs = registry.applicable(data.kind, data.d)
     assert len(specs) > 5
     for spec in specs:
-        if spec.spend_factor != 1.0 and budget.meets(spec.notion):  # as published: the ledger shows the overspend
-            est = D_private_bounds.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
+        if spec.spend_factor != 1.0 and budget.meets(
+            spec.notion
+        ):  # as published: the ledger shows the overspend
+            est = D_private_bounds.run_with_private_bounds(
+                spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2
+            )
             native = budget.to_native(spec.notion).value
-            assert est.ledger.total() == pytest.approx(native * (0.3 + 0.7 * spec.spend_factor), rel=1e-12), spec.name
+            assert est.ledger.total() == pytest.approx(
+                native * (0.3 + 0.7 * spec.spend_factor), rel=1e-12
+            ), spec.name
             continue
-        if not budget.meets(spec.notion):  # zCDP under a pure ε budget: refused, never run as if it met it
+        if not budget.meets(
+            spec.notion
+        ):  # zCDP under a pure ε budget: refused, never run as if it met it
             with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
-                D_private_bounds.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
+                D_private_bounds.run_with_private_bounds(
+                    spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2
+                )
             continue
-        est = D_private_bounds.run_with_private_bounds(spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2)
+        est = D_private_bounds.run_with_private_bounds(
+            spec, data, budget, share=0.3, coarse_bounds=(0, 16), rng=2
+        )
         if spec.notion == "none":
             continue
         native = budget.to_native(spec.notion).value
@@ -285,7 +306,9 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
         lo, hi = est.diagnostics.private_bounds
         assert np.all(lo >= 0) and np.all(hi <= 16) and np.all(lo < hi)
     with pytest.raises(ValueError, match="share"):
-        D_private_bounds.run_with_private_bounds(specs[1], data, budget, share=0.6, coarse_bounds=(0, 16))
+        D_private_bounds.run_with_private_bounds(
+            specs[1], data, budget, share=0.6, coarse_bounds=(0, 16)
+        )
 
 
 def test_oracle_refuses_a_data_derived_sigma() -> None:
@@ -303,4 +326,6 @@ def test_oracle_refuses_a_data_derived_sigma() -> None:
     assert registry.get("plan").run(data, Budget.zcdp(0.5), rng=0).mean.shape == (2,)
     assert D.load_bundled("digits").params["std_from_data"] is True
     # simulated data keep their population sigma (the teaching oracle)
-    assert registry.get("plan_oracle").run(generate("gaussian", 300, 2, rng=0), Budget.zcdp(0.5), rng=0)
+    assert registry.get("plan_oracle").run(
+        generate("gaussian", 300, 2, rng=0), Budget.zcdp(0.5), rng=0
+    )

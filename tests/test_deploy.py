@@ -24,7 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-needs_nginx = pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install -y nginx)")
+needs_nginx = pytest.mark.skipif(
+    NGINX is None, reason="nginx is not installed (apt-get install -y nginx)"
+)
 
 
 def _free_port() -> int:
@@ -39,8 +41,12 @@ def render(tmp: Path, replicas: list[int], listen: int) -> Path:
     servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
     text, count = re.subn(r"(?m)^\s*server app\d+:8501;\n", "", text)
     assert count >= 2, "deploy/nginx.conf should list its replicas as `server appN:8501;`"
-    text = text.replace("hash $dpmean_route consistent;\n", "hash $dpmean_route consistent;\n" + servers)
-    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};").replace("/tmp/dpmean-nginx", str(tmp / "ng"))
+    text = text.replace(
+        "hash $dpmean_route consistent;\n", "hash $dpmean_route consistent;\n" + servers
+    )
+    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};").replace(
+        "/tmp/dpmean-nginx", str(tmp / "ng")
+    )
     conf = tmp / "nginx.conf"
     conf.write_text(text)
     return conf
@@ -49,10 +55,16 @@ def render(tmp: Path, replicas: list[int], listen: int) -> Path:
 @needs_nginx
 def test_nginx_config_is_valid(tmp_path: Path) -> None:
     conf = render(tmp_path, [_free_port(), _free_port()], _free_port())
-    out = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True, timeout=60, check=False)
+    out = subprocess.run(
+        [NGINX, "-t", "-c", str(conf)], capture_output=True, text=True, timeout=60, check=False
+    )
     assert out.returncode == 0, out.stderr
     text = conf.read_text()
-    for needed in ("proxy_set_header Upgrade $http_upgrade", "proxy_set_header Host $host", "hash $dpmean_route"):
+    for needed in (
+        "proxy_set_header Upgrade $http_upgrade",
+        "proxy_set_header Host $host",
+        "hash $dpmean_route",
+    ):
         assert needed in text
 
 
@@ -84,8 +96,13 @@ def _script_run_through(port: int, cookie: str) -> str:
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    ws = websocket.create_connection(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
-                                     origin=f"http://127.0.0.1:{port}", cookie=cookie, timeout=120)
+    ws = websocket.create_connection(
+        f"ws://127.0.0.1:{port}/_stcore/stream",
+        subprotocols=["streamlit"],
+        origin=f"http://127.0.0.1:{port}",
+        cookie=cookie,
+        timeout=120,
+    )
     try:
         msg = BackMsg()
         msg.rerun_script.query_string = "seed=3"
@@ -93,7 +110,9 @@ def _script_run_through(port: int, cookie: str) -> str:
         while True:
             fwd = ForwardMsg()
             fwd.ParseFromString(ws.recv())
-            if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != 2:  # 2: early, for a rerun
+            if (
+                fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != 2
+            ):  # 2: early, for a rerun
                 return ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)
     finally:
         ws.close()
@@ -104,16 +123,43 @@ def _script_run_through(port: int, cookie: str) -> str:
 def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
     ports = [_free_port(), _free_port()]
     listen = _free_port()
-    env = {**os.environ, "DPMEAN_WORKERS": "0", "STREAMLIT_SERVER_COOKIE_SECRET": "test-only-shared-secret"}
-    procs = [subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                               "--server.address", "127.0.0.1", "--server.port", str(p)], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-             for p in ports]
+    env = {
+        **os.environ,
+        "DPMEAN_WORKERS": "0",
+        "STREAMLIT_SERVER_COOKIE_SECRET": "test-only-shared-secret",
+    }
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.address",
+                "127.0.0.1",
+                "--server.port",
+                str(p),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        for p in ports
+    ]
     nginx = None
     try:
         conf = render(tmp_path, ports, listen)
-        nginx = subprocess.Popen([NGINX, "-c", str(conf), "-g", "daemon off;"], stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE, start_new_session=True)
+        nginx = subprocess.Popen(
+            [NGINX, "-c", str(conf), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         for p, proc in zip(ports, procs, strict=True):
             _wait_healthy(p, proc)
         _wait_healthy(listen, nginx, 30)

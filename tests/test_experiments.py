@@ -31,8 +31,15 @@ from dpcore.figures.compare import error_figure, headline
 from dpcore.metrics import error_split
 from dpcore.privacy import Budget
 
-SMALL = ExperimentConfig(n=400, d=4, skew=1.0, estimators=["empirical", "gaussian_private", "plan"],
-                         sweep={"budget": [0.25, 1.0]}, repetitions=3, seed=7)
+SMALL = ExperimentConfig(
+    n=400,
+    d=4,
+    skew=1.0,
+    estimators=["empirical", "gaussian_private", "plan"],
+    sweep={"budget": [0.25, 1.0]},
+    repetitions=3,
+    seed=7,
+)
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
@@ -48,14 +55,20 @@ def test_schema(small_frame: pd.DataFrame) -> None:
     f = small_frame
     assert tuple(f.columns) == COLUMNS
     assert len(f) == 3 * 2 * 3  # estimators x settings x repetitions
-    assert list(f["estimator"].unique()) == ["empirical", "gaussian_private", "plan"]  # config order
+    assert list(f["estimator"].unique()) == [
+        "empirical",
+        "gaussian_private",
+        "plan",
+    ]  # config order
     assert set(f["rep"]) == {0, 1, 2} and set(f["setting"]) == {0, 1}
     assert (f["failed"] == "").all()
     assert f["err_tv"].isna().all()  # tv only for binary data
     for m in ("l1", "l2", "linf"):
         assert (f[f"err_{m}"] >= 0).all()
         # triangle inequality of the exact identity total = sampling + clipping + noise
-        assert (f[f"err_{m}"] <= f[f"sampling_{m}"] + f[f"clipping_{m}"] + f[f"noise_{m}"] + 1e-12).all()
+        assert (
+            f[f"err_{m}"] <= f[f"sampling_{m}"] + f[f"clipping_{m}"] + f[f"noise_{m}"] + 1e-12
+        ).all()
     priv = f[f["notion"] == "zcdp"]
     # one user budget in rho: zCDP estimators run at it, and their ledgers sum to it exactly
     assert np.array_equal(priv["native_budget"].to_numpy(), priv["budget"].to_numpy())
@@ -77,7 +90,9 @@ def test_split_matches_metrics(small_frame: pd.DataFrame) -> None:
     spec = registry.get("plan")
     ekey = _key("estimator", "plan", "plan", {})
     skey = _setting_key({"n": 400, "d": 4, "skew": 1.0, "budget": row["budget"]}, SMALL)
-    est = spec.run(ds, Budget.zcdp(row["budget"]), rng=np.random.default_rng(child_seed(7, 1, ekey, skey, 1)))
+    est = spec.run(
+        ds, Budget.zcdp(row["budget"]), rng=np.random.default_rng(child_seed(7, 1, ekey, skey, 1))
+    )
     split = error_split(est, ds.x, ds.true_mean, 2.0)
     assert row["err_l2"] == pytest.approx(split["total"], rel=1e-12)
     for k in ("sampling", "clipping", "noise"):
@@ -94,7 +109,9 @@ def test_reproducible_and_executor_independent(small_frame: pd.DataFrame) -> Non
 
 
 def test_rows_do_not_depend_on_other_estimators_or_sweep_values(small_frame: pd.DataFrame) -> None:
-    sub = ExperimentConfig.from_dict({**SMALL.to_dict(), "estimators": ["plan"], "sweep": {"budget": [1.0]}})
+    sub = ExperimentConfig.from_dict(
+        {**SMALL.to_dict(), "estimators": ["plan"], "sweep": {"budget": [1.0]}}
+    )
     f = run(sub)
     ref = small_frame[(small_frame["estimator"] == "plan") & (small_frame["budget"] == 1.0)]
     cols = ["err_l2", "err_l1", "noise_l2", "clipping_l2", "sampling_l2"]
@@ -113,13 +130,21 @@ def test_common_data_across_estimators_and_budgets(small_frame: pd.DataFrame) ->
 
 def test_progress_callback() -> None:
     seen: list[tuple[int, int]] = []
-    run(ExperimentConfig.from_dict({**SMALL.to_dict(), "repetitions": 2}), progress=lambda i, t: seen.append((i, t)))
+    run(
+        ExperimentConfig.from_dict({**SMALL.to_dict(), "repetitions": 2}),
+        progress=lambda i, t: seen.append((i, t)),
+    )
     assert seen == [(1, 2), (2, 2)]
 
 
 def test_skips_estimators_that_do_not_apply() -> None:
-    cfg = ExperimentConfig(n=300, d=3, estimators=["empirical", "simplex_laplace", "binary_pde"],
-                           sweep={"budget": [1.0]}, repetitions=2)
+    cfg = ExperimentConfig(
+        n=300,
+        d=3,
+        estimators=["empirical", "simplex_laplace", "binary_pde"],
+        sweep={"budget": [1.0]},
+        repetitions=2,
+    )
     f = run(cfg)
     assert set(f["estimator"]) == {"empirical"}
     assert set(f.attrs["skipped"]) == {"simplex_laplace", "binary_pde"}
@@ -131,19 +156,32 @@ def test_every_applicable_estimator_runs_with_its_params() -> None:
     for dist, unit in (("gaussian", "eps_delta"), ("bounded", "eps"), ("binary_plan", "rho")):
         kind = ExperimentConfig(distribution=dist, skew=None).kind
         names = [s.name for s in registry.applicable(kind, 8)]
-        cfg = ExperimentConfig(distribution=dist, skew=None, n=600, d=8, unit=unit, budget=1.0,
-                               estimators=names, sweep={"budget": [1.0]}, repetitions=1)
+        cfg = ExperimentConfig(
+            distribution=dist,
+            skew=None,
+            n=600,
+            d=8,
+            unit=unit,
+            budget=1.0,
+            estimators=names,
+            sweep={"budget": [1.0]},
+            repetitions=1,
+        )
         f = run(cfg)
         # under a pure ε budget zCDP estimators are skipped, with the reason recorded
         meets = [n for n in names if unit != "eps" or registry.get(n).notion != "zcdp"]
         assert set(f["estimator"]) == set(meets)
         assert set(f.attrs["skipped"]) == set(names) - set(meets)
-        assert all("cannot be met by a zCDP estimator" in why for why in f.attrs["skipped"].values())
+        assert all(
+            "cannot be met by a zCDP estimator" in why for why in f.attrs["skipped"].values()
+        )
         assert (f["failed"] == "").all(), f.loc[f["failed"] != "", ["estimator", "failed"]]
         assert np.isfinite(f["err_l2"]).all()
         priv = f[f["notion"] != "none"]
         # the labelled reproduction of the authors' code spends 9x its 0.0625 centring share
-        expected = priv["native_budget"] * np.where(priv["estimator"] == "plan_as_published", 1.5, 1.0)
+        expected = priv["native_budget"] * np.where(
+            priv["estimator"] == "plan_as_published", 1.5, 1.0
+        )
         assert np.allclose(priv["ledger_total"], expected, rtol=1e-12)
         if kind == "binary":
             assert np.allclose(f["err_tv"], 0.5 * f["err_l1"])
@@ -154,9 +192,19 @@ def test_every_applicable_estimator_runs_with_its_params() -> None:
 
 def test_vectorised_noise_repetitions() -> None:
     """resample="noise": one dataset, repetitions redraw noise; the simplex family is one batched call."""
-    cfg = ExperimentConfig(distribution="bounded", skew=0.0, n=500, d=3, unit="eps", budget=1.0,
-                           estimators=["simplex_laplace", "sum_known_n_laplace_replace", "plan"],
-                           sweep={"budget": [1.0]}, repetitions=400, resample="noise", seed=3)
+    cfg = ExperimentConfig(
+        distribution="bounded",
+        skew=0.0,
+        n=500,
+        d=3,
+        unit="eps",
+        budget=1.0,
+        estimators=["simplex_laplace", "sum_known_n_laplace_replace", "plan"],
+        sweep={"budget": [1.0]},
+        repetitions=400,
+        resample="noise",
+        seed=3,
+    )
     f = run(cfg)
     assert f["sampling_l2"].nunique() == 1
     sx = f[f["estimator"] == "sum_known_n_laplace_replace"]
@@ -176,7 +224,9 @@ def test_bad_config() -> None:
     with pytest.raises(ValueError, match="budget"):
         ExperimentConfig.from_dict({"sweep": {"budget": [0.0, 1.0]}})
     with pytest.raises(ValueError, match="skew"):
-        ExperimentConfig.from_dict({"distribution": "binary_plan", "skew": 2.0, "estimators": ["empirical"]})
+        ExperimentConfig.from_dict(
+            {"distribution": "binary_plan", "skew": 2.0, "estimators": ["empirical"]}
+        )
     with pytest.raises(ValueError, match="unknown estimator"):
         run({"estimators": ["no_such"], "sweep": {"budget": [1.0]}})
     with pytest.raises(ValueError, match="valid JSON"):
@@ -187,7 +237,11 @@ def test_bad_config() -> None:
 
 def test_summaries(small_frame: pd.DataFrame) -> None:
     s = summarise(small_frame, "l2")
-    assert len(s) == 6 and (s["lo"] <= s["mean"]).all() and (s["mean"] <= s["hi"] * (1 + 1e-12) + 0).all()
+    assert (
+        len(s) == 6
+        and (s["lo"] <= s["mean"]).all()
+        and (s["mean"] <= s["hi"] * (1 + 1e-12) + 0).all()
+    )
     t = regret_table(small_frame, "l2")
     assert list(t["rank"]) == [1, 2] and "empirical" not in set(t["estimator"])
     assert t["mean_regret"].iloc[0] >= 1.0 and t["wins"].sum() == 2
@@ -201,10 +255,28 @@ def test_summaries(small_frame: pd.DataFrame) -> None:
 
 
 def test_needed_for_target_interpolates() -> None:
-    rows = [{"estimator": "a", "label": "A", "color": "#000000", "notion": "zcdp", "family": "x", "setting": i,
-             "n": 100, "d": 2, "skew": 0.0, "budget": b, "err_l2": e, "sampling_l2": 0.0, "clipping_l2": 0.0,
-             "noise_l2": e, "failed": "", "seconds": 0.0, "rep": 0}
-            for i, (b, e) in enumerate([(0.1, 4.0), (1.0, 1.0)])]
+    rows = [
+        {
+            "estimator": "a",
+            "label": "A",
+            "color": "#000000",
+            "notion": "zcdp",
+            "family": "x",
+            "setting": i,
+            "n": 100,
+            "d": 2,
+            "skew": 0.0,
+            "budget": b,
+            "err_l2": e,
+            "sampling_l2": 0.0,
+            "clipping_l2": 0.0,
+            "noise_l2": e,
+            "failed": "",
+            "seconds": 0.0,
+            "rep": 0,
+        }
+        for i, (b, e) in enumerate([(0.1, 4.0), (1.0, 1.0)])
+    ]
     out = needed_for_target(pd.DataFrame(rows), target=2.0, by="budget")
     # error ~ budget^(-0.602) on log-log: 2 = 4 (b/0.1)^slope -> b = 0.1 * 10^(log 2 / log 4) = 0.1 * sqrt(10)
     assert out["budget_needed"].iloc[0] == pytest.approx(0.1 * math.sqrt(10), rel=1e-12)
@@ -216,7 +288,9 @@ def test_default_estimators_apply() -> None:
         assert names and names[0] == "empirical"
         ok = {s.name for s in registry.applicable(kind, 32)}
         assert set(names) <= ok
-    assert "pmwm" in default_estimators("real", "eps") and "pmwm_zcdp" in default_estimators("real", "rho")
+    assert "pmwm" in default_estimators("real", "eps") and "pmwm_zcdp" in default_estimators(
+        "real", "rho"
+    )
 
 
 def test_shipped_configs_valid() -> None:
@@ -227,9 +301,17 @@ def test_shipped_configs_valid() -> None:
 
 
 def _gaussian_b(estimators: list[str]) -> pd.Series:
-    cfg = ExperimentConfig(distribution="gaussian", data_params={"mean": 10.0}, n=4000, d=128,
-                           estimators=estimators, sweep={"skew": [0.0, 2.0]}, budget=0.125,
-                           repetitions=6, seed=11)
+    cfg = ExperimentConfig(
+        distribution="gaussian",
+        data_params={"mean": 10.0},
+        n=4000,
+        d=128,
+        estimators=estimators,
+        sweep={"skew": [0.0, 2.0]},
+        budget=0.125,
+        repetitions=6,
+        seed=11,
+    )
     f = run(cfg)
     m = f.groupby(["skew", "estimator"])["err_l2"].mean().unstack()
     return m["iome_paper"] / m[estimators[0]]
@@ -267,14 +349,25 @@ def test_plan_paper_gaussian_b_finding_private_variances() -> None:
 
 
 def test_cli_tiny_config(tmp_path: Path) -> None:
-    cfg = ExperimentConfig(name="tiny", n=300, d=3, estimators=["empirical", "gaussian_private"],
-                           sweep={"budget": [0.5, 1.0]}, repetitions=2)
+    cfg = ExperimentConfig(
+        name="tiny",
+        n=300,
+        d=3,
+        estimators=["empirical", "gaussian_private"],
+        sweep={"budget": [0.5, 1.0]},
+        repetitions=2,
+    )
     path = tmp_path / "tiny.json"
     path.write_text(cfg.to_json())
     out = tmp_path / "out"
     # as a user runs it (python -m: the module runs as __main__)
-    proc = subprocess.run([sys.executable, "-m", "dpcore.experiments", str(path), "--out", str(out)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpcore.experiments", str(path), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     frame = pd.read_csv(out / "results.csv")
     assert len(frame) == 8 and list(frame.columns) == list(COLUMNS)
@@ -288,15 +381,23 @@ def test_cli_tiny_config(tmp_path: Path) -> None:
 def test_pure_budget_skips_zcdp_estimators_and_ranks_only_pure_ones() -> None:
     """Issue 11 item 4: under a pure ε budget the runner never runs a zCDP estimator at ρ = ε²/2 as
     if it met the budget; it is skipped with the reason, and the ranking holds pure ones only."""
-    cfg = ExperimentConfig(distribution="gaussian", n=400, d=4, unit="eps", budget=1.0,
-                           estimators=["empirical", "pmwm", "gaussian_public", "plan"],
-                           sweep={"budget": [0.5, 1.0]}, repetitions=2)
+    cfg = ExperimentConfig(
+        distribution="gaussian",
+        n=400,
+        d=4,
+        unit="eps",
+        budget=1.0,
+        estimators=["empirical", "pmwm", "gaussian_public", "plan"],
+        sweep={"budget": [0.5, 1.0]},
+        repetitions=2,
+    )
     f = run(cfg)
     assert set(f["estimator"]) == {"empirical", "pmwm"}
     assert set(f.attrs["skipped"]) == {"gaussian_public", "plan"}
     assert set(regret_table(f, "l2")["estimator"]) == {"pmwm"}
     assert "zcdp" not in set(default_estimators("real", "eps", 4)) | {
-        registry.get(n).notion for n in default_estimators("real", "eps", 4)}
+        registry.get(n).notion for n in default_estimators("real", "eps", 4)
+    }
     # the same estimators all run under (ε, δ), each at a conversion that meets it
     g = run(ExperimentConfig.from_dict({**cfg.to_dict(), "unit": "eps_delta"}))
     assert set(g["estimator"]) == {"empirical", "pmwm", "gaussian_public", "plan"}
@@ -309,13 +410,40 @@ def test_tail_table_counts_runs_beyond_three_times_the_point_median() -> None:
     from dpcore.experiments import tail_table
 
     errs = {"a": [1.0, 1.0, 1.0, 1.0, 10.0], "b": [2.0, 2.0, 2.0, 2.0, 5.0]}
-    rows = [{"estimator": k, "label": k.upper(), "notion": "zcdp", "setting": 0, "failed": "", "err_l2": v}
-            for k, vs in errs.items() for v in vs]
-    rows += [{"estimator": "empirical", "label": "E", "notion": "none", "setting": 0, "failed": "", "err_l2": 1.0}]
+    rows = [
+        {
+            "estimator": k,
+            "label": k.upper(),
+            "notion": "zcdp",
+            "setting": 0,
+            "failed": "",
+            "err_l2": v,
+        }
+        for k, vs in errs.items()
+        for v in vs
+    ]
+    rows += [
+        {
+            "estimator": "empirical",
+            "label": "E",
+            "notion": "none",
+            "setting": 0,
+            "failed": "",
+            "err_l2": 1.0,
+        }
+    ]
     t = tail_table(pd.DataFrame(rows)).set_index("estimator")
     assert set(t.index) == {"a", "b"}  # the non-private reference is left out
-    assert t.loc["a", "failure_rate"] == 0.2 and t.loc["a", "worst_ratio"] == 10.0 and t.loc["a", "median"] == 1.0
-    assert t.loc["b", "failure_rate"] == 0.0 and t.loc["b", "worst_ratio"] == 2.5 and t.loc["b", "runs"] == 5
+    assert (
+        t.loc["a", "failure_rate"] == 0.2
+        and t.loc["a", "worst_ratio"] == 10.0
+        and t.loc["a", "median"] == 1.0
+    )
+    assert (
+        t.loc["b", "failure_rate"] == 0.0
+        and t.loc["b", "worst_ratio"] == 2.5
+        and t.loc["b", "runs"] == 5
+    )
 
 
 def test_simulate_tv_follows_the_rng_convention():

@@ -40,9 +40,16 @@ def test_epsilon_delta_curve_data_is_what_is_drawn():
 
 
 def test_error_split_chart_has_the_three_sources_and_total():
-    df = pd.DataFrame({"estimator": ["A"], "sampling": [1.0], "clipping": [0.2], "noise": [0.5], "total": [1.1]})
+    df = pd.DataFrame(
+        {"estimator": ["A"], "sampling": [1.0], "clipping": [0.2], "noise": [0.5], "total": [1.1]}
+    )
     fig = error_split_chart(df)
-    assert [t.name for t in fig.data] == ["sampling error", "clipping bias", "DP noise", "total error"]
+    assert [t.name for t in fig.data] == [
+        "sampling error",
+        "clipping bias",
+        "DP noise",
+        "total error",
+    ]
 
 
 def test_rgba():

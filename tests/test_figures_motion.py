@@ -24,7 +24,9 @@ def test_plan_steps_frames_follow_the_run():
     np.testing.assert_allclose(c, b * factor[:, None])
     assert df[df.step == "c"].clipped.sum() == int(dg.clipped.sum())
     with pytest.raises(ValueError, match="PLAN estimate"):
-        plan_steps_animation(ds.x, get("pmwm_zcdp").run(ds, Budget.zcdp(0.5), rng=1), (0, 1), true_mean=ds.true_mean)
+        plan_steps_animation(
+            ds.x, get("pmwm_zcdp").run(ds, Budget.zcdp(0.5), rng=1), (0, 1), true_mean=ds.true_mean
+        )
 
 
 def test_exponent_sweep_frames_are_the_closed_form():
@@ -32,6 +34,8 @@ def test_exponent_sweep_frames_are_the_closed_form():
     fig, df = exponent_sweep_animation(sigma, 1000, 0.3)
     assert len(fig.frames) == df.exponent.nunique()
     for e in (0.0, 0.25, 0.5):
-        np.testing.assert_allclose(df[df.exponent == e].noise_std, exponent_noise_std(sigma, 1000, 0.3, e))
+        np.testing.assert_allclose(
+            df[df.exponent == e].noise_std, exponent_noise_std(sigma, 1000, 0.3, e)
+        )
     flat = df[df.exponent == 0.0].noise_std.to_numpy()
     assert np.allclose(flat, flat[0])  # no scaling: the same noise in every coordinate

@@ -75,13 +75,21 @@ def test_clip_ellipse_semi_axes_are_C_over_s_for_any_exponent(data16, exponent):
     coords = (2, 9)
     _, df = plan_steps_figure(data16.x, est, coords, true_mean=data16.true_mean)
     semi = est.diagnostics.clip_radius / est.diagnostics.scale[list(coords)]
-    np.testing.assert_allclose(semi, est.diagnostics.clip_radius * est.diagnostics.extra["sigma_hat"][list(coords)]
-                               ** (2 * exponent), rtol=1e-12)
+    np.testing.assert_allclose(
+        semi,
+        est.diagnostics.clip_radius
+        * est.diagnostics.extra["sigma_hat"][list(coords)] ** (2 * exponent),
+        rtol=1e-12,
+    )
     ell = _part(df, "d", "clip ellipse (original space)")[["x", "y"]].to_numpy()
-    np.testing.assert_allclose((((ell - est.diagnostics.center[list(coords)]) / semi) ** 2).sum(axis=1), 1.0, atol=TOL)
+    np.testing.assert_allclose(
+        (((ell - est.diagnostics.center[list(coords)]) / semi) ** 2).sum(axis=1), 1.0, atol=TOL
+    )
 
 
-def test_two_dimensional_clipped_points_lie_on_the_circle_and_the_picture_averages_to_the_estimate(data2):
+def test_two_dimensional_clipped_points_lie_on_the_circle_and_the_picture_averages_to_the_estimate(
+    data2,
+):
     est = _run(data2)
     dg = est.diagnostics
     assert dg.clipped.sum() > 5
@@ -93,11 +101,16 @@ def test_two_dimensional_clipped_points_lie_on_the_circle_and_the_picture_averag
     np.testing.assert_allclose(np.hypot(pulled.x, pulled.y), C, rtol=1e-12)
     assert np.all(np.hypot(before.x, before.y) > C)
     # pulled radially: same direction as before
-    np.testing.assert_allclose(np.arctan2(pulled.y, pulled.x), np.arctan2(before.y, before.x), atol=1e-12)
+    np.testing.assert_allclose(
+        np.arctan2(pulled.y, pulled.x), np.arctan2(before.y, before.x), atol=1e-12
+    )
     kept = _part(df, "c", "kept")
     assert np.all(np.hypot(kept.x, kept.y) <= C)
-    np.testing.assert_allclose(kept[["x", "y"]].to_numpy(),
-                               (data2.x[kept.row.to_numpy()] - dg.center) * dg.scale, rtol=1e-12)
+    np.testing.assert_allclose(
+        kept[["x", "y"]].to_numpy(),
+        (data2.x[kept.row.to_numpy()] - dg.center) * dg.scale,
+        rtol=1e-12,
+    )
     ball = _part(df, "c", "clip ball (scaled space)")
     np.testing.assert_allclose(np.hypot(ball.x, ball.y), C, rtol=1e-12)
     # panel (d) holds exactly the rows PLAN averaged: their mean is the noiseless estimate
@@ -119,7 +132,9 @@ def test_high_dimensional_slice_colours_by_the_estimators_mask(data16):
     assert np.all(np.hypot(pulled.x, pulled.y) <= C * (1 + 1e-12))
     a = _part(df, "a", "data")
     np.testing.assert_array_equal(a.clipped.to_numpy(bool), dg.clipped[a.row.to_numpy()])
-    np.testing.assert_array_equal(a[["x", "y"]].to_numpy(), data16.x[np.ix_(a.row.to_numpy(), coords)])
+    np.testing.assert_array_equal(
+        a[["x", "y"]].to_numpy(), data16.x[np.ix_(a.row.to_numpy(), coords)]
+    )
     # no point outside the drawn circle escapes clipping; some clipped points sit inside it
     sc = _part(df, "b", "scaled")
     outside = np.hypot(sc.x, sc.y) > C
@@ -129,8 +144,9 @@ def test_high_dimensional_slice_colours_by_the_estimators_mask(data16):
     assert sm["clipped"] == int(dg.clipped.sum())
     assert 0 < sm["inside_drawn"] < sm["clipped"]
     # (b) shape: the spread ratio shrinks to its square root for p = 2 (oracle scaling sigma^(-1/2))
-    assert sm["ratio_after"] == pytest.approx(sm["ratio_before"] / math.sqrt(data16.true_std[0] / data16.true_std[3]),
-                                              rel=1e-12)
+    assert sm["ratio_after"] == pytest.approx(
+        sm["ratio_before"] / math.sqrt(data16.true_std[0] / data16.true_std[3]), rel=1e-12
+    )
 
 
 def test_iome_ball_overlay_is_the_rotated_ball_seen_in_original_space(data16):
@@ -139,7 +155,9 @@ def test_iome_ball_overlay_is_the_rotated_ball_seen_in_original_space(data16):
     _, df = plan_steps_figure(data16.x, est, (1, 4), true_mean=data16.true_mean, iome=io)
     ball = _part(df, "d", "IOME clip ball (original space)")[["x", "y"]].to_numpy()
     centre = io.diagnostics.extra["ball_center"][[1, 4]]
-    np.testing.assert_allclose(np.hypot(*(ball - centre).T), io.diagnostics.extra["ball_radius"], rtol=1e-12)
+    np.testing.assert_allclose(
+        np.hypot(*(ball - centre).T), io.diagnostics.extra["ball_radius"], rtol=1e-12
+    )
 
 
 def test_subsample_is_seeded_uniform_and_keeps_the_mask():
@@ -151,7 +169,9 @@ def test_subsample_is_seeded_uniform_and_keeps_the_mask():
     assert len(a) == 700 and a.row.is_unique
     np.testing.assert_array_equal(a.row, _part(df2, "a", "data").row)
     np.testing.assert_array_equal(a.row, subsample(5000, 700, 5))
-    np.testing.assert_array_equal(a.clipped.to_numpy(bool), est.diagnostics.clipped[a.row.to_numpy()])
+    np.testing.assert_array_equal(
+        a.clipped.to_numpy(bool), est.diagnostics.clipped[a.row.to_numpy()]
+    )
     np.testing.assert_array_equal(subsample(10, 700), np.arange(10))
     with pytest.raises(ValueError, match="max_points"):
         subsample(10, 0)
@@ -173,8 +193,12 @@ def test_one_coordinate_mode_draws_intervals():
     ball = _part(df, "c", "clip ball (scaled space)").x.dropna()
     assert set(np.round(ball, 12)) == {round(-dg.clip_radius, 12), round(dg.clip_radius, 12)}
     ell = _part(df, "a", "clip ellipse (original space)").x.dropna().to_numpy()
-    np.testing.assert_allclose(np.unique(ell), dg.center[0] + np.array([-1, 1]) * dg.clip_radius / dg.scale[0])
-    _fig, ndf = noise_figure([("PLAN", "#08519c", est)], (0,), true_mean=ds.true_mean, empirical_mean=ds.x.mean(0))
+    np.testing.assert_allclose(
+        np.unique(ell), dg.center[0] + np.array([-1, 1]) * dg.clip_radius / dg.scale[0]
+    )
+    _fig, ndf = noise_figure(
+        [("PLAN", "#08519c", est)], (0,), true_mean=ds.true_mean, empirical_mean=ds.x.mean(0)
+    )
     assert ndf.std_x.iloc[0] == dg.noise_std[0]
 
 
@@ -199,8 +223,12 @@ def test_noise_ellipse_stds_equal_the_diagnostics(data16):
     est = _run(data16, variances="private")
     io = iome_paper(data16.x, rho=0.5, bounds=data16.bounds, rng=0)
     coords = (0, 7)
-    _, df = noise_figure([("PLAN", "#08519c", est), ("IOME", "#cb181d", io)], coords, true_mean=data16.true_mean,
-                         empirical_mean=data16.x.mean(axis=0))
+    _, df = noise_figure(
+        [("PLAN", "#08519c", est), ("IOME", "#cb181d", io)],
+        coords,
+        true_mean=data16.true_mean,
+        empirical_mean=data16.x.mean(axis=0),
+    )
     for label, e in (("PLAN", est), ("IOME", io)):
         sd = e.diagnostics.noise_std[list(coords)]
         part = df[df.estimator == label]
@@ -229,12 +257,15 @@ def test_noise_shapes_frame_and_error_split(data16):
     np.testing.assert_allclose(df.sampling_std, df.sigma / math.sqrt(data16.n), rtol=1e-15)
     assert [t.type for t in fig.data] == ["bar"] * 3 + ["scatter"]
     # PLAN (oracle, p = 2): noise std proportional to sigma^(1/2)
-    r = df[df.estimator == "PLAN"].noise_std.to_numpy() / data16.true_std ** 0.5
+    r = df[df.estimator == "PLAN"].noise_std.to_numpy() / data16.true_std**0.5
     np.testing.assert_allclose(r, r[0], rtol=1e-12)
-    split = error_split_frame([(lab, e) for lab, _, e in entries], data16.x, data16.true_mean, p=2.0)
+    split = error_split_frame(
+        [(lab, e) for lab, _, e in entries], data16.x, data16.true_mean, p=2.0
+    )
     for k, (_, _, e) in enumerate(entries):
-        assert split.iloc[k][["sampling", "clipping", "noise", "total"]].to_dict() == \
-            error_split(e, data16.x, data16.true_mean, 2.0)
+        assert split.iloc[k][["sampling", "clipping", "noise", "total"]].to_dict() == error_split(
+            e, data16.x, data16.true_mean, 2.0
+        )
     assert len(error_split_chart(split).data) == 4
 
 
@@ -249,19 +280,29 @@ def test_exponent_curve_matches_the_theory_reference_curves(p):
     n, rho3 = 4000, 0.3
     _, df = exponent_curve(sigma, n, rho3, p, current=0.1)
     at = df.set_index("exponent")
-    assert at.loc[0.0, "noise"] == pytest.approx(theory.gaussian_mechanism_noise_error(sigma, n, rho3, p), rel=1e-12)
-    assert at.loc[1 / (p + 2), "noise"] == pytest.approx(theory.plan_noise_error(sigma, n, rho3, p), rel=1e-12)
-    assert at.loc[0.5, "noise"] == pytest.approx(theory.equal_split_noise_error(sigma, n, rho3, p), rel=1e-12)
+    assert at.loc[0.0, "noise"] == pytest.approx(
+        theory.gaussian_mechanism_noise_error(sigma, n, rho3, p), rel=1e-12
+    )
+    assert at.loc[1 / (p + 2), "noise"] == pytest.approx(
+        theory.plan_noise_error(sigma, n, rho3, p), rel=1e-12
+    )
+    assert at.loc[0.5, "noise"] == pytest.approx(
+        theory.equal_split_noise_error(sigma, n, rho3, p), rel=1e-12
+    )
     # the minimum is PLAN's exponent (Appendix C), and the named points are labelled
     assert df.exponent[df.noise.idxmin()] == pytest.approx(1 / (p + 2), abs=1e-12)
-    assert set(df.point) - {""} == {"no scaling (e = 0)", f"PLAN (e = 1/{p + 2:g})", "equal split (e = 1/2)"}
+    assert set(df.point) - {""} == {
+        "no scaling (e = 0)",
+        f"PLAN (e = 1/{p + 2:g})",
+        "equal split (e = 1/2)",
+    }
     assert 0.1 in set(df.exponent)
     np.testing.assert_allclose(df.sampling, theory.sampling_error(sigma, n, p), rtol=1e-15)
     assert np.all(df.total >= np.maximum(df.noise, df.sampling) - 1e-15)
     if p == 2.0:
         # symmetric about 1/4: (sum sigma^(2-4e)) (sum sigma^(4e)) is invariant under e -> 1/2 - e
         np.testing.assert_allclose(df.noise.to_numpy(), df.noise.to_numpy()[::-1], rtol=1e-9)
-        np.testing.assert_allclose(df.total ** 2, df.noise ** 2 + df.sampling ** 2, rtol=1e-12)
+        np.testing.assert_allclose(df.total**2, df.noise**2 + df.sampling**2, rtol=1e-12)
 
 
 def test_exponent_curve_is_flat_without_skew_and_survives_a_constant_column():
@@ -294,7 +335,15 @@ def test_jitter_moves_only_the_drawn_points_and_keeps_the_frame_exact():
         dx = np.abs(np.asarray(t1.x, float) - np.asarray(t0.x, float))
         dy = np.abs(np.asarray(t1.y, float) - np.asarray(t0.y, float))
         if t0.name in ("row kept as it is", "row clipped (in d dimensions)") and t0.xaxis == "x":
-            assert np.nanmax(dx, initial=0) <= 0.03 * span[0] and np.nanmax(dy, initial=0) <= 0.03 * span[1]
+            assert (
+                np.nanmax(dx, initial=0) <= 0.03 * span[0]
+                and np.nanmax(dy, initial=0) <= 0.03 * span[1]
+            )
             assert len(dx) == 0 or np.nanmax(dx) > 0
-        if t0.name in ("clip ball, radius C", "clip ball mapped back (ellipse)", "true mean", "private mean"):
+        if t0.name in (
+            "clip ball, radius C",
+            "clip ball mapped back (ellipse)",
+            "true mean",
+            "private mean",
+        ):
             assert np.nanmax(dx) == 0 and np.nanmax(dy) == 0

@@ -21,8 +21,16 @@ BUDGET = Budget.zcdp(0.5)
 @pytest.fixture(scope="module")
 def real_entries():
     ds = generate("gaussian", 1000, 8, 2.0, rng=3)
-    names = ["plan", "plan_noscale", "iome_paper", "gaussian_public", "gaussian_private", "pmwm_zcdp", "pmwm",
-             "clipped_laplace"]
+    names = [
+        "plan",
+        "plan_noscale",
+        "iome_paper",
+        "gaussian_public",
+        "gaussian_private",
+        "pmwm_zcdp",
+        "pmwm",
+        "clipped_laplace",
+    ]
     entries, skipped = studies.run_gallery(ds, BUDGET, names, COORDS, seed=11)
     assert not skipped
     return ds, {e.name: e for e in entries}
@@ -34,7 +42,9 @@ def test_plan_ellipse_is_the_clip_radius_over_the_scale_around_the_centre(real_e
     dg = e.estimate.diagnostics
     assert e.region.kind == "ellipse"
     np.testing.assert_allclose(e.region.center, dg.center[list(COORDS)], rtol=0, atol=0)
-    np.testing.assert_allclose(e.region.semi_axes, dg.clip_radius / dg.scale[list(COORDS)], rtol=1e-15)
+    np.testing.assert_allclose(
+        e.region.semi_axes, dg.clip_radius / dg.scale[list(COORDS)], rtol=1e-15
+    )
     # every outline point is exactly on ||(x - c) * s|| = C in these two coordinates
     u = (e.region.outline - e.region.center) * dg.scale[list(COORDS)]
     np.testing.assert_allclose(np.linalg.norm(u, axis=1), dg.clip_radius, rtol=1e-12)
@@ -92,11 +102,15 @@ def test_noise_shapes_use_the_run_noise_std_and_the_right_family(real_entries):
         std = e.estimate.diagnostics.noise_std[list(COORDS)]
         assert e.noise.kind == "gaussian"
         np.testing.assert_allclose(e.noise.scale, std, rtol=1e-15)
-        np.testing.assert_array_equal(e.noise.center, e.estimate.diagnostics.noiseless_mean[list(COORDS)])
+        np.testing.assert_array_equal(
+            e.noise.center, e.estimate.diagnostics.noiseless_mean[list(COORDS)]
+        )
     for name in ("pmwm", "clipped_laplace"):
         e = by[name]
         assert e.noise.kind == "laplace"
-        np.testing.assert_allclose(e.noise.scale, e.estimate.diagnostics.noise_std[list(COORDS)] / math.sqrt(2))
+        np.testing.assert_allclose(
+            e.noise.scale, e.estimate.diagnostics.noise_std[list(COORDS)] / math.sqrt(2)
+        )
     # PLAN's noise is smaller in the low-variance coordinate; IOME's is the same in both
     assert by["plan"].noise.scale[1] < by["plan"].noise.scale[0]
     assert by["iome_paper"].noise.scale[0] == by["iome_paper"].noise.scale[1]

@@ -83,40 +83,55 @@ def test_parse_csv_counts_header_fields_before_any_parsing(monkeypatch):
         raise AssertionError("sniffed a 40,000-column header")
 
     monkeypatch.setattr(csv.Sniffer, "sniff", boom)
-    raw = (",".join(f"c{i}" for i in range(40_000)) + "\n" + ",".join(["1"] * 40_000) + "\n").encode()
+    raw = (
+        ",".join(f"c{i}" for i in range(40_000)) + "\n" + ",".join(["1"] * 40_000) + "\n"
+    ).encode()
     with pytest.raises(ValueError, match="40,000 columns; the limit is 512"):
         parse_csv(raw)
 
 
-@pytest.mark.parametrize(("change", "match"), [
-    ({"repetitions": 10**9}, "repetitions = 1,000,000,000 is too large: repetitions must be between 1 and 10,000"),
-    ({"n": 12_000, "d": 4096}, r"n \* d = 49,152,000 is too large"),
-    ({"sweep": {"n": list(range(2, 1000))}}, "sweep grid has 998 points"),
-    ({"n": None}, "n must be an integer"),
-    ({"budget": [1]}, "budget must be"),
-    ({"data_params": {"mean": "abc"}}, "data_params .* do not suit"),
-    ({"sweep": {"budget": [None]}}, "must hold finite numbers"),
-    ({"estimators": ["no_such_estimator"]}, "unknown estimator 'no_such_estimator'"),
-    ({"bounds": {"half_width": 1e300}}, "half_width"),
-])
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (
+            {"repetitions": 10**9},
+            "repetitions = 1,000,000,000 is too large: repetitions must be between 1 and 10,000",
+        ),
+        ({"n": 12_000, "d": 4096}, r"n \* d = 49,152,000 is too large"),
+        ({"sweep": {"n": list(range(2, 1000))}}, "sweep grid has 998 points"),
+        ({"n": None}, "n must be an integer"),
+        ({"budget": [1]}, "budget must be"),
+        ({"data_params": {"mean": "abc"}}, "data_params .* do not suit"),
+        ({"sweep": {"budget": [None]}}, "must hold finite numbers"),
+        ({"estimators": ["no_such_estimator"]}, "unknown estimator 'no_such_estimator'"),
+        ({"bounds": {"half_width": 1e300}}, "half_width"),
+    ],
+)
 def test_configs_have_upper_limits_and_typed_fields(change, match):
     with pytest.raises(ValueError, match=match):
         ExperimentConfig.from_dict({**ExperimentConfig().to_dict(), **change})
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ('{"budget": Infinity}', "Infinity"),
-    ('{"budget": NaN}', "NaN"),
-    ('{"notes": ' + "[" * 5000 + "]" * 5000 + "}", "nested more than"),
-    ("[" * 100_000, "nested more than"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('{"budget": Infinity}', "Infinity"),
+        ('{"budget": NaN}', "NaN"),
+        ('{"notes": ' + "[" * 5000 + "]" * 5000 + "}", "nested more than"),
+        ("[" * 100_000, "nested more than"),
+    ],
+)
 def test_config_json_constants_and_deep_nesting_are_refused(text, match):
     with pytest.raises(ValueError, match=match):
         ExperimentConfig.from_json(text)
 
 
 def test_cli_refuses_unknown_estimator_and_huge_configs(tmp_path, capsys):
-    for change in ({"estimators": ["no_such_estimator"]}, {"n": 100_000, "d": 4096}, {"repetitions": 10**9}):
+    for change in (
+        {"estimators": ["no_such_estimator"]},
+        {"n": 100_000, "d": 4096},
+        {"repetitions": 10**9},
+    ):
         path = tmp_path / "c.json"
         path.write_text(json.dumps({**ExperimentConfig().to_dict(), **change}))
         assert main([str(path), "--out", str(tmp_path / "out")]) == 2
@@ -124,8 +139,13 @@ def test_cli_refuses_unknown_estimator_and_huge_configs(tmp_path, capsys):
 
 
 def test_documented_id_field_and_empirical_only_targets():
-    cfg = ExperimentConfig(n=100, d=2, repetitions=2, sweep={"budget": [0.5, 1.0]},
-                           estimators=[{"name": "gaussian_private", "id": "mine"}, "empirical"])
+    cfg = ExperimentConfig(
+        n=100,
+        d=2,
+        repetitions=2,
+        sweep={"budget": [0.5, 1.0]},
+        estimators=[{"name": "gaussian_private", "id": "mine"}, "empirical"],
+    )
     frame = run(cfg)
     assert set(frame["estimator"]) == {"mine", "empirical"}
     assert dict(zip(frame["estimator"], frame["name"], strict=False))["mine"] == "gaussian_private"
@@ -142,13 +162,25 @@ def _bounded(x, bounds):
     return type("D", (), {"x": x, "bounds": bounds})()
 
 
-@pytest.mark.parametrize("name", ["gaussian_public", "clipped_box_zcdp", "clipped_laplace", "wwm_smith",
-                                  "pmwm_zcdp", "empirical"])
-@pytest.mark.parametrize(("bounds", "x"), [
-    ((-1e155, 1e155), np.random.default_rng(0).normal(size=(50, 3)) * 1e150),
-    ((-1.7e308, 1.7e308), np.full((50, 3), 1.7e308)),
-    ((-1e300, 1e300), np.random.default_rng(1).normal(size=(50, 3)) * 1e299),
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gaussian_public",
+        "clipped_box_zcdp",
+        "clipped_laplace",
+        "wwm_smith",
+        "pmwm_zcdp",
+        "empirical",
+    ],
+)
+@pytest.mark.parametrize(
+    ("bounds", "x"),
+    [
+        ((-1e155, 1e155), np.random.default_rng(0).normal(size=(50, 3)) * 1e150),
+        ((-1.7e308, 1.7e308), np.full((50, 3), 1.7e308)),
+        ((-1e300, 1e300), np.random.default_rng(1).normal(size=(50, 3)) * 1e299),
+    ],
+)
 def test_huge_bounds_or_values_are_refused_not_nan(name, bounds, x):
     spec = registry.get(name)
     if spec.needs_dimension == "scalar":
@@ -166,8 +198,16 @@ def test_plan_names_huge_finite_data_instead_of_calling_it_nan():
 
 def test_largest_allowed_range_gives_finite_means():
     x = np.random.default_rng(0).normal(size=(200, 3)) * 1e99
-    for name in ("gaussian_public", "clipped_box_zcdp", "clipped_laplace", "pmwm_zcdp", "empirical", "plan",
-                 "resize_gauss", "simplex_gauss"):
+    for name in (
+        "gaussian_public",
+        "clipped_box_zcdp",
+        "clipped_laplace",
+        "pmwm_zcdp",
+        "empirical",
+        "plan",
+        "resize_gauss",
+        "simplex_gauss",
+    ):
         est = registry.get(name).run(_bounded(x, (-1e100, 1e100)), Budget.zcdp(0.5), rng=0)
         assert np.all(np.isfinite(est.mean)), name
 
@@ -176,16 +216,19 @@ def test_largest_allowed_range_gives_finite_means():
 # budgets
 
 
-@pytest.mark.parametrize(("make", "match"), [
-    (lambda: Budget.approx(1, 1e-320), "delta must be at least 1e-100"),
-    (lambda: Budget.approx(1e-17, 1e-6), "epsilon must be between 1e-12 and 100"),
-    (lambda: Budget.pure(1e155), "epsilon must be between"),
-    (lambda: Budget.pure(10**400), "epsilon must be a positive finite number"),
-    (lambda: Budget.approx(1e-6, 1e-300), "delta must be at least"),
-    (lambda: Budget.pure(True), "not bool"),
-    (lambda: Budget.zcdp("0.5"), "not str"),
-    (lambda: Budget.approx(1.0, True), "not bool"),
-])
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: Budget.approx(1, 1e-320), "delta must be at least 1e-100"),
+        (lambda: Budget.approx(1e-17, 1e-6), "epsilon must be between 1e-12 and 100"),
+        (lambda: Budget.pure(1e155), "epsilon must be between"),
+        (lambda: Budget.pure(10**400), "epsilon must be a positive finite number"),
+        (lambda: Budget.approx(1e-6, 1e-300), "delta must be at least"),
+        (lambda: Budget.pure(True), "not bool"),
+        (lambda: Budget.zcdp("0.5"), "not str"),
+        (lambda: Budget.approx(1.0, True), "not bool"),
+    ],
+)
 def test_impossible_or_ambiguous_budgets_are_refused_by_name(make, match):
     with pytest.raises(ValueError, match=match):
         make()
@@ -197,7 +240,9 @@ def test_budget_limits_are_stated_in_limits():
     Budget.approx(limits.MIN_BUDGET, limits.MIN_DELTA)
 
 
-@pytest.mark.parametrize(("eps", "delta"), [(1e-12, 1e-6), (1e-12, 1e-100), (1e-9, 0.5), (100.0, 1e-100)])
+@pytest.mark.parametrize(
+    ("eps", "delta"), [(1e-12, 1e-6), (1e-12, 1e-100), (1e-9, 0.5), (100.0, 1e-100)]
+)
 def test_tiny_and_large_approx_budgets_convert_the_right_way(eps, delta):
     for method in ("cks", "standard"):
         rho = approx_to_zcdp(eps, delta, method)
@@ -215,24 +260,43 @@ def test_tiny_and_large_approx_budgets_convert_the_right_way(eps, delta):
 
 
 def test_text_cells_that_start_a_formula_are_escaped_and_numbers_are_not():
-    df = pd.DataFrame({"estimator": ["=HYPERLINK(\"http://x\")", "+1", "-a", "@SUM(1)", "\tx", "\rx", "plan"],
-                       "err": [-0.5, 1.0, -2.0, 0.0, 3.0, -1e-3, 2.0]})
+    df = pd.DataFrame(
+        {
+            "estimator": ['=HYPERLINK("http://x")', "+1", "-a", "@SUM(1)", "\tx", "\rx", "plan"],
+            "err": [-0.5, 1.0, -2.0, 0.0, 3.0, -1e-3, 2.0],
+        }
+    )
     out = escape_formulas(df)
-    assert list(out["estimator"]) == ["'=HYPERLINK(\"http://x\")", "'+1", "'-a", "'@SUM(1)", "'\tx", "'\rx", "plan"]
+    assert list(out["estimator"]) == [
+        '\'=HYPERLINK("http://x")',
+        "'+1",
+        "'-a",
+        "'@SUM(1)",
+        "'\tx",
+        "'\rx",
+        "plan",
+    ]
     assert list(out["err"]) == list(df["err"])
     text = to_csv(df).decode()
     assert "\n-0.5" not in text and ",-0.5" in text and "'=HYPERLINK" in text
 
 
 def test_cli_outputs_escape_user_supplied_ids(tmp_path):
-    cfg = ExperimentConfig(n=60, d=2, repetitions=2, sweep={"budget": [0.5, 1.0]},
-                           estimators=[{"name": "gaussian_private", "id": "=HYPERLINK(\"http://evil\")"}, "empirical"])
+    cfg = ExperimentConfig(
+        n=60,
+        d=2,
+        repetitions=2,
+        sweep={"budget": [0.5, 1.0]},
+        estimators=[{"name": "gaussian_private", "id": '=HYPERLINK("http://evil")'}, "empirical"],
+    )
     frame = run(cfg)
     write_outputs(frame, cfg, tmp_path)
     for name in ("results.csv", "summary.csv", "regret.csv"):
         text = (tmp_path / name).read_text()
         assert "'=HYPERLINK" in text, name
-        assert not any(cell.startswith("=") for row in csv.reader(text.splitlines()) for cell in row), name
+        assert not any(
+            cell.startswith("=") for row in csv.reader(text.splitlines()) for cell in row
+        ), name
 
 
 def test_size_limits_are_enforced_the_same_way_in_library_cli_and_config(tmp_path, capsys):

@@ -79,7 +79,8 @@ def _imports(module: str) -> set[str]:
                 found.add(name)
     # "from pkg import sub" names pkg and pkg.sub; keep only the most specific
     return {m for m in found if not any(o.startswith(m + ".") for o in found)} | {
-        m for m in found if m in {".".join(module.split(".")[:k]) for k in range(1, 3)}} - {"dpcore"}
+        m for m in found if m in {".".join(module.split(".")[:k]) for k in range(1, 3)}
+    } - {"dpcore"}
 
 
 GRAPH = {m: _imports(m) for m in MODULES}
@@ -91,8 +92,12 @@ def test_every_module_has_a_layer() -> None:
 
 
 def test_layers_point_down() -> None:
-    bad = [f"{m} (layer {_layer(m)}) imports {o} (layer {_layer(o)})"
-           for m, deps in GRAPH.items() for o in sorted(deps) if _layer(o) > _layer(m)]
+    bad = [
+        f"{m} (layer {_layer(m)}) imports {o} (layer {_layer(o)})"
+        for m, deps in GRAPH.items()
+        for o in sorted(deps)
+        if _layer(o) > _layer(m)
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -105,8 +110,8 @@ def test_no_import_cycles() -> None:
         state[m] = 1
         stack.append(m)
         for o in sorted(GRAPH.get(m, ())):
-            if state.get(o) == 1 and set(stack[stack.index(o):]) not in ALLOWED_CYCLES:
-                cycles.append(" -> ".join([*stack[stack.index(o):], o]))
+            if state.get(o) == 1 and set(stack[stack.index(o) :]) not in ALLOWED_CYCLES:
+                cycles.append(" -> ".join([*stack[stack.index(o) :], o]))
             elif o not in state:
                 visit(o)
         stack.pop()

@@ -26,7 +26,6 @@ def test_ruff_clean():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.xfail(reason="formatted by the lead after the merge", strict=False)
 def test_ruff_format_clean():
     ruff = _tool("ruff")
     assert ruff, "ruff is part of the test extra: pip install -e '.[test]'"
@@ -37,6 +36,8 @@ def test_ruff_format_clean():
 def test_mypy_clean():
     mypy = _tool("mypy")
     if mypy is None:
-        pytest.skip("mypy is not installed (it is part of the test extra: pip install -e '.[test]')")
+        pytest.skip(
+            "mypy is not installed (it is part of the test extra: pip install -e '.[test]')"
+        )
     proc = _run(mypy, "dpcore")  # settings in pyproject's [tool.mypy]
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -47,8 +47,15 @@ def test_reproducible_by_seed_and_scalar_input():
     assert laplace_mechanism([1.0, 2.0], 1.0, 1.0, rng=np.random.default_rng(3)).value.shape == (2,)
 
 
-@pytest.mark.parametrize("kwargs", [dict(sensitivity=0, epsilon=1), dict(sensitivity=1, epsilon=0),
-                                    dict(sensitivity=-1, epsilon=1), dict(sensitivity=1, epsilon=float("nan"))])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(sensitivity=0, epsilon=1),
+        dict(sensitivity=1, epsilon=0),
+        dict(sensitivity=-1, epsilon=1),
+        dict(sensitivity=1, epsilon=float("nan")),
+    ],
+)
 def test_bad_laplace_arguments(kwargs):
     with pytest.raises(ValueError):
         laplace_mechanism(0.0, rng=0, **kwargs)

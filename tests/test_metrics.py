@@ -35,7 +35,11 @@ def test_error_split_vectors_add_up_exactly():
     est = registry.run("gaussian_public", ds, Budget.zcdp(0.5), rng=1, radius=3.0)
     split = error_split(est, ds.x, ds.true_mean)
     xbar = ds.x.mean(0)
-    vecs = [xbar - ds.true_mean, est.diagnostics.noiseless_mean - xbar, est.mean - est.diagnostics.noiseless_mean]
+    vecs = [
+        xbar - ds.true_mean,
+        est.diagnostics.noiseless_mean - xbar,
+        est.mean - est.diagnostics.noiseless_mean,
+    ]
     np.testing.assert_allclose(sum(vecs), est.mean - ds.true_mean, atol=1e-12)
     assert split["clipping"] > 0 and split["noise"] > 0
     assert split["total"] <= split["sampling"] + split["clipping"] + split["noise"] + 1e-12

@@ -18,7 +18,9 @@ def _run_notebook() -> dict:
     with contextlib.redirect_stdout(io.StringIO()):
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
-                src = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                src = (
+                    "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+                )
                 exec(compile(src, "example_notebook", "exec"), ns)  # noqa: S102
     return ns
 
@@ -41,5 +43,7 @@ def test_notebook_matches_the_pages():
     if full:  # a long sweep shows a quick first result until the full run is asked for
         full[0].click().run()
     text = " ".join(m.value for m in at.markdown)
-    plan_at_half = frame[(frame.estimator == "plan") & np.isclose(frame.budget, 0.5)]["err_l2"].median()
+    plan_at_half = frame[(frame.estimator == "plan") & np.isclose(frame.budget, 0.5)][
+        "err_l2"
+    ].median()
     assert f"{plan_at_half:.3g}" in text  # the page reports medians (issue 15)

@@ -11,21 +11,28 @@ from dpcore.experiments import default_estimators
 from dpcore.registry import get
 
 #: Machado et al. (2009) deuteranopia simulation, severity 1.0, on linear RGB.
-MACHADO_DEUTERANOPIA = np.array([[0.367322, 0.860646, -0.227968],
-                                 [0.280085, 0.672501, 0.047413],
-                                 [-0.011820, 0.042940, 0.968881]])
+MACHADO_DEUTERANOPIA = np.array(
+    [
+        [0.367322, 0.860646, -0.227968],
+        [0.280085, 0.672501, 0.047413],
+        [-0.011820, 0.042940, 0.968881],
+    ]
+)
 #: ΔE76 = 15 is clearly distinct side by side (2.3 is a just-noticeable difference); IOME and the
 #: Gaussian mechanism were 13.3 apart before the change.
 MIN_DELTA_E = 15.0
 
 
 def _linear(hex_color: str) -> np.ndarray:
-    c = np.array([int(hex_color[k:k + 2], 16) for k in (1, 3, 5)]) / 255.0
+    c = np.array([int(hex_color[k : k + 2], 16) for k in (1, 3, 5)]) / 255.0
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
 def _lab(rgb_linear: np.ndarray) -> np.ndarray:
-    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb_linear
+    xyz = (
+        np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+        @ rgb_linear
+    )
     t = xyz / np.array([0.95047, 1.0, 1.08883])
     f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
@@ -38,7 +45,9 @@ def deuteranopia_delta_e(a: str, b: str) -> float:
 
 def test_simulation_separates_and_merges_as_expected():
     # red and green collapse under deuteranopia; blue and orange stay apart
-    assert deuteranopia_delta_e("#d62728", "#2ca02c") < 0.5 * deuteranopia_delta_e("#0072B2", "#E69F00")
+    assert deuteranopia_delta_e("#d62728", "#2ca02c") < 0.5 * deuteranopia_delta_e(
+        "#0072B2", "#E69F00"
+    )
     assert deuteranopia_delta_e("#0072B2", "#0072B2") == 0.0
 
 
@@ -46,10 +55,17 @@ def test_simulation_separates_and_merges_as_expected():
 @pytest.mark.parametrize("unit", ["rho", "eps"])
 def test_main_estimators_differ_under_deuteranopia(kind, unit):
     names = default_estimators(kind, unit, 8)
-    worst = min(((deuteranopia_delta_e(get(a).color, get(b).color), a, b)
-                 for a, b in itertools.combinations(names, 2)), default=(np.inf, "", ""))
+    worst = min(
+        (
+            (deuteranopia_delta_e(get(a).color, get(b).color), a, b)
+            for a, b in itertools.combinations(names, 2)
+        ),
+        default=(np.inf, "", ""),
+    )
     assert worst[0] >= MIN_DELTA_E, worst
 
 
 def test_iome_and_gaussian_mechanism_differ_under_deuteranopia():
-    assert deuteranopia_delta_e(get("iome_paper").color, get("gaussian_private").color) >= MIN_DELTA_E
+    assert (
+        deuteranopia_delta_e(get("iome_paper").color, get("gaussian_private").color) >= MIN_DELTA_E
+    )

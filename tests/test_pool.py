@@ -31,7 +31,17 @@ def test_round_robin_between_lanes() -> None:
     assert done[-2:] == [("light", 0), ("light", 1)]
     # after the gate: heavy, light, heavy, light, then the rest of heavy (a FIFO queue would
     # have run all six heavy jobs before the first light one)
-    assert pool.dispatched == ["first", "heavy", "light", "heavy", "light", "heavy", "heavy", "heavy", "heavy"]
+    assert pool.dispatched == [
+        "first",
+        "heavy",
+        "light",
+        "heavy",
+        "light",
+        "heavy",
+        "heavy",
+        "heavy",
+        "heavy",
+    ]
     pool.shutdown()
 
 
@@ -66,7 +76,9 @@ def test_errors_reach_the_caller_and_the_pool_goes_on() -> None:
         bad.result(timeout=10)
     assert pool.lane("a").submit(int, "7").result(timeout=10) == 7
     pool.shutdown()
-    late = FairPool(pool._executor, max_in_flight=1).lane("z").submit(int, "1")  # shut-down inner pool
+    late = (
+        FairPool(pool._executor, max_in_flight=1).lane("z").submit(int, "1")
+    )  # shut-down inner pool
     with pytest.raises(RuntimeError):
         late.result(timeout=10)
 
@@ -92,7 +104,9 @@ def test_frames_identical_with_and_without_the_process_pool() -> None:
     """The app's Compare default (five estimators, a budget sweep), smaller: the same frame, bit
     for bit (every column but the timing), in the script thread and through two worker processes
     shared by two interleaved lanes."""
-    cfg = ExperimentConfig(n=400, d=8, estimators=default_estimators("real", "rho", 8), repetitions=3, seed=7)
+    cfg = ExperimentConfig(
+        n=400, d=8, estimators=default_estimators("real", "rho", 8), repetitions=3, seed=7
+    )
     other = ExperimentConfig(n=300, d=4, estimators=["empirical", "plan"], repetitions=4, seed=8)
     here, here_other = run(cfg), run(other)
     pool = FairPool(process_pool(2), max_in_flight=2)
@@ -104,5 +118,7 @@ def test_frames_identical_with_and_without_the_process_pool() -> None:
     finally:
         pool.shutdown()
     for x, y in ((here, pooled), (here_other, pooled_other)):
-        pd.testing.assert_frame_equal(x.drop(columns="seconds"), y.drop(columns="seconds"), check_exact=True)
+        pd.testing.assert_frame_equal(
+            x.drop(columns="seconds"), y.drop(columns="seconds"), check_exact=True
+        )
     assert set(pool.dispatched) == {"session-a", "session-b"}

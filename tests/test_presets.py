@@ -13,15 +13,22 @@ from dpcore.experiments import run
 from dpcore.experiments.presets import PRESETS, Claim, check_claim
 
 #: (preset, seeds, repetitions or None for the preset's own)
-CASES = [("skew_favours_plan", (1, 2), 4), ("no_skew_tie", (1, 2), 4), ("heavy_tails", (1, 2, 3), None),
-         ("free_lunch", (1, 2, 3), None), ("sparse_binary", (1, 2), 4)]
+CASES = [
+    ("skew_favours_plan", (1, 2), 4),
+    ("no_skew_tie", (1, 2), 4),
+    ("heavy_tails", (1, 2, 3), None),
+    ("free_lunch", (1, 2, 3), None),
+    ("sparse_binary", (1, 2), 4),
+]
 
 
 def test_every_preset_is_checked() -> None:
     assert {c[0] for c in CASES} == set(PRESETS)
 
 
-@pytest.mark.parametrize(("key", "seed", "reps"), [(k, s, r) for k, seeds, r in CASES for s in seeds])
+@pytest.mark.parametrize(
+    ("key", "seed", "reps"), [(k, s, r) for k, seeds, r in CASES for s in seeds]
+)
 def test_preset_claim_holds(key: str, seed: int, reps: int | None) -> None:
     preset = PRESETS[key]
     overrides = {"seed": seed, "estimators": list(preset.claim.contenders)}
@@ -50,8 +57,9 @@ def test_claims_are_private_and_within_one_guarantee() -> None:
 
 def test_claim_sentence_is_computed_not_written() -> None:
     """A claim that does not hold says so, naming the estimator that did win."""
-    cfg = PRESETS["heavy_tails"].experiment(estimators=["plan", "iome_paper"], repetitions=3,
-                                            sweep={"budget": [0.25, 1.0]})
+    cfg = PRESETS["heavy_tails"].experiment(
+        estimators=["plan", "iome_paper"], repetitions=3, sweep={"budget": [0.25, 1.0]}
+    )
     frame = run(cfg)
     wrong = Claim("wins", ("plan", "iome_paper"), winner="plan", margin=1.0)
     result = check_claim(frame, wrong)

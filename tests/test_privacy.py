@@ -31,14 +31,17 @@ def test_cks_is_tighter_and_matches_its_formula():
             assert cks < zcdp_to_approx(rho, delta, "standard")
             # check against a brute-force grid minimum of the CKS expression
             best = min(
-                a * rho + (math.log(1 / delta) + (a - 1) * math.log1p(-1 / a) - math.log(a)) / (a - 1)
+                a * rho
+                + (math.log(1 / delta) + (a - 1) * math.log1p(-1 / a) - math.log(a)) / (a - 1)
                 for a in (1 + 10 ** (k / 200) for k in range(-1600, 800))
             )
             # the grid minimum is an upper bound; the optimiser must reach it (grid step 1.2%)
             assert best * (1 - 1e-4) <= cks <= best * (1 + 1e-9)
 
 
-@given(st.floats(0.001, 20), st.sampled_from([1e-9, 1e-6, 1e-3]), st.sampled_from(["cks", "standard"]))
+@given(
+    st.floats(0.001, 20), st.sampled_from([1e-9, 1e-6, 1e-3]), st.sampled_from(["cks", "standard"])
+)
 def test_inverse_conversion_round_trips(rho, delta, method):
     eps = zcdp_to_approx(rho, delta, method)
     assert approx_to_zcdp(eps, delta, method) == pytest.approx(rho, rel=1e-6)
@@ -82,7 +85,9 @@ def test_from_unit():
 
 def test_ledger_sums_by_composition_and_rejects_negative():
     led = Ledger("zcdp")
-    parts = split_budget(1.0, {"centre": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625})
+    parts = split_budget(
+        1.0, {"centre": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625}
+    )
     for stage, amount in parts.items():
         led.charge(stage, amount)
     assert led.total() == pytest.approx(1.0, abs=1e-15)

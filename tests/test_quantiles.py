@@ -51,7 +51,9 @@ def _call(kind: str, x, q, bounds, budget=1.0, rng=0):
             x, q, bounds, epsilon_threshold=budget, epsilon_query=budget, rng=rng
         ).value
     if kind == "uq_rho":
-        return unbounded_quantile(x, q, bounds, rho_threshold=budget, rho_query=budget, rng=rng).value
+        return unbounded_quantile(
+            x, q, bounds, rho_threshold=budget, rho_query=budget, rng=rng
+        ).value
     raise AssertionError(kind)
 
 
@@ -153,7 +155,9 @@ def test_binary_search_makes_exactly_steps_noisy_counts(steps):
 def test_binary_search_trace_counts_are_exact_and_value_consistent():
     x = np.random.default_rng(4).normal(size=(40, 3))
     tr = binary_search_trace(x, 0.3, (-3, 3), rho=0.5, steps=9, rng=1)
-    np.testing.assert_array_equal(tr.counts, (x[None, :, :] <= tr.midpoints[:, None, :]).sum(axis=1))
+    np.testing.assert_array_equal(
+        tr.counts, (x[None, :, :] <= tr.midpoints[:, None, :]).sum(axis=1)
+    )
     np.testing.assert_array_equal(tr.value, 0.5 * (tr.lower + tr.upper))
     top = binary_search_quantile(x, 0.3, (-3, 3), rho=0.5, steps=9, rng=1, return_top=True)
     np.testing.assert_array_equal(top, tr.upper)
@@ -563,13 +567,16 @@ BUDGET_NAME = {
 }
 FAST = settings(max_examples=25, deadline=None)
 kinds = st.sampled_from(sorted(CALLS))
-good_data = st.lists(
-    st.floats(-100, 100, allow_nan=False), min_size=2, max_size=12
-).map(np.array)
+good_data = st.lists(st.floats(-100, 100, allow_nan=False), min_size=2, max_size=12).map(np.array)
 
 
 @FAST
-@given(kind=kinds, data=good_data, idx=st.integers(0, 11), bad=st.sampled_from([np.nan, np.inf, -np.inf]))
+@given(
+    kind=kinds,
+    data=good_data,
+    idx=st.integers(0, 11),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf]),
+)
 def test_nan_or_inf_in_x_raises(kind, data, idx, bad):
     x = data.copy()
     x[idx % x.size] = bad
@@ -628,7 +635,9 @@ def test_bad_steps_raise(steps):
 @pytest.mark.parametrize("beta", [1.0, 0.5, -2, float("nan"), float("inf"), "x"])
 def test_bad_beta_raises(beta):
     with pytest.raises(ValueError, match="beta"):
-        unbounded_quantile(np.arange(5.0), 0.5, (0, 5), epsilon_threshold=1, epsilon_query=1, beta=beta)
+        unbounded_quantile(
+            np.arange(5.0), 0.5, (0, 5), epsilon_threshold=1, epsilon_query=1, beta=beta
+        )
 
 
 def test_grid_too_fine_raises():
@@ -679,8 +688,12 @@ def test_binary_search_column_blocks_give_identical_counts(shape):
     x[: shape[0] // 4] = np.round(x[: shape[0] // 4], 1)
     d = shape[1]
     lo, hi = np.full(d, -3.0), np.full(d, 3.0)
-    c_order = QB._binary_search(np.ascontiguousarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
-    f_order = QB._binary_search(np.asfortranarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8))
+    c_order = QB._binary_search(
+        np.ascontiguousarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8)
+    )
+    f_order = QB._binary_search(
+        np.asfortranarray(x), 0.4, lo, hi, 1.0, 15, np.random.default_rng(8)
+    )
     for a, b in zip(c_order, f_order, strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(

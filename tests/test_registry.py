@@ -34,7 +34,9 @@ def test_every_applicable_estimator_runs_and_spends_exactly_its_budget(kind):
         assert est.estimator == spec.name
         assert est.diagnostics.noiseless_mean.shape == (ds.d,), spec.name
         native = budget.to_native(spec.notion).value
-        if spec.name == "plan_as_published":  # the authors' tripled-data centre: 9 x its 0.0625 share
+        if (
+            spec.name == "plan_as_published"
+        ):  # the authors' tripled-data centre: 9 x its 0.0625 share
             native *= 1.0 + 8 * 0.0625
         assert est.ledger.total() == pytest.approx(native, rel=1e-12, abs=0), spec.name
 

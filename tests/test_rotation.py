@@ -45,13 +45,17 @@ def test_vectors_and_large_shapes_use_the_kronecker_path() -> None:
 def test_hadamard_transform_is_an_involution() -> None:
     x = np.random.default_rng(2).standard_normal((4, 512))
     np.testing.assert_allclose(hadamard_transform(hadamard_transform(x)), x, atol=1e-12)
-    np.testing.assert_allclose(hadamard_transform(x), x @ (hadamard(512) / np.sqrt(512)), atol=1e-12)
+    np.testing.assert_allclose(
+        hadamard_transform(x), x @ (hadamard(512) / np.sqrt(512)), atol=1e-12
+    )
     with pytest.raises(ValueError, match="power-of-two"):
         hadamard_transform(np.ones((2, 3)))
 
 
 def test_same_seed_same_rotation_and_bad_input() -> None:
-    np.testing.assert_array_equal(RandomizedHadamard(10, rng=5).signs, RandomizedHadamard(10, rng=5).signs)
+    np.testing.assert_array_equal(
+        RandomizedHadamard(10, rng=5).signs, RandomizedHadamard(10, rng=5).signs
+    )
     with pytest.raises(ValueError, match="d must be"):
         RandomizedHadamard(0)
     with pytest.raises(ValueError, match="columns"):
@@ -70,6 +74,7 @@ def test_forward_columns_with_centre_across_chunks(n: int, d: int) -> None:
     assert cols.shape == (R.dim, n) and cols.flags.c_contiguous
     np.testing.assert_allclose(cols.T, R.forward(x - centre), atol=1e-12)
     if d <= 100:
-        np.testing.assert_allclose(cols.T[:, :], np.pad(x - centre, ((0, 0), (0, R.dim - d))) @ R.matrix().T,
-                                   atol=1e-10)
+        np.testing.assert_allclose(
+            cols.T[:, :], np.pad(x - centre, ((0, 0), (0, R.dim - d))) @ R.matrix().T, atol=1e-10
+        )
     np.testing.assert_allclose(R.inverse(cols.T), x - centre, atol=1e-10)

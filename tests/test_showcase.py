@@ -1,4 +1,5 @@
-"""dpcore.experiments.studies.why_plan_wins: the Home evidence frames, and the win rate is the strict-minimum fraction."""
+"""dpcore.experiments.studies.why_plan_wins: the Home evidence frames, and the win rate is the
+strict-minimum fraction."""
 
 import pandas as pd
 import pytest
@@ -21,9 +22,17 @@ def test_frames_and_figures_small_setting():
 
 
 def test_win_rate_counts_strict_wins_only():
-    rows = [(0, "plan", 1.0), (0, "iome_paper", 2.0), (0, "gaussian_private", 3.0),
-            (1, "plan", 2.0), (1, "iome_paper", 2.0), (1, "gaussian_private", 3.0),
-            (2, "plan", 4.0), (2, "iome_paper", 2.0), (2, "gaussian_private", 3.0)]
+    rows = [
+        (0, "plan", 1.0),
+        (0, "iome_paper", 2.0),
+        (0, "gaussian_private", 3.0),
+        (1, "plan", 2.0),
+        (1, "iome_paper", 2.0),
+        (1, "gaussian_private", 3.0),
+        (2, "plan", 4.0),
+        (2, "iome_paper", 2.0),
+        (2, "gaussian_private", 3.0),
+    ]
     ev = Evidence(pd.DataFrame(rows, columns=["seed", "estimator", "error"]), pd.DataFrame(), {})
     assert ev.win_rate() == pytest.approx(1 / 3)
     assert ev.medians()["plan"] == 2.0 and ev.worst()["plan"] == 4.0
@@ -32,4 +41,3 @@ def test_win_rate_counts_strict_wins_only():
 def test_bad_seeds():
     with pytest.raises(ValueError, match="seeds"):
         why_plan_wins(seeds=0)
-

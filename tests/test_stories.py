@@ -28,9 +28,17 @@ from dpcore.theory.binary_product import SEPARATION_WARN, separation_light
 
 @pytest.fixture(scope="module")
 def oracle_frame() -> pd.DataFrame:
-    cfg = ExperimentConfig(distribution="gaussian", n=400, d=8, skew=2.0, budget=0.5, repetitions=5, seed=3,
-                           estimators=["empirical", "plan", "plan_oracle", "gaussian_private"],
-                           sweep={"budget": [0.125, 0.5, 2.0]})
+    cfg = ExperimentConfig(
+        distribution="gaussian",
+        n=400,
+        d=8,
+        skew=2.0,
+        budget=0.5,
+        repetitions=5,
+        seed=3,
+        estimators=["empirical", "plan", "plan_oracle", "gaussian_private"],
+        sweep={"budget": [0.125, 0.5, 2.0]},
+    )
     return run(cfg)
 
 
@@ -42,10 +50,30 @@ def test_oracle_is_not_private() -> None:
 def test_summary_median_and_failure_rate() -> None:
     """One blow-up moves the mean, not the median, and shows up as the failure rate."""
     errs = [1.0, 1.1, 0.9, 1.05, 500.0]
-    rows = [{"estimator": "plan", "name": "plan", "label": "P", "color": "#000000", "notion": "zcdp",
-             "family": "x", "setting": 0, "n": 10, "d": 1, "skew": 0.0, "budget": 1.0, "err_l2": e,
-             "sampling_l2": 0.5, "clipping_l2": 0.0, "noise_l2": e, "failed": "", "warnings": "", "seconds": 0.0,
-             "rep": i} for i, e in enumerate(errs)]
+    rows = [
+        {
+            "estimator": "plan",
+            "name": "plan",
+            "label": "P",
+            "color": "#000000",
+            "notion": "zcdp",
+            "family": "x",
+            "setting": 0,
+            "n": 10,
+            "d": 1,
+            "skew": 0.0,
+            "budget": 1.0,
+            "err_l2": e,
+            "sampling_l2": 0.5,
+            "clipping_l2": 0.0,
+            "noise_l2": e,
+            "failed": "",
+            "warnings": "",
+            "seconds": 0.0,
+            "rep": i,
+        }
+        for i, e in enumerate(errs)
+    ]
     s = summarise(pd.DataFrame(rows), "l2").iloc[0]
     assert s["median"] == pytest.approx(1.05) and s["mean"] > 100
     assert s["failure_rate"] == pytest.approx(1 / 5) and s["max"] == 500.0
@@ -80,27 +108,65 @@ def test_bands_are_light(oracle_frame: pd.DataFrame) -> None:
 
 def test_warning_markers_where_runs_blow_up() -> None:
     errs = [1.0, 1.1, 0.9, 1.05, 500.0]
-    rows = [{"estimator": "plan", "name": "plan", "label": "P", "color": "#08519c", "notion": "zcdp",
-             "family": "x", "setting": 0, "n": 10, "d": 1, "skew": 0.0, "budget": b, "err_l2": e,
-             "sampling_l2": 0.5, "clipping_l2": 0.0, "noise_l2": e, "failed": "", "warnings": "",
-             "seconds": 0.0, "rep": i} for i, e in enumerate(errs) for b in (1.0,)]
+    rows = [
+        {
+            "estimator": "plan",
+            "name": "plan",
+            "label": "P",
+            "color": "#08519c",
+            "notion": "zcdp",
+            "family": "x",
+            "setting": 0,
+            "n": 10,
+            "d": 1,
+            "skew": 0.0,
+            "budget": b,
+            "err_l2": e,
+            "sampling_l2": 0.5,
+            "clipping_l2": 0.0,
+            "noise_l2": e,
+            "failed": "",
+            "warnings": "",
+            "seconds": 0.0,
+            "rep": i,
+        }
+        for i, e in enumerate(errs)
+        for b in (1.0,)
+    ]
     rows += [{**r, "budget": 2.0, "setting": 1, "err_l2": 1.0} for r in rows]
     f = pd.DataFrame(rows)
-    fig, _ = error_figure(f, x="budget", metric="l2", theory_curves=False,
-                          config=ExperimentConfig(n=10, d=1, estimators=["plan"], sweep={"budget": [1.0, 2.0]}))
+    fig, _ = error_figure(
+        f,
+        x="budget",
+        metric="l2",
+        theory_curves=False,
+        config=ExperimentConfig(n=10, d=1, estimators=["plan"], sweep={"budget": [1.0, 2.0]}),
+    )
     marks = [t for t in fig.data if t.name == "warning or blow-up"]
-    assert len(marks) == 1 and list(marks[0].x) == [1.0] and "20% of runs above 3×" in marks[0].text[0]
+    assert (
+        len(marks) == 1 and list(marks[0].x) == [1.0] and "20% of runs above 3×" in marks[0].text[0]
+    )
     assert "worst 476× the median" in marks[0].text[0]
 
 
 def test_regret_within_one_guarantee() -> None:
-    cfg = ExperimentConfig(distribution="bounded", n=300, d=1, unit="eps", budget=1.0, repetitions=4, seed=2,
-                           estimators=["simplex_laplace", "plugin_laplace", "sum_known_n_laplace_replace"],
-                           sweep={"budget": [0.5, 1.0]})
+    cfg = ExperimentConfig(
+        distribution="bounded",
+        n=300,
+        d=1,
+        unit="eps",
+        budget=1.0,
+        repetitions=4,
+        seed=2,
+        estimators=["simplex_laplace", "plugin_laplace", "sum_known_n_laplace_replace"],
+        sweep={"budget": [0.5, 1.0]},
+    )
     t = regret_table(run(cfg), "l2")
     groups = dict(t.groupby("guarantee")["estimator"].apply(set))
-    assert groups == {"pure ε-DP, add-remove": {"simplex_laplace", "plugin_laplace"},
-                      "pure ε-DP, replace-one": {"sum_known_n_laplace_replace"}}
+    assert groups == {
+        "pure ε-DP, add-remove": {"simplex_laplace", "plugin_laplace"},
+        "pure ε-DP, replace-one": {"sum_known_n_laplace_replace"},
+    }
     assert t.loc[t["estimator"] == "sum_known_n_laplace_replace", "rank"].item() == 1
     assert sorted(t.loc[t["guarantee"] == "pure ε-DP, add-remove", "rank"]) == [1, 2]
     assert "side by side" in headline(run(cfg), metric="l2", unit="eps")
@@ -109,15 +175,24 @@ def test_regret_within_one_guarantee() -> None:
 def test_ledger_stage_colours_unique() -> None:
     stages = [f"stage {i}" for i in range(60)]
     assert len(set(stage_colors(stages).values())) == 60
-    df = pd.DataFrame({"estimator": ["A"] * 12, "stage": stages[:12], "spent": 1.0, "unit": "ρ", "share": 1 / 12})
+    df = pd.DataFrame(
+        {"estimator": ["A"] * 12, "stage": stages[:12], "spent": 1.0, "unit": "ρ", "share": 1 / 12}
+    )
     colors = [t.marker.color for t in ledger_chart(df).data]
     assert len(colors) == 12 and len(set(colors)) == 12
 
 
 def test_target_figure_axis_and_words() -> None:
     """Near-equal needs: an axis over at least a decade, 'about the same', never '1 times'."""
-    need = pd.DataFrame({"estimator": ["a", "b"], "label": ["A", "B"], "private": [True, True],
-                         "budget_needed": [0.124906, 0.125039], "note": ["", ""]})
+    need = pd.DataFrame(
+        {
+            "estimator": ["a", "b"],
+            "label": ["A", "B"],
+            "private": [True, True],
+            "budget_needed": [0.124906, 0.125039],
+            "note": ["", ""],
+        }
+    )
     fig, _ = target_figure(need, "budget", 0.5, "l2", {"a": "#000000", "b": "#111111"})
     lo, hi = fig.layout.xaxis.range
     assert hi - lo >= 1
@@ -126,17 +201,36 @@ def test_target_figure_axis_and_words() -> None:
     assert "1 times" not in words and "about the same" in words
     floor = need.assign(note=["already at budget = 0.125 (the sweep's smallest)"] * 2)
     assert "≤" in target_sentence(floor, "budget", 0.5, "l2")
-    oracle_first = pd.DataFrame({"estimator": ["o", "b"], "label": ["Oracle", "B"], "private": [False, True],
-                                 "budget_needed": [0.1, 0.5], "note": ["", ""]})
+    oracle_first = pd.DataFrame(
+        {
+            "estimator": ["o", "b"],
+            "label": ["Oracle", "B"],
+            "private": [False, True],
+            "budget_needed": [0.1, 0.5],
+            "note": ["", ""],
+        }
+    )
     assert "**B**" in target_sentence(oracle_first, "budget", 0.5, "l2")
 
 
 def test_binary_headline_against_every_baseline() -> None:
-    labels = {"pde": "PureDPPDE", "naive": "naive Laplace", "truncated": "truncated Laplace", "empirical": "np"}
-    text = tv_headline({"pde": 0.039, "naive": 0.090, "truncated": 0.020, "empirical": 0.01}, labels)
+    labels = {
+        "pde": "PureDPPDE",
+        "naive": "naive Laplace",
+        "truncated": "truncated Laplace",
+        "empirical": "np",
+    }
+    text = tv_headline(
+        {"pde": 0.039, "naive": 0.090, "truncated": 0.020, "empirical": 0.01}, labels
+    )
     assert text.startswith("On this dataset **truncated Laplace**") and "PureDPPDE 0.039" in text
-    summary = pd.DataFrame({"n": [1, 1, 2, 2], "estimator": ["binary_pde", "binary_truncated_laplace"] * 2,
-                            "tv_mean": [0.5, 0.2, 0.1, 0.3]})
+    summary = pd.DataFrame(
+        {
+            "n": [1, 1, 2, 2],
+            "estimator": ["binary_pde", "binary_truncated_laplace"] * 2,
+            "tv_mean": [0.5, 0.2, 0.1, 0.3],
+        }
+    )
     words = sweep_winners(summary, "n")
     assert "at n = 1" in words and "at n = 2" in words
 
@@ -144,7 +238,11 @@ def test_binary_headline_against_every_baseline() -> None:
 def test_separation_light() -> None:
     target = 16 * np.log(100 * 3 / 0.1)
     assert list(separation_light([target + 1, target - 1, SEPARATION_WARN + 0.1, 2.0], 100, 3)) == [
-        "green", "amber", "amber", "red"]
+        "green",
+        "amber",
+        "amber",
+        "red",
+    ]
 
 
 def _dataset(x: np.ndarray, lo: float, hi: float) -> Dataset:
@@ -159,10 +257,17 @@ def test_your_data_sentences() -> None:
     table = pd.DataFrame({"estimator": ["A", "B"], "l2_error": [4.0e4, 4.1e4]})
     far = one_release_sentence(table, data_scale(data), data)
     assert "bounds are probably wrong" in far and "**A**" not in far and "outside the bounds" in far
-    ok = one_release_sentence(pd.DataFrame({"estimator": ["A", "B"], "l2_error": [1.0, 2.0]}), data_scale(data))
+    ok = one_release_sentence(
+        pd.DataFrame({"estimator": ["A", "B"], "l2_error": [1.0, 2.0]}), data_scale(data)
+    )
     assert "cannot rank" in ok and "**A**" not in ok
-    rep = pd.DataFrame({"estimator": ["A"] * 3 + ["B"] * 3 + ["C"] * 3, "l2_error": [1, 2, 3, 2, 3, 4, 0.5, 0.5, 0.5],
-                        "guarantee": ["ρ-zCDP, replace-one"] * 6 + ["pure ε-DP, add-remove"] * 3})
+    rep = pd.DataFrame(
+        {
+            "estimator": ["A"] * 3 + ["B"] * 3 + ["C"] * 3,
+            "l2_error": [1, 2, 3, 2, 3, 4, 0.5, 0.5, 0.5],
+            "guarantee": ["ρ-zCDP, replace-one"] * 6 + ["pure ε-DP, add-remove"] * 3,
+        }
+    )
     words = spread_sentence(rep, scale=100.0)
     assert "**A** has the smallest median" in words and "**C** has the smallest median" in words
     assert "not ranked against each other" in words

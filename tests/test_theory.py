@@ -35,16 +35,23 @@ def test_numerical_minimiser_is_delta_to_the_2_over_p_plus_2(p: float) -> None:
     def objective(log_s: np.ndarray) -> float:
         return theory.expected_scaled_noise_pp(delta, np.exp(log_s), rho=1.0, p=p)
 
-    res = optimize.minimize(objective, np.zeros(delta.size), method="Nelder-Mead",
-                            options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 40000, "maxfev": 40000})
+    res = optimize.minimize(
+        objective,
+        np.zeros(delta.size),
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 40000, "maxfev": 40000},
+    )
     s = np.exp(res.x)
     s /= s[0]
     target = delta ** (2 / (p + 2))
     np.testing.assert_allclose(s, target / target[0], rtol=2e-3)
     best = theory.optimal_scaled_noise_pp(delta, rho=1.0, p=p)
     assert math.isclose(res.fun, best, rel_tol=1e-6)
-    assert math.isclose(theory.expected_scaled_noise_pp(delta, theory.optimal_scaling(delta, p), 1.0, p), best,
-                        rel_tol=1e-12)
+    assert math.isclose(
+        theory.expected_scaled_noise_pp(delta, theory.optimal_scaling(delta, p), 1.0, p),
+        best,
+        rel_tol=1e-12,
+    )
     # at Delta_bar = 1 the minimum is ||Delta||_{2p/(p+2)}^p times the Gaussian moment factor
     s_opt = theory.optimal_scaling(delta, p)
     s_unit = s_opt / math.sqrt(np.sum(delta**2 / s_opt**2))
@@ -70,8 +77,11 @@ def test_reference_curves_order_and_scaling() -> None:
     flat = theory.reference_curves(np.ones(64), 1000, 1.0, p=2)
     # without skew PLAN and the Gaussian mechanism coincide: ||1||_1 = sqrt(d) ||1||_2
     assert math.isclose(flat["plan"], flat["gaussian_mechanism"], rel_tol=1e-12)
-    assert math.isclose(theory.plan_noise_error(sigma, 100, 1.0, margin=2.0),
-                        2 * theory.plan_noise_error(sigma, 100, 1.0), rel_tol=1e-12)
+    assert math.isclose(
+        theory.plan_noise_error(sigma, 100, 1.0, margin=2.0),
+        2 * theory.plan_noise_error(sigma, 100, 1.0),
+        rel_tol=1e-12,
+    )
     with pytest.raises(ValueError):
         theory.plan_noise_error([1.0, np.nan], 10, 1.0)
     with pytest.raises(ValueError):
@@ -89,9 +99,13 @@ def test_premature_stop_warning_is_the_risk_above_five_percent():
 
     threshold = -math.expm1(-math.exp(-3.0))
     cases = 0
-    for n, tau, eps, (lo, hi), beta in itertools.product((20, 100, 1000, 10_000), (0.01, 0.05, 0.2),
-                                                         (0.005, 0.05, 0.5), ((-10.0, 10.0), (0.0, 1e6)),
-                                                         (1.001, 1.1)):
+    for n, tau, eps, (lo, hi), beta in itertools.product(
+        (20, 100, 1000, 10_000),
+        (0.01, 0.05, 0.2),
+        (0.005, 0.05, 0.5),
+        ((-10.0, 10.0), (0.0, 1e6)),
+        (1.001, 1.1),
+    ):
         K = quantiles.grid_size((lo, hi), beta)
         risk = float(quantiles.premature_stop_risk(n, 1.0 - tau, eps, K))
         if abs(risk - threshold) < 1e-9:

@@ -12,8 +12,13 @@ from dpcore._validation import as_generator, check_bounds, check_data
 from dpcore.limits import MAX_ABS_VALUE
 
 
-@given(arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 4)),
-              elements=st.floats(allow_nan=True, allow_infinity=True)))
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 6), st.integers(1, 4)),
+        elements=st.floats(allow_nan=True, allow_infinity=True),
+    )
+)
 def test_check_data_rejects_exactly_the_non_finite(x):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow warnings leak out of the fast path

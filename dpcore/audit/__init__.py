@@ -20,5 +20,17 @@ from dpcore.audit.estimate_loss import (
 )
 from dpcore.audit.neighbours import NeighbourPair, pairs_for
 
-__all__ = ["VARIANT_LABELS", "AuditResult", "Claim", "Event", "NeighbourPair", "audit", "audit_all",
-           "claims_for", "likelihood_ratio", "minimal_n", "pairs_for", "variants_for"]
+__all__ = [
+    "VARIANT_LABELS",
+    "AuditResult",
+    "Claim",
+    "Event",
+    "NeighbourPair",
+    "audit",
+    "audit_all",
+    "claims_for",
+    "likelihood_ratio",
+    "minimal_n",
+    "pairs_for",
+    "variants_for",
+]

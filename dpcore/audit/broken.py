@@ -39,7 +39,10 @@ VARIANT_LABELS = {
 }
 
 #: Families whose add-remove entries get the data-derived-n variant, and the entry that divides by n.
-_KNOWN_N_ENTRY = {"simplex": "simplex_known_n_{}_replace", "simplex baseline": "sum_known_n_{}_replace"}
+_KNOWN_N_ENTRY = {
+    "simplex": "simplex_known_n_{}_replace",
+    "simplex baseline": "sum_known_n_{}_replace",
+}
 
 
 def variants_for(name: str) -> list[str]:
@@ -60,7 +63,9 @@ def stronger_budget(name: str, budget: Budget) -> Budget:
     return Budget.pure(2.0 * conv.value) if spec.notion == "pure" else Budget.zcdp(4.0 * conv.value)
 
 
-def variant_runner(name: str, variant: str, budget: Budget) -> tuple[str, Callable[[NeighbourPair], Runner]]:
+def variant_runner(
+    name: str, variant: str, budget: Budget
+) -> tuple[str, Callable[[NeighbourPair], Runner]]:
     """The declared relation to audit and a factory ``pair -> runner`` for ``variant``.
 
     Raises
@@ -71,7 +76,9 @@ def variant_runner(name: str, variant: str, budget: Budget) -> tuple[str, Callab
     spec = registry.get(name)
     allowed = variants_for(name)
     if variant not in allowed:
-        raise ValueError(f"variant {variant!r} does not apply to {name!r}; choose one of {allowed}.")
+        raise ValueError(
+            f"variant {variant!r} does not apply to {name!r}; choose one of {allowed}."
+        )
     relation = spec.neighbouring
     if variant == "honest":
         return relation, lambda p: entry_runner(name, budget, p)
@@ -80,5 +87,3 @@ def variant_runner(name: str, variant: str, budget: Budget) -> tuple[str, Callab
         return relation, lambda p: entry_runner(name, strong, p)
     target = _KNOWN_N_ENTRY[spec.family].format("laplace" if spec.notion == "pure" else "gauss")
     return relation, lambda p: entry_runner(target, budget, p)
-
-

@@ -69,7 +69,6 @@ ZCDP_DELTAS = (1e-1, 5e-2, 1e-2, 1e-3)
 _LEVELS = np.linspace(0.0, 1.0, 201)
 
 
-
 @dataclass(frozen=True)
 class Claim:
     """The guarantee a budget claims: ``(ε, δ)``-DP at the stated ``δ`` (``δ = 0``: pure DP)."""
@@ -95,8 +94,10 @@ def claims_for(budget: Budget) -> list[Claim]:
         return [Claim(str(budget), "pure", budget.epsilon_value, 0.0)]
     if budget.notion == "approx":
         return [Claim(str(budget), "approx", budget.epsilon_value, budget.delta_value)]
-    return [Claim(str(budget), "zcdp", zcdp_to_approx(budget.rho_value, dl), dl, budget.rho_value)
-            for dl in ZCDP_DELTAS]
+    return [
+        Claim(str(budget), "zcdp", zcdp_to_approx(budget.rho_value, dl), dl, budget.rho_value)
+        for dl in ZCDP_DELTAS
+    ]
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,11 @@ class Event:
 
 
 _OPS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
-    ">": np.greater, "≥": np.greater_equal, "<": np.less, "≤": np.less_equal}
+    ">": np.greater,
+    "≥": np.greater_equal,
+    "<": np.less,
+    "≤": np.less_equal,
+}
 
 
 @dataclass(frozen=True)
@@ -172,11 +177,21 @@ class AuditResult:
 
     def summary(self) -> dict[str, Any]:
         """One row for a table."""
-        return {"estimator": self.estimator, "variant": self.variant, "relation": self.relation,
-                "claim": self.claim.describe(), "claimed ε": self.claim.epsilon, "δ": self.claim.delta,
-                "audited ε̂ (lower bound)": self.epsilon_lower, "plug-in ε": self.epsilon_point,
-                "confidence": self.confidence, "pair": self.pair.label, "event": self.event.describe(),
-                "hits": f"{self.hits[0]} / {self.hits[1]} of {self.draws}", "violated": self.violated}
+        return {
+            "estimator": self.estimator,
+            "variant": self.variant,
+            "relation": self.relation,
+            "claim": self.claim.describe(),
+            "claimed ε": self.claim.epsilon,
+            "δ": self.claim.delta,
+            "audited ε̂ (lower bound)": self.epsilon_lower,
+            "plug-in ε": self.epsilon_point,
+            "confidence": self.confidence,
+            "pair": self.pair.label,
+            "event": self.event.describe(),
+            "hits": f"{self.hits[0]} / {self.hits[1]} of {self.draws}",
+            "violated": self.violated,
+        }
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,10 +222,6 @@ def _log_ratio(top: np.ndarray, bottom: np.ndarray, delta: float) -> np.ndarray:
 # runners (every draw goes through registry.get(name).run)
 
 
-
-
-
-
 def statistic(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator) -> np.ndarray:
     """``draws`` values of the 1-D statistic (mean of the released coordinates) on ``x``.
 
@@ -221,8 +232,13 @@ def statistic(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator)
         return np.fromiter((float(np.mean(runner(x, g))) for _ in range(draws)), float, count=draws)
 
 
-def minimal_n(name: str, *, relation: str | None = None, d: int | None = None,
-              bounds: tuple[float, float] = (0.0, 1.0)) -> int:
+def minimal_n(
+    name: str,
+    *,
+    relation: str | None = None,
+    d: int | None = None,
+    bounds: tuple[float, float] = (0.0, 1.0),
+) -> int:
     """The smallest ``n`` in :data:`N_LADDER` on which the estimator runs on every pair."""
     spec = registry.get(name)
     rel = relation or spec.neighbouring
@@ -258,8 +274,9 @@ def _candidates(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.unique(np.quantile(pooled, _LEVELS))
 
 
-def _best_event(a: np.ndarray, b: np.ndarray, claims: Sequence[Claim], alpha: float,
-                pair_index: int) -> _Choice:
+def _best_event(
+    a: np.ndarray, b: np.ndarray, claims: Sequence[Claim], alpha: float, pair_index: int
+) -> _Choice:
     """The event, direction and claim (δ) with the largest ``ε̂ − ε_claim`` on these draws."""
     m = a.size
     t = _candidates(a, b)
@@ -284,9 +301,17 @@ def _best_event(a: np.ndarray, b: np.ndarray, claims: Sequence[Claim], alpha: fl
     return best
 
 
-def audit(name: str, budget: Budget, *, variant: str = "honest", draws: int = 2000,
-          confidence: float = 0.99, n: int | None = None, pair_keys: Sequence[str] | None = None,
-          rng: RngLike = 0) -> AuditResult:
+def audit(
+    name: str,
+    budget: Budget,
+    *,
+    variant: str = "honest",
+    draws: int = 2000,
+    confidence: float = 0.99,
+    n: int | None = None,
+    pair_keys: Sequence[str] | None = None,
+    rng: RngLike = 0,
+) -> AuditResult:
     """Audit a registered estimator on worst-case neighbours of its declared relation.
 
     Parameters
@@ -323,7 +348,9 @@ def audit(name: str, budget: Budget, *, variant: str = "honest", draws: int = 20
     """
     spec = registry.get(name)
     if spec.notion == "none":
-        raise ValueError(f"{name!r} is the non-private reference: it claims nothing, so there is nothing to audit.")
+        raise ValueError(
+            f"{name!r} is the non-private reference: it claims nothing, so there is nothing to audit."
+        )
     if int(draws) < 100:
         raise ValueError(f"draws must be at least 100 per data set; got {draws!r}.")
     if not 0.0 < float(confidence) < 1.0:
@@ -336,14 +363,18 @@ def audit(name: str, budget: Budget, *, variant: str = "honest", draws: int = 20
     if pair_keys is not None:
         known = {p.key for p in pairs}
         if not set(pair_keys) <= known:
-            raise ValueError(f"pair_keys must be among {sorted(known)} for {relation}; got {list(pair_keys)}.")
+            raise ValueError(
+                f"pair_keys must be among {sorted(known)} for {relation}; got {list(pair_keys)}."
+            )
         pairs = [p for p in pairs if p.key in pair_keys]
     claims = claims_for(budget)
     g = as_generator(rng)
     best: _Choice | None = None
     for i, p in enumerate(pairs):
         run = make(p)
-        choice = _best_event(statistic(run, p.x, draws, g), statistic(run, p.x_prime, draws, g), claims, alpha, i)
+        choice = _best_event(
+            statistic(run, p.x, draws, g), statistic(run, p.x_prime, draws, g), claims, alpha, i
+        )
         if best is None or choice.score > best.score:
             best = choice
     assert best is not None
@@ -353,16 +384,37 @@ def audit(name: str, budget: Budget, *, variant: str = "honest", draws: int = 20
     ev = best.event
     ka, kb = int(ev.hits(ta).sum()), int(ev.hits(tb).sum())
     top, bottom = (ka, kb) if ev.numerator == "D" else (kb, ka)
-    lower = float(_log_ratio(cp_lower(top, draws, alpha / 2), cp_upper(bottom, draws, alpha / 2),
-                             best.claim.delta))
+    lower = float(
+        _log_ratio(
+            cp_lower(top, draws, alpha / 2), cp_upper(bottom, draws, alpha / 2), best.claim.delta
+        )
+    )
     with np.errstate(divide="ignore"):
-        point = float(_log_ratio(np.asarray(top / draws), np.asarray(max(bottom, 0.5) / draws), best.claim.delta))
-    return AuditResult(name, variant, relation, best.claim, lower, point, float(confidence), pair, ev,
-                       (top, bottom), draws, ta, tb)
+        point = float(
+            _log_ratio(
+                np.asarray(top / draws), np.asarray(max(bottom, 0.5) / draws), best.claim.delta
+            )
+        )
+    return AuditResult(
+        name,
+        variant,
+        relation,
+        best.claim,
+        lower,
+        point,
+        float(confidence),
+        pair,
+        ev,
+        (top, bottom),
+        draws,
+        ta,
+        tb,
+    )
 
 
-def likelihood_ratio(t_d: np.ndarray, t_d_prime: np.ndarray, bins: int = 40,
-                     min_count: int = 5) -> dict[str, np.ndarray]:
+def likelihood_ratio(
+    t_d: np.ndarray, t_d_prime: np.ndarray, bins: int = 40, min_count: int = 5
+) -> dict[str, np.ndarray]:
     """Histogram both samples on common bins and return the per-bin log ratio ``ln(p_D/p_D′)``.
 
     Bins with fewer than ``min_count`` draws on either side get ``nan`` (too noisy to show);
@@ -379,12 +431,25 @@ def likelihood_ratio(t_d: np.ndarray, t_d_prime: np.ndarray, bins: int = 40,
     with np.errstate(divide="ignore", invalid="ignore"):
         lr = np.where(ok, np.log((ca / t_d.size) / (cb / t_d_prime.size)), np.nan)
         se = np.where(ok, np.sqrt(1.0 / ca + 1.0 / cb), np.nan)
-    return {"left": edges[:-1], "right": edges[1:], "centre": 0.5 * (edges[:-1] + edges[1:]),
-            "count_d": ca, "count_d_prime": cb, "log_ratio": lr, "se": se}
+    return {
+        "left": edges[:-1],
+        "right": edges[1:],
+        "centre": 0.5 * (edges[:-1] + edges[1:]),
+        "count_d": ca,
+        "count_d_prime": cb,
+        "log_ratio": lr,
+        "se": se,
+    }
 
 
-def audit_all(budget_pure: Budget, budget_zcdp: Budget, *, draws: int = 2000, confidence: float = 0.99,
-              rng: int = 0) -> list[AuditResult]:
+def audit_all(
+    budget_pure: Budget,
+    budget_zcdp: Budget,
+    *,
+    draws: int = 2000,
+    confidence: float = 0.99,
+    rng: int = 0,
+) -> list[AuditResult]:
     """Audit every private registered estimator (pure ones at ``budget_pure``, zCDP ones at
     ``budget_zcdp``); for a notebook or a report. Takes a few minutes."""
     out = []
@@ -394,5 +459,3 @@ def audit_all(budget_pure: Budget, budget_zcdp: Budget, *, draws: int = 2000, co
         b = budget_pure if spec.notion == "pure" else budget_zcdp
         out.append(audit(spec.name, b, draws=draws, confidence=confidence, rng=rng))
     return out
-
-

@@ -66,14 +66,18 @@ class NeighbourPair:
             if abs(rows - rows_p) != 1:
                 raise ValueError("an add-remove pair must differ by one row added or removed.")
         else:
-            raise ValueError(f"relation must be 'replace-one' or 'add-remove'; got {self.relation!r}.")
+            raise ValueError(
+                f"relation must be 'replace-one' or 'add-remove'; got {self.relation!r}."
+            )
 
 
 def _fmt(v: float) -> str:
     return f"{v:g}"
 
 
-def pairs_for(relation: str, *, n: int, d: int = 1, bounds: tuple[float, float] = (0.0, 1.0)) -> list[NeighbourPair]:
+def pairs_for(
+    relation: str, *, n: int, d: int = 1, bounds: tuple[float, float] = (0.0, 1.0)
+) -> list[NeighbourPair]:
     """The worst-case pairs for ``relation`` with ``n`` rows in ``d`` dimensions.
 
     Parameters
@@ -108,19 +112,49 @@ def pairs_for(relation: str, *, n: int, d: int = 1, bounds: tuple[float, float] 
     b = (lo, hi)
     if relation == "replace-one":
         return [
-            NeighbourPair("replace-low", f"{n} rows at {_fmt(lo)}; D′ replaces the last by {_fmt(hi)}",
-                          low, np.vstack([low[:-1], row_hi]), relation, b),
-            NeighbourPair("replace-high", f"{n} rows at {_fmt(hi)}; D′ replaces the last by {_fmt(lo)}",
-                          high, np.vstack([high[:-1], row_lo]), relation, b),
+            NeighbourPair(
+                "replace-low",
+                f"{n} rows at {_fmt(lo)}; D′ replaces the last by {_fmt(hi)}",
+                low,
+                np.vstack([low[:-1], row_hi]),
+                relation,
+                b,
+            ),
+            NeighbourPair(
+                "replace-high",
+                f"{n} rows at {_fmt(hi)}; D′ replaces the last by {_fmt(lo)}",
+                high,
+                np.vstack([high[:-1], row_lo]),
+                relation,
+                b,
+            ),
         ]
     if relation == "add-remove":
         return [
-            NeighbourPair("add-high", f"{n} rows at {_fmt(lo)}; D′ adds a row at {_fmt(hi)}",
-                          low, np.vstack([low, row_hi]), relation, b),
-            NeighbourPair("add-same", f"{n} rows at {_fmt(lo)}; D′ adds one more at {_fmt(lo)} (only n changes)",
-                          low, np.vstack([low, row_lo]), relation, b),
-            NeighbourPair("add-low", f"{n} rows at {_fmt(hi)}; D′ adds a row at {_fmt(lo)}",
-                          high, np.vstack([high, row_lo]), relation, b),
+            NeighbourPair(
+                "add-high",
+                f"{n} rows at {_fmt(lo)}; D′ adds a row at {_fmt(hi)}",
+                low,
+                np.vstack([low, row_hi]),
+                relation,
+                b,
+            ),
+            NeighbourPair(
+                "add-same",
+                f"{n} rows at {_fmt(lo)}; D′ adds one more at {_fmt(lo)} (only n changes)",
+                low,
+                np.vstack([low, row_lo]),
+                relation,
+                b,
+            ),
+            NeighbourPair(
+                "add-low",
+                f"{n} rows at {_fmt(hi)}; D′ adds a row at {_fmt(lo)}",
+                high,
+                np.vstack([high, row_lo]),
+                relation,
+                b,
+            ),
         ]
     raise ValueError(f"relation must be 'replace-one' or 'add-remove'; got {relation!r}.")
 

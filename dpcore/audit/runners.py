@@ -19,6 +19,7 @@ from dpcore.privacy import Budget
 #: One draw of the audited release on data ``x``: returns the released mean vector.
 Runner = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
+
 def entry_kwargs(spec: registry.EstimatorSpec, pair: NeighbourPair) -> dict[str, Any]:
     """Public side information the audit passes: the box (``bounds``) and, for the teaching
     oracle, a fixed public ``sigma = 1`` (never read off the data)."""
@@ -29,6 +30,7 @@ def entry_kwargs(spec: registry.EstimatorSpec, pair: NeighbourPair) -> dict[str,
     if "sigma" in named:
         kw["sigma"] = np.ones(pair.x.shape[1])
     return kw
+
 
 def entry_runner(name: str, budget: Budget, pair: NeighbourPair, **overrides: Any) -> Runner:
     """A runner calling the public entry ``registry.get(name).run(x, budget, ...)``."""

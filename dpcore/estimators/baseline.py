@@ -20,18 +20,23 @@ def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:
     """
     arr = check_data(x)
     m = np.atleast_1d(arr.mean(axis=0))
-    return Estimate(mean=m, ledger=Ledger("none"), diagnostics=Diagnostics(noiseless_mean=m.copy(),
-                    noise_std=np.zeros_like(m)))
+    return Estimate(
+        mean=m,
+        ledger=Ledger("none"),
+        diagnostics=Diagnostics(noiseless_mean=m.copy(), noise_std=np.zeros_like(m)),
+    )
 
 
-register(EstimatorSpec(
-    name="empirical",
-    label="Empirical mean (not private)",
-    color="#000000",
-    notion="none",
-    data_kinds=frozenset({"real", "bounded", "binary"}),
-    neighbouring="none",
-    func=empirical_mean,
-    family="reference",
-    description="The sample mean: no privacy; its error is the sampling floor.",
-))
+register(
+    EstimatorSpec(
+        name="empirical",
+        label="Empirical mean (not private)",
+        color="#000000",
+        notion="none",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="none",
+        func=empirical_mean,
+        family="reference",
+        description="The sample mean: no privacy; its error is the sampling floor.",
+    )
+)

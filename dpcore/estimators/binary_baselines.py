@@ -102,18 +102,31 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
     sens = d / n  # substitution: a binary row moves by at most d in ℓ1
     rel = laplace_mechanism(xbar, sens, epsilon, rng=rng)
     ledger = Ledger("pure")
-    ledger.charge("noisy mean", epsilon, f"Laplace, ℓ1 sensitivity d/n = {sens:.4g}, b = {rel.scale:.4g}")
+    ledger.charge(
+        "noisy mean", epsilon, f"Laplace, ℓ1 sensitivity d/n = {sens:.4g}, b = {rel.scale:.4g}"
+    )
     q = np.asarray(rel.value)
     unclipped = q.copy()
     if clip:
         q = np.clip(q, 0.0, 1.0)
-    diag = BinaryBaselineDiagnostics(noiseless_mean=xbar, noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
-                                     scale=rel.scale, unclipped=unclipped)
+    diag = BinaryBaselineDiagnostics(
+        noiseless_mean=xbar,
+        noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
+        scale=rel.scale,
+        unclipped=unclipped,
+    )
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
-def truncated_laplace(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.1,
-                      weight_fraction: float = 0.10, clip: bool = True) -> Estimate:
+def truncated_laplace(
+    x: Any,
+    *,
+    epsilon: float,
+    rng: RngLike = None,
+    beta: float = 0.1,
+    weight_fraction: float = 0.10,
+    clip: bool = True,
+) -> Estimate:
     """B2: one-shot ℓ1-truncated mean with Laplace noise, pure ε-DP (substitution, n public).
 
     1. On ``m_A = ⌊0.1 n⌋`` rows: ``Ŵ = mean row weight + Lap(d/(m_A ε))`` (sensitivity d/m_A).
@@ -135,19 +148,28 @@ def truncated_laplace(x: Any, *, epsilon: float, rng: RngLike = None, beta: floa
     mA = int(math.floor(weight_fraction * n))
     mB = n - mA
     if mA < 1 or mB < 1:
-        raise ValueError(f"n = {n} is too small: the weight step needs {weight_fraction:.0%} of the rows "
-                         "and the mean the rest; use n >= 20.")
+        raise ValueError(
+            f"n = {n} is too small: the weight step needs {weight_fraction:.0%} of the rows "
+            "and the mean the rest; use n >= 20."
+        )
     g = as_generator(rng)
     perm = g.permutation(n)  # data-independent split
     XA, XB = X[perm[:mA]], X[perm[mA:]]
     ledger = Ledger("pure")
-    ledger.charge("parallel composition", epsilon,
-                  "the weight step and the mean read disjoint rows; each is ε-DP on its own rows")
+    ledger.charge(
+        "parallel composition",
+        epsilon,
+        "the weight step and the mean read disjoint rows; each is ε-DP on its own rows",
+    )
     w_bar = float(np.asarray(XA.sum(axis=1)).mean())
     sA = d / mA
     w_hat = float(laplace_mechanism(w_bar, sA, epsilon, rng=g).value)
-    ledger.charge("row weight", 0.0, f"ε = {epsilon:g} on {mA} rows (adds 0: parallel composition); "
-                  f"Laplace, ℓ1 sensitivity d/m_A = {sA:.4g}, b = {sA / epsilon:.4g}")
+    ledger.charge(
+        "row weight",
+        0.0,
+        f"ε = {epsilon:g} on {mA} rows (adds 0: parallel composition); "
+        f"Laplace, ℓ1 sensitivity d/m_A = {sA:.4g}, b = {sA / epsilon:.4g}",
+    )
     L1 = math.log(1.0 / beta)
     w_plus = max(w_hat, 0.0) + sA / epsilon * L1 + math.sqrt(2.0 * max(w_hat, 1.0) * L1 / mA)
     B = chernoff_radius(w_plus, math.log(mB / beta))
@@ -157,25 +179,47 @@ def truncated_laplace(x: Any, *, epsilon: float, rng: RngLike = None, beta: floa
     tmean = np.asarray(XB.T @ factor).ravel() / mB
     sB = tmean_l1_sensitivity(B, d, mB)
     rel = laplace_mechanism(tmean, sB, epsilon, rng=g)
-    ledger.charge("truncated mean", 0.0, f"ε = {epsilon:g} on {mB} rows (adds 0: parallel composition); "
-                  f"Laplace, ℓ1 sensitivity min(2B, d)/m_B = {sB:.4g}, b = {rel.scale:.4g}")
+    ledger.charge(
+        "truncated mean",
+        0.0,
+        f"ε = {epsilon:g} on {mB} rows (adds 0: parallel composition); "
+        f"Laplace, ℓ1 sensitivity min(2B, d)/m_B = {sB:.4g}, b = {rel.scale:.4g}",
+    )
     q = np.asarray(rel.value)
     unclipped = q.copy()
     if clip:
         q = np.clip(q, 0.0, 1.0)
     clipped_rows = np.zeros(n, dtype=bool)
     clipped_rows[perm[mA:]] = hit
-    diag = BinaryBaselineDiagnostics(noiseless_mean=tmean, clip_radius=B, clipped=clipped_rows,
-                                     noise_std=np.full(d, math.sqrt(2.0) * rel.scale), scale=rel.scale,
-                                     unclipped=unclipped, weight_estimate=w_hat, weight_upper=w_plus, radius=B,
-                                     rows={"weight": mA, "mean": mB})
+    diag = BinaryBaselineDiagnostics(
+        noiseless_mean=tmean,
+        clip_radius=B,
+        clipped=clipped_rows,
+        noise_std=np.full(d, math.sqrt(2.0) * rel.scale),
+        scale=rel.scale,
+        unclipped=unclipped,
+        weight_estimate=w_hat,
+        weight_upper=w_plus,
+        radius=B,
+        rows={"weight": mA, "mean": mB},
+    )
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
-def klsu_style_zcdp(x: Any, *, rho: float, rng: RngLike = None, beta: float = 0.1, flip: bool = True,
-                    flip_fraction: float = 0.10, partition_fraction: float = 0.30,
-                    heavy_fraction: float = 0.35, bound: Bound = "chernoff", recycle: bool = True,
-                    clip: bool = True) -> Estimate:
+def klsu_style_zcdp(
+    x: Any,
+    *,
+    rho: float,
+    rng: RngLike = None,
+    beta: float = 0.1,
+    flip: bool = True,
+    flip_fraction: float = 0.10,
+    partition_fraction: float = 0.30,
+    heavy_fraction: float = 0.35,
+    bound: Bound = "chernoff",
+    recycle: bool = True,
+    clip: bool = True,
+) -> Estimate:
     """B3: the §2.4 pipeline with Gaussian noise, ρ-zCDP — KLSU-style, **not the exact KLSU19
     algorithm**.
 
@@ -188,44 +232,61 @@ def klsu_style_zcdp(x: Any, *, rho: float, rng: RngLike = None, beta: float = 0.
     ----------
     Kamath, Li, Singhal, Ullman, COLT 2019; specs/binary_product.md §3 B3.
     """
-    return run_pde(x, noise="gaussian", budget=rho, rng=rng, beta=beta, flip=flip,
-                   flip_fraction=flip_fraction, partition_fraction=partition_fraction,
-                   heavy_fraction=heavy_fraction, bound=bound, recycle=recycle, clip=clip)
+    return run_pde(
+        x,
+        noise="gaussian",
+        budget=rho,
+        rng=rng,
+        beta=beta,
+        flip=flip,
+        flip_fraction=flip_fraction,
+        partition_fraction=partition_fraction,
+        heavy_fraction=heavy_fraction,
+        bound=bound,
+        recycle=recycle,
+        clip=clip,
+    )
 
 
-register(EstimatorSpec(
-    name="binary_naive_laplace",
-    label="Naive Laplace (pure ε)",
-    color="#AA3377",
-    notion="pure",
-    data_kinds=frozenset({"binary"}),
-    neighbouring="replace-one",
-    func=naive_laplace,
-    family="binary product",
-    description="Empirical mean plus Laplace noise of scale d/(nε) in every coordinate. Error metric: TV.",
-))
+register(
+    EstimatorSpec(
+        name="binary_naive_laplace",
+        label="Naive Laplace (pure ε)",
+        color="#AA3377",
+        notion="pure",
+        data_kinds=frozenset({"binary"}),
+        neighbouring="replace-one",
+        func=naive_laplace,
+        family="binary product",
+        description="Empirical mean plus Laplace noise of scale d/(nε) in every coordinate. Error metric: TV.",
+    )
+)
 
-register(EstimatorSpec(
-    name="binary_truncated_laplace",
-    label="Truncated Laplace, one clip radius (pure ε)",
-    color="#4477AA",
-    notion="pure",
-    data_kinds=frozenset({"binary"}),
-    neighbouring="replace-one",
-    func=truncated_laplace,
-    family="binary product",
-    description="Private row weight sets one ℓ1 clip radius; truncated mean plus Laplace. Error metric: TV.",
-))
+register(
+    EstimatorSpec(
+        name="binary_truncated_laplace",
+        label="Truncated Laplace, one clip radius (pure ε)",
+        color="#4477AA",
+        notion="pure",
+        data_kinds=frozenset({"binary"}),
+        neighbouring="replace-one",
+        func=truncated_laplace,
+        family="binary product",
+        description="Private row weight sets one ℓ1 clip radius; truncated mean plus Laplace. Error metric: TV.",
+    )
+)
 
-register(EstimatorSpec(
-    name="binary_klsu_zcdp",
-    label="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
-    color="#332288",
-    notion="zcdp",
-    data_kinds=frozenset({"binary"}),
-    neighbouring="replace-one",
-    func=klsu_style_zcdp,
-    family="binary product",
-    description="The same buckets with Gaussian noise under zCDP; shows why pure DP is the hard case. "
-                "Error metric: TV.",
-))
+register(
+    EstimatorSpec(
+        name="binary_klsu_zcdp",
+        label="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
+        color="#332288",
+        notion="zcdp",
+        data_kinds=frozenset({"binary"}),
+        neighbouring="replace-one",
+        func=klsu_style_zcdp,
+        family="binary product",
+        description="The same buckets with Gaussian noise under zCDP; shows why pure DP is the hard case. "
+        "Error metric: TV.",
+    )
+)

@@ -63,8 +63,10 @@ Bound = Literal["chernoff", "paper"]
 Noise = Literal["laplace", "gaussian"]
 
 #: Label shown wherever the heavy stage is drawn: it is not the paper's subroutine.
-HEAVY_SUBSTITUTE_LABEL = ("joint Laplace (substitute for the paper's DPSGLearner of HKMN22, "
-                          "which has no practical implementation; costs up to a √K factor)")
+HEAVY_SUBSTITUTE_LABEL = (
+    "joint Laplace (substitute for the paper's DPSGLearner of HKMN22, "
+    "which has no practical implementation; costs up to a √K factor)"
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -96,8 +98,10 @@ def check_binary(x: Any, name: str = "x") -> sparse.csr_matrix | np.ndarray:
     if not np.all(np.isfinite(vals)):
         raise ValueError(f"{name} contains NaN or infinite values; binary data must be 0 or 1.")
     if np.any((vals != 0) & (vals != 1)):
-        raise ValueError(f"{name} must contain only 0 and 1 (binary product data); threshold or "
-                         "one-hot encode it first.")
+        raise ValueError(
+            f"{name} must contain only 0 and 1 (binary product data); threshold or "
+            "one-hot encode it first."
+        )
     return X
 
 
@@ -108,7 +112,9 @@ def chernoff_radius(mu: float, log_inv: float) -> float:
     return float(mu + 0.5 * (log_inv + math.sqrt(log_inv**2 + 8.0 * mu * log_inv)))
 
 
-def partition_radius(u: float, size: int, m: int, R: int, beta: float, bound: Bound = "chernoff") -> float:
+def partition_radius(
+    u: float, size: int, m: int, R: int, beta: float, bound: Bound = "chernoff"
+) -> float:
     """Clip radius ``B_r`` of a partition round, from public values only (spec §2.4 step 2).
 
     ``bound="paper"`` is the paper's ``3 u|S| ln(mR/β)``."""
@@ -116,7 +122,9 @@ def partition_radius(u: float, size: int, m: int, R: int, beta: float, bound: Bo
     return 3.0 * mu * L if bound == "paper" else chernoff_radius(mu, L)
 
 
-def final_radius(u_final: float, size: int, m1: int, beta: float, bound: Bound = "chernoff") -> float:
+def final_radius(
+    u_final: float, size: int, m1: int, beta: float, bound: Bound = "chernoff"
+) -> float:
     """Clip radius ``B_F`` of the final round (spec §2.4 step 5); ``bound="paper"`` is ``4 ln(m1/β)``."""
     L = math.log(m1 / beta)
     return 4.0 * L if bound == "paper" else chernoff_radius(u_final * size, L)
@@ -164,8 +172,14 @@ def truncate_rows(rows: np.ndarray, radius: float) -> np.ndarray:
 # the truncated mean on (possibly flipped, possibly sparse) binary rows
 
 
-def _clipped_mean(block: Any, coef: np.ndarray, radius: float, sign: np.ndarray, flip: np.ndarray,
-                  norm: Literal["l1", "l2"] = "l1") -> tuple[np.ndarray, np.ndarray]:
+def _clipped_mean(
+    block: Any,
+    coef: np.ndarray,
+    radius: float,
+    sign: np.ndarray,
+    flip: np.ndarray,
+    norm: Literal["l1", "l2"] = "l1",
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean of the rows ``coef * x'`` clipped to the ``norm`` ball of ``radius``, where ``x'`` is
     the row with the bits in ``flip`` inverted. Returns the mean (length d; zero where coef is 0)
     and the mask of clipped rows. Works on dense arrays and CSR matrices without densifying."""
@@ -247,7 +261,9 @@ class StageMechanism:
     def unit(self) -> str:
         return "ε" if self.noise == "laplace" else "ρ"
 
-    def release(self, value: np.ndarray, sensitivity: float, rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+    def release(
+        self, value: np.ndarray, sensitivity: float, rng: np.random.Generator
+    ) -> tuple[np.ndarray, float, float]:
         """Return (noisy value, scale, per-coordinate noise std)."""
         if self.noise == "laplace":
             rel = laplace_mechanism(value, sensitivity, self.budget, rng=rng)
@@ -272,8 +288,15 @@ class RowSplit:
     rest: int  # n - m_f
 
 
-def split_rows(n: int, d: int, *, flip: bool, flip_fraction: float, partition_fraction: float,
-               heavy_fraction: float) -> RowSplit:
+def split_rows(
+    n: int,
+    d: int,
+    *,
+    flip: bool,
+    flip_fraction: float,
+    partition_fraction: float,
+    heavy_fraction: float,
+) -> RowSplit:
     """Stage 0: cut the rows into the flip block, R sorting blocks, the heavy block and the final block.
 
     Raises a ``ValueError`` naming the n needed when a stage would get no rows.
@@ -294,8 +317,10 @@ def split_rows(n: int, d: int, *, flip: bool, flip_fraction: float, partition_fr
         m1 = n_rest - R * m - m0
     if (flip and mf < 1) or (R > 0 and min(m, m0) < 1) or m1 < 1:
         need = 20 * (R + 2)
-        raise ValueError(f"n = {n} rows is too small for d = {d}: every stage (flip, {R} partition "
-                         f"blocks, heavy, final) needs its own rows; use n >= {need}.")
+        raise ValueError(
+            f"n = {n} rows is too small for d = {d}: every stage (flip, {R} partition "
+            f"blocks, heavy, final) needs its own rows; use n >= {need}."
+        )
     return RowSplit(R, mf, m, m0, m1, n_rest)
 
 
@@ -311,8 +336,15 @@ class StageRelease:
     clipped: np.ndarray
 
 
-def truncated_mean_release(block: Any, coords: np.ndarray, radius: float, sign: np.ndarray, flipped: np.ndarray,
-                           mech: StageMechanism, rng: np.random.Generator) -> StageRelease:
+def truncated_mean_release(
+    block: Any,
+    coords: np.ndarray,
+    radius: float,
+    sign: np.ndarray,
+    flipped: np.ndarray,
+    mech: StageMechanism,
+    rng: np.random.Generator,
+) -> StageRelease:
     """Stages 1-2 and 4-5: the truncated mean of ``block`` on the columns ``coords`` (bool mask), released.
 
     Rows (after the flip) are clipped to the ℓ1 ball of ``radius`` on the selected columns; the
@@ -326,7 +358,11 @@ def truncated_mean_release(block: Any, coords: np.ndarray, radius: float, sign: 
     """
     m, k = block.shape[0], int(coords.sum())
     a, hit = _clipped_mean(block, coords.astype(float), radius, sign, flipped.astype(float))
-    sens = tmean_l1_sensitivity(radius, k, m) if mech.noise == "laplace" else tmean_l2_sensitivity(radius, k, m)
+    sens = (
+        tmean_l1_sensitivity(radius, k, m)
+        if mech.noise == "laplace"
+        else tmean_l2_sensitivity(radius, k, m)
+    )
     noisy, scale, std = mech.release(a[coords], sens, rng)
     return StageRelease(a[coords], noisy, sens, scale, std, hit)
 
@@ -334,7 +370,9 @@ def truncated_mean_release(block: Any, coords: np.ndarray, radius: float, sign: 
 class _Pipeline:
     """The running state of one PDE run: rows (permuted), flip signs, outputs and the bookkeeping."""
 
-    def __init__(self, X: Any, perm: np.ndarray, rest0: int, mech: StageMechanism, ledger: Ledger) -> None:
+    def __init__(
+        self, X: Any, perm: np.ndarray, rest0: int, mech: StageMechanism, ledger: Ledger
+    ) -> None:
         n, d = X.shape
         self.Xp, self.perm, self.rest0, self.mech, self.ledger = X[perm], perm, rest0, mech, ledger
         self.sign, self.flipped = np.ones(d), np.zeros(d, dtype=bool)
@@ -345,23 +383,46 @@ class _Pipeline:
 
     def rows(self, lo: int, hi: int) -> np.ndarray:
         """Original row indices of positions ``[lo, hi)`` after the flip block."""
-        return self.perm[self.rest0 + lo: self.rest0 + hi]
+        return self.perm[self.rest0 + lo : self.rest0 + hi]
 
     def block(self, lo: int, hi: int) -> Any:
-        return self.Xp[self.rest0 + lo: self.rest0 + hi]
+        return self.Xp[self.rest0 + lo : self.rest0 + hi]
 
-    def record(self, stage: str, rows: np.ndarray, k: int, radius: float | None, sens: float, scale: float,
-               truncated: int, note: str) -> None:
+    def record(
+        self,
+        stage: str,
+        rows: np.ndarray,
+        k: int,
+        radius: float | None,
+        sens: float,
+        scale: float,
+        truncated: int,
+        note: str,
+    ) -> None:
         """One stage in ``stages``/``row_sets`` and a 0 charge with its note (parallel composition)."""
         mech, budget = self.mech, self.mech.budget
         kind = "ℓ1" if mech.noise == "laplace" else "ℓ2"
         what = "Laplace scale b" if mech.noise == "laplace" else "Gaussian σ"
-        self.stages.append({"stage": stage, "rows": int(rows.size), "coords": int(k), "radius": radius,
-                            "sensitivity": sens, "norm": kind, "scale": scale, "budget": budget,
-                            "truncated": int(truncated)})
+        self.stages.append(
+            {
+                "stage": stage,
+                "rows": int(rows.size),
+                "coords": int(k),
+                "radius": radius,
+                "sensitivity": sens,
+                "norm": kind,
+                "scale": scale,
+                "budget": budget,
+                "truncated": int(truncated),
+            }
+        )
         self.row_sets[stage] = rows
-        self.ledger.charge(stage, 0.0, f"{mech.unit} = {budget:g} on its own {rows.size} rows (adds 0: "
-                           f"parallel composition); {note}; {kind} sensitivity {sens:.4g}, {what} = {scale:.4g}")
+        self.ledger.charge(
+            stage,
+            0.0,
+            f"{mech.unit} = {budget:g} on its own {rows.size} rows (adds 0: "
+            f"parallel composition); {note}; {kind} sensitivity {sens:.4g}, {what} = {scale:.4g}",
+        )
 
 
 def _flip_stage(p: _Pipeline, mf: int, rng: np.random.Generator) -> np.ndarray:
@@ -385,8 +446,9 @@ class _Partition:
     u_final: float
 
 
-def _partition_rounds(p: _Pipeline, split: RowSplit, beta: float, bound: Bound,
-                      rng: np.random.Generator) -> _Partition:
+def _partition_rounds(
+    p: _Pipeline, split: RowSplit, beta: float, bound: Bound, rng: np.random.Generator
+) -> _Partition:
     """Stages 1-2: sorting rounds r = 1..R; coordinates whose noisy mean clears τ_r join bucket T_r."""
     d, m = p.Xp.shape[1], split.block
     S = np.ones(d, dtype=bool)
@@ -397,16 +459,41 @@ def _partition_rounds(p: _Pipeline, split: RowSplit, beta: float, bound: Bound,
     while r <= split.R and u * S.sum() >= 1:
         size = int(S.sum())
         B = partition_radius(u, size, m, split.R, beta, bound)
-        rel = truncated_mean_release(p.block((r - 1) * m, r * m), S, B, p.sign, p.flipped, p.mech, rng)
+        rel = truncated_mean_release(
+            p.block((r - 1) * m, r * m), S, B, p.sign, p.flipped, p.mech, rng
+        )
         idx = np.flatnonzero(S)
         T = idx[rel.noisy >= tau]
         rows = p.rows((r - 1) * m, r * m)
         p.clipped_rows[rows] = rel.clipped
-        p.record(f"round {r}", rows, size, B, rel.sensitivity, rel.scale, int(rel.clipped.sum()),
-                 f"truncated mean over |S| = {size} columns")
-        rounds.append({"round": r, "u": u, "tau": tau, "size": size, "radius": B, "sensitivity": rel.sensitivity,
-                       "scale": rel.scale, "promoted": int(T.size), "rows": m, "truncated": int(rel.clipped.sum()),
-                       "separation": tau / rel.scale, "coords": idx, "noiseless": rel.noiseless, "noisy": rel.noisy})
+        p.record(
+            f"round {r}",
+            rows,
+            size,
+            B,
+            rel.sensitivity,
+            rel.scale,
+            int(rel.clipped.sum()),
+            f"truncated mean over |S| = {size} columns",
+        )
+        rounds.append(
+            {
+                "round": r,
+                "u": u,
+                "tau": tau,
+                "size": size,
+                "radius": B,
+                "sensitivity": rel.sensitivity,
+                "scale": rel.scale,
+                "promoted": int(T.size),
+                "rows": m,
+                "truncated": int(rel.clipped.sum()),
+                "separation": tau / rel.scale,
+                "coords": idx,
+                "noiseless": rel.noiseless,
+                "noisy": rel.noisy,
+            }
+        )
         if T.size:
             buckets.append((r, u, T))
             group[T] = r
@@ -415,8 +502,13 @@ def _partition_rounds(p: _Pipeline, split: RowSplit, beta: float, bound: Bound,
     return _Partition(S, group, rounds, buckets, u)
 
 
-def _heavy_stage(p: _Pipeline, split: RowSplit, buckets: list[tuple[int, float, np.ndarray]], beta: float,
-                 rng: np.random.Generator) -> None:
+def _heavy_stage(
+    p: _Pipeline,
+    split: RowSplit,
+    buckets: list[tuple[int, float, np.ndarray]],
+    beta: float,
+    rng: np.random.Generator,
+) -> None:
     """Stage 3 (substitute for DPSGLearner): one joint release of the heavy coordinates rescaled by 1/√u_r."""
     d, R, m, m0 = p.Xp.shape[1], split.R, split.block, split.heavy_rows
     K = int(sum(T.size for _, _, T in buckets))
@@ -440,28 +532,67 @@ def _heavy_stage(p: _Pipeline, split: RowSplit, buckets: list[tuple[int, float, 
     p.noiseless[TP] = gmean[TP] / w[TP]
     p.noise_std[TP] = std / w[TP]
     p.clipped_rows[z_rows] = hit
-    p.record("heavy", z_rows, K, BZ, sens, scale, int(hit.sum()), "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL)
+    p.record(
+        "heavy",
+        z_rows,
+        K,
+        BZ,
+        sens,
+        scale,
+        int(hit.sum()),
+        "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL,
+    )
 
 
-def _final_stage(p: _Pipeline, light: np.ndarray, u_final: float, final_idx: np.ndarray, beta: float,
-                 bound: Bound, rng: np.random.Generator) -> None:
+def _final_stage(
+    p: _Pipeline,
+    light: np.ndarray,
+    u_final: float,
+    final_idx: np.ndarray,
+    beta: float,
+    bound: Bound,
+    rng: np.random.Generator,
+) -> None:
     """Stages 4-5: the truncated mean of the light coordinates on the final (and recycled) rows."""
     sizeF = int(light.sum())
     BF = final_radius(u_final, sizeF, int(final_idx.size), beta, bound)
-    rel = truncated_mean_release(p.Xp[p.rest0 + final_idx], light, BF, p.sign, p.flipped, p.mech, rng)
+    rel = truncated_mean_release(
+        p.Xp[p.rest0 + final_idx], light, BF, p.sign, p.flipped, p.mech, rng
+    )
     p.q[light] = rel.noisy
     p.noiseless[light] = rel.noiseless
     p.noise_std[light] = rel.std
     rows = p.perm[p.rest0 + final_idx]
     p.clipped_rows[rows] = rel.clipped
-    p.record("final", rows, sizeF, BF, rel.sensitivity, rel.scale, int(rel.clipped.sum()),
-             f"truncated mean over the {sizeF} light columns")
+    p.record(
+        "final",
+        rows,
+        sizeF,
+        BF,
+        rel.sensitivity,
+        rel.scale,
+        int(rel.clipped.sum()),
+        f"truncated mean over the {sizeF} light columns",
+    )
 
 
-def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: float = 0.1,
-            flip: bool = True, flip_fraction: float = 0.10, partition_fraction: float = 0.30,
-            heavy_fraction: float = 0.35, bound: Bound = "chernoff", heavy: str = "joint_laplace",
-            recycle: bool = True, clip: bool = True, shuffle: bool = True) -> Estimate:
+def run_pde(
+    x: Any,
+    *,
+    noise: Noise,
+    budget: float,
+    rng: RngLike = None,
+    beta: float = 0.1,
+    flip: bool = True,
+    flip_fraction: float = 0.10,
+    partition_fraction: float = 0.30,
+    heavy_fraction: float = 0.35,
+    bound: Bound = "chernoff",
+    heavy: str = "joint_laplace",
+    recycle: bool = True,
+    clip: bool = True,
+    shuffle: bool = True,
+) -> Estimate:
     """The §2.4 pipeline with Laplace (pure ε-DP) or Gaussian (ρ-zCDP) noise.
 
     :func:`pure_dp_pde` is this function with ``noise="laplace"``; the zCDP analogue
@@ -476,24 +607,37 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     partition_fraction = _check_fraction(partition_fraction, "partition_fraction")
     heavy_fraction = _check_fraction(heavy_fraction, "heavy_fraction")
     if partition_fraction + heavy_fraction >= 1:
-        raise ValueError("partition_fraction + heavy_fraction must be below 1 so the final round gets rows; "
-                         f"got {partition_fraction} + {heavy_fraction}.")
+        raise ValueError(
+            "partition_fraction + heavy_fraction must be below 1 so the final round gets rows; "
+            f"got {partition_fraction} + {heavy_fraction}."
+        )
     if bound not in ("chernoff", "paper"):
         raise ValueError(f"bound must be 'chernoff' or 'paper'; got {bound!r}.")
     if heavy != "joint_laplace":
-        raise ValueError(f"heavy must be 'joint_laplace' (the only implemented heavy stage; the paper's "
-                         f"HKMN22 learner has no practical implementation); got {heavy!r}.")
+        raise ValueError(
+            f"heavy must be 'joint_laplace' (the only implemented heavy stage; the paper's "
+            f"HKMN22 learner has no practical implementation); got {heavy!r}."
+        )
     g = as_generator(rng)
     mech = StageMechanism(noise, budget)
     ledger = Ledger("pure" if noise == "laplace" else "zcdp")
-    ledger.charge("parallel composition", budget,
-                  "each row feeds exactly one stage below (disjoint row blocks, substitution "
-                  f"neighbours); every stage is {mech.unit} = {budget:g}-DP on its own rows, so the "
-                  f"pipeline is {mech.unit} = {budget:g}-DP (paper Prop. 3.2)")
+    ledger.charge(
+        "parallel composition",
+        budget,
+        "each row feeds exactly one stage below (disjoint row blocks, substitution "
+        f"neighbours); every stage is {mech.unit} = {budget:g}-DP on its own rows, so the "
+        f"pipeline is {mech.unit} = {budget:g}-DP (paper Prop. 3.2)",
+    )
 
     # ---- 0. sample split (public: depends on n, d and the fractions only) ----
-    sp = split_rows(n, d, flip=flip, flip_fraction=flip_fraction, partition_fraction=partition_fraction,
-                    heavy_fraction=heavy_fraction)
+    sp = split_rows(
+        n,
+        d,
+        flip=flip,
+        flip_fraction=flip_fraction,
+        partition_fraction=partition_fraction,
+        heavy_fraction=heavy_fraction,
+    )
     R, mf, m, m0, n_rest = sp.R, sp.flip_rows, sp.block, sp.heavy_rows, sp.rest
     pipe = _Pipeline(X, g.permutation(n) if shuffle else np.arange(n), mf, mech, ledger)
     warnings: list[str] = []
@@ -506,7 +650,9 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     if buckets:
         _heavy_stage(pipe, sp, buckets, beta, g)
         # recycle: the unused partition blocks Y^{r*+1..R} join Y^F
-        final_ranges = [(rounds_run * m, R * m), (R * m + m0, n_rest)] if recycle else [(R * m + m0, n_rest)]
+        final_ranges = (
+            [(rounds_run * m, R * m), (R * m + m0, n_rest)] if recycle else [(R * m + m0, n_rest)]
+        )
     else:  # recycle: nothing promoted, so Z and the unused blocks join Y^F
         final_ranges = [(rounds_run * m, n_rest)] if recycle else [(R * m + m0, n_rest)]
     # ---- 4-5. final round on the light coordinates ----
@@ -516,9 +662,22 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     if SF.any():
         _final_stage(pipe, SF, u_final, final_idx, beta, bound, g)
     if u_final * SF.sum() >= 1 and SF.any():
-        warnings.append(f"the partition stopped at its cap R = {R} with u_F|S_F| = {u_final * SF.sum():.3g} >= 1.")
-    q, noiseless, flipped, group, rounds = pipe.q, pipe.noiseless, pipe.flipped, part.group, part.rounds
-    stages, row_sets, clipped_rows, noise_std = pipe.stages, pipe.row_sets, pipe.clipped_rows, pipe.noise_std
+        warnings.append(
+            f"the partition stopped at its cap R = {R} with u_F|S_F| = {u_final * SF.sum():.3g} >= 1."
+        )
+    q, noiseless, flipped, group, rounds = (
+        pipe.q,
+        pipe.noiseless,
+        pipe.flipped,
+        part.group,
+        part.rounds,
+    )
+    stages, row_sets, clipped_rows, noise_std = (
+        pipe.stages,
+        pipe.row_sets,
+        pipe.clipped_rows,
+        pipe.noise_std,
+    )
 
     # ---- 6. output ----
     unclipped = q.copy()
@@ -527,21 +686,56 @@ def run_pde(x: Any, *, noise: Noise, budget: float, rng: RngLike = None, beta: f
     q = np.where(flipped, 1.0 - q, q)
     noiseless = np.where(flipped, 1.0 - noiseless, noiseless)
     labels = np.array([f"T{v}" if v else "final" for v in group], dtype=object)
-    stage_sizes = {"flip": mf, "partition": rounds_run * m, "partition_unused": (R - rounds_run) * m,
-                   "heavy": m0 if buckets else 0, "final": m1_used, "total": n}
+    stage_sizes = {
+        "flip": mf,
+        "partition": rounds_run * m,
+        "partition_unused": (R - rounds_run) * m,
+        "heavy": m0 if buckets else 0,
+        "final": m1_used,
+        "total": n,
+    }
     diag = BinaryProductDiagnostics(
-        noiseless_mean=noiseless, clipped=clipped_rows, noise_std=noise_std, warnings=warnings,
-        group=group, group_label=labels, flipped=flipped, flip_estimate=nu, rounds=rounds, stages=stages,
-        row_sets=row_sets, R=R, u_final=u_final, light=SF.copy(), buckets=[(ri, ui, T) for ri, ui, T in buckets],
-        stage_sizes=stage_sizes, block_size=m, heavy_rows=m0, unclipped=unclipped, noise=noise,
-        heavy_method=HEAVY_SUBSTITUTE_LABEL)
+        noiseless_mean=noiseless,
+        clipped=clipped_rows,
+        noise_std=noise_std,
+        warnings=warnings,
+        group=group,
+        group_label=labels,
+        flipped=flipped,
+        flip_estimate=nu,
+        rounds=rounds,
+        stages=stages,
+        row_sets=row_sets,
+        R=R,
+        u_final=u_final,
+        light=SF.copy(),
+        buckets=[(ri, ui, T) for ri, ui, T in buckets],
+        stage_sizes=stage_sizes,
+        block_size=m,
+        heavy_rows=m0,
+        unclipped=unclipped,
+        noise=noise,
+        heavy_method=HEAVY_SUBSTITUTE_LABEL,
+    )
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
-def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.1, flip: bool = True,
-                flip_fraction: float = 0.10, partition_fraction: float = 0.30, heavy_fraction: float = 0.35,
-                bound: Bound = "chernoff", heavy: str = "joint_laplace", recycle: bool = True,
-                clip: bool = True, shuffle: bool = True) -> Estimate:
+def pure_dp_pde(
+    x: Any,
+    *,
+    epsilon: float,
+    rng: RngLike = None,
+    beta: float = 0.1,
+    flip: bool = True,
+    flip_fraction: float = 0.10,
+    partition_fraction: float = 0.30,
+    heavy_fraction: float = 0.35,
+    bound: Bound = "chernoff",
+    heavy: str = "joint_laplace",
+    recycle: bool = True,
+    clip: bool = True,
+    shuffle: bool = True,
+) -> Estimate:
     """Pure ε-DP mean of binary product data, practical variant of Singhal's PureDPPDE.
 
     Parameters
@@ -576,7 +770,8 @@ def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.
         bucket T_r, 0 for the final round), ``["rounds"]`` the round table, ``["stages"]`` every
         release's rows, radius, sensitivity and scale, ``["row_sets"]`` the rows each stage used.
         Each round's dict also holds its columns (``coords``, in flipped orientation) and their
-        noiseless and noisy block means. ``diagnostics.noise_std`` is each coordinate's final noise std (``√2 b``; heavy bucket i:
+        noiseless and noisy block means. ``diagnostics.noise_std`` is each coordinate's final noise
+        std (``√2 b``; heavy bucket i:
         ``√2 √u_i Δ_Z/ε``).
 
     Notes
@@ -589,21 +784,35 @@ def pure_dp_pde(x: Any, *, epsilon: float, rng: RngLike = None, beta: float = 0.
     ----------
     Singhal, arXiv:2304.06787v4, Algorithm 1 and Theorem 3.1; specs/binary_product.md §2.4, §8.
     """
-    return run_pde(x, noise="laplace", budget=epsilon, rng=rng, beta=beta, flip=flip,
-                   flip_fraction=flip_fraction, partition_fraction=partition_fraction,
-                   heavy_fraction=heavy_fraction, bound=bound, heavy=heavy, recycle=recycle,
-                   clip=clip, shuffle=shuffle)
+    return run_pde(
+        x,
+        noise="laplace",
+        budget=epsilon,
+        rng=rng,
+        beta=beta,
+        flip=flip,
+        flip_fraction=flip_fraction,
+        partition_fraction=partition_fraction,
+        heavy_fraction=heavy_fraction,
+        bound=bound,
+        heavy=heavy,
+        recycle=recycle,
+        clip=clip,
+        shuffle=shuffle,
+    )
 
 
-register(EstimatorSpec(
-    name="binary_pde",
-    label="PureDPPDE (practical, pure ε)",
-    color="#DDAA33",
-    notion="pure",
-    data_kinds=frozenset({"binary"}),
-    neighbouring="replace-one",
-    func=pure_dp_pde,
-    family="binary product",
-    description="Private flip, sorting rounds on disjoint blocks, heavy groups rescaled (joint Laplace "
-                "substitute for DPSGLearner), light coordinates at a tiny clip radius. Error metric: TV.",
-))
+register(
+    EstimatorSpec(
+        name="binary_pde",
+        label="PureDPPDE (practical, pure ε)",
+        color="#DDAA33",
+        notion="pure",
+        data_kinds=frozenset({"binary"}),
+        neighbouring="replace-one",
+        func=pure_dp_pde,
+        family="binary product",
+        description="Private flip, sorting rounds on disjoint blocks, heavy groups rescaled (joint Laplace "
+        "substitute for DPSGLearner), light coordinates at a tiny clip radius. Error metric: TV.",
+    )
+)

@@ -41,9 +41,15 @@ def clip_rows(y: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.
     return y * factor[:, None], norms > radius, norms
 
 
-def gaussian_clipped_mean(x: np.ndarray, *, rho: float, bounds: tuple | None = None,
-                          center: np.ndarray | None = None, radius: float | None = None,
-                          rng: RngLike = None) -> Estimate:
+def gaussian_clipped_mean(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple | None = None,
+    center: np.ndarray | None = None,
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """Clipped mean with Gaussian noise, public centre and radius (rho-zCDP, replace-one).
 
     Parameters
@@ -69,8 +75,16 @@ def gaussian_clipped_mean(x: np.ndarray, *, rho: float, bounds: tuple | None = N
     rho = check_positive(rho, "rho")
     if center is None or radius is None:
         lo, hi = check_bounds(bounds, d)
-        c = (lo + hi) / 2.0 if center is None else np.broadcast_to(np.asarray(center, float), (d,)).copy()
-        C = float(np.linalg.norm((hi - lo) / 2.0)) if radius is None else check_positive(radius, "radius")
+        c = (
+            (lo + hi) / 2.0
+            if center is None
+            else np.broadcast_to(np.asarray(center, float), (d,)).copy()
+        )
+        C = (
+            float(np.linalg.norm((hi - lo) / 2.0))
+            if radius is None
+            else check_positive(radius, "radius")
+        )
     else:
         c = np.broadcast_to(np.asarray(center, float), (d,)).copy()
         C = check_positive(radius, "radius")
@@ -82,28 +96,44 @@ def gaussian_clipped_mean(x: np.ndarray, *, rho: float, bounds: tuple | None = N
     noise = std_sum * as_generator(rng).standard_normal(d)
     ledger.charge("noisy sum", rho, f"Gaussian mechanism, l2 sensitivity 2C = {sensitivity:.4g}")
     mean = noiseless + noise / n
-    diag = Diagnostics(noiseless_mean=noiseless, center=c, scale=np.ones(d), clip_radius=C, clipped=mask,
-                       noise_std=np.full(d, std_sum / n))
+    diag = Diagnostics(
+        noiseless_mean=noiseless,
+        center=c,
+        scale=np.ones(d),
+        clip_radius=C,
+        clipped=mask,
+        noise_std=np.full(d, std_sum / n),
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
-register(EstimatorSpec(
-    name="gaussian_public",
-    label="Gaussian mechanism (public bounds)",
-    color="#8c564b",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded", "binary"}),
-    neighbouring="replace-one",
-    func=gaussian_clipped_mean,
-    family="baseline",
-    description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
-))
+register(
+    EstimatorSpec(
+        name="gaussian_public",
+        label="Gaussian mechanism (public bounds)",
+        color="#8c564b",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="replace-one",
+        func=gaussian_clipped_mean,
+        family="baseline",
+        description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
+    )
+)
 
 
-def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None = None,
-                            quantile: Literal["exponential", "binary_search"] = "binary_search",
-                            budget_split: dict[str, float] | None = None, rank_slack_kind: str | float = "error_only",
-                            steps: int = 20, beta: float = 0.1, rng: RngLike = None) -> Estimate:
+def gaussian_private_radius(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple | None = None,
+    quantile: Literal["exponential", "binary_search"] = "binary_search",
+    budget_split: dict[str, float] | None = None,
+    rank_slack_kind: str | float = "error_only",
+    steps: int = 20,
+    beta: float = 0.1,
+    rng: RngLike = None,
+) -> Estimate:
     """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).
 
     specs/plan.md §5c with both public quantities replaced by private ones: ``c`` = coordinate-wise
@@ -131,20 +161,33 @@ def gaussian_private_radius(x: np.ndarray, *, rho: float, bounds: tuple | None =
     """
     from dpcore.estimators.plan import plan  # local import: plan registers estimators on import
 
-    return plan(x, rho=rho, bounds=bounds, variances="none", scale_exponent=0.0, quantile=quantile,
-                budget_split=budget_split, rank_slack_kind=rank_slack_kind, steps=steps, beta=beta,
-                radius_universe_kind="range", rng=rng)
+    return plan(
+        x,
+        rho=rho,
+        bounds=bounds,
+        variances="none",
+        scale_exponent=0.0,
+        quantile=quantile,
+        budget_split=budget_split,
+        rank_slack_kind=rank_slack_kind,
+        steps=steps,
+        beta=beta,
+        radius_universe_kind="range",
+        rng=rng,
+    )
 
 
-register(EstimatorSpec(
-    name="gaussian_private",
-    label="Gaussian mechanism (private centre and radius)",
-    color="#CC79A7",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded", "binary"}),
-    neighbouring="replace-one",
-    func=gaussian_private_radius,
-    family="baseline",
-    description="Private coordinate median as centre, private radius near the largest distance, "
-                "isotropic Gaussian noise on the clipped sum.",
-))
+register(
+    EstimatorSpec(
+        name="gaussian_private",
+        label="Gaussian mechanism (private centre and radius)",
+        color="#CC79A7",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="replace-one",
+        func=gaussian_private_radius,
+        family="baseline",
+        description="Private coordinate median as centre, private radius near the largest distance, "
+        "isotropic Gaussian noise on the clipped sum.",
+    )
+)

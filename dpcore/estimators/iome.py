@@ -100,8 +100,16 @@ class IdentityRotation:
         return np.array(y, dtype=float)
 
 
-def clip_rank(n: int, D: int, steps: int, rho_radius: float, rho_noise: float, offset_factor: float,
-              radius_step: str = "binary_search", beta: float = 0.1) -> float:
+def clip_rank(
+    n: int,
+    D: int,
+    steps: int,
+    rho_radius: float,
+    rho_noise: float,
+    offset_factor: float,
+    radius_step: str = "binary_search",
+    beta: float = 0.1,
+) -> float:
     """IOME's clip rank ``m = n - f (2 sqrt(D / (2 p2)) + r)`` (specs/plan.md §5a).
 
     ``r`` is the rank error of the radius step: ``sqrt(T / (2 p1))`` for the binary search (IOME's
@@ -115,12 +123,25 @@ def clip_rank(n: int, D: int, steps: int, rho_radius: float, rho_noise: float, o
     return n - offset_factor * (2.0 * math.sqrt(D / (2.0 * rho_noise)) + r)
 
 
-def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, steps: int = 20,
-         median_share: float = 0.25, radius_share: float = 0.01, offset_factor: float = 2.0,
-         beta: float = 0.1, rotate: bool = True, median_bounds: tuple[Any, Any] | None = None,
-         radius_upper: float | None = None, radius_step: str = "log_grid",
-         center_step: str = "binary_search", spread: float | None = None, spread_share: float = 0.1,
-         rng: RngLike = None) -> Estimate:
+def iome(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    steps: int = 20,
+    median_share: float = 0.25,
+    radius_share: float = 0.01,
+    offset_factor: float = 2.0,
+    beta: float = 0.1,
+    rotate: bool = True,
+    median_bounds: tuple[Any, Any] | None = None,
+    radius_upper: float | None = None,
+    radius_step: str = "log_grid",
+    center_step: str = "binary_search",
+    spread: float | None = None,
+    spread_share: float = 0.1,
+    rng: RngLike = None,
+) -> Estimate:
     """IOME-style private mean (rotation + private coordinate medians + shifted clipped mean).
 
     Parameters
@@ -212,7 +233,9 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
 
     m0 = (lo + hi) / 2.0
     hw = (hi - lo) / 2.0
-    R: RandomizedHadamard | IdentityRotation = RandomizedHadamard(d, rng=g) if rotate else IdentityRotation(d)
+    R: RandomizedHadamard | IdentityRotation = (
+        RandomizedHadamard(d, rng=g) if rotate else IdentityRotation(d)
+    )
     D = R.dim
     # xr[k, j] = coordinate k of R (x_j - m0): one row per rotated coordinate, the layout in which
     # the coordinate medians, the norms and the clipped mean are cheapest (no transposing copy).
@@ -230,30 +253,52 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
 
         r0 = float(np.linalg.norm(hw))
         if spread is None:
-            rho_sp = rho_med - (rho_med - rho_med * spread_share)  # so that the two charges sum to rho_med exactly
+            rho_sp = rho_med - (
+                rho_med - rho_med * spread_share
+            )  # so that the two charges sum to rho_med exactly
             gamma = private_spread(xr, 2.0 * r0, rho=rho_sp, beta=beta, columns=True, rng=g)
-            ledger.charge("centre: l2 spread", rho_sp,
-                          f"exponential mechanism on a log grid for the median of {n // 2} pair distances")
+            ledger.charge(
+                "centre: l2 spread",
+                rho_sp,
+                f"exponential mechanism on a log grid for the median of {n // 2} pair distances",
+            )
         else:
             rho_sp, gamma = 0.0, check_positive(spread, "spread")
-        c, cp = coinpress_center(xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, columns=True, rng=g)
-        ledger.charge("centre (CoinPress)", rho_med - rho_sp,
-                      f"CoinPress: {cp['steps']} noisy clipped means in shrinking balls (radii "
-                      f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}), rho {cp['budget_per_step']:.3g} each")
+        c, cp = coinpress_center(
+            xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, columns=True, rng=g
+        )
+        ledger.charge(
+            "centre (CoinPress)",
+            rho_med - rho_sp,
+            f"CoinPress: {cp['steps']} noisy clipped means in shrinking balls (radii "
+            f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}), rho {cp['budget_per_step']:.3g} each",
+        )
     elif center_step == "coarse_to_fine":
         from dpcore.estimators.plan import coarse_to_fine_median  # plan imports nothing from here
 
         c, _ = coarse_to_fine_median(xr.T, median_bounds, rho=rho_med, rng=g)
-        ledger.charge("centre (rotated coordinate medians)", rho_med,
-                      f"{D} coarse-to-fine medians (noisy histograms, then the exponential mechanism), "
-                      f"rho/D = {rho_med / D:.4g} each")
+        ledger.charge(
+            "centre (rotated coordinate medians)",
+            rho_med,
+            f"{D} coarse-to-fine medians (noisy histograms, then the exponential mechanism), "
+            f"rho/D = {rho_med / D:.4g} each",
+        )
     elif center_step == "binary_search":
-        c = np.asarray(quantiles.binary_search_quantile(xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g),
-                       dtype=float)
-        ledger.charge("centre (rotated coordinate medians)", rho_med,
-                      f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each")
+        c = np.asarray(
+            quantiles.binary_search_quantile(
+                xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g
+            ),
+            dtype=float,
+        )
+        ledger.charge(
+            "centre (rotated coordinate medians)",
+            rho_med,
+            f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each",
+        )
     else:
-        raise ValueError(f"center_step must be 'coinpress', 'coarse_to_fine' or 'binary_search'; got {center_step!r}.")
+        raise ValueError(
+            f"center_step must be 'coinpress', 'coarse_to_fine' or 'binary_search'; got {center_step!r}."
+        )
 
     # -- clip radius -----------------------------------------------------------------------------
     xr -= c[:, None]
@@ -263,18 +308,27 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
     m = clip_rank(n, D, steps, p1, p2, f, radius_step, beta)
     q_clip = m / n
     if q_clip < 0.5:
-        warnings_.append(f"IOME's clip rank m = {m:.0f} is below n/2 (n = {n} is small for this budget); "
-                         "clamped to the median norm.")
+        warnings_.append(
+            f"IOME's clip rank m = {m:.0f} is below n/2 (n = {n} is small for this budget); "
+            "clamped to the median norm."
+        )
     q_clip = min(max(q_clip, 0.5), 1.0 - 0.5 / n)
     if radius_upper is None:
         mlo, mhi = check_bounds(median_bounds, D)
-        radius_upper = float(np.linalg.norm(hw)) + float(np.linalg.norm(np.maximum(np.abs(mlo), np.abs(mhi))))
+        radius_upper = float(np.linalg.norm(hw)) + float(
+            np.linalg.norm(np.maximum(np.abs(mlo), np.abs(mhi)))
+        )
     U = check_positive(radius_upper, "radius_upper")
     if radius_step == "log_grid":
         C = quantiles.log_grid_quantile(norms, q_clip, U, rho=p1, rng=g)
-        how = f"exponential mechanism on a log grid for the {q_clip:.4f}-quantile of ||R x - c|| in [{U * 1e-9:.3g}, {U:.4g}]"
+        how = (
+            f"exponential mechanism on a log grid for the {q_clip:.4f}-quantile of ||R x - c||"
+            f" in [{U * 1e-9:.3g}, {U:.4g}]"
+        )
     else:
-        C = float(quantiles.binary_search_quantile(norms, q_clip, (0.0, U), rho=p1, steps=steps, rng=g))
+        C = float(
+            quantiles.binary_search_quantile(norms, q_clip, (0.0, U), rho=p1, steps=steps, rng=g)
+        )
         C = max(C, U * 2.0 ** (-steps - 1))
         how = f"binary search for the {q_clip:.4f}-quantile of ||R x - c|| on [0, {U:.4g}]"
     ledger.charge("clip radius", p1, how)
@@ -293,61 +347,127 @@ def iome(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, st
     ball_radius = math.sqrt(max(C * C - pad_norm * pad_norm, 0.0))
 
     extra: dict[str, Any] = {
-        "rotation": R, "center_rotated": c, "box_center": m0, "ball_center": center, "ball_radius": ball_radius,
-        "clip_rank": m, "clip_quantile": q_clip, "radius_universe": U, "median_bounds": median_bounds,
-        "norms": norms, "steps": steps, "padded_dim": D,
+        "rotation": R,
+        "center_rotated": c,
+        "box_center": m0,
+        "ball_center": center,
+        "ball_radius": ball_radius,
+        "clip_rank": m,
+        "clip_quantile": q_clip,
+        "radius_universe": U,
+        "median_bounds": median_bounds,
+        "norms": norms,
+        "steps": steps,
+        "padded_dim": D,
         "budgets": {"center": rho_med, "radius": p1, "noise": p2},
         "noise": mean - noiseless,
     }
-    diag = Diagnostics(noiseless_mean=noiseless, center=center, scale=np.ones(d), clip_radius=C,
-                       clipped=norms > C, noise_std=np.full(d, tau), warnings=warnings_, extra=extra)
+    diag = Diagnostics(
+        noiseless_mean=noiseless,
+        center=center,
+        scale=np.ones(d),
+        clip_radius=C,
+        clipped=norms > C,
+        noise_std=np.full(d, tau),
+        warnings=warnings_,
+        extra=extra,
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
-def iome_original(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                  **params: Any) -> Estimate:
+def iome_original(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """IOME with the original code's parameters (``T = 10``, 25%/75% radius/noise split, offset x1)."""
-    kw = {**PRESETS["original"], **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")}}
+    kw = {
+        **PRESETS["original"],
+        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+    }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
 
-def iome_paper(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-               **params: Any) -> Estimate:
+def iome_paper(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """IOME with the PLAN paper's parameters (``T = 20``, 1%/99% split, offset doubled), the robust log-grid
     radius and the CoinPress centre (``center_step="coinpress"``, issue 12)."""
-    kw = {**PRESETS["paper"], "center_step": "coinpress",
-          **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")}}
+    kw = {
+        **PRESETS["paper"],
+        "center_step": "coinpress",
+        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+    }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
 
-register(EstimatorSpec(
-    name="iome_original", label="IOME (original parameters)", color="#fd8d3c", notion="zcdp",
-    data_kinds=frozenset({"real", "bounded", "binary"}), neighbouring="replace-one", func=iome_original,
-    family="IOME",
-    description="Random Hadamard rotation, private coordinate medians by binary search (10 steps), "
-                "shifted clipped mean; the original code's parameters.",
-))
-def iome_as_published(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                      **params: Any) -> Estimate:
+register(
+    EstimatorSpec(
+        name="iome_original",
+        label="IOME (original parameters)",
+        color="#fd8d3c",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="replace-one",
+        func=iome_original,
+        family="IOME",
+        description="Random Hadamard rotation, private coordinate medians by binary search (10 steps), "
+        "shifted clipped mean; the original code's parameters.",
+    )
+)
+
+
+def iome_as_published(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """IOME exactly as the PLAN authors ran it: the paper preset with the binary-search radius."""
-    kw = {**PRESETS["paper"], "radius_step": "binary_search",
-          **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")}}
+    kw = {
+        **PRESETS["paper"],
+        "radius_step": "binary_search",
+        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+    }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
 
-register(EstimatorSpec(
-    name="iome_as_published", label="IOME as published (binary-search radius)", color="#fc9272", notion="zcdp",
-    data_kinds=frozenset({"real", "bounded", "binary"}), neighbouring="replace-one", func=iome_as_published,
-    family="IOME",
-    description="Reproduction of the PLAN authors' IOME: 20 noisy halvings of the radius range with 1% of the "
-                "budget; one early wrong turn leaves the radius hundreds of times too large in about one run in ten.",
-))
-register(EstimatorSpec(
-    name="iome_paper", label="IOME (PLAN paper's parameters, robust centre and radius)", color="#D55E00",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded", "binary"}), neighbouring="replace-one", func=iome_paper,
-    family="IOME",
-    description="IOME with the PLAN authors' changes (20 search steps, a doubled clip offset, 1%/99% "
-                "radius/noise split), the centre found by CoinPress's shrinking ball and the radius by the "
-                "exponential mechanism on a log grid.",
-))
+register(
+    EstimatorSpec(
+        name="iome_as_published",
+        label="IOME as published (binary-search radius)",
+        color="#fc9272",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="replace-one",
+        func=iome_as_published,
+        family="IOME",
+        description="Reproduction of the PLAN authors' IOME: 20 noisy halvings of the radius range with 1% of the "
+        "budget; one early wrong turn leaves the radius hundreds of times too large in about one run in ten.",
+    )
+)
+register(
+    EstimatorSpec(
+        name="iome_paper",
+        label="IOME (PLAN paper's parameters, robust centre and radius)",
+        color="#D55E00",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded", "binary"}),
+        neighbouring="replace-one",
+        func=iome_paper,
+        family="IOME",
+        description="IOME with the PLAN authors' changes (20 search steps, a doubled clip offset, 1%/99% "
+        "radius/noise split), the centre found by CoinPress's shrinking ball and the radius by the "
+        "exponential mechanism on a log grid.",
+    )
+)

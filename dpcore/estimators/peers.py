@@ -112,7 +112,9 @@ def _opendp() -> Any:
     return dp
 
 
-def opendp_measurement(n: int, lower: float, upper: float, scale: float, mechanism: Mechanism) -> Any:
+def opendp_measurement(
+    n: int, lower: float, upper: float, scale: float, mechanism: Mechanism
+) -> Any:
     """OpenDP's clamp → mean → noise measurement on ``n`` floats (replace-one, ``d_in = 2``).
 
     Parameters
@@ -136,7 +138,10 @@ def opendp_measurement(n: int, lower: float, upper: float, scale: float, mechani
     OpenDP ``make_clamp``, ``make_mean``, ``make_laplace``, ``make_gaussian``.
     """
     dp = _opendp()
-    space = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=int(n)), dp.symmetric_distance()
+    space = (
+        dp.vector_domain(dp.atom_domain(T=float, nan=False), size=int(n)),
+        dp.symmetric_distance(),
+    )
     noise = dp.m.then_laplace(scale) if mechanism == "laplace" else dp.m.then_gaussian(scale)
     return space >> dp.t.then_clamp((float(lower), float(upper))) >> dp.t.then_mean() >> noise
 
@@ -144,11 +149,16 @@ def opendp_measurement(n: int, lower: float, upper: float, scale: float, mechani
 @functools.lru_cache(maxsize=1024)
 def _unit_scale(n: int, budget: float, mechanism: Mechanism) -> float:
     dp = _opendp()
-    return float(dp.binary_search_param(lambda s: opendp_measurement(n, 0.0, 1.0, s, mechanism),
-                                        d_in=OPENDP_D_IN, d_out=budget))
+    return float(
+        dp.binary_search_param(
+            lambda s: opendp_measurement(n, 0.0, 1.0, s, mechanism), d_in=OPENDP_D_IN, d_out=budget
+        )
+    )
 
 
-def opendp_scale(n: int, lower: float, upper: float, budget: float, mechanism: Mechanism) -> tuple[Any, float]:
+def opendp_scale(
+    n: int, lower: float, upper: float, budget: float, mechanism: Mechanism
+) -> tuple[Any, float]:
     """The smallest noise scale OpenDP's privacy map accepts for ``budget``, and its measurement.
 
     ``dp.binary_search_param`` finds the scale on the unit range once per ``(n, budget)``; the
@@ -179,19 +189,37 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
     for j in range(d):
         meas, scales[j] = opendp_scale(n, float(lo[j]), float(hi[j]), per, mechanism)
         maps[j] = meas.map(OPENDP_D_IN)
-        means[j] = meas(np.array(arr[:, j], dtype=float))  # a writable copy (OpenDP rejects read-only arrays)
+        means[j] = meas(
+            np.array(arr[:, j], dtype=float)
+        )  # a writable copy (OpenDP rejects read-only arrays)
     unit = "ε" if mechanism == "laplace" else "ρ"
     ledger = Ledger("pure" if mechanism == "laplace" else "zcdp")
-    ledger.charge(f"OpenDP mean ({mechanism})", budget,
-                  f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed")
+    ledger.charge(
+        f"OpenDP mean ({mechanism})",
+        budget,
+        f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed",
+    )
     clipped = (arr < lo) | (arr > hi)
     noise_std = scales * (math.sqrt(2.0) if mechanism == "laplace" else 1.0)
-    return Estimate(mean=means, ledger=ledger, diagnostics=PeerDiagnostics(
-        noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi), clipped=clipped,
-        noise_std=noise_std, scale=scales, privacy_map=maps, library="opendp", version=library_version("opendp")))
+    return Estimate(
+        mean=means,
+        ledger=ledger,
+        diagnostics=PeerDiagnostics(
+            noiseless_mean=np.clip(arr, lo, hi).mean(axis=0),
+            clip_interval=(lo, hi),
+            clipped=clipped,
+            noise_std=noise_std,
+            scale=scales,
+            privacy_map=maps,
+            library="opendp",
+            version=library_version("opendp"),
+        ),
+    )
 
 
-def opendp_laplace_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None) -> Estimate:
+def opendp_laplace_mean(
+    x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None
+) -> Estimate:
     """OpenDP's Laplace mean of each coordinate (pure ε-DP, one record replaced, ``n`` public).
 
     Parameters
@@ -218,7 +246,9 @@ def opendp_laplace_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngL
     return _opendp_mean(x, bounds, check_positive(epsilon, "epsilon"), "laplace")
 
 
-def opendp_gaussian_mean(x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike = None) -> Estimate:
+def opendp_gaussian_mean(
+    x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike = None
+) -> Estimate:
     """OpenDP's Gaussian mean of each coordinate (ρ-zCDP, one record replaced, ``n`` public).
 
     Parameters
@@ -249,7 +279,9 @@ def opendp_gaussian_mean(x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike
 # diffprivlib
 
 
-def diffprivlib_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None) -> Estimate:
+def diffprivlib_mean(
+    x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None
+) -> Estimate:
     """``diffprivlib.tools.mean(x, epsilon, bounds, axis=0)``: pure ε-DP, one record replaced.
 
     Parameters
@@ -281,15 +313,39 @@ def diffprivlib_mean(x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike
     n, d = arr.shape
     lo, hi = check_bounds(bounds, d)
     state = np.random.RandomState(int(as_generator(rng).integers(2**32)))  # noqa: NPY002 - diffprivlib's API
-    means = np.atleast_1d(np.asarray(dpl_mean(arr, epsilon=eps, bounds=(lo, hi), axis=0, random_state=state,
-                                              accountant=BudgetAccountant()), dtype=float))
+    means = np.atleast_1d(
+        np.asarray(
+            dpl_mean(
+                arr,
+                epsilon=eps,
+                bounds=(lo, hi),
+                axis=0,
+                random_state=state,
+                accountant=BudgetAccountant(),
+            ),
+            dtype=float,
+        )
+    )
     ledger = Ledger("pure")
-    ledger.charge("diffprivlib mean", eps, f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)")
+    ledger.charge(
+        "diffprivlib mean",
+        eps,
+        f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)",
+    )
     scales = (hi - lo) / (n * eps / d)
-    return Estimate(mean=means, ledger=ledger, diagnostics=PeerDiagnostics(
-        noiseless_mean=np.clip(arr, lo, hi).mean(axis=0), clip_interval=(lo, hi),
-        clipped=(arr < lo) | (arr > hi), noise_std=math.sqrt(2.0) * scales,
-        scale=scales, library="diffprivlib", version=library_version("diffprivlib")))
+    return Estimate(
+        mean=means,
+        ledger=ledger,
+        diagnostics=PeerDiagnostics(
+            noiseless_mean=np.clip(arr, lo, hi).mean(axis=0),
+            clip_interval=(lo, hi),
+            clipped=(arr < lo) | (arr > hi),
+            noise_std=math.sqrt(2.0) * scales,
+            scale=scales,
+            library="diffprivlib",
+            version=library_version("diffprivlib"),
+        ),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,28 +356,57 @@ _OPENDP = library_version("opendp")
 _DIFFPRIVLIB = library_version("diffprivlib")
 
 if _OPENDP is not None:
-    register(EstimatorSpec(
-        name="peer_opendp_laplace", label=f"OpenDP {_OPENDP} mean (Laplace)", color="#8c510a",
-        notion="pure", data_kinds=_KINDS, neighbouring="replace-one", func=opendp_laplace_mean,
-        family=PEERS, seeded=False,
-        description=("OpenDP's clamp → make_mean → Laplace per coordinate at ε/d; ε-DP under symmetric "
-                     "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
-                     "map. Not seedable (OpenDP's own secure generator)."),
-    ))
-    register(EstimatorSpec(
-        name="peer_opendp_gauss", label=f"OpenDP {_OPENDP} mean (Gaussian)", color="#bf812d",
-        notion="zcdp", data_kinds=_KINDS, neighbouring="replace-one", func=opendp_gaussian_mean,
-        family=PEERS, seeded=False,
-        description=("OpenDP's clamp → make_mean → Gaussian per coordinate at ρ/d; ρ-zCDP under symmetric "
-                     "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
-                     "map. Not seedable (OpenDP's own secure generator)."),
-    ))
+    register(
+        EstimatorSpec(
+            name="peer_opendp_laplace",
+            label=f"OpenDP {_OPENDP} mean (Laplace)",
+            color="#8c510a",
+            notion="pure",
+            data_kinds=_KINDS,
+            neighbouring="replace-one",
+            func=opendp_laplace_mean,
+            family=PEERS,
+            seeded=False,
+            description=(
+                "OpenDP's clamp → make_mean → Laplace per coordinate at ε/d; ε-DP under symmetric "
+                "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+                "map. Not seedable (OpenDP's own secure generator)."
+            ),
+        )
+    )
+    register(
+        EstimatorSpec(
+            name="peer_opendp_gauss",
+            label=f"OpenDP {_OPENDP} mean (Gaussian)",
+            color="#bf812d",
+            notion="zcdp",
+            data_kinds=_KINDS,
+            neighbouring="replace-one",
+            func=opendp_gaussian_mean,
+            family=PEERS,
+            seeded=False,
+            description=(
+                "OpenDP's clamp → make_mean → Gaussian per coordinate at ρ/d; ρ-zCDP under symmetric "
+                "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+                "map. Not seedable (OpenDP's own secure generator)."
+            ),
+        )
+    )
 if _DIFFPRIVLIB is not None:
-    register(EstimatorSpec(
-        name="peer_diffprivlib", label=f"diffprivlib {_DIFFPRIVLIB} tools.mean", color="#01665e",
-        notion="pure", data_kinds=_KINDS, neighbouring="replace-one", func=diffprivlib_mean,
-        family=PEERS,
-        description=("IBM diffprivlib's mean with bounds: clip, then truncated Laplace with sensitivity "
-                     "(upper − lower)/n per coordinate at ε/d; ε-DP, one record replaced, n public. "
-                     "Seeded through random_state."),
-    ))
+    register(
+        EstimatorSpec(
+            name="peer_diffprivlib",
+            label=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
+            color="#01665e",
+            notion="pure",
+            data_kinds=_KINDS,
+            neighbouring="replace-one",
+            func=diffprivlib_mean,
+            family=PEERS,
+            description=(
+                "IBM diffprivlib's mean with bounds: clip, then truncated Laplace with sensitivity "
+                "(upper − lower)/n per coordinate at ε/d; ε-DP, one record replaced, n public. "
+                "Seeded through random_state."
+            ),
+        )
+    )

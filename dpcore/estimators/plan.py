@@ -92,7 +92,12 @@ CenterStep = Literal["coarse_to_fine", "coinpress", "paper"]
 RadiusStep = Literal["log_grid", "paper"]
 
 #: The paper's experimental split (specs/plan.md §2 "Budgets").
-DEFAULT_SPLIT: dict[str, float] = {"center": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625}
+DEFAULT_SPLIT: dict[str, float] = {
+    "center": 0.0625,
+    "variance": 0.1875,
+    "radius": 0.1875,
+    "noise": 0.5625,
+}
 #: Split when no variance is estimated (oracle, no scaling): the centre gets the preprocessing share.
 NO_VARIANCE_SPLIT: dict[str, float] = {"center": 0.25, "radius": 0.1875, "noise": 0.5625}
 #: Split of the binary instantiation: the centre is the free frequency vector.
@@ -119,7 +124,9 @@ def default_scale_exponent(p: float) -> float:
     return 1.0 / (check_positive(p, "p") + 2.0)
 
 
-def scale_vector(sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | None = None) -> np.ndarray:
+def scale_vector(
+    sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | None = None
+) -> np.ndarray:
     """The scale vector ``s = sigma^ ** (-2 e)`` of Algorithm 1, line 5.
 
     ``e = 1/(p+2)`` by default (``p = 2``: ``s = sigma^^(-1/2)``; ``p = 1``: ``sigma^^(-2/3)``);
@@ -127,10 +134,14 @@ def scale_vector(sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | 
     """
     sig = np.asarray(sigma_hat, dtype=float)
     if sig.ndim != 1 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
-        raise ValueError("sigma_hat must be a 1-D array of positive finite numbers (one per coordinate).")
+        raise ValueError(
+            "sigma_hat must be a 1-D array of positive finite numbers (one per coordinate)."
+        )
     e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
     if not math.isfinite(e) or e < 0:
-        raise ValueError(f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}.")
+        raise ValueError(
+            f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}."
+        )
     return sig ** (-2.0 * e)
 
 
@@ -175,7 +186,9 @@ def _row_norms(y: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", y, y))
 
 
-def _scaled_rows(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> Iterator[tuple[slice, np.ndarray]]:
+def _scaled_rows(
+    X: np.ndarray, center: np.ndarray, s: np.ndarray
+) -> Iterator[tuple[slice, np.ndarray]]:
     """Yield ``(rows, y)`` with ``y = (X[rows] - center) * s`` for blocks of rows.
 
     One reused block buffer instead of an ``(n, d)`` temporary (a fresh large array costs page
@@ -186,14 +199,22 @@ def _scaled_rows(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> Iterator[t
     buf = np.empty((size, d))
     for j in range(0, n, size):
         y = buf[: min(size, n - j)]
-        np.subtract(X[j: j + size], center, out=y)
+        np.subtract(X[j : j + size], center, out=y)
         y *= s
         yield slice(j, j + y.shape[0]), y
 
 
-def plan_core(x: np.ndarray, center: np.ndarray, sigma_hat: np.ndarray, radius: float, *,
-              rho_noise: float, p: float = 2.0, scale_exponent: float | None = None,
-              rng: RngLike = None) -> PlanCore:
+def plan_core(
+    x: np.ndarray,
+    center: np.ndarray,
+    sigma_hat: np.ndarray,
+    radius: float,
+    *,
+    rho_noise: float,
+    p: float = 2.0,
+    scale_exponent: float | None = None,
+    rng: RngLike = None,
+) -> PlanCore:
     """Algorithm 1 lines 5, 7 and 8 for a given centre, ``sigma^`` and clip radius ``C``.
 
     ``y_j = (x_j - center) * s``; ``z = sum_j min(1, C/||y_j||) y_j``; ``eta ~ N(0, 2C^2/rho_noise I)``;
@@ -236,8 +257,17 @@ def plan_core(x: np.ndarray, center: np.ndarray, sigma_hat: np.ndarray, radius: 
     eta = tau * as_generator(rng).standard_normal(d)
     noiseless = c + clipped_sum / (n * s)
     mean = c + (clipped_sum + eta) / (n * s)
-    return PlanCore(mean=mean, noiseless_mean=noiseless, scale=s, norms=norms, clipped=norms > C,
-                    clipped_sum=clipped_sum, noise=eta, noise_std_scaled=tau, noise_std=tau / (n * s))
+    return PlanCore(
+        mean=mean,
+        noiseless_mean=noiseless,
+        scale=s,
+        norms=norms,
+        clipped=norms > C,
+        clipped_sum=clipped_sum,
+        noise=eta,
+        noise_std_scaled=tau,
+        noise_std=tau / (n * s),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -272,11 +302,12 @@ def _columns_into(dst: np.ndarray, X: np.ndarray, cols: slice) -> None:
     256 rows are about 2x faster at n = 10^4..10^5, d = 256..2048.
     """
     for j in range(0, X.shape[0], 256):
-        dst[:, j: j + 256] = X[j: j + 256, cols].T
+        dst[:, j : j + 256] = X[j : j + 256, cols].T
 
 
-def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
-                              rng: RngLike = None) -> float | np.ndarray:
+def exponential_quantile_fast(
+    x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float, rng: RngLike = None
+) -> float | np.ndarray:
     """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential.exponential_quantile`, sampled
     by the inverse CDF in log space instead of Gumbel noise on every interval.
 
@@ -307,7 +338,10 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
     lo, hi = check_bounds(bounds, d)
     eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
     g = as_generator(rng)
-    u_pick, u_point = g.random(d), g.random(d)  # one uniform per column for the interval, one for the point
+    u_pick, u_point = (
+        g.random(d),
+        g.random(d),
+    )  # one uniform per column for the interval, one for the point
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
     value, total = np.empty(d), np.empty(d)
     # Column blocks that stay in cache: sort, interval lengths, cumulative weights, pick.
@@ -327,7 +361,9 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
         with np.errstate(divide="ignore"):
             np.log(w, out=w)  # log L_i (-inf for ties)
         w += log_u
-        w -= w.max(axis=1, keepdims=True)  # each column's most likely interval gets weight exactly 1
+        w -= w.max(
+            axis=1, keepdims=True
+        )  # each column's most likely interval gets weight exactly 1
         np.exp(w, out=w)
         np.cumsum(w, axis=1, out=w)
         total[cols] = w[:, -1]
@@ -338,14 +374,23 @@ def exponential_quantile_fast(x: np.ndarray, q: float, bounds: tuple[Any, Any], 
     bad = ~(np.isfinite(total) & (total > 0))
     if bad.any():
         nb = int(bad.sum())
-        value[bad] = quantiles.exponential_quantile(X[:, bad], qq, (lo[bad], hi[bad]), rho=rho * nb / d, rng=g)
+        value[bad] = quantiles.exponential_quantile(
+            X[:, bad], qq, (lo[bad], hi[bad]), rho=rho * nb / d, rng=g
+        )
     value = np.clip(value, lo, hi)
     return float(value[0]) if one_d else value
 
 
-def private_quantile(x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float,
-                     method: QuantileMethod = "exponential", steps: int = 20,
-                     rng: RngLike = None) -> float | np.ndarray:
+def private_quantile(
+    x: np.ndarray,
+    q: float,
+    bounds: tuple[Any, Any],
+    *,
+    rho: float,
+    method: QuantileMethod = "exponential",
+    steps: int = 20,
+    rng: RngLike = None,
+) -> float | np.ndarray:
     """``PrivQuantile`` of specs/plan.md §3 on each column of ``x`` with total budget ``rho``.
 
     ``"exponential"``: exponential mechanism over the gaps (``eps = sqrt(8 rho/d)`` per column,
@@ -376,10 +421,17 @@ C2F_FIRST_BAR = 0.6
 C2F_BAR = 0.75
 
 
-def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, bins: int = C2F_BINS,
-                          levels: int = C2F_LEVELS, histogram_share: float = C2F_HISTOGRAM_SHARE,
-                          min_bin_width: Any = None,
-                          rng: RngLike = None) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+def coarse_to_fine_median(
+    x: np.ndarray,
+    bounds: tuple[Any, Any],
+    *,
+    rho: float,
+    bins: int = C2F_BINS,
+    levels: int = C2F_LEVELS,
+    histogram_share: float = C2F_HISTOGRAM_SHARE,
+    min_bin_width: Any = None,
+    rng: RngLike = None,
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Private coordinate medians located coarse to fine; ``rho``-zCDP in total.
 
     Per coordinate, ``levels`` times: a noisy histogram of the values over ``bins`` equal public
@@ -420,21 +472,31 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
     rho = check_positive(rho, "rho")
     h = check_probability(histogram_share, "histogram_share")
     if int(bins) < 3 or int(levels) < 0:
-        raise ValueError(f"bins must be >= 3 and levels >= 0; got bins={bins!r}, levels={levels!r}.")
+        raise ValueError(
+            f"bins must be >= 3 and levels >= 0; got bins={bins!r}, levels={levels!r}."
+        )
     B, L = int(bins), int(levels)
     a, b = (np.array(v, dtype=float) for v in check_bounds(bounds, d))
     g = as_generator(rng)
     if L > 0 and h > 0:
         rho_l = h * rho / L
         offsets = (B * np.arange(d))[None, :]
-        floor = None if min_bin_width is None else np.broadcast_to(np.asarray(min_bin_width, dtype=float), (d,))
+        floor = (
+            None
+            if min_bin_width is None
+            else np.broadcast_to(np.asarray(min_bin_width, dtype=float), (d,))
+        )
         cols = np.arange(B)
         # Without a bin floor a narrow window could be narrower than the data: zoom only when three
         # bins clearly hold most of it. With the floor they hold the data whenever they hold its
         # middle, and the argmax alone decides (a low bar guards against a badly low sigma^).
         for level in range(L):
             threshold = (C2F_FIRST_BAR if level == 0 else C2F_BAR) if floor is None else 0.25
-            Bi = np.full(d, B) if floor is None else np.clip(np.floor((b - a) / np.maximum(floor, _TINY)), 0, B)
+            Bi = (
+                np.full(d, B)
+                if floor is None
+                else np.clip(np.floor((b - a) / np.maximum(floor, _TINY)), 0, B)
+            )
             Bi = Bi.astype(np.intp)
             w = (b - a) / np.maximum(Bi, 1)
             idx = np.floor((X - a) / w)
@@ -447,8 +509,10 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
             tri[cols[None, :] >= Bi[:, None]] = -np.inf  # bins beyond a coordinate's own count
             j = np.argmax(tri, axis=1)
             zoom = (Bi >= 3) & (tri[np.arange(d), j] >= threshold * n)
-            a, b = (np.where(zoom, a + np.maximum(j - 1, 0) * w, a),
-                    np.where(zoom, a + np.minimum(j + 2, Bi) * w, b))
+            a, b = (
+                np.where(zoom, a + np.maximum(j - 1, 0) * w, a),
+                np.where(zoom, a + np.minimum(j + 2, Bi) * w, b),
+            )
         rho_m = rho - h * rho
     else:
         rho_m = rho
@@ -461,8 +525,15 @@ def coarse_to_fine_median(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
 MAX_AUTO_CENTER_SHARE = 0.5
 
 
-def needed_center_share(n: int, d: int, rho: float, *, bins: int = C2F_BINS, levels: int = C2F_LEVELS,
-                        histogram_share: float = C2F_HISTOGRAM_SHARE) -> float:
+def needed_center_share(
+    n: int,
+    d: int,
+    rho: float,
+    *,
+    bins: int = C2F_BINS,
+    levels: int = C2F_LEVELS,
+    histogram_share: float = C2F_HISTOGRAM_SHARE,
+) -> float:
     """Smallest share of ``rho`` for which the coarse-to-fine centre's zoom test is safe.
 
     The test accepts three adjacent bins when their noisy count reaches ``3n/4``; that sum carries
@@ -478,17 +549,24 @@ def needed_center_share(n: int, d: int, rho: float, *, bins: int = C2F_BINS, lev
     return need_sq * 3.0 * d * levels / (0.5625 * n * n * histogram_share * rho)
 
 
-
-def _warn_thin_center(warnings_: list[str], n: int, d: int, rho: float, lo: np.ndarray, hi: np.ndarray,
-                      center_share: float | None) -> None:
+def _warn_thin_center(
+    warnings_: list[str],
+    n: int,
+    d: int,
+    rho: float,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    center_share: float | None,
+) -> None:
     """Append :func:`thin_budget_risk`'s public warning (robust centre steps) when it has one."""
     risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)), center_share=center_share)
     if risk is not None:
         warnings_.append("the centre's budget is thin. " + risk)
 
 
-def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
-                     center_share: float | None = None) -> str | None:
+def thin_budget_risk(
+    n: int, d: int, rho: float, width: float, *, center_share: float | None = None
+) -> str | None:
     """Before a run: a sentence when PLAN's centre budget is too thin for the range, else ``None``.
 
     Public inputs only (``n``, ``d``, ``rho``, the range ``width``). ``center_share`` is the share
@@ -515,15 +593,26 @@ def thin_budget_risk(n: int, d: int, rho: float, width: float, *,
         return None
     rho_needed = rho * need / share
     n_needed = math.ceil(n * math.sqrt(need / share))
-    return (f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
-            f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
-            f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
-            f"rho >= {rho_needed:.3g} avoids it).")
+    return (
+        f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
+        f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
+        f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
+        f"rho >= {rho_needed:.3g} avoids it)."
+    )
 
 
-def coinpress_scaled_center(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, sigma_hat: np.ndarray, s: np.ndarray, *,
-                            rho: float, beta: float = 0.1, spread_share: float = 0.0,
-                            rng: RngLike = None) -> tuple[np.ndarray, dict]:
+def coinpress_scaled_center(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    sigma_hat: np.ndarray,
+    s: np.ndarray,
+    *,
+    rho: float,
+    beta: float = 0.1,
+    spread_share: float = 0.0,
+    rng: RngLike = None,
+) -> tuple[np.ndarray, dict]:
     """PLAN's centre by CoinPress in the scaled space ``y = x * s`` (``rho``-zCDP, replace-one).
 
     Runs :func:`dpcore.estimators._localise.coinpress_center` on the rows ``x_j * s`` from the public
@@ -554,7 +643,11 @@ def coinpress_scaled_center(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, sigma
         rho_sp = 0.0
         a2 = (sigma_hat * s) ** 2
         L = math.log(n / beta)
-        gamma = math.sqrt(float(a2.sum()) + 2.0 * math.sqrt(float(np.sum(a2 * a2)) * L) + 2.0 * float(a2.max()) * L)
+        gamma = math.sqrt(
+            float(a2.sum())
+            + 2.0 * math.sqrt(float(np.sum(a2 * a2)) * L)
+            + 2.0 * float(a2.max()) * L
+        )
     c, info = coinpress_center(Y, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, rng=g)
     return np.clip(c / s, lo, hi), {**info, "gamma": gamma, "spread_budget": rho_sp}
 
@@ -571,10 +664,18 @@ def chi_square_median_factor(k: int) -> float:
     return (1.0 - 2.0 / (9.0 * k)) ** 3
 
 
-def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pairs_per_group: int = 1,
-                      method: QuantileMethod = "exponential", steps: int = 20,
-                      scale: Literal["log", "linear"] = "log", floor_ratio: float = 1e-30,
-                      rng: RngLike = None) -> np.ndarray:
+def variance_estimate(
+    x: np.ndarray,
+    bounds: tuple[Any, Any],
+    *,
+    rho: float,
+    pairs_per_group: int = 1,
+    method: QuantileMethod = "exponential",
+    steps: int = 20,
+    scale: Literal["log", "linear"] = "log",
+    floor_ratio: float = 1e-30,
+    rng: RngLike = None,
+) -> np.ndarray:
     """Algorithm 2 (VarianceEstimate, App. D.1) on every coordinate: private ``sigma^2``.
 
     Shuffle the rows, cut them into ``n' = floor(n / (2k))`` groups of ``k`` disjoint pairs, per
@@ -614,14 +715,16 @@ def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pai
     factor = chi_square_median_factor(k)
     groups = n // (2 * k)
     if groups < 1:
-        raise ValueError(f"variance estimation needs at least 2*pairs_per_group = {2 * k} rows; got n = {n}.")
+        raise ValueError(
+            f"variance estimation needs at least 2*pairs_per_group = {2 * k} rows; got n = {n}."
+        )
     lo, hi = check_bounds(bounds, d)
     g = as_generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
     first, second = perm[0::2], perm[1::2]
     a = X[first]
     for j in range(0, first.size, 256):  # in blocks of rows: no second (n/2, d) temporary
-        a[j: j + 256] -= X[second[j: j + 256]]
+        a[j : j + 256] -= X[second[j : j + 256]]
     np.square(a, out=a)
     a *= 0.5
     if k > 1:
@@ -631,17 +734,23 @@ def variance_estimate(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, pai
         check_positive(floor_ratio, "floor_ratio")
         floor = floor_ratio * top
         log_a = np.log(np.maximum(a, floor, out=a), out=a)  # in place: a is not used again
-        med = np.exp(private_quantile(log_a, 0.5, (np.log(floor), np.log(top)), rho=rho, method=method,
-                                      steps=steps, rng=g))
+        med = np.exp(
+            private_quantile(
+                log_a, 0.5, (np.log(floor), np.log(top)), rho=rho, method=method, steps=steps, rng=g
+            )
+        )
     elif scale == "linear":
-        med = private_quantile(a, 0.5, (np.zeros(d), top), rho=rho, method=method, steps=steps, rng=g)
+        med = private_quantile(
+            a, 0.5, (np.zeros(d), top), rho=rho, method=method, steps=steps, rng=g
+        )
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
     return np.asarray(med, dtype=float) / (k * factor)
 
 
-def binary_frequencies(x: np.ndarray, bounds: tuple[Any, Any], *, rho: float,
-                       rng: RngLike = None) -> tuple[np.ndarray, float]:
+def binary_frequencies(
+    x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, rng: RngLike = None
+) -> tuple[np.ndarray, float]:
     """Private coordinate means by the Gaussian mechanism (specs/plan.md §4b.1).
 
     Rows are clamped into the public box; the mean vector then has l2 sensitivity
@@ -686,8 +795,16 @@ def _floor_positive(sig: np.ndarray) -> np.ndarray:
     return np.where(sig > 0, np.maximum(sig, 1e-12 * float(np.max(sig))), 0.1 * mean)
 
 
-def rank_slack(n: int, rho_radius: float, *, width: float, method: QuantileMethod = "exponential",
-               steps: int = 20, beta: float = 0.1, include_sqrt_n: bool = True) -> float:
+def rank_slack(
+    n: int,
+    rho_radius: float,
+    *,
+    width: float,
+    method: QuantileMethod = "exponential",
+    steps: int = 20,
+    beta: float = 0.1,
+    include_sqrt_n: bool = True,
+) -> float:
     """``k = sqrt(n) + rank error`` of the clip quantile (specs/plan.md §2, §10.16).
 
     Exponential mechanism: [R]'s ``sqrt((T/2) ln(T/beta) / rho_radius)`` with ``T = max(ln width, 1)``.
@@ -706,8 +823,16 @@ def rank_slack(n: int, rho_radius: float, *, width: float, method: QuantileMetho
     return (math.sqrt(n) if include_sqrt_n else 0.0) + err
 
 
-def radius_universe(kind: str | float, *, sigma_hat: np.ndarray, scale: np.ndarray, lo: np.ndarray,
-                    hi: np.ndarray, n: int, beta: float = 0.1) -> float:
+def radius_universe(
+    kind: str | float,
+    *,
+    sigma_hat: np.ndarray,
+    scale: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    n: int,
+    beta: float = 0.1,
+) -> float:
     """Upper end ``U`` of the clip-radius search ``[0, U]`` (specs/plan.md §2, §10.5–10.8).
 
     ``"range"``: ``||(hi - lo) * s||_2``, the largest scaled norm of ``x - c`` with ``x`` and ``c`` in
@@ -725,24 +850,38 @@ def radius_universe(kind: str | float, *, sigma_hat: np.ndarray, scale: np.ndarr
         expected_sq = float(np.sum((sigma_hat * scale) ** 2))
         u = math.sqrt(math.log(max(n, d, 3)) * math.log(1.0 / beta) * expected_sq)
         return min(u, safe) if u > 0 else safe
-    raise ValueError(f"radius_universe must be 'trimmed', 'range' or a positive number; got {kind!r}.")
+    raise ValueError(
+        f"radius_universe must be 'trimmed', 'range' or a positive number; got {kind!r}."
+    )
 
 
-def _check_split(split: dict[str, float] | None, default: dict[str, float], used: set[str]) -> dict[str, float]:
+def _check_split(
+    split: dict[str, float] | None, default: dict[str, float], used: set[str]
+) -> dict[str, float]:
     fr = dict(default if split is None else split)
     unknown = set(fr) - set(STAGES)
     if unknown:
-        raise ValueError(f"budget_split has unknown stage(s) {sorted(unknown)}; use {list(STAGES)}.")
+        raise ValueError(
+            f"budget_split has unknown stage(s) {sorted(unknown)}; use {list(STAGES)}."
+        )
     vals = np.array(list(fr.values()), dtype=float)
-    if np.any(~np.isfinite(vals)) or np.any(vals < 0) or not math.isclose(float(vals.sum()), 1.0, rel_tol=1e-9):
+    if (
+        np.any(~np.isfinite(vals))
+        or np.any(vals < 0)
+        or not math.isclose(float(vals.sum()), 1.0, rel_tol=1e-9)
+    ):
         raise ValueError(f"budget_split fractions must be >= 0 and sum to 1; got {fr}.")
     for stage in used:
         if fr.get(stage, 0.0) <= 0:
-            raise ValueError(f"budget_split must give the {stage!r} stage a positive share; got {fr}.")
+            raise ValueError(
+                f"budget_split must give the {stage!r} stage a positive share; got {fr}."
+            )
     for stage, v in fr.items():
         if v > 0 and stage not in used:
-            raise ValueError(f"budget_split gives {stage!r} a share but this configuration spends nothing "
-                             f"there; move it to one of {sorted(used)}.")
+            raise ValueError(
+                f"budget_split gives {stage!r} a share but this configuration spends nothing "
+                f"there; move it to one of {sorted(used)}."
+            )
     return fr
 
 
@@ -766,14 +905,30 @@ def _stage_budgets(rho: float, fractions: dict[str, float]) -> dict[str, float]:
 # ----------------------------------------------------------------------------------------------
 
 
-def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, sigma: np.ndarray | None = None,
-         variances: VarianceMethod = "private", p: float = 2.0, scale_exponent: float | None = None,
-         budget_split: dict[str, float] | None = None, quantile: QuantileMethod = "exponential",
-         steps: int = 20, beta: float = 0.1, pairs_per_group: int = 1,
-         radius_universe_kind: str | float | None = None, center: str | None = None,
-         regularise_sigma: bool | None = None, rank_slack_kind: str | float = "plan",
-         center_step: CenterStep = "coinpress", radius_step: RadiusStep = "log_grid",
-         center_spread: float = 0.0, coinpress_spread_share: float = 0.1, rng: RngLike = None) -> Estimate:
+def plan(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    sigma: np.ndarray | None = None,
+    variances: VarianceMethod = "private",
+    p: float = 2.0,
+    scale_exponent: float | None = None,
+    budget_split: dict[str, float] | None = None,
+    quantile: QuantileMethod = "exponential",
+    steps: int = 20,
+    beta: float = 0.1,
+    pairs_per_group: int = 1,
+    radius_universe_kind: str | float | None = None,
+    center: str | None = None,
+    regularise_sigma: bool | None = None,
+    rank_slack_kind: str | float = "plan",
+    center_step: CenterStep = "coinpress",
+    radius_step: RadiusStep = "log_grid",
+    center_spread: float = 0.0,
+    coinpress_spread_share: float = 0.1,
+    rng: RngLike = None,
+) -> Estimate:
     """PLAN (Algorithm 1) with a private centre, variance-aware scaling and a private clip radius.
 
     Parameters
@@ -866,7 +1021,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     rho = check_positive(rho, "rho")
     lo, hi = check_bounds(bounds, d)
     if variances not in ("private", "oracle", "binary", "none"):
-        raise ValueError(f"variances must be 'private', 'oracle', 'binary' or 'none'; got {variances!r}.")
+        raise ValueError(
+            f"variances must be 'private', 'oracle', 'binary' or 'none'; got {variances!r}."
+        )
     if quantile not in ("exponential", "binary_search"):
         raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {quantile!r}.")
     p = check_positive(p, "p")
@@ -876,7 +1033,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     if center not in ("median", "frequencies", "box"):
         raise ValueError(f"center must be 'median', 'frequencies' or 'box'; got {center!r}.")
     if center == "frequencies" and variances != "binary":
-        raise ValueError("center='frequencies' reuses the private frequencies of variances='binary'.")
+        raise ValueError(
+            "center='frequencies' reuses the private frequencies of variances='binary'."
+        )
     if regularise_sigma is None:
         regularise_sigma = variances in ("private", "binary")
     if variances == "none":
@@ -884,7 +1043,9 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     else:
         e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
     if radius_universe_kind is None:
-        radius_universe_kind = "trimmed" if variances in ("private", "oracle") and e > 0 else "range"
+        radius_universe_kind = (
+            "trimmed" if variances in ("private", "oracle") and e > 0 else "range"
+        )
 
     used = {"radius", "noise"}
     if center == "median":
@@ -903,15 +1064,21 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     # CoinPress runs with the private variances (the paper's PLAN); the oracle and no-scaling
     # teaching variants keep the coarse-to-fine centre.
     cp_center = center_step == "coinpress" and center_spread == 0 and variances == "private"
-    robust_center = ((center_step == "coarse_to_fine" or (center_step == "coinpress" and not cp_center))
-                     and quantile == "exponential" and center_spread == 0)
+    robust_center = (
+        (center_step == "coarse_to_fine" or (center_step == "coinpress" and not cp_center))
+        and quantile == "exponential"
+        and center_spread == 0
+    )
     auto_share = budget_split is None and (robust_center or cp_center) and "center" in used
     if auto_share:
         # Public rule (n, d, rho only): a wide range needs more for the centre; taken from the noise.
         share = min(max(fractions["center"], needed_center_share(n, d, rho)), MAX_AUTO_CENTER_SHARE)
         if share > fractions["center"]:
-            fractions = {**fractions, "noise": fractions["noise"] - (share - fractions["center"]),
-                         "center": share}
+            fractions = {
+                **fractions,
+                "noise": fractions["noise"] - (share - fractions["center"]),
+                "center": share,
+            }
     budgets = _stage_budgets(rho, fractions)
 
     g = as_generator(rng)
@@ -926,12 +1093,16 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         extra["frequencies"] = q_tilde
         extra["frequency_noise_std"] = f_std
     if center_step not in ("coarse_to_fine", "coinpress", "paper"):
-        raise ValueError(f"center_step must be 'coarse_to_fine', 'coinpress' or 'paper'; got {center_step!r}.")
+        raise ValueError(
+            f"center_step must be 'coarse_to_fine', 'coinpress' or 'paper'; got {center_step!r}."
+        )
     if radius_step not in ("log_grid", "paper"):
         raise ValueError(f"radius_step must be 'log_grid' or 'paper'; got {radius_step!r}.")
     spread = float(center_spread)
     if not math.isfinite(spread) or spread < 0:
-        raise ValueError(f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}.")
+        raise ValueError(
+            f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}."
+        )
     coinpress = center == "median" and cp_center
     if coinpress:
         mu_t = None  # found in scaled space once sigma^ is known (below)
@@ -941,25 +1112,44 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         mu_t, window = coarse_to_fine_median(X, (lo, hi), rho=budgets["center"], rng=g)
         extra["center_window"] = window
         _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
-        ledger.charge(STAGE_LABELS["center"], budgets["center"],
-                      f"{d} coarse-to-fine private medians: {C2F_LEVELS} noisy {C2F_BINS}-bin histograms "
-                      f"(rho {C2F_HISTOGRAM_SHARE * budgets['center']:.4g}) then the exponential mechanism "
-                      f"in the window (rho {budgets['center'] - C2F_HISTOGRAM_SHARE * budgets['center']:.4g})")
+        ledger.charge(
+            STAGE_LABELS["center"],
+            budgets["center"],
+            f"{d} coarse-to-fine private medians: {C2F_LEVELS} noisy {C2F_BINS}-bin histograms "
+            f"(rho {C2F_HISTOGRAM_SHARE * budgets['center']:.4g}) then the exponential mechanism "
+            f"in the window (rho {budgets['center'] - C2F_HISTOGRAM_SHARE * budgets['center']:.4g})",
+        )
     elif center == "median" and spread > 0:
         tripled = np.concatenate([X - spread, X, X + spread])
-        mu_t = np.asarray(private_quantile(tripled, 0.5, (lo, hi), rho=budgets["center"], method=quantile,
-                                           steps=steps, rng=g), dtype=float)
-        ledger.charge(STAGE_LABELS["center"], 9.0 * budgets["center"],
-                      f"as published: {d} medians of the tripled data {{x - {spread:g}, x, x + {spread:g}}} run "
-                      f"with rho {budgets['center']:.4g}; one person moves 3 points, so the true cost is "
-                      f"9 x {budgets['center']:.4g} (specs/plan.md §10.10)")
-        warnings_.append(f"as published: the centre spends 9x its share ({9 * budgets['center']:.4g} instead of "
-                         f"{budgets['center']:.4g}), so the total is {rho + 8 * budgets['center']:.4g}, not {rho:.4g}.")
+        mu_t = np.asarray(
+            private_quantile(
+                tripled, 0.5, (lo, hi), rho=budgets["center"], method=quantile, steps=steps, rng=g
+            ),
+            dtype=float,
+        )
+        ledger.charge(
+            STAGE_LABELS["center"],
+            9.0 * budgets["center"],
+            f"as published: {d} medians of the tripled data {{x - {spread:g}, x, x + {spread:g}}} run "
+            f"with rho {budgets['center']:.4g}; one person moves 3 points, so the true cost is "
+            f"9 x {budgets['center']:.4g} (specs/plan.md §10.10)",
+        )
+        warnings_.append(
+            f"as published: the centre spends 9x its share ({9 * budgets['center']:.4g} instead of "
+            f"{budgets['center']:.4g}), so the total is {rho + 8 * budgets['center']:.4g}, not {rho:.4g}."
+        )
     elif center == "median":
-        mu_t = np.asarray(private_quantile(X, 0.5, (lo, hi), rho=budgets["center"], method=quantile,
-                                           steps=steps, rng=g), dtype=float)
-        ledger.charge(STAGE_LABELS["center"], budgets["center"],
-                      f"{d} private medians ({quantile}), rho/d = {budgets['center'] / d:.4g} each")
+        mu_t = np.asarray(
+            private_quantile(
+                X, 0.5, (lo, hi), rho=budgets["center"], method=quantile, steps=steps, rng=g
+            ),
+            dtype=float,
+        )
+        ledger.charge(
+            STAGE_LABELS["center"],
+            budgets["center"],
+            f"{d} private medians ({quantile}), rho/d = {budgets['center'] / d:.4g} each",
+        )
         if quantile == "exponential":
             # Public check: the empty stretch of the range beside the data (length up to the width)
             # outweighs the median's utility advantage eps n / 4 when eps n / 4 < ln(width n).
@@ -968,7 +1158,8 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
                 warnings_.append(
                     f"the centre's budget is thin: rho/d = {budgets['center'] / d:.2g} per coordinate over a range "
                     f"{float(np.max(hi - lo)):.3g} wide, so some private medians may land far from the data "
-                    f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it).")
+                    f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it)."
+                )
     elif center == "frequencies":
         mu_t = np.clip(q_tilde, lo, hi)
     else:
@@ -976,18 +1167,33 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
 
     # -- stage 2: variances -----------------------------------------------------------------
     if variances == "private":
-        var = variance_estimate(X, (lo, hi), rho=budgets["variance"], pairs_per_group=pairs_per_group,
-                                method=quantile, steps=steps, rng=g)
+        var = variance_estimate(
+            X,
+            (lo, hi),
+            rho=budgets["variance"],
+            pairs_per_group=pairs_per_group,
+            method=quantile,
+            steps=steps,
+            rng=g,
+        )
         raw = np.sqrt(np.maximum(var, 0.0))
-        ledger.charge(STAGE_LABELS["variance"], budgets["variance"],
-                      f"Algorithm 2: {d} private medians of pair statistics, rho/d = {budgets['variance'] / d:.4g} each")
+        ledger.charge(
+            STAGE_LABELS["variance"],
+            budgets["variance"],
+            f"Algorithm 2: {d} private medians of pair statistics, rho/d = {budgets['variance'] / d:.4g} each",
+        )
     elif variances == "binary":
         raw = np.sqrt(binary_variances(q_tilde))
-        ledger.charge(STAGE_LABELS["variance"], budgets["variance"],
-                      f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {np.linalg.norm(hi - lo) / n:.4g}")
+        ledger.charge(
+            STAGE_LABELS["variance"],
+            budgets["variance"],
+            f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {np.linalg.norm(hi - lo) / n:.4g}",
+        )
     elif variances == "oracle":
         if sigma is None:
-            raise ValueError("variances='oracle' needs the known standard deviations: pass sigma=(d,) array.")
+            raise ValueError(
+                "variances='oracle' needs the known standard deviations: pass sigma=(d,) array."
+            )
         raw = np.broadcast_to(np.asarray(sigma, dtype=float), (d,)).copy()
         if not np.all(np.isfinite(raw)) or np.any(raw < 0):
             raise ValueError("sigma must be finite and >= 0 in every coordinate.")
@@ -996,32 +1202,59 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
     sigma_hat = regularise(raw) if regularise_sigma else _floor_positive(raw)
     s = scale_vector(sigma_hat, p, e)
     if coinpress:
-        mu_t, cp = coinpress_scaled_center(X, lo, hi, sigma_hat, s, rho=budgets["center"], beta=beta,
-                                           spread_share=coinpress_spread_share, rng=g)
+        mu_t, cp = coinpress_scaled_center(
+            X,
+            lo,
+            hi,
+            sigma_hat,
+            s,
+            rho=budgets["center"],
+            beta=beta,
+            spread_share=coinpress_spread_share,
+            rng=g,
+        )
         extra["coinpress"] = cp
         _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
-        ledger.charge(STAGE_LABELS["center"], budgets["center"],
-                      f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
-                      f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "
-                      f"rho {cp['budget_per_step']:.3g} each")
+        ledger.charge(
+            STAGE_LABELS["center"],
+            budgets["center"],
+            f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
+            f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "
+            f"rho {cp['budget_per_step']:.3g} each",
+        )
 
     # -- stage 3: clip radius ---------------------------------------------------------------------
     width = float(np.max(hi - lo))
     log_grid = radius_step == "log_grid" and quantile == "exponential"
     if (rank_slack_kind in {"plan", "error_only"}) and log_grid:
-        k = (math.sqrt(n) if rank_slack_kind == "plan" else 0.0) + quantiles.log_grid_rank_error(budgets["radius"], beta)
+        k = (math.sqrt(n) if rank_slack_kind == "plan" else 0.0) + quantiles.log_grid_rank_error(
+            budgets["radius"], beta
+        )
     elif rank_slack_kind in {"plan", "error_only"}:
-        k = rank_slack(n, budgets["radius"], width=width, method=quantile, steps=steps, beta=beta,
-                       include_sqrt_n=rank_slack_kind == "plan")
+        k = rank_slack(
+            n,
+            budgets["radius"],
+            width=width,
+            method=quantile,
+            steps=steps,
+            beta=beta,
+            include_sqrt_n=rank_slack_kind == "plan",
+        )
     else:
         k = float(rank_slack_kind)
         if not math.isfinite(k) or k < 0:
-            raise ValueError(f"rank_slack_kind must be 'plan', 'error_only' or a number >= 0; got {rank_slack_kind!r}.")
+            raise ValueError(
+                f"rank_slack_kind must be 'plan', 'error_only' or a number >= 0; got {rank_slack_kind!r}."
+            )
     q_clip = min(max(1.0 - k / n, 0.5), 1.0 - 0.5 / n)
     if k / n > 0.1:
-        warnings_.append(f"rank slack k = {k:.1f} is {k / n:.0%} of n: the clip quantile is clamped to "
-                         f"{q_clip:.3f}; n is small for this budget (PLAN needs n >> sqrt(d/rho)).")
-    U = radius_universe(radius_universe_kind, sigma_hat=sigma_hat, scale=s, lo=lo, hi=hi, n=n, beta=beta)
+        warnings_.append(
+            f"rank slack k = {k:.1f} is {k / n:.0%} of n: the clip quantile is clamped to "
+            f"{q_clip:.3f}; n is small for this budget (PLAN needs n >> sqrt(d/rho))."
+        )
+    U = radius_universe(
+        radius_universe_kind, sigma_hat=sigma_hat, scale=s, lo=lo, hi=hi, n=n, beta=beta
+    )
     norms = np.empty(n)
     for rows, y in _scaled_rows(X, mu_t, s):  # y_j = (x_j - mu~) * s
         norms[rows] = _row_norms(y)
@@ -1031,11 +1264,18 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         C = quantiles.log_grid_quantile(norms, q_clip, U, rho=budgets["radius"], rng=g)
         how = f"exponential mechanism on a log grid in [{U * 1e-9:.3g}, {U:.4g}]"
     else:
-        C = float(private_quantile(norms, q_clip, (0.0, U), rho=budgets["radius"], method=quantile,
-                                   steps=steps, rng=g))
+        C = float(
+            private_quantile(
+                norms, q_clip, (0.0, U), rho=budgets["radius"], method=quantile, steps=steps, rng=g
+            )
+        )
         how = f"on [0, {U:.4g}] ({quantile})"
     C = max(C, U * 1e-12)
-    ledger.charge(STAGE_LABELS["radius"], budgets["radius"], f"private {q_clip:.4f}-quantile of the scaled norms {how}")
+    ledger.charge(
+        STAGE_LABELS["radius"],
+        budgets["radius"],
+        f"private {q_clip:.4f}-quantile of the scaled norms {how}",
+    )
 
     # -- stage 4: clip, noise, unscale, recentre (Algorithm 1 lines 7-8) -------------------------
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
@@ -1044,8 +1284,11 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         clipped_sum += factor[rows] @ y
     tau = math.sqrt(2.0 * C * C / budgets["noise"])
     eta = tau * g.standard_normal(d)
-    ledger.charge(STAGE_LABELS["noise"], budgets["noise"],
-                  f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {2 * C:.4g}")
+    ledger.charge(
+        STAGE_LABELS["noise"],
+        budgets["noise"],
+        f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {2 * C:.4g}",
+    )
     noiseless = mu_t + clipped_sum / (n * s)
     mean = mu_t + (clipped_sum + eta) / (n * s)
     clipped = norms > C
@@ -1055,17 +1298,39 @@ def plan(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, si
         warnings_.append(
             f"the private centre lies far from the estimate (shift {pull:.3g} in scaled units against a clip "
             f"radius {C:.3g}): some centre coordinates probably landed outside the data, which inflates the "
-            "radius and the noise. More budget, more n or a tighter public range fixes it.")
+            "radius and the noise. More budget, more n or a tighter public range fixes it."
+        )
 
-    extra.update({
-        "sigma_hat": sigma_hat, "sigma_hat_raw": raw, "scale_exponent": e, "p": p,
-        "rank_slack": k, "clip_quantile": q_clip, "radius_universe": U,
-        "radius_universe_kind": radius_universe_kind, "norms": norms, "noise_std_scaled": tau,
-        "budgets": dict(budgets), "fractions": dict(fractions), "quantile": quantile,
-        "variances": variances, "center_method": center, "noise": eta / (n * s),
-    })
-    diag = Diagnostics(noiseless_mean=noiseless, center=mu_t, scale=s, clip_radius=C, clipped=clipped,
-                       noise_std=tau / (n * s), warnings=warnings_, extra=extra)
+    extra.update(
+        {
+            "sigma_hat": sigma_hat,
+            "sigma_hat_raw": raw,
+            "scale_exponent": e,
+            "p": p,
+            "rank_slack": k,
+            "clip_quantile": q_clip,
+            "radius_universe": U,
+            "radius_universe_kind": radius_universe_kind,
+            "norms": norms,
+            "noise_std_scaled": tau,
+            "budgets": dict(budgets),
+            "fractions": dict(fractions),
+            "quantile": quantile,
+            "variances": variances,
+            "center_method": center,
+            "noise": eta / (n * s),
+        }
+    )
+    diag = Diagnostics(
+        noiseless_mean=noiseless,
+        center=mu_t,
+        scale=s,
+        clip_radius=C,
+        clipped=clipped,
+        noise_std=tau / (n * s),
+        warnings=warnings_,
+        extra=extra,
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
@@ -1082,15 +1347,26 @@ def _clean(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in _DATASET_ONLY}
 
 
-
-def plan_l2(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-            **params: Any) -> Estimate:
+def plan_l2(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """PLAN for l2 error on real data with private variances (Algorithm 2) — the paper's §4a."""
     return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **_clean(params))
 
 
-def plan_binary(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                **params: Any) -> Estimate:
+def plan_binary(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """PLAN's binary instantiation (p = 1, total-variation metric; §4b): Gaussian-mechanism
     frequencies give the centre and ``sigma^2 = q~(1-q~)`` floored at ``d^(-2/5)``; ``s = sigma^^(-2/3)``;
     radius universe ``||s||_2``. Bounds default to the unit box."""
@@ -1100,8 +1376,14 @@ def plan_binary(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = N
     return plan(X, rho=rho, bounds=bounds, variances="binary", p=1.0, rng=rng, **_clean(params))
 
 
-def plan_as_published(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                      **params: Any) -> Estimate:
+def plan_as_published(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """PLAN as the authors' code runs it (reproduction, not a private release at ``rho``).
 
     The paper's centre and radius steps (exponential mechanism over the whole range, [R]'s rank
@@ -1113,23 +1395,57 @@ def plan_as_published(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | No
     return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **kw)
 
 
-def plan_oracle(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None,
-                sigma: np.ndarray | None = None, rng: RngLike = None, **params: Any) -> Estimate:
+def plan_oracle(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    sigma: np.ndarray | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """PLAN with the true standard deviations (teaching oracle; not a private variance estimate)."""
-    return plan(x, rho=rho, bounds=bounds, sigma=sigma, variances="oracle", rng=rng,
-                **{k: v for k, v in params.items() if k != "true_mean"})
+    return plan(
+        x,
+        rho=rho,
+        bounds=bounds,
+        sigma=sigma,
+        variances="oracle",
+        rng=rng,
+        **{k: v for k, v in params.items() if k != "true_mean"},
+    )
 
 
-def plan_noscale(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                 **params: Any) -> Estimate:
+def plan_noscale(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """PLAN without scaling (``sigma^ = 1``; Section 6, §5b), radius universe from the data range."""
     return plan(x, rho=rho, bounds=bounds, variances="none", rng=rng, **_clean(params))
 
 
-def plan_equal_split(x: np.ndarray, *, rho: float, bounds: tuple[Any, Any] | None = None, rng: RngLike = None,
-                     **params: Any) -> Estimate:
+def plan_equal_split(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple[Any, Any] | None = None,
+    rng: RngLike = None,
+    **params: Any,
+) -> Estimate:
     """Teaching contrast: scale by ``sigma^^(-1)`` (Mahalanobis-style equal split, exponent 1/2)."""
-    return plan(x, rho=rho, bounds=bounds, variances="private", scale_exponent=0.5, rng=rng, **_clean(params))
+    return plan(
+        x,
+        rho=rho,
+        bounds=bounds,
+        variances="private",
+        scale_exponent=0.5,
+        rng=rng,
+        **_clean(params),
+    )
 
 
 @dataclass(frozen=True)
@@ -1146,23 +1462,73 @@ class _Entry:
 
 _REAL = frozenset({"real", "bounded"})
 _ENTRIES = [
-    _Entry("plan", "PLAN (ℓ2, private variances)", "#0072B2", plan_l2, _REAL,
-           "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, Gaussian noise."),
-    _Entry("plan_as_published", "PLAN as published (spends 9× centring budget)", "#9ecae1", plan_as_published,
-           _REAL, "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
-           "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
-           "ledger shows the true spend. The paper's radius step.", spend_factor=1.5),
-    _Entry("plan_l1", "PLAN (ℓ1, binary data)", "#56B4E9", plan_binary, frozenset({"binary"}),
-           "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."),
-    _Entry("plan_oracle", "PLAN with known variances (oracle)", "#6baed6", plan_oracle, _REAL,
-           "PLAN scaled with the true σ (teaching only: the variances are not estimated privately)."),
-    _Entry("plan_noscale", "PLAN without scaling", "#238b45", plan_noscale, _REAL,
-           "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's Section 6)."),
-    _Entry("plan_equal_split", "Equal split (scale by σ̂⁻¹)", "#a1d99b", plan_equal_split, _REAL,
-           "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the variance skew."),
+    _Entry(
+        "plan",
+        "PLAN (ℓ2, private variances)",
+        "#0072B2",
+        plan_l2,
+        _REAL,
+        "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, Gaussian noise.",
+    ),
+    _Entry(
+        "plan_as_published",
+        "PLAN as published (spends 9× centring budget)",
+        "#9ecae1",
+        plan_as_published,
+        _REAL,
+        "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
+        "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
+        "ledger shows the true spend. The paper's radius step.",
+        spend_factor=1.5,
+    ),
+    _Entry(
+        "plan_l1",
+        "PLAN (ℓ1, binary data)",
+        "#56B4E9",
+        plan_binary,
+        frozenset({"binary"}),
+        "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3).",
+    ),
+    _Entry(
+        "plan_oracle",
+        "PLAN with known variances (oracle)",
+        "#6baed6",
+        plan_oracle,
+        _REAL,
+        "PLAN scaled with the true σ (teaching only: the variances are not estimated privately).",
+    ),
+    _Entry(
+        "plan_noscale",
+        "PLAN without scaling",
+        "#238b45",
+        plan_noscale,
+        _REAL,
+        "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's Section 6).",
+    ),
+    _Entry(
+        "plan_equal_split",
+        "Equal split (scale by σ̂⁻¹)",
+        "#a1d99b",
+        plan_equal_split,
+        _REAL,
+        "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the variance skew.",
+    ),
 ]
 
 for _e in _ENTRIES:
-    register(EstimatorSpec(name=_e.name, label=_e.label, color=_e.color, notion="zcdp", data_kinds=_e.kinds,
-                           neighbouring="replace-one", func=_e.func, params=_e.params, family="PLAN",
-                           description=_e.description, needs_dimension="any", spend_factor=_e.spend_factor))
+    register(
+        EstimatorSpec(
+            name=_e.name,
+            label=_e.label,
+            color=_e.color,
+            notion="zcdp",
+            data_kinds=_e.kinds,
+            neighbouring="replace-one",
+            func=_e.func,
+            params=_e.params,
+            family="PLAN",
+            description=_e.description,
+            needs_dimension="any",
+            spend_factor=_e.spend_factor,
+        )
+    )

@@ -36,9 +36,15 @@ class PrivateBounds:
     ledger: Ledger
 
 
-def private_bounds(x: np.ndarray, coarse_bounds: Any, *, rho: float | None = None,
-                   epsilon: float | None = None, quantiles: tuple[float, float] = (0.01, 0.99),
-                   rng: RngLike = None) -> PrivateBounds:
+def private_bounds(
+    x: np.ndarray,
+    coarse_bounds: Any,
+    *,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    quantiles: tuple[float, float] = (0.01, 0.99),
+    rng: RngLike = None,
+) -> PrivateBounds:
     """Per-column private ``(lower, upper)`` from two exponential-mechanism quantiles.
 
     Privacy
@@ -71,27 +77,48 @@ def private_bounds(x: np.ndarray, coarse_bounds: Any, *, rho: float | None = Non
     if (rho is None) == (epsilon is None):
         raise ValueError("pass exactly one of rho (zCDP) or epsilon (pure DP) for the bounds step.")
     notion: NativeNotion = "zcdp" if rho is not None else "pure"
-    total = check_positive(rho if rho is not None else epsilon, "rho" if rho is not None else "epsilon")
+    total = check_positive(
+        rho if rho is not None else epsilon, "rho" if rho is not None else "epsilon"
+    )
     first = total / 2.0
     second = total - first
     g_lo, g_hi = as_generator(rng).spawn(2)
     key = "rho" if notion == "zcdp" else "epsilon"
-    lower = np.asarray(exponential_quantile(arr, q_lo, (clo, chi), rng=g_lo, **{key: first}), dtype=float)
-    upper = np.asarray(exponential_quantile(arr, q_hi, (clo, chi), rng=g_hi, **{key: second}), dtype=float)
+    lower = np.asarray(
+        exponential_quantile(arr, q_lo, (clo, chi), rng=g_lo, **{key: first}), dtype=float
+    )
+    upper = np.asarray(
+        exponential_quantile(arr, q_hi, (clo, chi), rng=g_hi, **{key: second}), dtype=float
+    )
     lo, hi = np.minimum(lower, upper), np.maximum(lower, upper)
     pad = 1e-6 * (chi - clo)
     same = hi - lo < pad
     lo = np.where(same, np.maximum(clo, lo - pad), lo)
     hi = np.where(same, np.minimum(chi, hi + pad), hi)
     ledger = Ledger(notion)
-    ledger.charge("bounds: lower quantile", first, f"exponential-mechanism {q_lo:g}-quantile of each of {d} columns")
-    ledger.charge("bounds: upper quantile", second, f"exponential-mechanism {q_hi:g}-quantile of each of {d} columns")
+    ledger.charge(
+        "bounds: lower quantile",
+        first,
+        f"exponential-mechanism {q_lo:g}-quantile of each of {d} columns",
+    )
+    ledger.charge(
+        "bounds: upper quantile",
+        second,
+        f"exponential-mechanism {q_hi:g}-quantile of each of {d} columns",
+    )
     return PrivateBounds(lo, hi, ledger)
 
 
-def run_with_private_bounds(spec: EstimatorSpec, data: Dataset, budget: Budget, *, share: float,
-                            coarse_bounds: Any, quantiles: tuple[float, float] = (0.01, 0.99),
-                            rng: RngLike = None) -> Estimate:
+def run_with_private_bounds(
+    spec: EstimatorSpec,
+    data: Dataset,
+    budget: Budget,
+    *,
+    share: float,
+    coarse_bounds: Any,
+    quantiles: tuple[float, float] = (0.01, 0.99),
+    rng: RngLike = None,
+) -> Estimate:
     """Run ``spec`` on ``data`` after estimating its bounds privately with ``share`` of the budget.
 
     The budget is converted to the estimator's native notion (``v``); the estimator gets
@@ -104,7 +131,9 @@ def run_with_private_bounds(spec: EstimatorSpec, data: Dataset, budget: Budget, 
     non-private reference (notion ``"none"``) runs as it is.
     """
     if not 0 < share <= 0.5:
-        raise ValueError(f"share (the bounds' part of the budget) must be in (0, 0.5]; got {share!r}.")
+        raise ValueError(
+            f"share (the bounds' part of the budget) must be in (0, 0.5]; got {share!r}."
+        )
     if spec.notion == "none":
         return spec.run(data, budget, rng=rng)
     conv = budget.to_native(spec.notion)
@@ -113,7 +142,9 @@ def run_with_private_bounds(spec: EstimatorSpec, data: Dataset, budget: Budget, 
     bounds_amount = v - est_amount
     g_bounds, g_est = as_generator(rng).spawn(2)
     key = "rho" if spec.notion == "zcdp" else "epsilon"
-    pb = private_bounds(data.x, coarse_bounds, quantiles=quantiles, rng=g_bounds, **{key: bounds_amount})
+    pb = private_bounds(
+        data.x, coarse_bounds, quantiles=quantiles, rng=g_bounds, **{key: bounds_amount}
+    )
     native = Budget.zcdp(est_amount) if spec.notion == "zcdp" else Budget.pure(est_amount)
     est = spec.run(dataclasses.replace(data, bounds=(pb.lower, pb.upper)), native, rng=g_est)
     ledger = Ledger(spec.notion)

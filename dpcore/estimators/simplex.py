@@ -68,7 +68,9 @@ Combine = Literal["blue", "paper"]
 def mechanism_of(epsilon: float | None, rho: float | None) -> tuple[Mechanism, float]:
     """Return ``("laplace", ε)`` or ``("gaussian", ρ)``; exactly one budget must be given."""
     if (epsilon is None) == (rho is None):
-        raise ValueError("pass exactly one budget: epsilon= (Laplace, pure DP) or rho= (Gaussian, zCDP).")
+        raise ValueError(
+            "pass exactly one budget: epsilon= (Laplace, pure DP) or rho= (Gaussian, zCDP)."
+        )
     if epsilon is not None:
         return "laplace", check_positive(epsilon, "epsilon")
     return "gaussian", check_positive(rho, "rho")
@@ -77,7 +79,9 @@ def mechanism_of(epsilon: float | None, rho: float | None) -> tuple[Mechanism, f
 def check_relation(neighbouring: str) -> Relation:
     """Validate the neighbouring relation name."""
     if neighbouring not in ("add-remove", "replace-one"):
-        raise ValueError(f"neighbouring must be 'add-remove' or 'replace-one'; got {neighbouring!r}.")
+        raise ValueError(
+            f"neighbouring must be 'add-remove' or 'replace-one'; got {neighbouring!r}."
+        )
     return neighbouring  # type: ignore[return-value]
 
 
@@ -88,8 +92,14 @@ def noise_variance(mechanism: Mechanism, sensitivity: float, budget: float) -> f
     return sensitivity**2 / (2.0 * budget)
 
 
-def add_noise(value: np.ndarray | np.float64, mechanism: Mechanism, sensitivity: float, budget: float,
-              reps: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+def add_noise(
+    value: np.ndarray | np.float64,
+    mechanism: Mechanism,
+    sensitivity: float,
+    budget: float,
+    reps: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, float]:
     """``reps`` independent releases of ``value`` (shape ``(reps,) + value.shape``) and the scale.
 
     Uses :func:`dpcore.mechanisms.laplace_mechanism` / :func:`gaussian_mechanism` on ``reps`` copies,
@@ -132,7 +142,9 @@ class Preprocessed:
         return int(self.z.shape[1])
 
 
-def preprocess(x: Any, bounds: Any, radius: float | None = None, *, min_rows: int = 1) -> Preprocessed:
+def preprocess(
+    x: Any, bounds: Any, radius: float | None = None, *, min_rows: int = 1
+) -> Preprocessed:
     """Clamp to ``bounds``, shift to ``[0, U - L]`` and l1-clip rows to ``radius`` (spec §2.1).
 
     ``radius`` defaults to ``sum_j (U_j - L_j)`` (so nothing inside the box is rescaled); for one
@@ -149,7 +161,9 @@ def preprocess(x: Any, bounds: Any, radius: float | None = None, *, min_rows: in
     over = tot > R
     if np.any(over):
         z[over] *= (R / tot[over])[:, None]
-    return Preprocessed(z=z, lower=lo, upper=hi, radius=R, clipped=changed | over, was_1d=arr.ndim == 1)
+    return Preprocessed(
+        z=z, lower=lo, upper=hi, radius=R, clipped=changed | over, was_1d=arr.ndim == 1
+    )
 
 
 def nonprivate_counts(data: Preprocessed) -> dict[str, int]:
@@ -171,7 +185,9 @@ def simplex_transform(z: np.ndarray, radius: float) -> np.ndarray:
     Z = np.asarray(z, float)
     Z = Z.reshape(Z.shape[0], -1)
     if np.any(Z < 0) or np.any(Z.sum(axis=1) > radius * (1 + 1e-12)):
-        raise ValueError("z must be clamped and shifted first (z >= 0, row sums <= radius); use preprocess().")
+        raise ValueError(
+            "z must be clamped and shifted first (z >= 0, row sums <= radius); use preprocess()."
+        )
     pad = np.maximum(radius - Z.sum(axis=1), 0.0)
     return np.column_stack([Z, pad])
 
@@ -203,9 +219,17 @@ class SimplexRelease:
     data: Preprocessed = field(repr=False)
 
 
-def simplex_release(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                    neighbouring: str = "add-remove", radius: float | None = None, reps: int = 1,
-                    rng: RngLike = None) -> SimplexRelease:
+def simplex_release(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    neighbouring: str = "add-remove",
+    radius: float | None = None,
+    reps: int = 1,
+    rng: RngLike = None,
+) -> SimplexRelease:
     """Algorithm S1: release the column sums of the simplex-augmented rows with one mechanism.
 
     Parameters
@@ -241,8 +265,17 @@ def simplex_release(x: Any, *, epsilon: float | None = None, rho: float | None =
     d1, d2 = simplex_sensitivity(rel, data.radius)
     sens = d1 if mech == "laplace" else d2
     m, scale = add_noise(s, mech, sens, budget, check_reps(reps), as_generator(rng))
-    return SimplexRelease(m=m, s=s, variance=noise_variance(mech, sens, budget), scale=scale,
-                          sensitivity=sens, mechanism=mech, budget=budget, neighbouring=rel, data=data)
+    return SimplexRelease(
+        m=m,
+        s=s,
+        variance=noise_variance(mech, sens, budget),
+        scale=scale,
+        sensitivity=sens,
+        mechanism=mech,
+        budget=budget,
+        neighbouring=rel,
+        data=data,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,8 +298,9 @@ def project_sums(m: np.ndarray, total: np.ndarray | float) -> np.ndarray:
     return M - excess[..., None]
 
 
-def combine_counts(n_hat: np.ndarray, var_hat: float, n_extra: np.ndarray, var_extra: float
-                   ) -> tuple[np.ndarray, float, float]:
+def combine_counts(
+    n_hat: np.ndarray, var_hat: float, n_extra: np.ndarray, var_extra: float
+) -> tuple[np.ndarray, float, float]:
     """S4: inverse-variance combination ``N* = w N̂ + (1 - w) N'``.
 
     Returns ``(N*, Var(N*), w)`` with ``w = (1/var_hat) / (1/var_hat + 1/var_extra)`` in ``[0, 1]``.
@@ -337,39 +371,67 @@ class _Draws:
     warnings: list[str]
 
 
-def _simplex_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, known_n: bool,
-                   neighbouring: str, count_fraction: float, combine: str, clamp: bool,
-                   radius: float | None, reps: int, rng: RngLike) -> _Draws:
+def _simplex_draws(
+    x: Any,
+    *,
+    epsilon: float | None,
+    rho: float | None,
+    bounds: Any,
+    known_n: bool,
+    neighbouring: str,
+    count_fraction: float,
+    combine: str,
+    clamp: bool,
+    radius: float | None,
+    reps: int,
+    rng: RngLike,
+) -> _Draws:
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
     cf = float(count_fraction)
     if not 0.0 <= cf < 1.0:
-        raise ValueError(f"count_fraction must be in [0, 1) (the share of the budget for an extra count); got {count_fraction!r}.")
+        raise ValueError(
+            f"count_fraction must be in [0, 1) (the share of the budget for an extra count); got {count_fraction!r}."
+        )
     if combine not in ("blue", "paper"):
         raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
     if not known_n and rel == "replace-one":
-        raise ValueError("under replace-one neighbours n is public: use known_n=True "
-                         "(the free count is only useful when n is private, i.e. add/remove).")
+        raise ValueError(
+            "under replace-one neighbours n is public: use known_n=True "
+            "(the free count is only useful when n is private, i.e. add/remove)."
+        )
     if known_n and cf > 0:
-        raise ValueError("count_fraction > 0 buys an extra noisy count, which is pointless with known_n=True; set it to 0.")
+        raise ValueError(
+            "count_fraction > 0 buys an extra noisy count, which is pointless with known_n=True; set it to 0."
+        )
     g = as_generator(rng)
     unit = "ε" if mech == "laplace" else "ρ"
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
     b_count = cf * budget
     b_release = budget - b_count
     key = "epsilon" if mech == "laplace" else "rho"
-    rel_out = simplex_release(x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g,
-                              **{key: b_release})
+    rel_out = simplex_release(
+        x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g, **{key: b_release}
+    )
     data = rel_out.data
     R, n, d, v = data.radius, data.n, data.d, rel_out.variance
-    ledger.charge("simplex release", b_release,
-                  f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {d + 1} augmented sums, "
-                  f"{rel} sensitivity {rel_out.sensitivity:.4g}, {unit} = {b_release:.4g}")
+    ledger.charge(
+        "simplex release",
+        b_release,
+        f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {d + 1} augmented sums, "
+        f"{rel} sensitivity {rel_out.sensitivity:.4g}, {unit} = {b_release:.4g}",
+    )
     m = rel_out.m
     noiseless = data.lower + rel_out.s[:d] / n
     p = rel_out.s[:d] / (n * R)
-    extra: dict[str, Any] = {"radius": R, "noise_variance": v, "noise_scale": rel_out.scale,
-                             "sensitivity": rel_out.sensitivity, "m": m[0].copy(), "mechanism": mech}
+    extra: dict[str, Any] = {
+        "radius": R,
+        "noise_variance": v,
+        "noise_scale": rel_out.scale,
+        "sensitivity": rel_out.sensitivity,
+        "m": m[0].copy(),
+        "mechanism": mech,
+    }
     if known_n:
         sums = project_sums(m, n * R)[..., :d]
         means = data.lower + sums / n
@@ -381,17 +443,31 @@ def _simplex_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: 
         if cf > 0:
             n_extra, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
             var_w = noise_variance(mech, 1.0, b_count)
-            ledger.charge("extra count", b_count, f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}")
+            ledger.charge(
+                "extra count",
+                b_count,
+                f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+            )
             n_star, var_star, w = combine_counts(n_hat, var_hat, n_extra, var_w)
-            extra.update(extra_count=float(n_extra[0]), extra_count_variance=var_w, weight=w,
-                         combined_count=float(n_star[0]), combined_count_variance=var_star)
+            extra.update(
+                extra_count=float(n_extra[0]),
+                extra_count_variance=var_w,
+                weight=w,
+                combined_count=float(n_star[0]),
+                combined_count_variance=var_star,
+            )
             if combine == "blue":
                 sums = project_sums(m, R * n_star)[..., :d]
                 alpha = w * (1.0 / (d + 1) - p) - 1.0 / (d + 1)
-                var_mean = v * ((1 + alpha) ** 2 + d * alpha**2) + R**2 * (1.0 / (d + 1) - p) ** 2 * (1 - w) ** 2 * var_w
+                var_mean = (
+                    v * ((1 + alpha) ** 2 + d * alpha**2)
+                    + R**2 * (1.0 / (d + 1) - p) ** 2 * (1 - w) ** 2 * var_w
+                )
             else:
                 sums = m[..., :d]
-                var_mean = v * ((1 - p * w) ** 2 + d * (p * w) ** 2) + (p * R) ** 2 * (1 - w) ** 2 * var_w
+                var_mean = (
+                    v * ((1 - p * w) ** 2 + d * (p * w) ** 2) + (p * R) ** 2 * (1 - w) ** 2 * var_w
+                )
             means = mean_from_sums(sums, n_star, data.lower)
         else:
             means = mean_from_sums(m[..., :d], n_hat, data.lower)
@@ -404,10 +480,20 @@ def _simplex_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: 
     return _Draws(out, noiseless, ledger, std, extra, data, [])
 
 
-def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                 known_n: bool = False, neighbouring: str = "add-remove", count_fraction: float = 0.0,
-                 combine: str = "blue", clamp: bool = False, radius: float | None = None,
-                 rng: RngLike = None) -> Estimate:
+def simplex_mean(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    known_n: bool = False,
+    neighbouring: str = "add-remove",
+    count_fraction: float = 0.0,
+    combine: str = "blue",
+    clamp: bool = False,
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """Private mean through the simplex transformation (Algorithms S1 + S2/S3/S4).
 
     Parameters
@@ -448,25 +534,66 @@ def simplex_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     ----------
     Paper §4.1, §4.1.2, §4.2, App. B; specs/simplex.md §2.3 (S1-S4) and §4.
     """
-    dr = _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
-                        count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius, reps=1, rng=rng)
-    diag = SimplexDiagnostics(noiseless_mean=dr.noiseless, center=None, clip_interval=(dr.data.lower, dr.data.upper),
-                              clipped=dr.data.clipped, noise_std=dr.noise_std, warnings=dr.warnings,
-                              nonprivate=nonprivate_counts(dr.data), **dr.extra)
+    dr = _simplex_draws(
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        known_n=known_n,
+        neighbouring=neighbouring,
+        count_fraction=count_fraction,
+        combine=combine,
+        clamp=clamp,
+        radius=radius,
+        reps=1,
+        rng=rng,
+    )
+    diag = SimplexDiagnostics(
+        noiseless_mean=dr.noiseless,
+        center=None,
+        clip_interval=(dr.data.lower, dr.data.upper),
+        clipped=dr.data.clipped,
+        noise_std=dr.noise_std,
+        warnings=dr.warnings,
+        nonprivate=nonprivate_counts(dr.data),
+        **dr.extra,
+    )
     return Estimate(mean=dr.means[0], ledger=dr.ledger, diagnostics=diag)
 
 
-def simplex_mean_draws(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                       known_n: bool = False, neighbouring: str = "add-remove", count_fraction: float = 0.0,
-                       combine: str = "blue", clamp: bool = False, radius: float | None = None, reps: int = 1000,
-                       rng: RngLike = None) -> np.ndarray:
+def simplex_mean_draws(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    known_n: bool = False,
+    neighbouring: str = "add-remove",
+    count_fraction: float = 0.0,
+    combine: str = "blue",
+    clamp: bool = False,
+    radius: float | None = None,
+    reps: int = 1000,
+    rng: RngLike = None,
+) -> np.ndarray:
     """``reps`` independent runs of :func:`simplex_mean` on the same data, shape ``(reps, d)``.
 
     Same code path as :func:`simplex_mean` (one vectorised call), for simulation and the page.
     """
-    return _simplex_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, known_n=known_n, neighbouring=neighbouring,
-                          count_fraction=count_fraction, combine=combine, clamp=clamp, radius=radius,
-                          reps=check_reps(reps), rng=rng).means
+    return _simplex_draws(
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        known_n=known_n,
+        neighbouring=neighbouring,
+        count_fraction=count_fraction,
+        combine=combine,
+        clamp=clamp,
+        radius=radius,
+        reps=check_reps(reps),
+        rng=rng,
+    ).means
 
 
 # --------------------------------------------------------------------------------------------
@@ -482,18 +609,46 @@ _VARIANTS: list[tuple[str, str, NativeNotion, Neighbouring, bool, str]] = [
     # name, label, notion, relation, known_n, colour
     ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#EE7733"),
     ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
-    ("simplex_known_n_laplace_replace", "Simplex, known n, replace-one (Laplace)", "pure", "replace-one", True,
-     "#44337A"),
-    ("simplex_known_n_gauss_replace", "Simplex, known n, replace-one (Gaussian)", "zcdp", "replace-one", True,
-     "#E69F00"),
+    (
+        "simplex_known_n_laplace_replace",
+        "Simplex, known n, replace-one (Laplace)",
+        "pure",
+        "replace-one",
+        True,
+        "#44337A",
+    ),
+    (
+        "simplex_known_n_gauss_replace",
+        "Simplex, known n, replace-one (Gaussian)",
+        "zcdp",
+        "replace-one",
+        True,
+        "#E69F00",
+    ),
 ]
 
 for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:
-    register(EstimatorSpec(
-        name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS, neighbouring=_rel,
-        func=simplex_mean, params={"known_n": _known, "neighbouring": _rel}, family="simplex",
-        batched=simplex_mean_draws,
-        description=("Append R − Σz to each clamped row and release all column sums with one "
-                     + ("Laplace" if _notion == "pure" else "Gaussian") + " mechanism; "
-                     + ("n is public: project onto Σ = nR (variance × d/(d+1))." if _known
-                        else "the count comes free: mean = L + R·m_j / Σm."))))
+    register(
+        EstimatorSpec(
+            name=_name,
+            label=_label,
+            color=_colour,
+            notion=_notion,
+            data_kinds=_KINDS,
+            neighbouring=_rel,
+            func=simplex_mean,
+            params={"known_n": _known, "neighbouring": _rel},
+            family="simplex",
+            batched=simplex_mean_draws,
+            description=(
+                "Append R − Σz to each clamped row and release all column sums with one "
+                + ("Laplace" if _notion == "pure" else "Gaussian")
+                + " mechanism; "
+                + (
+                    "n is public: project onto Σ = nR (variance × d/(d+1))."
+                    if _known
+                    else "the count comes free: mean = L + R·m_j / Σm."
+                )
+            ),
+        )
+    )

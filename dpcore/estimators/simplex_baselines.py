@@ -73,7 +73,9 @@ from dpcore.privacy import Ledger, NativeNotion
 # sensitivities
 
 
-def sum_sensitivity(data: Preprocessed, mechanism: Mechanism, neighbouring: str, centring: str) -> float:
+def sum_sensitivity(
+    data: Preprocessed, mechanism: Mechanism, neighbouring: str, centring: str
+) -> float:
     """Sensitivity of ``sum_i u_i`` for the value transform ``centring`` (see the module docstring).
 
     ``centring``: ``"shift"`` (``u = z``), ``"centre"`` (``u = z - w/2``) or ``"raw"`` (``u = z + L``).
@@ -83,7 +85,11 @@ def sum_sensitivity(data: Preprocessed, mechanism: Mechanism, neighbouring: str,
     p = 1 if mechanism == "laplace" else 2
     if centring == "shift":
         base = float(np.linalg.norm(w, p))
-        return min(R, base) if rel == "add-remove" else min((2.0 if p == 1 else math.sqrt(2.0)) * R, base)
+        return (
+            min(R, base)
+            if rel == "add-remove"
+            else min((2.0 if p == 1 else math.sqrt(2.0)) * R, base)
+        )
     if centring == "centre":
         return float(np.linalg.norm(w, p)) / (2.0 if rel == "add-remove" else 1.0)
     if centring == "raw":
@@ -108,7 +114,9 @@ def _split(split: float | str, mechanism: Mechanism, sens: float) -> float:
         return sens / (sens + 1.0) if mechanism == "laplace" else sens**2 / (sens**2 + 1.0)
     f = float(split)
     if not 0.0 < f < 1.0:
-        raise ValueError(f"split (the budget fraction for the sum) must be in (0, 1); got {split!r}.")
+        raise ValueError(
+            f"split (the budget fraction for the sum) must be in (0, 1); got {split!r}."
+        )
     return f
 
 
@@ -150,11 +158,25 @@ class NoisySumDiagnostics(Diagnostics):
     theory: str | None = None
 
 
-def _estimate(means: np.ndarray, noiseless: np.ndarray, ledger: Ledger, std: np.ndarray, data: Preprocessed,
-              extra: dict[str, Any], center: np.ndarray | None = None) -> Estimate:
+def _estimate(
+    means: np.ndarray,
+    noiseless: np.ndarray,
+    ledger: Ledger,
+    std: np.ndarray,
+    data: Preprocessed,
+    extra: dict[str, Any],
+    center: np.ndarray | None = None,
+) -> Estimate:
     """One release as an Estimate; ``extra`` holds the fields of :class:`NoisySumDiagnostics`."""
-    diag = NoisySumDiagnostics(noiseless_mean=noiseless, center=center, clip_interval=(data.lower, data.upper),
-                               clipped=data.clipped, noise_std=std, nonprivate=nonprivate_counts(data), **extra)
+    diag = NoisySumDiagnostics(
+        noiseless_mean=noiseless,
+        center=center,
+        clip_interval=(data.lower, data.upper),
+        clipped=data.clipped,
+        noise_std=std,
+        nonprivate=nonprivate_counts(data),
+        **extra,
+    )
     return Estimate(mean=means[0], ledger=ledger, diagnostics=diag)
 
 
@@ -162,8 +184,18 @@ def _estimate(means: np.ndarray, noiseless: np.ndarray, ledger: Ledger, std: np.
 # B1 / B1c: known n
 
 
-def _noisy_sum_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, centred: bool,
-                     neighbouring: str, radius: float | None, reps: int, rng: RngLike):
+def _noisy_sum_draws(
+    x: Any,
+    *,
+    epsilon: float | None,
+    rho: float | None,
+    bounds: Any,
+    centred: bool,
+    neighbouring: str,
+    radius: float | None,
+    reps: int,
+    rng: RngLike,
+):
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
     data = preprocess(x, bounds, radius)
@@ -174,16 +206,35 @@ def _noisy_sum_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds
     n = data.n
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge("noisy sum", budget, f"{name}, {rel} sensitivity {sens:.4g}"
-                  + (" (centred at the box centre)" if centred else "") + f", {unit} = {budget:.4g}")
+    ledger.charge(
+        "noisy sum",
+        budget,
+        f"{name}, {rel} sensitivity {sens:.4g}"
+        + (" (centred at the box centre)" if centred else "")
+        + f", {unit} = {budget:.4g}",
+    )
     v = noise_variance(mech, sens, budget)
-    return (base + noisy / n, base + u.mean(axis=0), ledger, np.full(data.d, math.sqrt(v) / n), data,
-            {"sensitivity": sens, "noise_scale": scale, "noise_variance": v, "mechanism": mech})
+    return (
+        base + noisy / n,
+        base + u.mean(axis=0),
+        ledger,
+        np.full(data.d, math.sqrt(v) / n),
+        data,
+        {"sensitivity": sens, "noise_scale": scale, "noise_variance": v, "mechanism": mech},
+    )
 
 
-def noisy_sum_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                   centred: bool = False, neighbouring: str = "add-remove", radius: float | None = None,
-                   rng: RngLike = None) -> Estimate:
+def noisy_sum_mean(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    centred: bool = False,
+    neighbouring: str = "add-remove",
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """B1 / B1c: noisy sum divided by the known ``n`` (paper eq. 1; spec §3).
 
     Parameters
@@ -210,18 +261,43 @@ def noisy_sum_mean(x: Any, *, epsilon: float | None = None, rho: float | None = 
     Paper §3 eq. (1); specs/simplex.md §3 (B1, B1c) and §4.
     """
     means, noiseless, ledger, std, data, extra = _noisy_sum_draws(
-        x, epsilon=epsilon, rho=rho, bounds=bounds, centred=centred, neighbouring=neighbouring, radius=radius,
-        reps=1, rng=rng)
-    return _estimate(means, noiseless, ledger, std, data, extra,
-                     center=data.lower + data.widths / 2 if centred else None)
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        centred=centred,
+        neighbouring=neighbouring,
+        radius=radius,
+        reps=1,
+        rng=rng,
+    )
+    return _estimate(
+        means,
+        noiseless,
+        ledger,
+        std,
+        data,
+        extra,
+        center=data.lower + data.widths / 2 if centred else None,
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # B2 / B3 / OpenDP: noisy sum over noisy count
 
 
-def _ratio_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, centring: str,
-                 split: float | str, radius: float | None, reps: int, rng: RngLike):
+def _ratio_draws(
+    x: Any,
+    *,
+    epsilon: float | None,
+    rho: float | None,
+    bounds: Any,
+    centring: str,
+    split: float | str,
+    radius: float | None,
+    reps: int,
+    rng: RngLike,
+):
     mech, budget = mechanism_of(epsilon, rho)
     data = preprocess(x, bounds, radius)
     u, base = _values(data, centring)
@@ -235,19 +311,37 @@ def _ratio_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: An
     means = base + S / np.maximum(N, 1.0)[:, None]
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge("noisy sum", b_sum, f"{name}, add/remove sensitivity {sens:.4g}, {unit} = {b_sum:.4g}")
-    ledger.charge("noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}")
+    ledger.charge(
+        "noisy sum", b_sum, f"{name}, add/remove sensitivity {sens:.4g}, {unit} = {b_sum:.4g}"
+    )
+    ledger.charge(
+        "noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}"
+    )
     v_s, v_n = noise_variance(mech, sens, b_sum), noise_variance(mech, 1.0, b_count)
     mu_u = u.mean(axis=0)
     std = np.sqrt(v_s + mu_u**2 * v_n) / data.n  # delta method, spec §3
-    extra = {"split": f, "sum_sensitivity": sens, "sum_noise_variance": v_s, "count_noise_variance": v_n,
-             "noisy_count": float(N[0]), "mechanism": mech}
+    extra = {
+        "split": f,
+        "sum_sensitivity": sens,
+        "sum_noise_variance": v_s,
+        "count_noise_variance": v_n,
+        "noisy_count": float(N[0]),
+        "mechanism": mech,
+    }
     return means, base + mu_u, ledger, std, data, extra
 
 
-def plugin_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                split: float | str = 0.5, shift: bool = True, radius: float | None = None,
-                rng: RngLike = None) -> Estimate:
+def plugin_mean(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    split: float | str = 0.5,
+    shift: bool = True,
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """B2: noisy sum over noisy count (add/remove; paper §3; spec §3 B2 and OpenDP ``dp.mean``).
 
     Parameters
@@ -275,13 +369,30 @@ def plugin_mean(x: Any, *, epsilon: float | None = None, rho: float | None = Non
     ----------
     Paper §3 and §5; specs/simplex.md §3 (B2, OpenDP) and §4.
     """
-    out = _ratio_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, centring="shift" if shift else "raw",
-                       split=split, radius=radius, reps=1, rng=rng)
+    out = _ratio_draws(
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        centring="shift" if shift else "raw",
+        split=split,
+        radius=radius,
+        reps=1,
+        rng=rng,
+    )
     return _estimate(*out)
 
 
-def centred_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                 split: float = 0.5, radius: float | None = None, rng: RngLike = None) -> Estimate:
+def centred_mean(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    split: float = 0.5,
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """B3: centred noisy sum over noisy count floored at 1 (App. C.1; PipelineDP ``compute_dp_mean``).
 
     ``μ̂ = c + (sum (x - c) + Z_S)/max(N + Z_N, 1)`` with ``c`` the box centre, ``Δ_S = R/2`` and
@@ -295,10 +406,21 @@ def centred_mean(x: Any, *, epsilon: float | None = None, rho: float | None = No
     ----------
     Paper App. C.1; specs/simplex.md §3 (B3) and §4.
     """
-    out = _ratio_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, centring="centre", split=split,
-                       radius=radius, reps=1, rng=rng)
+    out = _ratio_draws(
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        centring="centre",
+        split=split,
+        radius=radius,
+        reps=1,
+        rng=rng,
+    )
     means, noiseless, ledger, std, data, extra = out
-    return _estimate(means, noiseless, ledger, std, data, extra, center=data.lower + data.widths / 2)
+    return _estimate(
+        means, noiseless, ledger, std, data, extra, center=data.lower + data.widths / 2
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,8 +441,18 @@ def uniform_sum(k: np.ndarray, d: int, g: np.random.Generator) -> np.ndarray:
     return bits @ np.ldexp(1.0, -np.arange(1, 54))
 
 
-def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: Any, split: float,
-                  impute: str, radius: float | None, reps: int, rng: RngLike):
+def _resize_draws(
+    x: Any,
+    *,
+    epsilon: float | None,
+    rho: float | None,
+    bounds: Any,
+    split: float,
+    impute: str,
+    radius: float | None,
+    reps: int,
+    rng: RngLike,
+):
     mech, budget = mechanism_of(epsilon, rho)
     if impute not in ("uniform", "midpoint"):
         raise ValueError(f"impute must be 'uniform' or 'midpoint'; got {impute!r}.")
@@ -332,9 +464,11 @@ def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: A
     n, d, w = data.n, data.d, data.widths
     count_scale = 1.0 / b_count if mech == "laplace" else 1.0 / math.sqrt(2.0 * b_count)
     if count_scale > limits.MAX_COUNT_NOISE_SCALE:
-        raise ValueError(f"resize: the count's budget {b_count:.3g} gives a noise scale of {count_scale:.3g} rows, "
-                         f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
-                         "more budget (a larger total or a smaller split).")
+        raise ValueError(
+            f"resize: the count's budget {b_count:.3g} gives a noise scale of {count_scale:.3g} rows, "
+            f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
+            "more budget (a larger total or a smaller split)."
+        )
     N, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
     # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
     # at the scale allowed above, but keeps the int64 cast exact)
@@ -346,7 +480,9 @@ def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: A
     # impute n_t - n rows when the noisy count is above n: only their sum enters, drawn in O(d)
     k_add = np.maximum(n_t - n, 0)
     if k_add.any():
-        kept = kept + w * (uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0)
+        kept = kept + w * (
+            uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0
+        )
     # the resized data has public size n_t: replace-one sensitivity of the shifted sum
     sens = sum_sensitivity(data, mech, "replace-one", "shift")
     Z, _ = add_noise(np.zeros(d), mech, sens, b_sum, reps, g)
@@ -354,17 +490,37 @@ def _resize_draws(x: Any, *, epsilon: float | None, rho: float | None, bounds: A
     noiseless = data.lower + kept / n_t[:, None]
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge("noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}")
-    ledger.charge("noisy sum", b_sum, f"{name} on the resized data, sensitivity {sens:.4g}, {unit} = {b_sum:.4g}")
+    ledger.charge(
+        "noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}"
+    )
+    ledger.charge(
+        "noisy sum",
+        b_sum,
+        f"{name} on the resized data, sensitivity {sens:.4g}, {unit} = {b_sum:.4g}",
+    )
     std = np.sqrt(np.full(d, noise_variance(mech, sens, b_sum))) / n
-    extra = {"split": f, "resized_n": int(n_t[0]), "sum_sensitivity": sens, "mechanism": mech,
-             "imputed": int(k_add[0]), "theory": "simulation only (spec §3 B4)"}
+    extra = {
+        "split": f,
+        "resized_n": int(n_t[0]),
+        "sum_sensitivity": sens,
+        "mechanism": mech,
+        "imputed": int(k_add[0]),
+        "theory": "simulation only (spec §3 B4)",
+    }
     return means, noiseless, ledger, std, data, extra
 
 
-def resize_mean(x: Any, *, epsilon: float | None = None, rho: float | None = None, bounds: Any = None,
-                split: float = 0.5, impute: str = "uniform", radius: float | None = None,
-                rng: RngLike = None) -> Estimate:
+def resize_mean(
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    split: float = 0.5,
+    impute: str = "uniform",
+    radius: float | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """B4: resize the data to a noisy count, then a noisy sum over that public size (App. C.2).
 
     ``diagnostics.noiseless_mean`` is the resized data's mean (it contains the resampling error of
@@ -374,8 +530,17 @@ def resize_mean(x: Any, *, epsilon: float | None = None, rho: float | None = Non
     ----------
     Paper App. C.2 (after Covington's generalized resize); specs/simplex.md §3 (B4).
     """
-    out = _resize_draws(x, epsilon=epsilon, rho=rho, bounds=bounds, split=split, impute=impute,
-                        radius=radius, reps=1, rng=rng)
+    out = _resize_draws(
+        x,
+        epsilon=epsilon,
+        rho=rho,
+        bounds=bounds,
+        split=split,
+        impute=impute,
+        radius=radius,
+        reps=1,
+        rng=rng,
+    )
     means, noiseless, *rest = out
     return _estimate(means, noiseless[0], *rest)
 
@@ -384,30 +549,56 @@ def resize_mean(x: Any, *, epsilon: float | None = None, rho: float | None = Non
 # batched draws for simulation (the same code paths as the estimators)
 
 
-def baseline_draws(kind: str, x: Any, *, epsilon: float | None = None, rho: float | None = None,
-                   bounds: Any = None, reps: int = 1000, rng: RngLike = None, **params: Any) -> np.ndarray:
+def baseline_draws(
+    kind: str,
+    x: Any,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    bounds: Any = None,
+    reps: int = 1000,
+    rng: RngLike = None,
+    **params: Any,
+) -> np.ndarray:
     """``reps`` independent runs of a baseline on the same data, shape ``(reps, d)``.
 
     ``kind`` is ``"b1"`` (``centred=``, ``neighbouring=``), ``"plugin"`` (``split=``, ``shift=``),
     ``"centred"`` (``split=``), ``"opendp"`` or ``"resize"`` (``split=``, ``impute=``).
     """
     reps = check_reps(reps)
-    common = {"epsilon": epsilon, "rho": rho, "bounds": bounds, "radius": params.pop("radius", None),
-              "reps": reps, "rng": rng}
+    common = {
+        "epsilon": epsilon,
+        "rho": rho,
+        "bounds": bounds,
+        "radius": params.pop("radius", None),
+        "reps": reps,
+        "rng": rng,
+    }
     if kind == "b1":
-        return _noisy_sum_draws(x, centred=params.pop("centred", False),
-                                neighbouring=params.pop("neighbouring", "add-remove"), **common)[0]
+        return _noisy_sum_draws(
+            x,
+            centred=params.pop("centred", False),
+            neighbouring=params.pop("neighbouring", "add-remove"),
+            **common,
+        )[0]
     if kind == "plugin":
-        return _ratio_draws(x, centring="shift" if params.pop("shift", True) else "raw",
-                            split=params.pop("split", 0.5), **common)[0]
+        return _ratio_draws(
+            x,
+            centring="shift" if params.pop("shift", True) else "raw",
+            split=params.pop("split", 0.5),
+            **common,
+        )[0]
     if kind == "opendp":
         return _ratio_draws(x, centring="raw", split="opendp", **common)[0]
     if kind == "centred":
         return _ratio_draws(x, centring="centre", split=params.pop("split", 0.5), **common)[0]
     if kind == "resize":
-        return _resize_draws(x, split=params.pop("split", 0.5), impute=params.pop("impute", "uniform"),
-                             **common)[0]
-    raise ValueError(f"kind must be one of 'b1', 'plugin', 'opendp', 'centred', 'resize'; got {kind!r}.")
+        return _resize_draws(
+            x, split=params.pop("split", 0.5), impute=params.pop("impute", "uniform"), **common
+        )[0]
+    raise ValueError(
+        f"kind must be one of 'b1', 'plugin', 'opendp', 'centred', 'resize'; got {kind!r}."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,39 +608,134 @@ _KINDS = frozenset({"bounded", "binary"})
 # B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
 # relation they are registered under. Under replace-one the centred sum's sensitivity is the full
 # width ||U - L||_p (a row moves from one corner of the box to the other), not the add/remove ||w||_p/2.
-_ENTRIES: list[tuple[str, str, NativeNotion, Neighbouring, Callable[..., Estimate], dict[str, Any], str, str]] = [
+_ENTRIES: list[
+    tuple[str, str, NativeNotion, Neighbouring, Callable[..., Estimate], dict[str, Any], str, str]
+] = [
     # name, label, notion, relation, func, params, colour, description
-    ("sum_known_n_laplace_replace", "Noisy sum / n, replace-one (Laplace)", "pure", "replace-one", noisy_sum_mean,
-     {"neighbouring": "replace-one"}, "#d95f02", "B1 under replace-one (n public): sensitivity U − L."),
-    ("sum_known_n_gauss_replace", "Noisy sum / n, replace-one (Gaussian)", "zcdp", "replace-one", noisy_sum_mean,
-     {"neighbouring": "replace-one"}, "#fdae6b", "B1 under replace-one (n public): sensitivity U − L."),
-    ("centred_sum_known_n_laplace", "Centred noisy sum / n, replace-one (Laplace)", "pure", "replace-one",
-     noisy_sum_mean, {"centred": True, "neighbouring": "replace-one"}, "#9467bd",
-     "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity U − L."),
-    ("centred_sum_known_n_gauss", "Centred noisy sum / n, replace-one (Gaussian)", "zcdp", "replace-one",
-     noisy_sum_mean, {"centred": True, "neighbouring": "replace-one"}, "#c5b0d5",
-     "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity ‖U − L‖."),
-    ("plugin_laplace", "Noisy sum / noisy count (Laplace)", "pure", "add-remove", plugin_mean, {},
-     "#d62728", "B2: equal budget split between a noisy sum and a noisy count."),
-    ("plugin_gauss", "Noisy sum / noisy count (Gaussian)", "zcdp", "add-remove", plugin_mean, {},
-     "#ff9896", "B2: equal budget split between a noisy sum and a noisy count."),
-    ("centred_plugin_laplace", "Centred sum / noisy count (Laplace)", "pure", "add-remove", centred_mean, {},
-     "#1f77b4", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
-    ("centred_plugin_gauss", "Centred sum / noisy count (Gaussian)", "zcdp", "add-remove", centred_mean, {},
-     "#aec7e8", "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."),
-    ("resize_laplace", "Resize (Laplace)", "pure", "add-remove", resize_mean, {}, "#a6761d",
-     "B4: resize the data to a noisy count, then noisy sum / that count."),
-    ("resize_gauss", "Resize (Gaussian)", "zcdp", "add-remove", resize_mean, {}, "#c49c94",
-     "B4: resize the data to a noisy count, then noisy sum / that count."),
+    (
+        "sum_known_n_laplace_replace",
+        "Noisy sum / n, replace-one (Laplace)",
+        "pure",
+        "replace-one",
+        noisy_sum_mean,
+        {"neighbouring": "replace-one"},
+        "#d95f02",
+        "B1 under replace-one (n public): sensitivity U − L.",
+    ),
+    (
+        "sum_known_n_gauss_replace",
+        "Noisy sum / n, replace-one (Gaussian)",
+        "zcdp",
+        "replace-one",
+        noisy_sum_mean,
+        {"neighbouring": "replace-one"},
+        "#fdae6b",
+        "B1 under replace-one (n public): sensitivity U − L.",
+    ),
+    (
+        "centred_sum_known_n_laplace",
+        "Centred noisy sum / n, replace-one (Laplace)",
+        "pure",
+        "replace-one",
+        noisy_sum_mean,
+        {"centred": True, "neighbouring": "replace-one"},
+        "#9467bd",
+        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity U − L.",
+    ),
+    (
+        "centred_sum_known_n_gauss",
+        "Centred noisy sum / n, replace-one (Gaussian)",
+        "zcdp",
+        "replace-one",
+        noisy_sum_mean,
+        {"centred": True, "neighbouring": "replace-one"},
+        "#c5b0d5",
+        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity ‖U − L‖.",
+    ),
+    (
+        "plugin_laplace",
+        "Noisy sum / noisy count (Laplace)",
+        "pure",
+        "add-remove",
+        plugin_mean,
+        {},
+        "#d62728",
+        "B2: equal budget split between a noisy sum and a noisy count.",
+    ),
+    (
+        "plugin_gauss",
+        "Noisy sum / noisy count (Gaussian)",
+        "zcdp",
+        "add-remove",
+        plugin_mean,
+        {},
+        "#ff9896",
+        "B2: equal budget split between a noisy sum and a noisy count.",
+    ),
+    (
+        "centred_plugin_laplace",
+        "Centred sum / noisy count (Laplace)",
+        "pure",
+        "add-remove",
+        centred_mean,
+        {},
+        "#1f77b4",
+        "B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
+    ),
+    (
+        "centred_plugin_gauss",
+        "Centred sum / noisy count (Gaussian)",
+        "zcdp",
+        "add-remove",
+        centred_mean,
+        {},
+        "#aec7e8",
+        "B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
+    ),
+    (
+        "resize_laplace",
+        "Resize (Laplace)",
+        "pure",
+        "add-remove",
+        resize_mean,
+        {},
+        "#a6761d",
+        "B4: resize the data to a noisy count, then noisy sum / that count.",
+    ),
+    (
+        "resize_gauss",
+        "Resize (Gaussian)",
+        "zcdp",
+        "add-remove",
+        resize_mean,
+        {},
+        "#c49c94",
+        "B4: resize the data to a noisy count, then noisy sum / that count.",
+    ),
     # Our own code in the style of OpenDP's dp.mean (it never calls opendp); the real library runs
     # in dpcore.estimators.peers.
-    ("noisy_sum_count_equal_scale_laplace", "Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
-     "pure", "add-remove", plugin_mean, {"split": "opendp", "shift": False}, "#e377c2",
-     "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
-    ("noisy_sum_count_equal_scale_gauss", "Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
-     "zcdp", "add-remove", plugin_mean, {"split": "opendp", "shift": False}, "#f7b6d2",
-     "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."),
+    (
+        "noisy_sum_count_equal_scale_laplace",
+        "Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
+        "pure",
+        "add-remove",
+        plugin_mean,
+        {"split": "opendp", "shift": False},
+        "#e377c2",
+        "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it.",
+    ),
+    (
+        "noisy_sum_count_equal_scale_gauss",
+        "Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
+        "zcdp",
+        "add-remove",
+        plugin_mean,
+        {"split": "opendp", "shift": False},
+        "#f7b6d2",
+        "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it.",
+    ),
 ]
+
 
 def _plugin_draws(x: Any, **kw: Any) -> np.ndarray:
     """Batched B2, or its OpenDP-style equal-scale variant (``split="opendp"``)."""
@@ -469,6 +755,18 @@ _BATCHED: dict[Callable[..., Estimate], Callable[..., np.ndarray]] = {
 }
 
 for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:
-    register(EstimatorSpec(name=_name, label=_label, color=_colour, notion=_notion, data_kinds=_KINDS,
-                           neighbouring=_rel, func=_func, params=_params, family="simplex baseline",
-                           description=_desc, batched=_BATCHED[_func]))
+    register(
+        EstimatorSpec(
+            name=_name,
+            label=_label,
+            color=_colour,
+            notion=_notion,
+            data_kinds=_KINDS,
+            neighbouring=_rel,
+            func=_func,
+            params=_params,
+            family="simplex baseline",
+            description=_desc,
+            batched=_BATCHED[_func],
+        )
+    )

@@ -86,6 +86,7 @@ class SubsampleDiagnostics(WinsorizedDiagnostics):
     group_size: int | None
     failure_value: np.ndarray
 
+
 Statistic = str | Callable[[np.ndarray], Any]
 
 
@@ -111,8 +112,9 @@ _NAMED: dict[str, Callable[[np.ndarray], Any]] = {
 }
 
 
-def partition(n_units: int, *, k: int | None = None, group_size: int | None = None,
-              rng: RngLike = None) -> np.ndarray:
+def partition(
+    n_units: int, *, k: int | None = None, group_size: int | None = None, rng: RngLike = None
+) -> np.ndarray:
     """A data-independent random partition of ``range(n_units)`` into k groups of equal size.
 
     Parameters
@@ -135,7 +137,9 @@ def partition(n_units: int, *, k: int | None = None, group_size: int | None = No
     """
     n_units = int(n_units)
     if (k is None) == (group_size is None):
-        raise ValueError("pass exactly one of k (number of groups) or group_size (units per group).")
+        raise ValueError(
+            "pass exactly one of k (number of groups) or group_size (units per group)."
+        )
     if group_size is not None:
         if int(group_size) < 1:
             raise ValueError(f"group_size must be a positive integer; got {group_size!r}.")
@@ -143,8 +147,10 @@ def partition(n_units: int, *, k: int | None = None, group_size: int | None = No
     assert k is not None
     k = int(k)
     if k < 2:
-        raise ValueError(f"subsample-and-aggregate needs at least 2 groups; with {n_units} units this gives "
-                         f"k = {k}. Use a smaller group_size or more data.")
+        raise ValueError(
+            f"subsample-and-aggregate needs at least 2 groups; with {n_units} units this gives "
+            f"k = {k}. Use a smaller group_size or more data."
+        )
     if k > n_units:
         raise ValueError(f"k = {k} groups is more than the {n_units} units; choose k <= {n_units}.")
     m = n_units // k
@@ -179,7 +185,9 @@ def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
         raise ValueError(f"k (the public number of groups) must be an integer >= 2; got {k!r}.")
     codes = as_generator(rng).integers(33, 127, size=16)  # printable ASCII, no space
     key = "".join(chr(int(c)) for c in codes)
-    h = pd.util.hash_array(np.asarray(ids).astype(str).astype(object), hash_key=key, categorize=True)
+    h = pd.util.hash_array(
+        np.asarray(ids).astype(str).astype(object), hash_key=key, categorize=True
+    )
     return (h % np.uint64(k)).astype(np.int64)
 
 
@@ -188,11 +196,16 @@ def rows_of_groups(labels: np.ndarray, k: int) -> list[np.ndarray]:
     lab = np.asarray(labels, dtype=np.int64)
     order = np.argsort(lab, kind="stable")
     starts = np.searchsorted(lab[order], np.arange(k + 1))
-    return [order[starts[j]:starts[j + 1]] for j in range(k)]
+    return [order[starts[j] : starts[j + 1]] for j in range(k)]
 
 
-def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray | Sequence[np.ndarray], *,
-                     failure_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_statistics(
+    x: np.ndarray,
+    statistic: Statistic,
+    groups: np.ndarray | Sequence[np.ndarray],
+    *,
+    failure_value: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
     """``theta_j = T(group j)`` for every group, with failures mapped to ``failure_value``.
 
     ``groups`` is a ``(k, m)`` array of row indices (:func:`partition`) or a list of ``k`` row-index
@@ -208,8 +221,13 @@ def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray | S
     fail = np.asarray(failure_value, dtype=float).ravel()
     p = fail.size
     k = len(groups)
-    if (isinstance(groups, np.ndarray) and groups.ndim == 2 and isinstance(statistic, str)
-            and statistic in ("mean", "median") and X2.shape[1] == p):
+    if (
+        isinstance(groups, np.ndarray)
+        and groups.ndim == 2
+        and isinstance(statistic, str)
+        and statistic in ("mean", "median")
+        and X2.shape[1] == p
+    ):
         blocks = X2[groups]  # (k, m, d)
         theta = blocks.mean(axis=1) if statistic == "mean" else np.median(blocks, axis=1)
         return theta, np.zeros(k, dtype=bool)
@@ -229,13 +247,24 @@ def group_statistics(x: np.ndarray, statistic: Statistic, groups: np.ndarray | S
     return theta, failed
 
 
-def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bounds: tuple,
-                            epsilon: float | None = None, rho: float | None = None,
-                            k: int | None = None, group_size: int | None = None,
-                            ids: np.ndarray | None = None, dim: int | None = None,
-                            failure_value: float | np.ndarray | None = None, c: float = 1.0,
-                            eta: float = 0.0, beta: float = 1.001,
-                            split: Sequence[float] = DEFAULT_SPLIT, rng: RngLike = None) -> Estimate:
+def subsample_and_aggregate(
+    x: np.ndarray,
+    statistic: Statistic = "mean",
+    *,
+    bounds: tuple,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    k: int | None = None,
+    group_size: int | None = None,
+    ids: np.ndarray | None = None,
+    dim: int | None = None,
+    failure_value: float | np.ndarray | None = None,
+    c: float = 1.0,
+    eta: float = 0.0,
+    beta: float = 1.001,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    rng: RngLike = None,
+) -> Estimate:
     """Subsample-and-aggregate any statistic, aggregated by the private modified winsorized mean.
 
     Parameters
@@ -284,13 +313,19 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
     if ids is not None:
         ids = np.asarray(ids)
         if ids.shape != (arr.shape[0],):
-            raise ValueError(f"ids must have one entry per row (shape ({arr.shape[0]},)); got {ids.shape}.")
+            raise ValueError(
+                f"ids must have one entry per row (shape ({arr.shape[0]},)); got {ids.shape}."
+            )
         if k is None or group_size is not None:
-            raise ValueError("with ids, pass k (the public number of groups) and not group_size: the number "
-                             "of persons is not public under person-level add/remove, so k must not be "
-                             "derived from it.")
+            raise ValueError(
+                "with ids, pass k (the public number of groups) and not group_size: the number "
+                "of persons is not public under person-level add/remove, so k must not be "
+                "derived from it."
+            )
     if not (isinstance(statistic, str) and statistic in _NAMED) and not callable(statistic):
-        raise ValueError(f"statistic must be 'mean', 'median', 'slope' or a callable; got {statistic!r}.")
+        raise ValueError(
+            f"statistic must be 'mean', 'median', 'slope' or a callable; got {statistic!r}."
+        )
     n_units = arr.shape[0]
     if k is None and group_size is None:
         k = choose_k(n_units, epsilon=epsilon, rho=rho, c=c, eta=eta, beta=beta).k
@@ -303,7 +338,11 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
         labels = hash_groups(ids, int(k), rng=g)  # type: ignore[arg-type]
         groups = rows_of_groups(labels, int(k))  # type: ignore[arg-type]
         k_used, size = int(k), None  # type: ignore[arg-type]
-    lo_in = np.asarray(bounds[0], dtype=float) if isinstance(bounds, (tuple, list)) and len(bounds) == 2 else None
+    lo_in = (
+        np.asarray(bounds[0], dtype=float)
+        if isinstance(bounds, (tuple, list)) and len(bounds) == 2
+        else None
+    )
     if lo_in is None:
         raise ValueError("bounds must be a pair (lower, upper) for the statistic's range.")
     hi_in = np.asarray(bounds[1], dtype=float)
@@ -318,21 +357,41 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
         else:
             dim = 1  # a callable with scalar bounds is taken to return one number
     a, b = check_bounds(bounds, int(dim))
-    fail = (a + b) / 2.0 if failure_value is None else np.broadcast_to(
-        np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
+    fail = (
+        (a + b) / 2.0
+        if failure_value is None
+        else np.broadcast_to(np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
+    )
     theta, failed = group_statistics(arr, statistic, groups, failure_value=fail)
     if epsilon is not None:
-        est = winsorized_mean(theta, epsilon=epsilon, bounds=(a, b), c=c, eta=eta, beta=beta, split=split, rng=g)
+        est = winsorized_mean(
+            theta, epsilon=epsilon, bounds=(a, b), c=c, eta=eta, beta=beta, split=split, rng=g
+        )
     else:
         assert rho is not None  # exactly one of epsilon, rho (checked above)
-        est = winsorized_mean_zcdp(theta, rho=rho, bounds=(a, b), c=c, eta=eta, beta=beta, split=split,
-                                   mean_noise="per_coordinate", rng=g)
+        est = winsorized_mean_zcdp(
+            theta,
+            rho=rho,
+            bounds=(a, b),
+            c=c,
+            eta=eta,
+            beta=beta,
+            split=split,
+            mean_noise="per_coordinate",
+            rng=g,
+        )
     # The number of failed groups depends on the data: not part of the release (issue 11 item 6).
     est.diagnostics.nonprivate["failed_groups"] = int(failed.sum())
     agg = est.diagnostics
-    est.diagnostics = SubsampleDiagnostics(**{f.name: getattr(agg, f.name) for f in fields(agg)},
-                                           group_statistics=theta, failed=failed, groups=groups, k=k_used,
-                                           group_size=size, failure_value=fail)
+    est.diagnostics = SubsampleDiagnostics(
+        **{f.name: getattr(agg, f.name) for f in fields(agg)},
+        group_statistics=theta,
+        failed=failed,
+        groups=groups,
+        k=k_used,
+        group_size=size,
+        failure_value=fail,
+    )
     return est
 
 
@@ -340,9 +399,18 @@ def subsample_and_aggregate(x: np.ndarray, statistic: Statistic = "mean", *, bou
 # choosing k (Corollary 5.1, reconstructed)
 
 
-def sa_error_bound(k: np.ndarray | int, n_units: int, *, unit_variance: float = 1.0,
-                   bias_constant: float = 0.0, epsilon: float | None = None, rho: float | None = None,
-                   p: int = 1, delta: float = 0.1, constant: float = 1.0) -> np.ndarray:
+def sa_error_bound(
+    k: np.ndarray | int,
+    n_units: int,
+    *,
+    unit_variance: float = 1.0,
+    bias_constant: float = 0.0,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    p: int = 1,
+    delta: float = 0.1,
+    constant: float = 1.0,
+) -> np.ndarray:
     """Corollary 5.1 (reconstructed, C = 1: "up to constants") as a function of the group count k.
 
     With groups of ``m = N / k`` units, ``sigma_T^2 = v / m`` and bias ``b_m = B / m``,
@@ -383,9 +451,19 @@ class KGuidance:
     reason: str
 
 
-def choose_k(n_units: int, *, epsilon: float | None = None, rho: float | None = None, p: int = 1,
-             bias_constant: float = 0.0, bounds_width: float = 100.0, c: float = 1.0,
-             eta: float = 0.0, beta: float = 1.001, max_stop_probability: float = 0.05) -> KGuidance:
+def choose_k(
+    n_units: int,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    p: int = 1,
+    bias_constant: float = 0.0,
+    bounds_width: float = 100.0,
+    c: float = 1.0,
+    eta: float = 0.0,
+    beta: float = 1.001,
+    max_stop_probability: float = 0.05,
+) -> KGuidance:
     """Guidance for k from Corollary 5.1 plus the private-quantile requirement.
 
     * Bias: with ``b_m = B/m`` keep ``|B|/m <= N^{-1/2}``, i.e. ``m >= |B| sqrt(N)`` and
@@ -420,20 +498,34 @@ def choose_k(n_units: int, *, epsilon: float | None = None, rho: float | None = 
     p_stop = -2.0 * np.expm1(steps * np.log1p(-np.minimum(tail, 1 - 1e-16)))
     ok = np.flatnonzero(p_stop <= max_stop_probability)
     k_min = int(ks[ok[0]]) if ok.size else N // 2
-    k_max = N // 2 if bias_constant == 0 else max(2, int(math.floor(math.sqrt(N) / abs(bias_constant))))
+    k_max = (
+        N // 2 if bias_constant == 0 else max(2, int(math.floor(math.sqrt(N) / abs(bias_constant))))
+    )
     if k_min <= k_max:
         k = k_max
-        reason = (f"k = {k}: the largest number of groups whose bias stays below 1/sqrt(N); the private "
-                  f"quantiles need k >= {k_min}.")
+        reason = (
+            f"k = {k}: the largest number of groups whose bias stays below 1/sqrt(N); the private "
+            f"quantiles need k >= {k_min}."
+        )
     else:
         k = k_min
-        reason = (f"k = {k}: the private quantiles need at least {k_min} groups, more than the bias allows "
-                  f"({k_max}); expect some bias, or spend more budget.")
+        reason = (
+            f"k = {k}: the private quantiles need at least {k_min} groups, more than the bias allows "
+            f"({k_max}); expect some bias, or spend more budget."
+        )
     return KGuidance(k=k, group_size=N // k, k_min=k_min, k_max=k_max, reason=reason)
 
 
-def sa_winsorized(x: np.ndarray, *, epsilon: float, bounds: tuple, statistic: Statistic = "mean",
-                  group_size: int | None = None, k: int | None = None, rng: RngLike = None) -> Estimate:
+def sa_winsorized(
+    x: np.ndarray,
+    *,
+    epsilon: float,
+    bounds: tuple,
+    statistic: Statistic = "mean",
+    group_size: int | None = None,
+    k: int | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """Registry entry: S&A of a per-group statistic (default the mean) with the pure PMWM aggregator.
 
     See :func:`subsample_and_aggregate`. With neither k nor group_size, k comes from
@@ -444,42 +536,57 @@ def sa_winsorized(x: np.ndarray, *, epsilon: float, bounds: tuple, statistic: St
         lo, hi = check_bounds(bounds, arr.shape[1] if arr.ndim == 2 else 1)
         p = arr.shape[1] if arr.ndim == 2 else 1
         k = choose_k(arr.shape[0], epsilon=epsilon, p=p, bounds_width=float(np.max(hi - lo))).k
-    return subsample_and_aggregate(arr, statistic, bounds=bounds, epsilon=epsilon, k=k, group_size=group_size,
-                                   rng=rng)
+    return subsample_and_aggregate(
+        arr, statistic, bounds=bounds, epsilon=epsilon, k=k, group_size=group_size, rng=rng
+    )
 
 
-def sa_winsorized_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, statistic: Statistic = "mean",
-                       group_size: int | None = None, k: int | None = None, rng: RngLike = None) -> Estimate:
+def sa_winsorized_zcdp(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple,
+    statistic: Statistic = "mean",
+    group_size: int | None = None,
+    k: int | None = None,
+    rng: RngLike = None,
+) -> Estimate:
     """Registry entry: S&A with the zCDP PMWM aggregator (the paper's data-analysis setting)."""
     arr = check_data(x, min_rows=4)
     if k is None and group_size is None:
         lo, hi = check_bounds(bounds, arr.shape[1] if arr.ndim == 2 else 1)
         p = arr.shape[1] if arr.ndim == 2 else 1
         k = choose_k(arr.shape[0], rho=rho, p=p, bounds_width=float(np.max(hi - lo))).k
-    return subsample_and_aggregate(arr, statistic, bounds=bounds, rho=rho, k=k, group_size=group_size, rng=rng)
+    return subsample_and_aggregate(
+        arr, statistic, bounds=bounds, rho=rho, k=k, group_size=group_size, rng=rng
+    )
 
 
-register(EstimatorSpec(
-    name="sa_pmwm",
-    label="Subsample & aggregate (PMWM, pure ε)",
-    color="#1a9e8f",
-    notion="pure",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=sa_winsorized,
-    family="winsorized",
-    description="Split the rows into k groups, compute each group's mean, aggregate the k means with the "
-                "private winsorized mean.",
-))
+register(
+    EstimatorSpec(
+        name="sa_pmwm",
+        label="Subsample & aggregate (PMWM, pure ε)",
+        color="#1a9e8f",
+        notion="pure",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=sa_winsorized,
+        family="winsorized",
+        description="Split the rows into k groups, compute each group's mean, aggregate the k means with the "
+        "private winsorized mean.",
+    )
+)
 
-register(EstimatorSpec(
-    name="sa_pmwm_zcdp",
-    label="Subsample & aggregate (PMWM, zCDP)",
-    color="#8fd4cb",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=sa_winsorized_zcdp,
-    family="winsorized",
-    description="Subsample-and-aggregate of group means with the zCDP winsorized-mean aggregator.",
-))
+register(
+    EstimatorSpec(
+        name="sa_pmwm_zcdp",
+        label="Subsample & aggregate (PMWM, zCDP)",
+        color="#8fd4cb",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=sa_winsorized_zcdp,
+        family="winsorized",
+        description="Subsample-and-aggregate of group means with the zCDP winsorized-mean aggregator.",
+    )
+)

@@ -139,9 +139,13 @@ def check_split(split: Sequence[float]) -> tuple[float, float, float]:
     try:
         s = tuple(float(v) for v in split)
     except (TypeError, ValueError) as err:
-        raise ValueError("split must be three numbers (threshold, query, mean), e.g. (0.25, 0.25, 0.5).") from err
+        raise ValueError(
+            "split must be three numbers (threshold, query, mean), e.g. (0.25, 0.25, 0.5)."
+        ) from err
     if len(s) != 3 or any(not np.isfinite(v) or v <= 0 for v in s) or abs(sum(s) - 1.0) > 1e-9:
-        raise ValueError(f"split must be three positive fractions (threshold, query, mean) summing to 1; got {split!r}.")
+        raise ValueError(
+            f"split must be three positive fractions (threshold, query, mean) summing to 1; got {split!r}."
+        )
     return s
 
 
@@ -158,7 +162,9 @@ class WalkBudget:
     epsilons: tuple[float, float] | None
 
 
-def walk_budgets(notion: Literal["pure", "zcdp"], walk: Walk, part_t: float, part_q: float, d: int) -> WalkBudget:
+def walk_budgets(
+    notion: Literal["pure", "zcdp"], walk: Walk, part_t: float, part_q: float, d: int
+) -> WalkBudget:
     """Stages 1-2: what each quantile walk gets from the threshold and query parts (spec §2.5, §7).
 
     ``part_t``/``part_q`` are the totals of one walk over all d coordinates, in the native unit
@@ -170,21 +176,37 @@ def walk_budgets(notion: Literal["pure", "zcdp"], walk: Walk, part_t: float, par
     specs/winsorized.md §2.5 (budget split) and §7 (d dimensions).
     """
     if notion == "pure":
-        return WalkBudget({"epsilon_threshold": part_t, "epsilon_query": part_q}, part_t, part_q,
-                          f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate",
-                          f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate", None)
+        return WalkBudget(
+            {"epsilon_threshold": part_t, "epsilon_query": part_q},
+            part_t,
+            part_q,
+            f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate",
+            f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate",
+            None,
+        )
     if walk == "pure":
         eps = walk_epsilons(part_t, part_q, d)
-        conv = (f"pure walk, ε = {sum(eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
-                "(Bun–Steinke), split in proportion")
+        conv = (
+            f"pure walk, ε = {sum(eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
+            "(Bun–Steinke), split in proportion"
+        )
         # unbounded_quantile divides its totals by d
-        return WalkBudget({"epsilon_threshold": eps[0] * d, "epsilon_query": eps[1] * d}, part_t, part_q,
-                          f"AboveThreshold target noise ε_T = {eps[0]:.4g}; {conv}",
-                          f"AboveThreshold query noise ε_Q = {eps[1]:.4g}; {conv}", eps)
-    return WalkBudget({"rho_threshold": part_t, "rho_query": part_q}, part_t, part_q,
-                      f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)",
-                      f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)",
-                      None)
+        return WalkBudget(
+            {"epsilon_threshold": eps[0] * d, "epsilon_query": eps[1] * d},
+            part_t,
+            part_q,
+            f"AboveThreshold target noise ε_T = {eps[0]:.4g}; {conv}",
+            f"AboveThreshold query noise ε_Q = {eps[1]:.4g}; {conv}",
+            eps,
+        )
+    return WalkBudget(
+        {"rho_threshold": part_t, "rho_query": part_q},
+        part_t,
+        part_q,
+        f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)",
+        f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)",
+        None,
+    )
 
 
 @dataclass(frozen=True)
@@ -199,8 +221,17 @@ class PrivateInterval:
     lower_walk: Any
 
 
-def private_interval(X: np.ndarray, tau: float, a: np.ndarray, b: np.ndarray, *, beta: float, walk: WalkBudget,
-                     ledger: Ledger, rng: np.random.Generator) -> PrivateInterval:
+def private_interval(
+    X: np.ndarray,
+    tau: float,
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    beta: float,
+    walk: WalkBudget,
+    ledger: Ledger,
+    rng: np.random.Generator,
+) -> PrivateInterval:
     """Stages 3-5: the two private quantile walks (upper from a, lower from b) and the fallback.
 
     Each walk is charged its threshold and query parts in ``ledger``; where ``Û < L̂`` the prior
@@ -219,8 +250,9 @@ def private_interval(X: np.ndarray, tau: float, a: np.ndarray, b: np.ndarray, *,
     U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
     L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
     fallback = U_raw < L_raw
-    return PrivateInterval(np.where(fallback, a, L_raw), np.where(fallback, b, U_raw), (L_raw, U_raw), fallback,
-                           up, lo)
+    return PrivateInterval(
+        np.where(fallback, a, L_raw), np.where(fallback, b, U_raw), (L_raw, U_raw), fallback, up, lo
+    )
 
 
 @dataclass(frozen=True)
@@ -233,9 +265,17 @@ class NoisyMean:
     noise_std: np.ndarray
 
 
-def noisy_winsorized_mean(X: np.ndarray, L: np.ndarray, U: np.ndarray, *, notion: Literal["pure", "zcdp"],
-                          mean_noise: MeanNoise, budget: float, ledger: Ledger,
-                          rng: np.random.Generator) -> NoisyMean:
+def noisy_winsorized_mean(
+    X: np.ndarray,
+    L: np.ndarray,
+    U: np.ndarray,
+    *,
+    notion: Literal["pure", "zcdp"],
+    mean_noise: MeanNoise,
+    budget: float,
+    ledger: Ledger,
+    rng: np.random.Generator,
+) -> NoisyMean:
     """Stages 6-7: winsorise every row to ``[L, U]`` and add noise calibrated to the swap sensitivity.
 
     Swap (replace-one) sensitivity of coordinate r's mean: ``(U_r - L_r)/n``. Pure: Laplace with
@@ -254,47 +294,92 @@ def noisy_winsorized_mean(X: np.ndarray, L: np.ndarray, U: np.ndarray, *, notion
         scale = d * width / (n * budget)  # per-coordinate Laplace b; eps3/d per coordinate
         noise = scale * rng.laplace(0.0, 1.0, size=d)
         noise_std = np.sqrt(2.0) * scale
-        ledger.charge("winsorized mean: Laplace noise", budget,
-                      f"Laplace, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ε each")
+        ledger.charge(
+            "winsorized mean: Laplace noise",
+            budget,
+            f"Laplace, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ε each",
+        )
     elif mean_noise == "joint":
         scale = np.full(d, np.sqrt(np.sum(width**2)) / (n * np.sqrt(2.0 * budget)))
         noise = scale * rng.standard_normal(d)
         noise_std = scale
-        ledger.charge("winsorized mean: Gaussian noise", budget,
-                      "Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n")
+        ledger.charge(
+            "winsorized mean: Gaussian noise",
+            budget,
+            "Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n",
+        )
     else:
         scale = width / (n * np.sqrt(2.0 * budget / d))
         noise = scale * rng.standard_normal(d)
         noise_std = scale
-        ledger.charge("winsorized mean: Gaussian noise", budget,
-                      f"Gaussian, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ρ each")
+        ledger.charge(
+            "winsorized mean: Gaussian noise",
+            budget,
+            f"Gaussian, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ρ each",
+        )
     return NoisyMean(m, m + noise, scale, noise_std)
 
 
-def _warnings(n: int, d: int, tau: float, a: np.ndarray, b: np.ndarray, beta: float, fallback: np.ndarray,
-              notion: Literal["pure", "zcdp"], walk: WalkBudget, part_q: float) -> list[str]:
+def _warnings(
+    n: int,
+    d: int,
+    tau: float,
+    a: np.ndarray,
+    b: np.ndarray,
+    beta: float,
+    fallback: np.ndarray,
+    notion: Literal["pure", "zcdp"],
+    walk: WalkBudget,
+    part_q: float,
+) -> list[str]:
     """The release's warnings: where the fallback fired, and where a walk risks stopping early (spec §2.6)."""
     warn: list[str] = []
     if np.any(fallback):
         cols = np.flatnonzero(fallback)
-        where = "the data" if d == 1 else f"{cols.size} of {d} coordinates ({', '.join(map(str, cols[:8]))}{'…' if cols.size > 8 else ''})"
-        warn.append(f"Fallback fired on {where}: the private interval came out inverted (L̂ > Û), so the "
-                    "prior range [a, b] was used instead and the release there is a plain clipped mean.")
-    per_q = ({"epsilon_query": part_q / d} if notion == "pure" else
-             {"epsilon_query": walk.epsilons[1]} if walk.epsilons is not None else {"rho_query": part_q / d})
-    risky = np.atleast_1d(premature_stop_warning(n, tau, a, b, beta, **per_q))  # one vectorised call over d
+        where = (
+            "the data"
+            if d == 1
+            else f"{cols.size} of {d} coordinates ({', '.join(map(str, cols[:8]))}{'…' if cols.size > 8 else ''})"
+        )
+        warn.append(
+            f"Fallback fired on {where}: the private interval came out inverted (L̂ > Û), so the "
+            "prior range [a, b] was used instead and the release there is a plain clipped mean."
+        )
+    per_q = (
+        {"epsilon_query": part_q / d}
+        if notion == "pure"
+        else {"epsilon_query": walk.epsilons[1]}
+        if walk.epsilons is not None
+        else {"rho_query": part_q / d}
+    )
+    risky = np.atleast_1d(
+        premature_stop_warning(n, tau, a, b, beta, **per_q)
+    )  # one vectorised call over d
     if np.any(risky):
-        (key, val), = per_q.items()
+        ((key, val),) = per_q.items()
         where = "" if d == 1 else f" on {int(risky.sum())} of {d} coordinates"
-        warn.append(f"Premature-stop risk{where}: with n = {n} and {key} = {val:.3g} per quantile walk, a walk "
-                    "may stop before it reaches the data (spec §2.6), giving a loose interval or a fallback. "
-                    "Use more budget, a larger n, a tighter prior range or a coarser grid (larger β).")
+        warn.append(
+            f"Premature-stop risk{where}: with n = {n} and {key} = {val:.3g} per quantile walk, a walk "
+            "may stop before it reaches the data (spec §2.6), giving a loose interval or a fallback. "
+            "Use more budget, a larger n, a tighter prior range or a coarser grid (larger β)."
+        )
     return warn
 
 
-def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, bounds: tuple,
-          c: float, eta: float, beta: float, split: Sequence[float], mean_noise: MeanNoise,
-          rng: RngLike, walk: Walk = "pure") -> Estimate:
+def _pmwm(
+    x: np.ndarray,
+    *,
+    notion: Literal["pure", "zcdp"],
+    budget: float,
+    bounds: tuple,
+    c: float,
+    eta: float,
+    beta: float,
+    split: Sequence[float],
+    mean_noise: MeanNoise,
+    rng: RngLike,
+    walk: Walk = "pure",
+) -> Estimate:
     """Shared body of :func:`winsorized_mean` and :func:`winsorized_mean_zcdp` (see the module
     docstring for the pseudocode and the privacy accounting)."""
     arr = check_data(x, min_rows=2)
@@ -306,8 +391,10 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
     if not beta > 1.0:
         raise ValueError(f"beta (grid ratio) must be > 1, e.g. 1.001; got {beta!r}.")
     if walk not in ("pure", "gaussian"):
-        raise ValueError(f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
-                         f"Lemma D.1); got {walk!r}.")
+        raise ValueError(
+            f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
+            f"Lemma D.1); got {walk!r}."
+        )
     if mean_noise not in ("joint", "per_coordinate"):
         raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
     a, b = check_bounds(bounds, d)
@@ -323,7 +410,9 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
     iv = private_interval(X, tau, a, b, beta=beta, walk=walk_cfg, ledger=ledger, rng=g)
     L, U, fallback = iv.lower, iv.upper, iv.fallback
     # 6-7. winsorise to the interval, noise on the mean.
-    mn = noisy_winsorized_mean(X, L, U, notion=notion, mean_noise=mean_noise, budget=part_m, ledger=ledger, rng=g)
+    mn = noisy_winsorized_mean(
+        X, L, U, notion=notion, mean_noise=mean_noise, budget=part_m, ledger=ledger, rng=g
+    )
     warn = _warnings(n, d, tau, a, b, beta, fallback, notion, walk_cfg, part_q)
 
     clipped_mask = (X < L) | (X > U)
@@ -346,9 +435,11 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
         steps_lower=np.atleast_1d(iv.lower_walk.steps),
         hit_bound_upper=np.atleast_1d(iv.upper_walk.hit_bound),
         hit_bound_lower=np.atleast_1d(iv.lower_walk.hit_bound),
-        budget_per_coordinate={"threshold (each quantile)": part_t / d,
-                               "query (each quantile)": part_q / d,
-                               "mean": part_m / d},
+        budget_per_coordinate={
+            "threshold (each quantile)": part_t / d,
+            "query (each quantile)": part_q / d,
+            "mean": part_m / d,
+        },
         walk="pure" if notion == "pure" else walk,
         walk_epsilon_per_coordinate=walk_cfg.epsilons,
         bounds=(a, b),
@@ -357,9 +448,17 @@ def _pmwm(x: np.ndarray, *, notion: Literal["pure", "zcdp"], budget: float, boun
     return Estimate(mean=mn.mean, ledger=ledger, diagnostics=diag)
 
 
-def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 10.0, eta: float = 0.0,
-                    beta: float = 1.001, split: Sequence[float] = DEFAULT_SPLIT,
-                    rng: RngLike = None) -> Estimate:
+def winsorized_mean(
+    x: np.ndarray,
+    *,
+    epsilon: float,
+    bounds: tuple,
+    c: float = 10.0,
+    eta: float = 0.0,
+    beta: float = 1.001,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    rng: RngLike = None,
+) -> Estimate:
     """Private modified winsorized mean, practical version, pure epsilon-DP (the app's default).
 
     Parameters
@@ -401,13 +500,33 @@ def winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, c: float = 
     ----------
     Ramsay & Spicker (2025), Algorithm 2 (practical version); specs/winsorized.md §2.3, §2.6, §7.
     """
-    return _pmwm(x, notion="pure", budget=epsilon, bounds=bounds, c=c, eta=eta, beta=beta, split=split,
-                 mean_noise="per_coordinate", rng=rng)
+    return _pmwm(
+        x,
+        notion="pure",
+        budget=epsilon,
+        bounds=bounds,
+        c=c,
+        eta=eta,
+        beta=beta,
+        split=split,
+        mean_noise="per_coordinate",
+        rng=rng,
+    )
 
 
-def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float = 10.0, eta: float = 0.0,
-                         beta: float = 1.001, split: Sequence[float] = DEFAULT_SPLIT,
-                         mean_noise: MeanNoise = "joint", walk: Walk = "pure", rng: RngLike = None) -> Estimate:
+def winsorized_mean_zcdp(
+    x: np.ndarray,
+    *,
+    rho: float,
+    bounds: tuple,
+    c: float = 10.0,
+    eta: float = 0.0,
+    beta: float = 1.001,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    mean_noise: MeanNoise = "joint",
+    walk: Walk = "pure",
+    rng: RngLike = None,
+) -> Estimate:
     """Private modified winsorized mean, rho-zCDP version.
 
     Parameters are those of :func:`winsorized_mean`, with ``rho`` the total zCDP budget, and
@@ -432,33 +551,48 @@ def winsorized_mean_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, c: float =
     Ramsay & Spicker (2025), §4 and Lemma D.1; Durfee (NeurIPS 2023); Bun & Steinke (TCC 2016),
     Prop. 1.4; specs/winsorized.md §2.4, §7.
     """
-    return _pmwm(x, notion="zcdp", budget=rho, bounds=bounds, c=c, eta=eta, beta=beta, split=split,
-                 mean_noise=mean_noise, walk=walk, rng=rng)
+    return _pmwm(
+        x,
+        notion="zcdp",
+        budget=rho,
+        bounds=bounds,
+        c=c,
+        eta=eta,
+        beta=beta,
+        split=split,
+        mean_noise=mean_noise,
+        walk=walk,
+        rng=rng,
+    )
 
 
-register(EstimatorSpec(
-    name="pmwm",
-    label="Winsorized mean (PMWM, pure ε)",
-    color="#009E73",
-    notion="pure",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=winsorized_mean,
-    family="winsorized",
-    description="Private quantiles by an unbounded geometric search, winsorise to them, add Laplace noise "
-                "(coordinate-wise when d > 1).",
-))
+register(
+    EstimatorSpec(
+        name="pmwm",
+        label="Winsorized mean (PMWM, pure ε)",
+        color="#009E73",
+        notion="pure",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=winsorized_mean,
+        family="winsorized",
+        description="Private quantiles by an unbounded geometric search, winsorise to them, add Laplace noise "
+        "(coordinate-wise when d > 1).",
+    )
+)
 
-register(EstimatorSpec(
-    name="pmwm_zcdp",
-    label="Winsorized mean (PMWM, zCDP)",
-    color="#007A5A",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=winsorized_mean_zcdp,
-    family="winsorized",
-    description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
-                "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
-                "with PLAN and IOME at the same ρ.",
-))
+register(
+    EstimatorSpec(
+        name="pmwm_zcdp",
+        label="Winsorized mean (PMWM, zCDP)",
+        color="#007A5A",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=winsorized_mean_zcdp,
+        family="winsorized",
+        description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
+        "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
+        "with PLAN and IOME at the same ρ.",
+    )
+)

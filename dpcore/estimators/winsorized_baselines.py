@@ -73,7 +73,9 @@ def _prepare(x: np.ndarray, bounds: tuple) -> tuple[np.ndarray, np.ndarray, np.n
     return arr, X, a, b
 
 
-def clipped_mean_laplace(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None) -> Estimate:
+def clipped_mean_laplace(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
     """Clipped mean with public bounds and Laplace noise (pure epsilon-DP, swap adjacency).
 
     Parameters
@@ -101,15 +103,26 @@ def clipped_mean_laplace(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: R
     scale = d * (b - a) / (n * eps)
     mean = m + scale * as_generator(rng).laplace(0.0, 1.0, size=d)
     ledger = Ledger("pure")
-    ledger.charge("clipped mean: Laplace noise", eps, f"swap sensitivity (b-a)/n per coordinate, {eps / d:.4g}ε each")
+    ledger.charge(
+        "clipped mean: Laplace noise",
+        eps,
+        f"swap sensitivity (b-a)/n per coordinate, {eps / d:.4g}ε each",
+    )
     mask = (X < a) | (X > b)
-    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
-                       clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.sqrt(2.0) * scale,
-                       noise_scale=scale)
+    diag = ClippedMeanDiagnostics(
+        noiseless_mean=m,
+        center=(a + b) / 2.0,
+        clip_interval=(a, b),
+        clipped=mask if arr.ndim == 2 else mask[:, 0],
+        noise_std=np.sqrt(2.0) * scale,
+        noise_scale=scale,
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
-def clipped_mean_box_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, rng: RngLike = None) -> Estimate:
+def clipped_mean_box_zcdp(
+    x: np.ndarray, *, rho: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
     """Clipped mean with public box bounds and Gaussian noise (rho-zCDP, swap adjacency).
 
     Noise std per coordinate ``||b - a||_2 / (n sqrt(2 rho))`` (at d = 1: ``(b - a)/(n sqrt(2 rho))``,
@@ -128,14 +141,20 @@ def clipped_mean_box_zcdp(x: np.ndarray, *, rho: float, bounds: tuple, rng: RngL
     ledger = Ledger("zcdp")
     ledger.charge("clipped mean: Gaussian noise", r, "joint l2 swap sensitivity ||b-a||/n")
     mask = (X < a) | (X > b)
-    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=(a + b) / 2.0, clip_interval=(a, b),
-                       clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.full(d, std),
-                       noise_scale=np.full(d, std))
+    diag = ClippedMeanDiagnostics(
+        noiseless_mean=m,
+        center=(a + b) / 2.0,
+        clip_interval=(a, b),
+        clipped=mask if arr.ndim == 2 else mask[:, 0],
+        noise_std=np.full(d, std),
+        noise_scale=np.full(d, std),
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
-def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, widen: float = 4.0,
-                            rng: RngLike = None) -> Estimate:
+def widened_winsorized_mean(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, widen: float = 4.0, rng: RngLike = None
+) -> Estimate:
     """Smith's (2011) widened winsorized mean as the paper's code runs it (pure epsilon-DP).
 
     Parameters
@@ -169,10 +188,18 @@ def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, wid
     widen = check_positive(widen, "widen")
     g = as_generator(rng)
     ledger = Ledger("pure")
-    qa = np.atleast_1d(np.asarray(quantiles.exponential_quantile(X, 0.25, (a, b), epsilon=eps / 4.0, rng=g), float))
-    ledger.charge("lower quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate")
-    qb = np.atleast_1d(np.asarray(quantiles.exponential_quantile(X, 0.75, (a, b), epsilon=eps / 4.0, rng=g), float))
-    ledger.charge("upper quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate")
+    qa = np.atleast_1d(
+        np.asarray(quantiles.exponential_quantile(X, 0.25, (a, b), epsilon=eps / 4.0, rng=g), float)
+    )
+    ledger.charge(
+        "lower quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate"
+    )
+    qb = np.atleast_1d(
+        np.asarray(quantiles.exponential_quantile(X, 0.75, (a, b), epsilon=eps / 4.0, rng=g), float)
+    )
+    ledger.charge(
+        "upper quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate"
+    )
     rad = n ** (1.0 / 3.0 + 1.0 / 10.0)
     mid = (qa + qb) / 2.0
     half = widen * rad * np.abs(qb - qa)
@@ -180,48 +207,64 @@ def widened_winsorized_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, wid
     m = np.clip(X, lo, hi).mean(axis=0)
     scale = d * (hi - lo) / (n * eps / 2.0)
     mean = m + scale * g.laplace(0.0, 1.0, size=d)
-    ledger.charge("widened winsorized mean: Laplace noise", eps / 2.0,
-                  f"swap sensitivity (hi-lo)/n per coordinate, {eps / (2 * d):.4g}ε each")
+    ledger.charge(
+        "widened winsorized mean: Laplace noise",
+        eps / 2.0,
+        f"swap sensitivity (hi-lo)/n per coordinate, {eps / (2 * d):.4g}ε each",
+    )
     mask = (X < lo) | (X > hi)
-    diag = ClippedMeanDiagnostics(noiseless_mean=m, center=mid, clip_interval=(lo, hi),
-                       clipped=mask if arr.ndim == 2 else mask[:, 0], noise_std=np.sqrt(2.0) * scale,
-                       noise_scale=scale, quartiles=(qa, qb), rad=rad)
+    diag = ClippedMeanDiagnostics(
+        noiseless_mean=m,
+        center=mid,
+        clip_interval=(lo, hi),
+        clipped=mask if arr.ndim == 2 else mask[:, 0],
+        noise_std=np.sqrt(2.0) * scale,
+        noise_scale=scale,
+        quartiles=(qa, qb),
+        rad=rad,
+    )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
 
-register(EstimatorSpec(
-    name="clipped_laplace",
-    label="Clipped mean (public bounds, Laplace)",
-    color="#88CCEE",
-    notion="pure",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=clipped_mean_laplace,
-    family="winsorized",
-    description="Clip every value to the public range and add Laplace noise scaled to its width.",
-))
+register(
+    EstimatorSpec(
+        name="clipped_laplace",
+        label="Clipped mean (public bounds, Laplace)",
+        color="#88CCEE",
+        notion="pure",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=clipped_mean_laplace,
+        family="winsorized",
+        description="Clip every value to the public range and add Laplace noise scaled to its width.",
+    )
+)
 
-register(EstimatorSpec(
-    name="clipped_box_zcdp",
-    label="Clipped mean (public box, Gaussian)",
-    color="#b5b5b5",
-    notion="zcdp",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=clipped_mean_box_zcdp,
-    family="winsorized",
-    description="Clip every value to the public box and add Gaussian noise scaled to its diagonal.",
-))
+register(
+    EstimatorSpec(
+        name="clipped_box_zcdp",
+        label="Clipped mean (public box, Gaussian)",
+        color="#b5b5b5",
+        notion="zcdp",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=clipped_mean_box_zcdp,
+        family="winsorized",
+        description="Clip every value to the public box and add Gaussian noise scaled to its diagonal.",
+    )
+)
 
-register(EstimatorSpec(
-    name="wwm_smith",
-    label="Widened winsorized mean (Smith 2011)",
-    color="#bcbd22",
-    notion="pure",
-    data_kinds=frozenset({"real", "bounded"}),
-    neighbouring="replace-one",
-    func=widened_winsorized_mean,
-    family="winsorized",
-    description="Private quartiles by the exponential mechanism, a widened interval around them, "
-                "then a Laplace clipped mean.",
-))
+register(
+    EstimatorSpec(
+        name="wwm_smith",
+        label="Widened winsorized mean (Smith 2011)",
+        color="#bcbd22",
+        notion="pure",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        func=widened_winsorized_mean,
+        family="winsorized",
+        description="Private quartiles by the exponential mechanism, a widened interval around them, "
+        "then a Laplace clipped mean.",
+    )
+)

@@ -1,4 +1,5 @@
-"""Experiments: configs, the seeded engine, summaries, studies (every simulation), and the command line ``python -m dpcore.experiments``."""
+"""Experiments: configs, the seeded engine, summaries, studies (every simulation), and the command
+line ``python -m dpcore.experiments``."""
 
 from dpcore.experiments.config import (
     COLUMNS,
@@ -46,11 +47,40 @@ from dpcore.experiments.summaries import (
 )
 
 __all__ = [
-    "COLUMNS", "FAILURE_MULTIPLE", "KNOWN_N", "LABELS", "MAIN_ESTIMATORS", "MAIN_PURE_ESTIMATORS",
-    "NATIVE_UNIT", "NORMS", "SWEEPABLE", "UNIT_LABEL", "ExperimentConfig", "Notion", "Statistic",
-    "child_seed", "contamination_sweep", "default_estimators", "default_metric", "full_statistic",
-    "guarantee_label", "make_dataset", "needed_for_target", "plan_tasks", "private_only",
-    "public_bounds", "regret_table", "repeated_frame", "run", "run_estimator",
-    "sa_error_by_group_size", "sample_at", "shipped_configs", "simulate_tv", "simulated_points",
-    "summarise", "tail_table", "zcdp_skip_reason",
+    "COLUMNS",
+    "FAILURE_MULTIPLE",
+    "KNOWN_N",
+    "LABELS",
+    "MAIN_ESTIMATORS",
+    "MAIN_PURE_ESTIMATORS",
+    "NATIVE_UNIT",
+    "NORMS",
+    "SWEEPABLE",
+    "UNIT_LABEL",
+    "ExperimentConfig",
+    "Notion",
+    "Statistic",
+    "child_seed",
+    "contamination_sweep",
+    "default_estimators",
+    "default_metric",
+    "full_statistic",
+    "guarantee_label",
+    "make_dataset",
+    "needed_for_target",
+    "plan_tasks",
+    "private_only",
+    "public_bounds",
+    "regret_table",
+    "repeated_frame",
+    "run",
+    "run_estimator",
+    "sa_error_by_group_size",
+    "sample_at",
+    "shipped_configs",
+    "simulate_tv",
+    "simulated_points",
+    "summarise",
+    "tail_table",
+    "zcdp_skip_reason",
 ]

@@ -20,7 +20,9 @@ from dpcore.export import to_csv
 from dpcore.pool import plain_main
 
 
-def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images: bool = True) -> list[Path]:
+def write_outputs(
+    frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images: bool = True
+) -> list[Path]:
     """Write the CSV, the config, the summary and the figures (HTML; PNG when ``images`` and
     :func:`dpcore.export.static_export_problem` finds kaleido and a Chromium)."""
     from dpcore import export
@@ -42,7 +44,9 @@ def write_outputs(frame: pd.DataFrame, cfg: ExperimentConfig, out: Path, images:
     to_csv(regret_table(frame, metric), p)
     written.append(p)
     axes = [k for k in SWEEPABLE if len(cfg.sweep.get(k, [])) > 1] or [cfg.x_axis()]
-    figs = {f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes}
+    figs = {
+        f"error_vs_{x}": fc.error_figure(frame, x=x, metric=metric, config=cfg)[0] for x in axes
+    }
     figs["regret"] = fc.regret_figure(regret_table(frame, metric))
     images = images and export.static_export_problem() is None
     with export.session() if images else nullcontext():
@@ -83,11 +87,17 @@ def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
     try:
         from distributed import Client, LocalCluster
     except ImportError as err:
-        raise ImportError("--dask needs the distributed package: pip install -e '.[scale]'") from err
+        raise ImportError(
+            "--dask needs the distributed package: pip install -e '.[scale]'"
+        ) from err
     if address == "local":
         with plain_main():  # worker processes must not re-run an app script that is __main__ here
-            cluster = LocalCluster(n_workers=max(int(workers), 1), threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=max(int(workers), 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
         with cluster, Client(cluster) as client:
             yield client.get_executor()
     else:
@@ -97,18 +107,35 @@ def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
 
 def main(argv: Iterable[str] | None = None) -> int:
     """``python -m dpcore.experiments CONFIG.json --out DIR``."""
-    parser = argparse.ArgumentParser(prog="python -m dpcore.experiments",
-                                     description="Run a dpcore experiment config and write its results and figures.")
-    parser.add_argument("config", help="experiment config (JSON), or the name of a shipped config: "
-                        + ", ".join(shipped_configs()))
+    parser = argparse.ArgumentParser(
+        prog="python -m dpcore.experiments",
+        description="Run a dpcore experiment config and write its results and figures.",
+    )
+    parser.add_argument(
+        "config",
+        help="experiment config (JSON), or the name of a shipped config: "
+        + ", ".join(shipped_configs()),
+    )
     parser.add_argument("--out", required=True, help="output folder (created if missing)")
-    parser.add_argument("--workers", type=int, default=1,
-                        help="local processes to use (default 1: run here); with --dask local, the workers")
-    parser.add_argument("--dask", metavar="ADDRESS", default=None,
-                        help="run the tasks on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786), or "
-                        "'local' to start a LocalCluster of --workers processes (needs pip install -e '.[scale]')")
-    parser.add_argument("--repetitions", type=int, default=None, help="override the config's repetitions")
-    parser.add_argument("--no-png", action="store_true", help="skip the PNG figures (HTML only; faster)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="local processes to use (default 1: run here); with --dask local, the workers",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="run the tasks on the Dask cluster at ADDRESS (e.g. tcp://10.0.0.5:8786), or "
+        "'local' to start a LocalCluster of --workers processes (needs pip install -e '.[scale]')",
+    )
+    parser.add_argument(
+        "--repetitions", type=int, default=None, help="override the config's repetitions"
+    )
+    parser.add_argument(
+        "--no-png", action="store_true", help="skip the PNG figures (HTML only; faster)"
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     try:
         path = Path(args.config)

@@ -38,8 +38,22 @@ NATIVE_UNIT = {"pure": "ε", "zcdp": "ρ", "none": "-"}
 #: placeholders replaced by the winsorized mean in the user's notion (pure ε or zCDP).
 MAIN_ESTIMATORS: dict[str, list[str]] = {
     "real": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm*"],
-    "bounded": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm*", "simplex_known_n_gauss_replace"],
-    "binary": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp", "gaussian_private"],
+    "bounded": [
+        "empirical",
+        "plan",
+        "iome_paper",
+        "gaussian_private",
+        "pmwm*",
+        "simplex_known_n_gauss_replace",
+    ],
+    "binary": [
+        "empirical",
+        "plan_l1",
+        "iome_paper",
+        "binary_pde",
+        "binary_klsu_zcdp",
+        "gaussian_private",
+    ],
 }
 
 
@@ -47,18 +61,46 @@ MAIN_ESTIMATORS: dict[str, list[str]] = {
 #: ε-DP estimators only.
 MAIN_PURE_ESTIMATORS: dict[str, list[str]] = {
     "real": ["empirical", "pmwm", "clipped_laplace"],
-    "bounded": ["empirical", "pmwm", "clipped_laplace", "simplex_laplace", "simplex_known_n_laplace_replace"],
+    "bounded": [
+        "empirical",
+        "pmwm",
+        "clipped_laplace",
+        "simplex_laplace",
+        "simplex_known_n_laplace_replace",
+    ],
     "binary": ["empirical", "binary_pde", "binary_naive_laplace", "binary_truncated_laplace"],
 }
 
 
 #: Columns of the frame :func:`run` returns, in order.
 COLUMNS: tuple[str, ...] = (
-    "estimator", "name", "label", "family", "notion", "neighbouring", "color",
-    "setting", "distribution", "kind", "n", "d", "skew", "rep",
-    "budget", "unit", "delta", "native_budget", "native_unit", "conversion", "ledger_total",
+    "estimator",
+    "name",
+    "label",
+    "family",
+    "notion",
+    "neighbouring",
+    "color",
+    "setting",
+    "distribution",
+    "kind",
+    "n",
+    "d",
+    "skew",
+    "rep",
+    "budget",
+    "unit",
+    "delta",
+    "native_budget",
+    "native_unit",
+    "conversion",
+    "ledger_total",
     *(f"{k}_{m}" for m in NORMS for k in ("err", "sampling", "clipping", "noise")),
-    "fraction_clipped", "noise_std_l2", "warnings", "failed", "seconds",
+    "fraction_clipped",
+    "noise_std_l2",
+    "warnings",
+    "failed",
+    "seconds",
 )
 
 
@@ -72,8 +114,10 @@ def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> li
     ε-DP estimators of :data:`MAIN_PURE_ESTIMATORS` are the default then.
     """
     main = MAIN_PURE_ESTIMATORS if unit == "eps" else MAIN_ESTIMATORS
-    names = [("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
-             for n in main.get(kind, ["empirical"])]
+    names = [
+        ("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
+        for n in main.get(kind, ["empirical"])
+    ]
     ok = {s.name for s in registry.applicable(kind, d) if unit != "eps" or s.notion != "zcdp"}
     return [n for n in names if n in ok]
 
@@ -87,7 +131,13 @@ def default_metric(kind: str) -> str:
 # config
 
 
-_JSON_NAME = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+_JSON_NAME = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    list: "a list",
+    dict: "an object",
+}
 
 
 _NUM = (int, float)  # "an integer or a number": JSON has one number type
@@ -95,16 +145,33 @@ _NUM = (int, float)  # "an integer or a number": JSON has one number type
 
 #: The JSON types each config field accepts (checked before anything else reads a value).
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    "name": (str,), "description": (str,), "notes": (str,), "distribution": (str,), "unit": (str,),
-    "conversion": (str,), "truth": (str,), "resample": (str,), "metric": (str, type(None)),
-    "data_params": (dict,), "n": (int,), "d": (int,), "repetitions": (int,), "seed": (int,),
-    "skew": (*_NUM, type(None)), "budget": _NUM, "delta": _NUM, "estimators": (list, tuple),
-    "sweep": (dict,), "bounds": (dict, type(None)),
+    "name": (str,),
+    "description": (str,),
+    "notes": (str,),
+    "distribution": (str,),
+    "unit": (str,),
+    "conversion": (str,),
+    "truth": (str,),
+    "resample": (str,),
+    "metric": (str, type(None)),
+    "data_params": (dict,),
+    "n": (int,),
+    "d": (int,),
+    "repetitions": (int,),
+    "seed": (int,),
+    "skew": (*_NUM, type(None)),
+    "budget": _NUM,
+    "delta": _NUM,
+    "estimators": (list, tuple),
+    "sweep": (dict,),
+    "bounds": (dict, type(None)),
 }
 
 
 def _reject_constant(name: str) -> float:
-    raise ValueError(f"the config holds {name}, which is not a number JSON allows; use a finite number.")
+    raise ValueError(
+        f"the config holds {name}, which is not a number JSON allows; use a finite number."
+    )
 
 
 def _check_depth(text: str) -> None:
@@ -125,8 +192,10 @@ def _check_depth(text: str) -> None:
         elif ch in "[{":
             depth += 1
             if depth > limits.MAX_JSON_DEPTH:
-                raise ValueError(f"the config is nested more than {limits.MAX_JSON_DEPTH} levels deep; "
-                                 "a config is a flat object of values, lists and small objects.")
+                raise ValueError(
+                    f"the config is nested more than {limits.MAX_JSON_DEPTH} levels deep; "
+                    "a config is a flat object of values, lists and small objects."
+                )
         elif ch in "]}":
             depth -= 1
 
@@ -136,8 +205,10 @@ def _check_data_params(cfg: ExperimentConfig) -> None:
     try:
         generate(cfg.distribution, 2, int(cfg.d), cfg.base_skew(), rng=0, **cfg.data_params)
     except (TypeError, ValueError, OverflowError, KeyError, IndexError) as err:
-        raise ValueError(f"data_params {json.dumps(cfg.data_params)[:200]} do not suit the "
-                         f"{cfg.distribution!r} generator: {err}") from None
+        raise ValueError(
+            f"data_params {json.dumps(cfg.data_params)[:200]} do not suit the "
+            f"{cfg.distribution!r} generator: {err}"
+        ) from None
 
 
 @dataclass
@@ -202,7 +273,9 @@ class ExperimentConfig:
     delta: float = 1e-6
     conversion: str = "cks"
     estimators: list[Any] = field(default_factory=lambda: default_estimators("real"))
-    sweep: dict[str, list[float]] = field(default_factory=lambda: {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]})
+    sweep: dict[str, list[float]] = field(
+        default_factory=lambda: {"budget": [0.0625, 0.125, 0.25, 0.5, 1.0]}
+    )
     repetitions: int = 10
     seed: int = 0
     truth: str = "population"
@@ -225,7 +298,9 @@ class ExperimentConfig:
     def from_dict(cls, values: Mapping[str, Any]) -> ExperimentConfig:
         """Build from a mapping; unknown keys are an error (typos would silently do nothing)."""
         if not isinstance(values, Mapping):
-            raise ValueError(f"an experiment config must be a JSON object; got {type(values).__name__}.")
+            raise ValueError(
+                f"an experiment config must be a JSON object; got {type(values).__name__}."
+            )
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
@@ -241,15 +316,21 @@ class ExperimentConfig:
             try:
                 text = bytes(text).decode("utf-8-sig")
             except UnicodeDecodeError as err:
-                raise ValueError("the config is not UTF-8 text; save it as a .json text file.") from err
+                raise ValueError(
+                    "the config is not UTF-8 text; save it as a .json text file."
+                ) from err
         if len(text) > limits.MAX_CONFIG_CHARS:
-            raise ValueError(f"the config has {len(text):,} characters; the limit is {limits.MAX_CONFIG_CHARS:,} "
-                             "(dpcore.limits). A config is a few kB of JSON.")
+            raise ValueError(
+                f"the config has {len(text):,} characters; the limit is {limits.MAX_CONFIG_CHARS:,} "
+                "(dpcore.limits). A config is a few kB of JSON."
+            )
         _check_depth(text)
         try:
             values = json.loads(text, parse_constant=_reject_constant)
         except json.JSONDecodeError as err:
-            raise ValueError(f"the config is not valid JSON ({err}); fix the file or download a fresh one.") from err
+            raise ValueError(
+                f"the config is not valid JSON ({err}); fix the file or download a fresh one."
+            ) from err
         return cls.from_dict(values)
 
     @classmethod
@@ -265,13 +346,19 @@ class ExperimentConfig:
             return config
         if isinstance(config, Mapping):
             return cls.from_dict(config)
-        if type(config).__name__ == cls.__name__ and hasattr(config, "to_dict"):  # same class, other module object
+        if type(config).__name__ == cls.__name__ and hasattr(
+            config, "to_dict"
+        ):  # same class, other module object
             return cls.from_dict(config.to_dict())
-        if isinstance(config, Path) or (isinstance(config, str) and not config.lstrip().startswith("{")):
+        if isinstance(config, Path) or (
+            isinstance(config, str) and not config.lstrip().startswith("{")
+        ):
             return cls.load(config)
         if isinstance(config, str | bytes):
             return cls.from_json(config)
-        raise ValueError(f"config must be an ExperimentConfig, a dict, JSON text or a path; got {type(config).__name__}.")
+        raise ValueError(
+            f"config must be an ExperimentConfig, a dict, JSON text or a path; got {type(config).__name__}."
+        )
 
     # ---- validation ------------------------------------------------------------------------------
 
@@ -281,12 +368,16 @@ class ExperimentConfig:
             allowed = _FIELD_TYPES[f.name]
             v = getattr(self, f.name)
             if (isinstance(v, bool) and bool not in allowed) or not isinstance(v, allowed):
-                names = " or ".join("null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed)
+                names = " or ".join(
+                    "null" if t is type(None) else _JSON_NAME.get(t, t.__name__) for t in allowed
+                )
                 raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(f"{f.name} must be a finite number; got {v!r}.")
         if self.distribution not in DISTRIBUTIONS:
-            raise ValueError(f"distribution must be one of {list(DISTRIBUTIONS)}; got {self.distribution!r}.")
+            raise ValueError(
+                f"distribution must be one of {list(DISTRIBUTIONS)}; got {self.distribution!r}."
+            )
         if not isinstance(self.data_params, dict):
             raise ValueError("data_params must be a JSON object of generator keyword arguments.")
         for key in ("n", "d", "repetitions", "seed"):
@@ -303,11 +394,13 @@ class ExperimentConfig:
         if self.truth not in ("population", "empirical"):
             raise ValueError(f"truth must be 'population' or 'empirical'; got {self.truth!r}.")
         if self.resample not in ("data", "noise"):
-            raise ValueError(f"resample must be 'data' (fresh data per repetition) or 'noise'; got {self.resample!r}.")
+            raise ValueError(
+                f"resample must be 'data' (fresh data per repetition) or 'noise'; got {self.resample!r}."
+            )
         if self.metric is not None and self.metric not in NORMS:
             raise ValueError(f"metric must be one of {list(NORMS)} or null; got {self.metric!r}.")
         if not isinstance(self.sweep, dict):
-            raise ValueError("sweep must be a JSON object such as {\"budget\": [0.125, 0.25, 0.5]}.")
+            raise ValueError('sweep must be a JSON object such as {"budget": [0.125, 0.25, 0.5]}.')
         for key, values in self.sweep.items():
             if key not in SWEEPABLE:
                 raise ValueError(f"sweep keys must be among {list(SWEEPABLE)}; got {key!r}.")
@@ -318,45 +411,73 @@ class ExperimentConfig:
                     raise ValueError(f"sweep[{key!r}] must hold finite numbers; got {v!r:.80}.")
         grid = math.prod(len(v) for v in self.sweep.values())
         if grid > limits.MAX_GRID:
-            raise ValueError(f"the sweep grid has {grid:,} points; the limit is {limits.MAX_GRID} "
-                             "(dpcore.limits). Sweep fewer values.")
+            raise ValueError(
+                f"the sweep grid has {grid:,} points; the limit is {limits.MAX_GRID} "
+                "(dpcore.limits). Sweep fewer values."
+            )
         if not isinstance(self.estimators, list | tuple) or not self.estimators:
-            raise ValueError("estimators must be a non-empty list of registry names (see dpcore.registry.all_estimators()).")
+            raise ValueError(
+                "estimators must be a non-empty list of registry names (see dpcore.registry.all_estimators())."
+            )
         if len(self.estimators) > limits.MAX_ESTIMATORS:
-            raise ValueError(f"a config runs at most {limits.MAX_ESTIMATORS} estimators; got {len(self.estimators)}.")
+            raise ValueError(
+                f"a config runs at most {limits.MAX_ESTIMATORS} estimators; got {len(self.estimators)}."
+            )
         entries = self.estimator_entries()
         for e in entries:
             registry.get(e["name"])  # an unknown name raises a ValueError listing the known ones
         ids = [e["id"] for e in entries]
         if len(set(ids)) != len(ids):
-            raise ValueError(f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'.")
+            raise ValueError(
+                f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'."
+            )
         spec = DISTRIBUTIONS[self.distribution]
         work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
             lo, hi = spec.skew_range
             if not lo <= s["skew"] <= hi:
-                raise ValueError(f"skew for {spec.label} must be in [{lo:g}, {hi:g}]; got {s['skew']!r}.")
+                raise ValueError(
+                    f"skew for {spec.label} must be in [{lo:g}, {hi:g}]; got {s['skew']!r}."
+                )
             for key, lo_ in (("n", 2), ("d", 1)):
                 if s[key] < lo_ or s[key] != int(s[key]):
-                    raise ValueError(f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}.")
+                    raise ValueError(
+                        f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}."
+                    )
             limits.check_size(s["n"], s["d"])
             work += self.repetitions * s["n"] * s["d"] * len(entries)
         if work > limits.MAX_WORK:
-            raise ValueError(f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
-                             f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
-                             "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d.")
+            raise ValueError(
+                f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
+                f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
+                "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d."
+            )
         _check_data_params(self)
         if self.bounds is not None:
             if not isinstance(self.bounds, dict) or "half_width" not in self.bounds:
-                raise ValueError("bounds must be null or {\"half_width\": h, \"scale\": \"1\"|\"sqrt_d\"|\"d_sqrt_max_sigma\"}.")
+                raise ValueError(
+                    'bounds must be null or {"half_width": h, "scale": "1"|"sqrt_d"|"d_sqrt_max_sigma"}.'
+                )
             if self.bounds.get("scale", "1") not in ("1", "sqrt_d", "d_sqrt_max_sigma"):
-                raise ValueError(f"bounds.scale must be '1', 'sqrt_d' or 'd_sqrt_max_sigma'; got {self.bounds.get('scale')!r}.")
+                raise ValueError(
+                    f"bounds.scale must be '1', 'sqrt_d' or 'd_sqrt_max_sigma'; got {self.bounds.get('scale')!r}."
+                )
             h = self.bounds["half_width"]
-            if isinstance(h, bool) or not isinstance(h, int | float) or not 0 < h <= limits.MAX_ABS_VALUE:
-                raise ValueError(f"bounds.half_width must be a number in (0, {limits.MAX_ABS_VALUE:g}]; got {h!r:.80}.")
+            if (
+                isinstance(h, bool)
+                or not isinstance(h, int | float)
+                or not 0 < h <= limits.MAX_ABS_VALUE
+            ):
+                raise ValueError(
+                    f"bounds.half_width must be a number in (0, {limits.MAX_ABS_VALUE:g}]; got {h!r:.80}."
+                )
             c = self.bounds.get("center", 0.0)
-            if isinstance(c, bool) or not isinstance(c, int | float) or not abs(c) <= limits.MAX_ABS_VALUE:
+            if (
+                isinstance(c, bool)
+                or not isinstance(c, int | float)
+                or not abs(c) <= limits.MAX_ABS_VALUE
+            ):
                 raise ValueError(f"bounds.center must be a finite number; got {c!r:.80}.")
 
     # ---- derived --------------------------------------------------------------------------------
@@ -371,7 +492,9 @@ class ExperimentConfig:
         return self.metric or default_metric(self.kind)
 
     def base_skew(self) -> float:
-        return float(DISTRIBUTIONS[self.distribution].default_skew if self.skew is None else self.skew)
+        return float(
+            DISTRIBUTIONS[self.distribution].default_skew if self.skew is None else self.skew
+        )
 
     def estimator_entries(self) -> list[dict[str, Any]]:
         """Estimators as ``{"id", "name", "params"}`` dicts."""
@@ -382,16 +505,30 @@ class ExperimentConfig:
             elif isinstance(e, Mapping) and "name" in e:
                 unknown = set(e) - {"id", "name", "params"}
                 if unknown:
-                    raise ValueError(f"estimator entries take keys id, name, params; got {sorted(unknown)}.")
-                out.append({"id": str(e.get("id", e["name"])), "name": str(e["name"]),
-                            "params": dict(e.get("params", {}))})
+                    raise ValueError(
+                        f"estimator entries take keys id, name, params; got {sorted(unknown)}."
+                    )
+                out.append(
+                    {
+                        "id": str(e.get("id", e["name"])),
+                        "name": str(e["name"]),
+                        "params": dict(e.get("params", {})),
+                    }
+                )
             else:
-                raise ValueError(f"each estimator must be a name or {{'name': ..., 'params': {{...}}}}; got {e!r}.")
+                raise ValueError(
+                    f"each estimator must be a name or {{'name': ..., 'params': {{...}}}}; got {e!r}."
+                )
         return out
 
     def settings(self) -> list[dict[str, Any]]:
         """Every point of the sweep grid, in order: ``{"n", "d", "skew", "budget"}``."""
-        base = {"n": int(self.n), "d": int(self.d), "skew": self.base_skew(), "budget": float(self.budget)}
+        base = {
+            "n": int(self.n),
+            "d": int(self.d),
+            "skew": self.base_skew(),
+            "budget": float(self.budget),
+        }
         keys = [k for k in SWEEPABLE if k in self.sweep]
         out = []
         for combo in itertools.product(*(self.sweep[k] for k in keys)):
@@ -411,9 +548,11 @@ class ExperimentConfig:
 
     def code(self) -> str:
         """The dpcore calls that reproduce this experiment in a notebook."""
-        return ("from dpcore.experiments import ExperimentConfig, run\n"
-                f"config = ExperimentConfig.from_json({self.to_json(indent=None)!r})\n"
-                "frame = run(config)  # one row per (estimator, setting, repetition)\n")
+        return (
+            "from dpcore.experiments import ExperimentConfig, run\n"
+            f"config = ExperimentConfig.from_json({self.to_json(indent=None)!r})\n"
+            "frame = run(config)  # one row per (estimator, setting, repetition)\n"
+        )
 
 
 # --------------------------------------------------------------------------------------------

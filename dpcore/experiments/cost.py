@@ -20,15 +20,33 @@ from typing import Any
 
 #: Microseconds per value (n * d) for one run of each estimator; others use ``DEFAULT_PER_VALUE``.
 PER_VALUE_US: dict[str, float] = {
-    "empirical": 0.01, "plan": 0.35, "plan_oracle": 0.12, "plan_noscale": 0.15, "plan_l1": 0.06,
-    "plan_l1_oracle": 0.06, "iome_paper": 0.25, "iome": 0.25, "gaussian_private": 0.17, "pmwm_zcdp": 0.9,
-    "pmwm": 0.8, "binary_pde": 0.07, "binary_klsu_zcdp": 0.06, "binary_naive_laplace": 0.03,
-    "simplex_laplace": 0.11, "plugin_laplace": 0.07,
+    "empirical": 0.01,
+    "plan": 0.35,
+    "plan_oracle": 0.12,
+    "plan_noscale": 0.15,
+    "plan_l1": 0.06,
+    "plan_l1_oracle": 0.06,
+    "iome_paper": 0.25,
+    "iome": 0.25,
+    "gaussian_private": 0.17,
+    "pmwm_zcdp": 0.9,
+    "pmwm": 0.8,
+    "binary_pde": 0.07,
+    "binary_klsu_zcdp": 0.06,
+    "binary_naive_laplace": 0.03,
+    "simplex_laplace": 0.11,
+    "plugin_laplace": 0.07,
 }
 DEFAULT_PER_VALUE_US = 0.2
 #: Milliseconds of fixed cost per estimator run (private quantile searches, bookkeeping).
-OVERHEAD_MS: dict[str, float] = {"pmwm_zcdp": 25.0, "pmwm": 35.0, "iome_paper": 9.0, "iome": 9.0,
-                                 "gaussian_private": 6.0, "binary_pde": 5.0}
+OVERHEAD_MS: dict[str, float] = {
+    "pmwm_zcdp": 25.0,
+    "pmwm": 35.0,
+    "iome_paper": 9.0,
+    "iome": 9.0,
+    "gaussian_private": 6.0,
+    "binary_pde": 5.0,
+}
 DEFAULT_OVERHEAD_MS = 2.0
 #: One factor on the constants above. They were measured on a machine shared by several test runs
 #: (load average 8-18 on 2 cores); the default Compare sweep, profiled alone, takes about 1.5 s of CPU
@@ -43,8 +61,10 @@ PLAN_PAGE_FIGURES_S = 0.3
 
 def seconds_per_run(name: str, n: int, d: int) -> float:
     """Predicted seconds for one run of estimator ``name`` on ``n`` rows and ``d`` columns."""
-    return CALIBRATION * (OVERHEAD_MS.get(name, DEFAULT_OVERHEAD_MS) * 1e-3
-                          + PER_VALUE_US.get(name, DEFAULT_PER_VALUE_US) * 1e-6 * n * d)
+    return CALIBRATION * (
+        OVERHEAD_MS.get(name, DEFAULT_OVERHEAD_MS) * 1e-3
+        + PER_VALUE_US.get(name, DEFAULT_PER_VALUE_US) * 1e-6 * n * d
+    )
 
 
 def estimate_seconds(config: Any) -> float:
@@ -87,5 +107,8 @@ def estimate_seconds(config: Any) -> float:
 
 def seconds_plan_page(n: int, d: int) -> float:
     """Predicted seconds for the PLAN step-by-step page: data, PLAN, IOME, the Gaussian mechanism, figures."""
-    return (DATA_US * 1e-6 * n * d + sum(seconds_per_run(e, n, d) for e in ("plan", "iome_paper", "gaussian_private"))
-            + PLAN_PAGE_FIGURES_S)
+    return (
+        DATA_US * 1e-6 * n * d
+        + sum(seconds_per_run(e, n, d) for e in ("plan", "iome_paper", "gaussian_private"))
+        + PLAN_PAGE_FIGURES_S
+    )

@@ -97,9 +97,11 @@ def zcdp_skip_reason(spec: registry.EstimatorSpec, unit: str) -> str | None:
     """
     if unit != "eps" or spec.notion != "zcdp":
         return None
-    return (f"{spec.label} skipped: it is ρ-zCDP, and a pure ε budget cannot be met by a zCDP estimator "
-            "(ε-DP implies ε²/2-zCDP, not the other way round). At ρ = ε²/2 it would give only (ε′, δ)-DP, "
-            "not ε-DP; give the budget as (ε, δ) or ρ to compare it.")
+    return (
+        f"{spec.label} skipped: it is ρ-zCDP, and a pure ε budget cannot be met by a zCDP estimator "
+        "(ε-DP implies ε²/2-zCDP, not the other way round). At ρ = ε²/2 it would give only (ε′, δ)-DP, "
+        "not ε-DP; give the budget as (ε, δ) or ρ to compare it."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,8 +124,16 @@ def _data_key(cfg: ExperimentConfig, n: int, d: int, skew: float) -> int:
 
 
 def _setting_key(s: Mapping[str, Any], cfg: ExperimentConfig) -> int:
-    return _key("setting", int(s["n"]), int(s["d"]), float(s["skew"]), float(s["budget"]), cfg.unit,
-                cfg.delta if cfg.unit == "eps_delta" else None, cfg.conversion)
+    return _key(
+        "setting",
+        int(s["n"]),
+        int(s["d"]),
+        float(s["skew"]),
+        float(s["budget"]),
+        cfg.unit,
+        cfg.delta if cfg.unit == "eps_delta" else None,
+        cfg.conversion,
+    )
 
 
 def make_dataset(cfg: ExperimentConfig, n: int, d: int, skew: float, rep: int) -> Dataset:
@@ -169,7 +179,9 @@ def _errors(stack: np.ndarray, kind: str) -> dict[str, np.ndarray]:
     zero = np.zeros(stack.shape[-1])
     for m, p in _P.items():
         out[m] = np.asarray(lp_error(stack, zero, p))
-    out["tv"] = np.asarray(tv_error(stack, zero)) if kind == "binary" else np.full(stack.shape[:-1], np.nan)
+    out["tv"] = (
+        np.asarray(tv_error(stack, zero)) if kind == "binary" else np.full(stack.shape[:-1], np.nan)
+    )
     return out
 
 
@@ -189,17 +201,34 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
         for order, entry in task["estimators"]:
             spec = registry.get(entry["name"])
             conv = budget.to_native(spec.notion, cfg.conversion)  # type: ignore[arg-type]
-            base = {"estimator": entry["id"], "name": spec.name, "label": spec.label, "family": spec.family,
-                    "notion": spec.notion, "neighbouring": spec.neighbouring, "color": spec.color,
-                    "setting": setting_idx, "distribution": cfg.distribution, "kind": ds.kind, "n": n, "d": d,
-                    "skew": skew, "budget": budget_value, "unit": cfg.unit,
-                    "delta": cfg.delta if cfg.unit == "eps_delta" else np.nan,
-                    "native_budget": conv.value, "native_unit": NATIVE_UNIT[spec.notion], "conversion": conv.rule,
-                    "_order": order}
+            base = {
+                "estimator": entry["id"],
+                "name": spec.name,
+                "label": spec.label,
+                "family": spec.family,
+                "notion": spec.notion,
+                "neighbouring": spec.neighbouring,
+                "color": spec.color,
+                "setting": setting_idx,
+                "distribution": cfg.distribution,
+                "kind": ds.kind,
+                "n": n,
+                "d": d,
+                "skew": skew,
+                "budget": budget_value,
+                "unit": cfg.unit,
+                "delta": cfg.delta if cfg.unit == "eps_delta" else np.nan,
+                "native_budget": conv.value,
+                "native_unit": NATIVE_UNIT[spec.notion],
+                "conversion": conv.rule,
+                "_order": order,
+            }
             ekey = _key("estimator", entry["id"], entry["name"], entry["params"])
             batched = spec.batched if cfg.resample == "noise" and len(reps) > 1 else None
             if batched is not None:
-                rows_v = _run_batched(spec, batched, entry, ds, budget, conv, cfg, ekey, skey, reps, xbar, truth)
+                rows_v = _run_batched(
+                    spec, batched, entry, ds, budget, conv, cfg, ekey, skey, reps, xbar, truth
+                )
                 for row, vec in rows_v:
                     rows.append({**base, **row})
                     vectors.append(vec)
@@ -222,9 +251,16 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _run_one(spec: registry.EstimatorSpec, entry: dict[str, Any], ds: Dataset, budget: Budget,
-             cfg: ExperimentConfig, rng: np.random.Generator, xbar: np.ndarray, truth: np.ndarray
-             ) -> tuple[dict[str, Any], np.ndarray]:
+def _run_one(
+    spec: registry.EstimatorSpec,
+    entry: dict[str, Any],
+    ds: Dataset,
+    budget: Budget,
+    cfg: ExperimentConfig,
+    rng: np.random.Generator,
+    xbar: np.ndarray,
+    truth: np.ndarray,
+) -> tuple[dict[str, Any], np.ndarray]:
     d = ds.d
     t0 = time.perf_counter()
     try:
@@ -234,26 +270,57 @@ def _run_one(spec: registry.EstimatorSpec, entry: dict[str, Any], ds: Dataset, b
         noiseless = np.atleast_1d(np.asarray(est.diagnostics.noiseless_mean, float)).reshape(d)
         diag = est.diagnostics
         std = diag.noise_std
-        row = {"ledger_total": est.ledger.total(), "fraction_clipped": diag.fraction_clipped,
-               "noise_std_l2": float(np.linalg.norm(np.broadcast_to(np.asarray(std, float), (d,))))
-               if std is not None else np.nan,
-               "warnings": " | ".join(diag.warnings), "failed": "", "seconds": seconds}
+        row = {
+            "ledger_total": est.ledger.total(),
+            "fraction_clipped": diag.fraction_clipped,
+            "noise_std_l2": float(np.linalg.norm(np.broadcast_to(np.asarray(std, float), (d,))))
+            if std is not None
+            else np.nan,
+            "warnings": " | ".join(diag.warnings),
+            "failed": "",
+            "seconds": seconds,
+        }
     except Exception as err:  # noqa: BLE001 - one estimator failing at one setting must not stop a sweep
         seconds = time.perf_counter() - t0
         mean = noiseless = np.full(d, np.nan)
-        row = {"ledger_total": np.nan, "fraction_clipped": np.nan, "noise_std_l2": np.nan, "warnings": "",
-               "failed": f"{type(err).__name__}: {err}", "seconds": seconds}
+        row = {
+            "ledger_total": np.nan,
+            "fraction_clipped": np.nan,
+            "noise_std_l2": np.nan,
+            "warnings": "",
+            "failed": f"{type(err).__name__}: {err}",
+            "seconds": seconds,
+        }
     vec = np.stack([mean - truth, xbar - truth, noiseless - xbar, mean - noiseless])
     return row, vec
 
 
-def _run_batched(spec: registry.EstimatorSpec, batched: Callable[..., np.ndarray], entry: dict[str, Any],
-                 ds: Dataset, budget: Budget, conv: Any, cfg: ExperimentConfig, ekey: int, skey: int,
-                 reps: list[int], xbar: np.ndarray, truth: np.ndarray) -> list[tuple[dict[str, Any], np.ndarray]]:
+def _run_batched(
+    spec: registry.EstimatorSpec,
+    batched: Callable[..., np.ndarray],
+    entry: dict[str, Any],
+    ds: Dataset,
+    budget: Budget,
+    conv: Any,
+    cfg: ExperimentConfig,
+    ekey: int,
+    skey: int,
+    reps: list[int],
+    xbar: np.ndarray,
+    truth: np.ndarray,
+) -> list[tuple[dict[str, Any], np.ndarray]]:
     """All repetitions of a vectorisable estimator on one dataset in one call."""
     rng = np.random.default_rng(child_seed(cfg.seed, 1, ekey, skey, 2**31))
-    first, first_vec = _run_one(spec, entry, ds, budget, cfg,
-                                np.random.default_rng(child_seed(cfg.seed, 1, ekey, skey, 0)), xbar, truth)
+    first, first_vec = _run_one(
+        spec,
+        entry,
+        ds,
+        budget,
+        cfg,
+        np.random.default_rng(child_seed(cfg.seed, 1, ekey, skey, 0)),
+        xbar,
+        truth,
+    )
     if first["failed"]:
         return [({**first, "rep": r}, np.full((4, ds.d), np.nan)) for r in reps]
     noiseless = xbar + first_vec[2]  # noiseless - xbar is the clipping row of the error stack
@@ -261,7 +328,9 @@ def _run_batched(spec: registry.EstimatorSpec, batched: Callable[..., np.ndarray
     if spec.accepts("bounds"):
         kwargs.setdefault("bounds", ds.bounds)
     t0 = time.perf_counter()
-    means = np.asarray(batched(ds.x, reps=len(reps), rng=rng, **kwargs), float).reshape(len(reps), ds.d)
+    means = np.asarray(batched(ds.x, reps=len(reps), rng=rng, **kwargs), float).reshape(
+        len(reps), ds.d
+    )
     seconds = (time.perf_counter() - t0) / len(reps)
     out = []
     for i, r in enumerate(reps):
@@ -285,8 +354,11 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
     skipped: dict[str, str] = {}
     tasks = []
     cfg_dict = cfg.to_dict()
-    rep_groups = ([list(range(cfg.repetitions))] if cfg.resample == "noise"
-                  else [[r] for r in range(cfg.repetitions)])
+    rep_groups = (
+        [list(range(cfg.repetitions))]
+        if cfg.resample == "noise"
+        else [[r] for r in range(cfg.repetitions)]
+    )
     for (n, d, skew), budgets in groups.items():
         ok = {s.name for s in registry.applicable(cfg.kind, d, peers=True)}
         use = []
@@ -298,19 +370,36 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
                 use.append((order, e))
             else:
                 spec = specs[e["id"]]
-                why = (f"applies to {', '.join(sorted(spec.data_kinds))} data" if cfg.kind not in spec.data_kinds
-                       else "applies to one-dimensional data only")
-                skipped[e["id"]] = f"{spec.label} skipped: it {why} (this is {cfg.kind} data, d = {d})."
+                why = (
+                    f"applies to {', '.join(sorted(spec.data_kinds))} data"
+                    if cfg.kind not in spec.data_kinds
+                    else "applies to one-dimensional data only"
+                )
+                skipped[e["id"]] = (
+                    f"{spec.label} skipped: it {why} (this is {cfg.kind} data, d = {d})."
+                )
         if not use:
             continue
         for reps in rep_groups:
-            tasks.append({"config": cfg_dict, "n": n, "d": d, "skew": skew, "budgets": budgets,
-                          "estimators": use, "reps": reps})
+            tasks.append(
+                {
+                    "config": cfg_dict,
+                    "n": n,
+                    "d": d,
+                    "skew": skew,
+                    "budgets": budgets,
+                    "estimators": use,
+                    "reps": reps,
+                }
+            )
     return tasks, skipped
 
 
-def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, executor: Executor | None = None,
-        progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+def run(
+    config: ExperimentConfig | Mapping[str, Any] | str | Path,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
     """Run an experiment; one row per (estimator, setting, repetition).
 
     Parameters
@@ -368,7 +457,9 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, executor: Exe
     return frame
 
 
-def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = FAILURE_MULTIPLE) -> pd.DataFrame:
+def tail_table(
+    frame: pd.DataFrame, metric: str = "l2", factor: float = FAILURE_MULTIPLE
+) -> pd.DataFrame:
     """Per private estimator: the typical error and how often a run lands far beyond it.
 
     For every point (setting) the median error of each estimator is its typical run; a run
@@ -382,15 +473,25 @@ def tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = FAILURE_
     work = private_only(frame)
     work = work[(work["failed"] == "") & np.isfinite(work[col])]
     if work.empty:
-        return pd.DataFrame(columns=["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"])
+        return pd.DataFrame(
+            columns=["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]
+        )
     med = work.groupby(["estimator", "setting"], sort=False)[col].transform("median")
     work = work.assign(_med=med, _fail=work[col] > factor * med)
-    per_point = work.groupby(["estimator", "setting"], sort=False).agg(m=(col, "median"), mx=(col, "max"))
+    per_point = work.groupby(["estimator", "setting"], sort=False).agg(
+        m=(col, "median"), mx=(col, "max")
+    )
     per_point["ratio"] = per_point["mx"] / per_point["m"].where(per_point["m"] > 0)
     g = work.groupby("estimator", sort=False)
-    out = pd.DataFrame({"median": per_point.groupby(level=0, sort=False)["m"].median(),
-                        "failure_rate": g["_fail"].mean(),
-                        "worst_ratio": per_point.groupby(level=0, sort=False)["ratio"].max(),
-                        "runs": g.size()}).reset_index()
-    out = out.merge(frame[["estimator", "label"]].drop_duplicates("estimator"), on="estimator", how="left")
+    out = pd.DataFrame(
+        {
+            "median": per_point.groupby(level=0, sort=False)["m"].median(),
+            "failure_rate": g["_fail"].mean(),
+            "worst_ratio": per_point.groupby(level=0, sort=False)["ratio"].max(),
+            "runs": g.size(),
+        }
+    ).reset_index()
+    out = out.merge(
+        frame[["estimator", "label"]].drop_duplicates("estimator"), on="estimator", how="left"
+    )
     return out[["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]]

@@ -62,10 +62,14 @@ class Claim:
         """Raise ``ValueError`` unless the contenders are private and share one guarantee."""
         specs = [registry.get(c) for c in self.contenders]
         if not all(s.private for s in specs):
-            raise ValueError("contenders must be private estimators (no oracle, no non-private reference).")
+            raise ValueError(
+                "contenders must be private estimators (no oracle, no non-private reference)."
+            )
         if len({s.guarantee for s in specs}) != 1:
-            raise ValueError("contenders must share one guarantee (notion and neighbouring relation); "
-                             "rank across guarantees only side by side with the conversion stated.")
+            raise ValueError(
+                "contenders must share one guarantee (notion and neighbouring relation); "
+                "rank across guarantees only side by side with the conversion stated."
+            )
         if self.kind == "wins" and self.winner not in self.contenders:
             raise ValueError("winner must be one of contenders.")
 
@@ -100,43 +104,137 @@ class Preset:
 _PLAN_SET = ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"]
 _ZCDP_BUDGETS = [0.0625, 0.125, 0.25, 0.5, 1.0]
 
-PRESETS: dict[str, Preset] = {p.key: p for p in [
-    Preset("skew_favours_plan", "Variance skew favours PLAN", {
-        "name": "skew_favours_plan", "description": "Variance skew favours PLAN: σᵢ² = (d/i)², d = 128.",
-        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 2.0, "budget": 0.25, "unit": "rho",
-        "estimators": _PLAN_SET, "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 6, "seed": 1},
-        Claim("wins", ("plan", "iome_paper", "gaussian_private"), winner="plan", margin=1.1)),
-    Preset("no_skew_tie", "No skew: a tie", {
-        "name": "no_skew_tie", "description": "No skew, a tie: all variances equal, d = 128.",
-        "distribution": "gaussian", "n": 4000, "d": 128, "skew": 0.0, "budget": 0.25, "unit": "rho",
-        "estimators": _PLAN_SET, "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 6, "seed": 1},
-        Claim("tie", ("plan", "iome_paper"), tolerance=1.25)),
-    Preset("heavy_tails", "Heavy tails and contamination", {
-        "name": "heavy_tails", "description": "Heavy tails and contamination: 5% outliers at +20σ, d = 16.",
-        "distribution": "contaminated", "n": 2000, "d": 16, "skew": 0.0, "budget": 0.5, "unit": "rho",
-        "estimators": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"],
-        "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 8, "seed": 1},
-        Claim("wins", ("plan", "iome_paper", "gaussian_private", "pmwm_zcdp"), winner="iome_paper", margin=1.5)),
-    Preset("free_lunch", "Free lunch (bounded, pure ε)", {
-        "name": "free_lunch", "description": "Free lunch: bounded data, one column, pure ε; the count comes free. "
-        "Error against the data's own mean (the privacy cost alone; at small n the count's noise matters).",
-        "distribution": "bounded", "n": 200, "d": 1, "skew": 0.0, "budget": 1.0, "unit": "eps", "truth": "empirical",
-        "estimators": ["empirical", "simplex_laplace", "plugin_laplace", "centred_plugin_laplace",
-                       "sum_known_n_laplace_replace"],
-        "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]}, "repetitions": 60, "seed": 1},
-        Claim("wins", ("simplex_laplace", "plugin_laplace", "centred_plugin_laplace"), winner="simplex_laplace",
-              min_share=0.8)),
-    Preset("sparse_binary", "Sparse binary data: PLAN (ℓ1) and IOME close", {
-        "name": "sparse_binary", "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",
-        "distribution": "binary_plan", "n": 4000, "d": 256, "skew": 0.05, "budget": 0.5, "unit": "rho",
-        "estimators": ["empirical", "plan_l1", "iome_paper", "binary_pde", "binary_klsu_zcdp",
-                       "binary_naive_laplace"],
-        "sweep": {"budget": _ZCDP_BUDGETS}, "repetitions": 6, "seed": 1, "metric": "tv"},
-        Claim("tie", ("plan_l1", "iome_paper"), tolerance=1.3)),
-]}
+PRESETS: dict[str, Preset] = {
+    p.key: p
+    for p in [
+        Preset(
+            "skew_favours_plan",
+            "Variance skew favours PLAN",
+            {
+                "name": "skew_favours_plan",
+                "description": "Variance skew favours PLAN: σᵢ² = (d/i)², d = 128.",
+                "distribution": "gaussian",
+                "n": 4000,
+                "d": 128,
+                "skew": 2.0,
+                "budget": 0.25,
+                "unit": "rho",
+                "estimators": _PLAN_SET,
+                "sweep": {"budget": _ZCDP_BUDGETS},
+                "repetitions": 6,
+                "seed": 1,
+            },
+            Claim("wins", ("plan", "iome_paper", "gaussian_private"), winner="plan", margin=1.1),
+        ),
+        Preset(
+            "no_skew_tie",
+            "No skew: a tie",
+            {
+                "name": "no_skew_tie",
+                "description": "No skew, a tie: all variances equal, d = 128.",
+                "distribution": "gaussian",
+                "n": 4000,
+                "d": 128,
+                "skew": 0.0,
+                "budget": 0.25,
+                "unit": "rho",
+                "estimators": _PLAN_SET,
+                "sweep": {"budget": _ZCDP_BUDGETS},
+                "repetitions": 6,
+                "seed": 1,
+            },
+            Claim("tie", ("plan", "iome_paper"), tolerance=1.25),
+        ),
+        Preset(
+            "heavy_tails",
+            "Heavy tails and contamination",
+            {
+                "name": "heavy_tails",
+                "description": "Heavy tails and contamination: 5% outliers at +20σ, d = 16.",
+                "distribution": "contaminated",
+                "n": 2000,
+                "d": 16,
+                "skew": 0.0,
+                "budget": 0.5,
+                "unit": "rho",
+                "estimators": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"],
+                "sweep": {"budget": _ZCDP_BUDGETS},
+                "repetitions": 8,
+                "seed": 1,
+            },
+            Claim(
+                "wins",
+                ("plan", "iome_paper", "gaussian_private", "pmwm_zcdp"),
+                winner="iome_paper",
+                margin=1.5,
+            ),
+        ),
+        Preset(
+            "free_lunch",
+            "Free lunch (bounded, pure ε)",
+            {
+                "name": "free_lunch",
+                "description": "Free lunch: bounded data, one column, pure ε; the count comes free. "
+                "Error against the data's own mean (the privacy cost alone; at small n the count's noise matters).",
+                "distribution": "bounded",
+                "n": 200,
+                "d": 1,
+                "skew": 0.0,
+                "budget": 1.0,
+                "unit": "eps",
+                "truth": "empirical",
+                "estimators": [
+                    "empirical",
+                    "simplex_laplace",
+                    "plugin_laplace",
+                    "centred_plugin_laplace",
+                    "sum_known_n_laplace_replace",
+                ],
+                "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]},
+                "repetitions": 60,
+                "seed": 1,
+            },
+            Claim(
+                "wins",
+                ("simplex_laplace", "plugin_laplace", "centred_plugin_laplace"),
+                winner="simplex_laplace",
+                min_share=0.8,
+            ),
+        ),
+        Preset(
+            "sparse_binary",
+            "Sparse binary data: PLAN (ℓ1) and IOME close",
+            {
+                "name": "sparse_binary",
+                "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",
+                "distribution": "binary_plan",
+                "n": 4000,
+                "d": 256,
+                "skew": 0.05,
+                "budget": 0.5,
+                "unit": "rho",
+                "estimators": [
+                    "empirical",
+                    "plan_l1",
+                    "iome_paper",
+                    "binary_pde",
+                    "binary_klsu_zcdp",
+                    "binary_naive_laplace",
+                ],
+                "sweep": {"budget": _ZCDP_BUDGETS},
+                "repetitions": 6,
+                "seed": 1,
+                "metric": "tv",
+            },
+            Claim("tie", ("plan_l1", "iome_paper"), tolerance=1.3),
+        ),
+    ]
+}
 
 
-def _medians(frame: pd.DataFrame, metric: str, x: str, names: tuple[str, ...]) -> tuple[pd.DataFrame, pd.Series]:
+def _medians(
+    frame: pd.DataFrame, metric: str, x: str, names: tuple[str, ...]
+) -> tuple[pd.DataFrame, pd.Series]:
     """Median error per sweep point (rows: ``x`` values) and contender (columns); worst failure rate."""
     s = summarise(frame[frame["name"].isin(names)], metric)
     id_to_name = frame.drop_duplicates("estimator").set_index("estimator")["name"]
@@ -146,8 +244,9 @@ def _medians(frame: pd.DataFrame, metric: str, x: str, names: tuple[str, ...]) -
     return table.reindex(columns=list(names)), fails
 
 
-def check_claim(frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric: str = "l2",
-                unit: str = "rho") -> ClaimResult:
+def check_claim(
+    frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric: str = "l2", unit: str = "rho"
+) -> ClaimResult:
     """Check ``claim`` on a run of its preset and put the outcome in words (computed, not written).
 
     Parameters
@@ -175,11 +274,21 @@ def check_claim(frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric:
     sym = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget") if x == "budget" else x
     points = len(table)
     fail_txt = ", ".join(f"{labels[n]} {fails.get(n, 0.0):.0%}" for n in claim.contenders)
-    tail = (f" Medians of {int(frame['rep'].nunique())} runs per point; failure rate (runs above "
-            f"{FAILURE_MULTIPLE:g}× the median): {fail_txt}.")
+    tail = (
+        f" Medians of {int(frame['rep'].nunique())} runs per point; failure rate (runs above "
+        f"{FAILURE_MULTIPLE:g}× the median): {fail_txt}."
+    )
     if points == 0:
-        return ClaimResult(False, "No contender produced an estimate.", "", 0, 0, float("nan"), float("nan"),
-                           dict(fails))
+        return ClaimResult(
+            False,
+            "No contender produced an estimate.",
+            "",
+            0,
+            0,
+            float("nan"),
+            float("nan"),
+            dict(fails),
+        )
     best = table.idxmin(axis=1)
     ratio = table.max(axis=1) / table.min(axis=1)
     spread = float(ratio.max())
@@ -189,13 +298,26 @@ def check_claim(frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric:
         holds = spread <= claim.tolerance
         won = int((best == overall).sum())
         if holds:
-            text = (f"A tie within {claim.tolerance:g}×: at every {sym} in the sweep the median errors of "
-                    + " and ".join(labels[n] for n in claim.contenders)
-                    + f" lie within {spread:.2f}× of each other ({labels[overall]} is lower at {won} of {points}).")
+            text = (
+                f"A tie within {claim.tolerance:g}×: at every {sym} in the sweep the median errors of "
+                + " and ".join(labels[n] for n in claim.contenders)
+                + f" lie within {spread:.2f}× of each other ({labels[overall]} is lower at {won} of {points})."
+            )
         else:
-            text = (f"Not a tie: **{labels[overall]}** has the lower median error at {won} of {points} points, "
-                    f"by up to {spread:.2f}× (more than the {claim.tolerance:g}× a tie allows).")
-        return ClaimResult(holds, text + tail, str(overall), won, points, float(ratio.loc[mid]), spread, dict(fails))
+            text = (
+                f"Not a tie: **{labels[overall]}** has the lower median error at {won} of {points} points, "
+                f"by up to {spread:.2f}× (more than the {claim.tolerance:g}× a tie allows)."
+            )
+        return ClaimResult(
+            holds,
+            text + tail,
+            str(overall),
+            won,
+            points,
+            float(ratio.loc[mid]),
+            spread,
+            dict(fails),
+        )
     w = str(claim.winner)
     won = int((best == w).sum())
     others = table.drop(columns=w)
@@ -203,12 +325,24 @@ def check_claim(frame: pd.DataFrame, claim: Claim, *, x: str = "budget", metric:
     margin = float(others.loc[mid].min() / table.loc[mid, w])
     holds = won >= int(np.ceil(claim.min_share * points)) and margin >= claim.margin
     if holds:
-        text = (f"**{labels[w]}** has the lowest median error at {won} of {points} points; at {sym} = {mid:g} "
-                f"it is {margin:.2f}× below the runner-up, {labels[runner]}.")
+        text = (
+            f"**{labels[w]}** has the lowest median error at {won} of {points} points; at {sym} = {mid:g} "
+            f"it is {margin:.2f}× below the runner-up, {labels[runner]}."
+        )
     else:
         leader = best.mode().iloc[0]
-        text = (f"The story does not hold in this run: {labels[w]} is lowest at {won} of {points} points "
-                f"(**{labels[leader]}** at {int((best == leader).sum())}); at {sym} = {mid:g} the ratio of the "
-                f"runner-up's median to {labels[w]}'s is {margin:.2f}.")
-    return ClaimResult(holds, text + tail, w if holds else str(best.mode().iloc[0]), won, points, margin, spread,
-                       dict(fails))
+        text = (
+            f"The story does not hold in this run: {labels[w]} is lowest at {won} of {points} points "
+            f"(**{labels[leader]}** at {int((best == leader).sum())}); at {sym} = {mid:g} the ratio of the "
+            f"runner-up's median to {labels[w]}'s is {margin:.2f}."
+        )
+    return ClaimResult(
+        holds,
+        text + tail,
+        w if holds else str(best.mode().iloc[0]),
+        won,
+        points,
+        margin,
+        spread,
+        dict(fails),
+    )

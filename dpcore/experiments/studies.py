@@ -1,7 +1,8 @@
 """Studies: the simulations behind figures, each seeded by the ``rng`` convention and returning a
 tidy frame.
 
-Moved here: ``simulate_tv``, ``product_tv``, ``product_tv_many`` (moved from ``theory_binary.py``); ``Notion``, ``Statistic``, ``_pmwm``,
+Moved here: ``simulate_tv``, ``product_tv``, ``product_tv_many`` (moved from ``theory_binary.py``);
+``Notion``, ``Statistic``, ``_pmwm``,
 ``_budget_kw``, ``contamination_sweep``, ``_stat``, ``full_statistic``, ``sa_error_by_group_size``
 (moved from ``figures_winsorized.py``); ``LABELS``, ``KNOWN_N``, ``sample_at``, ``simulated_points``
 (moved from ``figures_simplex.py``); ``run_estimator``, ``repeated_frame`` (moved from
@@ -44,15 +45,23 @@ from dpcore.theory.simplex import mse
 # simulation for the page: TV against n or d
 
 
-def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, *, seeds: int = 3,
-                estimators: tuple[str, ...] = ("binary_pde", "binary_naive_laplace"), rng: RngLike = 0,
-                **params: Any) -> list[dict[str, Any]]:
+def simulate_tv(
+    profile_name: str,
+    grid: list[tuple[int, int]],
+    epsilon: float,
+    *,
+    seeds: int = 3,
+    estimators: tuple[str, ...] = ("binary_pde", "binary_naive_laplace"),
+    rng: RngLike = 0,
+    **params: Any,
+) -> list[dict[str, Any]]:
     """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
 
     Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
     ``rng`` (:func:`~dpcore._validation.spawn_generators`: a Generator's own children, so the same
     Generator state gives the same numbers), runs every estimator at pure ``epsilon`` through the registry
-    (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures :func:`product_tv`. ``params`` go to
+    (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures
+    :func:`product_tv`. ``params`` go to
     ``binary_pde`` only. Returns tidy records ``{n, d, estimator, seed, tv}`` plus the non-private
     empirical mean as ``"empirical"``.
 
@@ -74,13 +83,16 @@ def simulate_tv(profile_name: str, grid: list[tuple[int, int]], epsilon: float, 
             X = sample_binary_product(p, int(n), rng=g)
             means = {"empirical": np.asarray(X.mean(axis=0)).ravel()}
             for name in estimators:
-                kw = {**params, "shuffle": False} if name == "binary_pde" else {}  # iid rows: no shuffle needed
+                kw = (
+                    {**params, "shuffle": False} if name == "binary_pde" else {}
+                )  # iid rows: no shuffle needed
                 means[name] = registry.run(name, X, budget, rng=g, **kw).mean
             tvs = product_tv_many(p, list(means.values()), rng=g)
-            out += [{"n": n, "d": d, "estimator": name, "seed": s, "tv": float(t)}
-                    for name, t in zip(means, tvs, strict=True)]
+            out += [
+                {"n": n, "d": d, "estimator": name, "seed": s, "tv": float(t)}
+                for name, t in zip(means, tvs, strict=True)
+            ]
     return out
-
 
 
 Notion = Literal["pure", "zcdp"]
@@ -97,9 +109,19 @@ def _budget_kw(notion: Notion, budget: float) -> dict[str, float]:
     return {"epsilon": budget} if notion == "pure" else {"rho": budget}
 
 
-def contamination_sweep(x: np.ndarray, fractions: np.ndarray, *, shift: float, notion: Notion, budget: float,
-                        bounds: tuple[float, float], eta: float, c: float = 10.0, reps: int = 60,
-                        rng: RngLike = None) -> pd.DataFrame:
+def contamination_sweep(
+    x: np.ndarray,
+    fractions: np.ndarray,
+    *,
+    shift: float,
+    notion: Notion,
+    budget: float,
+    bounds: tuple[float, float],
+    eta: float,
+    c: float = 10.0,
+    reps: int = 60,
+    rng: RngLike = None,
+) -> pd.DataFrame:
     """RMSE (against the clean sample's mean) of PMWM at ``eta``, PMWM at eta = 0 and the clipped
     mean with public bounds, as a growing fraction of points is moved ``shift`` sd to the right.
 
@@ -119,19 +141,32 @@ def contamination_sweep(x: np.ndarray, fractions: np.ndarray, *, shift: float, n
         k = int(math.floor(f * n))
         if k:
             pick = np.argsort(g.random((n, reps)), axis=0)[:k]
-            X[pick, np.arange(reps)[None, :]] = out_value + 0.05 * x.std() * g.standard_normal((k, reps))
+            X[pick, np.arange(reps)[None, :]] = out_value + 0.05 * x.std() * g.standard_normal(
+                (k, reps)
+            )
         results = {
-            f"PMWM (η = {eta:g})": _pmwm(notion)(X, bounds=bounds, eta=eta, c=c, rng=g, **kw, **extra),
+            f"PMWM (η = {eta:g})": _pmwm(notion)(
+                X, bounds=bounds, eta=eta, c=c, rng=g, **kw, **extra
+            ),
             "PMWM (η = 0)": _pmwm(notion)(X, bounds=bounds, eta=0.0, c=c, rng=g, **kw, **extra),
             "clipped mean (public bounds)": clipped_fn(X, bounds=bounds, rng=g, **kw),
         }
         for name, est in results.items():
             err = est.mean - target
-            rows.append({"contamination": float(f), "estimator": name, "rmse": float(np.sqrt(np.mean(err**2))),
-                         "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
-                         "fallbacks": int(est.diagnostics.fallback_count
-                                          if isinstance(est.diagnostics, WinsorizedDiagnostics) else 0),
-                         "runs": reps})
+            rows.append(
+                {
+                    "contamination": float(f),
+                    "estimator": name,
+                    "rmse": float(np.sqrt(np.mean(err**2))),
+                    "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
+                    "fallbacks": int(
+                        est.diagnostics.fallback_count
+                        if isinstance(est.diagnostics, WinsorizedDiagnostics)
+                        else 0
+                    ),
+                    "runs": reps,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -154,9 +189,18 @@ def full_statistic(x: np.ndarray, statistic: Statistic) -> float:
     return float(_stat(np.asarray(x, dtype=float).ravel(), statistic))
 
 
-def sa_error_by_group_size(x: np.ndarray, statistic: Statistic, group_sizes: np.ndarray, *, notion: Notion,
-                           budget: float, bounds: tuple[float, float], reps: int = 40, c: float = 1.0,
-                           rng: RngLike = None) -> pd.DataFrame:
+def sa_error_by_group_size(
+    x: np.ndarray,
+    statistic: Statistic,
+    group_sizes: np.ndarray,
+    *,
+    notion: Notion,
+    budget: float,
+    bounds: tuple[float, float],
+    reps: int = 40,
+    c: float = 1.0,
+    rng: RngLike = None,
+) -> pd.DataFrame:
     """RMSE of S&A with the PMWM aggregator against the full-data statistic, per group size.
 
     For each group size the ``reps`` runs (fresh random partitions and noise) are vectorised: the
@@ -177,20 +221,29 @@ def sa_error_by_group_size(x: np.ndarray, statistic: Statistic, group_sizes: np.
         theta = _stat(x[perm], statistic).T  # (k, reps)
         est = _pmwm(notion)(theta, bounds=bounds, c=c, rng=g, **kw, **extra)
         err = est.mean - target
-        rows.append({"group_size": int(m), "groups": k, "rmse": float(np.sqrt(np.mean(err**2))),
-                     "bias": float(np.mean(est.mean) - target),
-                     "fallbacks": int(est.diagnostics_as(WinsorizedDiagnostics).fallback_count), "runs": reps})
+        rows.append(
+            {
+                "group_size": int(m),
+                "groups": k,
+                "rmse": float(np.sqrt(np.mean(err**2))),
+                "bias": float(np.mean(est.mean) - target),
+                "fallbacks": int(est.diagnostics_as(WinsorizedDiagnostics).fallback_count),
+                "runs": reps,
+            }
+        )
     return pd.DataFrame(rows)
-
 
 
 #: Plain names for the chart legends (the spec's internal labels S2-S4, B1-B3 are for developers only).
 LABELS = {
-    "simplex": "Simplex, free count", "simplex_known_n": "Simplex, known n (projection)",
+    "simplex": "Simplex, free count",
+    "simplex_known_n": "Simplex, known n (projection)",
     "simplex_extra_count": "Simplex + extra paid count",
-    "plugin": "Noisy sum / noisy count (split f)", "plugin_oracle": "Noisy sum / noisy count, best split (oracle)",
+    "plugin": "Noisy sum / noisy count (split f)",
+    "plugin_oracle": "Noisy sum / noisy count, best split (oracle)",
     "centred": "Centred sum / noisy count (split f)",
-    "sum_known_n": "Noisy sum / n", "centred_sum_known_n": "Centred noisy sum / n",
+    "sum_known_n": "Noisy sum / n",
+    "centred_sum_known_n": "Centred noisy sum / n",
 }
 
 
@@ -211,10 +264,19 @@ def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> 
     return np.clip(x, 0, 1) * radius
 
 
-def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                     split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
-                     ps: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0), reps: int = 2000,
-                     rng: RngLike = None) -> pd.DataFrame:
+def simulated_points(
+    *,
+    n: int,
+    radius: float = 1.0,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    split: float = 0.5,
+    count_fraction: float = 0.0,
+    neighbouring: str = "add-remove",
+    ps: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
+    reps: int = 2000,
+    rng: RngLike = None,
+) -> pd.DataFrame:
     """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
     the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
     g = as_generator(rng)
@@ -225,52 +287,106 @@ def simulated_points(*, n: int, radius: float = 1.0, epsilon: float | None = Non
         x = sample_at(p, n, radius, rng=g)
         mu = x.mean()
         runs = {
-            "simplex_known_n": simplex_mean_draws(x, bounds=bounds, known_n=True, neighbouring=neighbouring,
-                                                  reps=reps, rng=g, **b),
-            "sum_known_n": baseline_draws("b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **b),
+            "simplex_known_n": simplex_mean_draws(
+                x, bounds=bounds, known_n=True, neighbouring=neighbouring, reps=reps, rng=g, **b
+            ),
+            "sum_known_n": baseline_draws(
+                "b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **b
+            ),
         }
         if neighbouring == "add-remove":
-            runs["centred_sum_known_n"] = baseline_draws("b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **b)
+            runs["centred_sum_known_n"] = baseline_draws(
+                "b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **b
+            )
             runs["simplex"] = simplex_mean_draws(x, bounds=bounds, reps=reps, rng=g, **b)
-            runs["plugin"] = baseline_draws("plugin", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
-            runs["centred"] = baseline_draws("centred", x, bounds=bounds, split=split, reps=reps, rng=g, **b)
+            runs["plugin"] = baseline_draws(
+                "plugin", x, bounds=bounds, split=split, reps=reps, rng=g, **b
+            )
+            runs["centred"] = baseline_draws(
+                "centred", x, bounds=bounds, split=split, reps=reps, rng=g, **b
+            )
             if count_fraction > 0:
-                runs["simplex_extra_count"] = simplex_mean_draws(x, bounds=bounds, count_fraction=count_fraction,
-                                                                 reps=reps, rng=g, **b)
+                runs["simplex_extra_count"] = simplex_mean_draws(
+                    x, bounds=bounds, count_fraction=count_fraction, reps=reps, rng=g, **b
+                )
         for name, dr in runs.items():
             err2 = (dr[:, 0] - mu) ** 2
-            rows.append({"estimator": name, "label": LABELS[name], "p": p, "mse": float(err2.mean()),
-                         "se": float(err2.std(ddof=1) / math.sqrt(reps)), "known_n": name in KNOWN_N})
+            rows.append(
+                {
+                    "estimator": name,
+                    "label": LABELS[name],
+                    "p": p,
+                    "mse": float(err2.mean()),
+                    "se": float(err2.std(ddof=1) / math.sqrt(reps)),
+                    "known_n": name in KNOWN_N,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-
-def run_estimator(spec: EstimatorSpec, data: Dataset, budget: Budget, *, private_share: float | None = None,
-                  coarse_bounds: tuple | None = None, quantiles: tuple[float, float] = (0.01, 0.99),
-                  rng: RngLike = None) -> Estimate:
+def run_estimator(
+    spec: EstimatorSpec,
+    data: Dataset,
+    budget: Budget,
+    *,
+    private_share: float | None = None,
+    coarse_bounds: tuple | None = None,
+    quantiles: tuple[float, float] = (0.01, 0.99),
+    rng: RngLike = None,
+) -> Estimate:
     """Run ``spec`` with the data's bounds as public (``private_share=None``) or after a private
-    bounds step spending ``private_share`` of the budget (:func:`dpcore.estimators.private_bounds.run_with_private_bounds`)."""
+    bounds step spending ``private_share`` of the budget
+    (:func:`dpcore.estimators.private_bounds.run_with_private_bounds`)."""
     if private_share is None:
         return spec.run(data, budget, rng=rng)
-    return run_with_private_bounds(spec, data, budget, share=private_share, coarse_bounds=coarse_bounds,
-                                   quantiles=quantiles, rng=rng)
+    return run_with_private_bounds(
+        spec,
+        data,
+        budget,
+        share=private_share,
+        coarse_bounds=coarse_bounds,
+        quantiles=quantiles,
+        rng=rng,
+    )
 
 
-def repeated_frame(specs: Sequence[EstimatorSpec], data: Dataset, budget: Budget, reps: int, seed: int, *,
-                   private_share: float | None = None, coarse_bounds: tuple | None = None,
-                   quantiles: tuple[float, float] = (0.01, 0.99)) -> pd.DataFrame:
+def repeated_frame(
+    specs: Sequence[EstimatorSpec],
+    data: Dataset,
+    budget: Budget,
+    reps: int,
+    seed: int,
+    *,
+    private_share: float | None = None,
+    coarse_bounds: tuple | None = None,
+    quantiles: tuple[float, float] = (0.01, 0.99),
+) -> pd.DataFrame:
     """``reps`` runs of each estimator on the same data with independent noise (child seeds spawned
     from ``seed``); one row per run with its l2 error against the non-private mean."""
     children = np.random.SeedSequence(seed).spawn(reps)
     rows = []
     for spec in specs:
         for r, child in enumerate(children):
-            est = run_estimator(spec, data, budget, private_share=private_share, coarse_bounds=coarse_bounds,
-                                quantiles=quantiles, rng=np.random.default_rng(child))
+            est = run_estimator(
+                spec,
+                data,
+                budget,
+                private_share=private_share,
+                coarse_bounds=coarse_bounds,
+                quantiles=quantiles,
+                rng=np.random.default_rng(child),
+            )
             err = np.asarray(est.mean, dtype=float) - data.true_mean
-            rows.append({"estimator": spec.label, "name": spec.name, "color": spec.color, "run": r,
-                         "guarantee": guarantee_label(spec.notion, spec.neighbouring),
-                         "l2_error": float(np.linalg.norm(err))})
+            rows.append(
+                {
+                    "estimator": spec.label,
+                    "name": spec.name,
+                    "color": spec.color,
+                    "run": r,
+                    "guarantee": guarantee_label(spec.notion, spec.neighbouring),
+                    "l2_error": float(np.linalg.norm(err)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -278,8 +394,15 @@ def repeated_frame(specs: Sequence[EstimatorSpec], data: Dataset, budget: Budget
 # the Side by side gallery (issue 16): one run per estimator, and repeated releases
 
 
-def run_gallery(data: Any, budget: Budget, names: Sequence[str], coords: Sequence[int], *, seed: int = 0,
-                prob: float = 0.95) -> tuple[list[GalleryEntry], dict[str, str]]:
+def run_gallery(
+    data: Any,
+    budget: Budget,
+    names: Sequence[str],
+    coords: Sequence[int],
+    *,
+    seed: int = 0,
+    prob: float = 0.95,
+) -> tuple[list[GalleryEntry], dict[str, str]]:
     """One real run of each estimator in ``names`` on ``data`` under ``budget``.
 
     Estimator ``k`` in ``names`` runs with seed ``(seed, k)`` (a child stream), so adding an
@@ -291,8 +414,10 @@ def run_gallery(data: Any, budget: Budget, names: Sequence[str], coords: Sequenc
     skipped: dict[str, str] = {}
     for spec in (get(n) for n in names):
         if not spec.meets(budget):
-            skipped[spec.name] = (f"{spec.label}: ρ-zCDP cannot meet a pure ε budget (ε-DP implies ε²/2-zCDP, "
-                                  "never the reverse).")
+            skipped[spec.name] = (
+                f"{spec.label}: ρ-zCDP cannot meet a pure ε budget (ε-DP implies ε²/2-zCDP, "
+                "never the reverse)."
+            )
             continue
         rng = np.random.default_rng([int(seed), _stable(spec.name)])
         try:
@@ -308,7 +433,9 @@ def _stable(name: str) -> int:
     return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
 
 
-def release_draws(name: str, data: Any, budget: Budget, *, reps: int = 100, rng: RngLike = None) -> np.ndarray:
+def release_draws(
+    name: str, data: Any, budget: Budget, *, reps: int = 100, rng: RngLike = None
+) -> np.ndarray:
     """``reps`` releases of estimator ``name`` on the same ``data`` (hypothetical outcomes), shape (reps, d).
 
     Every repetition reruns the whole estimator (private centre, scale and radius included) with a
@@ -324,13 +451,27 @@ def release_draws(name: str, data: Any, budget: Budget, *, reps: int = 100, rng:
         if spec.func is simplex.simplex_mean:
             conv = budget.to_native(spec.notion)
             kw = {**spec.params, **conv.kwargs, "bounds": getattr(data, "bounds", None)}
-            return simplex.simplex_mean_draws(getattr(data, "x", data), reps=int(reps), rng=rng, **kw)
-    seq = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(
-        None if rng is None else int(rng) if not isinstance(rng, np.random.Generator) else
-        int(rng.integers(2**63)))
+            return simplex.simplex_mean_draws(
+                getattr(data, "x", data), reps=int(reps), rng=rng, **kw
+            )
+    seq = (
+        rng
+        if isinstance(rng, np.random.SeedSequence)
+        else np.random.SeedSequence(
+            None
+            if rng is None
+            else int(rng)
+            if not isinstance(rng, np.random.Generator)
+            else int(rng.integers(2**63))
+        )
+    )
     children = seq.spawn(int(reps))
-    return np.stack([np.asarray(spec.run(data, budget, rng=np.random.default_rng(c)).mean, float).ravel()
-                     for c in children])
+    return np.stack(
+        [
+            np.asarray(spec.run(data, budget, rng=np.random.default_rng(c)).mean, float).ravel()
+            for c in children
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,8 +519,16 @@ class Evidence:
         return self.errors.groupby("estimator")["error"].max().to_dict()
 
 
-def why_plan_wins(*, distribution: str = "gaussian", n: int = 4000, d: int = 128, skew: float = 2.0,
-                  rho: float = 0.25, seeds: int = 20, base_seed: int = 0) -> Evidence:
+def why_plan_wins(
+    *,
+    distribution: str = "gaussian",
+    n: int = 4000,
+    d: int = 128,
+    skew: float = 2.0,
+    rho: float = 0.25,
+    seeds: int = 20,
+    base_seed: int = 0,
+) -> Evidence:
     """Run :data:`ESTIMATORS` on ``seeds`` datasets (data seed ``base_seed + k``, estimator seed ``k``).
 
     Each run is a full private run through the registry under ``Budget.zcdp(rho)``; every estimator
@@ -395,19 +544,55 @@ def why_plan_wins(*, distribution: str = "gaussian", n: int = 4000, d: int = 128
         for name in ESTIMATORS:
             spec = get(name)
             est = spec.run(ds, budget, rng=k)
-            rows.append({"seed": k, "estimator": name, "label": spec.label, "color": spec.color,
-                         "error": float(np.linalg.norm(est.mean - ds.true_mean))})
+            rows.append(
+                {
+                    "seed": k,
+                    "estimator": name,
+                    "label": spec.label,
+                    "color": spec.color,
+                    "error": float(np.linalg.norm(est.mean - ds.true_mean)),
+                }
+            )
             if k == 0:
-                noise_rows += [{"estimator": name, "label": spec.label, "color": spec.color, "coordinate": i + 1,
-                                "noise_std": float(v), "sigma": float(s)}
-                               for i, (v, s) in enumerate(zip(np.asarray(est.diagnostics.noise_std), np.asarray(ds.true_std), strict=True))]
-    setting = {"distribution": distribution, "n": n, "d": d, "skew": skew, "rho": rho, "seeds": int(seeds)}
+                noise_rows += [
+                    {
+                        "estimator": name,
+                        "label": spec.label,
+                        "color": spec.color,
+                        "coordinate": i + 1,
+                        "noise_std": float(v),
+                        "sigma": float(s),
+                    }
+                    for i, (v, s) in enumerate(
+                        zip(
+                            np.asarray(est.diagnostics.noise_std),
+                            np.asarray(ds.true_std),
+                            strict=True,
+                        )
+                    )
+                ]
+    setting = {
+        "distribution": distribution,
+        "n": n,
+        "d": d,
+        "skew": skew,
+        "rho": rho,
+        "seeds": int(seeds),
+    }
     return Evidence(pd.DataFrame(rows), pd.DataFrame(noise_rows), setting)
 
 
-def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                    split: float = 0.5, count_fraction: float = 0.0, neighbouring: str = "add-remove",
-                    points: int = 101) -> pd.DataFrame:
+def variance_curves(
+    *,
+    n: int,
+    radius: float = 1.0,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    split: float = 0.5,
+    count_fraction: float = 0.0,
+    neighbouring: str = "add-remove",
+    points: int = 101,
+) -> pd.DataFrame:
     """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
     p = np.linspace(0, 1, points)
     rows = []
@@ -424,13 +609,30 @@ def variance_curves(*, n: int, radius: float = 1.0, epsilon: float | None = None
         if name in KNOWN_N:
             extra["neighbouring"] = neighbouring
         vals = mse(name, p, **kw, **extra)
-        rows.append(pd.DataFrame({"estimator": name, "label": LABELS[name], "p": p, "mse": vals,
-                                  "known_n": name in KNOWN_N}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "estimator": name,
+                    "label": LABELS[name],
+                    "p": p,
+                    "mse": vals,
+                    "known_n": name in KNOWN_N,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
-def count_draws(*, n: int, radius: float = 1.0, epsilon: float | None = None, rho: float | None = None,
-                split: float = 0.5, reps: int = 4000, rng: RngLike = None) -> pd.DataFrame:
+def count_draws(
+    *,
+    n: int,
+    radius: float = 1.0,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    split: float = 0.5,
+    reps: int = 4000,
+    rng: RngLike = None,
+) -> pd.DataFrame:
     """``reps`` free counts ``N̂ = (m₁ + m₂)/R`` of the simplex release against as many separately paid
     counts of the plug-in (``1 - split`` of the budget), on data whose mean sits mid-range.
 
@@ -446,11 +648,18 @@ def count_draws(*, n: int, radius: float = 1.0, epsilon: float | None = None, rh
     rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
     free = rel.m.sum(axis=1) / radius
     budget = rel.budget * (1 - split)
-    paid = n + (g.laplace(0, 1 / budget, reps) if rel.mechanism == "laplace"
-                else g.normal(0, 1 / math.sqrt(2 * budget), reps))
-    return pd.DataFrame({"count": np.concatenate([free, paid]),
-                         "source": ["free count from the simplex release"] * reps
-                         + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps})
+    paid = n + (
+        g.laplace(0, 1 / budget, reps)
+        if rel.mechanism == "laplace"
+        else g.normal(0, 1 / math.sqrt(2 * budget), reps)
+    )
+    return pd.DataFrame(
+        {
+            "count": np.concatenate([free, paid]),
+            "source": ["free count from the simplex release"] * reps
+            + [f"noisy count of the plug-in ({1 - split:.0%} of the budget)"] * reps,
+        }
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -462,7 +671,9 @@ EXACT_TV_MAX_D = 16
 MC_DRAWS = 20_000
 
 
-def _log_ratio_terms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _log_ratio_terms(
+    p: np.ndarray, q: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-coordinate log Q/P when the bit is 1 (``a``) or 0 (``c``), with impossible events masked."""
     with np.errstate(divide="ignore", invalid="ignore"):
         a = np.where((p > 0) & (q > 0), np.log(q) - np.log(p), 0.0)
@@ -472,8 +683,9 @@ def _log_ratio_terms(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return a, c, impossible1, impossible0
 
 
-def product_tv(p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS,
-               exact_max_d: int = EXACT_TV_MAX_D) -> float:
+def product_tv(
+    p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS, exact_max_d: int = EXACT_TV_MAX_D
+) -> float:
     """Total variation ``½ Σ_x |P(x) − Q(x)|`` between ``⊗Ber(p_j)`` and ``⊗Ber(q_j)``.
 
     Exact enumeration over ``2^d`` points when ``d <= exact_max_d`` (default 16); otherwise the
@@ -488,8 +700,14 @@ def product_tv(p: Any, q: Any, *, rng: RngLike = None, draws: int = MC_DRAWS,
     return float(product_tv_many(p, [q], rng=rng, draws=draws, exact_max_d=exact_max_d)[0])
 
 
-def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = MC_DRAWS,
-                    exact_max_d: int = EXACT_TV_MAX_D) -> np.ndarray:
+def product_tv_many(
+    p: Any,
+    qs: list[Any],
+    *,
+    rng: RngLike = None,
+    draws: int = MC_DRAWS,
+    exact_max_d: int = EXACT_TV_MAX_D,
+) -> np.ndarray:
     """:func:`product_tv` of several ``q`` against one ``p``, sharing the enumeration or the Monte
     Carlo draws (common random numbers: each value is still unbiased, and comparisons between the
     ``q``'s are sharper)."""
@@ -500,7 +718,9 @@ def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = 
         bits = ((np.arange(2**d)[:, None] >> np.arange(d)) & 1).astype(bool)
 
         def mass(v: np.ndarray) -> np.ndarray:
-            logs = np.where(bits, np.log(np.maximum(v, 1e-300)), np.log(np.maximum(1 - v, 1e-300))).sum(1)
+            logs = np.where(
+                bits, np.log(np.maximum(v, 1e-300)), np.log(np.maximum(1 - v, 1e-300))
+            ).sum(1)
             zero = (bits & (v == 0)).any(1) | (~bits & (v == 1)).any(1)
             return np.where(zero, 0.0, np.exp(logs))
 
@@ -512,7 +732,8 @@ def product_tv_many(p: Any, qs: list[Any], *, rng: RngLike = None, draws: int = 
     for qv in qvs:  # a few estimates against the same draws
         a, c, imp1, imp0 = _log_ratio_terms(pv, qv)
         log_ratio = np.asarray(x @ (a - c)).ravel() + c.sum()
-        bad = (np.asarray(x @ imp1.astype(float)).ravel()
-               + (imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel()))
+        bad = np.asarray(x @ imp1.astype(float)).ravel() + (
+            imp0.sum() - np.asarray(x @ imp0.astype(float)).ravel()
+        )
         out.append(float(np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0))).mean()))
     return np.array(out)

@@ -27,8 +27,13 @@ from dpcore.theory import plan as theory
 FAILURE_MULTIPLE = 3.0
 
 
-def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None = None,
-              low: float = 0.1, high: float = 0.9) -> pd.DataFrame:
+def summarise(
+    frame: pd.DataFrame,
+    metric: str = "l2",
+    by: Sequence[str] | None = None,
+    low: float = 0.1,
+    high: float = 0.9,
+) -> pd.DataFrame:
     """Median, mean, ``low``–``high`` quantile band, 90th percentile and failure rate of ``err_<metric>``
     per (estimator, setting).
 
@@ -41,12 +46,26 @@ def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None 
     point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))
     meta_cols = ["estimator", "label", "color", "notion", "family"]
     keys = ["estimator", *[k for k in point if k != "estimator"]]
-    work = frame[list(dict.fromkeys([*keys, col, f"sampling_{metric}", f"clipping_{metric}", f"noise_{metric}",
-                                     "seconds"]))].copy()
+    work = frame[
+        list(
+            dict.fromkeys(
+                [
+                    *keys,
+                    col,
+                    f"sampling_{metric}",
+                    f"clipping_{metric}",
+                    f"noise_{metric}",
+                    "seconds",
+                ]
+            )
+        )
+    ].copy()
     work["_failed"] = (frame["failed"] != "").to_numpy()
     med_cell = work.groupby(keys, sort=False, dropna=False)[col].transform("median")
     work["_blowup"] = work["_failed"] | (work[col] > FAILURE_MULTIPLE * med_cell).to_numpy()
-    work["_warned"] = (frame["warnings"].fillna("") != "").to_numpy() if "warnings" in frame else False
+    work["_warned"] = (
+        (frame["warnings"].fillna("") != "").to_numpy() if "warnings" in frame else False
+    )
     g = work.groupby(keys, sort=False, dropna=False)
     out = g[col].agg(["mean", "median", "max", "count"]).rename(columns={"count": "runs"})
     out["lo"] = g[col].quantile(low)
@@ -65,17 +84,44 @@ def summarise(frame: pd.DataFrame, metric: str = "l2", by: Sequence[str] | None 
     flags = _private_flags(frame)
     out["private"] = out["estimator"].map(lambda e: flags[e][0])
     out["neighbouring"] = out["estimator"].map(lambda e: flags[e][1])
-    out["guarantee"] = [guarantee_label(n, r) for n, r in zip(out["notion"], out["neighbouring"], strict=True)]
-    return out[list(dict.fromkeys([*meta_cols, *keys, "median", "mean", "lo", "hi", "p90", "max", "runs",
-                                   "failure_rate", "sampling", "sampling_median", "clipping", "noise", "failed",
-                                   "warned", "seconds", "private", "neighbouring", "guarantee"]))]
+    out["guarantee"] = [
+        guarantee_label(n, r) for n, r in zip(out["notion"], out["neighbouring"], strict=True)
+    ]
+    return out[
+        list(
+            dict.fromkeys(
+                [
+                    *meta_cols,
+                    *keys,
+                    "median",
+                    "mean",
+                    "lo",
+                    "hi",
+                    "p90",
+                    "max",
+                    "runs",
+                    "failure_rate",
+                    "sampling",
+                    "sampling_median",
+                    "clipping",
+                    "noise",
+                    "failed",
+                    "warned",
+                    "seconds",
+                    "private",
+                    "neighbouring",
+                    "guarantee",
+                ]
+            )
+        )
+    ]
 
 
 def guarantee_label(notion: str, neighbouring: str) -> str:
     """A guarantee in words: notion and neighbouring relation (rankings never cross two of them)."""
     if notion == "none":
         return "not private"
-    return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion)}, {neighbouring}"
+    return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion) }, {neighbouring}"
 
 
 def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
@@ -110,26 +156,49 @@ def regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:
     sweep (the ranking key), the worst regret, the settings won and the worst failure rate. Rows are
     ordered by guarantee, then rank; estimators of different guarantees are never ranked together.
     """
-    cols = ["guarantee", "rank", "estimator", "label", "mean_regret", "worst_regret", "wins", "settings",
-            "failure_rate"]
+    cols = [
+        "guarantee",
+        "rank",
+        "estimator",
+        "label",
+        "mean_regret",
+        "worst_regret",
+        "wins",
+        "settings",
+        "failure_rate",
+    ]
     s = summarise(private_only(frame), metric)
     s = s[np.isfinite(s["median"])]
     if s.empty:
         return pd.DataFrame(columns=cols)
     best = s.groupby(["guarantee", "setting"])["median"].transform("min")
     s = s.assign(regret=s["median"] / best, win=s["median"] == best)
-    t = s.groupby(["guarantee", "estimator", "label"], sort=False).agg(
-        mean_regret=("regret", lambda r: float(np.exp(np.mean(np.log(r))))),
-        worst_regret=("regret", "max"), wins=("win", "sum"), settings=("regret", "count"),
-        failure_rate=("failure_rate", "max")).reset_index()
-    t = t.sort_values(["guarantee", "mean_regret", "worst_regret"], kind="stable").reset_index(drop=True)
+    t = (
+        s.groupby(["guarantee", "estimator", "label"], sort=False)
+        .agg(
+            mean_regret=("regret", lambda r: float(np.exp(np.mean(np.log(r))))),
+            worst_regret=("regret", "max"),
+            wins=("win", "sum"),
+            settings=("regret", "count"),
+            failure_rate=("failure_rate", "max"),
+        )
+        .reset_index()
+    )
+    t = t.sort_values(["guarantee", "mean_regret", "worst_regret"], kind="stable").reset_index(
+        drop=True
+    )
     t.insert(1, "rank", t.groupby("guarantee").cumcount() + 1)
     t["wins"] = t["wins"].astype(int)
     return t[cols]
 
 
-def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", metric: str = "l2",
-                      fixed: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def needed_for_target(
+    frame: pd.DataFrame,
+    target: float,
+    by: str = "budget",
+    metric: str = "l2",
+    fixed: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
     """Accuracy first: the ``by`` value (budget or n) each estimator needs for median error ``target``.
 
     Interpolates log(error) against log(``by``) linearly between the two sweep points that bracket
@@ -143,7 +212,9 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
     f = frame
     for k, v in (fixed or {}).items():
         f = f[np.isclose(f[k].astype(float), float(v))]
-    s = summarise(f, metric).rename(columns={"mean": "_mean", "median": "mean"})  # medians, like the chart
+    s = summarise(f, metric).rename(
+        columns={"mean": "_mean", "median": "mean"}
+    )  # medians, like the chart
     if by == "budget":  # a non-private reference spends no budget: nothing to read off
         s = s[s["notion"] != "none"]
     rows = []
@@ -164,15 +235,28 @@ def needed_for_target(frame: pd.DataFrame, target: float, by: str = "budget", me
                 y0, y1 = ys[i], ys[i + 1]
                 if (y0 - target) * (y1 - target) <= 0 and y0 != y1:
                     t = (math.log(target) - math.log(y0)) / (math.log(y1) - math.log(y0))
-                    need = float(math.exp(math.log(xs[i]) + t * (math.log(xs[i + 1]) - math.log(xs[i]))))
+                    need = float(
+                        math.exp(math.log(xs[i]) + t * (math.log(xs[i + 1]) - math.log(xs[i])))
+                    )
                     break
             if need is None:
                 note = "error not monotone across the sweep"
-        rows.append({"estimator": est, "label": label, "private": bool(private), f"{by}_needed": need,
-                     "note": note})
-    out = pd.DataFrame(rows, columns=["estimator", "label", "private", f"{by}_needed", "note"])  # columns even when empty
+        rows.append(
+            {
+                "estimator": est,
+                "label": label,
+                "private": bool(private),
+                f"{by}_needed": need,
+                "note": note,
+            }
+        )
+    out = pd.DataFrame(
+        rows, columns=["estimator", "label", "private", f"{by}_needed", "note"]
+    )  # columns even when empty
     if not out.empty:
-        out = out.sort_values(f"{by}_needed", na_position="last", kind="stable").reset_index(drop=True)
+        out = out.sort_values(f"{by}_needed", na_position="last", kind="stable").reset_index(
+            drop=True
+        )
     return out
 
 
@@ -191,7 +275,9 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
     constants, not predictions of each run.
     """
     cols = ["setting", "n", "d", "skew", "budget", "curve", "value"]
-    if metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps":  # zCDP curves: not run under pure ε
+    if (
+        metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps"
+    ):  # zCDP curves: not run under pure ε
         return pd.DataFrame(columns=cols)
     rows = []
     pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]
@@ -199,13 +285,31 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
     for r in pts.itertuples(index=False):
         key = (int(r.d), float(r.skew))
         if key not in sigmas:  # the generator's population σ profile (its parameters, not a sample)
-            sigmas[key] = generate(cfg.distribution, 2, int(r.d), float(r.skew), rng=0, **cfg.data_params).true_std
+            sigmas[key] = generate(
+                cfg.distribution, 2, int(r.d), float(r.skew), rng=0, **cfg.data_params
+            ).true_std
         sigma = sigmas[key]
-        rho = Budget.from_unit(cfg.unit, float(r.budget), cfg.delta).to_native("zcdp", cfg.conversion).value  # type: ignore[arg-type]
+        rho = (
+            Budget.from_unit(cfg.unit, float(r.budget), cfg.delta)
+            .to_native("zcdp", cfg.conversion)  # type: ignore[arg-type]
+            .value
+        )
         rho3 = NOISE_SHARE * rho
         samp = 0.0 if cfg.truth == "empirical" else theory.sampling_error(sigma, int(r.n), 2.0)
-        for name, f in (("PLAN", theory.plan_noise_error), ("Gaussian mechanism", theory.gaussian_mechanism_noise_error)):
+        for name, f in (
+            ("PLAN", theory.plan_noise_error),
+            ("Gaussian mechanism", theory.gaussian_mechanism_noise_error),
+        ):
             noise = f(sigma, int(r.n), rho3, 2.0)
-            rows.append({"setting": r.setting, "n": r.n, "d": r.d, "skew": r.skew, "budget": r.budget,
-                         "curve": f"theory: {name}", "value": math.hypot(samp, noise)})
+            rows.append(
+                {
+                    "setting": r.setting,
+                    "n": r.n,
+                    "d": r.d,
+                    "skew": r.skew,
+                    "budget": r.budget,
+                    "curve": f"theory: {name}",
+                    "value": math.hypot(samp, noise),
+                }
+            )
     return pd.DataFrame(rows, columns=cols)

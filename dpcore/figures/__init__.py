@@ -1,2 +1,1 @@
 """Plotly figure builders; they draw and do not simulate."""
-

@@ -23,9 +23,17 @@ BAND_COLOR = "#2ca02c"
 
 def _frame(r: AuditResult, bins: int) -> pd.DataFrame:
     lr = likelihood_ratio(r.t_d, r.t_d_prime, bins=bins)
-    return pd.DataFrame({"bin_left": lr["left"], "bin_right": lr["right"], "bin_centre": lr["centre"],
-                         "count_D": lr["count_d"], "count_D_prime": lr["count_d_prime"],
-                         "log_ratio": lr["log_ratio"], "se": lr["se"]})
+    return pd.DataFrame(
+        {
+            "bin_left": lr["left"],
+            "bin_right": lr["right"],
+            "bin_centre": lr["centre"],
+            "count_D": lr["count_d"],
+            "count_D_prime": lr["count_d_prime"],
+            "log_ratio": lr["log_ratio"],
+            "se": lr["se"],
+        }
+    )
 
 
 def clearly_outside(df: pd.DataFrame, epsilon: float) -> pd.Series:
@@ -39,12 +47,26 @@ def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.
     width = df["bin_right"] - df["bin_left"]
     fig = go.Figure()
     for col, name, colour in (("count_D", "D", D_COLOR), ("count_D_prime", "D′", D_PRIME_COLOR)):
-        fig.add_bar(x=df["bin_centre"], y=df[col] / r.draws, width=width, name=f"T on {name}",
-                    marker_color=rgba(colour, 0.55), marker_line_width=0)
-    fig.add_vline(x=r.event.threshold, line_dash="dash", line_color="#333333",
-                  annotation_text=f"event T {r.event.op} {r.event.threshold:.3g}", annotation_position="top")
-    fig.update_layout(barmode="overlay", xaxis_title="T = mean of the released coordinates",
-                      yaxis_title="share of draws")
+        fig.add_bar(
+            x=df["bin_centre"],
+            y=df[col] / r.draws,
+            width=width,
+            name=f"T on {name}",
+            marker_color=rgba(colour, 0.55),
+            marker_line_width=0,
+        )
+    fig.add_vline(
+        x=r.event.threshold,
+        line_dash="dash",
+        line_color="#333333",
+        annotation_text=f"event T {r.event.op} {r.event.threshold:.3g}",
+        annotation_position="top",
+    )
+    fig.update_layout(
+        barmode="overlay",
+        xaxis_title="T = mean of the released coordinates",
+        yaxis_title="share of draws",
+    )
     style(fig, title=f"{r.estimator}: the release on D and on its neighbour D′")
     fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
     return fig, df
@@ -57,20 +79,42 @@ def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFram
     eps = r.claim.epsilon
     fig = go.Figure()
     lo, hi = float(df["bin_left"].min()), float(df["bin_right"].max())
-    fig.add_trace(go.Scatter(x=[lo, hi, hi, lo], y=[-eps, -eps, eps, eps], fill="toself", mode="lines",
-                             line_width=0, fillcolor=rgba(BAND_COLOR, 0.15), name=f"allowed: |ln ratio| ≤ ε = {eps:.3g}",
-                             hoverinfo="skip"))
+    fig.add_trace(
+        go.Scatter(
+            x=[lo, hi, hi, lo],
+            y=[-eps, -eps, eps, eps],
+            fill="toself",
+            mode="lines",
+            line_width=0,
+            fillcolor=rgba(BAND_COLOR, 0.15),
+            name=f"allowed: |ln ratio| ≤ ε = {eps:.3g}",
+            hoverinfo="skip",
+        )
+    )
     ok = np.isfinite(df["log_ratio"])
     outside = ok & clearly_outside(df, eps)
-    for mask, colour, symbol, label in ((ok & ~outside, "#333333", "circle", "ln(p_D / p_D′) per bin, ± 2 SE"),
-                                        (outside, D_PRIME_COLOR, "x", "clearly outside the band (> 2 SE)")):
-        fig.add_scatter(x=df["bin_centre"][mask], y=df["log_ratio"][mask], mode="markers", name=label,
-                        marker=dict(color=colour, size=8, symbol=symbol),
-                        error_y=dict(type="data", array=2.0 * df["se"][mask], color=rgba(colour, 0.5)))
-    fig.add_hline(y=r.epsilon_lower if r.event.numerator == "D" else -r.epsilon_lower, line_dash="dot",
-                  line_color=D_PRIME_COLOR if r.violated else "#555555",
-                  annotation_text=f"audited lower bound ε̂ = {r.epsilon_lower:.3g}", annotation_position="bottom right")
-    fig.update_layout(xaxis_title="T = mean of the released coordinates", yaxis_title="ln likelihood ratio")
+    for mask, colour, symbol, label in (
+        (ok & ~outside, "#333333", "circle", "ln(p_D / p_D′) per bin, ± 2 SE"),
+        (outside, D_PRIME_COLOR, "x", "clearly outside the band (> 2 SE)"),
+    ):
+        fig.add_scatter(
+            x=df["bin_centre"][mask],
+            y=df["log_ratio"][mask],
+            mode="markers",
+            name=label,
+            marker=dict(color=colour, size=8, symbol=symbol),
+            error_y=dict(type="data", array=2.0 * df["se"][mask], color=rgba(colour, 0.5)),
+        )
+    fig.add_hline(
+        y=r.epsilon_lower if r.event.numerator == "D" else -r.epsilon_lower,
+        line_dash="dot",
+        line_color=D_PRIME_COLOR if r.violated else "#555555",
+        annotation_text=f"audited lower bound ε̂ = {r.epsilon_lower:.3g}",
+        annotation_position="bottom right",
+    )
+    fig.update_layout(
+        xaxis_title="T = mean of the released coordinates", yaxis_title="ln likelihood ratio"
+    )
     style(fig, title="Likelihood ratio against the e^ε band (bins with ≥ 5 draws on both sides)")
     fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
     return fig, df

@@ -36,11 +36,18 @@ def group_color(label: str) -> str:
 def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
     """One row per coordinate, sorted by true p: group, noise std of both estimators, estimates."""
     ex = pde.diagnostics_as(BinaryProductDiagnostics)
-    df = pd.DataFrame({
-        "coordinate": np.arange(p.size), "p": p, "group": ex.group_label,
-        "flipped": ex.flipped, "noise_std_pde": pde.diagnostics.noise_std,
-        "noise_std_naive": naive.diagnostics.noise_std, "estimate_pde": pde.mean, "estimate_naive": naive.mean,
-    })
+    df = pd.DataFrame(
+        {
+            "coordinate": np.arange(p.size),
+            "p": p,
+            "group": ex.group_label,
+            "flipped": ex.flipped,
+            "noise_std_pde": pde.diagnostics.noise_std,
+            "noise_std_naive": naive.diagnostics.noise_std,
+            "estimate_pde": pde.mean,
+            "estimate_naive": naive.mean,
+        }
+    )
     df = df.sort_values("p", ascending=False, kind="stable").reset_index(drop=True)
     df.insert(0, "rank", np.arange(1, p.size + 1))
     return df
@@ -50,26 +57,71 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
     """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
     thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
     naive Laplace level."""
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        subplot_titles=("True probability pⱼ, coloured by the group the estimator chose",
-                                        "Noise standard deviation each coordinate received"))
-    order = sorted(df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0))
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.08,
+        subplot_titles=(
+            "True probability pⱼ, coloured by the group the estimator chose",
+            "Noise standard deviation each coordinate received",
+        ),
+    )
+    order = sorted(
+        df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
+    )
     for g in order:
         sub = df[df["group"] == g]
         name = "final round (light)" if g == "final" else f"bucket {g}"
         color = group_color(g)
-        fig.add_trace(go.Scatter(x=sub["rank"], y=sub["p"], mode="markers", name=name, legendgroup=g,
-                                 marker={"color": color, "size": 6}), row=1, col=1)
-        fig.add_trace(go.Scatter(x=sub["rank"], y=sub["noise_std_pde"], mode="markers", name=name,
-                                 legendgroup=g, showlegend=False, marker={"color": color, "size": 6}), row=2, col=1)
-    fig.add_trace(go.Scatter(x=df["rank"], y=df["noise_std_naive"], mode="lines", name="naive Laplace noise",
-                             line={"color": NAIVE_COLOR, "dash": "dash", "width": 2}), row=2, col=1)
+        fig.add_trace(
+            go.Scatter(
+                x=sub["rank"],
+                y=sub["p"],
+                mode="markers",
+                name=name,
+                legendgroup=g,
+                marker={"color": color, "size": 6},
+            ),
+            row=1,
+            col=1,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=sub["rank"],
+                y=sub["noise_std_pde"],
+                mode="markers",
+                name=name,
+                legendgroup=g,
+                showlegend=False,
+                marker={"color": color, "size": 6},
+            ),
+            row=2,
+            col=1,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=df["rank"],
+            y=df["noise_std_naive"],
+            mode="lines",
+            name="naive Laplace noise",
+            line={"color": NAIVE_COLOR, "dash": "dash", "width": 2},
+        ),
+        row=2,
+        col=1,
+    )
     for row in rounds:
         fig.add_hline(y=row["tau"], line={"color": "#999", "dash": "dot", "width": 1}, row=1, col=1)
-    fig.update_yaxes(type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="noise std (log)", dtick=1, exponentformat="power", row=2, col=1)
+    fig.update_yaxes(
+        type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
+    )
+    fig.update_yaxes(
+        type="log", title_text="noise std (log)", dtick=1, exponentformat="power", row=2, col=1
+    )
     fig.update_xaxes(title_text="coordinate rank (largest pⱼ first)", row=2, col=1)
-    fig.update_layout(height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12})
+    fig.update_layout(
+        height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
+    )
     return fig
 
 
@@ -77,10 +129,14 @@ def tv_summary(records: list[dict[str, Any]], x: str) -> pd.DataFrame:
     """Mean and sd of TV per estimator and grid point (tidy)."""
     df = pd.DataFrame(records)
     out = df.groupby([x, "estimator"], as_index=False)["tv"].agg(["mean", "std"]).reset_index()
-    return out.rename(columns={"mean": "tv_mean", "std": "tv_sd"}).drop(columns=["index"], errors="ignore")
+    return out.rename(columns={"mean": "tv_mean", "std": "tv_sd"}).drop(
+        columns=["index"], errors="ignore"
+    )
 
 
-def tv_headline(tv: Mapping[str, float], labels: Mapping[str, str], *, reference: str = "empirical") -> str:
+def tv_headline(
+    tv: Mapping[str, float], labels: Mapping[str, str], *, reference: str = "empirical"
+) -> str:
     """The one-draw headline, computed against **every** private estimator in ``tv`` (issue 15).
 
     ``tv`` maps a key to its TV; ``reference`` (the non-private mean) is reported as the sampling
@@ -90,8 +146,10 @@ def tv_headline(tv: Mapping[str, float], labels: Mapping[str, str], *, reference
     private = {k: v for k, v in tv.items() if k != reference}
     order = sorted(private, key=lambda k: private[k])
     best = order[0]
-    rest = "; ".join(f"{labels[k]} {private[k]:.3f} ({private[k] / max(private[best], 1e-12):.1f}×)"
-                     for k in order[1:])
+    rest = "; ".join(
+        f"{labels[k]} {private[k]:.3f} ({private[k] / max(private[best], 1e-12):.1f}×)"
+        for k in order[1:]
+    )
     text = f"On this dataset **{labels[best]}** has the smallest TV, {private[best]:.3f}"
     text += f" (against {rest})" if rest else ""
     if reference in tv:
@@ -101,13 +159,19 @@ def tv_headline(tv: Mapping[str, float], labels: Mapping[str, str], *, reference
 
 def sweep_winners(summary: pd.DataFrame, x: str) -> str:
     """Which estimator has the smallest mean TV at each grid point of a :func:`tv_summary`, in words."""
-    piv = summary[summary["estimator"] != "empirical"].pivot(index=x, columns="estimator", values="tv_mean")
+    piv = summary[summary["estimator"] != "empirical"].pivot(
+        index=x, columns="estimator", values="tv_mean"
+    )
     best = piv.idxmin(axis=1)
     parts = []
     for name, pts in best.groupby(best, sort=False):
         label = _label(str(name))[0]
         where = ", ".join(f"{v:,}" for v in pts.index) if len(pts) < len(piv) else "every point"
-        parts.append(f"**{label}** at {x} = {where}" if where != "every point" else f"**{label}** at every {x}")
+        parts.append(
+            f"**{label}** at {x} = {where}"
+            if where != "every point"
+            else f"**{label}** at every {x}"
+        )
     return "Smallest mean TV: " + "; ".join(parts) + "."
 
 
@@ -118,20 +182,35 @@ def _label(name: str) -> tuple[str, str]:
     return spec.label, spec.color
 
 
-def tv_figure(summary: pd.DataFrame, x: str, curves: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
-              title: str = "") -> go.Figure:
+def tv_figure(
+    summary: pd.DataFrame,
+    x: str,
+    curves: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    title: str = "",
+) -> go.Figure:
     """TV against ``x`` (log-log), mean ± sd over seeds, with reference curves (dotted) and the
     region where a baseline (naive or truncated Laplace) beats PureDPPDE shaded."""
     fig = go.Figure()
     for name, sub in summary.groupby("estimator", sort=False):
         label, color = _label(str(name))
-        fig.add_trace(go.Scatter(x=sub[x], y=sub["tv_mean"], name=label, mode="lines+markers",
-                                 line={"color": color},
-                                 error_y={"type": "data", "array": sub["tv_sd"].fillna(0), "visible": True}))
+        fig.add_trace(
+            go.Scatter(
+                x=sub[x],
+                y=sub["tv_mean"],
+                name=label,
+                mode="lines+markers",
+                line={"color": color},
+                error_y={"type": "data", "array": sub["tv_sd"].fillna(0), "visible": True},
+            )
+        )
     for label, (xs, ys) in (curves or {}).items():
-        fig.add_trace(go.Scatter(x=xs, y=ys, name=label, mode="lines", line={"dash": "dot", "width": 1.5}))
+        fig.add_trace(
+            go.Scatter(x=xs, y=ys, name=label, mode="lines", line={"dash": "dot", "width": 1.5})
+        )
     piv = summary.pivot(index=x, columns="estimator", values="tv_mean")
-    baselines = [c for c in ("binary_naive_laplace", "binary_truncated_laplace") if c in piv.columns]
+    baselines = [
+        c for c in ("binary_naive_laplace", "binary_truncated_laplace") if c in piv.columns
+    ]
     if "binary_pde" in piv.columns and baselines:
         xs = piv.index.to_numpy()
         naive_wins = piv[baselines].min(axis=1).to_numpy() < piv["binary_pde"].to_numpy()
@@ -142,7 +221,11 @@ def tv_figure(summary: pd.DataFrame, x: str, curves: dict[str, tuple[np.ndarray,
                 fig.add_vrect(x0=lo, x1=hi, fillcolor=NAIVE_COLOR, opacity=0.08, line_width=0)
     grid = np.sort(summary[x].unique())
     fig.update_xaxes(type="log", title_text=x, tickvals=grid, ticktext=[f"{v:,.0f}" for v in grid])
-    fig.update_yaxes(type="log", title_text="total variation to the true distribution", dtick=1,
-                     exponentformat="power")
+    fig.update_yaxes(
+        type="log",
+        title_text="total variation to the true distribution",
+        dtick=1,
+        exponentformat="power",
+    )
     fig.update_layout(title=title, height=430, margin={"t": 50, "b": 40})
     return fig

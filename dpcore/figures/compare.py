@@ -53,23 +53,33 @@ def budget_label(unit: str) -> str:
 
 
 def x_title(x: str, unit: str) -> str:
-    return f"privacy budget {budget_label(unit)} — more private ←" if x == "budget" else AXIS_LABEL[x]
+    return (
+        f"privacy budget {budget_label(unit)} — more private ←" if x == "budget" else AXIS_LABEL[x]
+    )
 
 
 def _fmt(v: float) -> str:
     return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
 
 
-def _facets(summary: pd.DataFrame, x: str, cfg: ExperimentConfig) -> list[tuple[str, dict[str, Any]]]:
+def _facets(
+    summary: pd.DataFrame, x: str, cfg: ExperimentConfig
+) -> list[tuple[str, dict[str, Any]]]:
     """One panel per combination of the other swept keys with several values."""
-    others = [k for k in ("budget", "n", "d", "skew") if k != x and k in cfg.sweep and len(cfg.sweep[k]) > 1]
+    others = [
+        k
+        for k in ("budget", "n", "d", "skew")
+        if k != x and k in cfg.sweep and len(cfg.sweep[k]) > 1
+    ]
     if not others:
         return [("", {})]
     combos = summary[others].drop_duplicates().to_dict("records")
     out = []
     for c in combos:
-        title = ", ".join(f"{'ρ' if k == 'budget' and cfg.unit == 'rho' else ('ε' if k == 'budget' else k)} = {_fmt(v)}"
-                          for k, v in c.items())
+        title = ", ".join(
+            f"{'ρ' if k == 'budget' and cfg.unit == 'rho' else ('ε' if k == 'budget' else k)} = {_fmt(v)}"
+            for k, v in c.items()
+        )
         out.append((title, c))
     return out
 
@@ -80,9 +90,16 @@ def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     return df
 
 
-def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
-                 config: ExperimentConfig | Mapping[str, Any] | None = None, band: tuple[float, float] = (0.1, 0.9),
-                 theory_curves: bool = True, height: int = 460) -> tuple[go.Figure, pd.DataFrame]:
+def error_figure(
+    frame: pd.DataFrame,
+    *,
+    x: str = "budget",
+    metric: str = "l2",
+    config: ExperimentConfig | Mapping[str, Any] | None = None,
+    band: tuple[float, float] = (0.1, 0.9),
+    theory_curves: bool = True,
+    height: int = 460,
+) -> tuple[go.Figure, pd.DataFrame]:
     """Error against ``x`` per estimator: mean line, 10–90% band, sampling floor, theory, best marked.
 
     Returns the figure and its data: one row per (estimator, point) with ``mean``, ``lo``, ``hi``,
@@ -95,18 +112,33 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
     s = s[np.isfinite(s["median"])]
     # Stars only for private estimators (no oracle, no non-private reference), and per guarantee.
     priv = s[s["private"]]
-    best_idx = priv.groupby(["guarantee", "setting"])["median"].idxmin() if not priv.empty else pd.Series(dtype=int)
+    best_idx = (
+        priv.groupby(["guarantee", "setting"])["median"].idxmin()
+        if not priv.empty
+        else pd.Series(dtype=int)
+    )
     s = s.assign(best=s.index.isin(best_idx.to_numpy()), curve=s["label"])
     # The floor is the same statistic as the lines (the median over runs) of the same runs' sampling
     # error ‖x̄ − μ‖, so it lies on the non-private mean's line when that one is drawn.
-    floor = (frame.groupby(["setting", "n", "d", "skew", "budget"], sort=False)[f"sampling_{metric}"].median()
-             .reset_index().rename(columns={f"sampling_{metric}": "value"}).assign(curve=FLOOR_NAME))
+    floor = (
+        frame.groupby(["setting", "n", "d", "skew", "budget"], sort=False)[f"sampling_{metric}"]
+        .median()
+        .reset_index()
+        .rename(columns={f"sampling_{metric}": "value"})
+        .assign(curve=FLOOR_NAME)
+    )
     th = theory_frame(s, cfg, metric) if theory_curves else pd.DataFrame()
     facets = _facets(s, x, cfg)
     ncols = min(len(facets), 4)
     nrows = math.ceil(len(facets) / ncols)
-    fig = make_subplots(rows=nrows, cols=ncols, subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,
-                        shared_yaxes=False, horizontal_spacing=0.06, vertical_spacing=0.14)
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,
+        shared_yaxes=False,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.14,
+    )
     mlabel = METRIC_LABEL.get(metric, metric)
     warned_any = False
     for i, (_title, where) in enumerate(facets):
@@ -114,87 +146,235 @@ def error_figure(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2",
         first = i == 0
         sub = _select(s, where)
         for est, g in sub.groupby("estimator", sort=False):
-            g = g.groupby(x, as_index=False).agg(median=("median", "mean"), lo=("lo", "mean"), hi=("hi", "mean"),
-                                                 failure_rate=("failure_rate", "max"), warned=("warned", "sum"),
-                                                 worst=("max", "max"),
-                                                 runs=("runs", "sum"), label=("label", "first"),
-                                                 color=("color", "first"), private=("private", "first"),
-                                                 notion=("notion", "first")).sort_values(x)
+            g = (
+                g.groupby(x, as_index=False)
+                .agg(
+                    median=("median", "mean"),
+                    lo=("lo", "mean"),
+                    hi=("hi", "mean"),
+                    failure_rate=("failure_rate", "max"),
+                    warned=("warned", "sum"),
+                    worst=("max", "max"),
+                    runs=("runs", "sum"),
+                    label=("label", "first"),
+                    color=("color", "first"),
+                    private=("private", "first"),
+                    notion=("notion", "first"),
+                )
+                .sort_values(x)
+            )
             color, label = g["color"].iloc[0], g["label"].iloc[0]
             xs = g[x].tolist()
-            fig.add_trace(go.Scatter(x=xs + xs[::-1], y=g["hi"].tolist() + g["lo"].tolist()[::-1], fill="toself",
-                                     mode="lines",  # the default for < 20 points adds stray vertex markers
-                                     fillcolor=rgba(color, BAND_ALPHA), line=dict(width=0), hoverinfo="skip",
-                                     legendgroup=str(est), showlegend=False, name=f"{label} 10–90%"), row=row, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=xs + xs[::-1],
+                    y=g["hi"].tolist() + g["lo"].tolist()[::-1],
+                    fill="toself",
+                    mode="lines",  # the default for < 20 points adds stray vertex markers
+                    fillcolor=rgba(color, BAND_ALPHA),
+                    line=dict(width=0),
+                    hoverinfo="skip",
+                    legendgroup=str(est),
+                    showlegend=False,
+                    name=f"{label} 10–90%",
+                ),
+                row=row,
+                col=col,
+            )
             dash = "solid" if bool(g["private"].iloc[0]) else "dot"
-            fig.add_trace(go.Scatter(x=xs, y=g["median"], mode="lines+markers", name=label, legendgroup=str(est),
-                                     showlegend=first, line=dict(color=color, width=2.2, dash=dash),
-                                     marker=dict(size=6, color=color),
-                                     customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
-                                     hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
-                                                   "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
-                                                   f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
-                                                   "%{customdata[2]:.0f}%<extra></extra>"),
-                          row=row, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=g["median"],
+                    mode="lines+markers",
+                    name=label,
+                    legendgroup=str(est),
+                    showlegend=first,
+                    line=dict(color=color, width=2.2, dash=dash),
+                    marker=dict(size=6, color=color),
+                    customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
+                    hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
+                    "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
+                    f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
+                    "%{customdata[2]:.0f}%<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
             flagged = g[(g["worst"] > BLOWUP_MULTIPLE * g["median"]) | (g["warned"] > 0)]
             if not flagged.empty:  # warnings and blow-ups shown where they happen
-                text = [(f"{w} of {r} runs warned" if w else "")
-                        + ("; " if w and f else "") + (f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
-                                                       f"worst {mx / md:.3g}× the median" if f else "")
-                        for w, r, f, mx, md in zip(flagged["warned"], flagged["runs"], flagged["failure_rate"],
-                                                   flagged["worst"], flagged["median"], strict=True)]
-                fig.add_trace(go.Scatter(x=flagged[x], y=flagged["median"], mode="markers", name="warning or blow-up",
-                                         legendgroup="warn", showlegend=False, text=text,
-                                         marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR,
-                                                     line=dict(width=2, color=WARN_COLOR)),
-                                         hovertemplate=f"<b>{label}</b>: %{{text}}<extra></extra>"),
-                              row=row, col=col)
+                text = [
+                    (f"{w} of {r} runs warned" if w else "")
+                    + ("; " if w and f else "")
+                    + (
+                        f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
+                        f"worst {mx / md:.3g}× the median"
+                        if f
+                        else ""
+                    )
+                    for w, r, f, mx, md in zip(
+                        flagged["warned"],
+                        flagged["runs"],
+                        flagged["failure_rate"],
+                        flagged["worst"],
+                        flagged["median"],
+                        strict=True,
+                    )
+                ]
+                fig.add_trace(
+                    go.Scatter(
+                        x=flagged[x],
+                        y=flagged["median"],
+                        mode="markers",
+                        name="warning or blow-up",
+                        legendgroup="warn",
+                        showlegend=False,
+                        text=text,
+                        marker=dict(
+                            symbol="triangle-up-open",
+                            size=13,
+                            color=WARN_COLOR,
+                            line=dict(width=2, color=WARN_COLOR),
+                        ),
+                        hovertemplate=f"<b>{label}</b>: %{{text}}<extra></extra>",
+                    ),
+                    row=row,
+                    col=col,
+                )
                 warned_any = True
         fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
         if not fl.empty and cfg.truth != "empirical":
-            fig.add_trace(go.Scatter(x=fl[x], y=fl["value"], mode="lines", name=FLOOR_NAME, legendgroup="floor",
-                                     showlegend=first, line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
-                                     hovertemplate=f"{FLOOR_NAME} %{{y:.4g}}<extra></extra>"), row=row, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=fl[x],
+                    y=fl["value"],
+                    mode="lines",
+                    name=FLOOR_NAME,
+                    legendgroup="floor",
+                    showlegend=first,
+                    line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
+                    hovertemplate=f"{FLOOR_NAME} %{{y:.4g}}<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
         if not th.empty:
             for curve, g in _select(th, where).groupby("curve", sort=False):
                 g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
                 name = str(curve)
-                fig.add_trace(go.Scatter(x=g[x], y=g["value"], mode="lines", name=name, legendgroup=name,
-                                         showlegend=first, opacity=0.8,
-                                         line=dict(color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]),
-                                         hovertemplate=f"{name} %{{y:.4g}}<extra></extra>"), row=row, col=col)
-        b = sub[sub["best"]].groupby([x, "guarantee"], as_index=False).agg(
-            median=("median", "first"), label=("label", "first"), color=("color", "first"))
+                fig.add_trace(
+                    go.Scatter(
+                        x=g[x],
+                        y=g["value"],
+                        mode="lines",
+                        name=name,
+                        legendgroup=name,
+                        showlegend=first,
+                        opacity=0.8,
+                        line=dict(
+                            color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]
+                        ),
+                        hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
+                    ),
+                    row=row,
+                    col=col,
+                )
+        b = (
+            sub[sub["best"]]
+            .groupby([x, "guarantee"], as_index=False)
+            .agg(median=("median", "first"), label=("label", "first"), color=("color", "first"))
+        )
         if not b.empty:
-            fig.add_trace(go.Scatter(x=b[x], y=b["median"], mode="markers", name="best private at this point",
-                                     legendgroup="best", showlegend=first, text=b["label"],
-                                     marker=dict(symbol="star", size=15, color=b["color"].tolist(),
-                                                 line=dict(color="#1d2733", width=1)),
-                                     customdata=b["guarantee"],
-                                     hovertemplate="best private (%{customdata}): %{text}<br>%{y:.4g}<extra></extra>"),
-                          row=row, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=b[x],
+                    y=b["median"],
+                    mode="markers",
+                    name="best private at this point",
+                    legendgroup="best",
+                    showlegend=first,
+                    text=b["label"],
+                    marker=dict(
+                        symbol="star",
+                        size=15,
+                        color=b["color"].tolist(),
+                        line=dict(color="#1d2733", width=1),
+                    ),
+                    customdata=b["guarantee"],
+                    hovertemplate="best private (%{customdata}): %{text}<br>%{y:.4g}<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
     if warned_any:  # one legend entry for the warning markers
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="warning or blow-up (hover)",
-                                 legendgroup="warn", marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR)))
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="warning or blow-up (hover)",
+                legendgroup="warn",
+                marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
+            )
+        )
     # log scale when every private band is positive (a zero line, e.g. the non-private mean measured against
     # itself, is simply not drawn on it)
     positive = bool((s.loc[s["private"], "lo"] > 0).all()) if s["private"].any() else False
     logx = x in ("budget", "n", "d")
-    fig.update_xaxes(type="log" if logx else "linear", title_text=x_title(x, cfg.unit),
-                     **(log_ticks(s[x]) if logx else {}))
-    fig.update_yaxes(type="log" if positive else "linear",
-                     **(log_ticks(np.r_[s["lo"], s["hi"], s["median"]][np.r_[s["lo"], s["hi"], s["median"]] > 0])
-                        if positive else {}))
+    fig.update_xaxes(
+        type="log" if logx else "linear",
+        title_text=x_title(x, cfg.unit),
+        **(log_ticks(s[x]) if logx else {}),
+    )
+    fig.update_yaxes(
+        type="log" if positive else "linear",
+        **(
+            log_ticks(
+                np.r_[s["lo"], s["hi"], s["median"]][np.r_[s["lo"], s["hi"], s["median"]] > 0]
+            )
+            if positive
+            else {}
+        ),
+    )
     fig.update_yaxes(title_text=f"{mlabel} error (median, 10–90% band)", row=1, col=1)
     style(fig, height=height if nrows == 1 else 360 * nrows)
-    data = pd.concat([
-        s.assign(kind="estimator")[["kind", "estimator", "label", "guarantee", "setting", "n", "d", "skew", "budget",
-                                    "median", "mean", "lo", "hi", "max", "failure_rate", "warned", "runs", "best",
-                                    "sampling", "sampling_median", "clipping", "noise"]],
-        floor.assign(kind="floor", label=FLOOR_NAME).rename(columns={"value": "median"})
-        [["kind", "label", "setting", "n", "d", "skew", "budget", "median"]],
-        th.assign(kind="theory").rename(columns={"curve": "label", "value": "mean"}) if not th.empty else None,
-    ], ignore_index=True)
+    data = pd.concat(
+        [
+            s.assign(kind="estimator")[
+                [
+                    "kind",
+                    "estimator",
+                    "label",
+                    "guarantee",
+                    "setting",
+                    "n",
+                    "d",
+                    "skew",
+                    "budget",
+                    "median",
+                    "mean",
+                    "lo",
+                    "hi",
+                    "max",
+                    "failure_rate",
+                    "warned",
+                    "runs",
+                    "best",
+                    "sampling",
+                    "sampling_median",
+                    "clipping",
+                    "noise",
+                ]
+            ],
+            floor.assign(kind="floor", label=FLOOR_NAME).rename(columns={"value": "median"})[
+                ["kind", "label", "setting", "n", "d", "skew", "budget", "median"]
+            ],
+            th.assign(kind="theory").rename(columns={"curve": "label", "value": "mean"})
+            if not th.empty
+            else None,
+        ],
+        ignore_index=True,
+    )
     return fig, data
 
 
@@ -202,16 +382,39 @@ def regret_figure(table: pd.DataFrame) -> go.Figure:
     """The regret ranking as a Plotly table (for HTML reports)."""
     cols = ["rank", "label", "mean_regret", "worst_regret", "wins", "settings"]
     t = table.reindex(columns=cols)
-    fig = go.Figure(go.Table(
-        header=dict(values=["rank", "estimator", "typical regret (× best)", "worst regret", "points won", "points"],
-                    align="left", fill_color="#eef1f5"),
-        cells=dict(values=[t[c].map(lambda v: f"{v:.2f}" if isinstance(v, float) else v) for c in cols],
-                   align="left")))
+    fig = go.Figure(
+        go.Table(
+            header=dict(
+                values=[
+                    "rank",
+                    "estimator",
+                    "typical regret (× best)",
+                    "worst regret",
+                    "points won",
+                    "points",
+                ],
+                align="left",
+                fill_color="#eef1f5",
+            ),
+            cells=dict(
+                values=[
+                    t[c].map(lambda v: f"{v:.2f}" if isinstance(v, float) else v) for c in cols
+                ],
+                align="left",
+            ),
+        )
+    )
     return style(fig, height=80 + 28 * max(len(t), 1))
 
 
-def target_figure(needed: pd.DataFrame, by: str, target: float, metric: str, colors: Mapping[str, str],
-                  unit: str = "rho") -> tuple[go.Figure, pd.DataFrame]:
+def target_figure(
+    needed: pd.DataFrame,
+    by: str,
+    target: float,
+    metric: str,
+    colors: Mapping[str, str],
+    unit: str = "rho",
+) -> tuple[go.Figure, pd.DataFrame]:
     """Accuracy first: horizontal bars of the ``by`` value each estimator needs for ``target``.
 
     The log axis spans at least a factor 10 around the bars (so near-equal needs do not turn into an
@@ -220,12 +423,22 @@ def target_figure(needed: pd.DataFrame, by: str, target: float, metric: str, col
     col = f"{by}_needed"
     d = needed.copy()
     ok = d[d[col].notna()]
-    text = [("≤ " if str(note).startswith("already") else "") + _fmt(v) for v, note in zip(ok[col], ok["note"],
-                                                                                          strict=True)]
-    fig = go.Figure(go.Bar(x=ok[col], y=ok["label"], orientation="h",
-                           marker_color=[colors.get(e, "#888") for e in ok["estimator"]],
-                           text=text, textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.4g}<extra></extra>"))
+    text = [
+        ("≤ " if str(note).startswith("already") else "") + _fmt(v)
+        for v, note in zip(ok[col], ok["note"], strict=True)
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=ok[col],
+            y=ok["label"],
+            orientation="h",
+            marker_color=[colors.get(e, "#888") for e in ok["estimator"]],
+            text=text,
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{x:.4g}<extra></extra>",
+        )
+    )
     vals = ok[col].to_numpy(float)
     axis: dict[str, Any] = {}
     if vals.size:
@@ -233,17 +446,25 @@ def target_figure(needed: pd.DataFrame, by: str, target: float, metric: str, col
         lo_e, hi_e = math.floor(math.log10(lo) - 0.3), math.ceil(math.log10(hi) + 0.5)
         if hi_e - lo_e < 1:
             hi_e = lo_e + 1
-        axis = {"range": [lo_e, hi_e], **log_ticks(np.r_[10.0 ** lo_e, vals, 10.0 ** hi_e])}
-    fig.update_xaxes(type="log", title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
-                     **axis)
+        axis = {"range": [lo_e, hi_e], **log_ticks(np.r_[10.0**lo_e, vals, 10.0**hi_e])}
+    fig.update_xaxes(
+        type="log",
+        title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
+        **axis,
+    )
     fig.update_yaxes(autorange="reversed", automargin=True)
-    style(fig, title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {target:.3g}",
-          height=140 + 40 * max(len(ok), 1))
+    style(
+        fig,
+        title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {target:.3g}",
+        height=140 + 40 * max(len(ok), 1),
+    )
     fig.update_layout(margin=dict(r=80))
     return fig, d
 
 
-def target_sentence(needed: pd.DataFrame, by: str, target: float, metric: str, unit: str = "rho") -> str:
+def target_sentence(
+    needed: pd.DataFrame, by: str, target: float, metric: str, unit: str = "rho"
+) -> str:
     """The accuracy-first result in words: the private estimator that needs least, and the next one.
 
     Needs at the sweep's smallest value are reported as "at most" (the sweep cannot say how much
@@ -258,14 +479,20 @@ def target_sentence(needed: pd.DataFrame, by: str, target: float, metric: str, u
 
     def amount(row: pd.Series) -> str:
         at_most = str(row["note"]).startswith("already")
-        return f"{what} ≤ {row[col]:.3g} (the sweep's smallest)" if at_most else f"{what} ≈ {row[col]:.3g}"
+        return (
+            f"{what} ≤ {row[col]:.3g} (the sweep's smallest)"
+            if at_most
+            else f"{what} ≈ {row[col]:.3g}"
+        )
 
     best = ok.iloc[0]
     words = f"For a median {mlabel} error of {target:.3g}, **{best['label']}** needs {amount(best)}"
     if len(ok) > 1:
         other = ok.iloc[1]
         ratio = float(other[col] / best[col])
-        both_floor = str(best["note"]).startswith("already") and str(other["note"]).startswith("already")
+        both_floor = str(best["note"]).startswith("already") and str(other["note"]).startswith(
+            "already"
+        )
         if both_floor:
             words += f"; {other['label']} also reaches it at the sweep's smallest {what}: pick a smaller target"
         elif ratio < 1.05:
@@ -275,8 +502,16 @@ def target_sentence(needed: pd.DataFrame, by: str, target: float, metric: str, u
     return words + ". Interpolated on the sweep (log–log), never extrapolated."
 
 
-def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: float | None = None,
-             versus: str | None = None, unit: str = "rho", where: Mapping[str, Any] | None = None) -> str:
+def headline(
+    frame: pd.DataFrame,
+    *,
+    x: str = "budget",
+    metric: str = "l2",
+    at: float | None = None,
+    versus: str | None = None,
+    unit: str = "rho",
+    where: Mapping[str, Any] | None = None,
+) -> str:
     """The number in words: the best private estimator at one point, per guarantee, by median error.
 
     Only private estimators (no oracle, no non-private reference) are named, and only against
@@ -293,12 +528,25 @@ def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: 
     if s.empty:
         return "No private estimator produced an estimate at these settings."
     xs = np.sort(s[x].unique())
-    point = xs[len(xs) // 2] if at is None else xs[np.argmin(np.abs(np.log(xs / at)))] if x != "skew" \
+    point = (
+        xs[len(xs) // 2]
+        if at is None
+        else xs[np.argmin(np.abs(np.log(xs / at)))]
+        if x != "skew"
         else xs[np.argmin(np.abs(xs - at))]
-    here = (s[np.isclose(s[x], point)].groupby(["guarantee", "estimator", "label"], as_index=False)
-            .agg(median=("median", "mean"), failure_rate=("failure_rate", "max")).sort_values("median"))
-    name = {"budget": {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget"), "n": "n", "d": "d",
-            "skew": "α"}[x]
+    )
+    here = (
+        s[np.isclose(s[x], point)]
+        .groupby(["guarantee", "estimator", "label"], as_index=False)
+        .agg(median=("median", "mean"), failure_rate=("failure_rate", "max"))
+        .sort_values("median")
+    )
+    name = {
+        "budget": {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget"),
+        "n": "n",
+        "d": "d",
+        "skew": "α",
+    }[x]
     mlabel = METRIC_LABEL.get(metric, metric)
     runs = int(frame["rep"].nunique())
     groups = list(dict.fromkeys(here["guarantee"]))
@@ -307,7 +555,9 @@ def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: 
         h = here[here["guarantee"] == g]
         best = h.iloc[0]
         lead = f"among {g} estimators " if len(groups) > 1 else ""
-        text = f"{lead}**{best['label']}** has the lowest median {mlabel} error, {best['median']:.3g}"
+        text = (
+            f"{lead}**{best['label']}** has the lowest median {mlabel} error, {best['median']:.3g}"
+        )
         if best["failure_rate"] > 0:
             text += f" ({best['failure_rate']:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
         others = h.iloc[1:]
@@ -326,8 +576,8 @@ def headline(frame: pd.DataFrame, *, x: str = "budget", metric: str = "l2", at: 
         clauses.append(text)
     out = f"At {name} = {_fmt(point)}, " + "; ".join(clauses) + f" (medians of {runs} runs)."
     if len(groups) > 1:
-        out += (" Estimators with different guarantees are compared side by side, not ranked: each gets the same "
-                "budget by the conversion stated below.")
+        out += (
+            " Estimators with different guarantees are compared side by side, not ranked: each gets the same "
+            "budget by the conversion stated below."
+        )
     return out
-
-

@@ -24,23 +24,67 @@ _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 121)
 
 
 def _play_buttons(duration: int) -> list[dict]:
-    return [dict(type="buttons", direction="left", x=0.0, y=-0.18, xanchor="left", yanchor="top", showactive=False,
-                 buttons=[dict(label="▶ play", method="animate",
-                               args=[None, {"frame": {"duration": duration, "redraw": True}, "fromcurrent": True,
-                                            "transition": {"duration": duration // 2, "easing": "cubic-in-out"}}]),
-                          dict(label="❚❚ pause", method="animate",
-                               args=[[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}])])]
+    return [
+        dict(
+            type="buttons",
+            direction="left",
+            x=0.0,
+            y=-0.18,
+            xanchor="left",
+            yanchor="top",
+            showactive=False,
+            buttons=[
+                dict(
+                    label="▶ play",
+                    method="animate",
+                    args=[
+                        None,
+                        {
+                            "frame": {"duration": duration, "redraw": True},
+                            "fromcurrent": True,
+                            "transition": {"duration": duration // 2, "easing": "cubic-in-out"},
+                        },
+                    ],
+                ),
+                dict(
+                    label="❚❚ pause",
+                    method="animate",
+                    args=[[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}],
+                ),
+            ],
+        )
+    ]
 
 
 def _slider(labels: Sequence[str], names: Sequence[str], prefix: str) -> list[dict]:
-    return [dict(active=0, x=0.22, y=-0.12, len=0.78, currentvalue=dict(prefix=prefix, font=dict(size=13)),
-                 steps=[dict(label=lab, method="animate",
-                             args=[[nm], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}])
-                        for lab, nm in zip(labels, names, strict=True)])]
+    return [
+        dict(
+            active=0,
+            x=0.22,
+            y=-0.12,
+            len=0.78,
+            currentvalue=dict(prefix=prefix, font=dict(size=13)),
+            steps=[
+                dict(
+                    label=lab,
+                    method="animate",
+                    args=[[nm], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}],
+                )
+                for lab, nm in zip(labels, names, strict=True)
+            ],
+        )
+    ]
 
 
-def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int], *, true_mean: np.ndarray,
-                         rows: np.ndarray | None = None, duration: int = 1200) -> tuple[go.Figure, pd.DataFrame]:
+def plan_steps_animation(
+    x: np.ndarray,
+    estimate: Estimate,
+    coords: Sequence[int],
+    *,
+    true_mean: np.ndarray,
+    rows: np.ndarray | None = None,
+    duration: int = 1200,
+) -> tuple[go.Figure, pd.DataFrame]:
     """PLAN's four steps on one run, as frames: (a) raw rows, (b) centred and scaled ``(x − μ̃)·s``,
     (c) clipped to the ball of radius ``C`` (by each row's **full** ``d``-dimensional scaled norm),
     (d) back in original space ``μ̃ + y/s`` with the release.
@@ -50,8 +94,10 @@ def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int
     """
     dg = estimate.diagnostics
     if dg.center is None or dg.scale is None or dg.clip_radius is None or "norms" not in dg.extra:
-        raise ValueError("plan_steps_animation needs a PLAN estimate (diagnostics center, scale, clip_radius, "
-                         "extra['norms']).")
+        raise ValueError(
+            "plan_steps_animation needs a PLAN estimate (diagnostics center, scale, clip_radius, "
+            "extra['norms'])."
+        )
     cs = [int(c) for c in coords]
     if len(cs) != 2 or cs[0] == cs[1]:
         raise ValueError(f"coords must be two different coordinates; got {list(coords)}.")
@@ -64,9 +110,14 @@ def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int
     back = c + yc / s
     release, truth = estimate.mean[cs], np.asarray(true_mean, float)[cs]
     positions = {"a": pts, "b": y, "c": yc, "d": back}
-    ball = {"a": None, "b": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
-            "c": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
-            "d": np.column_stack([c[0] + C / s[0] * np.cos(_CIRCLE), c[1] + C / s[1] * np.sin(_CIRCLE)])}
+    ball = {
+        "a": None,
+        "b": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
+        "c": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
+        "d": np.column_stack(
+            [c[0] + C / s[0] * np.cos(_CIRCLE), c[1] + C / s[1] * np.sin(_CIRCLE)]
+        ),
+    }
     marks = {"a": truth, "b": (truth - c) * s, "c": (truth - c) * s, "d": release}
     clipped = norms > C
     colors = np.where(clipped, "#d55e00", "#0072b2")
@@ -74,42 +125,85 @@ def plan_steps_animation(x: np.ndarray, estimate: Estimate, coords: Sequence[int
     def traces(k: str) -> list[go.Scatter]:
         outline = ball[k]
         b = outline if outline is not None else np.full((2, 2), np.nan)
-        return [go.Scatter(x=positions[k][:, 0], y=positions[k][:, 1], mode="markers", name="rows (orange: clipped)",
-                           marker=dict(size=4, color=colors, opacity=0.6)),
-                go.Scatter(x=b[:, 0], y=b[:, 1], mode="lines", name="clip ball / ellipse",
-                           line=dict(color="#1d2733", width=2, dash="dash")),
-                go.Scatter(x=[marks[k][0]], y=[marks[k][1]], mode="markers",
-                           name="true mean" if k != "d" else "private mean",
-                           marker=dict(symbol="star", size=16, color="#1d2733" if k != "d" else "#cc79a7",
-                                       line=dict(color="white", width=1)))]
+        return [
+            go.Scatter(
+                x=positions[k][:, 0],
+                y=positions[k][:, 1],
+                mode="markers",
+                name="rows (orange: clipped)",
+                marker=dict(size=4, color=colors, opacity=0.6),
+            ),
+            go.Scatter(
+                x=b[:, 0],
+                y=b[:, 1],
+                mode="lines",
+                name="clip ball / ellipse",
+                line=dict(color="#1d2733", width=2, dash="dash"),
+            ),
+            go.Scatter(
+                x=[marks[k][0]],
+                y=[marks[k][1]],
+                mode="markers",
+                name="true mean" if k != "d" else "private mean",
+                marker=dict(
+                    symbol="star",
+                    size=16,
+                    color="#1d2733" if k != "d" else "#cc79a7",
+                    line=dict(color="white", width=1),
+                ),
+            ),
+        ]
 
     allp = np.vstack([*positions.values(), *(v for v in ball.values() if v is not None)])
     lo, hi = np.nanmin(allp, axis=0), np.nanmax(allp, axis=0)
     pad = (hi - lo) * 0.05
-    fig = go.Figure(data=traces("a"), frames=[go.Frame(data=traces(k), name=k, layout=dict(
-        title_text=PANEL_TITLES[k])) for k in STEP_KEYS])
+    fig = go.Figure(
+        data=traces("a"),
+        frames=[
+            go.Frame(data=traces(k), name=k, layout=dict(title_text=PANEL_TITLES[k]))
+            for k in STEP_KEYS
+        ],
+    )
     fig.update_xaxes(range=[lo[0] - pad[0], hi[0] + pad[0]], title=f"coordinate {cs[0] + 1}")
     fig.update_yaxes(range=[lo[1] - pad[1], hi[1] + pad[1]], title=f"coordinate {cs[1] + 1}")
     style(fig, title=PANEL_TITLES["a"], height=560)
-    fig.update_layout(updatemenus=_play_buttons(duration),
-                      sliders=_slider([PANEL_TITLES[k].split(")")[0] + ")" for k in STEP_KEYS], list(STEP_KEYS),
-                                      "step "),
-                      margin=dict(b=140))
-    df = pd.concat([pd.DataFrame({"step": k, "row": idx, "x": v[:, 0], "y": v[:, 1], "clipped": clipped})
-                    for k, v in positions.items()], ignore_index=True)
+    fig.update_layout(
+        updatemenus=_play_buttons(duration),
+        sliders=_slider(
+            [PANEL_TITLES[k].split(")")[0] + ")" for k in STEP_KEYS], list(STEP_KEYS), "step "
+        ),
+        margin=dict(b=140),
+    )
+    df = pd.concat(
+        [
+            pd.DataFrame({"step": k, "row": idx, "x": v[:, 0], "y": v[:, 1], "clipped": clipped})
+            for k, v in positions.items()
+        ],
+        ignore_index=True,
+    )
     return fig, df
 
 
-def exponent_sweep_animation(sigma: np.ndarray, n: int, rho_noise: float, *, exponents: Sequence[float] | None = None,
-                             p: float = 2.0, duration: int = 500) -> tuple[go.Figure, pd.DataFrame]:
+def exponent_sweep_animation(
+    sigma: np.ndarray,
+    n: int,
+    rho_noise: float,
+    *,
+    exponents: Sequence[float] | None = None,
+    p: float = 2.0,
+    duration: int = 500,
+) -> tuple[go.Figure, pd.DataFrame]:
     """Per-coordinate noise std of PLAN's release as the scaling exponent ``e`` (``s = σ^(−2e)``) runs
     from 0 (no scaling: the same noise everywhere) through ``1/(p+2)`` (PLAN) to 1/2 (equal split),
     one frame per exponent, against the sampling spread ``σᵢ/√n``. Idealised (Appendix C):
     :func:`dpcore.figures.plan.exponent_noise_std`; the frame title gives ``||noise std||₂``.
     """
     sig = np.asarray(sigma, float)
-    grid = sorted(set(np.round(np.linspace(0.0, 0.5, 11), 4)) | {round(1.0 / (p + 2.0), 4)}) \
-        if exponents is None else [float(e) for e in exponents]
+    grid = (
+        sorted(set(np.round(np.linspace(0.0, 0.5, 11), 4)) | {round(1.0 / (p + 2.0), 4)})
+        if exponents is None
+        else [float(e) for e in exponents]
+    )
     coord = np.arange(1, sig.size + 1)
     stds = {e: exponent_noise_std(sig, n, rho_noise, e) for e in grid}
     top = max(float(np.max(v)) for v in stds.values())
@@ -121,24 +215,55 @@ def exponent_sweep_animation(sigma: np.ndarray, n: int, rho_noise: float, *, exp
         return f"e = {e:g}" + (f" ({named[e]})" if e in named else "")
 
     def traces(e: float) -> list[go.Scatter]:
-        return [go.Scatter(x=coord, y=floor, mode="lines", name="sampling spread σᵢ/√n",
-                           line=dict(color="#7f7f7f", width=2, dash="dot")),
-                go.Scatter(x=coord, y=stds[e], mode="lines+markers", name="noise std (idealised)",
-                           line=dict(color="#0072b2", width=3), marker=dict(size=5, symbol="circle"))]
+        return [
+            go.Scatter(
+                x=coord,
+                y=floor,
+                mode="lines",
+                name="sampling spread σᵢ/√n",
+                line=dict(color="#7f7f7f", width=2, dash="dot"),
+            ),
+            go.Scatter(
+                x=coord,
+                y=stds[e],
+                mode="lines+markers",
+                name="noise std (idealised)",
+                line=dict(color="#0072b2", width=3),
+                marker=dict(size=5, symbol="circle"),
+            ),
+        ]
 
     def title(e: float) -> str:
         return f"Noise per coordinate at {label(e)}: ‖noise std‖₂ = {float(np.linalg.norm(stds[e])):.3g}"
 
     names = [f"{e:g}" for e in grid]
-    fig = go.Figure(data=traces(grid[0]),
-                    frames=[go.Frame(data=traces(e), name=nm, layout=dict(title_text=title(e)))
-                            for e, nm in zip(grid, names, strict=True)])
+    fig = go.Figure(
+        data=traces(grid[0]),
+        frames=[
+            go.Frame(data=traces(e), name=nm, layout=dict(title_text=title(e)))
+            for e, nm in zip(grid, names, strict=True)
+        ],
+    )
     fig.update_xaxes(title="coordinate (1 = most spread)")
-    fig.update_yaxes(type="log", title="standard deviation", range=[np.log10(min(low, float(floor.min()))) - 0.1,
-                                                                    np.log10(max(top, float(floor.max()))) + 0.1])
+    fig.update_yaxes(
+        type="log",
+        title="standard deviation",
+        range=[
+            np.log10(min(low, float(floor.min()))) - 0.1,
+            np.log10(max(top, float(floor.max()))) + 0.1,
+        ],
+    )
     style(fig, title=title(grid[0]), height=480)
-    fig.update_layout(updatemenus=_play_buttons(duration), sliders=_slider([f"{e:g}" for e in grid], names, "e = "),
-                      margin=dict(b=140))
-    df = pd.DataFrame([{"exponent": e, "coordinate": int(i), "noise_std": float(v), "sampling": float(f)}
-                       for e in grid for i, v, f in zip(coord, stds[e], floor, strict=True)])
+    fig.update_layout(
+        updatemenus=_play_buttons(duration),
+        sliders=_slider([f"{e:g}" for e in grid], names, "e = "),
+        margin=dict(b=140),
+    )
+    df = pd.DataFrame(
+        [
+            {"exponent": e, "coordinate": int(i), "noise_std": float(v), "sampling": float(f)}
+            for e in grid
+            for i, v, f in zip(coord, stds[e], floor, strict=True)
+        ]
+    )
     return fig, df

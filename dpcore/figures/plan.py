@@ -78,21 +78,23 @@ def wrap_title(text: str) -> str:
     if len(text) < 18 or not spaces:
         return text
     k = min(spaces, key=lambda i: abs(i - len(text) / 2))
-    return text[:k] + "<br>" + text[k + 1:]  # points on a drawn circle or ellipse
-
-
+    return text[:k] + "<br>" + text[k + 1 :]  # points on a drawn circle or ellipse
 
 
 def _outline(center: Sequence[float], semi_axes: Sequence[float]) -> np.ndarray:
     """Closed outline ``center + (a cos t, b sin t)`` of an axis-aligned ellipse, shape (181, 2)."""
     t = np.linspace(0.0, 2.0 * math.pi, _OUTLINE)
-    return np.column_stack([center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)])
+    return np.column_stack(
+        [center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)]
+    )
 
 
 def _coords(coords: Sequence[int], d: int) -> list[int]:
     cs = [int(c) for c in coords]
     if not 1 <= len(cs) <= 2 or any(c < 0 or c >= d for c in cs):
-        raise ValueError(f"coords must be one or two 0-based coordinate indices in [0, {d - 1}]; got {list(coords)}.")
+        raise ValueError(
+            f"coords must be one or two 0-based coordinate indices in [0, {d - 1}]; got {list(coords)}."
+        )
     return cs
 
 
@@ -109,7 +111,9 @@ def _need(est: Estimate, *names: str) -> None:
     dg = est.diagnostics
     missing = [nm for nm in names if getattr(dg, nm) is None]
     if missing:
-        raise ValueError(f"the estimate has no diagnostics {missing}: pass a PLAN estimate (dpcore.estimators.plan).")
+        raise ValueError(
+            f"the estimate has no diagnostics {missing}: pass a PLAN estimate (dpcore.estimators.plan)."
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -117,9 +121,18 @@ def _need(est: Estimate, *names: str) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], *, true_mean: np.ndarray,
-                      iome: Estimate | None = None, max_points: int = 2000, rng: RngLike = 0,
-                      jitter: float = 0.0, height: int = 860) -> tuple[go.Figure, pd.DataFrame]:
+def plan_steps_figure(
+    x: np.ndarray,
+    estimate: Estimate,
+    coords: Sequence[int],
+    *,
+    true_mean: np.ndarray,
+    iome: Estimate | None = None,
+    max_points: int = 2000,
+    rng: RngLike = 0,
+    jitter: float = 0.0,
+    height: int = 860,
+) -> tuple[go.Figure, pd.DataFrame]:
     """The paper's Figure 1 from one PLAN run, on two coordinates (or one, with a jitter axis).
 
     Parameters
@@ -159,7 +172,9 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     """
     X = check_data(x, ndim=2)
     _need(estimate, "center", "scale", "clip_radius", "clipped")
-    geo = _steps_geometry(X, estimate, coords, true_mean, max_points=max_points, rng=rng, jitter=jitter)
+    geo = _steps_geometry(
+        X, estimate, coords, true_mean, max_points=max_points, rng=rng, jitter=jitter
+    )
     df, has_iome = _steps_frame(geo, iome)
     plot = _StepsPlot(geo, df)
     plot.point_panels()
@@ -168,8 +183,12 @@ def plan_steps_figure(x: np.ndarray, estimate: Estimate, coords: Sequence[int], 
     plot.axes()
     style(plot.fig, height=height)
     # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
-    plot.fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0,
-                                       itemsizing="constant"), margin=dict(t=50, b=140))
+    plot.fig.update_layout(
+        legend=dict(
+            orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0, itemsizing="constant"
+        ),
+        margin=dict(t=50, b=140),
+    )
     return plot.fig, df
 
 
@@ -201,7 +220,11 @@ class _StepsGeometry:
 
     def lift(self, arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """1-D mode: add the jitter as a second column, scaled to the panel's width."""
-        return arr if not self.one_d else np.column_stack([arr[:, 0], self.heights * self.height_of(ref)])
+        return (
+            arr
+            if not self.one_d
+            else np.column_stack([arr[:, 0], self.heights * self.height_of(ref)])
+        )
 
     def ball(self, center: np.ndarray, semi: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Outline of the axis-aligned ellipse (2-D) or the interval's two edges (1-D)."""
@@ -212,8 +235,16 @@ class _StepsGeometry:
         return _outline(center, semi)
 
 
-def _steps_geometry(X: np.ndarray, estimate: Estimate, coords: Sequence[int], true_mean: np.ndarray, *,
-                    max_points: int, rng: RngLike, jitter: float) -> _StepsGeometry:
+def _steps_geometry(
+    X: np.ndarray,
+    estimate: Estimate,
+    coords: Sequence[int],
+    true_mean: np.ndarray,
+    *,
+    max_points: int,
+    rng: RngLike,
+    jitter: float,
+) -> _StepsGeometry:
     """Recentre, scale, clip and map back the drawn rows (the seeded subsample, then the 1-D heights,
     then the display jitter, in this order from ``rng``)."""
     n, d = X.shape
@@ -237,21 +268,55 @@ def _steps_geometry(X: np.ndarray, estimate: Estimate, coords: Sequence[int], tr
     pulled = scaled * factor[:, None]
     heights = g.uniform(-1.0, 1.0, rows.size) if one_d else None
     offsets = g.uniform(-1.0, 1.0, (rows.size, 2)) * float(jitter) if jitter else None
-    return _StepsGeometry(cs, one_d, rows, pts, recentred, scaled, pulled, c + pulled / s, c, s, C, norms,
-                          np.asarray(dg.clipped, dtype=bool)[rows], factor, np.asarray(true_mean, dtype=float)[cs],
-                          np.asarray(estimate.mean, dtype=float)[cs], heights, offsets)
+    return _StepsGeometry(
+        cs,
+        one_d,
+        rows,
+        pts,
+        recentred,
+        scaled,
+        pulled,
+        c + pulled / s,
+        c,
+        s,
+        C,
+        norms,
+        np.asarray(dg.clipped, dtype=bool)[rows],
+        factor,
+        np.asarray(true_mean, dtype=float)[cs],
+        np.asarray(estimate.mean, dtype=float)[cs],
+        heights,
+        offsets,
+    )
 
 
 def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFrame, bool]:
     """The tidy frame of every drawn point and outline; also whether an IOME ball is in it."""
     frames = []
 
-    def add(panel: str, role: str, xy: np.ndarray, row: np.ndarray | int = -1,
-            clip: np.ndarray | bool | None = None, norm: np.ndarray | float = np.nan) -> None:
+    def add(
+        panel: str,
+        role: str,
+        xy: np.ndarray,
+        row: np.ndarray | int = -1,
+        clip: np.ndarray | bool | None = None,
+        norm: np.ndarray | float = np.nan,
+    ) -> None:
         if geo.one_d and xy.shape[1] == 1:
             xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
-        frames.append(pd.DataFrame({"panel": panel, "role": role, "row": row, "x": xy[:, 0], "y": xy[:, 1],
-                                    "clipped": clip, "norm_scaled": norm}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "panel": panel,
+                    "role": role,
+                    "row": row,
+                    "x": xy[:, 0],
+                    "y": xy[:, 1],
+                    "clipped": clip,
+                    "norm_scaled": norm,
+                }
+            )
+        )
 
     rows, clipped, norms, factor = geo.rows, geo.clipped, geo.norms, geo.factor
     add("a", "data", geo.lift(geo.pts, geo.pts), rows, clipped, norms)
@@ -260,8 +325,22 @@ def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFra
     sc, pu = geo.lift(geo.scaled, geo.scaled), geo.lift(geo.pulled, geo.scaled)
     add("c", "kept", sc[~clipped], rows[~clipped], False, norms[~clipped])
     add("c", "clipped: before", sc[clipped], rows[clipped], True, norms[clipped])
-    add("c", "clipped: pulled onto the ball", pu[clipped], rows[clipped], True, norms[clipped] * factor[clipped])
-    add("d", "as averaged (pulled rows mapped back)", geo.lift(geo.back, geo.pts), rows, clipped, norms * factor)
+    add(
+        "c",
+        "clipped: pulled onto the ball",
+        pu[clipped],
+        rows[clipped],
+        True,
+        norms[clipped] * factor[clipped],
+    )
+    add(
+        "d",
+        "as averaged (pulled rows mapped back)",
+        geo.lift(geo.back, geo.pts),
+        rows,
+        clipped,
+        norms * factor,
+    )
     origin = np.zeros(len(geo.cs))
     ell = geo.ball(geo.c, geo.C / geo.s, geo.pts)
     add("c", "clip ball (scaled space)", geo.ball(origin, np.full(len(geo.cs), geo.C), geo.scaled))
@@ -291,10 +370,21 @@ class _StepsPlot:
         self.geo, self.df = geo, df
         # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
         # (a 390 px screen gives each panel about 150 px; issue 16)
-        self.fig = make_subplots(rows=2, cols=2, subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
-                                 horizontal_spacing=0.14, vertical_spacing=0.2)
+        self.fig = make_subplots(
+            rows=2,
+            cols=2,
+            subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
+            horizontal_spacing=0.14,
+            vertical_spacing=0.2,
+        )
         self.shown: set[str] = set()
-        self.spans = {"a": geo.pts, "b": geo.scaled, "c": geo.scaled, "d": geo.back, "r": geo.recentred}
+        self.spans = {
+            "a": geo.pts,
+            "b": geo.scaled,
+            "c": geo.scaled,
+            "d": geo.back,
+            "r": geo.recentred,
+        }
 
     def part(self, panel: str, role: str) -> pd.DataFrame:
         return self.df[(self.df.panel == panel) & (self.df.role == role)]
@@ -314,63 +404,159 @@ class _StepsPlot:
         if part.empty and role not in ("clipped: before",):
             return
         kw.setdefault("mode", "markers")
-        px, py = self.shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
-        self.fig.add_trace(go.Scatter(x=px, y=py, name=name, legendgroup=name, showlegend=name not in self.shown,
-                                      customdata=part[["row", "norm_scaled"]].to_numpy(), **kw), *_WHERE[panel])
+        px, py = (
+            self.shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
+        )
+        self.fig.add_trace(
+            go.Scatter(
+                x=px,
+                y=py,
+                name=name,
+                legendgroup=name,
+                showlegend=name not in self.shown,
+                customdata=part[["row", "norm_scaled"]].to_numpy(),
+                **kw,
+            ),
+            *_WHERE[panel],
+        )
         self.shown.add(name)
 
     def point_panels(self) -> None:
         """(a), (b), (d): the rows, kept and clipped in two colours; (b) also the recentred cloud."""
-        for panel, role in (("a", "data"), ("b", "scaled"), ("d", "as averaged (pulled rows mapped back)")):
+        for panel, role in (
+            ("a", "data"),
+            ("b", "scaled"),
+            ("d", "as averaged (pulled rows mapped back)"),
+        ):
             part = self.part(panel, role)
-            for flag, name, color in ((False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
-                                      (True, "row clipped (in d dimensions)", COLORS["clipped"])):
+            for flag, name, color in (
+                (False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
+                (True, "row clipped (in d dimensions)", COLORS["clipped"]),
+            ):
                 sel = part[part.clipped == flag]
                 label = name if not (panel == "b" and not flag) else "recentred and scaled"
                 px, py = self.shown_xy(sel, panel)
-                self.fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name=label, legendgroup=label,
-                                              showlegend=label not in self.shown, marker=dict(color=color, **_SMALL),
-                                              customdata=sel[["row", "norm_scaled"]].to_numpy(), hovertemplate=_HOVER),
-                                   *_WHERE[panel])
+                self.fig.add_trace(
+                    go.Scatter(
+                        x=px,
+                        y=py,
+                        mode="markers",
+                        name=label,
+                        legendgroup=label,
+                        showlegend=label not in self.shown,
+                        marker=dict(color=color, **_SMALL),
+                        customdata=sel[["row", "norm_scaled"]].to_numpy(),
+                        hovertemplate=_HOVER,
+                    ),
+                    *_WHERE[panel],
+                )
                 self.shown.add(label)
         # the recentred cloud (before scaling) is off by default: the size of s is arbitrary (C adapts to
         # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
         px, py = self.shown_xy(self.part("b", "recentred"), "r")
-        self.fig.add_trace(go.Scatter(x=px, y=py, mode="markers", name="recentred, before scaling (click to show)",
-                                      marker=dict(color=COLORS["recentred"], size=3, opacity=0.35), hoverinfo="skip",
-                                      visible="legendonly"), 1, 2)
-        self.trace("b", "private centre (origin)", "private centre μ̃",
-                   marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS["centre"])))
+        self.fig.add_trace(
+            go.Scatter(
+                x=px,
+                y=py,
+                mode="markers",
+                name="recentred, before scaling (click to show)",
+                marker=dict(color=COLORS["recentred"], size=3, opacity=0.35),
+                hoverinfo="skip",
+                visible="legendonly",
+            ),
+            1,
+            2,
+        )
+        self.trace(
+            "b",
+            "private centre (origin)",
+            "private centre μ̃",
+            marker=dict(symbol="x-thin", size=9, line=dict(width=2, color=COLORS["centre"])),
+        )
 
     def clip_panel(self) -> None:
         """(c): kept rows, clipped rows before (hollow) and after (filled), joined by a segment."""
-        self.trace("c", "kept", "row kept as it is", marker=dict(color=COLORS["scaled"], **_SMALL), hovertemplate=_HOVER)
-        before, after = self.part("c", "clipped: before"), self.part("c", "clipped: pulled onto the ball")
+        self.trace(
+            "c",
+            "kept",
+            "row kept as it is",
+            marker=dict(color=COLORS["scaled"], **_SMALL),
+            hovertemplate=_HOVER,
+        )
+        before, after = (
+            self.part("c", "clipped: before"),
+            self.part("c", "clipped: pulled onto the ball"),
+        )
         seg = np.full((3 * len(before), 2), np.nan)
         seg[0::3] = np.column_stack(self.shown_xy(before, "c"))
         seg[1::3] = np.column_stack(self.shown_xy(after, "c"))
-        self.fig.add_trace(go.Scatter(x=seg[:, 0], y=seg[:, 1], mode="lines", name="pulled in", legendgroup="pulled in",
-                                      line=dict(color=COLORS["clipped"], width=1), hoverinfo="skip"), 2, 1)
-        self.trace("c", "clipped: before", "clipped row, before",
-                   marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"), hovertemplate=_HOVER)
-        self.trace("c", "clipped: pulled onto the ball", "clipped row, after",
-                   marker=dict(color=COLORS["clipped"], size=5), hovertemplate=_HOVER)
+        self.fig.add_trace(
+            go.Scatter(
+                x=seg[:, 0],
+                y=seg[:, 1],
+                mode="lines",
+                name="pulled in",
+                legendgroup="pulled in",
+                line=dict(color=COLORS["clipped"], width=1),
+                hoverinfo="skip",
+            ),
+            2,
+            1,
+        )
+        self.trace(
+            "c",
+            "clipped: before",
+            "clipped row, before",
+            marker=dict(color=COLORS["clipped"], size=6, symbol="circle-open"),
+            hovertemplate=_HOVER,
+        )
+        self.trace(
+            "c",
+            "clipped: pulled onto the ball",
+            "clipped row, after",
+            marker=dict(color=COLORS["clipped"], size=5),
+            hovertemplate=_HOVER,
+        )
 
     def outlines_and_means(self, has_iome: bool) -> None:
         """The clip ball in (c), its ellipse in (a) and (d), IOME's ball, the true and private means."""
         line = dict(mode="lines", hoverinfo="skip")
-        self.trace("c", "clip ball (scaled space)", "clip ball, radius C", line=dict(color=COLORS["ball"], width=2), **line)
+        self.trace(
+            "c",
+            "clip ball (scaled space)",
+            "clip ball, radius C",
+            line=dict(color=COLORS["ball"], width=2),
+            **line,
+        )
         for panel in ("a", "d"):
-            self.trace(panel, "clip ellipse (original space)", "clip ball mapped back (ellipse)",
-                       line=dict(color=COLORS["ball"], width=2, dash="dash" if panel == "a" else "solid"), **line)
+            self.trace(
+                panel,
+                "clip ellipse (original space)",
+                "clip ball mapped back (ellipse)",
+                line=dict(color=COLORS["ball"], width=2, dash="dash" if panel == "a" else "solid"),
+                **line,
+            )
         if has_iome:
-            self.trace("d", "IOME clip ball (original space)", "IOME clip ball (after rotation)",
-                       line=dict(color=COLORS["iome"], width=2, dash="dot"), **line)
-        star = dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))
+            self.trace(
+                "d",
+                "IOME clip ball (original space)",
+                "IOME clip ball (after rotation)",
+                line=dict(color=COLORS["iome"], width=2, dash="dot"),
+                **line,
+            )
+        star = dict(
+            symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733")
+        )
         self.trace("a", "true mean", "true mean", marker=star)
         self.trace("d", "true mean", "true mean", marker=star)
-        self.trace("d", "private mean", "private mean", marker=dict(symbol="x", size=14, color=COLORS["private"],
-                                                                    line=dict(width=1, color="#1d2733")))
+        self.trace(
+            "d",
+            "private mean",
+            "private mean",
+            marker=dict(
+                symbol="x", size=14, color=COLORS["private"], line=dict(width=1, color="#1d2733")
+            ),
+        )
 
     def axes(self) -> None:
         cs = self.geo.cs
@@ -380,11 +566,18 @@ class _StepsPlot:
             xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
             self.fig.update_xaxes(title_text=xname, row=r, col=col)
             if self.geo.one_d:
-                self.fig.update_yaxes(showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col)
+                self.fig.update_yaxes(
+                    showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col
+                )
             else:
                 yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
-                self.fig.update_yaxes(title_text=yname, scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1,
-                                      row=r, col=col)
+                self.fig.update_yaxes(
+                    title_text=yname,
+                    scaleanchor=f"x{k + 1 if k else ''}",
+                    scaleratio=1,
+                    row=r,
+                    col=col,
+                )
 
 
 def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> dict[str, Any]:
@@ -406,10 +599,17 @@ def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> di
     ratio_before = float(sd[0] / sd[-1]) if len(cs) == 2 and sd[-1] > 0 else float("nan")
     sds = y.std(axis=0)
     ratio_after = float(sds[0] / sds[-1]) if len(cs) == 2 and sds[-1] > 0 else float("nan")
-    return {"n": X.shape[0], "d": X.shape[1], "C": C, "clipped": int(clipped.sum()),
-            "inside_drawn": int(np.sum(clipped & (r2 <= C))), "outside_drawn_kept": int(np.sum(~clipped & (r2 > C))),
-            "ratio_before": ratio_before, "ratio_after": ratio_after,
-            "semi_axes": (C / np.asarray(dg.scale, float)[cs]).tolist()}
+    return {
+        "n": X.shape[0],
+        "d": X.shape[1],
+        "C": C,
+        "clipped": int(clipped.sum()),
+        "inside_drawn": int(np.sum(clipped & (r2 <= C))),
+        "outside_drawn_kept": int(np.sum(~clipped & (r2 > C))),
+        "ratio_before": ratio_before,
+        "ratio_after": ratio_after,
+        "semi_axes": (C / np.asarray(dg.scale, float)[cs]).tolist(),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -417,8 +617,14 @@ def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> di
 # ----------------------------------------------------------------------------------------------
 
 
-def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[int], *, true_mean: np.ndarray,
-                 empirical_mean: np.ndarray, height: int = 480) -> tuple[go.Figure, pd.DataFrame]:
+def noise_figure(
+    entries: Sequence[tuple[str, str, Estimate]],
+    coords: Sequence[int],
+    *,
+    true_mean: np.ndarray,
+    empirical_mean: np.ndarray,
+    height: int = 480,
+) -> tuple[go.Figure, pd.DataFrame]:
     """Zoom on the mean: each estimator's noiseless mean, its private mean and its noise ellipse.
 
     The private mean is the noiseless mean plus Gaussian noise with per-coordinate stds
@@ -457,50 +663,148 @@ def noise_figure(entries: Sequence[tuple[str, str, Estimate]], coords: Sequence[
         mean = np.asarray(est.mean, dtype=float)[cs]
         if one_d:
             yk = float(-k)
-            frames.append(pd.DataFrame({"estimator": label, "role": ["noiseless mean", "private mean"],
-                                        "x": [nl[0], mean[0]], "y": [yk, yk], "std_x": sd[0], "std_y": 0.0}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "estimator": label,
+                        "role": ["noiseless mean", "private mean"],
+                        "x": [nl[0], mean[0]],
+                        "y": [yk, yk],
+                        "std_x": sd[0],
+                        "std_y": 0.0,
+                    }
+                )
+            )
             for m in (2, 1):
-                fig.add_trace(go.Scatter(x=[nl[0] - m * sd[0], nl[0] + m * sd[0]], y=[yk, yk], mode="lines",
-                                         line=dict(color=color, width=10 if m == 1 else 3), opacity=0.35,
-                                         name=f"{label}: noise ±{m} sd", legendgroup=label, hoverinfo="skip"))
+                fig.add_trace(
+                    go.Scatter(
+                        x=[nl[0] - m * sd[0], nl[0] + m * sd[0]],
+                        y=[yk, yk],
+                        mode="lines",
+                        line=dict(color=color, width=10 if m == 1 else 3),
+                        opacity=0.35,
+                        name=f"{label}: noise ±{m} sd",
+                        legendgroup=label,
+                        hoverinfo="skip",
+                    )
+                )
         else:
-            frames.append(pd.DataFrame({"estimator": label, "role": ["noiseless mean", "private mean"],
-                                        "x": [nl[0], mean[0]], "y": [nl[1], mean[1]], "std_x": sd[0], "std_y": sd[1]}))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "estimator": label,
+                        "role": ["noiseless mean", "private mean"],
+                        "x": [nl[0], mean[0]],
+                        "y": [nl[1], mean[1]],
+                        "std_x": sd[0],
+                        "std_y": sd[1],
+                    }
+                )
+            )
             for m in (1, 2):
                 ell = _outline(nl, m * sd)
-                frames.append(pd.DataFrame({"estimator": label, "role": f"noise ellipse, {m} sd", "x": ell[:, 0],
-                                            "y": ell[:, 1], "std_x": sd[0], "std_y": sd[1]}))
-                fig.add_trace(go.Scatter(x=ell[:, 0], y=ell[:, 1], mode="lines", name=f"{label}: noise, 1 and 2 sd",
-                                         legendgroup=label, fill="toself" if m == 1 else None,
-                                         fillcolor=rgba(color, 0.18),
-                                         line=dict(color=color, width=2 if m == 1 else 1, dash="solid" if m == 1 else "dot"),
-                                         hoverinfo="skip", showlegend=m == 1))
-        fig.add_trace(go.Scatter(x=[nl[0]], y=[nl[1] if not one_d else -k], mode="markers", legendgroup=label,
-                                 name=f"{label}: without noise", showlegend=False,
-                                 marker=dict(symbol="circle-open", size=10, color=color, line=dict(width=2)),
-                                 hovertemplate=f"{label} without noise<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>"))
-        fig.add_trace(go.Scatter(x=[mean[0]], y=[mean[1] if not one_d else -k], mode="markers", legendgroup=label,
-                                 name=f"{label}: private mean", showlegend=False,
-                                 marker=dict(symbol="x", size=13, color=color, line=dict(width=1, color="#1d2733")),
-                                 hovertemplate=f"{label} private mean<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>"))
+                frames.append(
+                    pd.DataFrame(
+                        {
+                            "estimator": label,
+                            "role": f"noise ellipse, {m} sd",
+                            "x": ell[:, 0],
+                            "y": ell[:, 1],
+                            "std_x": sd[0],
+                            "std_y": sd[1],
+                        }
+                    )
+                )
+                fig.add_trace(
+                    go.Scatter(
+                        x=ell[:, 0],
+                        y=ell[:, 1],
+                        mode="lines",
+                        name=f"{label}: noise, 1 and 2 sd",
+                        legendgroup=label,
+                        fill="toself" if m == 1 else None,
+                        fillcolor=rgba(color, 0.18),
+                        line=dict(
+                            color=color, width=2 if m == 1 else 1, dash="solid" if m == 1 else "dot"
+                        ),
+                        hoverinfo="skip",
+                        showlegend=m == 1,
+                    )
+                )
+        fig.add_trace(
+            go.Scatter(
+                x=[nl[0]],
+                y=[nl[1] if not one_d else -k],
+                mode="markers",
+                legendgroup=label,
+                name=f"{label}: without noise",
+                showlegend=False,
+                marker=dict(symbol="circle-open", size=10, color=color, line=dict(width=2)),
+                hovertemplate=f"{label} without noise<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[mean[0]],
+                y=[mean[1] if not one_d else -k],
+                mode="markers",
+                legendgroup=label,
+                name=f"{label}: private mean",
+                showlegend=False,
+                marker=dict(symbol="x", size=13, color=color, line=dict(width=1, color="#1d2733")),
+                hovertemplate=f"{label} private mean<br>(%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
+            )
+        )
     truth = np.asarray(true_mean, dtype=float)[cs]
     emp = np.asarray(empirical_mean, dtype=float)[cs]
     ty = [truth[1]] if not one_d else [0.5]
     ey = [emp[1]] if not one_d else [0.5]
-    frames.append(pd.DataFrame({"estimator": "", "role": ["true mean", "empirical mean"], "x": [truth[0], emp[0]],
-                                "y": [ty[0], ey[0]], "std_x": np.nan, "std_y": np.nan}))
-    fig.add_trace(go.Scatter(x=[truth[0]], y=ty, mode="markers", name="true mean",
-                             marker=dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))))
-    fig.add_trace(go.Scatter(x=[emp[0]], y=ey, mode="markers", name="empirical mean (not private)",
-                             marker=dict(symbol="diamond", size=10, color=COLORS["sampling"])))
+    frames.append(
+        pd.DataFrame(
+            {
+                "estimator": "",
+                "role": ["true mean", "empirical mean"],
+                "x": [truth[0], emp[0]],
+                "y": [ty[0], ey[0]],
+                "std_x": np.nan,
+                "std_y": np.nan,
+            }
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[truth[0]],
+            y=ty,
+            mode="markers",
+            name="true mean",
+            marker=dict(
+                symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733")
+            ),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[emp[0]],
+            y=ey,
+            mode="markers",
+            name="empirical mean (not private)",
+            marker=dict(symbol="diamond", size=10, color=COLORS["sampling"]),
+        )
+    )
     fig.update_xaxes(title_text=f"coordinate {cs[0] + 1}")
     if one_d:
-        fig.update_yaxes(tickvals=[-k for k in range(len(entries))], ticktext=[e[0] for e in entries], title_text=None)
+        fig.update_yaxes(
+            tickvals=[-k for k in range(len(entries))],
+            ticktext=[e[0] for e in entries],
+            title_text=None,
+        )
     else:
         fig.update_yaxes(title_text=f"coordinate {cs[1] + 1}", scaleanchor="x", scaleratio=1)
     style(fig, height=height)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
-                      margin=dict(t=20, b=40))
+    fig.update_layout(
+        legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
+        margin=dict(t=20, b=40),
+    )
     return fig, pd.concat(frames, ignore_index=True)
 
 
@@ -515,8 +819,15 @@ def _floor(sig: np.ndarray) -> np.ndarray:
     return np.maximum(sig, top * 1e-12 if top > 0 else 1.0)
 
 
-def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: float, *,
-                       sigma_hat: np.ndarray | None = None, margin: float = 1.0) -> np.ndarray:
+def exponent_noise_std(
+    sigma: np.ndarray,
+    n: int,
+    rho_noise: float,
+    exponent: float,
+    *,
+    sigma_hat: np.ndarray | None = None,
+    margin: float = 1.0,
+) -> np.ndarray:
     """Idealised per-coordinate noise std of PLAN's output with scaling ``s = sigma^^(-2e)``.
 
     The clip radius is ``C = margin * sqrt(sum_i sigma_i^2 s_i^2)`` (the typical scaled norm), the
@@ -531,9 +842,18 @@ def exponent_noise_std(sigma: np.ndarray, n: int, rho_noise: float, exponent: fl
     return 2.0 * margin / n * theory.noise_std_per_coordinate(sig, t, rho_noise)
 
 
-def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, *,
-                   sigma_hat: np.ndarray | None = None, current: float | None = None, margin: float = 1.0,
-                   num: int = 101, height: int = 380) -> tuple[go.Figure, pd.DataFrame]:
+def exponent_curve(
+    sigma: np.ndarray,
+    n: int,
+    rho_noise: float,
+    p: float = 2.0,
+    *,
+    sigma_hat: np.ndarray | None = None,
+    current: float | None = None,
+    margin: float = 1.0,
+    num: int = 101,
+    height: int = 380,
+) -> tuple[go.Figure, pd.DataFrame]:
     """Expected noise and total error against the scaling exponent ``e`` (``s = sigma^^(-2e)``).
 
     noise: ``(E ||noise||_p^p)^(1/p) = (2 margin / n) (theory.expected_scaled_noise_pp(sigma,
@@ -556,7 +876,11 @@ def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, 
     """
     sig = np.asarray(sigma, dtype=float)
     sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))
-    named = {0.0: "no scaling (e = 0)", 1.0 / (p + 2.0): f"PLAN (e = 1/{p + 2:g})", 0.5: "equal split (e = 1/2)"}
+    named = {
+        0.0: "no scaling (e = 0)",
+        1.0 / (p + 2.0): f"PLAN (e = 1/{p + 2:g})",
+        0.5: "equal split (e = 1/2)",
+    }
     grid = np.union1d(np.linspace(0.0, 0.5, num), list(named))
     if current is not None:
         grid = np.union1d(grid, [float(current)])
@@ -569,24 +893,61 @@ def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, 
         sd = exponent_noise_std(sig, n, rho_noise, e, sigma_hat=sh, margin=margin)
         total = gp * float(np.sum((sig**2 / n + sd**2) ** (p / 2.0))) ** (1.0 / p)
         name = next((v for k, v in named.items() if math.isclose(k, e, abs_tol=1e-12)), "")
-        rows.append({"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name})
+        rows.append(
+            {"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name}
+        )
     df = pd.DataFrame(rows)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=df.exponent, y=df.total, mode="lines", name="total (sampling and noise)",
-                             line=dict(color="#1d2733", width=2)))
-    fig.add_trace(go.Scatter(x=df.exponent, y=df.noise, mode="lines", name="DP noise",
-                             line=dict(color=COLORS["noise"], width=3)))
-    fig.add_trace(go.Scatter(x=df.exponent, y=df.sampling, mode="lines", name="sampling error (floor)",
-                             line=dict(color=COLORS["sampling"], width=2, dash="dash")))
+    fig.add_trace(
+        go.Scatter(
+            x=df.exponent,
+            y=df.total,
+            mode="lines",
+            name="total (sampling and noise)",
+            line=dict(color="#1d2733", width=2),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=df.exponent,
+            y=df.noise,
+            mode="lines",
+            name="DP noise",
+            line=dict(color=COLORS["noise"], width=3),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=df.exponent,
+            y=df.sampling,
+            mode="lines",
+            name="sampling error (floor)",
+            line=dict(color=COLORS["sampling"], width=2, dash="dash"),
+        )
+    )
     pts = df[df.point != ""]
-    fig.add_trace(go.Scatter(x=pts.exponent, y=pts.noise, mode="markers+text", text=pts.point, name="named exponents",
-                             textposition=["top right" if e < 0.1 else "top left" if e > 0.4 else "top center"
-                                           for e in pts.exponent], marker=dict(size=10, color=COLORS["noise"],
-                                                                    line=dict(width=1, color="#1d2733")),
-                             showlegend=False))
+    fig.add_trace(
+        go.Scatter(
+            x=pts.exponent,
+            y=pts.noise,
+            mode="markers+text",
+            text=pts.point,
+            name="named exponents",
+            textposition=[
+                "top right" if e < 0.1 else "top left" if e > 0.4 else "top center"
+                for e in pts.exponent
+            ],
+            marker=dict(size=10, color=COLORS["noise"], line=dict(width=1, color="#1d2733")),
+            showlegend=False,
+        )
+    )
     if current is not None:
-        fig.add_vline(x=float(current), line=dict(color=COLORS["scaled"], width=2, dash="dot"),
-                      annotation_text="slider", annotation_position="bottom right")
+        fig.add_vline(
+            x=float(current),
+            line=dict(color=COLORS["scaled"], width=2, dash="dot"),
+            annotation_text="slider",
+            annotation_position="bottom right",
+        )
     fig.update_xaxes(title_text="scaling exponent e in s = σ^(−2e)", range=[-0.01, 0.51])
     fig.update_yaxes(title_text=f"expected ℓ{p:g} error", rangemode="tozero")
     return style(fig, title="Why the middle ground wins (idealised, Appendix C)", height=height), df
@@ -597,8 +958,9 @@ def exponent_curve(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0, 
 # ----------------------------------------------------------------------------------------------
 
 
-def noise_shapes_figure(entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int,
-                        height: int = 400) -> tuple[go.Figure, pd.DataFrame]:
+def noise_shapes_figure(
+    entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int, height: int = 400
+) -> tuple[go.Figure, pd.DataFrame]:
     """Per-coordinate noise std of each estimator (bars; lines for ``d > 64``) against ``sigma_i / sqrt(n)``.
 
     PLAN's noise follows the spread (``std_i ∝ sigma^_i^(2/(p+2))``); IOME and the Gaussian mechanism
@@ -619,31 +981,65 @@ def noise_shapes_figure(entries: Sequence[tuple[str, str, Estimate]], sigma: np.
     for label, color, est in entries:
         _need(est, "noise_std")
         sd = np.broadcast_to(np.asarray(est.diagnostics.noise_std, dtype=float), (d,))
-        frames.append(pd.DataFrame({"coordinate": coord, "estimator": label, "noise_std": sd, "sigma": sig,
-                                    "sampling_std": sig / math.sqrt(n)}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "coordinate": coord,
+                    "estimator": label,
+                    "noise_std": sd,
+                    "sigma": sig,
+                    "sampling_std": sig / math.sqrt(n),
+                }
+            )
+        )
         hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
         if bars:
-            fig.add_trace(go.Bar(x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover))
+            fig.add_trace(
+                go.Bar(x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+            )
         else:
-            fig.add_trace(go.Scatter(x=coord, y=sd, mode="lines", name=label, line=dict(color=color, width=2),
-                                     hovertemplate=hover))
-    fig.add_trace(go.Scatter(x=coord, y=sig / math.sqrt(n), mode="lines+markers" if bars else "lines",
-                             name="sampling std σᵢ/√n", line=dict(color=COLORS["sampling"], width=2, dash="dash"),
-                             marker=dict(size=5), hovertemplate="coordinate %{x}: σᵢ/√n = %{y:.3g}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=coord,
+                    y=sd,
+                    mode="lines",
+                    name=label,
+                    line=dict(color=color, width=2),
+                    hovertemplate=hover,
+                )
+            )
+    fig.add_trace(
+        go.Scatter(
+            x=coord,
+            y=sig / math.sqrt(n),
+            mode="lines+markers" if bars else "lines",
+            name="sampling std σᵢ/√n",
+            line=dict(color=COLORS["sampling"], width=2, dash="dash"),
+            marker=dict(size=5),
+            hovertemplate="coordinate %{x}: σᵢ/√n = %{y:.3g}<extra></extra>",
+        )
+    )
     fig.update_layout(barmode="group", bargap=0.15)
     fig.update_xaxes(title_text="coordinate i (σᵢ falls from left to right for skewed data)")
     allv = pd.concat(frames).melt(value_vars=["noise_std", "sampling_std"]).value
     allv = allv[allv > 0]
-    fig.update_yaxes(title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float)))
-    return style(fig, title="Noise shapes: noise std per coordinate", height=height), pd.concat(frames, ignore_index=True)
+    fig.update_yaxes(
+        title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float))
+    )
+    return style(fig, title="Noise shapes: noise std per coordinate", height=height), pd.concat(
+        frames, ignore_index=True
+    )
 
 
-def error_split_frame(entries: Sequence[tuple[str, Estimate]], x: np.ndarray, truth: np.ndarray,
-                      p: float = 2.0) -> pd.DataFrame:
+def error_split_frame(
+    entries: Sequence[tuple[str, Estimate]], x: np.ndarray, truth: np.ndarray, p: float = 2.0
+) -> pd.DataFrame:
     """One row per estimator with :func:`dpcore.metrics.error_split` (sampling, clipping, noise, total),
     ready for :func:`dpcore.figures.style.error_split_chart`."""
-    return pd.DataFrame([{"estimator": label, **error_split(est, x, truth, p)} for label, est in entries],
-                        columns=["estimator", "sampling", "clipping", "noise", "total"])
+    return pd.DataFrame(
+        [{"estimator": label, **error_split(est, x, truth, p)} for label, est in entries],
+        columns=["estimator", "sampling", "clipping", "noise", "total"],
+    )
 
 
 __all__ = [

@@ -28,12 +28,20 @@ from dpcore.registry import get
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
-    **{key: get(name).color for key, name in {
-        "simplex": "simplex_laplace", "simplex_known_n": "simplex_known_n_laplace_replace", "plugin": "plugin_laplace",
-        "centred": "centred_plugin_laplace", "sum_known_n": "sum_known_n_laplace_replace",
-        "centred_sum_known_n": "centred_sum_known_n_laplace"}.items()},
+    **{
+        key: get(name).color
+        for key, name in {
+            "simplex": "simplex_laplace",
+            "simplex_known_n": "simplex_known_n_laplace_replace",
+            "plugin": "plugin_laplace",
+            "centred": "centred_plugin_laplace",
+            "sum_known_n": "sum_known_n_laplace_replace",
+            "centred_sum_known_n": "centred_sum_known_n_laplace",
+        }.items()
+    },
     # not registered estimators (page-only variants): colours no registered estimator uses
-    "simplex_extra_count": "#b8e186", "plugin_oracle": "#e08214",
+    "simplex_extra_count": "#b8e186",
+    "plugin_oracle": "#e08214",
 }
 
 
@@ -49,23 +57,64 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     data = preprocess(np.asarray(x, float), (0.0, radius))
     y = simplex_transform(data.z, radius)
     l2 = np.linalg.norm(y, axis=1) / radius
-    df = pd.DataFrame({"x": data.z[:, 0], "y1": y[:, 0], "y2": y[:, 1], "l1_norm": y.sum(axis=1),
-                       "l2_norm_over_R": l2})
+    df = pd.DataFrame(
+        {
+            "x": data.z[:, 0],
+            "y1": y[:, 0],
+            "y2": y[:, 1],
+            "l1_norm": y.sum(axis=1),
+            "l2_norm_over_R": l2,
+        }
+    )
     R = radius
     fig = go.Figure()
     t = np.linspace(0, 2 * math.pi, 241)
-    fig.add_trace(go.Scatter(x=R * np.cos(t), y=R * np.sin(t), mode="lines", name="l2 ball (Gaussian budget)",
-                             line=dict(color="#1f77b4", dash="dot")))
-    fig.add_trace(go.Scatter(x=[R, 0, -R, 0, R], y=[0, R, 0, -R, 0], mode="lines",
-                             name="l1 ball (Laplace budget)", line=dict(color="#d62728", dash="dash")))
-    fig.add_trace(go.Scatter(x=[0, R], y=[R, 0], mode="lines", name="y₁ + y₂ = R", line=dict(color="#555", width=3)))
-    fig.add_trace(go.Scatter(x=df.y1, y=df.y2, mode="markers", name="records y = (x, R − x)",
-                             marker=dict(size=9, color=df.l2_norm_over_R, colorscale="Viridis", cmin=1 / math.sqrt(2),
-                                         cmax=1, colorbar=dict(title="‖y‖₂ / R", x=1.02), line=dict(width=0.5)),
-                             customdata=df[["x", "l2_norm_over_R"]].to_numpy(),
-                             hovertemplate="x = %{customdata[0]:.3g}<br>‖y‖₂/R = %{customdata[1]:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=R * np.cos(t),
+            y=R * np.sin(t),
+            mode="lines",
+            name="l2 ball (Gaussian budget)",
+            line=dict(color="#1f77b4", dash="dot"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[R, 0, -R, 0, R],
+            y=[0, R, 0, -R, 0],
+            mode="lines",
+            name="l1 ball (Laplace budget)",
+            line=dict(color="#d62728", dash="dash"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, R], y=[R, 0], mode="lines", name="y₁ + y₂ = R", line=dict(color="#555", width=3)
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=df.y1,
+            y=df.y2,
+            mode="markers",
+            name="records y = (x, R − x)",
+            marker=dict(
+                size=9,
+                color=df.l2_norm_over_R,
+                colorscale="Viridis",
+                cmin=1 / math.sqrt(2),
+                cmax=1,
+                colorbar=dict(title="‖y‖₂ / R", x=1.02),
+                line=dict(width=0.5),
+            ),
+            customdata=df[["x", "l2_norm_over_R"]].to_numpy(),
+            hovertemplate="x = %{customdata[0]:.3g}<br>‖y‖₂/R = %{customdata[1]:.3f}<extra></extra>",
+        )
+    )
     fig.update_xaxes(title="y₁ = x", range=[-0.15 * R, 1.15 * R], zeroline=True)
-    fig.update_yaxes(title="y₂ = R − x (padding)", range=[-0.15 * R, 1.15 * R], scaleanchor="x", scaleratio=1)
+    fig.update_yaxes(
+        title="y₂ = R − x (padding)", range=[-0.15 * R, 1.15 * R], scaleanchor="x", scaleratio=1
+    )
     style(fig, height=460)
     return fig, df
 
@@ -75,48 +124,102 @@ def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     data = preprocess(np.asarray(z, float), (0.0, radius), radius)
     y = simplex_transform(data.z, radius)
     df = pd.DataFrame({"z1": y[:, 0], "z2": y[:, 1], "padding": y[:, 2], "rescaled": data.clipped})
-    fig = go.Figure(go.Scatterternary(
-        a=df.z1, b=df.z2, c=df.padding, mode="markers", name="records",
-        marker=dict(size=7, color=np.where(df.rescaled, "#d62728", "#2ca02c"), opacity=0.8),
-        hovertemplate="z₁ = %{a:.3g}<br>z₂ = %{b:.3g}<br>padding R − z₁ − z₂ = %{c:.3g}<extra></extra>"))
-    fig.update_layout(ternary=dict(sum=radius, aaxis=dict(title="z₁"), baxis=dict(title="z₂"),
-                                   caxis=dict(title="padding")))
+    fig = go.Figure(
+        go.Scatterternary(
+            a=df.z1,
+            b=df.z2,
+            c=df.padding,
+            mode="markers",
+            name="records",
+            marker=dict(size=7, color=np.where(df.rescaled, "#d62728", "#2ca02c"), opacity=0.8),
+            hovertemplate="z₁ = %{a:.3g}<br>z₂ = %{b:.3g}<br>padding R − z₁ − z₂ = %{c:.3g}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        ternary=dict(
+            sum=radius, aaxis=dict(title="z₁"), baxis=dict(title="z₂"), caxis=dict(title="padding")
+        )
+    )
     style(fig, height=420)
     fig.update_layout(margin=dict(l=60, r=60, t=40, b=40))
     return fig, df
 
 
-def release_picture(x: np.ndarray, radius: float, *, epsilon: float | None = None, rho: float | None = None,
-                    reps: int = 300, rng: RngLike = None) -> tuple[go.Figure, pd.DataFrame]:
+def release_picture(
+    x: np.ndarray,
+    radius: float,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    reps: int = 300,
+    rng: RngLike = None,
+) -> tuple[go.Figure, pd.DataFrame]:
     """The release ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2).
 
     Known ``n``: the perpendicular projection onto ``m₁ + m₂ = N R`` (S3). Unknown ``n``: the ray
     from the origin through ``m`` crosses ``y₁ + y₂ = R`` at ``(μ̂, R − μ̂)`` scaled by ``N``.
     """
-    rel = simplex_release(np.asarray(x, float), bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=rng)
+    rel = simplex_release(
+        np.asarray(x, float), bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=rng
+    )
     N, R = rel.data.n, radius
     m = rel.m
     excess = (m.sum(axis=1) - N * R) / 2
     proj = m - excess[:, None]
-    df = pd.DataFrame({"m1": m[:, 0], "m2": m[:, 1], "known_n_m1": proj[:, 0], "known_n_m2": proj[:, 1],
-                       "free_count": m.sum(axis=1) / R})
+    df = pd.DataFrame(
+        {
+            "m1": m[:, 0],
+            "m2": m[:, 1],
+            "known_n_m1": proj[:, 0],
+            "known_n_m2": proj[:, 1],
+            "free_count": m.sum(axis=1) / R,
+        }
+    )
     fig = go.Figure()
     lo = min(m[:, 0].min(), rel.s[0]) - 0.1 * R
     hi = max(m[:, 0].max(), rel.s[0]) + 0.1 * R
     line_x = np.array([lo, hi])
-    fig.add_trace(go.Scatter(x=line_x, y=N * R - line_x, mode="lines", name="m₁ + m₂ = N R (true count)",
-                             line=dict(color="#555")))
-    fig.add_trace(go.Scatter(x=df.m1, y=df.m2, mode="markers", name="noisy releases m",
-                             marker=dict(size=5, color="#17becf", opacity=0.6)))
+    fig.add_trace(
+        go.Scatter(
+            x=line_x,
+            y=N * R - line_x,
+            mode="lines",
+            name="m₁ + m₂ = N R (true count)",
+            line=dict(color="#555"),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=df.m1,
+            y=df.m2,
+            mode="markers",
+            name="noisy releases m",
+            marker=dict(size=5, color="#17becf", opacity=0.6),
+        )
+    )
     k = min(12, reps)
     xs, ys = [], []
     for i in range(k):  # a few projections, drawn as segments (k <= 12: not a loop over data rows)
         xs += [m[i, 0], proj[i, 0], None]
         ys += [m[i, 1], proj[i, 1], None]
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="known n: project onto the line",
-                             line=dict(color="#006d2c", width=1)))
-    fig.add_trace(go.Scatter(x=[rel.s[0]], y=[rel.s[1]], mode="markers", name="true sums s",
-                             marker=dict(size=14, color="#d62728", symbol="x")))
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            name="known n: project onto the line",
+            line=dict(color="#006d2c", width=1),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[rel.s[0]],
+            y=[rel.s[1]],
+            mode="markers",
+            name="true sums s",
+            marker=dict(size=14, color="#d62728", symbol="x"),
+        )
+    )
     fig.update_xaxes(title="m₁ (noisy Σx)")
     fig.update_yaxes(title="m₂ (noisy Σ(R − x))", scaleanchor="x", scaleratio=1)
     style(fig, height=420)
@@ -133,18 +236,37 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     th = theory[theory.known_n == known_n]
     # thick simplex lines first, thin (dashed) baselines on top: both stay visible where they
     # coincide (Gaussian B3 at f = 0.5 is the simplex exactly)
-    groups = sorted(th.groupby("estimator", sort=False), key=lambda kv: not kv[0].startswith("simplex"))
+    groups = sorted(
+        th.groupby("estimator", sort=False), key=lambda kv: not kv[0].startswith("simplex")
+    )
     for name, grp in groups:
         dash = {"plugin_oracle": "dot", "centred": "dash"}.get(name, "solid")
-        fig.add_trace(go.Scatter(x=grp.p, y=grp.mse, mode="lines", name=LABELS[name], legendgroup=name,
-                                 line=dict(color=COLORS[name], dash=dash,
-                                           width=5 if name.startswith("simplex") else 2)))
+        fig.add_trace(
+            go.Scatter(
+                x=grp.p,
+                y=grp.mse,
+                mode="lines",
+                name=LABELS[name],
+                legendgroup=name,
+                line=dict(
+                    color=COLORS[name], dash=dash, width=5 if name.startswith("simplex") else 2
+                ),
+            )
+        )
     sm = sim[sim.known_n == known_n]
     for name, grp in sm.groupby("estimator", sort=False):
-        fig.add_trace(go.Scatter(x=grp.p, y=grp.mse, mode="markers", name=LABELS[name] + " (simulated)",
-                                 legendgroup=name, showlegend=False,
-                                 error_y=dict(type="data", array=2 * grp.se, visible=True),
-                                 marker=dict(color=COLORS[name], size=9, symbol="circle-open", line=dict(width=2))))
+        fig.add_trace(
+            go.Scatter(
+                x=grp.p,
+                y=grp.mse,
+                mode="markers",
+                name=LABELS[name] + " (simulated)",
+                legendgroup=name,
+                showlegend=False,
+                error_y=dict(type="data", array=2 * grp.se, visible=True),
+                marker=dict(color=COLORS[name], size=9, symbol="circle-open", line=dict(width=2)),
+            )
+        )
     fig.update_xaxes(title="where the data's mean sits in its range, p = (μ − L)/(U − L)")
     fig.update_yaxes(title="MSE of the mean", type="log")
     style(fig, height=440)
@@ -157,8 +279,15 @@ def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
     :func:`dpcore.experiments.studies.count_draws`), with the true ``n`` marked."""
     fig = go.Figure()
     for src, color in zip(df.source.unique(), ["#2ca02c", "#d62728"], strict=True):
-        fig.add_trace(go.Histogram(x=df[df.source == src]["count"], name=src, opacity=0.6, marker_color=color,
-                                   nbinsx=60))
+        fig.add_trace(
+            go.Histogram(
+                x=df[df.source == src]["count"],
+                name=src,
+                opacity=0.6,
+                marker_color=color,
+                nbinsx=60,
+            )
+        )
     fig.add_vline(x=n, line=dict(color="#333", dash="dash"), annotation_text=f"true n = {n}")
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="released count")

@@ -62,8 +62,20 @@ def deck_html(title: str, slides: Sequence[tuple[str, str, go.Figure]], subtitle
     """
     parts = []
     for k, (heading, sentence, fig) in enumerate(slides):
-        body = pio.to_html(fig, full_html=False, include_plotlyjs=k == 0, default_width="100%",
-                           default_height="70vh", config={"displaylogo": False})
-        parts.append(f"<section><h2>{html.escape(heading)}</h2>{body}<p>{_plain(sentence)}</p></section>")
-    return _PAGE.format(title=html.escape(title), subtitle=_plain(subtitle), count=len(slides) + 1,
-                        slides="\n".join(parts))
+        body = pio.to_html(
+            fig,
+            full_html=False,
+            include_plotlyjs=k == 0,
+            default_width="100%",
+            default_height="70vh",
+            config={"displaylogo": False},
+        )
+        parts.append(
+            f"<section><h2>{html.escape(heading)}</h2>{body}<p>{_plain(sentence)}</p></section>"
+        )
+    return _PAGE.format(
+        title=html.escape(title),
+        subtitle=_plain(subtitle),
+        count=len(slides) + 1,
+        slides="\n".join(parts),
+    )

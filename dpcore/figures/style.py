@@ -32,7 +32,13 @@ def _house_template() -> go.layout.Template:
     """
     white = pio.templates["plotly_white"]
     kinds = ("scatter", "bar", "box", "histogram", "scatterternary", "table")
-    unused = ("colorscale", "geo", "mapbox", "polar", "scene")  # no such subplots; colour scales are explicit
+    unused = (
+        "colorscale",
+        "geo",
+        "mapbox",
+        "polar",
+        "scene",
+    )  # no such subplots; colour scales are explicit
     layout = {k: v for k, v in white.layout.to_plotly_json().items() if k not in unused}
     return go.layout.Template(layout=layout, data={k: white.data[k] for k in kinds})
 
@@ -43,7 +49,10 @@ HOUSE_TEMPLATE = _house_template()
 def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
     """The house style (:data:`HOUSE_TEMPLATE`): white background, light grid, legend on top."""
     fig.update_layout(
-        template=HOUSE_TEMPLATE, font=FONT, height=height, margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        template=HOUSE_TEMPLATE,
+        font=FONT,
+        height=height,
+        margin=dict(l=60, r=20, t=60 if title else 30, b=50),
         title=dict(text=title, x=0.0, xanchor="left") if title else None,
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
     )
@@ -55,20 +64,26 @@ def rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     if len(h) != 6:
         return f"rgba(127, 127, 127, {alpha})"
-    r, g, b = (int(h[k:k + 2], 16) for k in (0, 2, 4))
+    r, g, b = (int(h[k : k + 2], 16) for k in (0, 2, 4))
     return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def log_ticks(values: Iterable[float] | np.ndarray) -> dict[str, list]:
     """Tick settings for a log axis spanning ``values``: 1, 2 and 5 times powers of ten, written in
     full (plotly's default writes bare digits "2 3 4 5" when a range spans under a decade)."""
-    v = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float).ravel()
+    v = np.asarray(
+        list(values) if not isinstance(values, np.ndarray) else values, dtype=float
+    ).ravel()
     v = v[np.isfinite(v) & (v > 0)]
     if v.size == 0:
         return {}
     lo, hi = float(v.min()), float(v.max())
-    ticks = [m * 10.0**e for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
-             for m in (1, 2, 5) if lo / 1.5 <= m * 10.0**e <= hi * 1.5]
+    ticks = [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+        for m in (1, 2, 5)
+        if lo / 1.5 <= m * 10.0**e <= hi * 1.5
+    ]
     if len(ticks) > 12:  # many decades: powers of ten only
         ticks = [t for t in ticks if math.isclose(math.log10(t), round(math.log10(t)))]
     if len(ticks) < 2:
@@ -90,8 +105,10 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
                 continue
             ref = getattr(trace, f"{letter}axis", None) or letter
             values.setdefault(f"{letter}axis{ref[1:]}", []).extend(
-                float(v) for v in np.asarray(data, dtype=object).ravel()
-                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+                float(v)
+                for v in np.asarray(data, dtype=object).ravel()
+                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            )
     for name, nums in values.items():
         axis = fig.layout[name] if name in fig.layout else None  # noqa: SIM401 - plotly Layout
         if axis is not None and axis.type == "log" and axis.tickvals is None:
@@ -99,21 +116,40 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def epsilon_delta_curve(rho: float, deltas: Sequence[float] | None = None) -> tuple[go.Figure, pd.DataFrame]:
+def epsilon_delta_curve(
+    rho: float, deltas: Sequence[float] | None = None
+) -> tuple[go.Figure, pd.DataFrame]:
     """ε against δ for ``rho``-zCDP, by the standard bound and by Canonne–Kamath–Steinke."""
     ds = np.logspace(-12, -1, 45) if deltas is None else np.asarray(deltas, dtype=float)
-    rows = [{"delta": dl, "method": m, "epsilon": zcdp_to_approx(rho, dl, m)}
-            for dl in ds for m in ("standard", "cks")]
+    rows = [
+        {"delta": dl, "method": m, "epsilon": zcdp_to_approx(rho, dl, m)}
+        for dl in ds
+        for m in ("standard", "cks")
+    ]
     df = pd.DataFrame(rows)
     fig = go.Figure()
     names = {"standard": "ρ + 2√(ρ ln 1/δ)", "cks": "Canonne–Kamath–Steinke (tighter)"}
     colors = {"standard": "#9aa5b1", "cks": "#1f6fb2"}
     for m in ("standard", "cks"):
         part = df[df.method == m]
-        fig.add_trace(go.Scatter(x=part.delta, y=part.epsilon, mode="lines", name=names[m],
-                                 line=dict(color=colors[m], width=3 if m == "cks" else 2,
-                                           dash="solid" if m == "cks" else "dash")))
-    fig.update_xaxes(type="log", exponentformat="power", title="δ (probability the ε guarantee may fail) — smaller is more private")
+        fig.add_trace(
+            go.Scatter(
+                x=part.delta,
+                y=part.epsilon,
+                mode="lines",
+                name=names[m],
+                line=dict(
+                    color=colors[m],
+                    width=3 if m == "cks" else 2,
+                    dash="solid" if m == "cks" else "dash",
+                ),
+            )
+        )
+    fig.update_xaxes(
+        type="log",
+        exponentformat="power",
+        title="δ (probability the ε guarantee may fail) — smaller is more private",
+    )
     fig.update_yaxes(title="ε — smaller is more private", rangemode="tozero")
     return style(fig, title=f"(ε, δ) guarantees implied by ρ = {rho:g} zCDP"), df
 
@@ -124,8 +160,15 @@ def ledger_frame(estimates: Iterable[tuple[EstimatorSpec, Estimate]]) -> pd.Data
     for spec, est in estimates:
         total = est.ledger.total()
         for stage, spent in est.ledger.by_stage().items():
-            rows.append({"estimator": spec.label, "stage": stage, "spent": spent, "unit": est.ledger.unit(),
-                         "share": spent / total if total > 0 else 0.0})
+            rows.append(
+                {
+                    "estimator": spec.label,
+                    "stage": stage,
+                    "spent": spent,
+                    "unit": est.ledger.unit(),
+                    "share": spent / total if total > 0 else 0.0,
+                }
+            )
     return pd.DataFrame(rows, columns=["estimator", "stage", "spent", "unit", "share"])
 
 
@@ -133,7 +176,11 @@ def stage_colors(stages: Iterable[str]) -> dict[str, str]:
     """A distinct colour for every distinct stage name (never reused, however many stages: a fixed
     palette of 48 first, then evenly spaced hues)."""
     names = list(dict.fromkeys(stages))
-    palette = list(dict.fromkeys(c.lower() for c in [*qualitative.D3, *qualitative.Dark24, *qualitative.Light24]))
+    palette = list(
+        dict.fromkeys(
+            c.lower() for c in [*qualitative.D3, *qualitative.Dark24, *qualitative.Light24]
+        )
+    )
     out = {}
     for i, name in enumerate(names):
         if i < len(palette):
@@ -150,15 +197,28 @@ def ledger_chart(df: pd.DataFrame) -> go.Figure:
     colors = stage_colors(df.stage)
     for stage, color in colors.items():
         part = df[df.stage == stage]
-        fig.add_trace(go.Bar(y=part.estimator, x=part.share, name=stage, orientation="h",
-                             marker_color=color,
-                             customdata=np.stack([part.spent, part.unit], axis=-1),
-                             hovertemplate="%{y}<br>" + stage + ": %{x:.1%} (%{customdata[0]:.4g} %{customdata[1]})"
-                                           "<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                y=part.estimator,
+                x=part.share,
+                name=stage,
+                orientation="h",
+                marker_color=color,
+                customdata=np.stack([part.spent, part.unit], axis=-1),
+                hovertemplate="%{y}<br>"
+                + stage
+                + ": %{x:.1%} (%{customdata[0]:.4g} %{customdata[1]})"
+                "<extra></extra>",
+            )
+        )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(title="share of the estimator's budget", tickformat=".0%", range=[0, 1])
     fig.update_yaxes(autorange="reversed", title=None, automargin=True)
-    return style(fig, title="How each estimator spends its budget", height=120 + 40 * max(1, df.estimator.nunique()))
+    return style(
+        fig,
+        title="How each estimator spends its budget",
+        height=120 + 40 * max(1, df.estimator.nunique()),
+    )
 
 
 def error_split_chart(df: pd.DataFrame) -> go.Figure:
@@ -167,9 +227,18 @@ def error_split_chart(df: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     names = {"sampling": "sampling error", "clipping": "clipping bias", "noise": "DP noise"}
     for src, name in names.items():
-        fig.add_trace(go.Bar(x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src]))
-    fig.add_trace(go.Scatter(x=df.estimator, y=df["total"], mode="markers", name="total error",
-                             marker=dict(symbol="diamond", size=12, color="#1d2733")))
+        fig.add_trace(
+            go.Bar(x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src])
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=df.estimator,
+            y=df["total"],
+            mode="markers",
+            name="total error",
+            marker=dict(symbol="diamond", size=12, color="#1d2733"),
+        )
+    )
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="error (norm)", rangemode="tozero")
     return style(fig, title="Where the error comes from")

@@ -45,7 +45,9 @@ def contaminate(x: np.ndarray, fraction: float, shift: float, *, rng: RngLike = 
     return x
 
 
-def interval_histogram(x: np.ndarray, est: Estimate, *, true_mean: float | None = None) -> tuple[go.Figure, pd.DataFrame]:
+def interval_histogram(
+    x: np.ndarray, est: Estimate, *, true_mean: float | None = None
+) -> tuple[go.Figure, pd.DataFrame]:
     """Histogram of the data with the private interval [L, U] (solid), the non-private quantiles it
     aims at (dashed), the points pulled in (rug, per side counts) and the released mean.
 
@@ -67,53 +69,124 @@ def interval_histogram(x: np.ndarray, est: Estimate, *, true_mean: float | None 
     lo_view, hi_view = lo_view - pad, hi_view + pad
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85))
-    fig.add_vrect(x0=lo_view, x1=L, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0)
-    fig.add_vrect(x0=U, x1=hi_view, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0)
-    for v, name, dash, color in [(L, "private L̂", "solid", PMWM_COLOR), (U, "private Û", "solid", PMWM_COLOR),
-                                 (ql, f"non-private {tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
-                                 (qu, f"non-private {1 - tau:.3g} quantile", "dash", NONPRIVATE_COLOR)]:
+    fig.add_vrect(
+        x0=lo_view, x1=L, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
+    )
+    fig.add_vrect(
+        x0=U, x1=hi_view, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
+    )
+    for v, name, dash, color in [
+        (L, "private L̂", "solid", PMWM_COLOR),
+        (U, "private Û", "solid", PMWM_COLOR),
+        (ql, f"non-private {tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
+        (qu, f"non-private {1 - tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
+    ]:
         fig.add_vline(x=v, line_dash=dash, line_color=color, line_width=2)
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
-                                 line={"dash": dash, "color": color}))
+        fig.add_trace(
+            go.Scatter(
+                x=[None], y=[None], mode="lines", name=name, line={"dash": dash, "color": color}
+            )
+        )
     pulled = df[df.status != "kept"]
-    fig.add_trace(go.Scatter(x=pulled.value, y=np.zeros(len(pulled)), mode="markers", name="points pulled in",
-                             marker={"symbol": "line-ns-open", "size": 14, "color": ERROR_SOURCE_COLORS["clipping"]},
-                             yaxis="y2"))
+    fig.add_trace(
+        go.Scatter(
+            x=pulled.value,
+            y=np.zeros(len(pulled)),
+            mode="markers",
+            name="points pulled in",
+            marker={"symbol": "line-ns-open", "size": 14, "color": ERROR_SOURCE_COLORS["clipping"]},
+            yaxis="y2",
+        )
+    )
     n_lo, n_hi = int((x < L).sum()), int((x > U).sum())
-    fig.add_annotation(x=L, y=1.0, yref="paper", text=f"{n_lo} pulled up →", showarrow=False, xanchor="right",
-                       font={"color": ERROR_SOURCE_COLORS["clipping"]})
-    fig.add_annotation(x=U, y=1.0, yref="paper", text=f"← {n_hi} pulled down", showarrow=False, xanchor="left",
-                       font={"color": ERROR_SOURCE_COLORS["clipping"]})
+    fig.add_annotation(
+        x=L,
+        y=1.0,
+        yref="paper",
+        text=f"{n_lo} pulled up →",
+        showarrow=False,
+        xanchor="right",
+        font={"color": ERROR_SOURCE_COLORS["clipping"]},
+    )
+    fig.add_annotation(
+        x=U,
+        y=1.0,
+        yref="paper",
+        text=f"← {n_hi} pulled down",
+        showarrow=False,
+        xanchor="left",
+        font={"color": ERROR_SOURCE_COLORS["clipping"]},
+    )
     fig.add_vline(x=float(est.mean[0]), line_color="#d62728", line_width=3)
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="private mean", line={"color": "#d62728"}))
+    fig.add_trace(
+        go.Scatter(x=[None], y=[None], mode="lines", name="private mean", line={"color": "#d62728"})
+    )
     if true_mean is not None:
         fig.add_vline(x=true_mean, line_color="black", line_dash="dot")
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name="true mean",
-                                 line={"color": "black", "dash": "dot"}))
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                name="true mean",
+                line={"color": "black", "dash": "dot"},
+            )
+        )
     title = "Data, private interval [L̂, Û] and the points pulled in"
     if fallback:
         title = "FALLBACK: the private interval came out inverted, so the prior range is used"
-    fig.update_layout(title=title, xaxis_title="value", yaxis_title="count", bargap=0.02,
-                      xaxis_range=[lo_view, hi_view], legend={"orientation": "h", "y": -0.2},
-                      yaxis2={"overlaying": "y", "range": [0, 1], "visible": False}, height=430,
-                      margin={"t": 60, "b": 40})
+    fig.update_layout(
+        title=title,
+        xaxis_title="value",
+        yaxis_title="count",
+        bargap=0.02,
+        xaxis_range=[lo_view, hi_view],
+        legend={"orientation": "h", "y": -0.2},
+        yaxis2={"overlaying": "y", "range": [0, 1], "visible": False},
+        height=430,
+        margin={"t": 60, "b": 40},
+    )
     return fig, df
 
 
 def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.Figure:
     """Lines of RMSE against the contamination fraction, one per estimator (log y axis)."""
-    colors = {name: (CLIPPED_COLOR if name.startswith("clipped") else
-                     (PMWM_COLOR if "η = 0)" not in name else "#98df8a")) for name in df.estimator.unique()}
+    colors = {
+        name: (
+            CLIPPED_COLOR
+            if name.startswith("clipped")
+            else (PMWM_COLOR if "η = 0)" not in name else "#98df8a")
+        )
+        for name in df.estimator.unique()
+    }
     fig = go.Figure()
     for name, part in df.groupby("estimator", sort=False):
-        fig.add_trace(go.Scatter(x=part.contamination, y=part.rmse, mode="lines+markers", name=name,
-                                 line={"color": colors[name]}))
+        fig.add_trace(
+            go.Scatter(
+                x=part.contamination,
+                y=part.rmse,
+                mode="lines+markers",
+                name=name,
+                line={"color": colors[name]},
+            )
+        )
     if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color="black",
-                      annotation_text="slider", annotation_position="top")
-    fig.update_layout(title="What outliers do: error against the share of contaminated points",
-                      xaxis_title="fraction of points replaced by outliers", yaxis_title="RMSE vs clean mean",
-                      yaxis_type="log", xaxis_tickformat=".0%", height=380, legend={"orientation": "h", "y": -0.25})
+        fig.add_vline(
+            x=current,
+            line_dash="dot",
+            line_color="black",
+            annotation_text="slider",
+            annotation_position="top",
+        )
+    fig.update_layout(
+        title="What outliers do: error against the share of contaminated points",
+        xaxis_title="fraction of points replaced by outliers",
+        yaxis_title="RMSE vs clean mean",
+        yaxis_type="log",
+        xaxis_tickformat=".0%",
+        height=380,
+        legend={"orientation": "h", "y": -0.25},
+    )
     return fig
 
 
@@ -125,42 +198,88 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
     assert interval is not None  # every winsorized estimate records it
     L, U = float(interval[0][0]), float(interval[1][0])
     jitter = np.random.default_rng(0).uniform(-0.3, 0.3, t.size)  # display only
-    df = pd.DataFrame({"group": np.arange(t.size), "statistic": t,
-                       "winsorized": np.clip(t, L, U), "private_aggregate": float(est.mean[0]),
-                       "nonprivate_full_data": nonprivate, "L": L, "U": U})
+    df = pd.DataFrame(
+        {
+            "group": np.arange(t.size),
+            "statistic": t,
+            "winsorized": np.clip(t, L, U),
+            "private_aggregate": float(est.mean[0]),
+            "nonprivate_full_data": nonprivate,
+            "L": L,
+            "U": U,
+        }
+    )
     fig = go.Figure()
     fig.add_vrect(x0=L, x1=U, fillcolor=PMWM_COLOR, opacity=0.12, line_width=0)
-    fig.add_trace(go.Scatter(x=t, y=jitter, mode="markers", name=f"{t.size} group statistics",
-                             marker={"color": "#1f77b4", "size": 7, "opacity": 0.7}))
+    fig.add_trace(
+        go.Scatter(
+            x=t,
+            y=jitter,
+            mode="markers",
+            name=f"{t.size} group statistics",
+            marker={"color": "#1f77b4", "size": 7, "opacity": 0.7},
+        )
+    )
     fig.add_vline(x=float(est.mean[0]), line_color="#d62728", line_width=3)
     fig.add_vline(x=nonprivate, line_color="black", line_dash="dot")
-    for name, color, dash in [("private aggregate", "#d62728", "solid"), ("non-private, all data", "black", "dot"),
-                              ("private interval [L̂, Û]", PMWM_COLOR, "solid")]:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, line={"color": color, "dash": dash}))
-    fig.update_layout(title="Subsample and aggregate: one point per group", xaxis_title="group statistic",
-                      yaxis={"visible": False, "range": [-1, 1]}, height=300, legend={"orientation": "h", "y": -0.3},
-                      margin={"t": 50})
+    for name, color, dash in [
+        ("private aggregate", "#d62728", "solid"),
+        ("non-private, all data", "black", "dot"),
+        ("private interval [L̂, Û]", PMWM_COLOR, "solid"),
+    ]:
+        fig.add_trace(
+            go.Scatter(
+                x=[None], y=[None], mode="lines", name=name, line={"color": color, "dash": dash}
+            )
+        )
+    fig.update_layout(
+        title="Subsample and aggregate: one point per group",
+        xaxis_title="group statistic",
+        yaxis={"visible": False, "range": [-1, 1]},
+        height=300,
+        legend={"orientation": "h", "y": -0.3},
+        margin={"t": 50},
+    )
     return fig, df
 
 
 def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
     """RMSE of S&A against the group size (the paper's Table 3 shape: U-shaped for biased T)."""
-    fig = go.Figure(go.Scatter(x=df.group_size, y=df.rmse, mode="lines+markers", name="S&A with PMWM",
-                               line={"color": PMWM_COLOR},
-                               customdata=np.c_[df.groups, df.fallbacks],
-                               hovertemplate="group size %{x} (%{customdata[0]} groups)<br>RMSE %{y:.3g}"
-                                             "<br>fallbacks %{customdata[1]}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=df.group_size,
+            y=df.rmse,
+            mode="lines+markers",
+            name="S&A with PMWM",
+            line={"color": PMWM_COLOR},
+            customdata=np.c_[df.groups, df.fallbacks],
+            hovertemplate="group size %{x} (%{customdata[0]} groups)<br>RMSE %{y:.3g}"
+            "<br>fallbacks %{customdata[1]}<extra></extra>",
+        )
+    )
     fb = df[df.fallbacks > 0]
     if len(fb):
-        fig.add_trace(go.Scatter(x=fb.group_size, y=fb.rmse, mode="markers", name="fallback fired in some runs",
-                                 marker={"symbol": "x", "size": 11, "color": "#d62728"}))
+        fig.add_trace(
+            go.Scatter(
+                x=fb.group_size,
+                y=fb.rmse,
+                mode="markers",
+                name="fallback fired in some runs",
+                marker={"symbol": "x", "size": 11, "color": "#d62728"},
+            )
+        )
     if current is not None:  # no annotation: plotly places vline annotations wrongly on log axes
         fig.add_vline(x=current, line_dash="dot", line_color="black")
     lo_x = min(float(df.group_size.min()), current or np.inf)
     hi_x = max(float(df.group_size.max()), current or 0)
-    fig.update_layout(title="How the error moves with the group size (k = N / size groups; dotted: the slider)",
-                      xaxis_type="log", xaxis_range=[np.log10(lo_x) - 0.05, np.log10(hi_x) + 0.05],
-                      legend={"orientation": "h", "y": -0.3},
-                      xaxis_title="units per group (fewer, larger groups →)", yaxis_title="RMSE vs full-data statistic",
-                      yaxis_type="log", height=360)
+    fig.update_layout(
+        title="How the error moves with the group size (k = N / size groups; dotted: the slider)",
+        xaxis_type="log",
+        xaxis_range=[np.log10(lo_x) - 0.05, np.log10(hi_x) + 0.05],
+        legend={"orientation": "h", "y": -0.3},
+        xaxis_title="units per group (fewer, larger groups →)",
+        yaxis_title="RMSE vs full-data statistic",
+        yaxis_type="log",
+        height=360,
+    )
     return fig

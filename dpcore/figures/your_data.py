@@ -26,33 +26,57 @@ from dpcore.figures.style import style
 NONPRIVATE_COLUMN = "non-private diagnostics (teaching only, not released)"
 
 
-def estimates_frame(results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np.ndarray) -> pd.DataFrame:
+def estimates_frame(
+    results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np.ndarray
+) -> pd.DataFrame:
     """One row per estimator: its error against the non-private mean and what it spent."""
     rows = []
     for spec, est in results:
         err = np.asarray(est.mean, dtype=float) - truth
         stages = est.ledger.by_stage()
         bounds_spend = sum(v for k, v in stages.items() if k.startswith("bounds:"))
-        rows.append({
-            "estimator": spec.label, "name": spec.name, "color": spec.color, "family": spec.family,
-            "notion": spec.notion, "neighbouring": spec.neighbouring,
-            "l2_error": float(np.linalg.norm(err)), "max_abs_error": float(np.max(np.abs(err))),
-            "spent": est.ledger.total(), "unit": est.ledger.unit(), "spent_on_bounds": bounds_spend,
-            "warnings": "; ".join(est.diagnostics.warnings),
-            NONPRIVATE_COLUMN: "; ".join(f"{k} = {v}" for k, v in est.diagnostics.nonprivate.items()),
-        })
+        rows.append(
+            {
+                "estimator": spec.label,
+                "name": spec.name,
+                "color": spec.color,
+                "family": spec.family,
+                "notion": spec.notion,
+                "neighbouring": spec.neighbouring,
+                "l2_error": float(np.linalg.norm(err)),
+                "max_abs_error": float(np.max(np.abs(err))),
+                "spent": est.ledger.total(),
+                "unit": est.ledger.unit(),
+                "spent_on_bounds": bounds_spend,
+                "warnings": "; ".join(est.diagnostics.warnings),
+                NONPRIVATE_COLUMN: "; ".join(
+                    f"{k} = {v}" for k, v in est.diagnostics.nonprivate.items()
+                ),
+            }
+        )
     return pd.DataFrame(rows).sort_values("l2_error", kind="stable").reset_index(drop=True)
 
 
 def error_bar_chart(df: pd.DataFrame) -> go.Figure:
     """Horizontal bars of each estimator's l2 error (one run), best at the top, log scale."""
     d = df.iloc[::-1]
-    fig = go.Figure(go.Bar(x=d["l2_error"], y=d["estimator"], orientation="h", marker_color=d["color"],
-                           customdata=d[["max_abs_error", "spent", "unit"]].to_numpy(),
-                           hovertemplate="%{y}<br>‖error‖₂ = %{x:.4g}<br>max |error| = %{customdata[0]:.4g}"
-                                         "<br>spent %{customdata[1]:.4g} %{customdata[2]}<extra></extra>"))
-    fig.update_xaxes(type="log", title="‖private mean − non-private mean‖₂ (what an analyst would not see)")
-    return style(fig, title="One private release per estimator", height=max(320, 24 * len(df) + 120))
+    fig = go.Figure(
+        go.Bar(
+            x=d["l2_error"],
+            y=d["estimator"],
+            orientation="h",
+            marker_color=d["color"],
+            customdata=d[["max_abs_error", "spent", "unit"]].to_numpy(),
+            hovertemplate="%{y}<br>‖error‖₂ = %{x:.4g}<br>max |error| = %{customdata[0]:.4g}"
+            "<br>spent %{customdata[1]:.4g} %{customdata[2]}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(
+        type="log", title="‖private mean − non-private mean‖₂ (what an analyst would not see)"
+    )
+    return style(
+        fig, title="One private release per estimator", height=max(320, 24 * len(df) + 120)
+    )
 
 
 def repeated_chart(df: pd.DataFrame) -> go.Figure:
@@ -61,12 +85,24 @@ def repeated_chart(df: pd.DataFrame) -> go.Figure:
     order = df.groupby("estimator", sort=False)["l2_error"].median().sort_values().index
     for label in order:
         part = df[df["estimator"] == label]
-        fig.add_trace(go.Box(x=part["l2_error"], name=label, marker_color=part["color"].iloc[0],
-                             boxpoints="all", jitter=0.4, pointpos=0, orientation="h"))
+        fig.add_trace(
+            go.Box(
+                x=part["l2_error"],
+                name=label,
+                marker_color=part["color"].iloc[0],
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                orientation="h",
+            )
+        )
     fig.update_xaxes(type="log", title="‖private mean − non-private mean‖₂ over repeated runs")
     fig.update_layout(showlegend=False)
-    return style(fig, title="Spread over repeated runs (same data, fresh noise)",
-                 height=max(320, 40 * len(order) + 140))
+    return style(
+        fig,
+        title="Spread over repeated runs (same data, fresh noise)",
+        height=max(320, 40 * len(order) + 140),
+    )
 
 
 def data_scale(data: Dataset) -> float:
@@ -85,9 +121,11 @@ def _far_off(best: float, scale: float, data: Dataset | None = None) -> str | No
         outside = float(np.mean((data.x < lo) | (data.x > hi)))
         if outside > 0:
             hint = f" {outside:.0%} of the values lie outside the bounds and are clipped."
-    return (f"Every estimate lands more than {FAR_OFF_MULTIPLE:g}× the data's own spread (‖σ‖₂ = {scale:.3g}) "
-            f"from the non-private mean (the closest is {best:.3g} away): **the bounds are probably wrong** for "
-            f"these columns, so no estimator is named best.{hint}")
+    return (
+        f"Every estimate lands more than {FAR_OFF_MULTIPLE:g}× the data's own spread (‖σ‖₂ = {scale:.3g}) "
+        f"from the non-private mean (the closest is {best:.3g} away): **the bounds are probably wrong** for "
+        f"these columns, so no estimator is named best.{hint}"
+    )
 
 
 #: An estimate more than this multiple of the data's spread ``‖σ‖₂`` from the non-private mean is "far off".
@@ -100,10 +138,12 @@ def one_release_sentence(table: pd.DataFrame, scale: float, data: Dataset | None
     far = _far_off(float(table["l2_error"].min()), scale, data)
     if far:
         return far
-    return (f"One release per estimator lands between {table['l2_error'].min():.3g} and "
-            f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, what an analyst would *not* see; "
-            f"the data's own spread is ‖σ‖₂ = {scale:.3g}. **One noisy draw cannot rank estimators**: the "
-            "repeated runs below compare medians, within one guarantee.")
+    return (
+        f"One release per estimator lands between {table['l2_error'].min():.3g} and "
+        f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, what an analyst would *not* see; "
+        f"the data's own spread is ‖σ‖₂ = {scale:.3g}. **One noisy draw cannot rank estimators**: the "
+        "repeated runs below compare medians, within one guarantee."
+    )
 
 
 def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
@@ -120,12 +160,21 @@ def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
     for g, m in med.groupby(level=0, sort=False):
         m = m.droplevel(0).sort_values()
         best = m.index[0]
-        text = (f"among **{g}** estimators, **{best}** has the smallest median error, {m.iloc[0]:.3g} "
-                f"(95% of its runs within {float(q95.loc[(g, best)]):.3g})")
+        text = (
+            f"among **{g}** estimators, **{best}** has the smallest median error, {m.iloc[0]:.3g} "
+            f"(95% of its runs within {float(q95.loc[(g, best)]):.3g})"
+        )
         if len(m) > 1:
             r = m.iloc[1] / max(m.iloc[0], 1e-300)
-            text += (f", about the same as {m.index[1]} ({m.iloc[1]:.3g})" if r < 1.05
-                     else f", {r:.2f}× below {m.index[1]}")
+            text += (
+                f", about the same as {m.index[1]} ({m.iloc[1]:.3g})"
+                if r < 1.05
+                else f", {r:.2f}× below {m.index[1]}"
+            )
         parts.append(text)
-    multi = " Estimators with different guarantees are not ranked against each other." if len(parts) > 1 else ""
+    multi = (
+        " Estimators with different guarantees are not ranked against each other."
+        if len(parts) > 1
+        else ""
+    )
     return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi

@@ -24,8 +24,21 @@ from dpcore.quantiles.unbounded import (
 )
 
 __all__ = [
-    "LOG_GRID_RATIO", "LOG_GRID_SPAN", "MAX_GRID_SIZE", "BinarySearchTrace", "Bounds",
-    "UnboundedQuantile", "binary_search_quantile", "binary_search_trace", "exponential_quantile",
-    "exponential_quantile_probabilities", "grid_size", "log_grid_quantile", "log_grid_rank_error",
-    "log_grid_size", "premature_stop_risk", "rank_error_bound", "unbounded_quantile",
+    "LOG_GRID_RATIO",
+    "LOG_GRID_SPAN",
+    "MAX_GRID_SIZE",
+    "BinarySearchTrace",
+    "Bounds",
+    "UnboundedQuantile",
+    "binary_search_quantile",
+    "binary_search_trace",
+    "exponential_quantile",
+    "exponential_quantile_probabilities",
+    "grid_size",
+    "log_grid_quantile",
+    "log_grid_rank_error",
+    "log_grid_size",
+    "premature_stop_risk",
+    "rank_error_bound",
+    "unbounded_quantile",
 ]

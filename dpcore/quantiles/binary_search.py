@@ -149,7 +149,11 @@ def _binary_search(
         sorted_t[...] = X.T
         sorted_t.sort(axis=1)
         low, up, mids, counts = _search_steps(
-            lambda mid: _vector_searchsorted_right(sorted_t, mid), lo.copy(), hi.copy(), noise, target
+            lambda mid: _vector_searchsorted_right(sorted_t, mid),
+            lo.copy(),
+            hi.copy(),
+            noise,
+            target,
         )
     elif d > 1 and X.flags.f_contiguous:  # contiguous columns: all T steps per cache-sized block
         cols = X.T
@@ -157,14 +161,20 @@ def _binary_search(
         buf = np.empty((min(width, d), n), dtype=bool)
         parts = []
         for s in range(0, d, width):
-            block = cols[s: s + width]
+            block = cols[s : s + width]
             bb = buf[: block.shape[0]]
 
-            def count(mid: np.ndarray, block: np.ndarray = block, bb: np.ndarray = bb) -> np.ndarray:
+            def count(
+                mid: np.ndarray, block: np.ndarray = block, bb: np.ndarray = bb
+            ) -> np.ndarray:
                 np.less_equal(block, mid[:, None], out=bb)
                 return np.count_nonzero(bb, axis=1)
 
-            parts.append(_search_steps(count, lo[s: s + width], hi[s: s + width], noise[:, s: s + width], target))
+            parts.append(
+                _search_steps(
+                    count, lo[s : s + width], hi[s : s + width], noise[:, s : s + width], target
+                )
+            )
         low, up, mids, counts = (np.concatenate([p[i] for p in parts], axis=-1) for i in range(4))
     else:  # one comparison pass over the data per step
         buf = np.empty(X.shape, dtype=bool)

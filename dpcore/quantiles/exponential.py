@@ -209,8 +209,9 @@ def log_grid_size(span: float = LOG_GRID_SPAN, ratio: float = LOG_GRID_RATIO) ->
     return int(math.ceil(math.log(sp) / math.log(r))) + 1
 
 
-def log_grid_rank_error(rho: float, beta: float, span: float = LOG_GRID_SPAN,
-                        ratio: float = LOG_GRID_RATIO) -> float:
+def log_grid_rank_error(
+    rho: float, beta: float, span: float = LOG_GRID_SPAN, ratio: float = LOG_GRID_RATIO
+) -> float:
     """Rank error of :func:`log_grid_quantile` that holds with probability ``1 - beta``.
 
     The exponential mechanism with ``eps = sqrt(8 rho)`` and utility sensitivity 1 picks a grid
@@ -227,8 +228,16 @@ def log_grid_rank_error(rho: float, beta: float, span: float = LOG_GRID_SPAN,
     return 2.0 * math.log(log_grid_size(span, ratio) / b) / math.sqrt(8.0 * r)
 
 
-def log_grid_quantile(x: ArrayLike, q: float, upper: float, *, rho: float, span: float = LOG_GRID_SPAN,
-                      ratio: float = LOG_GRID_RATIO, rng: RngLike = None) -> float:
+def log_grid_quantile(
+    x: ArrayLike,
+    q: float,
+    upper: float,
+    *,
+    rho: float,
+    span: float = LOG_GRID_SPAN,
+    ratio: float = LOG_GRID_RATIO,
+    rng: RngLike = None,
+) -> float:
     """Private ``q``-quantile of non-negative values by the exponential mechanism over the public
     log-spaced grid ``r_k = upper * ratio**-k``, ``k = 0..G-1`` (``r_{G-1} ~ upper / span``).
 

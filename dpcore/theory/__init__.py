@@ -1,2 +1,1 @@
 """Closed forms: error bounds and exact variances (no simulation)."""
-

@@ -35,7 +35,9 @@ def _check_pq(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
     pv = np.atleast_1d(np.asarray(p, dtype=float))
     qv = np.atleast_1d(np.asarray(q, dtype=float))
     if pv.shape != qv.shape or pv.ndim != 1:
-        raise ValueError(f"p and q must be 1-D arrays of the same length; got {pv.shape} and {qv.shape}.")
+        raise ValueError(
+            f"p and q must be 1-D arrays of the same length; got {pv.shape} and {qv.shape}."
+        )
     for name, v in (("p", pv), ("q", qv)):
         if not np.all(np.isfinite(v)) or np.any((v < 0) | (v > 1)):
             raise ValueError(f"{name} must hold probabilities in [0, 1]; clip the estimate first.")
@@ -75,14 +77,20 @@ def theorem_3_1(n: Any, d: int, epsilon: float, beta: float = 0.1) -> np.ndarray
     return (Bp + np.sqrt(Bp**2 + 4 * nv * A)) / (2 * nv)
 
 
-def paper_sample_size(d: int, alpha: float, epsilon: float, beta: float = 0.1, c_alpha: float = 1.0) -> float:
+def paper_sample_size(
+    d: int, alpha: float, epsilon: float, beta: float = 0.1, c_alpha: float = 1.0
+) -> float:
     """Curve 3's ingredient: the paper's explicit sufficient size ``R m + m0 + m1`` (Algorithm 1,
     step 1; ``C_alpha = 1``), reconstructed in specs/binary_product.md §2.2."""
     R = max(0, math.ceil(math.log2(d)) - 1)
     lg = math.log
     m = 2048 * d * lg(d / beta) + 2048 * d * lg(d / (epsilon * beta)) / epsilon
-    m0 = c_alpha * ((d + lg(1 / beta)) / alpha**2 + (d + lg(1 / beta)) / (alpha * epsilon) + d * lg(d) / epsilon)
-    m1 = 128 * d * lg(d / beta) / alpha**2 + 256 * d * lg(d / (epsilon * alpha * beta)) / (epsilon * alpha)
+    m0 = c_alpha * (
+        (d + lg(1 / beta)) / alpha**2 + (d + lg(1 / beta)) / (alpha * epsilon) + d * lg(d) / epsilon
+    )
+    m1 = 128 * d * lg(d / beta) / alpha**2 + 256 * d * lg(d / (epsilon * alpha * beta)) / (
+        epsilon * alpha
+    )
     return float(R * m + m0 + m1)
 
 
@@ -116,7 +124,9 @@ SEPARATION_BETA = 0.1
 SEPARATION_WARN = 3.0
 
 
-def separation_light(separation: Any, d: int, rounds: int, beta: float = SEPARATION_BETA) -> np.ndarray:
+def separation_light(
+    separation: Any, d: int, rounds: int, beta: float = SEPARATION_BETA
+) -> np.ndarray:
     """Traffic light for a sorting round's separation τᵣ/b (threshold over Laplace scale).
 
     ``"green"`` when the separation exceeds the analysis's target ``16 ln(d R / β)`` (R = number of

@@ -128,21 +128,29 @@ class GalleryEntry:
 # outlines
 
 
-def ellipse_outline(center: np.ndarray | Sequence[float], semi_axes: np.ndarray | Sequence[float]) -> np.ndarray:
+def ellipse_outline(
+    center: np.ndarray | Sequence[float], semi_axes: np.ndarray | Sequence[float]
+) -> np.ndarray:
     """Closed outline of an axis-aligned ellipse, shape (181, 2)."""
     center, semi_axes = np.asarray(center, float), np.asarray(semi_axes, float)
     t = np.linspace(0.0, 2.0 * math.pi, _OUTLINE)
-    return np.column_stack([center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)])
+    return np.column_stack(
+        [center[0] + semi_axes[0] * np.cos(t), center[1] + semi_axes[1] * np.sin(t)]
+    )
 
 
-def diamond_outline(center: np.ndarray | Sequence[float], half_diagonals: np.ndarray | Sequence[float]) -> np.ndarray:
+def diamond_outline(
+    center: np.ndarray | Sequence[float], half_diagonals: np.ndarray | Sequence[float]
+) -> np.ndarray:
     """Closed outline of the l1 diamond ``|u|/a + |v|/b <= 1`` around ``center``, shape (5, 2)."""
     cx, cy = np.asarray(center, float)
     a, b = np.asarray(half_diagonals, float)
     return np.array([[cx + a, cy], [cx, cy + b], [cx - a, cy], [cx, cy - b], [cx + a, cy]])
 
 
-def box_outline(lower: np.ndarray | Sequence[float], upper: np.ndarray | Sequence[float]) -> np.ndarray:
+def box_outline(
+    lower: np.ndarray | Sequence[float], upper: np.ndarray | Sequence[float]
+) -> np.ndarray:
     (x0, y0), (x1, y1) = np.asarray(lower, float), np.asarray(upper, float)
     return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]])
 
@@ -184,7 +192,9 @@ def laplace_radius(prob: float) -> float:
 
 def _check_prob(prob: float) -> None:
     if not 0.0 < prob < 1.0:
-        raise ValueError(f"prob must be a probability strictly between 0 and 1 (e.g. 0.95); got {prob!r}.")
+        raise ValueError(
+            f"prob must be a probability strictly between 0 and 1 (e.g. 0.95); got {prob!r}."
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +204,9 @@ def _check_prob(prob: float) -> None:
 def _pair(coords: Sequence[int], d: int) -> list[int]:
     cs = [int(c) for c in coords]
     if len(cs) != 2 or cs[0] == cs[1] or any(not 0 <= c < d for c in cs):
-        raise ValueError(f"coords must be two different 0-based coordinates in [0, {d - 1}]; got {list(coords)}.")
+        raise ValueError(
+            f"coords must be two different 0-based coordinates in [0, {d - 1}]; got {list(coords)}."
+        )
     return cs
 
 
@@ -202,16 +214,21 @@ def scaled_ball_region(est: Estimate, coords: Sequence[int]) -> Region:
     """PLAN (and the Gaussian mechanism, ``s = 1``): the ellipse ``C / s`` around the centre."""
     dg = est.diagnostics
     if dg.center is None or dg.scale is None or dg.clip_radius is None:
-        raise ValueError("scaled_ball_region needs diagnostics center, scale and clip_radius (a PLAN or "
-                         "Gaussian-mechanism estimate).")
+        raise ValueError(
+            "scaled_ball_region needs diagnostics center, scale and clip_radius (a PLAN or "
+            "Gaussian-mechanism estimate)."
+        )
     cs = _pair(coords, dg.center.size)
     center = np.asarray(dg.center, float)[cs]
     semi = float(dg.clip_radius) / np.asarray(dg.scale, float)[cs]
     isotropic = bool(np.allclose(dg.scale, dg.scale.flat[0]))
     kind: RegionKind = "disk" if isotropic else "ellipse"
-    note = (f"ball of radius C = {dg.clip_radius:.3g} around the centre (no scaling)" if isotropic else
-            f"ellipse ||(x − c)·s|| ≤ C = {dg.clip_radius:.3g} mapped back: semi-axes C/s = "
-            f"{semi[0]:.3g}, {semi[1]:.3g}")
+    note = (
+        f"ball of radius C = {dg.clip_radius:.3g} around the centre (no scaling)"
+        if isotropic
+        else f"ellipse ||(x − c)·s|| ≤ C = {dg.clip_radius:.3g} mapped back: semi-axes C/s = "
+        f"{semi[0]:.3g}, {semi[1]:.3g}"
+    )
     return Region(kind, ellipse_outline(center, semi), note, center=center, semi_axes=semi)
 
 
@@ -219,23 +236,33 @@ def rotated_ball_region(est: Estimate, coords: Sequence[int]) -> Region:
     """IOME: the rotated ball mapped back (a ball again), cut by the data's subspace."""
     dg = est.diagnostics
     if "ball_radius" not in dg.extra or dg.center is None:
-        raise ValueError("rotated_ball_region needs an IOME estimate (diagnostics.extra['ball_radius']).")
+        raise ValueError(
+            "rotated_ball_region needs an IOME estimate (diagnostics.extra['ball_radius'])."
+        )
     cs = _pair(coords, dg.center.size)
     center = np.asarray(dg.center, float)[cs]
     r = float(dg.extra["ball_radius"])
     semi = np.array([r, r])
-    note = (f"ball of radius C = {dg.clip_radius:.3g} around the private median of the rotated data, rotated "
-            f"back (rotations keep balls round); cut by the data's {dg.center.size} coordinates it has radius "
-            f"{r:.3g}")
+    note = (
+        f"ball of radius C = {dg.clip_radius:.3g} around the private median of the rotated data, rotated "
+        f"back (rotations keep balls round); cut by the data's {dg.center.size} coordinates it has radius "
+        f"{r:.3g}"
+    )
     return Region("disk", ellipse_outline(center, semi), note, center=center, semi_axes=semi)
 
 
-def _interval(est: Estimate, coords: Sequence[int], who: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _interval(
+    est: Estimate, coords: Sequence[int], who: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """All ``d`` clip intervals of ``est`` and the two in ``coords``: ``(lo_all, hi_all, lo, hi)``."""
     dg = est.diagnostics
     if dg.clip_interval is None:
-        raise ValueError(f"{who} needs diagnostics.clip_interval (a winsorized, clipped-mean or simplex estimate).")
-    lo_all, hi_all = (np.broadcast_to(np.asarray(v, float), np.shape(est.mean)) for v in dg.clip_interval)
+        raise ValueError(
+            f"{who} needs diagnostics.clip_interval (a winsorized, clipped-mean or simplex estimate)."
+        )
+    lo_all, hi_all = (
+        np.broadcast_to(np.asarray(v, float), np.shape(est.mean)) for v in dg.clip_interval
+    )
     cs = _pair(coords, lo_all.size)
     return lo_all, hi_all, lo_all[cs].copy(), hi_all[cs].copy()
 
@@ -243,7 +270,7 @@ def _interval(est: Estimate, coords: Sequence[int], who: str) -> tuple[np.ndarra
 def box_region(est: Estimate, coords: Sequence[int]) -> Region:
     """Winsorized means and clipped means: the box of per-coordinate clip intervals."""
     _, _, lo, hi = _interval(est, coords, "box_region")
-    note = (f"box of per-coordinate clip intervals [{lo[0]:.3g}, {hi[0]:.3g}] × [{lo[1]:.3g}, {hi[1]:.3g}]")
+    note = f"box of per-coordinate clip intervals [{lo[0]:.3g}, {hi[0]:.3g}] × [{lo[1]:.3g}, {hi[1]:.3g}]"
     return Region("box", box_outline(lo, hi), note, lower=lo, upper=hi)
 
 
@@ -254,8 +281,11 @@ def simplex_region(est: Estimate, coords: Sequence[int]) -> Region:
     R = float(radius) if radius is not None else float(np.sum(hi_all - lo_all))
     outline = _cut_box(lo, hi, R)
     cut = R < float(np.sum(hi - lo))
-    note = (f"box [L, U] cut by the ℓ1 clip Σ(x − L) ≤ R = {R:.3g}" if cut else
-            f"box [L, U] (the ℓ1 clip R = {R:.3g} does not cut these two coordinates)")
+    note = (
+        f"box [L, U] cut by the ℓ1 clip Σ(x − L) ≤ R = {R:.3g}"
+        if cut
+        else f"box [L, U] (the ℓ1 clip R = {R:.3g} does not cut these two coordinates)"
+    )
     return Region("polygon" if cut else "box", outline, note, lower=lo, upper=hi)
 
 
@@ -266,12 +296,22 @@ def binary_region(est: Estimate, coords: Sequence[int]) -> Region:
     lo, hi = np.zeros(2), np.ones(2)
     B = est.diagnostics.clip_radius
     if B is None:
-        return Region("box", box_outline(lo, hi),
-                      "no truncation in these coordinates: 0/1 values stay in the unit square "
-                      "(rows are truncated by weight inside the estimator's buckets)", lower=lo, upper=hi)
+        return Region(
+            "box",
+            box_outline(lo, hi),
+            "no truncation in these coordinates: 0/1 values stay in the unit square "
+            "(rows are truncated by weight inside the estimator's buckets)",
+            lower=lo,
+            upper=hi,
+        )
     outline = _cut_box(lo, hi, float(B))
-    return Region("polygon" if B < 2 else "box", outline,
-                  f"rows truncated to weight ||x||₁ ≤ B = {B:.3g}: here x_i + x_j ≤ B", lower=lo, upper=hi)
+    return Region(
+        "polygon" if B < 2 else "box",
+        outline,
+        f"rows truncated to weight ||x||₁ ≤ B = {B:.3g}: here x_i + x_j ≤ B",
+        lower=lo,
+        upper=hi,
+    )
 
 
 def no_region(est: Estimate, coords: Sequence[int]) -> Region:
@@ -295,12 +335,18 @@ def region_of(spec: EstimatorSpec, est: Estimate, coords: Sequence[int]) -> Regi
     return no_region(est, coords)
 
 
-def noise_shape(spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob: float = 0.95) -> NoiseShape:
+def noise_shape(
+    spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob: float = 0.95
+) -> NoiseShape:
     """The ellipse (Gaussian, zCDP) or diamond (Laplace, pure ε) holding the release with ``prob``."""
     cs = _pair(coords, np.size(est.mean))
     center = np.asarray(est.diagnostics.noiseless_mean, float).ravel()[cs]
     std = est.diagnostics.noise_std
-    std2 = np.zeros(2) if std is None else np.broadcast_to(np.asarray(std, float), np.shape(est.mean))[cs].copy()
+    std2 = (
+        np.zeros(2)
+        if std is None
+        else np.broadcast_to(np.asarray(std, float), np.shape(est.mean))[cs].copy()
+    )
     if spec.notion == "none" or not np.any(std2 > 0):
         return NoiseShape("none", center, std2, 0.0, prob, np.empty((0, 2)))
     if spec.notion == "pure":
@@ -311,9 +357,19 @@ def noise_shape(spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob:
     return NoiseShape("gaussian", center, std2, r, prob, ellipse_outline(center, r * std2))
 
 
-def entry(spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob: float = 0.95) -> GalleryEntry:
+def entry(
+    spec: EstimatorSpec, est: Estimate, coords: Sequence[int], prob: float = 0.95
+) -> GalleryEntry:
     """One estimator's run as a :class:`GalleryEntry` in ``coords``."""
     cs = _pair(coords, np.size(est.mean))
-    return GalleryEntry(spec.name, spec.label, spec.color, spec.family, region_of(spec, est, cs),
-                        noise_shape(spec, est, cs, prob), np.asarray(est.mean, float).ravel()[cs],
-                        np.asarray(est.diagnostics.noiseless_mean, float).ravel()[cs], est)
+    return GalleryEntry(
+        spec.name,
+        spec.label,
+        spec.color,
+        spec.family,
+        region_of(spec, est, cs),
+        noise_shape(spec, est, cs, prob),
+        np.asarray(est.mean, float).ravel()[cs],
+        np.asarray(est.diagnostics.noiseless_mean, float).ravel()[cs],
+        est,
+    )

@@ -57,7 +57,9 @@ def lp_norm(v: Any, q: float) -> float:
 def gaussian_moment_constant(p: float) -> float:
     """``G_p = (E|Z|^p)^(1/p) = (2^(p/2) Gamma((p+1)/2) / sqrt(pi))^(1/p)`` for ``Z ~ N(0, 1)``."""
     p = check_positive(p, "p")
-    return float((2.0 ** (p / 2.0) * special.gamma((p + 1.0) / 2.0) / math.sqrt(math.pi)) ** (1.0 / p))
+    return float(
+        (2.0 ** (p / 2.0) * special.gamma((p + 1.0) / 2.0) / math.sqrt(math.pi)) ** (1.0 / p)
+    )
 
 
 def plan_exponent_norm(p: float) -> float:
@@ -69,24 +71,45 @@ def plan_exponent_norm(p: float) -> float:
 def plan_noise_error(sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0) -> float:
     """PLAN's idealised noise error ``c G_p sqrt(2/rho) ||sigma||_{2p/(p+2)} / n`` (``rho`` = noise budget)."""
     s = _vec(sigma, "sigma")
-    return (check_positive(margin, "margin") * gaussian_moment_constant(p) * math.sqrt(2.0 / check_positive(rho, "rho"))
-            * lp_norm(s, plan_exponent_norm(p)) / check_positive(n, "n"))
+    return (
+        check_positive(margin, "margin")
+        * gaussian_moment_constant(p)
+        * math.sqrt(2.0 / check_positive(rho, "rho"))
+        * lp_norm(s, plan_exponent_norm(p))
+        / check_positive(n, "n")
+    )
 
 
-def gaussian_mechanism_noise_error(sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0) -> float:
+def gaussian_mechanism_noise_error(
+    sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0
+) -> float:
     """Gaussian mechanism with ``C = c ||sigma||_2``: ``c G_p sqrt(2/rho) d^(1/p) ||sigma||_2 / n``
     (the ``1/n`` the paper drops after Theorem 4.5 restored, §10.12)."""
     s = _vec(sigma, "sigma")
     p = check_positive(p, "p")
-    return (check_positive(margin, "margin") * gaussian_moment_constant(p) * math.sqrt(2.0 / check_positive(rho, "rho"))
-            * s.size ** (1.0 / p) * lp_norm(s, 2.0) / check_positive(n, "n"))
+    return (
+        check_positive(margin, "margin")
+        * gaussian_moment_constant(p)
+        * math.sqrt(2.0 / check_positive(rho, "rho"))
+        * s.size ** (1.0 / p)
+        * lp_norm(s, 2.0)
+        / check_positive(n, "n")
+    )
 
 
-def equal_split_noise_error(sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0) -> float:
+def equal_split_noise_error(
+    sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0
+) -> float:
     """Equal split (``s = 1/sigma``, ``C = c sqrt(d)``): ``c G_p sqrt(2/rho) sqrt(d) ||sigma||_p / n``."""
     s = _vec(sigma, "sigma")
-    return (check_positive(margin, "margin") * gaussian_moment_constant(p) * math.sqrt(2.0 / check_positive(rho, "rho"))
-            * math.sqrt(s.size) * lp_norm(s, p) / check_positive(n, "n"))
+    return (
+        check_positive(margin, "margin")
+        * gaussian_moment_constant(p)
+        * math.sqrt(2.0 / check_positive(rho, "rho"))
+        * math.sqrt(s.size)
+        * lp_norm(s, p)
+        / check_positive(n, "n")
+    )
 
 
 def sampling_error(sigma: Any, n: int, p: float = 2.0) -> float:
@@ -96,7 +119,9 @@ def sampling_error(sigma: Any, n: int, p: float = 2.0) -> float:
     return gaussian_moment_constant(p) * lp_norm(s, p) / math.sqrt(check_positive(n, "n"))
 
 
-def reference_curves(sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0) -> dict[str, float]:
+def reference_curves(
+    sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0
+) -> dict[str, float]:
     """All four reference errors of specs/plan.md §6 (``rho`` = the noise budget ``rho_3``)."""
     return {
         "plan": plan_noise_error(sigma, n, rho, p, margin),
@@ -112,7 +137,10 @@ def reference_curves(sigma: Any, n: int, rho: float, p: float = 2.0, margin: flo
 
 
 def _moment_factor(rho: float, p: float) -> float:
-    return float(special.gamma((p + 1.0) / 2.0) / (check_positive(rho, "rho") ** (p / 2.0) * math.sqrt(math.pi)))
+    return float(
+        special.gamma((p + 1.0) / 2.0)
+        / (check_positive(rho, "rho") ** (p / 2.0) * math.sqrt(math.pi))
+    )
 
 
 def expected_scaled_noise_pp(delta: Any, s: Any, rho: float, p: float = 2.0) -> float:

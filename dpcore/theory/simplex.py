@@ -33,8 +33,18 @@ from dpcore._validation import check_positive
 from dpcore.estimators.simplex import check_relation, mechanism_of, noise_variance
 
 #: Estimator names understood by :func:`mse`.
-ESTIMATORS = ("sum_known_n", "centred_sum_known_n", "simplex_known_n", "plugin", "plugin_oracle", "plugin_raw",
-              "opendp", "centred", "simplex", "simplex_extra_count")
+ESTIMATORS = (
+    "sum_known_n",
+    "centred_sum_known_n",
+    "simplex_known_n",
+    "plugin",
+    "plugin_oracle",
+    "plugin_raw",
+    "opendp",
+    "centred",
+    "simplex",
+    "simplex_extra_count",
+)
 
 
 def _sum_sensitivity(mech: str, rel: str, radius: float, d: int) -> float:
@@ -54,10 +64,21 @@ def _v(mech: str, sens: float, budget: float) -> float:
     return noise_variance(mech, sens, budget)  # type: ignore[arg-type]
 
 
-def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0, d: int = 1,
-        epsilon: float | None = None, rho: float | None = None, neighbouring: str = "add-remove",
-        split: float = 0.5, count_fraction: float = 0.0, combine: str = "blue",
-        lower: float = 0.0) -> np.ndarray:
+def mse(
+    estimator: str,
+    p: float | np.ndarray,
+    *,
+    n: float,
+    radius: float = 1.0,
+    d: int = 1,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    neighbouring: str = "add-remove",
+    split: float = 0.5,
+    count_fraction: float = 0.0,
+    combine: str = "blue",
+    lower: float = 0.0,
+) -> np.ndarray:
     """First-order MSE of a mean estimate (spec §3-§4).
 
     Parameters
@@ -102,7 +123,9 @@ def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0,
     if estimator not in ESTIMATORS:
         raise ValueError(f"unknown estimator {estimator!r}; choose one of {', '.join(ESTIMATORS)}.")
     if not known and rel == "replace-one":
-        raise ValueError("estimators with a noisy count need add/remove neighbours (n is public under replace-one).")
+        raise ValueError(
+            "estimators with a noisy count need add/remove neighbours (n is public under replace-one)."
+        )
     if estimator in ("centred_sum_known_n", "centred") and d != 1:
         raise ValueError("the centred baselines' closed forms are for d = 1 only.")
     if estimator == "sum_known_n":
@@ -111,7 +134,9 @@ def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0,
         sens = R / 2.0 if rel == "add-remove" else R
         return np.full_like(P, _v(mech, sens, budget) / N**2)
     if estimator == "simplex_known_n":
-        return np.full_like(P, _v(mech, _simplex_sensitivity(mech, rel, R), budget) * d / (d + 1) / N**2)
+        return np.full_like(
+            P, _v(mech, _simplex_sensitivity(mech, rel, R), budget) * d / (d + 1) / N**2
+        )
     if estimator == "simplex":
         v = _v(mech, R, budget)
         return v * (1 - 2 * P + (d + 1) * P**2) / N**2
@@ -125,7 +150,10 @@ def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0,
         w = (1 / var_hat) / (1 / var_hat + 1 / v_w)
         if combine == "blue":
             alpha = w * (1 / (d + 1) - P) - 1 / (d + 1)
-            out = v * ((1 + alpha) ** 2 + d * alpha**2) + R**2 * (1 / (d + 1) - P) ** 2 * (1 - w) ** 2 * v_w
+            out = (
+                v * ((1 + alpha) ** 2 + d * alpha**2)
+                + R**2 * (1 / (d + 1) - P) ** 2 * (1 - w) ** 2 * v_w
+            )
         elif combine == "paper":
             out = v * ((1 - P * w) ** 2 + d * (P * w) ** 2) + (P * R) ** 2 * (1 - w) ** 2 * v_w
         else:
@@ -137,7 +165,9 @@ def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0,
     if estimator == "plugin_oracle":
         a = _v(mech, R, budget)
         b = (P * R) ** 2 * _v(mech, 1.0, budget)
-        best = (np.sqrt(a) + np.sqrt(b)) ** 2 if mech == "gaussian" else (np.cbrt(a) + np.cbrt(b)) ** 3
+        best = (
+            (np.sqrt(a) + np.sqrt(b)) ** 2 if mech == "gaussian" else (np.cbrt(a) + np.cbrt(b)) ** 3
+        )
         return best / N**2
     if estimator in ("plugin_raw", "opendp"):
         L = float(lower)
@@ -152,7 +182,9 @@ def mse(estimator: str, p: float | np.ndarray, *, n: float, radius: float = 1.0,
         return (_v(mech, sens, budget * f) + mu**2 * _v(mech, 1.0, budget * (1 - f))) / N**2
     # centred (B3), d = 1
     f = _fraction(split)
-    return (_v(mech, R / 2, budget * f) + ((P - 0.5) * R) ** 2 * _v(mech, 1.0, budget * (1 - f))) / N**2
+    return (
+        _v(mech, R / 2, budget * f) + ((P - 0.5) * R) ** 2 * _v(mech, 1.0, budget * (1 - f))
+    ) / N**2
 
 
 def _fraction(split: float) -> float:
@@ -162,8 +194,16 @@ def _fraction(split: float) -> float:
     return f
 
 
-def coefficient(estimator: str, p: float | np.ndarray, *, mechanism: str, d: int = 1,
-                neighbouring: str = "add-remove", split: float = 0.5, **kw: float | str) -> np.ndarray:
+def coefficient(
+    estimator: str,
+    p: float | np.ndarray,
+    *,
+    mechanism: str,
+    d: int = 1,
+    neighbouring: str = "add-remove",
+    split: float = 0.5,
+    **kw: float | str,
+) -> np.ndarray:
     """The spec §4 coefficient ``c``: ``MSE = c R²/(ρ N²)`` (Gaussian) or ``c R²/(ε² N²)`` (Laplace).
 
     Evaluated as ``mse(...)`` at ``R = N = 1`` and unit budget.
@@ -171,20 +211,37 @@ def coefficient(estimator: str, p: float | np.ndarray, *, mechanism: str, d: int
     key = {"laplace": "epsilon", "gaussian": "rho"}.get(mechanism)
     if key is None:
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian'; got {mechanism!r}.")
-    return mse(estimator, p, n=1.0, radius=1.0, d=d, neighbouring=neighbouring, split=split,
-               **{key: 1.0}, **kw)  # type: ignore[arg-type]
+    return mse(
+        estimator,
+        p,
+        n=1.0,
+        radius=1.0,
+        d=d,
+        neighbouring=neighbouring,
+        split=split,
+        **{key: 1.0},  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
 
 
-def free_count_variance(*, radius: float, d: int = 1, epsilon: float | None = None,
-                        rho: float | None = None) -> float:
+def free_count_variance(
+    *, radius: float, d: int = 1, epsilon: float | None = None, rho: float | None = None
+) -> float:
     """``Var(N̂) = (d + 1) v / R²``: Gaussian ``(d + 1)/(2ρ)``, Laplace ``2(d + 1)/ε²`` (spec §2.3 S2)."""
     mech, budget = mechanism_of(epsilon, rho)
     R = check_positive(radius, "radius")
     return (d + 1) * _v(mech, R, budget) / R**2
 
 
-def simplex_bias(p: float | np.ndarray, *, n: float, radius: float = 1.0, d: int = 1,
-                 epsilon: float | None = None, rho: float | None = None) -> np.ndarray:
+def simplex_bias(
+    p: float | np.ndarray,
+    *,
+    n: float,
+    radius: float = 1.0,
+    d: int = 1,
+    epsilon: float | None = None,
+    rho: float | None = None,
+) -> np.ndarray:
     """Second-order bias of the free-count mean (spec §4): ``v ((d + 1) p - 1)/(R N²)``.
 
     For ``d = 1`` that is ``v (2p - 1)/(R N²)``, e.g. ``-0.01`` at ``p = 0``, ``R = N = 100``,
@@ -196,8 +253,9 @@ def simplex_bias(p: float | np.ndarray, *, n: float, radius: float = 1.0, d: int
     return v * ((d + 1) * np.asarray(p, float) - 1) / (R * float(n) ** 2)
 
 
-def extra_count_weight(*, d: int = 1, epsilon: float | None = None, rho: float | None = None,
-                       count_fraction: float) -> float:
+def extra_count_weight(
+    *, d: int = 1, epsilon: float | None = None, rho: float | None = None, count_fraction: float
+) -> float:
     """S4 weight ``w`` on the free count: Gaussian ``ρ/(ρ + (d + 1) ρ')``, Laplace
     ``ε²/(ε² + (d + 1) ε'²)`` with the release getting ``1 - count_fraction`` of the budget."""
     mech, budget = mechanism_of(epsilon, rho)

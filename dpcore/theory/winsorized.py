@@ -62,9 +62,14 @@ def trim_level(n: int, c: float = 10.0, eta: float = 0.0) -> float:
     return float(min(max(c / n, eta), max(0.025, eta)))
 
 
-def premature_stop_probability(n: int, q: float, steps_below: float, *,
-                               epsilon_query: float | None = None,
-                               rho_query: float | None = None) -> float:
+def premature_stop_probability(
+    n: int,
+    q: float,
+    steps_below: float,
+    *,
+    epsilon_query: float | None = None,
+    rho_query: float | None = None,
+) -> float:
     """Approximate chance that one quantile walk stops *before reaching the data*.
 
     Below the data every grid count is 0, so the walk stops early when a query noise exceeds the
@@ -96,14 +101,24 @@ def premature_stop_probability(n: int, q: float, steps_below: float, *,
     target = float(q) * float(n)
     k = max(float(steps_below), 0.0)
     if epsilon_query is not None:  # the pure case is dpcore.quantiles.unbounded.premature_stop_risk
-        return float(quantiles.premature_stop_risk(n, max(float(q), 1.0 - float(q)), epsilon_query, k))
+        return float(
+            quantiles.premature_stop_risk(n, max(float(q), 1.0 - float(q)), epsilon_query, k)
+        )
     r = check_positive(rho_query, "rho_query")
     tail = float(stats.norm.sf(target * math.sqrt(r)))
     return float(-math.expm1(k * math.log1p(-tail))) if tail < 1 else 1.0
 
 
-def premature_stop_warning(n: int, tau: float, lower: float | np.ndarray, upper: float | np.ndarray, beta: float, *,
-                           epsilon_query: float | None = None, rho_query: float | None = None) -> bool | np.ndarray:
+def premature_stop_warning(
+    n: int,
+    tau: float,
+    lower: float | np.ndarray,
+    upper: float | np.ndarray,
+    beta: float,
+    *,
+    epsilon_query: float | None = None,
+    rho_query: float | None = None,
+) -> bool | np.ndarray:
     """The app's warning rule: True when a walk that has to cross the whole range would stop early
     with probability above about ``e^{-3}`` (5%).
 
@@ -140,9 +155,16 @@ class ErrorBound(NamedTuple):
     total: np.ndarray
 
 
-def pmwm_error_bound(n: np.ndarray | float, sigma: float = 1.0, *, epsilon: float | None = None,
-                     rho: float | None = None, eta: float = 0.0, delta: float = 0.1,
-                     constant: float = 1.0) -> ErrorBound:
+def pmwm_error_bound(
+    n: np.ndarray | float,
+    sigma: float = 1.0,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    eta: float = 0.0,
+    delta: float = 0.1,
+    constant: float = 1.0,
+) -> ErrorBound:
     """Theorem 3.1 (reconstructed): with probability >= 1 - delta - p_q,
 
     ``|mu~ - mu| <= C sigma [ sqrt(eta) + sqrt(log(1/delta)/n) + sqrt(log(1/delta)/(eps n)) ]``,
@@ -205,5 +227,12 @@ def trimmed_interval(x: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]
     return np.quantile(arr, tau, axis=0), np.quantile(arr, 1.0 - tau, axis=0)
 
 
-__all__ = ["ErrorBound", "pmwm_error_bound", "premature_stop_probability",
-           "premature_stop_warning", "trim_level", "trimmed_interval", "winsorized_exp_limit"]
+__all__ = [
+    "ErrorBound",
+    "pmwm_error_bound",
+    "premature_stop_probability",
+    "premature_stop_warning",
+    "trim_level",
+    "trimmed_interval",
+    "winsorized_exp_limit",
+]

@@ -25,9 +25,22 @@ ZCDP = Budget.zcdp(0.125)
 DRAWS = 2000
 #: Estimators that take ~1 ms a call (quantile searches, rotations): fewer draws keep the CI audit
 #: within a few minutes; a pass needs no power, only validity.
-SLOW = {"gaussian_private", "iome_original", "iome_paper", "plan", "plan_l1", "plan_oracle", "plan_noscale",
-        "plan_equal_split", "pmwm", "pmwm_zcdp", "sa_pmwm", "sa_pmwm_zcdp"}
+SLOW = {
+    "gaussian_private",
+    "iome_original",
+    "iome_paper",
+    "plan",
+    "plan_l1",
+    "plan_oracle",
+    "plan_noscale",
+    "plan_equal_split",
+    "pmwm",
+    "pmwm_zcdp",
+    "sa_pmwm",
+    "sa_pmwm_zcdp",
+}
 CONFIDENCE = 0.99
+
 
 def _budget(spec: registry.EstimatorSpec) -> Budget:
     return PURE if spec.notion == "pure" else ZCDP
@@ -45,11 +58,14 @@ def _cases() -> list:
 @pytest.mark.parametrize("name", _cases())
 def test_every_registered_estimator_keeps_its_claim(name):
     spec = registry.get(name)
-    r = audit(name, _budget(spec), draws=1000 if name in SLOW else DRAWS, confidence=CONFIDENCE, rng=0)
+    r = audit(
+        name, _budget(spec), draws=1000 if name in SLOW else DRAWS, confidence=CONFIDENCE, rng=0
+    )
     assert r.relation == spec.neighbouring
     assert r.epsilon_lower <= r.claim.epsilon, (
         f"{name}: audited ε̂ = {r.epsilon_lower:.3f} > claimed {r.claim.epsilon:.3f} at δ = {r.claim.delta:g} "
-        f"({r.pair.label}; {r.event.describe()}, hits {r.hits})")
+        f"({r.pair.label}; {r.event.describe()}, hits {r.hits})"
+    )
 
 
 def test_zcdp_estimators_refuse_a_pure_budget():
@@ -68,20 +84,21 @@ def test_zcdp_estimators_refuse_a_pure_budget():
 
 BROKEN = [
     # (estimator, variant, budget, draws): one per family where the 1-D audit has the power
-    ("clipped_laplace", "noise_halved", PURE, 2000),            # winsorized baselines (Laplace)
-    ("binary_naive_laplace", "noise_halved", PURE, 2000),       # binary baselines
-    ("binary_pde", "noise_halved", PURE, 2000),                 # binary product (whole pipeline)
-    ("gaussian_public", "noise_halved", ZCDP, 2000),            # Gaussian baseline (zCDP claim)
+    ("clipped_laplace", "noise_halved", PURE, 2000),  # winsorized baselines (Laplace)
+    ("binary_naive_laplace", "noise_halved", PURE, 2000),  # binary baselines
+    ("binary_pde", "noise_halved", PURE, 2000),  # binary product (whole pipeline)
+    ("gaussian_public", "noise_halved", ZCDP, 2000),  # Gaussian baseline (zCDP claim)
     ("sum_known_n_laplace_replace", "noise_halved", PURE, 2000),  # simplex baselines
     ("simplex_known_n_laplace_replace", "noise_halved", PURE, 5000),  # simplex
-    ("plugin_laplace", "data_derived_n", PURE, 2000),           # data-derived n (baselines)
-    ("simplex_laplace", "data_derived_n", PURE, 5000),          # data-derived n (simplex)
-    ("simplex_gauss", "data_derived_n", ZCDP, 5000),            # data-derived n, zCDP claim
+    ("plugin_laplace", "data_derived_n", PURE, 2000),  # data-derived n (baselines)
+    ("simplex_laplace", "data_derived_n", PURE, 5000),  # data-derived n (simplex)
+    ("simplex_gauss", "data_derived_n", ZCDP, 5000),  # data-derived n, zCDP claim
 ]
 
 
-@pytest.mark.parametrize(("name", "variant", "budget", "draws"), BROKEN,
-                         ids=[f"{b[0]}-{b[1]}" for b in BROKEN])
+@pytest.mark.parametrize(
+    ("name", "variant", "budget", "draws"), BROKEN, ids=[f"{b[0]}-{b[1]}" for b in BROKEN]
+)
 def test_broken_variant_is_caught(name, variant, budget, draws):
     honest_claim = max(c.epsilon for c in claims_for(budget))
     r = audit(name, budget, variant=variant, draws=draws, confidence=CONFIDENCE, rng=1)
@@ -91,7 +108,9 @@ def test_broken_variant_is_caught(name, variant, budget, draws):
 
 def test_noise_halved_is_twice_the_budget_through_the_registry():
     # halving a Laplace scale Δ/ε is running at 2ε: the audited plug-in loss is about 2ε
-    r = audit("clipped_laplace", PURE, variant="noise_halved", draws=4000, confidence=CONFIDENCE, rng=2)
+    r = audit(
+        "clipped_laplace", PURE, variant="noise_halved", draws=4000, confidence=CONFIDENCE, rng=2
+    )
     assert 1.0 < r.epsilon_lower <= 2.0 + 1e-9
 
 

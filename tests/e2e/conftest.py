@@ -22,8 +22,15 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -43,10 +50,23 @@ def app_url() -> Iterator[str]:
     if shutil.which("make") and (ROOT / ".venv" / "bin" / "streamlit").exists():
         cmd = ["make", "--no-print-directory", "run", f"PORT={port}"]
     else:
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-               "--server.address", "127.0.0.1", "--server.port", str(port)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+        ]
     # own process group, so that stopping it also stops the server make started
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -101,9 +121,11 @@ def _wait_for_app(page: object, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the script (no 'Running...' status)."""
     page.wait_for_selector("[data-testid='stSidebar']", timeout=timeout)  # type: ignore[attr-defined]
     page.wait_for_function(  # type: ignore[attr-defined]
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
     page.wait_for_function(  # type: ignore[attr-defined]  # no element left from the previous run
-        "() => !document.querySelector('[data-stale=\"true\"]')", timeout=timeout)
+        "() => !document.querySelector('[data-stale=\"true\"]')", timeout=timeout
+    )
 
 
 def _charts_drawn(page: object, count: int, timeout: float = 120_000) -> None:
@@ -111,7 +133,10 @@ def _charts_drawn(page: object, count: int, timeout: float = 120_000) -> None:
     condition a screenshot needs, instead of a fixed sleep)."""
     page.wait_for_function(  # type: ignore[attr-defined]
         "n => document.querySelectorAll('.js-plotly-plot .main-svg').length >= n"
-        " && document.fonts.status === 'loaded'", arg=count, timeout=timeout)
+        " && document.fonts.status === 'loaded'",
+        arg=count,
+        timeout=timeout,
+    )
 
 
 def _screenshot(page: object, name: str) -> Path:

@@ -27,7 +27,9 @@ def test_budget_change_updates_page_and_url(app_url, page, wait_for_app, screens
 
 
 def test_link_reopens_same_settings(app_url, page, wait_for_app, screenshot):
-    page.goto(f"{app_url}/?distribution=student_t&skew=0.5&n=1234&d=8&unit=eps&budget_value=1.5&seed=7")
+    page.goto(
+        f"{app_url}/?distribution=student_t&skew=0.5&n=1234&d=8&unit=eps&budget_value=1.5&seed=7"
+    )
     wait_for_app(page)
     expect(page.get_by_label("n (rows)")).to_have_value("1234", timeout=WAIT)
     expect(page.get_by_label("Seed")).to_have_value("7", timeout=WAIT)

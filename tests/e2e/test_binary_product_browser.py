@@ -9,7 +9,9 @@ def test_binary_product_page_renders(app_url, page, wait_for_app, screenshot):
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.goto(f"{app_url}/binary_product?unit=eps&budget_value=1.0")
     wait_for_app(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=120_000
+    )
     wait_for_app(page)
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "Binary product" in body

@@ -10,10 +10,14 @@ pytestmark = pytest.mark.browser
 
 
 def test_compare_page_renders(app_url, page, wait_for_app, screenshot, charts_drawn):
-    page.set_viewport_size({"width": 1400, "height": 4200})  # Streamlit scrolls inside its own container
+    page.set_viewport_size(
+        {"width": 1400, "height": 4200}
+    )  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/compare?n=1000&d=16")
     wait_for_app(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000
+    )
     main = page.locator("[data-testid='stMain']")
     expect(main).to_contain_text("Ranking by regret", timeout=60_000)
     # pick a story: the page reruns the sweep and writes ?preset= into the link
@@ -25,11 +29,15 @@ def test_compare_page_renders(app_url, page, wait_for_app, screenshot, charts_dr
         run_full.first.click()
     wait_for_app(page)
     page.wait_for_url("**preset=no_skew_tie**", timeout=120_000)
-    page.wait_for_function("() => !document.body.innerText.includes('Running the sweep')", timeout=180_000)
+    page.wait_for_function(
+        "() => !document.body.innerText.includes('Running the sweep')", timeout=180_000
+    )
     wait_for_app(page)
     expect(main).to_contain_text("No skew, a tie", timeout=120_000)  # the preset's description
     expect(main).to_contain_text("ranks first", timeout=120_000)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000
+    )
     charts_drawn(page, 2)
     path = screenshot(page, "compare")
     assert path.stat().st_size > 50_000

@@ -14,24 +14,40 @@ pytestmark = pytest.mark.browser
 
 
 def test_report_opens_from_a_file_and_draws_its_charts(page, screenshot, tmp_path: Path):
-    cfg = ExperimentConfig(name="report", n=500, d=8, estimators=["empirical", "gaussian_private", "plan"],
-                           sweep={"budget": [0.25, 0.5, 1.0]}, repetitions=3)
+    cfg = ExperimentConfig(
+        name="report",
+        n=500,
+        d=8,
+        estimators=["empirical", "gaussian_private", "plan"],
+        sweep={"budget": [0.25, 0.5, 1.0]},
+        repetitions=3,
+    )
     frame = run(cfg)
     fig, _ = error_figure(frame, x="budget", metric="l2", config=cfg)
-    html = build_report(title="Compare estimators: report", settings=cfg.to_dict(),
-                        figures=[(fig, "At ρ = 0.5, PLAN ..."), (fig.to_dict(), "the same chart as a dict")],
-                        tables=[("Ranking by regret", regret_table(frame, "l2"))], ledger=ledger_table(frame),
-                        code=cfg.code())
+    html = build_report(
+        title="Compare estimators: report",
+        settings=cfg.to_dict(),
+        figures=[(fig, "At ρ = 0.5, PLAN ..."), (fig.to_dict(), "the same chart as a dict")],
+        tables=[("Ranking by regret", regret_table(frame, "l2"))],
+        ledger=ledger_table(frame),
+        code=cfg.code(),
+    )
     path = tmp_path / "report.html"
     path.write_text(html, encoding="utf-8")
     assert "<script src=" not in html and "<link " not in html  # self-contained: nothing fetched
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+    page.route(
+        "**/*",
+        lambda route: (
+            route.abort() if not route.request.url.startswith("file:") else route.continue_()
+        ),
+    )
     page.goto(path.as_uri())
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2", timeout=30_000
+    )
     assert page.locator(".js-plotly-plot").count() == 2
     body = page.locator("body")
     expect(body).to_contain_text("Budget ledger")
@@ -46,10 +62,16 @@ def test_compare_page_downloads_png_svg_and_the_report(app_url, page, wait_for_a
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.goto(f"{app_url}/compare?n=500&d=8")
     wait_for_app(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=120_000
+    )
     main = page.locator("[data-testid='stMain']")
     got = {}
-    for label, key in (("PNG", "png"), ("SVG", "svg"), ("Download a report of this view (HTML)", "html")):
+    for label, key in (
+        ("PNG", "png"),
+        ("SVG", "svg"),
+        ("Download a report of this view (HTML)", "html"),
+    ):
         with page.expect_download(timeout=120_000) as dl:
             main.get_by_role("button", name=label, exact=True).first.click()
         got[key] = Path(dl.value.path()).read_bytes()
@@ -59,11 +81,15 @@ def test_compare_page_downloads_png_svg_and_the_report(app_url, page, wait_for_a
     screenshot(page, "compare_exports")
 
 
-def test_plan_page_report_opens_with_its_five_charts(app_url, page, browser, wait_for_app, screenshot, tmp_path):
+def test_plan_page_report_opens_with_its_five_charts(
+    app_url, page, browser, wait_for_app, screenshot, tmp_path
+):
     page.set_viewport_size({"width": 1400, "height": 3000})
     page.goto(f"{app_url}/plan_step_by_step?n=1000&d=16")
     wait_for_app(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=120_000
+    )
     main = page.locator("[data-testid='stMain']")
     with page.expect_download(timeout=120_000) as dl:
         main.get_by_role("button", name="Download a report of this view (HTML)", exact=True).click()
@@ -75,8 +101,9 @@ def test_plan_page_report_opens_with_its_five_charts(app_url, page, browser, wai
     view.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     view.on("pageerror", lambda e: errors.append(str(e)))
     view.goto(path.as_uri())
-    view.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
-                           timeout=30_000)
+    view.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5", timeout=30_000
+    )
     expect(view.locator("body")).to_contain_text("Budget ledger")
     expect(view.locator("body")).to_contain_text("from dpcore.estimators.plan import plan")
     assert not errors, errors

@@ -8,14 +8,24 @@ pytestmark = pytest.mark.browser
 WAIT = 90_000
 
 
-def test_plan_page_renders_and_p_switch_works(app_url, page, wait_for_app, screenshot, charts_drawn):
-    page.set_viewport_size({"width": 1400, "height": 5400})  # Streamlit scrolls inside its own container
-    page.goto(f"{app_url}/plan_step_by_step?distribution=gaussian&skew=2.0&n=2000&d=32&unit=rho&budget_value=0.5")
+def test_plan_page_renders_and_p_switch_works(
+    app_url, page, wait_for_app, screenshot, charts_drawn
+):
+    page.set_viewport_size(
+        {"width": 1400, "height": 5400}
+    )  # Streamlit scrolls inside its own container
+    page.goto(
+        f"{app_url}/plan_step_by_step?distribution=gaussian&skew=2.0&n=2000&d=32&unit=rho&budget_value=0.5"
+    )
     wait_for_app(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=WAIT
+    )
     main = page.locator("[data-testid='stMain']")
     expect(main.get_by_text("PLAN step by step").first).to_be_visible(timeout=WAIT)
-    expect(main.get_by_text("inside the drawn circle may still be clipped")).to_be_visible(timeout=WAIT)
+    expect(main.get_by_text("inside the drawn circle may still be clipped")).to_be_visible(
+        timeout=WAIT
+    )
     # the four panel titles are drawn by plotly (svg text)
     for title in ("(a) raw data", "(c) clipped to the"):  # panel titles wrap onto two lines
         expect(page.locator("svg text", has_text=title).first).to_be_visible(timeout=WAIT)
@@ -24,7 +34,9 @@ def test_plan_page_renders_and_p_switch_works(app_url, page, wait_for_app, scree
     page.get_by_text("p = 1", exact=True).click()
     wait_for_app(page)
     expect(main.get_by_text("at PLAN's e = 1/3", exact=False)).to_be_visible(timeout=WAIT)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 5", timeout=WAIT
+    )
     page.get_by_text("p = 2", exact=True).click()
     wait_for_app(page)
     expect(main.get_by_text("at PLAN's e = 1/4", exact=False)).to_be_visible(timeout=WAIT)

@@ -6,11 +6,17 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def test_privacy_audit_page_catches_the_broken_variant(app_url, page, wait_for_app, screenshot, charts_drawn):
-    page.set_viewport_size({"width": 1400, "height": 2600})  # Streamlit scrolls inside its own container
+def test_privacy_audit_page_catches_the_broken_variant(
+    app_url, page, wait_for_app, screenshot, charts_drawn
+):
+    page.set_viewport_size(
+        {"width": 1400, "height": 2600}
+    )  # Streamlit scrolls inside its own container
     page.goto(f"{app_url}/privacy_audit?unit=eps&budget_value=1.0")
     wait_for_app(page, timeout=120_000)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000
+    )
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "Privacy audit" in body
     assert "No violation found" in body

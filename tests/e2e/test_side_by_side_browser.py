@@ -13,7 +13,9 @@ def _ready(page) -> None:
     """Like the ``wait_for_app`` fixture, without waiting for the sidebar: presenter mode and a phone
     start with it collapsed."""
     page.wait_for_selector("[data-testid='stMain']", timeout=WAIT)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT
+    )
     page.wait_for_timeout(500)
 
 
@@ -22,11 +24,17 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     page.goto(f"{app_url}/?present=1")
     _ready(page)
     main = page.locator("[data-testid='stMain']")
-    expect(main.get_by_text("PLAN puts less noise where the data vary less")).to_be_visible(timeout=WAIT)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=WAIT)
+    expect(main.get_by_text("PLAN puts less noise where the data vary less")).to_be_visible(
+        timeout=WAIT
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=WAIT
+    )
     # presenter mode: large type, no downloads
-    size = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
-                         "'[data-testid=\"stMarkdownContainer\"] p')).fontSize)")
+    size = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector("
+        "'[data-testid=\"stMarkdownContainer\"] p')).fontSize)"
+    )
     assert size >= 20
     assert page.locator("[data-testid='stDownloadButton']:visible").count() == 0
     screenshot(page, "present_1_home")
@@ -41,7 +49,9 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     page.goto(f"{app_url}/side_by_side?present=1&n=1000&d=16")
     _ready(page)
     expect(main.get_by_text("1 / 4")).to_be_visible(timeout=WAIT)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length == 1", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length == 1", timeout=WAIT
+    )
     screenshot(page, "present_3_side_by_side")
     page.keyboard.press("ArrowRight")
     expect(main.get_by_text("2 / 4")).to_be_visible(timeout=WAIT)
@@ -59,7 +69,11 @@ def test_home_picture_stacks_on_a_phone(app_url, page, screenshot):
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(app_url)
     _ready(page)
-    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=WAIT
+    )
     boxes = [page.locator(".js-plotly-plot").nth(k).bounding_box() for k in range(2)]
-    assert boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1  # one column: the second chart is below
+    assert (
+        boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1
+    )  # one column: the second chart is below
     screenshot(page, "phone_home")

@@ -9,7 +9,9 @@ pytestmark = pytest.mark.browser
 WAIT = 90_000
 
 
-def test_page_control_survives_navigation_and_a_copied_link(app_url, browser, page, wait_for_app, screenshot):
+def test_page_control_survives_navigation_and_a_copied_link(
+    app_url, browser, page, wait_for_app, screenshot
+):
     page.goto(f"{app_url}/plan_step_by_step?n=500&d=8")
     wait_for_app(page)
     box = page.get_by_label("Horizontal axis: coordinate")

@@ -67,8 +67,11 @@ def test_e1_output_in_unit_cube_and_reproducible():
     c = pure_dp_pde(X, epsilon=1e-3, rng=1)
     assert np.any((c.diagnostics.unclipped < 0) | (c.diagnostics.unclipped > 1))
     assert np.all((c.mean >= 0) & (c.mean <= 1))
-    for est in (naive_laplace(X, epsilon=1e-3, rng=1), truncated_laplace(X, epsilon=1e-3, rng=1),
-                klsu_style_zcdp(X, rho=1e-6, rng=1)):
+    for est in (
+        naive_laplace(X, epsilon=1e-3, rng=1),
+        truncated_laplace(X, epsilon=1e-3, rng=1),
+        klsu_style_zcdp(X, rho=1e-6, rng=1),
+    ):
         assert np.all((est.mean >= 0) & (est.mean <= 1))
 
 
@@ -84,13 +87,13 @@ def test_e2_groups_partition_and_ladder():
     for r, u, T in buckets:
         assert np.all(group[T] == r)
         seen[T] += 1
-        assert u == 2.0 ** -r
+        assert u == 2.0**-r
     seen[ex.light] += 1
     np.testing.assert_array_equal(seen, np.ones(d))  # disjoint, union [d]
     rounds = ex.rounds
     assert len(rounds) <= R
     for k, row in enumerate(rounds, start=1):
-        assert row["round"] == k and row["u"] == 2.0 ** -k and row["tau"] == 3 * 2.0 ** -k / 8
+        assert row["round"] == k and row["u"] == 2.0**-k and row["tau"] == 3 * 2.0**-k / 8
         assert row["u"] * row["size"] >= 1  # the loop only runs while u|S| >= 1
     r_star = len(rounds)
     u_next = 2.0 ** -(r_star + 1)
@@ -153,10 +156,14 @@ def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
     ex = est.diagnostics
     stages = {s["stage"]: s for s in ex.stages}
     mf = int(0.1 * n)
-    assert stages["flip"]["scale"] == pytest.approx(d / (mf * eps), rel=1e-12)  # untruncated mean: d/m_f
+    assert stages["flip"]["scale"] == pytest.approx(
+        d / (mf * eps), rel=1e-12
+    )  # untruncated mean: d/m_f
     R, m = ex.R, ex.block_size
     for row in ex.rounds:
-        B = partition_radius(row["u"], row["size"], m, R, beta)  # recomputed from public values only
+        B = partition_radius(
+            row["u"], row["size"], m, R, beta
+        )  # recomputed from public values only
         assert row["radius"] == pytest.approx(B, rel=1e-12)
         # corrected scale min(2B,|S|)/(m eps); the paper's printed B/eps and its B/(m eps) are both wrong
         assert row["scale"] == pytest.approx(min(2 * B, row["size"]) / (m * eps), rel=1e-12)
@@ -165,15 +172,23 @@ def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
     us = [u for _, u, _ in ex.buckets]
     BZ = heavy_radius(sizes, us, ex.heavy_rows, beta)
     wsum = sum(s / math.sqrt(u) for s, u in zip(sizes, us, strict=True))
-    assert stages["heavy"]["scale"] == pytest.approx(min(2 * BZ, wsum) / (ex.heavy_rows * eps), rel=1e-12)
+    assert stages["heavy"]["scale"] == pytest.approx(
+        min(2 * BZ, wsum) / (ex.heavy_rows * eps), rel=1e-12
+    )
     m1 = stages["final"]["rows"]
     BF = final_radius(ex.u_final, int(ex.light.sum()), m1, beta)
-    assert stages["final"]["scale"] == pytest.approx(min(2 * BF, ex.light.sum()) / (m1 * eps), rel=1e-12)
+    assert stages["final"]["scale"] == pytest.approx(
+        min(2 * BF, ex.light.sum()) / (m1 * eps), rel=1e-12
+    )
     # per-coordinate noise std: sqrt2 b (final), sqrt2 sqrt(u_i) b_Z (heavy bucket i)  [S8 exactly]
     light = ex.light
-    np.testing.assert_allclose(est.diagnostics.noise_std[light], math.sqrt(2) * stages["final"]["scale"])
+    np.testing.assert_allclose(
+        est.diagnostics.noise_std[light], math.sqrt(2) * stages["final"]["scale"]
+    )
     for _, u, T in ex.buckets:
-        np.testing.assert_allclose(est.diagnostics.noise_std[T], math.sqrt(2 * u) * stages["heavy"]["scale"])
+        np.testing.assert_allclose(
+            est.diagnostics.noise_std[T], math.sqrt(2 * u) * stages["heavy"]["scale"]
+        )
     # log-density ratio of each Laplace release on worst-case neighbours: ||Δ||_1 / b = eps exactly
     for s in ex.stages:
         assert s["sensitivity"] / s["scale"] == pytest.approx(eps, rel=1e-12)
@@ -181,10 +196,12 @@ def test_e5_every_scale_is_sensitivity_over_eps_from_public_values():
 
 def test_e5_ledger_sums_exactly_to_the_budget():
     _p, X = _data("skewed", 64, 20_000, 4)
-    for est, total, unit in ((pure_dp_pde(X, epsilon=0.37, rng=0), 0.37, "pure"),
-                             (naive_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
-                             (truncated_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
-                             (klsu_style_zcdp(X, rho=0.02, rng=0), 0.02, "zcdp")):
+    for est, total, unit in (
+        (pure_dp_pde(X, epsilon=0.37, rng=0), 0.37, "pure"),
+        (naive_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
+        (truncated_laplace(X, epsilon=0.37, rng=0), 0.37, "pure"),
+        (klsu_style_zcdp(X, rho=0.02, rng=0), 0.02, "zcdp"),
+    ):
         assert est.ledger.total() == total
         assert est.ledger.notion == unit
     stages = pure_dp_pde(X, epsilon=0.37, rng=0).ledger.by_stage()
@@ -250,7 +267,9 @@ def test_e9_naive_scale_and_baseline_scales():
     n, d, eps = 30_000, 50, 0.8
     _p, X = _data("two_level", d, n, 5)
     est = naive_laplace(X, epsilon=eps, rng=0)
-    assert est.diagnostics.scale == pytest.approx(d / (n * eps), rel=1e-12) == naive_scale(n, d, eps)
+    assert (
+        est.diagnostics.scale == pytest.approx(d / (n * eps), rel=1e-12) == naive_scale(n, d, eps)
+    )
     np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(2) * d / (n * eps))
     tl = truncated_laplace(X, epsilon=eps, rng=0)
     mB = tl.diagnostics.rows["mean"]
@@ -261,17 +280,25 @@ def test_e9_naive_scale_and_baseline_scales():
     z = klsu_style_zcdp(X, rho=rho, rng=0)
     ex = z.diagnostics
     for row in ex.rounds:
-        assert row["scale"] == pytest.approx(math.sqrt(min(row["radius"], row["size"]) / rho) / ex.block_size)
+        assert row["scale"] == pytest.approx(
+            math.sqrt(min(row["radius"], row["size"]) / rho) / ex.block_size
+        )
     st = {s["stage"]: s for s in ex.stages}
     C = heavy_l2_radius(sum(T.size for *_, T in ex.buckets), ex.heavy_rows, 0.1)
     assert st["heavy"]["radius"] == C
     assert st["heavy"]["scale"] == pytest.approx(C / (ex.heavy_rows * math.sqrt(rho)), rel=1e-12)
-    assert st["flip"]["scale"] == pytest.approx(math.sqrt(d) / (st["flip"]["rows"] * math.sqrt(2 * rho)))
+    assert st["flip"]["scale"] == pytest.approx(
+        math.sqrt(d) / (st["flip"]["rows"] * math.sqrt(2 * rho))
+    )
 
 
 def test_chernoff_radius_matches_spec_example():
-    assert chernoff_radius(500, 14.5) == pytest.approx(628, abs=1)  # spec §2.4: "≈ 630" (paper's 3μL: 21,750)
-    assert partition_radius(0.5, 1000, 10, 2, 0.1, bound="paper") == pytest.approx(3 * 500 * math.log(200))
+    assert chernoff_radius(500, 14.5) == pytest.approx(
+        628, abs=1
+    )  # spec §2.4: "≈ 630" (paper's 3μL: 21,750)
+    assert partition_radius(0.5, 1000, 10, 2, 0.1, bound="paper") == pytest.approx(
+        3 * 500 * math.log(200)
+    )
     assert final_radius(0.1, 5, 100, 0.1, bound="paper") == pytest.approx(4 * math.log(1000))
 
 
@@ -298,7 +325,9 @@ def test_e10_tv_exact_bounds_and_monte_carlo():
         assert product_tv(p, p) == pytest.approx(0, abs=1e-12)
         assert product_tv(q, p) == pytest.approx(tv, abs=1e-12)
         f = rng.random(d) < 0.5
-        assert product_tv(np.where(f, 1 - p, p), np.where(f, 1 - q, q)) == pytest.approx(tv, abs=1e-12)
+        assert product_tv(np.where(f, 1 - p, p), np.where(f, 1 - q, q)) == pytest.approx(
+            tv, abs=1e-12
+        )
         lo, hi = hellinger_tv_bounds(p, q)
         assert lo - 1e-12 <= tv <= min(hi, np.abs(p - q).sum()) + 1e-12
     # Monte Carlo (d = 12, forced) within 4 standard errors of the exact value (SE <= 0.5/sqrt(N))
@@ -414,7 +443,7 @@ def test_s2_pipeline_worst_case_neighbours_each_stage(stage):
     X2[i] = 0
     X2[i, : d // 2] = 1
     Y[i] = 0
-    Y[i, d // 2:] = 1
+    Y[i, d // 2 :] = 1
     a = pure_dp_pde(X2, epsilon=eps, rng=22, shuffle=False)
     b = pure_dp_pde(Y, epsilon=eps, rng=22, shuffle=False)
     sa = {s["stage"]: s for s in a.diagnostics.stages}
@@ -429,7 +458,7 @@ def test_s2_pipeline_worst_case_neighbours_each_stage(stage):
         sel = ~a.diagnostics.light if stage == "heavy" else a.diagnostics.light
         diff = np.abs(na[sel] - nb[sel]).sum()
         if stage == "heavy":  # released g = w * q: undo the rescaling
-            w = 1 / np.sqrt(np.array([2.0 ** -g for g in a.diagnostics.group[sel]]))
+            w = 1 / np.sqrt(np.array([2.0**-g for g in a.diagnostics.group[sel]]))
             diff = np.abs((na[sel] - nb[sel]) * w).sum()
     assert diff > 0
     assert diff <= sa[stage]["sensitivity"] * (1 + 1e-9)
@@ -444,13 +473,16 @@ def test_s2_naive_and_truncated_worst_case():
     a, b = naive_laplace(X, epsilon=eps, rng=0), naive_laplace(Y, epsilon=eps, rng=0)
     diff = np.abs(a.diagnostics.noiseless_mean - b.diagnostics.noiseless_mean).sum()
     assert diff == pytest.approx(d / n) and diff / a.diagnostics.scale == pytest.approx(eps)
-    lr, se = _orthant_log_ratio(a.diagnostics.noiseless_mean, b.diagnostics.noiseless_mean,
-                                a.diagnostics.scale, 400_000, 3)
+    lr, se = _orthant_log_ratio(
+        a.diagnostics.noiseless_mean, b.diagnostics.noiseless_mean, a.diagnostics.scale, 400_000, 3
+    )
     assert abs(lr - eps) < 4 * se
     # B2 truncated mean: the row in the mean block, worst case two disjoint heavy rows
     Z = np.zeros((n, d))
     a = truncated_laplace(Z, epsilon=eps, rng=0)
-    i = int(np.flatnonzero(~np.isin(np.arange(n), np.random.default_rng(0).permutation(n)[:100]))[0])
+    i = int(
+        np.flatnonzero(~np.isin(np.arange(n), np.random.default_rng(0).permutation(n)[:100]))[0]
+    )
     Z1, Z2 = Z.copy(), Z.copy()
     Z1[i, :5] = 1
     Z2[i, 5:] = 1
@@ -496,7 +528,10 @@ def test_s5_dense_loss_is_documented():
 
 
 def test_s6_consistency_in_n_and_eps():
-    tvs = [_mean_tv("binary_pde", "skewed", 256, n, range(2), flip=False) for n in (100_000, 400_000, 1_600_000)]
+    tvs = [
+        _mean_tv("binary_pde", "skewed", 256, n, range(2), flip=False)
+        for n in (100_000, 400_000, 1_600_000)
+    ]
     assert tvs[0] > tvs[1] > tvs[2]
     lo_eps = _mean_tv("binary_pde", "skewed", 256, 400_000, range(2), eps=0.25, flip=False)
     assert lo_eps > tvs[1]
@@ -566,17 +601,20 @@ def test_registered_binary_only():
     assert est.ledger.total() == pytest.approx(0.5) and not est.conversion.meets_budget
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"x": np.full((100, 4), 0.5)}, "only 0 and 1"),
-    ({"x": np.array([[0, np.nan]] * 100)}, "NaN"),
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"epsilon": -1}, "epsilon"),
-    ({"x": np.zeros((10, 64))}, "too small"),
-    ({"beta": 1.5}, "beta"),
-    ({"partition_fraction": 0.7, "heavy_fraction": 0.4}, "below 1"),
-    ({"heavy": "hkmn22"}, "joint_laplace"),
-    ({"x": np.zeros((2, 3, 4))}, "2-D"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"x": np.full((100, 4), 0.5)}, "only 0 and 1"),
+        ({"x": np.array([[0, np.nan]] * 100)}, "NaN"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1}, "epsilon"),
+        ({"x": np.zeros((10, 64))}, "too small"),
+        ({"beta": 1.5}, "beta"),
+        ({"partition_fraction": 0.7, "heavy_fraction": 0.4}, "below 1"),
+        ({"heavy": "hkmn22"}, "joint_laplace"),
+        ({"x": np.zeros((2, 3, 4))}, "2-D"),
+    ],
+)
 def test_bad_input(kwargs, match):
     args = {"x": np.zeros((1000, 8)), "epsilon": 1.0} | kwargs
     x = args.pop("x")

@@ -49,7 +49,10 @@ def test_private_radius_ledger_and_isotropic_noise(rho: float) -> None:
     ns = est.diagnostics.noise_std
     np.testing.assert_allclose(ns, ns[0])
     np.testing.assert_allclose(est.diagnostics.scale, 1.0)
-    tau = math.sqrt(2 * est.diagnostics.clip_radius**2 / est.diagnostics.extra["budgets"]["noise"]) / ds.n
+    tau = (
+        math.sqrt(2 * est.diagnostics.clip_radius**2 / est.diagnostics.extra["budgets"]["noise"])
+        / ds.n
+    )
     assert math.isclose(ns[0], tau, rel_tol=1e-12)
 
 
@@ -65,8 +68,9 @@ def test_private_radius_clips_only_a_few_rows() -> None:
 
 def test_with_plan_settings_it_is_plan_without_scaling() -> None:
     ds = generate("gaussian", 1500, 6, 1.0, rng=6)
-    a = gaussian_private_radius(ds.x, rho=0.8, bounds=ds.bounds, quantile="exponential", rank_slack_kind="plan",
-                                rng=7)
+    a = gaussian_private_radius(
+        ds.x, rho=0.8, bounds=ds.bounds, quantile="exponential", rank_slack_kind="plan", rng=7
+    )
     b = plan_noscale(ds.x, rho=0.8, bounds=ds.bounds, rng=7)
     np.testing.assert_array_equal(a.mean, b.mean)
 

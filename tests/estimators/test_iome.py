@@ -31,11 +31,18 @@ def test_presets_and_labels() -> None:
     assert I.PRESETS["original"] == {"steps": 10, "radius_share": 0.25, "offset_factor": 1.0}
     assert I.PRESETS["paper"] == {"steps": 20, "radius_share": 0.01, "offset_factor": 2.0}
     assert registry.get("iome_original").label == "IOME (original parameters)"
-    assert registry.get("iome_paper").label == "IOME (PLAN paper's parameters, robust centre and radius)"
+    assert (
+        registry.get("iome_paper").label
+        == "IOME (PLAN paper's parameters, robust centre and radius)"
+    )
     # the paper's clip rank doubles both offset terms
     n, D, T, p1, p2 = 10_000, 256, 20, 0.01, 0.99
-    assert math.isclose(n - I.clip_rank(n, D, T, p1, p2, 2.0), 2 * (n - I.clip_rank(n, D, T, p1, p2, 1.0)))
-    assert math.isclose(I.clip_rank(n, D, T, p1, p2, 1.0), n - 2 * math.sqrt(D / (2 * p2)) - math.sqrt(T / (2 * p1)))
+    assert math.isclose(
+        n - I.clip_rank(n, D, T, p1, p2, 2.0), 2 * (n - I.clip_rank(n, D, T, p1, p2, 1.0))
+    )
+    assert math.isclose(
+        I.clip_rank(n, D, T, p1, p2, 1.0), n - 2 * math.sqrt(D / (2 * p2)) - math.sqrt(T / (2 * p1))
+    )
 
 
 def test_noise_is_isotropic_with_the_stated_scale() -> None:
@@ -60,11 +67,16 @@ def test_clip_ball_in_original_coordinates() -> None:
     ex = est.diagnostics.extra
     dist = np.linalg.norm(ds.x - ex["ball_center"], axis=1)
     inside = dist <= ex["ball_radius"]
-    assert np.array_equal(~inside, est.diagnostics.clipped) or np.sum(~inside != est.diagnostics.clipped) <= 1
+    assert (
+        np.array_equal(~inside, est.diagnostics.clipped)
+        or np.sum(~inside != est.diagnostics.clipped) <= 1
+    )
     assert ex["padded_dim"] == 8 and ex["rotation"].dim == 8
     # the centre mapped back is R^T c + m0
     R = ex["rotation"]
-    np.testing.assert_allclose(est.diagnostics.center, ex["box_center"] + R.inverse(ex["center_rotated"]), atol=1e-9)
+    np.testing.assert_allclose(
+        est.diagnostics.center, ex["box_center"] + R.inverse(ex["center_rotated"]), atol=1e-9
+    )
 
 
 def test_sensitivity_of_the_rotated_clipped_sum() -> None:

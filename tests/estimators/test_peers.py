@@ -22,27 +22,38 @@ ALPHA = 1e-4  # KS false-alarm rate
 def test_registered_as_an_opt_in_group_with_library_version_notion_and_relation():
     names = {s.name: s for s in registry.all_estimators() if s.family == registry.PEERS}
     assert set(names) == {"peer_opendp_laplace", "peer_opendp_gauss", "peer_diffprivlib"}
-    expected = {"peer_opendp_laplace": ("pure", False, "opendp"), "peer_opendp_gauss": ("zcdp", False, "opendp"),
-                "peer_diffprivlib": ("pure", True, "diffprivlib")}
+    expected = {
+        "peer_opendp_laplace": ("pure", False, "opendp"),
+        "peer_opendp_gauss": ("zcdp", False, "opendp"),
+        "peer_diffprivlib": ("pure", True, "diffprivlib"),
+    }
     for name, (notion, seeded, lib) in expected.items():
         spec = names[name]
         assert (spec.notion, spec.neighbouring, spec.seeded) == (notion, "replace-one", seeded)
-        assert spec.label.split()[:2] == [{"opendp": "OpenDP"}.get(lib, lib), peers.library_version(lib)]
+        assert spec.label.split()[:2] == [
+            {"opendp": "OpenDP"}.get(lib, lib),
+            peers.library_version(lib),
+        ]
     assert not {s.name for s in registry.applicable("real", 4)} & set(names)  # opt-in only
     assert set(names) <= {s.name for s in registry.applicable("real", 4, peers=True)}
 
 
-@pytest.mark.parametrize(("mechanism", "budget", "closed_form"), [
-    ("laplace", 0.7, lambda w, n, b: w / (n * b)),
-    ("gaussian", 0.3, lambda w, n, b: w / (n * math.sqrt(2 * b))),
-])
+@pytest.mark.parametrize(
+    ("mechanism", "budget", "closed_form"),
+    [
+        ("laplace", 0.7, lambda w, n, b: w / (n * b)),
+        ("gaussian", 0.3, lambda w, n, b: w / (n * math.sqrt(2 * b))),
+    ],
+)
 def test_opendp_scale_is_the_smallest_its_privacy_map_accepts(mechanism, budget, closed_form):
     n, lo, hi = 500, -2.0, 5.0
     meas, scale = peers.opendp_scale(n, lo, hi, budget, mechanism)
     assert meas.map(peers.OPENDP_D_IN) <= budget  # the library's own map meets the budget
     tighter = peers.opendp_measurement(n, lo, hi, scale * 0.999, mechanism)
     assert tighter.map(peers.OPENDP_D_IN) > budget  # ... and a 0.1% smaller scale would not
-    assert scale == pytest.approx(closed_form(hi - lo, n, budget), rel=1e-6)  # replace-one sensitivity (U-L)/n
+    assert scale == pytest.approx(
+        closed_form(hi - lo, n, budget), rel=1e-6
+    )  # replace-one sensitivity (U-L)/n
 
 
 def _residuals(func, budget_kw, k=3000, n=200, rng=None):
@@ -54,11 +65,14 @@ def _residuals(func, budget_kw, k=3000, n=200, rng=None):
     return est.mean - col.mean(), est
 
 
-@pytest.mark.parametrize(("name", "func", "budget_kw", "dist"), [
-    ("opendp laplace", peers.opendp_laplace_mean, ("epsilon", 0.5), "laplace"),
-    ("opendp gauss", peers.opendp_gaussian_mean, ("rho", 0.125), "norm"),
-    ("diffprivlib", peers.diffprivlib_mean, ("epsilon", 0.5), "laplace"),
-])
+@pytest.mark.parametrize(
+    ("name", "func", "budget_kw", "dist"),
+    [
+        ("opendp laplace", peers.opendp_laplace_mean, ("epsilon", 0.5), "laplace"),
+        ("opendp gauss", peers.opendp_gaussian_mean, ("rho", 0.125), "norm"),
+        ("diffprivlib", peers.diffprivlib_mean, ("epsilon", 0.5), "laplace"),
+    ],
+)
 def test_noise_has_the_scale_of_the_documented_sensitivity(name, func, budget_kw, dist):
     """KS on 3000 draws: matches scale (1/n)/budget-rule; rejects the same at 1.3× scale."""
     n = 200
@@ -79,7 +93,9 @@ def test_budget_goes_through_to_native_and_the_ledger_spends_it(name):
         est = spec.run(ds, budget, rng=2)
         conv = budget.to_native(spec.notion)
         assert est.conversion == conv
-        assert est.ledger.notion == spec.notion and est.ledger.total() == pytest.approx(conv.value, rel=1e-12)
+        assert est.ledger.notion == spec.notion and est.ledger.total() == pytest.approx(
+            conv.value, rel=1e-12
+        )
         assert est.mean.shape == (3,) and np.all(np.isfinite(est.mean))
     if spec.seeded:
         a, b = (spec.run(ds, Budget.pure(1.0), rng=7).mean for _ in range(2))
@@ -93,7 +109,9 @@ def test_bad_input_names_the_argument():
         peers.opendp_laplace_mean(np.ones((10, 2)), epsilon=-1.0, bounds=(0, 1))
 
 
-@pytest.mark.parametrize("budget", [Budget.zcdp(0.5), Budget.approx(1.0, 1e-6)], ids=["rho", "eps_delta"])
+@pytest.mark.parametrize(
+    "budget", [Budget.zcdp(0.5), Budget.approx(1.0, 1e-6)], ids=["rho", "eps_delta"]
+)
 def test_plan_beats_the_library_means_under_strong_variance_skew(budget):
     """Gaussian, skew 2, d = 64, n = 10^4: PLAN's worst of 8 seeds beats every peer's best.
 
@@ -105,7 +123,9 @@ def test_plan_beats_the_library_means_under_strong_variance_skew(budget):
 
     def errors(name):
         spec = registry.get(name)
-        return np.array([np.linalg.norm(spec.run(ds, budget, rng=s).mean - ds.true_mean) for s in seeds])
+        return np.array(
+            [np.linalg.norm(spec.run(ds, budget, rng=s).mean - ds.true_mean) for s in seeds]
+        )
 
     plan = errors("plan")
     for name in ("peer_opendp_laplace", "peer_opendp_gauss", "peer_diffprivlib"):

@@ -40,30 +40,50 @@ def test_ledger_sums_exactly_to_rho(rho: float, name: str) -> None:
 
 
 def test_default_split_is_the_papers() -> None:
-    assert P.DEFAULT_SPLIT == {"center": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625}
+    assert P.DEFAULT_SPLIT == {
+        "center": 0.0625,
+        "variance": 0.1875,
+        "radius": 0.1875,
+        "noise": 0.5625,
+    }
     ds = _gauss(400, 8, 1.0, 0)
     est = registry.run("plan", ds, Budget.zcdp(1.0), rng=0)
     assert est.diagnostics.extra["budgets"] == P.DEFAULT_SPLIT  # dyadic fractions: exact
     by = est.ledger.by_stage()
     assert {stage: by[label] for stage, label in P.STAGE_LABELS.items()} == P.DEFAULT_SPLIT
-    binary = registry.run("plan_l1", generate("binary_plan", 500, 16, 0.25, rng=0), Budget.zcdp(0.5), rng=0)
+    binary = registry.run(
+        "plan_l1", generate("binary_plan", 500, 16, 0.25, rng=0), Budget.zcdp(0.5), rng=0
+    )
     assert binary.ledger.total() == 0.5
     assert binary.diagnostics.extra["fractions"] == P.BINARY_SPLIT
 
 
 def test_custom_split_and_bad_splits() -> None:
     ds = _gauss(300, 4, 0.0, 0)
-    est = P.plan(ds.x, rho=2.0, bounds=ds.bounds, budget_split={"center": 0.25, "variance": 0.25,
-                                                                 "radius": 0.25, "noise": 0.25}, rng=0)
+    est = P.plan(
+        ds.x,
+        rho=2.0,
+        bounds=ds.bounds,
+        budget_split={"center": 0.25, "variance": 0.25, "radius": 0.25, "noise": 0.25},
+        rng=0,
+    )
     assert est.ledger.by_stage()[P.STAGE_LABELS["noise"]] == 0.5
     with pytest.raises(ValueError, match="sum to 1"):
-        P.plan(ds.x, rho=1.0, bounds=ds.bounds, budget_split={"center": 0.5, "variance": 0.5, "radius": 0.5,
-                                                              "noise": 0.5})
+        P.plan(
+            ds.x,
+            rho=1.0,
+            bounds=ds.bounds,
+            budget_split={"center": 0.5, "variance": 0.5, "radius": 0.5, "noise": 0.5},
+        )
     with pytest.raises(ValueError, match="spends nothing"):
         P.plan(ds.x, rho=1.0, bounds=ds.bounds, variances="none", budget_split=P.DEFAULT_SPLIT)
     with pytest.raises(ValueError, match="positive share"):
-        P.plan(ds.x, rho=1.0, bounds=ds.bounds, budget_split={"center": 0.5, "variance": 0.5, "noise": 0.0,
-                                                              "radius": 0.0})
+        P.plan(
+            ds.x,
+            rho=1.0,
+            bounds=ds.bounds,
+            budget_split={"center": 0.5, "variance": 0.5, "noise": 0.0, "radius": 0.0},
+        )
 
 
 def test_core_clipping_sensitivity_and_noise_scale() -> None:
@@ -80,10 +100,13 @@ def test_core_clipping_sensitivity_and_noise_scale() -> None:
         factor = np.minimum(1, 2.0 / np.linalg.norm(y, axis=1))
         assert np.all(np.linalg.norm(y * factor[:, None], axis=1) <= 2.0 * (1 + 1e-12))
         assert core.noise_std_scaled == math.sqrt(2 * 2.0**2 / 0.3)
-        np.testing.assert_allclose(core.noise_std, math.sqrt(2 * 4 / 0.3) * sigma ** (2 / (p + 2)) / n, rtol=1e-12)
+        np.testing.assert_allclose(
+            core.noise_std, math.sqrt(2 * 4 / 0.3) * sigma ** (2 / (p + 2)) / n, rtol=1e-12
+        )
         # unscaling inverts the scaling exactly: mean - noiseless = eta / (n s)
-        np.testing.assert_allclose(core.mean - core.noiseless_mean, core.noise / (n * core.scale), rtol=1e-9,
-                                   atol=1e-15)
+        np.testing.assert_allclose(
+            core.mean - core.noiseless_mean, core.noise / (n * core.scale), rtol=1e-9, atol=1e-15
+        )
     np.testing.assert_allclose(P.scale_vector(sigma, 2.0), sigma**-0.5)
     np.testing.assert_allclose(P.scale_vector(sigma, 1.0), sigma ** (-2 / 3))
     np.testing.assert_allclose(P.scale_vector(sigma, 2.0, 0.5), 1 / sigma)
@@ -120,12 +143,30 @@ def test_scale_equivariance_of_the_whole_pipeline() -> None:
     ds = _gauss(1500, 10, 2.0, 6)
     c = 37.0
     for p in (1.0, 2.0):
-        a = P.plan(ds.x, rho=0.7, bounds=ds.bounds, sigma=ds.true_std, variances="oracle", p=p,
-                   radius_universe_kind=50.0, rng=11)
-        b = P.plan(ds.x, rho=0.7, bounds=ds.bounds, sigma=c * ds.true_std, variances="oracle", p=p,
-                   radius_universe_kind=50.0 * c ** (-2 / (p + 2)), rng=11)
+        a = P.plan(
+            ds.x,
+            rho=0.7,
+            bounds=ds.bounds,
+            sigma=ds.true_std,
+            variances="oracle",
+            p=p,
+            radius_universe_kind=50.0,
+            rng=11,
+        )
+        b = P.plan(
+            ds.x,
+            rho=0.7,
+            bounds=ds.bounds,
+            sigma=c * ds.true_std,
+            variances="oracle",
+            p=p,
+            radius_universe_kind=50.0 * c ** (-2 / (p + 2)),
+            rng=11,
+        )
         np.testing.assert_allclose(a.mean, b.mean, rtol=1e-9)
-        assert math.isclose(b.diagnostics.clip_radius, a.diagnostics.clip_radius * c ** (-2 / (p + 2)), rel_tol=1e-9)
+        assert math.isclose(
+            b.diagnostics.clip_radius, a.diagnostics.clip_radius * c ** (-2 / (p + 2)), rel_tol=1e-9
+        )
 
 
 def test_noscale_equals_iome_without_rotation() -> None:
@@ -134,14 +175,37 @@ def test_noscale_equals_iome_without_rotation() -> None:
     lo, hi = ds.bounds
     m0 = (lo + hi) / 2
     n, T = ds.n, 20
-    rho = 1.0  # prop 0.25, radius share 0.25 of the rest: 0.25 / 0.1875 / 0.5625, all exact in binary
+    rho = (
+        1.0  # prop 0.25, radius share 0.25 of the rest: 0.25 / 0.1875 / 0.5625, all exact in binary
+    )
     U = 500.0
-    io = iome(ds.x, rho=rho, bounds=ds.bounds, steps=T, median_share=0.25, radius_share=0.25,
-              offset_factor=2.0, rotate=False, median_bounds=(lo - m0, hi - m0), radius_upper=U, radius_step="binary_search", rng=21)
+    io = iome(
+        ds.x,
+        rho=rho,
+        bounds=ds.bounds,
+        steps=T,
+        median_share=0.25,
+        radius_share=0.25,
+        offset_factor=2.0,
+        rotate=False,
+        median_bounds=(lo - m0, hi - m0),
+        radius_upper=U,
+        radius_step="binary_search",
+        rng=21,
+    )
     m = io.diagnostics.extra["clip_rank"]
-    pl = P.plan(ds.x, rho=rho, bounds=ds.bounds, variances="none", quantile="binary_search", steps=T,
-                budget_split={"center": 0.25, "radius": 0.1875, "noise": 0.5625}, rank_slack_kind=n - m,
-                radius_universe_kind=U, rng=21)
+    pl = P.plan(
+        ds.x,
+        rho=rho,
+        bounds=ds.bounds,
+        variances="none",
+        quantile="binary_search",
+        steps=T,
+        budget_split={"center": 0.25, "radius": 0.1875, "noise": 0.5625},
+        rank_slack_kind=n - m,
+        radius_universe_kind=U,
+        rng=21,
+    )
     np.testing.assert_allclose(pl.diagnostics.center, io.diagnostics.center, rtol=1e-9, atol=1e-9)
     assert math.isclose(pl.diagnostics.clip_radius, io.diagnostics.clip_radius, rel_tol=1e-9)
     np.testing.assert_allclose(pl.mean, io.mean, rtol=1e-9, atol=1e-9)
@@ -273,7 +337,9 @@ def test_output_noise_matches_the_stated_scale() -> None:
     assert stats.kstest(z, "norm", args=(0, 1.3)).pvalue < 1e-3
     assert stats.kstest(z, "norm", args=(0, 1 / 1.3)).pvalue < 1e-3
     s = est.diagnostics.scale
-    np.testing.assert_allclose(est.diagnostics.noise_std * s, est.diagnostics.noise_std[0] * s[0], rtol=1e-12)
+    np.testing.assert_allclose(
+        est.diagnostics.noise_std * s, est.diagnostics.noise_std[0] * s[0], rtol=1e-12
+    )
 
 
 def test_clipped_fraction_is_about_k_over_n() -> None:
@@ -334,7 +400,11 @@ def test_papers_finding_skewed_and_flat() -> None:
             out.append(l2_error(est.mean, ds.x.mean(axis=0)))
         return float(np.mean(out))
 
-    plan_c, iome_c, noscale_c = errs(2.0, "plan"), errs(2.0, "iome_paper"), errs(2.0, "plan_noscale")
+    plan_c, iome_c, noscale_c = (
+        errs(2.0, "plan"),
+        errs(2.0, "iome_paper"),
+        errs(2.0, "plan_noscale"),
+    )
     assert plan_c < 0.6 * iome_c and plan_c < 0.6 * noscale_c, (plan_c, iome_c, noscale_c)
     plan_a, iome_a = errs(0.0, "plan"), errs(0.0, "iome_paper")
     assert 0.8 < plan_a / iome_a < 1.25, (plan_a, iome_a)
@@ -371,8 +441,18 @@ def test_diagnostics_for_the_step_by_step_page() -> None:
     assert dg.center.shape == dg.scale.shape == dg.noise_std.shape == (6,)
     assert dg.clipped.shape == (500,) and dg.clipped.dtype == bool
     ex = dg.extra
-    for key in ("sigma_hat", "sigma_hat_raw", "scale_exponent", "p", "rank_slack", "clip_quantile",
-                "radius_universe", "norms", "noise_std_scaled", "budgets"):
+    for key in (
+        "sigma_hat",
+        "sigma_hat_raw",
+        "scale_exponent",
+        "p",
+        "rank_slack",
+        "clip_quantile",
+        "radius_universe",
+        "norms",
+        "noise_std_scaled",
+        "budgets",
+    ):
         assert key in ex
     assert ex["scale_exponent"] == 0.25
     np.testing.assert_allclose(dg.scale, ex["sigma_hat"] ** -0.5)
@@ -380,15 +460,32 @@ def test_diagnostics_for_the_step_by_step_page() -> None:
     np.testing.assert_array_equal(est.mean, again.mean)
     eq = registry.run("plan_equal_split", ds, Budget.zcdp(1.0), rng=17)
     assert eq.diagnostics.extra["scale_exponent"] == 0.5
-    assert registry.run("plan_noscale", ds, Budget.zcdp(1.0), rng=17).diagnostics.extra["scale_exponent"] == 0.0
+    assert (
+        registry.run("plan_noscale", ds, Budget.zcdp(1.0), rng=17).diagnostics.extra[
+            "scale_exponent"
+        ]
+        == 0.0
+    )
 
 
 def test_registry_entries() -> None:
     names = {s.name: s for s in registry.all_estimators()}
     for n in ("plan", "plan_l1", "plan_oracle", "plan_noscale", "plan_equal_split"):
-        assert names[n].family == "PLAN" and names[n].notion == "zcdp" and names[n].neighbouring == "replace-one"
-    mine = {"plan", "plan_l1", "plan_oracle", "plan_noscale", "plan_equal_split", "iome_original", "iome_paper",
-            "gaussian_private"}
+        assert (
+            names[n].family == "PLAN"
+            and names[n].notion == "zcdp"
+            and names[n].neighbouring == "replace-one"
+        )
+    mine = {
+        "plan",
+        "plan_l1",
+        "plan_oracle",
+        "plan_noscale",
+        "plan_equal_split",
+        "iome_original",
+        "iome_paper",
+        "gaussian_private",
+    }
     my_colours = [names[n].color for n in mine]
     others = {s.color for s in registry.all_estimators() if s.name not in mine}
     assert len(set(my_colours)) == len(mine) and not set(my_colours) & others
@@ -427,10 +524,14 @@ def test_fast_exponential_quantile_matches_the_mechanism() -> None:
 
     col = np.round(np.random.default_rng(0).standard_normal(40) * 3, 1)
     reps, rho_col, q, bounds = 200_000, 0.02, 0.3, (-20.0, 20.0)
-    v = P.exponential_quantile_fast(np.repeat(col[:, None], reps, axis=1), q, bounds, rho=rho_col * reps, rng=1)
+    v = P.exponential_quantile_fast(
+        np.repeat(col[:, None], reps, axis=1), q, bounds, rho=rho_col * reps, rng=1
+    )
     assert np.all((v >= bounds[0]) & (v <= bounds[1]))
     z = np.concatenate(([bounds[0]], np.sort(col), [bounds[1]]))
-    obs = np.bincount(np.minimum(np.searchsorted(z, v, side="right") - 1, col.size), minlength=col.size + 1)
+    obs = np.bincount(
+        np.minimum(np.searchsorted(z, v, side="right") - 1, col.size), minlength=col.size + 1
+    )
 
     def chi2_p(eps: float) -> float:
         p = exponential_quantile_probabilities(col, q, bounds, eps)
@@ -458,13 +559,16 @@ def test_log_scale_variance_search_fixes_the_empty_top_interval():
     ds = gaussian(4000, 128, 2.0, rng=3)
     rho = 0.1875 * 0.125
     log_ratio = np.sqrt(variance_estimate(ds.x, ds.bounds, rho=rho, rng=1)) / ds.true_std
-    lin_ratio = np.sqrt(variance_estimate(ds.x, ds.bounds, rho=rho, rng=1, scale="linear")) / ds.true_std
+    lin_ratio = (
+        np.sqrt(variance_estimate(ds.x, ds.bounds, rho=rho, rng=1, scale="linear")) / ds.true_std
+    )
     assert np.all((log_ratio > 0.5) & (log_ratio < 2.0)), np.quantile(log_ratio, [0, 1])
     assert np.mean(lin_ratio > 100) > 0.05
 
 
-def _exponential_quantile_one_pass(X: np.ndarray, q: float, lo: np.ndarray, hi: np.ndarray, rho: float,
-                                   rng: np.random.Generator) -> np.ndarray:
+def _exponential_quantile_one_pass(
+    X: np.ndarray, q: float, lo: np.ndarray, hi: np.ndarray, rho: float, rng: np.random.Generator
+) -> np.ndarray:
     """An all-columns-at-once implementation of exponential_quantile_fast (reference; log-space
     weights normalised per column, as the blocked version)."""
     n, d = X.shape
@@ -498,7 +602,9 @@ def test_exponential_quantile_blocks_are_bit_identical_to_one_pass(shape: tuple[
     d = shape[1]
     lo, hi = np.full(d, -4.0), np.full(d, 4.0)
     ref = _exponential_quantile_one_pass(x, 0.3, lo, hi, 0.5, np.random.default_rng(3))
-    np.testing.assert_array_equal(P.exponential_quantile_fast(x, 0.3, (lo, hi), rho=0.5, rng=3), ref)
+    np.testing.assert_array_equal(
+        P.exponential_quantile_fast(x, 0.3, (lo, hi), rho=0.5, rng=3), ref
+    )
 
 
 def test_variance_floor_far_below_the_data_keeps_low_variance_coordinates():
@@ -515,7 +621,9 @@ def test_variance_floor_far_below_the_data_keeps_low_variance_coordinates():
     bounds = (np.full(d, -hw), np.full(d, hw))
     ratio = np.sqrt(variance_estimate(ds.x, bounds, rho=0.1875, rng=0)) / ds.true_std
     assert np.all((ratio > 0.5) & (ratio < 2.0)), np.quantile(ratio, [0, 1])
-    tied = np.sqrt(variance_estimate(ds.x, bounds, rho=0.1875, rng=0, floor_ratio=1e-12)) / ds.true_std
+    tied = (
+        np.sqrt(variance_estimate(ds.x, bounds, rho=0.1875, rng=0, floor_ratio=1e-12)) / ds.true_std
+    )
     assert tied.max() > 100
 
 
@@ -535,11 +643,14 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
     bounds = (np.full(d, -hw), np.full(d, hw))
     rho_c = 0.0625 * 0.125
     honest = quantiles.exponential_quantile(ds.x, 0.5, bounds, rho=rho_c, rng=1)
-    spread = quantiles.exponential_quantile(np.concatenate([ds.x - 0.1, ds.x, ds.x + 0.1]), 0.5, bounds,
-                                            rho=rho_c, rng=1)
+    spread = quantiles.exponential_quantile(
+        np.concatenate([ds.x - 0.1, ds.x, ds.x + 0.1]), 0.5, bounds, rho=rho_c, rng=1
+    )
     assert np.mean(np.abs(honest) > 1) > 0.03
     assert np.all(np.abs(spread) < 1)
-    est = P.plan(ds.x[:, :512], rho=0.125, bounds=bounds, rng=0, center_step="paper", radius_step="paper")
+    est = P.plan(
+        ds.x[:, :512], rho=0.125, bounds=bounds, rng=0, center_step="paper", radius_step="paper"
+    )
     assert any("centre's budget is thin" in w for w in est.diagnostics.warnings)
     # issue 12: the robust default (coarse-to-fine centre with a larger share for a wide range)
     # keeps every centre coordinate within a few sigma
@@ -549,7 +660,9 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
     assert not any("centre's budget is thin" in w for w in ok.diagnostics.warnings)
 
 
-def test_exponential_quantile_fast_no_weight_rounded_to_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exponential_quantile_fast_no_weight_rounded_to_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Issue 11 item 9: data at the scale of subnormal doubles (interval lengths of 1000 ulps of the
     smallest subnormal, ~5e-321). The old sampler multiplied the lengths by exp(eps u_i / 2)
     normalised at the target, so L_i w_i is rounded to a whole number of ulps: exactly 0 once
@@ -568,7 +681,9 @@ def test_exponential_quantile_fast_no_weight_rounded_to_zero(monkeypatch: pytest
     n, q, eps, reps = 200, 0.5, 0.25, 100_000
     col = np.arange(1, n + 1) * step
     bounds = (0.0, (n + 1) * step)
-    v = P.exponential_quantile_fast(np.repeat(col[:, None], reps, axis=1), q, bounds, rho=eps**2 / 8 * reps, rng=5)
+    v = P.exponential_quantile_fast(
+        np.repeat(col[:, None], reps, axis=1), q, bounds, rho=eps**2 / 8 * reps, rng=5
+    )
     z = np.concatenate(([bounds[0]], np.sort(col), [bounds[1]]))
     obs = np.bincount(np.minimum(np.searchsorted(z, v, side="right") - 1, n), minlength=n + 1)
     p = exponential_quantile_probabilities(col, q, bounds, eps)

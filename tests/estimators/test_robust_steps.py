@@ -27,7 +27,9 @@ def _cell_a(d: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray
 def test_log_grid_rank_error_formula() -> None:
     G = quantiles.log_grid_size(1e9, quantiles.LOG_GRID_RATIO)
     assert G == math.ceil(math.log(1e9) / math.log(1.002)) + 1
-    assert math.isclose(quantiles.log_grid_rank_error(0.5, 0.1), 2 * math.log(G / 0.1) / math.sqrt(8 * 0.5))
+    assert math.isclose(
+        quantiles.log_grid_rank_error(0.5, 0.1), 2 * math.log(G / 0.1) / math.sqrt(8 * 0.5)
+    )
 
 
 def test_log_grid_quantile_samples_the_exponential_mechanism() -> None:
@@ -39,8 +41,12 @@ def test_log_grid_quantile_samples_the_exponential_mechanism() -> None:
     grid = upper * ratio ** -np.arange(G, dtype=float)[::-1]
     u = -np.abs(np.searchsorted(np.sort(x), grid, side="right") - q * x.size)
     g = np.random.default_rng(1)
-    draws = np.array([quantiles.log_grid_quantile(x, q, upper, rho=rho, span=span, ratio=ratio, rng=g)
-                      for _ in range(6000)])
+    draws = np.array(
+        [
+            quantiles.log_grid_quantile(x, q, upper, rho=rho, span=span, ratio=ratio, rng=g)
+            for _ in range(6000)
+        ]
+    )
     obs = np.array([np.sum(np.isclose(draws, r, rtol=1e-12)) for r in grid])
     assert obs.sum() == draws.size  # every output is a grid point
 
@@ -94,7 +100,14 @@ def test_plan_ledger_stages_sum_exactly_with_the_auto_centre_share() -> None:
 
 def test_needed_center_share_formula() -> None:
     n, d, rho = 4000, 1024, 0.125
-    expected = 2 * math.log(P.C2F_BINS * d) * 3 * d * P.C2F_LEVELS / (0.5625 * n * n * P.C2F_HISTOGRAM_SHARE * rho)
+    expected = (
+        2
+        * math.log(P.C2F_BINS * d)
+        * 3
+        * d
+        * P.C2F_LEVELS
+        / (0.5625 * n * n * P.C2F_HISTOGRAM_SHARE * rho)
+    )
     assert math.isclose(P.needed_center_share(n, d, rho), expected)
     assert P.thin_budget_risk(4000, 1024, 1 / 32, 1600.0) is not None  # needs ~0.97 of rho
     assert P.thin_budget_risk(4000, 64, 0.5, 400.0) is None
@@ -212,7 +225,12 @@ def test_coinpress_ledgers_are_exact() -> None:
     assert est.ledger.total() == 0.25
     by = est.ledger.by_stage()
     assert math.isclose(by["centre: l2 spread"], 0.25 * 0.25 * 0.1, rel_tol=1e-15)
-    assert math.isclose(by["centre: l2 spread"] + by["centre (CoinPress)"], 0.25 * 0.25, rel_tol=1e-15)
+    assert math.isclose(
+        by["centre: l2 spread"] + by["centre (CoinPress)"], 0.25 * 0.25, rel_tol=1e-15
+    )
     est = registry.run("plan", x, Budget.zcdp(0.25), bounds=bounds, rng=0, center_step="coinpress")
     assert est.ledger.total() == 0.25
-    assert est.ledger.by_stage()[P.STAGE_LABELS["center"]] == est.diagnostics.extra["budgets"]["center"]
+    assert (
+        est.ledger.by_stage()[P.STAGE_LABELS["center"]]
+        == est.diagnostics.extra["budgets"]["center"]
+    )

@@ -101,7 +101,10 @@ class TestTransform:
 
 
 class TestCalibration:
-    @pytest.mark.parametrize(("rel", "b_mult", "s_mult"), [("add-remove", 1.0, 1.0), ("replace-one", 2.0, math.sqrt(2.0))])
+    @pytest.mark.parametrize(
+        ("rel", "b_mult", "s_mult"),
+        [("add-remove", 1.0, 1.0), ("replace-one", 2.0, math.sqrt(2.0))],
+    )
     def test_scales_match_plain_sum(self, rel, b_mult, s_mult):
         """Spec §7.2: add/remove b = R/ε, σ = R/√(2ρ) (B1's full-budget scales); replace-one 2R/ε, R/√ρ."""
         x, R, eps, rho = uniform_sample(), 100.0, 0.7, 0.3
@@ -114,7 +117,9 @@ class TestCalibration:
             g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0).diagnostics.noise_scale
             assert lap.scale == b1 and gau.scale == g1
 
-    @pytest.mark.parametrize(("kw", "notion"), [({"epsilon": 0.9}, "pure"), ({"rho": 0.25}, "zcdp")])
+    @pytest.mark.parametrize(
+        ("kw", "notion"), [({"epsilon": 0.9}, "pure"), ({"rho": 0.25}, "zcdp")]
+    )
     @pytest.mark.parametrize("known", [True, False])
     def test_ledger_one_charge(self, kw, notion, known):
         est = simplex_mean(uniform_sample(), bounds=(0, 100), known_n=known, rng=1, **kw)
@@ -126,13 +131,21 @@ class TestCalibration:
     def test_ledger_with_extra_count_sums_to_budget(self, kw):
         budget = next(iter(kw.values()))
         est = simplex_mean(uniform_sample(), bounds=(0, 100), count_fraction=0.3, rng=1, **kw)
-        assert est.ledger.by_stage() == pytest.approx({"simplex release": 0.7 * budget, "extra count": 0.3 * budget},
-                                                      rel=1e-15)
+        assert est.ledger.by_stage() == pytest.approx(
+            {"simplex release": 0.7 * budget, "extra count": 0.3 * budget}, rel=1e-15
+        )
         assert abs(est.ledger.total() - budget) <= 2 * np.spacing(budget)
 
-    @pytest.mark.parametrize(("func", "kw"), [(plugin_mean, {}), (centred_mean, {}), (resize_mean, {}),
-                                         (plugin_mean, {"split": "opendp", "shift": False}),
-                                         (noisy_sum_mean, {"centred": True})])
+    @pytest.mark.parametrize(
+        ("func", "kw"),
+        [
+            (plugin_mean, {}),
+            (centred_mean, {}),
+            (resize_mean, {}),
+            (plugin_mean, {"split": "opendp", "shift": False}),
+            (noisy_sum_mean, {"centred": True}),
+        ],
+    )
     @pytest.mark.parametrize("budget", [{"epsilon": 0.9}, {"rho": 0.25}])
     def test_baseline_ledgers_sum_to_budget(self, func, kw, budget):
         est = func(uniform_sample(), bounds=(0, 100), rng=2, **kw, **budget)
@@ -194,7 +207,9 @@ class TestPrivacy:
         assert loss.max() > 0.99 * eps
         gau = simplex_release(x, rho=rho, bounds=(0, R), neighbouring=rel, reps=50_000, rng=6)
         g2 = simplex_release(x2, rho=rho, bounds=(0, R), neighbouring=rel, rng=6).s
-        gl = (((gau.m - g2) ** 2).sum(axis=1) - ((gau.m - gau.s) ** 2).sum(axis=1)) / (2 * gau.scale**2)
+        gl = (((gau.m - g2) ** 2).sum(axis=1) - ((gau.m - gau.s) ** 2).sum(axis=1)) / (
+            2 * gau.scale**2
+        )
         se = math.sqrt(2 * rho / 50_000)
         assert abs(gl.mean() - rho) < 5 * se
         assert gl.var() == pytest.approx(2 * rho, rel=var_tol(50_000, 3.0))
@@ -209,7 +224,10 @@ class TestPrivacy:
         g = np.random.default_rng(7)
         ms, b_s = add_noise(v[:1], "laplace", R, eps / 2, 50_000, g)
         mc, b_c = add_noise(v[1:], "laplace", 1.0, eps / 2, 50_000, g)
-        loss = ((np.abs(ms - v2[0]) - np.abs(ms - v[0])) / b_s + (np.abs(mc - v2[1]) - np.abs(mc - v[1])) / b_c)[:, 0]
+        loss = (
+            (np.abs(ms - v2[0]) - np.abs(ms - v[0])) / b_s
+            + (np.abs(mc - v2[1]) - np.abs(mc - v[1])) / b_c
+        )[:, 0]
         assert loss.max() <= eps + 1e-9 and loss.max() > 0.99 * eps
 
 
@@ -240,7 +258,9 @@ class TestPostProcessing:
         N, R = 50, self.R
         plus = project_sums(self.s + self.Z, N * R)
         minus = project_sums(self.s - self.Z, N * R)
-        np.testing.assert_allclose(plus + minus, np.broadcast_to(2 * self.s, plus.shape), rtol=1e-12)
+        np.testing.assert_allclose(
+            plus + minus, np.broadcast_to(2 * self.s, plus.shape), rtol=1e-12
+        )
 
     def test_translation_equivariance(self):
         c = 1234.5
@@ -258,11 +278,15 @@ class TestPostProcessing:
         exact = np.full_like(n_hat, 50.0)
         n_star, _var, w = combine_counts(n_hat, 2.0, exact, 1e-12)
         assert 0 <= w <= 1 and w < 1e-10
-        np.testing.assert_allclose(project_sums(self.m, self.R * n_star), project_sums(self.m, 50 * self.R), rtol=1e-9)
+        np.testing.assert_allclose(
+            project_sums(self.m, self.R * n_star), project_sums(self.m, 50 * self.R), rtol=1e-9
+        )
         n_star, _var, w = combine_counts(n_hat, 2.0, exact, 1e12)
         assert 0 <= w <= 1 and w > 1 - 1e-10
         np.testing.assert_allclose(n_star, n_hat, rtol=1e-9)
-        assert extra_count_weight(rho=0.5, count_fraction=0.2) == pytest.approx(0.4 / (0.4 + 2 * 0.1))
+        assert extra_count_weight(rho=0.5, count_fraction=0.2) == pytest.approx(
+            0.4 / (0.4 + 2 * 0.1)
+        )
         est = simplex_mean(self.x, epsilon=1.0, bounds=(0, self.R), count_fraction=0.5, rng=0)
         assert est.diagnostics.weight == pytest.approx(1 / (1 + 2))
 
@@ -273,21 +297,29 @@ class TestInputs:
         a = simplex_mean(x, epsilon=1.0, bounds=(0, 100), rng=11).mean
         b = simplex_mean(x, epsilon=1.0, bounds=(0, 100), rng=11).mean
         np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3),
-                                      simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3))
+        np.testing.assert_array_equal(
+            simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3),
+            simplex_mean_draws(x, epsilon=1.0, bounds=(0, 100), reps=5, rng=3),
+        )
 
-    @pytest.mark.parametrize(("kwargs", "match"), [
-        ({"epsilon": 0.0, "bounds": (0, 1)}, "epsilon"),
-        ({"rho": -1.0, "bounds": (0, 1)}, "rho"),
-        ({"epsilon": 1.0, "rho": 1.0, "bounds": (0, 1)}, "exactly one"),
-        ({"epsilon": 1.0, "bounds": (1, 0)}, "inverted"),
-        ({"epsilon": 1.0}, "bounds"),
-        ({"epsilon": 1.0, "bounds": (0, 1), "radius": 0.0}, "radius"),
-        ({"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "replace-one"}, "known_n=True"),
-        ({"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "swap"}, "neighbouring"),
-        ({"epsilon": 1.0, "bounds": (0, 1), "count_fraction": 1.0}, "count_fraction"),
-        ({"epsilon": 1.0, "bounds": (0, 1), "known_n": True, "count_fraction": 0.2}, "count_fraction"),
-    ])
+    @pytest.mark.parametrize(
+        ("kwargs", "match"),
+        [
+            ({"epsilon": 0.0, "bounds": (0, 1)}, "epsilon"),
+            ({"rho": -1.0, "bounds": (0, 1)}, "rho"),
+            ({"epsilon": 1.0, "rho": 1.0, "bounds": (0, 1)}, "exactly one"),
+            ({"epsilon": 1.0, "bounds": (1, 0)}, "inverted"),
+            ({"epsilon": 1.0}, "bounds"),
+            ({"epsilon": 1.0, "bounds": (0, 1), "radius": 0.0}, "radius"),
+            ({"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "replace-one"}, "known_n=True"),
+            ({"epsilon": 1.0, "bounds": (0, 1), "neighbouring": "swap"}, "neighbouring"),
+            ({"epsilon": 1.0, "bounds": (0, 1), "count_fraction": 1.0}, "count_fraction"),
+            (
+                {"epsilon": 1.0, "bounds": (0, 1), "known_n": True, "count_fraction": 0.2},
+                "count_fraction",
+            ),
+        ],
+    )
     def test_bad_input(self, kwargs, match):
         with pytest.raises(ValueError, match=match):
             simplex_mean(np.array([0.2, 0.4]), **kwargs)
@@ -297,7 +329,9 @@ class TestInputs:
             simplex_mean(np.array([0.2, np.nan]), epsilon=1.0, bounds=(0, 1))
 
     def test_single_row_and_floored_count(self):
-        est = simplex_mean(np.array([0.5]), rho=1e-4, bounds=(0, 1), rng=0)  # noisy count may be < 1
+        est = simplex_mean(
+            np.array([0.5]), rho=1e-4, bounds=(0, 1), rng=0
+        )  # noisy count may be < 1
         assert np.isfinite(est.mean).all()
         assert est.diagnostics.mean_clamped[0] >= 0.0
 
@@ -306,17 +340,22 @@ class TestRegistry:
     def test_all_variants_registered(self):
         names = {s.name: s for s in all_estimators()}
         expected = {
-            "simplex_laplace": ("pure", "add-remove"), "simplex_gauss": ("zcdp", "add-remove"),
+            "simplex_laplace": ("pure", "add-remove"),
+            "simplex_gauss": ("zcdp", "add-remove"),
             "simplex_known_n_laplace_replace": ("pure", "replace-one"),
             "simplex_known_n_gauss_replace": ("zcdp", "replace-one"),
             "sum_known_n_laplace_replace": ("pure", "replace-one"),
             "sum_known_n_gauss_replace": ("zcdp", "replace-one"),
             "centred_sum_known_n_laplace": ("pure", "replace-one"),
             "centred_sum_known_n_gauss": ("zcdp", "replace-one"),
-            "plugin_laplace": ("pure", "add-remove"), "plugin_gauss": ("zcdp", "add-remove"),
-            "centred_plugin_laplace": ("pure", "add-remove"), "centred_plugin_gauss": ("zcdp", "add-remove"),
-            "resize_laplace": ("pure", "add-remove"), "resize_gauss": ("zcdp", "add-remove"),
-            "noisy_sum_count_equal_scale_laplace": ("pure", "add-remove"), "noisy_sum_count_equal_scale_gauss": ("zcdp", "add-remove"),
+            "plugin_laplace": ("pure", "add-remove"),
+            "plugin_gauss": ("zcdp", "add-remove"),
+            "centred_plugin_laplace": ("pure", "add-remove"),
+            "centred_plugin_gauss": ("zcdp", "add-remove"),
+            "resize_laplace": ("pure", "add-remove"),
+            "resize_gauss": ("zcdp", "add-remove"),
+            "noisy_sum_count_equal_scale_laplace": ("pure", "add-remove"),
+            "noisy_sum_count_equal_scale_gauss": ("zcdp", "add-remove"),
         }
         for name, (notion, rel) in expected.items():
             spec = names[name]
@@ -324,8 +363,17 @@ class TestRegistry:
             assert "bounded" in spec.data_kinds
             assert spec.params.get("neighbouring", rel) == rel
 
-    @pytest.mark.parametrize("name", ["simplex_laplace", "simplex_known_n_gauss_replace", "plugin_gauss",
-                                      "resize_laplace", "centred_plugin_gauss", "noisy_sum_count_equal_scale_laplace"])
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "simplex_laplace",
+            "simplex_known_n_gauss_replace",
+            "plugin_gauss",
+            "resize_laplace",
+            "centred_plugin_gauss",
+            "noisy_sum_count_equal_scale_laplace",
+        ],
+    )
     def test_run_on_dataset(self, name):
         ds = generate("bounded", n=300, d=2, rng=0)
         budget = Budget.pure(1.0) if get(name).notion == "pure" else Budget.zcdp(0.5)
@@ -379,12 +427,22 @@ class TestVariances:
         p = x.mean(axis=0) / R
         rel = simplex_release(x, bounds=(0, 1), radius=R, reps=REPS, rng=7, **kw)
         v = rel.variance
-        assert free_count(rel.m, R).var() == pytest.approx(free_count_variance(radius=R, d=d, **kw), rel=var_tol(REPS))
-        assert v == pytest.approx(2 * (R / 0.5) ** 2 if mech == "laplace" else R**2 / (2 * 0.125), rel=1e-14)
+        assert free_count(rel.m, R).var() == pytest.approx(
+            free_count_variance(radius=R, d=d, **kw), rel=var_tol(REPS)
+        )
+        assert v == pytest.approx(
+            2 * (R / 0.5) ** 2 if mech == "laplace" else R**2 / (2 * 0.125), rel=1e-14
+        )
         mu = x.mean(axis=0)
-        for known, extra in [(True, {}), (False, {}), (False, {"count_fraction": 0.3, "combine": "blue"}),
-                             (False, {"count_fraction": 0.3, "combine": "paper"})]:
-            dr = simplex_mean_draws(x, bounds=(0, 1), radius=R, known_n=known, reps=REPS, rng=8, **kw, **extra)
+        for known, extra in [
+            (True, {}),
+            (False, {}),
+            (False, {"count_fraction": 0.3, "combine": "blue"}),
+            (False, {"count_fraction": 0.3, "combine": "paper"}),
+        ]:
+            dr = simplex_mean_draws(
+                x, bounds=(0, 1), radius=R, known_n=known, reps=REPS, rng=8, **kw, **extra
+            )
             emp = ((dr - mu) ** 2).mean(axis=0)
             if known:
                 theory = mse("simplex_known_n", p, n=n, radius=R, d=d, **kw)
@@ -406,18 +464,28 @@ class TestVariances:
         bounds, R, n = (-3.0, 7.0), 10.0, 2000
         kw = {"epsilon": 0.5} if mech == "laplace" else {"rho": 0.125}
         p = (x.mean() + 3) / R
-        cases = [("b1", {}, "sum_known_n", {}, var_tol(REPS)),
-                 ("b1", {"centred": True}, "centred_sum_known_n", {}, var_tol(REPS)),
-                 ("b1", {"neighbouring": "replace-one"}, "sum_known_n", {"neighbouring": "replace-one"}, var_tol(REPS)),
-                 ("plugin", {}, "plugin", {}, 0.05),
-                 ("plugin", {"split": 0.3}, "plugin", {"split": 0.3}, 0.05),
-                 ("plugin", {"shift": False}, "plugin_raw", {"lower": -3.0}, 0.05),
-                 ("centred", {}, "centred", {}, 0.05),
-                 ("opendp", {}, "opendp", {"lower": -3.0}, 0.05)]
+        cases = [
+            ("b1", {}, "sum_known_n", {}, var_tol(REPS)),
+            ("b1", {"centred": True}, "centred_sum_known_n", {}, var_tol(REPS)),
+            (
+                "b1",
+                {"neighbouring": "replace-one"},
+                "sum_known_n",
+                {"neighbouring": "replace-one"},
+                var_tol(REPS),
+            ),
+            ("plugin", {}, "plugin", {}, 0.05),
+            ("plugin", {"split": 0.3}, "plugin", {"split": 0.3}, 0.05),
+            ("plugin", {"shift": False}, "plugin_raw", {"lower": -3.0}, 0.05),
+            ("centred", {}, "centred", {}, 0.05),
+            ("opendp", {}, "opendp", {"lower": -3.0}, 0.05),
+        ]
         for kind, params, theory_name, tparams, tol in cases:
             dr = baseline_draws(kind, x, bounds=bounds, reps=REPS, rng=31, **kw, **params)[:, 0]
             emp = ((dr - x.mean()) ** 2).mean()
-            assert emp == pytest.approx(float(mse(theory_name, p, n=n, radius=R, **kw, **tparams)), rel=tol), kind
+            assert emp == pytest.approx(
+                float(mse(theory_name, p, n=n, radius=R, **kw, **tparams)), rel=tol
+            ), kind
 
     def test_unbiasedness(self):
         """E[m1] = S, E[N̂] = N, E[S3] = S, E[N*] = N within 4 standard errors."""
@@ -454,22 +522,45 @@ class TestTheoryTable:
         p = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
         g = coefficient("simplex", p, mechanism="gaussian")
         lap = coefficient("simplex", p, mechanism="laplace")
-        np.testing.assert_allclose(g / coefficient("plugin", p, mechanism="gaussian"), [.5, .294, .2, .2, .25], atol=6e-4)
-        np.testing.assert_allclose(lap / coefficient("plugin", p, mechanism="laplace"), [.25, .147, .1, .1, .125],
-                                   atol=6e-4)
-        np.testing.assert_allclose(g / coefficient("plugin_oracle", p, mechanism="gaussian"), [1, .4, .222, .204, .25],
-                                   atol=6e-4)
-        np.testing.assert_allclose(lap / coefficient("plugin_oracle", p, mechanism="laplace"),
-                                   [1, .229, .116, .103, .125], atol=6e-4)
-        for est, cg, cl in [("sum_known_n", .5, 2), ("centred_sum_known_n", 1 / 8, 1 / 2), ("simplex_known_n", 1 / 4, 1)]:
+        np.testing.assert_allclose(
+            g / coefficient("plugin", p, mechanism="gaussian"),
+            [0.5, 0.294, 0.2, 0.2, 0.25],
+            atol=6e-4,
+        )
+        np.testing.assert_allclose(
+            lap / coefficient("plugin", p, mechanism="laplace"),
+            [0.25, 0.147, 0.1, 0.1, 0.125],
+            atol=6e-4,
+        )
+        np.testing.assert_allclose(
+            g / coefficient("plugin_oracle", p, mechanism="gaussian"),
+            [1, 0.4, 0.222, 0.204, 0.25],
+            atol=6e-4,
+        )
+        np.testing.assert_allclose(
+            lap / coefficient("plugin_oracle", p, mechanism="laplace"),
+            [1, 0.229, 0.116, 0.103, 0.125],
+            atol=6e-4,
+        )
+        for est, cg, cl in [
+            ("sum_known_n", 0.5, 2),
+            ("centred_sum_known_n", 1 / 8, 1 / 2),
+            ("simplex_known_n", 1 / 4, 1),
+        ]:
             assert coefficient(est, 0.3, mechanism="gaussian") == pytest.approx(cg)
             assert coefficient(est, 0.3, mechanism="laplace") == pytest.approx(cl)
         # minima of the ratio against the equal-split plug-in: .191 (G) and .0955 (L) at p = 0.618
         grid = np.linspace(0, 1, 100_001)
-        rg = coefficient("simplex", grid, mechanism="gaussian") / coefficient("plugin", grid, mechanism="gaussian")
-        assert rg.min() == pytest.approx(0.191, abs=1e-3) and grid[rg.argmin()] == pytest.approx(0.618, abs=1e-3)
+        rg = coefficient("simplex", grid, mechanism="gaussian") / coefficient(
+            "plugin", grid, mechanism="gaussian"
+        )
+        assert rg.min() == pytest.approx(0.191, abs=1e-3) and grid[rg.argmin()] == pytest.approx(
+            0.618, abs=1e-3
+        )
         # the free lunch against the paper's baseline: 2-5x (Gaussian) and 4-10x (Laplace)
-        rl = coefficient("simplex", grid, mechanism="laplace") / coefficient("plugin", grid, mechanism="laplace")
+        rl = coefficient("simplex", grid, mechanism="laplace") / coefficient(
+            "plugin", grid, mechanism="laplace"
+        )
         assert 1 / rg.max() == pytest.approx(2) and 1 / rg.min() > 5
         assert 1 / rl.max() == pytest.approx(4) and 1 / rl.min() > 10
 
@@ -482,7 +573,8 @@ class TestCaveats:
         b = baseline_draws("centred", x, rho=0.5, bounds=(0, 100), reps=50_000, rng=42)[:, 0]
         assert stats.ks_2samp(a, b).pvalue > 1e-3
         assert coefficient("simplex", 0.37, mechanism="gaussian") == pytest.approx(
-            coefficient("centred", 0.37, mechanism="gaussian"), rel=1e-14)
+            coefficient("centred", 0.37, mechanism="gaussian"), rel=1e-14
+        )
 
     def test_laplace_simplex_twice_better_than_centred(self):
         """Caveat 1, Laplace side: half B3's variance (theory exactly; simulation ±5%, ratio estimators)."""
@@ -506,17 +598,32 @@ class TestCaveats:
         """Caveat 2: replace-one at d = 1: Gaussian simplex = B1 (1x), Laplace 2x worse (Δ1 doubles)."""
         kw = {"n": 100, "radius": 1.0, "neighbouring": "replace-one"}
         for budget, ratio in [({"rho": 0.5}, 1.0), ({"epsilon": 0.5}, 2.0)]:
-            r = mse("simplex_known_n", 0.3, **kw, **budget) / mse("sum_known_n", 0.3, **kw, **budget)
+            r = mse("simplex_known_n", 0.3, **kw, **budget) / mse(
+                "sum_known_n", 0.3, **kw, **budget
+            )
             assert r == pytest.approx(ratio)
         x = uniform_sample()
-        a = simplex_mean_draws(x, epsilon=0.5, bounds=(0, 100), known_n=True, neighbouring="replace-one",
-                               reps=REPS, rng=47)[:, 0]
-        b = baseline_draws("b1", x, epsilon=0.5, bounds=(0, 100), neighbouring="replace-one", reps=REPS, rng=48)[:, 0]
-        assert ((a - x.mean()) ** 2).mean() / ((b - x.mean()) ** 2).mean() == pytest.approx(2.0, rel=2 * var_tol(REPS))
+        a = simplex_mean_draws(
+            x,
+            epsilon=0.5,
+            bounds=(0, 100),
+            known_n=True,
+            neighbouring="replace-one",
+            reps=REPS,
+            rng=47,
+        )[:, 0]
+        b = baseline_draws(
+            "b1", x, epsilon=0.5, bounds=(0, 100), neighbouring="replace-one", reps=REPS, rng=48
+        )[:, 0]
+        assert ((a - x.mean()) ** 2).mean() / ((b - x.mean()) ** 2).mean() == pytest.approx(
+            2.0, rel=2 * var_tol(REPS)
+        )
 
     def test_known_n_gain_d_over_d_plus_1(self):
         for d in (1, 2, 5):
-            r = mse("simplex_known_n", 0.1, n=10, d=d, rho=1.0) / mse("sum_known_n", 0.1, n=10, d=d, rho=1.0)
+            r = mse("simplex_known_n", 0.1, n=10, d=d, rho=1.0) / mse(
+                "sum_known_n", 0.1, n=10, d=d, rho=1.0
+            )
             assert r == pytest.approx(d / (d + 1))
 
 
@@ -534,22 +641,37 @@ class TestTable1:
     def rmse(self, draws, x):
         return float(np.sqrt(((draws[:, 0] - x.mean()) ** 2).mean()))
 
-    @pytest.mark.parametrize(("kw", "simplex", "plugin", "resize"), [({"rho": 0.5}, .7125, 1.5960, 1.4189),
-                                                          ({"epsilon": 0.5}, 2.0225, 6.3217, 5.6646)])
+    @pytest.mark.parametrize(
+        ("kw", "simplex", "plugin", "resize"),
+        [({"rho": 0.5}, 0.7125, 1.5960, 1.4189), ({"epsilon": 0.5}, 2.0225, 6.3217, 5.6646)],
+    )
     def test_uniform_column(self, kw, simplex, plugin, resize):
         x = uniform_sample(100, 100.0, seed=42)
         b = (0, 100)
-        assert self.rmse(simplex_mean_draws(x, bounds=b, reps=self.REPS, rng=1, **kw), x) == pytest.approx(simplex, rel=0.06)
-        assert self.rmse(baseline_draws("plugin", x, bounds=b, reps=self.REPS, rng=2, **kw), x) == pytest.approx(plugin, rel=0.06)
-        assert self.rmse(baseline_draws("resize", x, bounds=b, reps=self.REPS, rng=3, **kw), x) == pytest.approx(resize, rel=0.06)
+        assert self.rmse(
+            simplex_mean_draws(x, bounds=b, reps=self.REPS, rng=1, **kw), x
+        ) == pytest.approx(simplex, rel=0.06)
+        assert self.rmse(
+            baseline_draws("plugin", x, bounds=b, reps=self.REPS, rng=2, **kw), x
+        ) == pytest.approx(plugin, rel=0.06)
+        assert self.rmse(
+            baseline_draws("resize", x, bounds=b, reps=self.REPS, rng=3, **kw), x
+        ) == pytest.approx(resize, rel=0.06)
 
-    @pytest.mark.parametrize(("kw", "paper_centre", "f"), [({"rho": 0.5}, 1.1162, 0.2), ({"epsilon": 0.5}, 4.2435, 1 / 3)])
+    @pytest.mark.parametrize(
+        ("kw", "paper_centre", "f"),
+        [({"rho": 0.5}, 1.1162, 0.2), ({"epsilon": 0.5}, 4.2435, 1 / 3)],
+    )
     def test_paper_centre_column_is_an_unequal_split(self, kw, paper_centre, f):
         """The paper's "Center" is matched by giving the centred sum ρ/5 (ε/3), not by an equal split,
         which is much better (spec §5): the paper understates B3."""
         x = uniform_sample(100, 100.0, seed=42)
-        fit = self.rmse(baseline_draws("centred", x, bounds=(0, 100), split=f, reps=self.REPS, rng=4, **kw), x)
-        equal = self.rmse(baseline_draws("centred", x, bounds=(0, 100), reps=self.REPS, rng=5, **kw), x)
+        fit = self.rmse(
+            baseline_draws("centred", x, bounds=(0, 100), split=f, reps=self.REPS, rng=4, **kw), x
+        )
+        equal = self.rmse(
+            baseline_draws("centred", x, bounds=(0, 100), reps=self.REPS, rng=5, **kw), x
+        )
         assert fit == pytest.approx(paper_centre, rel=0.06)
         assert equal < 0.75 * paper_centre
 
@@ -563,30 +685,44 @@ class TestKnownNRelation:
         """Items 1 and 3: the known-n estimate (S3) and B1/B1c divide by the true n, which is private
         under add/remove; the registry only offers them as replace-one, with replace-one params."""
         for spec in all_estimators():
-            known_n = (spec.func is simplex_mean and spec.params.get("known_n")) or spec.func is noisy_sum_mean
+            known_n = (
+                spec.func is simplex_mean and spec.params.get("known_n")
+            ) or spec.func is noisy_sum_mean
             if known_n:
                 assert spec.neighbouring == "replace-one", spec.name
                 assert spec.params.get("neighbouring") == "replace-one", spec.name
         names = {s.name for s in all_estimators()}
-        assert not names & {"simplex_known_n_laplace", "simplex_known_n_gauss", "sum_known_n_laplace",
-                            "sum_known_n_gauss"}
+        assert not names & {
+            "simplex_known_n_laplace",
+            "simplex_known_n_gauss",
+            "sum_known_n_laplace",
+            "sum_known_n_gauss",
+        }
 
     def test_known_n_under_add_remove_leaks_n(self):
         """Why (item 1): D = two zeros, D' = three zeros, bounds [0, 1], eps = 1. The known-n mean at
         add/remove sensitivity has noise (Z1 - Z2)/(2n) with Z ~ Lap(1): P(mean > 1) is far larger
         with n = 2 than with n = 3 (about 5.4 times, exceeding e). Exact: P(Z1 - Z2 > 2n) with
         Z1 - Z2 ~ the difference of two Lap(1): (1 + t/2) e^-t / 2 at t = 2n."""
+
         def tail(t: float) -> float:
             return (1 + t / 2) * math.exp(-t) / 2
+
         ratio = tail(4) / tail(6)
         assert ratio == pytest.approx(3 / 4 * math.e**2, rel=1e-12) and ratio > math.e
-        d2 = simplex_mean_draws(np.zeros(2), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=1)
-        d3 = simplex_mean_draws(np.zeros(3), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=2)
+        d2 = simplex_mean_draws(
+            np.zeros(2), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=1
+        )
+        d3 = simplex_mean_draws(
+            np.zeros(3), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=2
+        )
         p2, p3 = np.mean(d2[:, 0] > 1), np.mean(d3[:, 0] > 1)
         assert p2 == pytest.approx(tail(4), rel=0.05) and p3 == pytest.approx(tail(6), rel=0.1)
         assert p2 / p3 > math.e
 
-    @pytest.mark.parametrize(("name", "p"), [("centred_sum_known_n_laplace", 1), ("centred_sum_known_n_gauss", 2)])
+    @pytest.mark.parametrize(
+        ("name", "p"), [("centred_sum_known_n_laplace", 1), ("centred_sum_known_n_gauss", 2)]
+    )
     def test_centred_sum_has_replace_one_sensitivity(self, name, p):
         """Item 2: under replace-one the centred sum moves by up to the full width ||U - L||_p (a row
         from one corner of the box to the other), not the add/remove ||U - L||_p / 2."""
@@ -602,7 +738,9 @@ class TestKnownNRelation:
         np.testing.assert_allclose(est.diagnostics.noise_std, math.sqrt(v) / 50, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", sorted(s.name for s in all_estimators() if s.family.startswith("simplex")))
+@pytest.mark.parametrize(
+    "name", sorted(s.name for s in all_estimators() if s.family.startswith("simplex"))
+)
 def test_warnings_release_no_data_dependent_counts(name):
     """Item 6: neighbouring data sets (one row inside vs outside the box; one row added) give
     identical warning lists; the clamped-row count and n are in ``diagnostics.nonprivate`` only."""
@@ -613,6 +751,8 @@ def test_warnings_release_no_data_dependent_counts(name):
     added = np.vstack([out, [[7.0, 7.0]]])
     budget = Budget.pure(1.0) if spec.notion == "pure" else Budget.zcdp(0.5)
     ests = [spec.run(x, budget, bounds=(0, 1), rng=3) for x in (base, out, added)]
-    assert ests[0].diagnostics.warnings == ests[1].diagnostics.warnings == ests[2].diagnostics.warnings
+    assert (
+        ests[0].diagnostics.warnings == ests[1].diagnostics.warnings == ests[2].diagnostics.warnings
+    )
     assert [e.diagnostics.nonprivate["clamped_rows"] for e in ests] == [0, 1, 2]
     assert [e.diagnostics.nonprivate["n"] for e in ests] == [40, 40, 41]

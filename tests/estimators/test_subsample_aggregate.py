@@ -53,7 +53,9 @@ def test_failed_statistic_maps_to_fixed_value() -> None:
             return float("nan")
         return slope(g)
 
-    est = subsample_and_aggregate(xy, fragile, bounds=(-10, 10), rho=1.0, group_size=12, failure_value=0.0, rng=1)
+    est = subsample_and_aggregate(
+        xy, fragile, bounds=(-10, 10), rho=1.0, group_size=12, failure_value=0.0, rng=1
+    )
     theta = est.diagnostics.group_statistics
     failed = est.diagnostics.failed
     assert est.diagnostics.k == 50
@@ -119,11 +121,15 @@ def test_one_unit_changes_at_most_one_group_statistic() -> None:
     assert diff.sum() == 1
     # person-level add/remove: dropping person 17 altogether also changes exactly one group
     keep = ids != 17
-    c = subsample_and_aggregate(x[keep], "mean", bounds=(0, 10), epsilon=1.0, k=25, ids=ids[keep], rng=4)
+    c = subsample_and_aggregate(
+        x[keep], "mean", bounds=(0, 10), epsilon=1.0, k=25, ids=ids[keep], rng=4
+    )
     diff = np.any(a.diagnostics.group_statistics != c.diagnostics.group_statistics, axis=1)
     assert diff.sum() == 1
     with pytest.raises(ValueError, match="pass k"):
-        subsample_and_aggregate(x, "mean", bounds=(0, 10), epsilon=1.0, group_size=10, ids=ids, rng=4)
+        subsample_and_aggregate(
+            x, "mean", bounds=(0, 10), epsilon=1.0, group_size=10, ids=ids, rng=4
+        )
 
 
 @pytest.mark.parametrize(("kw", "unit"), [({"epsilon": 1.3}, "pure"), ({"rho": 0.7}, "zcdp")])
@@ -212,6 +218,7 @@ def test_registered() -> None:
 def test_failed_group_count_is_not_released() -> None:
     """Issue 11 item 6: the number of failed groups depends on the data; neighbours with 0 and 1
     failed groups give identical warnings, and the count sits in ``diagnostics.nonprivate``."""
+
     def fragile(g: np.ndarray) -> float:
         if np.any(g > 100):
             raise ValueError("outlier")
@@ -222,5 +229,8 @@ def test_failed_group_count_is_not_released() -> None:
     x2[7] = 1e6
     a = subsample_and_aggregate(x, fragile, bounds=(0, 10), epsilon=1.0, k=20, rng=3)
     b = subsample_and_aggregate(x2, fragile, bounds=(0, 10), epsilon=1.0, k=20, rng=3)
-    assert a.diagnostics.nonprivate["failed_groups"] == 0 and b.diagnostics.nonprivate["failed_groups"] == 1
+    assert (
+        a.diagnostics.nonprivate["failed_groups"] == 0
+        and b.diagnostics.nonprivate["failed_groups"] == 1
+    )
     assert a.diagnostics.warnings == b.diagnostics.warnings

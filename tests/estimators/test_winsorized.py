@@ -65,16 +65,25 @@ def mse_tolerance(reps: int, paper_runs: int = 250, sigmas: float = 4.0) -> floa
 # exact properties
 
 
-@pytest.mark.parametrize(("c", "n", "eta", "tau"), [(10, 50, 0.0, 0.025), (10, 1000, 0.0, 0.01),
-                                                   (10, 1000, 0.3, 0.3), (3, 20, 0.3, 0.3),
-                                                   (5, 100, 0.01, 0.025)])
+@pytest.mark.parametrize(
+    ("c", "n", "eta", "tau"),
+    [
+        (10, 50, 0.0, 0.025),
+        (10, 1000, 0.0, 0.01),
+        (10, 1000, 0.3, 0.3),
+        (3, 20, 0.3, 0.3),
+        (5, 100, 0.01, 0.025),
+    ],
+)
 def test_trim_rule(c: float, n: int, eta: float, tau: float) -> None:
     # spec §9 property 7
     assert trim_level(n, c, eta) == pytest.approx(tau, abs=0)
 
 
-@pytest.mark.parametrize(("func", "kw", "unit"), [(winsorized_mean, {"epsilon": 1.7}, "pure"),
-                                          (winsorized_mean_zcdp, {"rho": 0.3}, "zcdp")])
+@pytest.mark.parametrize(
+    ("func", "kw", "unit"),
+    [(winsorized_mean, {"epsilon": 1.7}, "pure"), (winsorized_mean_zcdp, {"rho": 0.3}, "zcdp")],
+)
 @pytest.mark.parametrize("d", [1, 5])
 def test_ledger_sums_exactly(func, kw, unit, d: int) -> None:
     # spec §9 property 8: parts sum to the budget; each quantile charges eps1/2 + eps2/2; every
@@ -87,7 +96,10 @@ def test_ledger_sums_exactly(func, kw, unit, d: int) -> None:
     stages = est.ledger.by_stage()
     s1, s2, s3 = DEFAULT_SPLIT
     for end in ("upper", "lower"):
-        assert stages[f"{end} quantile: threshold"] + stages[f"{end} quantile: queries"] == (s1 + s2) * budget / 2
+        assert (
+            stages[f"{end} quantile: threshold"] + stages[f"{end} quantile: queries"]
+            == (s1 + s2) * budget / 2
+        )
     per = est.diagnostics.budget_per_coordinate
     assert per["threshold (each quantile)"] == s1 * budget / 2 / d
     assert per["query (each quantile)"] == s2 * budget / 2 / d
@@ -95,7 +107,9 @@ def test_ledger_sums_exactly(func, kw, unit, d: int) -> None:
 
 
 def test_ledger_custom_split() -> None:
-    est = winsorized_mean(np.arange(100.0), epsilon=2.0, bounds=(0, 200), split=(0.1, 0.3, 0.6), rng=0)
+    est = winsorized_mean(
+        np.arange(100.0), epsilon=2.0, bounds=(0, 200), split=(0.1, 0.3, 0.6), rng=0
+    )
     assert est.ledger.total() == pytest.approx(2.0, rel=1e-15)
     assert est.ledger.by_stage()["winsorized mean: Laplace noise"] == pytest.approx(1.2, rel=1e-15)
 
@@ -121,8 +135,12 @@ def test_translation_equivariance() -> None:
     s = 1024.0  # a power of two keeps the shifted grid exactly representable near the data
     e0 = winsorized_mean(x, epsilon=1.0, bounds=BOUNDS, rng=9)
     e1 = winsorized_mean(x + s, epsilon=1.0, bounds=(BOUNDS[0] + s, BOUNDS[1] + s), rng=9)
-    np.testing.assert_allclose(e1.diagnostics.clip_interval[0], e0.diagnostics.clip_interval[0] + s, atol=1e-9)
-    np.testing.assert_allclose(e1.diagnostics.clip_interval[1], e0.diagnostics.clip_interval[1] + s, atol=1e-9)
+    np.testing.assert_allclose(
+        e1.diagnostics.clip_interval[0], e0.diagnostics.clip_interval[0] + s, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        e1.diagnostics.clip_interval[1], e0.diagnostics.clip_interval[1] + s, atol=1e-9
+    )
     np.testing.assert_allclose(e1.mean, e0.mean + s, atol=1e-9)
     np.testing.assert_array_equal(e1.diagnostics.steps_upper, e0.diagnostics.steps_upper)
 
@@ -137,7 +155,9 @@ def test_noise_scale_and_noiseless_mean_exact() -> None:
     if np.all((x >= L) & (x <= U)):
         assert est.diagnostics.noiseless_mean[0] == pytest.approx(x.mean(), rel=1e-15)
     assert est.diagnostics.noise_scale[0] == pytest.approx((U - L) / (500 * eps * 0.5), rel=1e-15)
-    assert est.diagnostics.noise_std[0] == pytest.approx(math.sqrt(2) * (U - L) / (500 * eps * 0.5), rel=1e-15)
+    assert est.diagnostics.noise_std[0] == pytest.approx(
+        math.sqrt(2) * (U - L) / (500 * eps * 0.5), rel=1e-15
+    )
 
 
 def test_zcdp_noise_scales_exact() -> None:
@@ -146,7 +166,9 @@ def test_zcdp_noise_scales_exact() -> None:
     joint = winsorized_mean_zcdp(x, rho=rho, bounds=BOUNDS, rng=2)
     L, U = joint.diagnostics.clip_interval
     w = U - L
-    assert joint.diagnostics.noise_std == pytest.approx(np.full(3, np.linalg.norm(w) / (800 * math.sqrt(2 * rho / 2))))
+    assert joint.diagnostics.noise_std == pytest.approx(
+        np.full(3, np.linalg.norm(w) / (800 * math.sqrt(2 * rho / 2)))
+    )
     per = winsorized_mean_zcdp(x, rho=rho, bounds=BOUNDS, mean_noise="per_coordinate", rng=2)
     L, U = per.diagnostics.clip_interval
     assert per.diagnostics.noise_std == pytest.approx((U - L) / (800 * math.sqrt(2 * rho / 2 / 3)))
@@ -157,6 +179,7 @@ def _fixed_quantiles(monkeypatch: pytest.MonkeyPatch, upper: float, lower: float
         d = np.asarray(x).reshape(len(x), -1).shape[1]
         v = np.full(d, upper if q >= 0.5 else lower)
         return quantiles.UnboundedQuantile(v, np.ones(d, int), np.zeros(d, bool))
+
     monkeypatch.setattr(quantiles, "unbounded_quantile", fake)
 
 
@@ -189,17 +212,23 @@ def test_fallback_matches_raw_interval_naturally() -> None:
     assert any("Premature-stop risk" in w for w in est.diagnostics.warnings)
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"x": [1.0, np.nan, 2.0], "epsilon": 1.0, "bounds": BOUNDS}, "NaN"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 0.0, "bounds": BOUNDS}, "epsilon"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": (5, -5)}, "inverted"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": None}, "bounds"),
-    ({"x": [1.0], "epsilon": 1.0, "bounds": BOUNDS}, "at least 2"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "split": (0.5, 0.5, 0.5)}, "split"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "beta": 1.0}, "beta"),
-    ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "eta": 0.6}, "eta"),
-    ({"x": np.ones((3, 2, 2)), "epsilon": 1.0, "bounds": BOUNDS}, "1-D"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"x": [1.0, np.nan, 2.0], "epsilon": 1.0, "bounds": BOUNDS}, "NaN"),
+        ({"x": [1.0, 2.0, 3.0], "epsilon": 0.0, "bounds": BOUNDS}, "epsilon"),
+        ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": (5, -5)}, "inverted"),
+        ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": None}, "bounds"),
+        ({"x": [1.0], "epsilon": 1.0, "bounds": BOUNDS}, "at least 2"),
+        (
+            {"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "split": (0.5, 0.5, 0.5)},
+            "split",
+        ),
+        ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "beta": 1.0}, "beta"),
+        ({"x": [1.0, 2.0, 3.0], "epsilon": 1.0, "bounds": BOUNDS, "eta": 0.6}, "eta"),
+        ({"x": np.ones((3, 2, 2)), "epsilon": 1.0, "bounds": BOUNDS}, "1-D"),
+    ],
+)
 def test_bad_input(kwargs: dict, match: str) -> None:
     x = kwargs.pop("x")
     with pytest.raises(ValueError, match=match):
@@ -274,14 +303,31 @@ def test_empirical_privacy_on_neighbours(notion: str) -> None:
     x[0], x2[0] = -9.5, 9.5
     bounds = (-10.0, 10.0)
     if notion == "pure":
+
         def run(data: np.ndarray, seed: int) -> np.ndarray:
-            return winsorized_mean(np.repeat(data[:, None], R, axis=1), epsilon=1.0 * R, bounds=bounds,
-                                   beta=1.01, c=1, rng=seed).mean
+            return winsorized_mean(
+                np.repeat(data[:, None], R, axis=1),
+                epsilon=1.0 * R,
+                bounds=bounds,
+                beta=1.01,
+                c=1,
+                rng=seed,
+            ).mean
+
         eps, delta = 1.0, 0.0
     else:
+
         def run(data: np.ndarray, seed: int) -> np.ndarray:
-            return winsorized_mean_zcdp(np.repeat(data[:, None], R, axis=1), rho=0.5 * R, bounds=bounds,
-                                        beta=1.01, c=1, mean_noise="per_coordinate", rng=seed).mean
+            return winsorized_mean_zcdp(
+                np.repeat(data[:, None], R, axis=1),
+                rho=0.5 * R,
+                bounds=bounds,
+                beta=1.01,
+                c=1,
+                mean_noise="per_coordinate",
+                rng=seed,
+            ).mean
+
         delta = 1e-3
         eps = zcdp_to_approx(0.5, delta, "standard")
     out, out2 = run(x, 1), run(x2, 2)
@@ -306,14 +352,17 @@ def test_empirical_privacy_on_neighbours(notion: str) -> None:
 # the paper's numbers (zCDP tables, specs/winsorized-tables.md A.2) and findings
 
 
-@pytest.mark.parametrize(("name", "n", "eta", "paper"), [
-    ("Gau", 50, 0.0, 0.0298),
-    ("Gau", 1000, 0.0, 0.0013),
-    ("Skw", 100, 0.0, 0.0161),
-    ("Mix", 100, 0.0, 0.3011),
-    ("Con", 100, 0.3, 0.1466),
-    ("Con", 1000, 0.0, 3.991),
-])
+@pytest.mark.parametrize(
+    ("name", "n", "eta", "paper"),
+    [
+        ("Gau", 50, 0.0, 0.0298),
+        ("Gau", 1000, 0.0, 0.0013),
+        ("Skw", 100, 0.0, 0.0161),
+        ("Mix", 100, 0.0, 0.3011),
+        ("Con", 100, 0.3, 0.1466),
+        ("Con", 1000, 0.0, 3.991),
+    ],
+)
 def test_zcdp_table_a2_cells(name: str, n: int, eta: float, paper: float) -> None:
     # rho = 1, bounds [-50, 50], beta = 1.001, split (1/4, 1/4, 1/2). The paper draws c at random
     # in [1, min(100, 0.05 n)) per run; we use c = 10 (the spec's app default; A.3 finds c matters
@@ -322,7 +371,9 @@ def test_zcdp_table_a2_cells(name: str, n: int, eta: float, paper: float) -> Non
     # more at n = 1000 but the noise is already negligible there; the gap is within tolerance.
     R = 2000
     x = paper_data(name, n, R, np.random.default_rng(11))
-    est = winsorized_mean_zcdp(x, rho=1.0 * R, bounds=BOUNDS, eta=eta, mean_noise="per_coordinate", rng=12)
+    est = winsorized_mean_zcdp(
+        x, rho=1.0 * R, bounds=BOUNDS, eta=eta, mean_noise="per_coordinate", rng=12
+    )
     mse = float(np.mean((est.mean - 5.0) ** 2))
     assert abs(mse / paper - 1.0) <= mse_tolerance(R), (name, n, eta, mse, paper)
 
@@ -344,7 +395,9 @@ def test_large_n_limits_contamination_and_skew() -> None:
     R = 1000
     rng = np.random.default_rng(3)
     cont = paper_data("Con", 1000, R, rng)
-    est = winsorized_mean_zcdp(cont, rho=100.0 * R, bounds=BOUNDS, eta=0.3, mean_noise="per_coordinate", rng=4)
+    est = winsorized_mean_zcdp(
+        cont, rho=100.0 * R, bounds=BOUNDS, eta=0.3, mean_noise="per_coordinate", rng=4
+    )
     pdf = lambda t: 0.8 * stats.norm.pdf(t, 5) + 0.2 * stats.norm.pdf(t, 15)  # noqa: E731
     cdf = lambda t: 0.8 * stats.norm.cdf(t, 5) + 0.2 * stats.norm.cdf(t, 15)  # noqa: E731
     limit = _winsorized_population_mean(pdf, cdf, 0.3, -10, 30)
@@ -353,7 +406,9 @@ def test_large_n_limits_contamination_and_skew() -> None:
     assert abs(est.mean.mean() - limit) <= 5 * se + 0.01
 
     skw = paper_data("Skw", 1000, R, rng)
-    est = winsorized_mean_zcdp(skw, rho=100.0 * R, bounds=BOUNDS, eta=0.15, mean_noise="per_coordinate", rng=5)
+    est = winsorized_mean_zcdp(
+        skw, rho=100.0 * R, bounds=BOUNDS, eta=0.15, mean_noise="per_coordinate", rng=5
+    )
     limit = 4.0 + winsorized_exp_limit(0.15)
     assert limit - 5 == pytest.approx(-0.1375, abs=1e-4)
     se = est.mean.std() / math.sqrt(R)
@@ -369,7 +424,10 @@ def test_robust_under_contamination_where_clipped_mean_breaks() -> None:
     robust = winsorized_mean(x, epsilon=1.0 * R, bounds=BOUNDS, eta=0.3, rng=9).mean
     plain = winsorized_mean(x, epsilon=1.0 * R, bounds=BOUNDS, eta=0.0, rng=10).mean
     clipped = clipped_mean_laplace(x, epsilon=1.0 * R, bounds=BOUNDS, rng=11).mean
-    mse = {k: float(np.mean((v - 5) ** 2)) for k, v in [("robust", robust), ("plain", plain), ("clipped", clipped)]}
+    mse = {
+        k: float(np.mean((v - 5) ** 2))
+        for k, v in [("robust", robust), ("plain", plain), ("clipped", clipped)]
+    }
     # clipped: bias 2 (+ Laplace noise var 2 (100/1000)^2 = .02) -> ~4.02; robust: ~ .388^2 = .15
     assert mse["clipped"] == pytest.approx(4.02, rel=0.1)
     assert mse["plain"] == pytest.approx(4.0, rel=0.1)
@@ -392,8 +450,9 @@ def test_pure_default_accuracy_and_clipped_mean_comparison() -> None:
     assert mse_pm < mse_cm / 5
 
 
-@pytest.mark.parametrize(("n", "eps", "rate"), [(100, 1.0, 0.04), (50, 2.0, 0.035), (100, 0.5, 0.99),
-                                                (50, 1.0, 0.99)])
+@pytest.mark.parametrize(
+    ("n", "eps", "rate"), [(100, 1.0, 0.04), (50, 2.0, 0.035), (100, 0.5, 0.99), (50, 1.0, 0.99)]
+)
 def test_premature_stop_rates(n: int, eps: float, rate: float) -> None:
     # spec §2.6 table / §9 property 15 (+-5 points): fraction of runs where a private quantile lands
     # on the wrong side of the median, pure defaults, N(5, 1), bounds +-50.
@@ -405,7 +464,9 @@ def test_premature_stop_rates(n: int, eps: float, rate: float) -> None:
     assert abs(wrong - rate) <= 0.05
     # and the approximate formula agrees (two walks, K_below ~ log_beta(distance to the data + 1))
     tau = trim_level(n, 10, 0)
-    below_up = np.log(x.min(axis=0).mean() + 50 + 1) / math.log(1.001)  # grid points from a to the data
+    below_up = np.log(x.min(axis=0).mean() + 50 + 1) / math.log(
+        1.001
+    )  # grid points from a to the data
     below_lo = np.log(50 - x.max(axis=0).mean() + 1) / math.log(1.001)  # from b down to the data
     p_up = premature_stop_probability(n, 1 - tau, below_up, epsilon_query=eps / 8)
     p_lo = premature_stop_probability(n, 1 - tau, below_lo, epsilon_query=eps / 8)
@@ -444,7 +505,9 @@ def test_accuracy_improves_with_n_and_budget() -> None:
     errs = {}
     for n, eps in [(200, 1.0), (2000, 1.0), (2000, 4.0)]:
         x = np.random.default_rng(n).normal(5, 1, (n, R))
-        errs[(n, eps)] = float(np.mean((winsorized_mean(x, epsilon=eps * R, bounds=BOUNDS, rng=1).mean - 5) ** 2))
+        errs[(n, eps)] = float(
+            np.mean((winsorized_mean(x, epsilon=eps * R, bounds=BOUNDS, rng=1).mean - 5) ** 2)
+        )
     assert errs[(2000, 1.0)] < errs[(200, 1.0)] / 3
     assert errs[(2000, 4.0)] < errs[(2000, 1.0)]
 
@@ -567,7 +630,9 @@ def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
 # calls exactly these functions (no copy)
 
 
-@pytest.mark.parametrize(("notion", "mean_noise"), [("pure", "joint"), ("zcdp", "joint"), ("zcdp", "per_coordinate")])
+@pytest.mark.parametrize(
+    ("notion", "mean_noise"), [("pure", "joint"), ("zcdp", "joint"), ("zcdp", "per_coordinate")]
+)
 def test_noisy_winsorized_mean_stage_sensitivity_and_scale(notion: str, mean_noise: str) -> None:
     """Swapping one row moves the winsorized mean by at most (U - L)/n per coordinate, and the noise
     is calibrated to exactly that (spec §2.1, §7): a scale off by 30% fails the equalities."""
@@ -581,10 +646,26 @@ def test_noisy_winsorized_mean_stage_sensitivity_and_scale(notion: str, mean_noi
     X2 = X.copy()
     X2[7] = [50.0, -50.0, 50.0]  # the worst swap: from inside to beyond the interval
     ledger = Ledger(notion)
-    a = noisy_winsorized_mean(X, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=ledger,
-                              rng=np.random.default_rng(0))
-    b = noisy_winsorized_mean(X2, L, U, notion=notion, mean_noise=mean_noise, budget=budget, ledger=Ledger(notion),
-                              rng=np.random.default_rng(0))
+    a = noisy_winsorized_mean(
+        X,
+        L,
+        U,
+        notion=notion,
+        mean_noise=mean_noise,
+        budget=budget,
+        ledger=ledger,
+        rng=np.random.default_rng(0),
+    )
+    b = noisy_winsorized_mean(
+        X2,
+        L,
+        U,
+        notion=notion,
+        mean_noise=mean_noise,
+        budget=budget,
+        ledger=Ledger(notion),
+        rng=np.random.default_rng(0),
+    )
     width = U - L
     assert np.all(np.abs(a.noiseless - b.noiseless) <= width / n * (1 + 1e-12))
     assert ledger.total() == budget  # one charge of the whole mean part
@@ -592,7 +673,9 @@ def test_noisy_winsorized_mean_stage_sensitivity_and_scale(notion: str, mean_noi
         np.testing.assert_allclose(a.scale, d * width / (n * budget), rtol=1e-15)
         np.testing.assert_allclose(a.noise_std, math.sqrt(2.0) * a.scale, rtol=1e-15)
     elif mean_noise == "joint":
-        np.testing.assert_allclose(a.scale, np.linalg.norm(width) / n / math.sqrt(2 * budget), rtol=1e-15)
+        np.testing.assert_allclose(
+            a.scale, np.linalg.norm(width) / n / math.sqrt(2 * budget), rtol=1e-15
+        )
     else:
         np.testing.assert_allclose(a.scale, width / n / math.sqrt(2 * budget / d), rtol=1e-15)
     # the same seed adds the same noise: the release differs only by the noiseless mean

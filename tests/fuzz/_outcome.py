@@ -13,9 +13,20 @@ from typing import Any
 import numpy as np
 
 #: Fragments of messages that come from numpy/python internals rather than from a dpcore check.
-_INTERNAL = ("operands could not be broadcast", "object of type", "unsupported operand", "not subscriptable",
-             "could not convert string to float", "invalid literal", "takes ", "got an unexpected keyword",
-             "index out of bounds", "division by zero", "math domain error", "has no attribute")
+_INTERNAL = (
+    "operands could not be broadcast",
+    "object of type",
+    "unsupported operand",
+    "not subscriptable",
+    "could not convert string to float",
+    "invalid literal",
+    "takes ",
+    "got an unexpected keyword",
+    "index out of bounds",
+    "division by zero",
+    "math domain error",
+    "has no attribute",
+)
 
 
 def refused_clearly(err: BaseException) -> bool:

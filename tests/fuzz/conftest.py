@@ -16,10 +16,18 @@ from hypothesis import HealthCheck, settings
 EXAMPLES = {"fast": 6, "fuzz": 260}
 PROFILE = "fuzz" if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" else "fast"
 for _name, _n in EXAMPLES.items():
-    settings.register_profile(f"dpmean-{_name}", max_examples=_n, deadline=None, derandomize=_name == "fast",
-                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                     HealthCheck.filter_too_much,
-                                                     HealthCheck.function_scoped_fixture])
+    settings.register_profile(
+        f"dpmean-{_name}",
+        max_examples=_n,
+        deadline=None,
+        derandomize=_name == "fast",
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+            HealthCheck.function_scoped_fixture,
+        ],
+    )
 FUZZ = settings.get_profile(f"dpmean-{PROFILE}")
 
 _CASES = [0]
@@ -47,4 +55,6 @@ def pytest_testnodedown(node, error) -> None:  # xdist hook (controller side)
 
 def pytest_terminal_summary(terminalreporter) -> None:
     if _CASES[0]:
-        terminalreporter.write_line(f"fuzz suite: {_CASES[0]:,} generated cases (profile {PROFILE})")
+        terminalreporter.write_line(
+            f"fuzz suite: {_CASES[0]:,} generated cases (profile {PROFILE})"
+        )

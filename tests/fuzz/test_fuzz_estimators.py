@@ -29,8 +29,11 @@ class _Data:
 
 
 def _budget(notion: str, value: float, delta: float) -> Budget:
-    return {"pure": lambda: Budget.pure(value), "zcdp": lambda: Budget.zcdp(value),
-            "approx": lambda: Budget.approx(value, delta)}[notion]()
+    return {
+        "pure": lambda: Budget.pure(value),
+        "zcdp": lambda: Budget.zcdp(value),
+        "approx": lambda: Budget.approx(value, delta),
+    }[notion]()
 
 
 @st.composite
@@ -38,8 +41,10 @@ def cases(draw: st.DrawFn, spec: registry.EstimatorSpec) -> tuple[_Data, Budget 
     n = draw(st.integers(1, 40))
     d = 1 if spec.needs_dimension == "scalar" else draw(st.integers(1, 6))
     one_d = d == 1 and draw(st.booleans())
-    scale_exp = draw(st.integers(-120, 120)) if draw(st.integers(0, 3)) == 0 else draw(st.integers(-3, 3))
-    scale = 10.0 ** scale_exp
+    scale_exp = (
+        draw(st.integers(-120, 120)) if draw(st.integers(0, 3)) == 0 else draw(st.integers(-3, 3))
+    )
+    scale = 10.0**scale_exp
     centre = draw(st.sampled_from([0.0, 0.0, scale, -scale, 1e300, 1.7e308]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     if "binary" in spec.data_kinds and draw(st.booleans()):
@@ -52,9 +57,16 @@ def cases(draw: st.DrawFn, spec: registry.EstimatorSpec) -> tuple[_Data, Budget 
     if special != "none":
         i, j = rng.integers(0, n), rng.integers(0, d)
         x[i, j] = {"nan": np.nan, "inf": np.inf, "huge": 1.7e308, "tiny": 5e-324}[special]
-    bounds_kind = draw(st.sampled_from(["data", "data", "data", "none", "inverted", "huge", "tiny"]))
-    bounds = {"data": (lo, hi), "none": None, "inverted": (hi, lo), "huge": (-1e155, 1e155),
-              "tiny": (-1e-300, 1e-300)}[bounds_kind]
+    bounds_kind = draw(
+        st.sampled_from(["data", "data", "data", "none", "inverted", "huge", "tiny"])
+    )
+    bounds = {
+        "data": (lo, hi),
+        "none": None,
+        "inverted": (hi, lo),
+        "huge": (-1e155, 1e155),
+        "tiny": (-1e-300, 1e-300),
+    }[bounds_kind]
     sigma = np.full(d, abs(scale)) if draw(st.booleans()) else None
     notion = draw(st.sampled_from(["pure", "zcdp", "approx"]))
     value = 10.0 ** draw(st.floats(-14, 3))
@@ -68,7 +80,9 @@ def cases(draw: st.DrawFn, spec: registry.EstimatorSpec) -> tuple[_Data, Budget 
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
-def test_estimator_gives_finite_mean_or_clear_error(spec: registry.EstimatorSpec, case_counter) -> None:
+def test_estimator_gives_finite_mean_or_clear_error(
+    spec: registry.EstimatorSpec, case_counter
+) -> None:
     @FUZZ
     @given(cases(spec))
     def check(case: tuple[_Data, Budget | None, int | None]) -> None:

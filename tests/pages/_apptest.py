@@ -18,8 +18,9 @@ def open_app(query: Mapping[str, str] | None = None, *, timeout: float = 120) ->
     return at
 
 
-def open_page(page: str, query: Mapping[str, str] | None = None, *, timeout: float = 120,
-              check: bool = False) -> AppTest:
+def open_page(
+    page: str, query: Mapping[str, str] | None = None, *, timeout: float = 120, check: bool = False
+) -> AppTest:
     """Run the app with ``query``, switch to ``page`` (``"pages/x.py"``) and run it; with ``check``,
     fail on an uncaught exception."""
     at = open_app(query, timeout=timeout)

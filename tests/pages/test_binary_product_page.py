@@ -40,8 +40,14 @@ def test_dense_profile_naive_wins_and_widgets_change_values():
     assert at.metric[0].value != before
     text = " ".join(m.value for m in at.markdown)
     # the headline names the smallest TV among all three private estimators (issue 15)
-    tvs = {label: float(m.value) for label, m in zip(("PureDPPDE (practical)", "naive Laplace",
-                                                       "one-radius truncated Laplace"), at.metric[:3], strict=True)}
+    tvs = {
+        label: float(m.value)
+        for label, m in zip(
+            ("PureDPPDE (practical)", "naive Laplace", "one-radius truncated Laplace"),
+            at.metric[:3],
+            strict=True,
+        )
+    }
     assert f"On this dataset **{min(tvs, key=tvs.get)}** has the smallest TV" in text
 
 

@@ -37,7 +37,9 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
         time.sleep(1.0)
         at.run()
     assert not at.exception, at.exception
-    assert not any("First result" in i.value for i in at.info), "the full sweep never replaced the first result"
+    assert not any("First result" in i.value for i in at.info), (
+        "the full sweep never replaced the first result"
+    )
     full = run(cfg)
     assert f"{len(full):,} runs" in _captions(at)
     # the first result is exactly the full sweep's first three repetitions

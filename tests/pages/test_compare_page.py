@@ -34,8 +34,13 @@ def test_default_view() -> None:
     assert at.title[0].value == "Compare estimators"
     fig = _figure(at)
     names = {t.get("name") for t in fig["data"]}
-    assert {"PLAN (ℓ2, private variances)", "IOME (PLAN paper's parameters, robust centre and radius)", FLOOR_NAME,
-            "best private at this point", "theory: PLAN"} <= names
+    assert {
+        "PLAN (ℓ2, private variances)",
+        "IOME (PLAN paper's parameters, robust centre and radius)",
+        FLOOR_NAME,
+        "best private at this point",
+        "theory: PLAN",
+    } <= names
     assert fig["layout"]["xaxis"]["type"] == "log"
     text = _text(at)
     assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
@@ -61,7 +66,10 @@ def test_selectors_change_the_view() -> None:
     at.multiselect[0].set_value(["empirical", "gaussian_private"]).run()
     assert not at.exception
     names = {t.get("name") for t in _figure(at)["data"]}
-    assert "Gaussian mechanism (private centre and radius)" in names and "PLAN (ℓ2, private variances)" not in names
+    assert (
+        "Gaussian mechanism (private centre and radius)" in names
+        and "PLAN (ℓ2, private variances)" not in names
+    )
 
 
 def test_accuracy_first() -> None:
@@ -94,17 +102,28 @@ def test_downloads_and_upload() -> None:
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Download the config (JSON)" in labels
     assert "Download the data (CSV)" in labels and "Download the ranking (CSV)" in labels
-    cfg_button = next(b for b in at.get("download_button") if b.proto.label == "Download the config (JSON)")
+    cfg_button = next(
+        b for b in at.get("download_button") if b.proto.label == "Download the config (JSON)"
+    )
     assert cfg_button.proto.label
     # restore a config: the sidebar uploader's callback stores the file's text in the session
-    cfg = ExperimentConfig(name="uploaded_tiny", n=300, d=2, skew=0.0, estimators=["empirical", "gaussian_private"],
-                           sweep={"budget": [0.5, 1.0]}, repetitions=3)
+    cfg = ExperimentConfig(
+        name="uploaded_tiny",
+        n=300,
+        d=2,
+        skew=0.0,
+        estimators=["empirical", "gaussian_private"],
+        sweep={"budget": [0.5, 1.0]},
+        repetitions=3,
+    )
     at.session_state["cmp_uploaded_json"] = cfg.to_json()
     at.run()
     assert not at.exception
     assert any("uploaded_tiny" in i.value for i in at.info)
     fig = _figure(at)
-    assert {t.get("name") for t in fig["data"]} >= {"Gaussian mechanism (private centre and radius)"}
+    assert {t.get("name") for t in fig["data"]} >= {
+        "Gaussian mechanism (private centre and radius)"
+    }
     assert any("n = 300, d = 2" in c.value for c in at.caption)
     # a broken file gives an error message, not a traceback
     at.session_state["cmp_uploaded_json"] = "{not json"
@@ -143,7 +162,9 @@ def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
     only; a zCDP estimator picked by hand is skipped with the reason shown, never ranked."""
     from dpcore import registry
 
-    at = _page({"unit": "eps", "budget_value": "1", "distribution": "bounded", "skew": "0", "d": "2"})
+    at = _page(
+        {"unit": "eps", "budget_value": "1", "distribution": "bounded", "skew": "0", "d": "2"}
+    )
     ms = at.multiselect[0]
     assert ms.value and all(registry.get(n).notion != "zcdp" for n in ms.value)
     ms.set_value([*ms.value, "gaussian_public"]).run()

@@ -13,8 +13,16 @@ from dpcore.experiments import ExperimentConfig
 
 TIMEOUT = 180
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = ["pages/home.py", "pages/privacy_budget.py", "pages/plan_step_by_step.py", "pages/compare.py",
-         "pages/winsorized.py", "pages/simplex.py", "pages/binary_product.py", "pages/your_data.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/privacy_budget.py",
+    "pages/plan_step_by_step.py",
+    "pages/compare.py",
+    "pages/winsorized.py",
+    "pages/simplex.py",
+    "pages/binary_product.py",
+    "pages/your_data.py",
+]
 SMALL = {"n": "200", "d": "2"}
 
 
@@ -41,12 +49,27 @@ def test_non_finite_seed_and_n_fall_back_on_every_page(page):
     assert at.session_state["seed"] == 0 and at.session_state["n"] == 2000
 
 
-@pytest.mark.parametrize(("query", "page", "words"), [
-    ({"budget_value": "1000", "unit": "eps"}, "pages/privacy_budget.py", "epsilon must be between"),  # math.exp overflow
-    ({"unit": "eps", "budget_value": "1e-300", "d": "1"}, "pages/simplex.py", "epsilon must be between"),
-    ({"unit": "rho", "budget_value": "1e-16"}, "pages/your_data.py", "rho must be between"),
-    ({"n": "12000", "d": "4096", "seed": "1"}, "pages/plan_step_by_step.py", "interactive pages' limit"),
-])
+@pytest.mark.parametrize(
+    ("query", "page", "words"),
+    [
+        (
+            {"budget_value": "1000", "unit": "eps"},
+            "pages/privacy_budget.py",
+            "epsilon must be between",
+        ),  # math.exp overflow
+        (
+            {"unit": "eps", "budget_value": "1e-300", "d": "1"},
+            "pages/simplex.py",
+            "epsilon must be between",
+        ),
+        ({"unit": "rho", "budget_value": "1e-16"}, "pages/your_data.py", "rho must be between"),
+        (
+            {"n": "12000", "d": "4096", "seed": "1"},
+            "pages/plan_step_by_step.py",
+            "interactive pages' limit",
+        ),
+    ],
+)
 def test_impossible_requests_are_errors_not_tracebacks(query, page, words):
     at = _page(page, query)
     assert not at.exception, at.exception
@@ -81,17 +104,32 @@ def _upload(cfg: dict | str) -> dict:
 def test_compare_uploaded_config_with_ids_and_many_repetitions():
     # issue: the documented "id" field was looked up as a registry name; the Repetitions slider
     # widened its maximum to the uploaded value
-    cfg = ExperimentConfig(n=150, d=2, repetitions=5000, sweep={"budget": [0.5, 1.0]},
-                           estimators=[{"name": "gaussian_private", "id": "=mine"}, "empirical"]).to_dict()
+    cfg = ExperimentConfig(
+        n=150,
+        d=2,
+        repetitions=5000,
+        sweep={"budget": [0.5, 1.0]},
+        estimators=[{"name": "gaussian_private", "id": "=mine"}, "empirical"],
+    ).to_dict()
     at = _page("pages/compare.py", SMALL, _upload(cfg))
     assert not at.exception, at.exception
     reps = next(s for s in at.slider if s.label == "Repetitions")
     assert reps.max == 50 and reps.value == 50
 
 
-@pytest.mark.parametrize("text", ['{"repetitions": 1000000000}', '{"n": null}', '{"estimators": [[1]]}',
-                                  '{"budget": Infinity}', '{"data_params": {"mean": "abc"}}',
-                                  '{"notes": ' + "[" * 3000 + "]" * 3000 + "}", "[1, 2]", "not json"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"repetitions": 1000000000}',
+        '{"n": null}',
+        '{"estimators": [[1]]}',
+        '{"budget": Infinity}',
+        '{"data_params": {"mean": "abc"}}',
+        '{"notes": ' + "[" * 3000 + "]" * 3000 + "}",
+        "[1, 2]",
+        "not json",
+    ],
+)
 def test_compare_bad_uploaded_configs_are_errors(text):
     at = _page("pages/compare.py", SMALL, _upload(text))
     assert not at.exception, at.exception

@@ -42,11 +42,15 @@ def test_compare_switch_adds_the_peers_to_the_same_sweep() -> None:
     _toggle(at).set_value(True).run()
     assert not at.exception, at.exception
     names = {t.get("name") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
-    assert {f"OpenDP {peers.library_version('opendp')} mean (Laplace)",
-            f"diffprivlib {peers.library_version('diffprivlib')} tools.mean"} <= names
+    assert {
+        f"OpenDP {peers.library_version('opendp')} mean (Laplace)",
+        f"diffprivlib {peers.library_version('diffprivlib')} tools.mean",
+    } <= names
     assert "PLAN (ℓ2, private variances)" in names
     labels = _labels(at)
-    assert labels.count("PNG") == labels.count("SVG") == labels.count("Download the data (CSV)") >= 1
+    assert (
+        labels.count("PNG") == labels.count("SVG") == labels.count("Download the data (CSV)") >= 1
+    )
     assert "Download a report of this view (HTML)" in labels
 
 
@@ -60,7 +64,9 @@ def test_your_data_switch_runs_the_peers_on_the_users_columns() -> None:
     assert any(str(label).startswith("diffprivlib") for label in bars["y"])
 
 
-def test_without_the_libraries_or_a_browser_the_page_explains(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_libraries_or_a_browser_the_page_explains(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(peers, "available", lambda: dict.fromkeys(peers.LIBRARIES))
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
     at = _page("pages/compare.py")

@@ -45,11 +45,21 @@ def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pat
     assert len(specs) == 5
     steps = specs[0]
     names = {t.get("name") for t in steps["data"]}
-    assert {"clip ball, radius C", "clip ball mapped back (ellipse)", "IOME clip ball (after rotation)",
-            "row clipped (in d dimensions)", "true mean", "private mean"} <= names
+    assert {
+        "clip ball, radius C",
+        "clip ball mapped back (ellipse)",
+        "IOME clip ball (after rotation)",
+        "row clipped (in d dimensions)",
+        "true mean",
+        "private mean",
+    } <= names
     titles = [a["text"] for a in steps["layout"]["annotations"]]
-    assert [t.replace("<br>", " ") for t in titles[:4]] == ["(a) raw data and the true mean", "(b) recentred, then scaled",
-                          "(c) clipped to the ball of radius C", "(d) back in original space: the private mean"]
+    assert [t.replace("<br>", " ") for t in titles[:4]] == [
+        "(a) raw data and the true mean",
+        "(b) recentred, then scaled",
+        "(c) clipped to the ball of radius C",
+        "(d) back in original space: the private mean",
+    ]
     assert steps["layout"]["yaxis"]["scaleanchor"] == "x"
     assert steps["layout"]["yaxis4"]["scaleanchor"] == "x4"
     text = _text(at)
@@ -58,7 +68,9 @@ def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pat
     assert "For ℓ2 the curve is symmetric" in text
     # every chart: a sentence, CSV/PNG/SVG downloads and a "show the code" expander; one report
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels.count("Download the data (CSV)") == labels.count("PNG") == labels.count("SVG") == 5
+    assert (
+        labels.count("Download the data (CSV)") == labels.count("PNG") == labels.count("SVG") == 5
+    )
     assert labels.count("Download a report of this view (HTML)") == 1
     assert sum(e.label == "Show the code" for e in at.expander) == 5
     assert any("plan(data.x, rho=0.5" in c.value for c in at.code)
@@ -117,8 +129,12 @@ def test_large_n_is_subsampled_and_said_so():
     assert not at.exception
     assert "2,000 of the 5,000 rows are drawn" in _text(at)
     steps = _specs(at)[0]
-    drawn = sum(len(_arr(t["x"])) for t in steps["data"]
-                if t.get("name") in ("row kept as it is", "row clipped (in d dimensions)") and t.get("xaxis") == "x")
+    drawn = sum(
+        len(_arr(t["x"]))
+        for t in steps["data"]
+        if t.get("name") in ("row kept as it is", "row clipped (in d dimensions)")
+        and t.get("xaxis") == "x"
+    )
     assert drawn == 2000
 
 

@@ -26,8 +26,17 @@ def test_home_runs_and_writes_settings_to_url():
 
 
 def test_url_parameters_are_restored():
-    at = _app({"distribution": "student_t", "skew": "0.5", "n": "1234", "d": "8", "unit": "eps",
-               "budget_value": "1.5", "seed": "7"}).run()
+    at = _app(
+        {
+            "distribution": "student_t",
+            "skew": "0.5",
+            "n": "1234",
+            "d": "8",
+            "unit": "eps",
+            "budget_value": "1.5",
+            "seed": "7",
+        }
+    ).run()
     assert not at.exception
     assert at.selectbox(key="distribution").value == "student_t"
     assert at.number_input(key="n").value == 1234
@@ -65,7 +74,9 @@ def test_privacy_budget_page_values_follow_the_budget():
     assert len(at.get("plotly_chart")) == 2
     at.number_input(key="budget_value").set_value(2.0).run()
     assert next(m.value for m in at.metric) == "2"
-    at.radio(key="unit").set_value("eps_delta").run()  # converted: what 2-zCDP implies at δ = 1e-6 (CKS)
+    at.radio(key="unit").set_value(
+        "eps_delta"
+    ).run()  # converted: what 2-zCDP implies at δ = 1e-6 (CKS)
     assert not at.exception
     assert f"(ε, δ) = ({zcdp_to_approx(2.0, 1e-6):.6g}, 1e-06)" in at.subheader[0].value
 
@@ -81,8 +92,16 @@ def test_impossible_budget_is_an_error_not_a_traceback(value):
 
 
 def test_parse_query_and_settings_roundtrip():
-    s = Settings(distribution="bounded", skew=1.5, n=300, d=4, unit="eps_delta", budget_value=0.3,
-                 delta=1e-5, seed=9)
+    s = Settings(
+        distribution="bounded",
+        skew=1.5,
+        n=300,
+        d=4,
+        unit="eps_delta",
+        budget_value=0.3,
+        delta=1e-5,
+        seed=9,
+    )
     assert Settings(**{**DEFAULTS.__dict__, **parse_query(s.to_query())}) == s
     assert parse_query({"n": "x", "unit": "bits"}) == {}
 
@@ -109,11 +128,22 @@ def test_privacy_budget_page_under_pure_eps_never_lets_zcdp_meet_it():
     holds pure-DP estimators only."""
     from dpcore import registry
 
-    at = _app({"unit": "eps", "budget_value": "1", "distribution": "bounded", "skew": "0", "n": "400",
-               "d": "2"}).run()
+    at = _app(
+        {
+            "unit": "eps",
+            "budget_value": "1",
+            "distribution": "bounded",
+            "skew": "0",
+            "n": "400",
+            "d": "2",
+        }
+    ).run()
     at.switch_page("pages/privacy_budget.py").run()
     assert not at.exception and not at.error
-    assert at.metric[0].label.startswith("ρ that ε-DP implies (weaker, not ε-DP)") and at.metric[0].value == "0.5"
+    assert (
+        at.metric[0].label.startswith("ρ that ε-DP implies (weaker, not ε-DP)")
+        and at.metric[0].value == "0.5"
+    )
     assert any("zCDP estimators cannot meet a pure ε budget" in w.value for w in at.warning)
     text = "\n".join(m.value for m in at.markdown)
     assert "| ρ-zCDP | pure ε-DP | **no**" in text and "| pure ε-DP | ε²/2-zCDP | yes" in text

@@ -38,7 +38,9 @@ def test_default_page_draws_every_default_estimator_in_small_multiples():
     specs = _specs(at)
     assert len(specs) == 3  # the gallery and two animations (plotly frames with a play button)
     assert [len(sp.get("frames", [])) for sp in specs[1:]] == [4, 11]
-    assert all(sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:])
+    assert all(
+        sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:]
+    )
     spec = specs[0]
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert len(titles) == len(names)
@@ -118,7 +120,9 @@ def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
     assert not at.exception
     assert at.session_state["present"] is True
     assert len(_specs(at)) == 1  # one idea per screen
-    assert not at.get("download_button") or all(b.key == "sbs_deck" for b in at.get("download_button"))
+    assert not at.get("download_button") or all(
+        b.key == "sbs_deck" for b in at.get("download_button")
+    )
     assert not [e for e in at.expander if e.label == "Show the code"]
     next_button = next(b for b in at.button if b.label == "Next ▶")
     next_button.click().run()

@@ -13,7 +13,9 @@ def _page(query: dict[str, str] | None = None) -> AppTest:
 
 
 def _text(at: AppTest) -> str:
-    return "\n".join([m.value for m in at.markdown] + [w.value for w in at.warning] + [i.value for i in at.info])
+    return "\n".join(
+        [m.value for m in at.markdown] + [w.value for w in at.warning] + [i.value for i in at.info]
+    )
 
 
 def test_runs_with_charts_and_caveats():

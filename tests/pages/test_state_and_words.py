@@ -51,11 +51,23 @@ def test_preset_writes_the_sidebar_and_the_url() -> None:
     at = _app(page="pages/compare.py")
     at.selectbox(key="cmp_preset").set_value("no_skew_tie").run()
     assert not at.exception
-    want = {"distribution": "gaussian", "n": 4000, "d": 128, "skew": 0.0, "budget_value": 0.25, "unit": "rho"}
+    want = {
+        "distribution": "gaussian",
+        "n": 4000,
+        "d": 128,
+        "skew": 0.0,
+        "budget_value": 0.25,
+        "unit": "rho",
+    }
     assert {k: at.session_state[k] for k in want} == want
     assert at.number_input(key="n").value == 4000 and at.slider(key="skew").value == 0.0
     q = at.query_params
-    assert q["preset"] == "no_skew_tie" and q["n"] == "4000" and q["d"] == "128" and q["budget_value"] == "0.25"
+    assert (
+        q["preset"] == "no_skew_tie"
+        and q["n"] == "4000"
+        and q["d"] == "128"
+        and q["budget_value"] == "0.25"
+    )
 
 
 def test_bare_preset_link_sets_the_sidebar_but_a_full_link_wins() -> None:
@@ -65,28 +77,58 @@ def test_bare_preset_link_sets_the_sidebar_but_a_full_link_wins() -> None:
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.session_state["distribution"] == "contaminated" and at.session_state["n"] == 2000
-    at2 = _app({"preset": "heavy_tails", "distribution": "gaussian", "n": "500", "d": "8"}, "pages/compare.py")
+    at2 = _app(
+        {"preset": "heavy_tails", "distribution": "gaussian", "n": "500", "d": "8"},
+        "pages/compare.py",
+    )
     assert at2.session_state["distribution"] == "gaussian" and at2.session_state["n"] == 500
     assert any("Changed from the preset" in c.value for c in at2.caption)
 
 
 PAGE_CONTROLS = [
-    ("pages/plan_step_by_step.py", {"plan_p": ("1", 1), "plan_var": ("oracle", "oracle"), "plan_i": ("3", 3),
-                                    "plan_e": ("0.5", 0.5)}),
-    ("pages/winsorized.py", {"wins_eta": ("0.2", 0.2), "wins_stat": ("median", "median"), "wins_shift": ("20.0", 20.0),
-                             "wins_version": ("pure", "pure")}),
-    ("pages/simplex.py", {"simplex_p": ("0.3", 0.3), "simplex_rel": ("replace-one", "replace-one"),
-                          "simplex_mech": ("laplace", "laplace")}),
-    ("pages/binary_product.py", {"bp_profile": ("dense", "dense"), "bp_d": ("32", 32), "bp_n": ("10000", 10000)}),
+    (
+        "pages/plan_step_by_step.py",
+        {
+            "plan_p": ("1", 1),
+            "plan_var": ("oracle", "oracle"),
+            "plan_i": ("3", 3),
+            "plan_e": ("0.5", 0.5),
+        },
+    ),
+    (
+        "pages/winsorized.py",
+        {
+            "wins_eta": ("0.2", 0.2),
+            "wins_stat": ("median", "median"),
+            "wins_shift": ("20.0", 20.0),
+            "wins_version": ("pure", "pure"),
+        },
+    ),
+    (
+        "pages/simplex.py",
+        {
+            "simplex_p": ("0.3", 0.3),
+            "simplex_rel": ("replace-one", "replace-one"),
+            "simplex_mech": ("laplace", "laplace"),
+        },
+    ),
+    (
+        "pages/binary_product.py",
+        {"bp_profile": ("dense", "dense"), "bp_d": ("32", 32), "bp_n": ("10000", 10000)},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("page", "controls"), PAGE_CONTROLS, ids=[p for p, _ in PAGE_CONTROLS])
-def test_page_controls_restored_from_the_url_and_after_navigation(page: str, controls: dict) -> None:
+def test_page_controls_restored_from_the_url_and_after_navigation(
+    page: str, controls: dict
+) -> None:
     at = _app({k: raw for k, (raw, _) in controls.items()}, page)
     assert {k: at.session_state[k] for k in controls} == {k: v for k, (_, v) in controls.items()}
     at.switch_page("pages/home.py").run()
-    assert not any(k in at.query_params for k in controls)  # another page's URL carries its own state only
+    assert not any(
+        k in at.query_params for k in controls
+    )  # another page's URL carries its own state only
     at.switch_page(page).run()
     assert not at.exception
     assert {k: at.session_state[k] for k in controls} == {k: v for k, (_, v) in controls.items()}
@@ -110,10 +152,17 @@ def test_compare_controls_live_in_the_url() -> None:
     assert at.query_params["cmp_x"] == "n" and at.query_params["cmp_reps"] == "3"
 
 
-@pytest.mark.parametrize(("old", "new", "value", "want"), [
-    ("rho", "eps", 0.5, 1.0), ("eps", "rho", 1.0, 0.5), ("eps", "eps_delta", 1.0, 1.0),
-    ("eps_delta", "eps", 1.0, 1.0), ("rho", "eps_delta", 0.5, zcdp_to_approx(0.5, 1e-6)),
-    ("eps_delta", "rho", 2.0, approx_to_zcdp(2.0, 1e-6))])
+@pytest.mark.parametrize(
+    ("old", "new", "value", "want"),
+    [
+        ("rho", "eps", 0.5, 1.0),
+        ("eps", "rho", 1.0, 0.5),
+        ("eps", "eps_delta", 1.0, 1.0),
+        ("eps_delta", "eps", 1.0, 1.0),
+        ("rho", "eps_delta", 0.5, zcdp_to_approx(0.5, 1e-6)),
+        ("eps_delta", "rho", 2.0, approx_to_zcdp(2.0, 1e-6)),
+    ],
+)
 def test_unit_conversion_rule(old: str, new: str, value: float, want: float) -> None:
     got, rule = convert_unit(old, new, value, 1e-6)
     assert math.isclose(got, want, rel_tol=1e-9) and rule
@@ -130,7 +179,9 @@ def test_unit_switch_converts_the_number_and_shows_the_rule() -> None:
     at.radio(key="unit").set_value("rho").run()
     assert at.number_input(key="budget_value").value == pytest.approx(0.5)
     at.radio(key="unit").set_value("eps_delta").run()
-    assert at.number_input(key="budget_value").value == pytest.approx(zcdp_to_approx(0.5, 1e-6), rel=1e-5)
+    assert at.number_input(key="budget_value").value == pytest.approx(
+        zcdp_to_approx(0.5, 1e-6), rel=1e-5
+    )
     assert any("Canonne–Kamath–Steinke" in c.value for c in at.sidebar.caption)
 
 
@@ -144,11 +195,14 @@ def test_delta_above_one_over_n_warns_and_delta_is_disabled_unless_used() -> Non
     assert any("above 1/n" in w.value for w in at.sidebar.warning)
 
 
-@pytest.mark.parametrize(("page", "off", "on"), [
-    ("pages/simplex.py", {"distribution", "skew", "d"}, {"n", "budget_value", "seed"}),
-    ("pages/binary_product.py", {"distribution", "skew", "n", "d"}, {"budget_value", "seed"}),
-    ("pages/plan_step_by_step.py", set(), {"distribution", "skew", "n", "d", "budget_value"}),
-])
+@pytest.mark.parametrize(
+    ("page", "off", "on"),
+    [
+        ("pages/simplex.py", {"distribution", "skew", "d"}, {"n", "budget_value", "seed"}),
+        ("pages/binary_product.py", {"distribution", "skew", "n", "d"}, {"budget_value", "seed"}),
+        ("pages/plan_step_by_step.py", set(), {"distribution", "skew", "n", "d", "budget_value"}),
+    ],
+)
 def test_controls_a_page_ignores_are_disabled_with_a_reason(page: str, off: set, on: set) -> None:
     at = _app(page=page)
     for key in off:
@@ -171,24 +225,37 @@ def test_bundled_data_disables_skew_and_gaussian_gets_its_default_skew_back() ->
 
 
 def test_cost_model_is_linear_in_runs_and_values() -> None:
-    cfg = ExperimentConfig(distribution="gaussian", n=1000, d=16, estimators=["plan", "iome_paper"], repetitions=2,
-                           sweep={"budget": [0.25, 0.5]})
+    cfg = ExperimentConfig(
+        distribution="gaussian",
+        n=1000,
+        d=16,
+        estimators=["plan", "iome_paper"],
+        repetitions=2,
+        sweep={"budget": [0.25, 0.5]},
+    )
     one = estimate_seconds(cfg)
     four = estimate_seconds(ExperimentConfig.from_dict({**cfg.to_dict(), "repetitions": 8}))
     assert four == pytest.approx(4 * one)
     assert seconds_per_run("plan", 2000, 64) - seconds_per_run("plan", 1000, 64) == pytest.approx(
-        seconds_per_run("plan", 3000, 64) - seconds_per_run("plan", 2000, 64))
+        seconds_per_run("plan", 3000, 64) - seconds_per_run("plan", 2000, 64)
+    )
 
 
 def test_long_compare_run_asks_first_and_offers_a_smaller_setting() -> None:
-    at = _app({"n": "7000", "d": "256"}, "pages/compare.py")  # under the app limit of 2M cells, still long
+    at = _app(
+        {"n": "7000", "d": "256"}, "pages/compare.py"
+    )  # under the app limit of 2M cells, still long
     labels = [b.label for b in at.button]
     assert any(lab.startswith("Run (≈") for lab in labels)
     assert not at.get("plotly_chart")  # nothing ran yet
     smaller = next(b for b in at.button if b.label.startswith("Use "))
     smaller.click().run()
     assert not at.exception
-    assert at.session_state["n"] < 20000 or at.session_state["d"] < 256 or at.session_state["cmp_reps"] < 10
+    assert (
+        at.session_state["n"] < 20000
+        or at.session_state["d"] < 256
+        or at.session_state["cmp_reps"] < 10
+    )
 
 
 def test_a_moderate_compare_run_shows_a_quick_first_result_and_offers_the_full_run() -> None:
@@ -201,26 +268,60 @@ def test_a_moderate_compare_run_shows_a_quick_first_result_and_offers_the_full_r
 # ---------------------------------------------------------------------------------------------
 # words
 
-PAGES = ["pages/home.py", "pages/privacy_budget.py", "pages/plan_step_by_step.py", "pages/compare.py",
-         "pages/winsorized.py", "pages/simplex.py", "pages/binary_product.py", "pages/your_data.py"]
+PAGES = [
+    "pages/home.py",
+    "pages/privacy_budget.py",
+    "pages/plan_step_by_step.py",
+    "pages/compare.py",
+    "pages/winsorized.py",
+    "pages/simplex.py",
+    "pages/binary_product.py",
+    "pages/your_data.py",
+]
 FORBIDDEN = re.compile(r"spec §|specs/|\bspec\b|\b(S[1-4]|B1c?|B2|B3)\b")
 
 
 def _visible_text(at: AppTest) -> str:
     parts = []
-    for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header", "subheader",
-                 "metric"):
+    for kind in (
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+        "metric",
+    ):
         for el in at.get(kind):
             parts += [str(getattr(el, a, "") or "") for a in ("value", "label", "help")]
-    for kind in ("selectbox", "slider", "select_slider", "radio", "number_input", "multiselect", "checkbox",
-                 "button", "toggle"):
+    for kind in (
+        "selectbox",
+        "slider",
+        "select_slider",
+        "radio",
+        "number_input",
+        "multiselect",
+        "checkbox",
+        "button",
+        "toggle",
+    ):
         for w in at.get(kind):
             parts += [str(w.label), str(getattr(w, "help", "") or "")]
             parts += [str(o) for o in (getattr(w, "options", None) or [])]
     for chart in at.get("plotly_chart"):
         spec = json.loads(chart.proto.spec)
-        parts.append(json.dumps({"names": [t.get("name") for t in spec.get("data", [])],
-                                 "layout": spec.get("layout", {}).get("title")}, ensure_ascii=False))
+        parts.append(
+            json.dumps(
+                {
+                    "names": [t.get("name") for t in spec.get("data", [])],
+                    "layout": spec.get("layout", {}).get("title"),
+                },
+                ensure_ascii=False,
+            )
+        )
     return "\n".join(parts)
 
 
@@ -233,7 +334,17 @@ def test_no_page_text_points_to_specs_or_internal_labels(page: str) -> None:
 
 
 def test_glossary_defines_every_term_the_issue_names_and_each_is_used() -> None:
-    for word in ("IOME", "zCDP", "CKS", "PMWM", "TV", "oracle", "regret", "add-remove", "replace-one"):
+    for word in (
+        "IOME",
+        "zCDP",
+        "CKS",
+        "PMWM",
+        "TV",
+        "oracle",
+        "regret",
+        "add-remove",
+        "replace-one",
+    ):
         assert len(define(word)) > 40
     assert "Instance-optimal mean estimation" in define("IOME")
     with pytest.raises(ValueError, match="GLOSSARY"):
@@ -248,4 +359,4 @@ def test_iome_is_expanded_on_every_page_that_names_it() -> None:
         at = _app(page=page)
         text = "\n".join(m.value for m in at.markdown)
         first = text.index("IOME")
-        assert "instance-optimal mean estimation" in text[first:first + 200].lower(), page
+        assert "instance-optimal mean estimation" in text[first : first + 200].lower(), page

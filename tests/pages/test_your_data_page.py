@@ -44,7 +44,9 @@ def test_pasted_csv_good_and_broken():
     assert any("Choose where the bounds come from" in i.value for i in at.info)
     assert not at.get("plotly_chart")
     at.radio(key="yd_bounds_mode_own").set_value("public").run()
-    assert any("Type a lower and an upper value" in i.value for i in at.info)  # nothing typed: no default
+    assert any(
+        "Type a lower and an upper value" in i.value for i in at.info
+    )  # nothing typed: no default
     assert not at.get("plotly_chart")
     assert not any("ranges you typed" in i.value for i in at.info)
     at.radio(key="yd_bounds_mode_own").set_value("data").run()
