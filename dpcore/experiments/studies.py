@@ -101,6 +101,18 @@ Notion = Literal["pure", "zcdp"]
 Statistic = Literal["mean", "median", "variance (MLE)"]
 
 
+def contaminate(x: np.ndarray, fraction: float, shift: float, *, rng: RngLike = None) -> np.ndarray:
+    """Replace ``floor(fraction n)`` random points of ``x`` by outliers at ``mean + shift sd``
+    (with a little jitter): the strong-contamination adversary of spec §1, made visible."""
+    g = as_generator(rng)
+    x = np.asarray(x, dtype=float).copy()
+    k = int(math.floor(fraction * x.size))
+    if k:
+        rows = g.choice(x.size, size=k, replace=False)
+        x[rows] = x.mean() + shift * x.std() + 0.05 * x.std() * g.standard_normal(k)
+    return x
+
+
 def _pmwm(notion: Notion) -> Callable[..., Estimate]:
     return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
 
