@@ -347,6 +347,7 @@ def test_plan_paper_gaussian_b_finding_private_variances() -> None:
     assert 0.8 < ratio[0.0] < 1.2, ratio
 
 
+@pytest.mark.slow
 def test_cli_tiny_config(tmp_path: Path) -> None:
     cfg = ExperimentConfig(
         name="tiny",

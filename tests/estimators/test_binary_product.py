@@ -527,6 +527,7 @@ def test_s5_dense_loss_is_documented():
     assert naive == pytest.approx(float(naive_dense(100_000, 64, EPS)), rel=0.25)
 
 
+@pytest.mark.slow
 def test_s6_consistency_in_n_and_eps():
     tvs = [
         _mean_tv("binary_pde", "skewed", 256, n, range(2), flip=False)
@@ -537,6 +538,7 @@ def test_s6_consistency_in_n_and_eps():
     assert lo_eps > tvs[1]
 
 
+@pytest.mark.slow
 def test_s3_bands_hold_at_large_n():
     # spec S3: half the coordinates at band centres 0.66 u_r (r = 1..4), half at 1e-4; each promoted
     # coordinate must land in the band [45/136 u_r, u_r] of its round. Expect >= 90% clean seeds.

@@ -154,6 +154,7 @@ def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
     return np.array(out)
 
 
+@pytest.mark.slow
 def test_plan_tail_at_a_thin_high_d_cell() -> None:
     # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
     # whole range) put 17 of these runs beyond 3x the median (worst 660x). The first robust pass
@@ -174,6 +175,7 @@ def test_iome_tail_at_a_thin_cell() -> None:
     assert old.max() > 3 * np.median(old)
 
 
+@pytest.mark.slow
 def test_iome_tail_at_d_1024() -> None:
     # Gaussian A, d = 1024, rho = 1/8, 20 seeds: the CoinPress centre keeps every run within 3x the
     # median; the binary-search medians (the first robust pass) put 5 of 20 beyond it (here 12 seeds).
