@@ -110,6 +110,7 @@ def test_bad_input_names_the_argument():
         peers.opendp_laplace_mean(np.ones((10, 2)), epsilon=-1.0, bounds=(0, 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "budget", [Budget.zcdp(0.5), Budget.approx(1.0, 1e-6)], ids=["rho", "eps_delta"]
 )

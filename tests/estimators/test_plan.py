@@ -388,6 +388,7 @@ def test_noise_error_tracks_the_l1_norm_of_sigma_across_d() -> None:
     assert max(ratios) / min(ratios) < 1.5, ratios
 
 
+@pytest.mark.slow
 def test_papers_finding_skewed_and_flat() -> None:
     # §9.14 / Gaussian C: strong skew (sigma_i^2 = (d/i)^2, d = 256, rho = 0.5): PLAN clearly beats
     # IOME and no scaling (the paper: PLAN's lead grows with d; [R]'s C CSV at d=1024: 13.0 vs
@@ -411,6 +412,7 @@ def test_papers_finding_skewed_and_flat() -> None:
     assert 0.8 < plan_a / iome_a < 1.25, (plan_a, iome_a)
 
 
+@pytest.mark.slow
 def test_binary_instantiation_beats_iome_with_few_high_variance_bits() -> None:
     # Binary, alpha = 0.25 (quarter of the bits at p = 0.5, rest 0.01), d = 2048, rho = 1/16:
     # PLAN better for small alpha ([R]'s CSV: 16.9 vs 20.5 in half-l1; ours about 16.7 vs 25:
