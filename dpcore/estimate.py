@@ -13,12 +13,50 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from dpcore._validation import RngLike
-from dpcore.privacy import Budget, Conversion, ConversionMethod, Ledger, NativeNotion
+from dpcore.privacy import (
+    Budget,
+    BudgetUnit,
+    Conversion,
+    ConversionMethod,
+    Ledger,
+    NativeNotion,
+)
 
 DataKind = Literal["real", "bounded", "binary"]
 
 
 Neighbouring = Literal["replace-one", "add-remove", "none"]
+
+
+#: Budget units an estimator of each native notion meets by a valid implication (a zCDP estimator
+#: never meets a pure ε budget). Registrations declare ``units`` with one of these.
+PURE_UNITS: frozenset[BudgetUnit] = frozenset({"eps", "eps_delta", "rho"})
+ZCDP_UNITS: frozenset[BudgetUnit] = frozenset({"eps_delta", "rho"})
+ANY_UNIT: frozenset[BudgetUnit] = PURE_UNITS  # the non-private reference spends nothing
+
+#: Neighbouring relations (``EstimatorSpec.relations``).
+REPLACE_ONE: frozenset[Neighbouring] = frozenset({"replace-one"})
+ADD_REMOVE: frozenset[Neighbouring] = frozenset({"add-remove"})
+NO_RELATION: frozenset[Neighbouring] = frozenset({"none"})
+
+
+@dataclass(frozen=True)
+class Default:
+    """Where an estimator sits in the default selection of Compare, Your data and Side by side.
+
+    Attributes
+    ----------
+    rank : int
+        Order in the selection (lower first).
+    kinds : frozenset of data kinds, optional
+        Data kinds for which it is selected (``None``: every kind it applies to).
+    units : frozenset of budget units, optional
+        Budget units under which it is selected (``None``: every unit it supports).
+    """
+
+    rank: int
+    kinds: frozenset[str] | None = None
+    units: frozenset[BudgetUnit] | None = None
 
 
 #: The opt-in group of other libraries' means (:mod:`dpcore.estimators.peers`).
@@ -28,6 +66,10 @@ PEERS = "peers"
 @dataclass
 class Diagnostics:
     """What an estimator did, for the pictures and the error split.
+
+    The fields every estimator shares; each family returns a typed subclass with its own fields
+    (``PlanDiagnostics``, ``IomeDiagnostics``, ``WinsorizedDiagnostics``, ``SimplexDiagnostics``,
+    ...), read with :meth:`Estimate.diagnostics_as`.
 
     Attributes
     ----------
@@ -55,11 +97,6 @@ class Diagnostics:
     private_bounds : (array, array) or None
         The privately chosen bounds when the estimator ran inside
         :func:`dpcore.estimators.private_bounds.run_with_private_bounds` (their cost is in the ledger).
-    extra : dict
-        Untyped estimator-specific values, used only by PLAN and IOME (whose families have not been
-        converted yet); every other family returns a typed subclass of ``Diagnostics``
-        (``WinsorizedDiagnostics``, ``SimplexDiagnostics``, ``BinaryProductDiagnostics``, ...) whose
-        fields replace these string keys.
     nonprivate : dict
         **Not private, for teaching only**: data-dependent quantities (rows clamped, the true n
         under add/remove, failed groups, ...). Never part of a release; a page may show them only
@@ -75,7 +112,6 @@ class Diagnostics:
     noise_std: np.ndarray | None = None
     warnings: list[str] = field(default_factory=list)
     private_bounds: tuple[np.ndarray, np.ndarray] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
     nonprivate: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -116,16 +152,13 @@ class Estimate:
 
 
 @functools.lru_cache(maxsize=256)
-def _signature(func: Callable[..., Any]) -> tuple[frozenset[str], bool]:
-    """Parameter names of ``func`` and whether it takes ``**kwargs`` (inspect.signature is slow and
-    :meth:`EstimatorSpec.accepts` is asked once per estimator run)."""
-    sig = inspect.signature(func)
-    return frozenset(sig.parameters), any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()
-    )
+def _signature(func: Callable[..., Any]) -> frozenset[str]:
+    """Parameter names of ``func`` (inspect.signature is slow and :meth:`EstimatorSpec.accepts` is
+    asked once per estimator run)."""
+    return frozenset(inspect.signature(func).parameters)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EstimatorSpec:
     """One registered estimator.
 
@@ -142,7 +175,13 @@ class EstimatorSpec:
     data_kinds : frozenset of {"real", "bounded", "binary"}
         Data the estimator applies to.
     neighbouring : {"replace-one", "add-remove", "none"}
-        Neighbouring relation its guarantee holds for.
+        Neighbouring relation its headline guarantee holds for (rankings group by it).
+    units : frozenset of {"eps", "eps_delta", "rho"}
+        Budget units it meets (:data:`PURE_UNITS`, :data:`ZCDP_UNITS` or :data:`ANY_UNIT`);
+        :meth:`run` refuses a budget in any other unit.
+    relations : frozenset of {"replace-one", "add-remove", "none"}
+        Neighbouring relations its guarantee holds for at the given budget (contains
+        ``neighbouring``); :meth:`run` refuses ``relation=`` outside them.
     func : callable
         The estimator function.
     params : mapping
@@ -164,6 +203,9 @@ class EstimatorSpec:
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
         from its own unseedable generator, as OpenDP does); reproducibility tests skip it.
+    default : Default or None
+        Its place in the default selection of the pages (:func:`is_default`); ``None``: not
+        selected by default.
     batched : callable or None
         A vectorised ``(x, reps=, rng=, **params) -> (reps, d)`` version of ``func`` (its randomness
         is one batched release on fixed data), used by the experiment engine when only the noise is
@@ -176,6 +218,8 @@ class EstimatorSpec:
     notion: NativeNotion
     data_kinds: frozenset[str]
     neighbouring: Neighbouring
+    units: frozenset[BudgetUnit]
+    relations: frozenset[Neighbouring]
     func: Callable[..., Estimate]
     params: Mapping[str, Any] = field(default_factory=dict)
     family: str = "baseline"
@@ -184,7 +228,33 @@ class EstimatorSpec:
     seeded: bool = True
     uses_oracle: bool = False
     spend_factor: float = 1.0
+    default: Default | None = None
     batched: Callable[..., np.ndarray] | None = None
+
+    def __post_init__(self) -> None:
+        if self.neighbouring not in self.relations:
+            raise ValueError(
+                f"{self.name}: relations {sorted(self.relations)} must contain its neighbouring "
+                f"relation {self.neighbouring!r}."
+            )
+        meets = {u for u in PURE_UNITS if Budget.from_unit(u, 1.0).meets(self.notion)}
+        if not self.units or not self.units <= meets:
+            raise ValueError(
+                f"{self.name}: units {sorted(self.units)} must be a non-empty subset of the units a "
+                f"{self.notion} estimator can meet, {sorted(meets)}."
+            )
+
+    def is_default(self, kind: str, unit: str) -> bool:
+        """Whether the pages select this estimator by default for data of ``kind`` under a budget
+        in ``unit`` (it must apply to ``kind`` and support ``unit``)."""
+        d = self.default
+        return (
+            d is not None
+            and kind in (self.data_kinds if d.kinds is None else d.kinds)
+            and unit in (self.units if d.units is None else d.units)
+            and kind in self.data_kinds
+            and unit in self.units
+        )
 
     @property
     def private(self) -> bool:
@@ -200,8 +270,9 @@ class EstimatorSpec:
         return (self.notion, self.neighbouring)
 
     def accepts(self, keyword: str) -> bool:
-        names, var_kw = _signature(self.func)
-        return keyword in names or var_kw
+        """Whether ``func`` names ``keyword`` (a ``**params`` catch-all does not count: :meth:`run`
+        passes a data set's ``bounds``, ``sigma`` and ``true_mean`` only to functions naming them)."""
+        return keyword in _signature(self.func)
 
     def meets(self, budget: Budget) -> bool:
         """Whether this estimator can meet ``budget`` by a valid implication (not a zCDP estimator
@@ -216,6 +287,7 @@ class EstimatorSpec:
         rng: RngLike = None,
         method: ConversionMethod = "cks",
         at_implied_level: bool = False,
+        relation: Neighbouring | None = None,
         **overrides: Any,
     ) -> Estimate:
         """Run on a :class:`~dpcore.data.dataset.Dataset` (or a bare array) with ``budget`` converted to
@@ -224,7 +296,23 @@ class EstimatorSpec:
         A zCDP estimator under a pure ε budget raises ``ValueError`` (nothing turns zCDP into ε-DP)
         unless ``at_implied_level=True``: it then runs at ρ = ε²/2 and ``est.conversion`` has
         ``meets_budget=False`` and the (ε', δ)-DP it gives (:meth:`Budget.implied_zcdp`).
+
+        A budget in a unit outside ``units``, or a ``relation`` outside ``relations``, raises
+        ``ValueError`` (the declaration is what ``run`` accepts; tests/test_registry.py checks it).
         """
+        if relation is not None and relation not in self.relations:
+            raise ValueError(
+                f"{self.name} is private under {', '.join(sorted(self.relations))} neighbours, not "
+                f"{relation!r}; choose an estimator registered for {relation!r}."
+            )
+        implied = at_implied_level and self.notion == "zcdp" and budget.unit == "eps"
+        if budget.unit not in self.units and not implied and budget.meets(self.notion):
+            # (a zCDP estimator under a pure ε budget: Budget.to_native says why, below)
+            raise ValueError(
+                f"{self.name} does not meet a budget in {budget.unit!r} ({budget}); it supports "
+                f"{', '.join(sorted(self.units))}. Give the budget in one of those units"
+                + (" or pass at_implied_level=True." if self.notion == "zcdp" else ".")
+            )
         if at_implied_level and self.notion == "zcdp":
             conv = budget.implied_zcdp(method=method)
         else:
@@ -239,7 +327,7 @@ class EstimatorSpec:
             if key == "sigma" and std_from_data:
                 # A data set's own empirical standard deviation is not public: never hand it to an
                 # estimator as "known" sigma (issue 11, item 7).
-                if "sigma" in inspect.signature(self.func).parameters:
+                if self.accepts("sigma"):
                     raise ValueError(
                         f"{self.name} needs a public sigma (known standard deviations), but this data set's "
                         "true_std is its own empirical standard deviation, a data-derived value whose use is a "

@@ -36,6 +36,8 @@ from dpcore import limits
 
 Notion = Literal["pure", "approx", "zcdp"]
 NativeNotion = Literal["pure", "zcdp", "none"]
+#: The app's budget units: pure ε, (ε, δ) and ρ (:meth:`Budget.from_unit`, :attr:`Budget.unit`).
+BudgetUnit = Literal["eps", "eps_delta", "rho"]
 ConversionMethod = Literal["cks", "standard"]
 
 _UNIT = {"pure": "ε", "approx": "(ε, δ)", "zcdp": "ρ", "none": "-"}
@@ -202,6 +204,9 @@ class Conversion:
         return {}
 
 
+_UNIT_OF_NOTION: dict[str, BudgetUnit] = {"pure": "eps", "approx": "eps_delta", "zcdp": "rho"}
+
+
 @dataclass(frozen=True)
 class Budget:
     """A privacy budget in one of three notions.
@@ -265,6 +270,15 @@ class Budget:
         if unit == "rho":
             return cls.zcdp(value)
         raise ValueError(f"unit must be 'eps', 'eps_delta' or 'rho'; got {unit!r}.")
+
+    @property
+    def unit(self) -> BudgetUnit:
+        """The app's unit name of this budget (the inverse of :meth:`from_unit`).
+
+        >>> Budget.approx(1.0, 1e-6).unit
+        'eps_delta'
+        """
+        return _UNIT_OF_NOTION[self.notion]
 
     def _field(self, name: str) -> float:
         value = getattr(self, name)

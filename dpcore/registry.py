@@ -13,7 +13,6 @@ the teaching oracle) and ``true_mean=``; :meth:`EstimatorSpec.run` passes those 
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import pkgutil
 from typing import Any
@@ -35,10 +34,6 @@ from dpcore.privacy import Budget
 ERROR_SOURCE_COLORS = {"sampling": "#7f7f7f", "clipping": "#e377c2", "noise": "#17becf"}
 
 
-#: Estimators handed the true variances (not private as released); see ``EstimatorSpec.uses_oracle``.
-_ORACLES = frozenset({"plan_oracle"})
-
-
 _DISCOVERED = False
 
 
@@ -50,9 +45,6 @@ def _discover() -> None:
 
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    for name in _ORACLES:  # registered by modules that predate the ``uses_oracle`` field
-        if name in _REGISTRY and not _REGISTRY[name].uses_oracle:
-            _REGISTRY[name] = dataclasses.replace(_REGISTRY[name], uses_oracle=True)
     _DISCOVERED = True
 
 
@@ -90,6 +82,13 @@ def applicable(kind: str, d: int | None = None, *, peers: bool = False) -> list[
     return out
 
 
+def defaults(kind: str, unit: str = "rho", d: int | None = None) -> list[EstimatorSpec]:
+    """The estimators the pages select by default for data of ``kind`` under a budget in ``unit``
+    (each spec's ``default``), in their ``default.rank`` order."""
+    specs = [s for s in applicable(kind, d) if s.is_default(kind, unit)]
+    return sorted(specs, key=lambda s: s.default.rank if s.default else 0)
+
+
 def run(name: str, data: Any, budget: Budget, *, rng: RngLike = None, **overrides: Any) -> Estimate:
     """Shorthand for ``get(name).run(data, budget, rng=rng, **overrides)``."""
     return get(name).run(data, budget, rng=rng, **overrides)
@@ -105,6 +104,7 @@ __all__ = [
     "Neighbouring",
     "all_estimators",
     "applicable",
+    "defaults",
     "get",
     "register",
     "run",

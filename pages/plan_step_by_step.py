@@ -10,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.estimators.gaussian import gaussian_private_radius
-from dpcore.estimators.iome import iome_paper
-from dpcore.estimators.plan import plan, thin_budget_risk
+from dpcore.estimators.iome import IomeDiagnostics, iome_paper
+from dpcore.estimators.plan import PlanDiagnostics, plan, thin_budget_risk
 from dpcore.experiments.cost import seconds_plan_page
+from dpcore.experiments.studies import display_sample
 from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
@@ -216,9 +217,13 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
         coords,
         true_mean=ds.true_mean,
         iome=iome_est,
-        max_points=MAX_POINTS,
-        rng=key[4],
-        jitter=JITTER if ds.kind == "binary" else 0.0,
+        sample=display_sample(
+            ds.n,
+            max_points=MAX_POINTS,
+            one_d=len(coords) == 1,
+            jitter=JITTER if ds.kind == "binary" else 0.0,
+            rng=key[4],
+        ),
     )
     noise = noise_figure(
         _entries(key), coords, true_mean=ds.true_mean, empirical_mean=ds.x.mean(axis=0)
@@ -241,7 +246,7 @@ def _global_views(key: tuple) -> tuple:
     curve = _exponent_curve(
         np.asarray(ds.true_std, float).tobytes(),
         ds.n,
-        float(est.diagnostics.extra["budgets"]["noise"]),
+        float(est.diagnostics_as(PlanDiagnostics).budgets["noise"]),
         float(p),
         float(exponent),
     )
@@ -272,15 +277,15 @@ with (
     est, iome_est, gauss_est = _runs(key)
     entries = _entries(key)
 
-dg = est.diagnostics
+dg = est.diagnostics_as(PlanDiagnostics)
 spec_plan, spec_iome, spec_gauss = (
     get("plan_oracle" if source == "oracle" else ("plan_l1" if binary else "plan")),
     get("iome_paper"),
     get("gaussian_private"),
 )
 plan_label = entries[0][0]
-sh = dg.extra["sigma_hat"]
-budgets = dg.extra["budgets"]
+sh = dg.sigma_hat
+budgets = dg.budgets
 for w in dg.warnings:
     st.warning(w)
 
@@ -300,8 +305,8 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric(
     "Clip radius C (scaled space)",
     f"{dg.clip_radius:.4g}",
-    help=f"Private {dg.extra['clip_quantile']:.3f}-quantile of the n scaled norms (rank slack k = "
-    f"{dg.extra['rank_slack']:.1f}).",
+    help=f"Private {dg.clip_quantile:.3f}-quantile of the n scaled norms (rank slack k = "
+    f"{dg.rank_slack:.1f}).",
 )
 m2.metric(f"Rows clipped (of {n:,})", f"{int(dg.clipped.sum()):,} ({dg.fraction_clipped:.1%})")
 err = float(np.sum(np.abs(est.mean - data.true_mean) ** p) ** (1 / p))
@@ -383,7 +388,7 @@ inside = (
     if d > len(coords) and sm["clipped"]
     else ""
 )
-iome_r = iome_est.diagnostics.extra["ball_radius"]
+iome_r = iome_est.diagnostics_as(IomeDiagnostics).ball_radius
 chart(
     fig,
     df,
@@ -395,9 +400,15 @@ chart(
     f"({sm['clipped'] / n:.1%}) were pulled onto the ball.{inside} Mapped back to original space the ball is "
     f"{mapped}; IOME's ball, after its rotation, has radius {iome_r:.3g}. The private mean lands {err:.3g} from the "
     f"true mean{over}.",
-    code_run + code_base + "from dpcore.figures.plan import plan_steps_figure\n"
+    code_run
+    + code_base
+    + "from dpcore.experiments.studies import display_sample\n"
+    + "from dpcore.figures.plan import plan_steps_figure\n"
+    + f"sample = display_sample(data.n, max_points={MAX_POINTS}, one_d={len(coords) == 1}"
+    + (f", jitter={JITTER}" if binary else "")
+    + f", rng={s.seed})\n"
     f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
-    f"max_points={MAX_POINTS}, rng={s.seed}" + (f", jitter={JITTER}" if binary else "") + ")",
+    "sample=sample)",
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -410,7 +421,7 @@ chart(
     "plan_noise_ellipse",
     f"PLAN's noise has standard deviation {nsd[0]:.3g} on coordinate {coords[0] + 1}"
     + (f" and {nsd[1]:.3g} on coordinate {coords[1] + 1}" if len(coords) == 2 else "")
-    + f": it adds noise of the same std {dg.extra['noise_std_scaled'] / n:.3g} to every coordinate in scaled "
+    + f": it adds noise of the same std {dg.noise_std_scaled / n:.3g} to every coordinate in scaled "
     "space and divides coordinate i by sᵢ on the way back. IOME's noise has std "
     f"{iome_est.diagnostics.noise_std[0]:.3g} and the Gaussian mechanism's {gauss_est.diagnostics.noise_std[0]:.3g} "
     "on every coordinate. "

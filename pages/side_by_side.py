@@ -7,10 +7,11 @@ import numpy as np
 import streamlit as st
 
 from dpcore.data import DISTRIBUTIONS
+from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.experiments import default_estimators, studies
+from dpcore.experiments.studies import subsample
 from dpcore.figures.gallery import gallery_figure, releases_figure
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
-from dpcore.figures.plan import subsample
 from dpcore.figures.slides import deck_html
 from dpcore.registry import applicable, get
 from pages._present import presenting
@@ -287,7 +288,7 @@ def _steps_view() -> tuple:
 def _sweep_view() -> tuple:
     with user_errors():
         plan_est = _plan_run(*key)
-    rho_noise = float(plan_est.diagnostics.extra["budgets"]["noise"])
+    rho_noise = float(plan_est.diagnostics_as(PlanDiagnostics).budgets["noise"])
     efig, eframe = exponent_sweep_animation(data.true_std, n, rho_noise)
     best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
     text = (

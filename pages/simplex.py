@@ -8,7 +8,13 @@ import streamlit as st
 
 from dpcore.estimators.simplex import simplex_mean
 from dpcore.estimators.simplex_baselines import plugin_mean
-from dpcore.experiments.studies import count_draws, sample_at, simulated_points, variance_curves
+from dpcore.experiments.studies import (
+    count_draws,
+    sample_at,
+    simplex_releases,
+    simulated_points,
+    variance_curves,
+)
 from dpcore.figures.simplex import (
     count_figure,
     geometry_d1,
@@ -179,7 +185,7 @@ with g2, user_errors():
 
 with user_errors():
     x_rel = sample_at(p_now, min(n, 200), R, rng=s.seed)
-    fig, df = release_picture(x_rel, R, reps=300, rng=s.seed, **bkw)
+    fig, df = release_picture(simplex_releases(x_rel, R, reps=300, rng=s.seed, **bkw))
     shape = "square-ish (Laplace)" if mech == "laplace" else "round (Gaussian)"
     chart(
         fig,
@@ -189,8 +195,9 @@ with user_errors():
         "each release is projected onto the line m₁ + m₂ = nR (green segments): that removes the noise along "
         f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
         f"is {df.free_count.std():.2f}.",
+        f"from dpcore.experiments.studies import simplex_releases\n"
         f"from dpcore.figures.simplex import release_picture\n"
-        f"fig, df = release_picture(x, {R!r}, {code_budget}, reps=300, rng={s.seed})",
+        f"fig, df = release_picture(simplex_releases(x, {R!r}, {code_budget}, reps=300, rng={s.seed}))",
     )
 
 # ---------------------------------------------------------------------------------------------

@@ -16,9 +16,13 @@ from dpcore.estimators.winsorized_baselines import (
     clipped_mean_box_zcdp,
     clipped_mean_laplace,
 )
-from dpcore.experiments.studies import contamination_sweep, full_statistic, sa_error_by_group_size
-from dpcore.figures.winsorized import (
+from dpcore.experiments.studies import (
     contaminate,
+    contamination_sweep,
+    full_statistic,
+    sa_error_by_group_size,
+)
+from dpcore.figures.winsorized import (
     contamination_figure,
     interval_histogram,
     sa_error_figure,
@@ -213,7 +217,7 @@ chart(
     "prior range: PMWM lands "
     f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
     + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
-    s.code() + "from dpcore.figures.winsorized import contaminate\n"
+    s.code() + "from dpcore.experiments.studies import contaminate\n"
     f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
     f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
     f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"

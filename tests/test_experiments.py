@@ -16,7 +16,6 @@ import pytest
 from dpcore import registry
 from dpcore.experiments import (
     COLUMNS,
-    MAIN_PURE_ESTIMATORS,
     ExperimentConfig,
     default_estimators,
     make_dataset,
@@ -348,6 +347,7 @@ def test_plan_paper_gaussian_b_finding_private_variances() -> None:
     assert 0.8 < ratio[0.0] < 1.2, ratio
 
 
+@pytest.mark.slow
 def test_cli_tiny_config(tmp_path: Path) -> None:
     cfg = ExperimentConfig(
         name="tiny",
@@ -401,7 +401,13 @@ def test_pure_budget_skips_zcdp_estimators_and_ranks_only_pure_ones() -> None:
     # the same estimators all run under (ε, δ), each at a conversion that meets it
     g = run(ExperimentConfig.from_dict({**cfg.to_dict(), "unit": "eps_delta"}))
     assert set(g["estimator"]) == {"empirical", "pmwm", "gaussian_public", "plan"}
-    assert default_estimators("bounded", "eps", 1) == MAIN_PURE_ESTIMATORS["bounded"]
+    assert default_estimators("bounded", "eps", 1) == [
+        "empirical",
+        "pmwm",
+        "clipped_laplace",
+        "simplex_laplace",
+        "simplex_known_n_laplace_replace",
+    ]
 
 
 def test_tail_table_counts_runs_beyond_three_times_the_point_median() -> None:

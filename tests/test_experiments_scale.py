@@ -30,6 +30,7 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
     )
 
 
+@pytest.mark.slow
 def test_two_worker_local_cluster_gives_the_serial_frame() -> None:
     serial = run(CFG)
     seen = []
@@ -39,6 +40,7 @@ def test_two_worker_local_cluster_gives_the_serial_frame() -> None:
     assert seen[-1] == (len(seen), len(seen)) and len(seen) == CFG.repetitions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "how", [["--workers", "2"], ["--dask", "local", "--workers", "2"]], ids=["processes", "dask"]
 )

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpcore.data import generate
+from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures.plan import exponent_noise_std
 from dpcore.privacy import Budget
@@ -15,12 +16,12 @@ def test_plan_steps_frames_follow_the_run():
     est = get("plan").run(ds, Budget.zcdp(0.5), rng=1)
     fig, df = plan_steps_animation(ds.x, est, (0, 5), true_mean=ds.true_mean)
     assert [f.name for f in fig.frames] == ["a", "b", "c", "d"]
-    dg = est.diagnostics
+    dg = est.diagnostics_as(PlanDiagnostics)
     b = df[df.step == "b"][["x", "y"]].to_numpy()
     np.testing.assert_allclose(b, (ds.x[:, [0, 5]] - dg.center[[0, 5]]) * dg.scale[[0, 5]])
     c = df[df.step == "c"][["x", "y"]].to_numpy()
     # clipped rows shrink by C / (full norm); the rest do not move
-    factor = np.minimum(1.0, dg.clip_radius / dg.extra["norms"])
+    factor = np.minimum(1.0, dg.clip_radius / dg.norms)
     np.testing.assert_allclose(c, b * factor[:, None])
     assert df[df.step == "c"].clipped.sum() == int(dg.clipped.sum())
     with pytest.raises(ValueError, match="PLAN estimate"):

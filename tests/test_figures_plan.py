@@ -13,8 +13,9 @@ import pytest
 
 from dpcore.data import generate
 from dpcore.estimators.gaussian import gaussian_private_radius
-from dpcore.estimators.iome import iome_paper
-from dpcore.estimators.plan import plan
+from dpcore.estimators.iome import IomeDiagnostics, iome_paper
+from dpcore.estimators.plan import PlanDiagnostics, plan
+from dpcore.experiments.studies import display_sample, subsample
 from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
@@ -23,7 +24,6 @@ from dpcore.figures.plan import (
     noise_shapes_figure,
     plan_steps_figure,
     step_summary,
-    subsample,
 )
 from dpcore.figures.style import error_split_chart
 from dpcore.metrics import error_split
@@ -78,7 +78,7 @@ def test_clip_ellipse_semi_axes_are_C_over_s_for_any_exponent(data16, exponent):
     np.testing.assert_allclose(
         semi,
         est.diagnostics.clip_radius
-        * est.diagnostics.extra["sigma_hat"][list(coords)] ** (2 * exponent),
+        * est.diagnostics_as(PlanDiagnostics).sigma_hat[list(coords)] ** (2 * exponent),
         rtol=1e-12,
     )
     ell = _part(df, "d", "clip ellipse (original space)")[["x", "y"]].to_numpy()
@@ -154,17 +154,19 @@ def test_iome_ball_overlay_is_the_rotated_ball_seen_in_original_space(data16):
     io = iome_paper(data16.x, rho=0.5, bounds=data16.bounds, rng=0)
     _, df = plan_steps_figure(data16.x, est, (1, 4), true_mean=data16.true_mean, iome=io)
     ball = _part(df, "d", "IOME clip ball (original space)")[["x", "y"]].to_numpy()
-    centre = io.diagnostics.extra["ball_center"][[1, 4]]
+    centre = io.diagnostics_as(IomeDiagnostics).ball_center[[1, 4]]
     np.testing.assert_allclose(
-        np.hypot(*(ball - centre).T), io.diagnostics.extra["ball_radius"], rtol=1e-12
+        np.hypot(*(ball - centre).T), io.diagnostics_as(IomeDiagnostics).ball_radius, rtol=1e-12
     )
 
 
 def test_subsample_is_seeded_uniform_and_keeps_the_mask():
     ds = generate("gaussian", 5000, 8, 1.0, rng=3)
     est = _run(ds)
-    _, df1 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, max_points=700, rng=5)
-    _, df2 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, max_points=700, rng=5)
+    sample = display_sample(5000, max_points=700, rng=5)
+    _, df1 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, sample=sample)
+    again = display_sample(5000, max_points=700, rng=5)
+    _, df2 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, sample=again)
     a = _part(df1, "a", "data")
     assert len(a) == 700 and a.row.is_unique
     np.testing.assert_array_equal(a.row, _part(df2, "a", "data").row)
@@ -316,10 +318,10 @@ def test_exponent_curve_is_flat_without_skew_and_survives_a_constant_column():
 def test_idealised_noise_std_is_the_estimators_at_its_own_margin(data16, exponent):
     """With margin = C / typical scaled norm, the Appendix C std is exactly diagnostics.noise_std."""
     est = _run(data16, scale_exponent=exponent)
-    dg = est.diagnostics
+    dg = est.diagnostics_as(PlanDiagnostics)
     sig = data16.true_std
     margin = dg.clip_radius / math.sqrt(float(np.sum((sig * dg.scale) ** 2)))
-    sd = exponent_noise_std(sig, data16.n, dg.extra["budgets"]["noise"], exponent, margin=margin)
+    sd = exponent_noise_std(sig, data16.n, dg.budgets["noise"], exponent, margin=margin)
     np.testing.assert_allclose(sd, dg.noise_std, rtol=1e-12)
 
 
@@ -327,7 +329,9 @@ def test_jitter_moves_only_the_drawn_points_and_keeps_the_frame_exact():
     ds = generate("binary_plan", 1000, 8, 0.5, rng=6)
     est = plan(ds.x, rho=0.5, bounds=ds.bounds, variances="binary", p=1.0, rng=0)
     fig0, df0 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean)
-    fig1, df1 = plan_steps_figure(ds.x, est, (0, 1), true_mean=ds.true_mean, jitter=0.03)
+    fig1, df1 = plan_steps_figure(
+        ds.x, est, (0, 1), true_mean=ds.true_mean, sample=display_sample(ds.n, jitter=0.03)
+    )
     assert df0.equals(df1)
     span = np.ptp(ds.x[:, :2], axis=0)
     for t0, t1 in zip(fig0.data, fig1.data, strict=True):

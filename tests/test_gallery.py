@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from dpcore.data import generate
+from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.experiments import studies
 from dpcore.privacy import Budget
 from dpcore.registry import get
@@ -80,8 +81,8 @@ def test_iome_ball_is_the_rotated_ball_cut_by_the_data_subspace():
     # d = 6 pads to 8: the radius shrinks to sqrt(C^2 - ||padding of R^T c||^2) < C
     ds6 = generate("gaussian", 1000, 6, 2.0, rng=3)
     (e6,), _ = studies.run_gallery(ds6, BUDGET, ["iome_paper"], (0, 5), seed=1)
-    d6 = e6.estimate.diagnostics
-    assert e6.region.semi_axes[0] == pytest.approx(d6.extra["ball_radius"], rel=1e-15)
+    d6 = e6.estimate.diagnostics_as(IomeDiagnostics)
+    assert e6.region.semi_axes[0] == pytest.approx(d6.ball_radius, rel=1e-15)
     assert e6.region.semi_axes[0] < d6.clip_radius
 
 

@@ -121,3 +121,17 @@ def test_no_import_cycles() -> None:
         if m not in state:
             visit(m)
     assert not cycles, "\n".join(cycles)
+
+
+def test_figures_only_draw() -> None:
+    """Figures draw what they are given (issue 14): no random generator and no ``rng`` argument in
+    ``dpcore.figures``; a picture's random choices (subsample, display jitter, simulated releases)
+    are made by a seeded study in :mod:`dpcore.experiments.studies`."""
+    banned = ("default_rng", "as_generator", "RngLike", "np.random", "SeedSequence")
+    bad = [
+        f"{path.relative_to(ROOT.parent)}: {word}"
+        for path in sorted((ROOT / "figures").rglob("*.py"))
+        for word in banned
+        if word in path.read_text(encoding="utf-8")
+    ]
+    assert not bad, "\n".join(bad)

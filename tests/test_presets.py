@@ -27,7 +27,12 @@ def test_every_preset_is_checked() -> None:
 
 
 @pytest.mark.parametrize(
-    ("key", "seed", "reps"), [(k, s, r) for k, seeds, r in CASES for s in seeds]
+    ("key", "seed", "reps"),
+    [  # the first seed of each preset in ``make test-fast``, all of them in ``make test``
+        pytest.param(k, s, r, marks=pytest.mark.slow if s != seeds[0] else ())
+        for k, seeds, r in CASES
+        for s in seeds
+    ],
 )
 def test_preset_claim_holds(key: str, seed: int, reps: int | None) -> None:
     preset = PRESETS[key]

@@ -1,5 +1,7 @@
 """The registry: every estimator declares its notion, relation and colour, and runs on its data."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,88 @@ def test_batched_path_is_declared_by_the_spec():
     x = np.random.default_rng(0).uniform(0, 1, (200, 3))
     draws = spec.batched(x, epsilon=1.0, bounds=(0, 1), reps=7, rng=0)
     assert draws.shape == (7, 3)
+
+
+def _data_for(spec: registry.EstimatorSpec):
+    kind = sorted(spec.data_kinds)[0]  # "binary" < "bounded" < "real"
+    name = next(k for k, v in DISTRIBUTIONS.items() if v.kind == kind)
+    return generate(name, 300, 2, rng=0)
+
+
+@pytest.mark.parametrize("spec", registry.all_estimators(), ids=lambda s: s.name)
+def test_declared_units_and_relations_are_what_run_accepts(spec: registry.EstimatorSpec) -> None:
+    """Every estimator declares its budget units and neighbouring relations (issue 14), and ``run``
+    accepts exactly those: a budget in each declared unit runs, one in any other unit (only the
+    pure ε unit for a zCDP estimator) and any undeclared relation raise ``ValueError``."""
+    assert spec.units and spec.units <= {"eps", "eps_delta", "rho"}
+    assert spec.relations and spec.neighbouring in spec.relations
+    # the declaration follows the notion: nothing turns zCDP into pure ε-DP
+    expected = {"eps_delta", "rho"} if spec.notion == "zcdp" else {"eps", "eps_delta", "rho"}
+    assert spec.units == expected, spec.name
+    ds = _data_for(spec)
+    for unit in ("eps", "eps_delta", "rho"):
+        budget = Budget.from_unit(unit, 1.0)
+        if unit in spec.units:
+            est = spec.run(ds, budget, rng=0, relation=spec.neighbouring)
+            assert est.conversion is not None and est.conversion.meets_budget
+        else:
+            with pytest.raises(ValueError, match="zCDP"):
+                spec.run(ds, budget, rng=0)
+    for relation in {"replace-one", "add-remove", "none"} - spec.relations:
+        with pytest.raises(ValueError, match="neighbours"):
+            spec.run(ds, Budget.from_unit(sorted(spec.units)[0], 1.0), rng=0, relation=relation)
+
+
+def test_a_spec_must_declare_consistent_units_and_relations() -> None:
+    base = registry.get("gaussian_public")
+    with pytest.raises(ValueError, match="units"):
+        dataclasses.replace(base, units=frozenset({"eps", "rho"}))  # zCDP cannot meet pure ε
+    with pytest.raises(ValueError, match="relations"):
+        dataclasses.replace(base, relations=frozenset({"add-remove"}))
+
+
+def test_default_selection_is_declared_by_the_specs() -> None:
+    """The pages' default selection comes from each spec's ``default`` (issue 14), with the lists
+    the pages showed before (the ``"pmwm*"`` placeholder is gone)."""
+    from dpcore.experiments import default_estimators
+
+    expected = {
+        ("real", "rho"): ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"],
+        ("bounded", "rho"): [
+            "empirical",
+            "plan",
+            "iome_paper",
+            "gaussian_private",
+            "pmwm_zcdp",
+            "simplex_known_n_gauss_replace",
+        ],
+        ("binary", "rho"): [
+            "empirical",
+            "plan_l1",
+            "iome_paper",
+            "binary_pde",
+            "binary_klsu_zcdp",
+            "gaussian_private",
+        ],
+        ("real", "eps"): ["empirical", "pmwm", "clipped_laplace"],
+        ("bounded", "eps"): [
+            "empirical",
+            "pmwm",
+            "clipped_laplace",
+            "simplex_laplace",
+            "simplex_known_n_laplace_replace",
+        ],
+        ("binary", "eps"): [
+            "empirical",
+            "binary_pde",
+            "binary_naive_laplace",
+            "binary_truncated_laplace",
+        ],
+    }
+    for (kind, unit), names in expected.items():
+        assert default_estimators(kind, unit, 8) == names, (kind, unit)
+        assert default_estimators(kind, "eps_delta" if unit == "rho" else unit, 8) == names
+        for n in names:
+            spec = registry.get(n)
+            assert spec.default is not None and spec.is_default(kind, unit)
+            assert unit in spec.units and kind in spec.data_kinds

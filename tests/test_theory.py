@@ -28,6 +28,7 @@ def test_figure6_numbers() -> None:
     assert got["optimal p=2"].tolist() == [4.47, 2.24]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
 def test_numerical_minimiser_is_delta_to_the_2_over_p_plus_2(p: float) -> None:
     delta = np.array([5.0, 2.0, 1.0, 0.3, 0.1])

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from dpcore._validation import RngLike, check_data
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    ANY_UNIT,
+    NO_RELATION,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 
 
@@ -35,8 +43,11 @@ register(
         notion="none",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="none",
+        units=ANY_UNIT,
+        relations=NO_RELATION,
         func=empirical_mean,
         family="reference",
+        default=Default(rank=0),
         description="The sample mean: no privacy; its error is the sampling floor.",
     )
 )

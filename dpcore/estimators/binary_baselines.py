@@ -33,7 +33,16 @@ from typing import Any
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.estimators.binary_product import (
     Bound,
     check_binary,
@@ -256,8 +265,11 @@ register(
         notion="pure",
         data_kinds=frozenset({"binary"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=naive_laplace,
         family="binary product",
+        default=Default(rank=100, units=frozenset({"eps"})),
         description="Empirical mean plus Laplace noise of scale d/(nε) in every coordinate. Error metric: TV.",
     )
 )
@@ -270,8 +282,11 @@ register(
         notion="pure",
         data_kinds=frozenset({"binary"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=truncated_laplace,
         family="binary product",
+        default=Default(rank=110, units=frozenset({"eps"})),
         description="Private row weight sets one ℓ1 clip radius; truncated mean plus Laplace. Error metric: TV.",
     )
 )
@@ -284,8 +299,11 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=klsu_style_zcdp,
         family="binary product",
+        default=Default(rank=40),
         description="The same buckets with Gaussian noise under zCDP; shows why pure DP is the hard case. "
         "Error metric: TV.",
     )

@@ -55,7 +55,15 @@ import numpy as np
 from scipy import sparse
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PURE_UNITS,
+    REPLACE_ONE,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
 from dpcore.privacy import Ledger
 
@@ -810,8 +818,11 @@ register(
         notion="pure",
         data_kinds=frozenset({"binary"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=pure_dp_pde,
         family="binary product",
+        default=Default(rank=30),
         description="Private flip, sorting rounds on disjoint blocks, heavy groups rescaled (joint Laplace "
         "substitute for DPSGLearner), light coordinates at a tiny clip radius. Error metric: TV.",
     )

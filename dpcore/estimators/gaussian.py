@@ -27,7 +27,15 @@ from typing import Literal
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 
 
@@ -115,6 +123,8 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=gaussian_clipped_mean,
         family="baseline",
         description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
@@ -185,8 +195,11 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=gaussian_private_radius,
         family="baseline",
+        default=Default(rank=50),
         description="Private coordinate median as centre, private radius near the largest distance, "
         "isotropic Gaussian noise on the clipped sum.",
     )

@@ -57,6 +57,7 @@ Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Section 7 and Appendix F; spe
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,15 @@ from dpcore._validation import (
     check_positive,
     check_probability,
 )
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 from dpcore.rotation import RandomizedHadamard
 
@@ -98,6 +107,52 @@ class IdentityRotation:
 
     def inverse(self, y: np.ndarray, *, keep_padding: bool = False) -> np.ndarray:
         return np.array(y, dtype=float)
+
+
+@dataclass(kw_only=True)
+class IomeDiagnostics(Diagnostics):
+    """IOME's specifics on top of :class:`~dpcore.estimate.Diagnostics` (specs/plan.md §5a).
+
+    Attributes
+    ----------
+    rotation : RandomizedHadamard or IdentityRotation
+        The public random rotation ``R``.
+    center_rotated : array (D,)
+        The private centre ``c`` in rotated (padded) space.
+    box_center : array (d,)
+        Centre ``m0`` of the public box the rows are shifted by before rotating.
+    ball_center, ball_radius : array (d,), float
+        The clip ball seen in original coordinates: a ball of that radius around that centre.
+    clip_rank, clip_quantile : float
+        IOME's clip rank ``m`` and the quantile ``m / n`` (clamped) the radius aims at.
+    radius_universe : float
+        Top ``U`` of the radius search.
+    median_bounds : (lower, upper)
+        Search range of the rotated coordinate medians.
+    norms : array (n,)
+        Row norms ``||R x_j - c||`` (data; for the pictures, never released).
+    steps, padded_dim : int
+        Search steps ``T`` and the rotated dimension ``D`` (``d`` padded to a power of two).
+    budgets : dict
+        rho of the centre, radius and noise stages.
+    noise : array (d,)
+        The final noise in original space (``mean - noiseless_mean``).
+    """
+
+    rotation: RandomizedHadamard | IdentityRotation
+    center_rotated: np.ndarray
+    box_center: np.ndarray
+    ball_center: np.ndarray
+    ball_radius: float
+    clip_rank: float
+    clip_quantile: float
+    radius_universe: float
+    median_bounds: tuple[Any, Any]
+    norms: np.ndarray
+    steps: int
+    padded_dim: int
+    budgets: dict[str, float]
+    noise: np.ndarray
 
 
 def clip_rank(
@@ -203,10 +258,10 @@ def iome(
     -------
     Estimate
         ``diagnostics``: ``center`` (the private centre mapped back to original space),
-        ``clip_radius``, ``clipped``, ``noise_std`` (isotropic); ``extra``: ``rotation`` (the
-        :class:`~dpcore.rotation.RandomizedHadamard`), ``center_rotated`` ``c``, ``box_center``
-        ``m0``, ``ball_center`` and ``ball_radius`` (the clip ball as seen in original coordinates:
-        a ball of that radius around that centre), ``clip_rank``, ``budgets``.
+        ``clip_radius``, ``clipped``, ``noise_std`` (isotropic), as an :class:`IomeDiagnostics`
+        (``rotation``, ``center_rotated`` ``c``, ``box_center`` ``m0``, ``ball_center`` and
+        ``ball_radius`` (the clip ball as seen in original coordinates: a ball of that radius around
+        that centre), ``clip_rank``, ``budgets``, ...).
 
     References
     ----------
@@ -346,23 +401,7 @@ def iome(
     pad_norm = float(np.linalg.norm(back[2, d:]))
     ball_radius = math.sqrt(max(C * C - pad_norm * pad_norm, 0.0))
 
-    extra: dict[str, Any] = {
-        "rotation": R,
-        "center_rotated": c,
-        "box_center": m0,
-        "ball_center": center,
-        "ball_radius": ball_radius,
-        "clip_rank": m,
-        "clip_quantile": q_clip,
-        "radius_universe": U,
-        "median_bounds": median_bounds,
-        "norms": norms,
-        "steps": steps,
-        "padded_dim": D,
-        "budgets": {"center": rho_med, "radius": p1, "noise": p2},
-        "noise": mean - noiseless,
-    }
-    diag = Diagnostics(
+    diag = IomeDiagnostics(
         noiseless_mean=noiseless,
         center=center,
         scale=np.ones(d),
@@ -370,7 +409,20 @@ def iome(
         clipped=norms > C,
         noise_std=np.full(d, tau),
         warnings=warnings_,
-        extra=extra,
+        rotation=R,
+        center_rotated=c,
+        box_center=m0,
+        ball_center=center,
+        ball_radius=ball_radius,
+        clip_rank=m,
+        clip_quantile=q_clip,
+        radius_universe=U,
+        median_bounds=median_bounds,
+        norms=norms,
+        steps=steps,
+        padded_dim=D,
+        budgets={"center": rho_med, "radius": p1, "noise": p2},
+        noise=mean - noiseless,
     )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
@@ -386,7 +438,7 @@ def iome_original(
     """IOME with the original code's parameters (``T = 10``, 25%/75% radius/noise split, offset x1)."""
     kw = {
         **PRESETS["original"],
-        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+        **params,
     }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
@@ -404,7 +456,7 @@ def iome_paper(
     kw = {
         **PRESETS["paper"],
         "center_step": "coinpress",
-        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+        **params,
     }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
@@ -417,6 +469,8 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=iome_original,
         family="IOME",
         description="Random Hadamard rotation, private coordinate medians by binary search (10 steps), "
@@ -437,7 +491,7 @@ def iome_as_published(
     kw = {
         **PRESETS["paper"],
         "radius_step": "binary_search",
-        **{k: v for k, v in params.items() if k not in ("true_mean", "sigma")},
+        **params,
     }
     return iome(x, rho=rho, bounds=bounds, rng=rng, **kw)
 
@@ -450,6 +504,8 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=iome_as_published,
         family="IOME",
         description="Reproduction of the PLAN authors' IOME: 20 noisy halvings of the radius range with 1% of the "
@@ -464,8 +520,11 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=iome_paper,
         family="IOME",
+        default=Default(rank=20),
         description="IOME with the PLAN authors' changes (20 search steps, a doubled clip offset, 1%/99% "
         "radius/noise split), the centre found by CoinPress's shrinking ball and the radius by the "
         "exponential mechanism on a log grid.",

@@ -50,7 +50,16 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import PEERS, Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PEERS,
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 
 #: How to install the peer libraries.
@@ -364,6 +373,8 @@ if _OPENDP is not None:
             notion="pure",
             data_kinds=_KINDS,
             neighbouring="replace-one",
+            units=PURE_UNITS,
+            relations=REPLACE_ONE,
             func=opendp_laplace_mean,
             family=PEERS,
             seeded=False,
@@ -382,6 +393,8 @@ if _OPENDP is not None:
             notion="zcdp",
             data_kinds=_KINDS,
             neighbouring="replace-one",
+            units=ZCDP_UNITS,
+            relations=REPLACE_ONE,
             func=opendp_gaussian_mean,
             family=PEERS,
             seeded=False,
@@ -401,6 +414,8 @@ if _DIFFPRIVLIB is not None:
             notion="pure",
             data_kinds=_KINDS,
             neighbouring="replace-one",
+            units=PURE_UNITS,
+            relations=REPLACE_ONE,
             func=diffprivlib_mean,
             family=PEERS,
             description=(

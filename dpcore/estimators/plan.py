@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -83,7 +83,15 @@ from dpcore._validation import (
     check_positive,
     check_probability,
 )
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 
 QuantileMethod = Literal["exponential", "binary_search"]
@@ -1007,9 +1015,9 @@ def plan(
     -------
     Estimate
         ``diagnostics``: ``center``, ``scale``, ``clip_radius``, ``clipped`` (rows), ``noise_std``
-        (original space); ``extra`` holds ``sigma_hat``, ``sigma_hat_raw``, ``scale_exponent``,
-        ``p``, ``rank_slack``, ``clip_quantile``, ``radius_universe``, ``norms``,
-        ``noise_std_scaled``, ``budgets`` (rho per stage) and more.
+        (original space), as a :class:`PlanDiagnostics` (``sigma_hat``, ``rank_slack``,
+        ``clip_quantile``, ``radius_universe``, ``norms``, ``budgets`` per stage and more; read it
+        with ``est.diagnostics_as(PlanDiagnostics)``).
 
     References
     ----------
@@ -1321,7 +1329,7 @@ def plan(
             "noise": eta / (n * s),
         }
     )
-    diag = Diagnostics(
+    diag = PlanDiagnostics(
         noiseless_mean=noiseless,
         center=mu_t,
         scale=s,
@@ -1329,7 +1337,7 @@ def plan(
         clipped=clipped,
         noise_std=tau / (n * s),
         warnings=warnings_,
-        extra=extra,
+        **extra,
     )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
 
@@ -1338,13 +1346,62 @@ def plan(
 # registered variants
 # ----------------------------------------------------------------------------------------------
 
-#: Keys :meth:`EstimatorSpec.run` passes from a Dataset to functions taking ``**params``; the
-#: variants below do not use them (only the oracle uses ``sigma``, which it declares).
-_DATASET_ONLY = ("true_mean", "sigma")
 
+@dataclass(kw_only=True)
+class PlanDiagnostics(Diagnostics):
+    """PLAN's specifics on top of :class:`~dpcore.estimate.Diagnostics` (specs/plan.md §2–§5).
 
-def _clean(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in params.items() if k not in _DATASET_ONLY}
+    Also what ``gaussian_private`` and ``plan_*`` return (they run :func:`plan`).
+
+    Attributes
+    ----------
+    sigma_hat, sigma_hat_raw : array (d,)
+        The standard deviations used for scaling (regularised) and before regularising.
+    scale_exponent, p : float
+        Exponent ``e`` of ``s = sigma^^(-e)`` and the error norm ``p`` it was chosen for.
+    rank_slack, clip_quantile : float
+        Rank slack ``k`` and the quantile ``1 - k/n`` (clamped) the radius aims at.
+    radius_universe : float
+        Top ``U`` of the radius search; ``radius_universe_kind`` says how it was set.
+    radius_universe_kind : str
+    norms : array (n,)
+        Scaled row norms ``||(x_j - mu~) s||`` (data; for the pictures, never released).
+    noise_std_scaled : float
+        Standard deviation ``tau`` of the noise on the clipped sum (scaled space).
+    budgets, fractions : dict
+        rho per stage and the split it came from.
+    quantile, variances, center_method : str
+        The quantile routine, the variance mode and the centre method that ran.
+    noise : array (d,)
+        The final noise in original space (``mean - noiseless_mean``).
+    frequencies, frequency_noise_std : array (d,) and float, or None
+        The private frequencies and their noise std (``variances="binary"`` only).
+    center_window : (array, array) or None
+        The final window of the coarse-to-fine centre (when that step ran).
+    coinpress : dict or None
+        The CoinPress centre's steps, radii and budgets (when that step ran).
+    """
+
+    sigma_hat: np.ndarray
+    sigma_hat_raw: np.ndarray
+    scale_exponent: float
+    p: float
+    rank_slack: float
+    clip_quantile: float
+    radius_universe: float
+    radius_universe_kind: str
+    norms: np.ndarray
+    noise_std_scaled: float
+    budgets: dict[str, float]
+    fractions: dict[str, float]
+    quantile: str
+    variances: str
+    center_method: str
+    noise: np.ndarray
+    frequencies: np.ndarray | None = None
+    frequency_noise_std: float | None = None
+    center_window: tuple[np.ndarray, np.ndarray] | None = None
+    coinpress: dict[str, Any] | None = None
 
 
 def plan_l2(
@@ -1356,7 +1413,7 @@ def plan_l2(
     **params: Any,
 ) -> Estimate:
     """PLAN for l2 error on real data with private variances (Algorithm 2) — the paper's §4a."""
-    return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **_clean(params))
+    return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **params)
 
 
 def plan_binary(
@@ -1373,7 +1430,7 @@ def plan_binary(
     X = check_data(x, ndim=2)
     if bounds is None:
         bounds = (np.zeros(X.shape[1]), np.ones(X.shape[1]))
-    return plan(X, rho=rho, bounds=bounds, variances="binary", p=1.0, rng=rng, **_clean(params))
+    return plan(X, rho=rho, bounds=bounds, variances="binary", p=1.0, rng=rng, **params)
 
 
 def plan_as_published(
@@ -1391,7 +1448,7 @@ def plan_as_published(
     §10.10). The ledger charges the true cost ``9 rho_center`` for the centre, so it totals
     ``rho + 8 * 0.0625 rho = 1.5 rho`` with the default split.
     """
-    kw = {"center_step": "paper", "radius_step": "paper", "center_spread": 0.1, **_clean(params)}
+    kw = {"center_step": "paper", "radius_step": "paper", "center_spread": 0.1, **params}
     return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **kw)
 
 
@@ -1412,7 +1469,7 @@ def plan_oracle(
         sigma=sigma,
         variances="oracle",
         rng=rng,
-        **{k: v for k, v in params.items() if k != "true_mean"},
+        **params,
     )
 
 
@@ -1425,7 +1482,7 @@ def plan_noscale(
     **params: Any,
 ) -> Estimate:
     """PLAN without scaling (``sigma^ = 1``; Section 6, §5b), radius universe from the data range."""
-    return plan(x, rho=rho, bounds=bounds, variances="none", rng=rng, **_clean(params))
+    return plan(x, rho=rho, bounds=bounds, variances="none", rng=rng, **params)
 
 
 def plan_equal_split(
@@ -1444,91 +1501,127 @@ def plan_equal_split(
         variances="private",
         scale_exponent=0.5,
         rng=rng,
-        **_clean(params),
+        **params,
     )
-
-
-@dataclass(frozen=True)
-class _Entry:
-    name: str
-    label: str
-    color: str
-    func: Any
-    kinds: frozenset[str]
-    description: str
-    params: dict[str, Any] = field(default_factory=dict)
-    spend_factor: float = 1.0
 
 
 _REAL = frozenset({"real", "bounded"})
-_ENTRIES = [
-    _Entry(
-        "plan",
-        "PLAN (ℓ2, private variances)",
-        "#0072B2",
-        plan_l2,
-        _REAL,
-        "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, Gaussian noise.",
-    ),
-    _Entry(
-        "plan_as_published",
-        "PLAN as published (spends 9× centring budget)",
-        "#9ecae1",
-        plan_as_published,
-        _REAL,
-        "Reproduction of the authors' code: the centre medians run on the tripled data {x−0.1, x, x+0.1}, "
-        "so one person moves three points and the centre really costs 9× its share (1.5 ρ in total); the "
-        "ledger shows the true spend. The paper's radius step.",
-        spend_factor=1.5,
-    ),
-    _Entry(
-        "plan_l1",
-        "PLAN (ℓ1, binary data)",
-        "#56B4E9",
-        plan_binary,
-        frozenset({"binary"}),
-        "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3).",
-    ),
-    _Entry(
-        "plan_oracle",
-        "PLAN with known variances (oracle)",
-        "#6baed6",
-        plan_oracle,
-        _REAL,
-        "PLAN scaled with the true σ (teaching only: the variances are not estimated privately).",
-    ),
-    _Entry(
-        "plan_noscale",
-        "PLAN without scaling",
-        "#238b45",
-        plan_noscale,
-        _REAL,
-        "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's Section 6).",
-    ),
-    _Entry(
-        "plan_equal_split",
-        "Equal split (scale by σ̂⁻¹)",
-        "#a1d99b",
-        plan_equal_split,
-        _REAL,
-        "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the variance skew.",
-    ),
-]
 
-for _e in _ENTRIES:
-    register(
-        EstimatorSpec(
-            name=_e.name,
-            label=_e.label,
-            color=_e.color,
-            notion="zcdp",
-            data_kinds=_e.kinds,
-            neighbouring="replace-one",
-            func=_e.func,
-            params=_e.params,
-            family="PLAN",
-            description=_e.description,
-            needs_dimension="any",
-            spend_factor=_e.spend_factor,
-        )
+register(
+    EstimatorSpec(
+        name="plan",
+        label="PLAN (ℓ2, private variances)",
+        color="#0072B2",
+        notion="zcdp",
+        data_kinds=_REAL,
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_l2,
+        family="PLAN",
+        default=Default(rank=10),
+        description=(
+            "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, "
+            "Gaussian noise."
+        ),
     )
+)
+
+register(
+    EstimatorSpec(
+        name="plan_as_published",
+        label="PLAN as published (spends 9× centring budget)",
+        color="#9ecae1",
+        notion="zcdp",
+        data_kinds=_REAL,
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_as_published,
+        family="PLAN",
+        spend_factor=1.5,
+        description=(
+            "Reproduction of the authors' code: the centre medians run on the tripled data "
+            "{x−0.1, x, x+0.1}, so one person moves three points and the centre really costs 9× "
+            "its share (1.5 ρ in total); the ledger shows the true spend. The paper's radius "
+            "step."
+        ),
+    )
+)
+
+register(
+    EstimatorSpec(
+        name="plan_l1",
+        label="PLAN (ℓ1, binary data)",
+        color="#56B4E9",
+        notion="zcdp",
+        data_kinds=frozenset({"binary"}),
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_binary,
+        family="PLAN",
+        default=Default(rank=10),
+        description=(
+            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."
+        ),
+    )
+)
+
+register(
+    EstimatorSpec(
+        name="plan_oracle",
+        label="PLAN with known variances (oracle)",
+        color="#6baed6",
+        notion="zcdp",
+        data_kinds=_REAL,
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_oracle,
+        family="PLAN",
+        uses_oracle=True,
+        description=(
+            "PLAN scaled with the true σ (teaching only: the variances are not estimated "
+            "privately)."
+        ),
+    )
+)
+
+register(
+    EstimatorSpec(
+        name="plan_noscale",
+        label="PLAN without scaling",
+        color="#238b45",
+        notion="zcdp",
+        data_kinds=_REAL,
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_noscale,
+        family="PLAN",
+        description=(
+            "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's "
+            "Section 6)."
+        ),
+    )
+)
+
+register(
+    EstimatorSpec(
+        name="plan_equal_split",
+        label="Equal split (scale by σ̂⁻¹)",
+        color="#a1d99b",
+        notion="zcdp",
+        data_kinds=_REAL,
+        neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
+        func=plan_equal_split,
+        family="PLAN",
+        description=(
+            "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the "
+            "variance skew."
+        ),
+    )
+)

@@ -47,15 +47,25 @@ arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. specs/simplex.md §
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, Neighbouring, register
+from dpcore.estimate import (
+    ADD_REMOVE,
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
-from dpcore.privacy import Ledger, NativeNotion
+from dpcore.privacy import Ledger
 
 Mechanism = Literal["laplace", "gaussian"]
 Relation = Literal["add-remove", "replace-one"]
@@ -605,50 +615,76 @@ _KINDS = frozenset({"bounded", "binary"})
 # a likelihood ratio ~5.4 > e at ε = 1), so it is registered under replace-one only; the function
 # still accepts ``neighbouring="add-remove"`` with ``known_n=True`` for the paper's "n as public side
 # information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
-_VARIANTS: list[tuple[str, str, NativeNotion, Neighbouring, bool, str]] = [
-    # name, label, notion, relation, known_n, colour
-    ("simplex_laplace", "Simplex, free count (Laplace)", "pure", "add-remove", False, "#EE7733"),
-    ("simplex_gauss", "Simplex, free count (Gaussian)", "zcdp", "add-remove", False, "#80cbc4"),
-    (
-        "simplex_known_n_laplace_replace",
-        "Simplex, known n, replace-one (Laplace)",
-        "pure",
-        "replace-one",
-        True,
-        "#44337A",
-    ),
-    (
-        "simplex_known_n_gauss_replace",
-        "Simplex, known n, replace-one (Gaussian)",
-        "zcdp",
-        "replace-one",
-        True,
-        "#E69F00",
-    ),
-]
-
-for _name, _label, _notion, _rel, _known, _colour in _VARIANTS:
-    register(
-        EstimatorSpec(
-            name=_name,
-            label=_label,
-            color=_colour,
-            notion=_notion,
-            data_kinds=_KINDS,
-            neighbouring=_rel,
-            func=simplex_mean,
-            params={"known_n": _known, "neighbouring": _rel},
-            family="simplex",
-            batched=simplex_mean_draws,
-            description=(
-                "Append R − Σz to each clamped row and release all column sums with one "
-                + ("Laplace" if _notion == "pure" else "Gaussian")
-                + " mechanism; "
-                + (
-                    "n is public: project onto Σ = nR (variance × d/(d+1))."
-                    if _known
-                    else "the count comes free: mean = L + R·m_j / Σm."
-                )
-            ),
-        )
+_SIMPLEX = register(
+    EstimatorSpec(
+        name="simplex_laplace",
+        label="Simplex, free count (Laplace)",
+        color="#EE7733",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="add-remove",
+        units=PURE_UNITS,
+        relations=ADD_REMOVE,
+        func=simplex_mean,
+        params={"known_n": False, "neighbouring": "add-remove"},
+        family="simplex",
+        batched=simplex_mean_draws,
+        default=Default(rank=80, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
+        description=(
+            "Append R − Σz to each clamped row and release all column sums with one Laplace "
+            "mechanism; the count comes free: mean = L + R·m_j / Σm."
+        ),
     )
+)
+register(
+    replace(
+        _SIMPLEX,
+        name="simplex_gauss",
+        label="Simplex, free count (Gaussian)",
+        color="#80cbc4",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+        default=None,
+        description=(
+            "Append R − Σz to each clamped row and release all column sums with one Gaussian "
+            "mechanism; the count comes free: mean = L + R·m_j / Σm."
+        ),
+    )
+)
+
+_SIMPLEX_KNOWN_N_REPLACE = register(
+    EstimatorSpec(
+        name="simplex_known_n_laplace_replace",
+        label="Simplex, known n, replace-one (Laplace)",
+        color="#44337A",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
+        func=simplex_mean,
+        params={"known_n": True, "neighbouring": "replace-one"},
+        family="simplex",
+        batched=simplex_mean_draws,
+        default=Default(rank=90, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
+        description=(
+            "Append R − Σz to each clamped row and release all column sums with one Laplace "
+            "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
+        ),
+    )
+)
+register(
+    replace(
+        _SIMPLEX_KNOWN_N_REPLACE,
+        name="simplex_known_n_gauss_replace",
+        label="Simplex, known n, replace-one (Gaussian)",
+        color="#E69F00",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+        default=Default(rank=90, kinds=frozenset({"bounded"})),
+        description=(
+            "Append R − Σz to each clamped row and release all column sums with one Gaussian "
+            "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
+        ),
+    )
+)

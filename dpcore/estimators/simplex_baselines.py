@@ -47,15 +47,23 @@ arXiv:2408.10438 (2024), §3, §5, App. C. specs/simplex.md §1, §3, §4.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from dpcore import limits
 from dpcore._validation import RngLike, as_generator
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, Neighbouring, register
+from dpcore.estimate import (
+    ADD_REMOVE,
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.estimators.simplex import (
     Mechanism,
     Preprocessed,
@@ -67,7 +75,7 @@ from dpcore.estimators.simplex import (
     nonprivate_counts,
     preprocess,
 )
-from dpcore.privacy import Ledger, NativeNotion
+from dpcore.privacy import Ledger
 
 # --------------------------------------------------------------------------------------------
 # sensitivities
@@ -605,138 +613,11 @@ def baseline_draws(
 # registry
 
 _KINDS = frozenset({"bounded", "binary"})
+
+
 # B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
 # relation they are registered under. Under replace-one the centred sum's sensitivity is the full
 # width ||U - L||_p (a row moves from one corner of the box to the other), not the add/remove ||w||_p/2.
-_ENTRIES: list[
-    tuple[str, str, NativeNotion, Neighbouring, Callable[..., Estimate], dict[str, Any], str, str]
-] = [
-    # name, label, notion, relation, func, params, colour, description
-    (
-        "sum_known_n_laplace_replace",
-        "Noisy sum / n, replace-one (Laplace)",
-        "pure",
-        "replace-one",
-        noisy_sum_mean,
-        {"neighbouring": "replace-one"},
-        "#d95f02",
-        "B1 under replace-one (n public): sensitivity U − L.",
-    ),
-    (
-        "sum_known_n_gauss_replace",
-        "Noisy sum / n, replace-one (Gaussian)",
-        "zcdp",
-        "replace-one",
-        noisy_sum_mean,
-        {"neighbouring": "replace-one"},
-        "#fdae6b",
-        "B1 under replace-one (n public): sensitivity U − L.",
-    ),
-    (
-        "centred_sum_known_n_laplace",
-        "Centred noisy sum / n, replace-one (Laplace)",
-        "pure",
-        "replace-one",
-        noisy_sum_mean,
-        {"centred": True, "neighbouring": "replace-one"},
-        "#9467bd",
-        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity U − L.",
-    ),
-    (
-        "centred_sum_known_n_gauss",
-        "Centred noisy sum / n, replace-one (Gaussian)",
-        "zcdp",
-        "replace-one",
-        noisy_sum_mean,
-        {"centred": True, "neighbouring": "replace-one"},
-        "#c5b0d5",
-        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, sensitivity ‖U − L‖.",
-    ),
-    (
-        "plugin_laplace",
-        "Noisy sum / noisy count (Laplace)",
-        "pure",
-        "add-remove",
-        plugin_mean,
-        {},
-        "#d62728",
-        "B2: equal budget split between a noisy sum and a noisy count.",
-    ),
-    (
-        "plugin_gauss",
-        "Noisy sum / noisy count (Gaussian)",
-        "zcdp",
-        "add-remove",
-        plugin_mean,
-        {},
-        "#ff9896",
-        "B2: equal budget split between a noisy sum and a noisy count.",
-    ),
-    (
-        "centred_plugin_laplace",
-        "Centred sum / noisy count (Laplace)",
-        "pure",
-        "add-remove",
-        centred_mean,
-        {},
-        "#1f77b4",
-        "B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
-    ),
-    (
-        "centred_plugin_gauss",
-        "Centred sum / noisy count (Gaussian)",
-        "zcdp",
-        "add-remove",
-        centred_mean,
-        {},
-        "#aec7e8",
-        "B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
-    ),
-    (
-        "resize_laplace",
-        "Resize (Laplace)",
-        "pure",
-        "add-remove",
-        resize_mean,
-        {},
-        "#a6761d",
-        "B4: resize the data to a noisy count, then noisy sum / that count.",
-    ),
-    (
-        "resize_gauss",
-        "Resize (Gaussian)",
-        "zcdp",
-        "add-remove",
-        resize_mean,
-        {},
-        "#c49c94",
-        "B4: resize the data to a noisy count, then noisy sum / that count.",
-    ),
-    # Our own code in the style of OpenDP's dp.mean (it never calls opendp); the real library runs
-    # in dpcore.estimators.peers.
-    (
-        "noisy_sum_count_equal_scale_laplace",
-        "Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
-        "pure",
-        "add-remove",
-        plugin_mean,
-        {"split": "opendp", "shift": False},
-        "#e377c2",
-        "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it.",
-    ),
-    (
-        "noisy_sum_count_equal_scale_gauss",
-        "Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
-        "zcdp",
-        "add-remove",
-        plugin_mean,
-        {"split": "opendp", "shift": False},
-        "#f7b6d2",
-        "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it.",
-    ),
-]
-
-
 def _plugin_draws(x: Any, **kw: Any) -> np.ndarray:
     """Batched B2, or its OpenDP-style equal-scale variant (``split="opendp"``)."""
     if kw.get("split") == "opendp":
@@ -746,27 +627,194 @@ def _plugin_draws(x: Any, **kw: Any) -> np.ndarray:
     return baseline_draws("plugin", x, **kw)
 
 
-#: Each baseline's batched path (``EstimatorSpec.batched``).
-_BATCHED: dict[Callable[..., Estimate], Callable[..., np.ndarray]] = {
-    noisy_sum_mean: lambda x, **kw: baseline_draws("b1", x, **kw),
-    plugin_mean: _plugin_draws,
-    centred_mean: lambda x, **kw: baseline_draws("centred", x, **kw),
-    resize_mean: lambda x, **kw: baseline_draws("resize", x, **kw),
-}
+def _batched_b1(x: Any, **kw: Any) -> np.ndarray:
+    """Batched B1 (``noisy_sum_mean``)."""
+    return baseline_draws("b1", x, **kw)
 
-for _name, _label, _notion, _rel, _func, _params, _colour, _desc in _ENTRIES:
-    register(
-        EstimatorSpec(
-            name=_name,
-            label=_label,
-            color=_colour,
-            notion=_notion,
-            data_kinds=_KINDS,
-            neighbouring=_rel,
-            func=_func,
-            params=_params,
-            family="simplex baseline",
-            description=_desc,
-            batched=_BATCHED[_func],
-        )
+
+def _batched_centred(x: Any, **kw: Any) -> np.ndarray:
+    """Batched B3 (``centred_mean``)."""
+    return baseline_draws("centred", x, **kw)
+
+
+def _batched_resize(x: Any, **kw: Any) -> np.ndarray:
+    """Batched B4 (``resize_mean``)."""
+    return baseline_draws("resize", x, **kw)
+
+
+_SUM_KNOWN_N_REPLACE = register(
+    EstimatorSpec(
+        name="sum_known_n_laplace_replace",
+        label="Noisy sum / n, replace-one (Laplace)",
+        color="#d95f02",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
+        func=noisy_sum_mean,
+        params={"neighbouring": "replace-one"},
+        family="simplex baseline",
+        batched=_batched_b1,
+        description="B1 under replace-one (n public): sensitivity U − L.",
     )
+)
+register(
+    replace(
+        _SUM_KNOWN_N_REPLACE,
+        name="sum_known_n_gauss_replace",
+        label="Noisy sum / n, replace-one (Gaussian)",
+        color="#fdae6b",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+    )
+)
+
+_CENTRED_SUM_KNOWN_N = register(
+    EstimatorSpec(
+        name="centred_sum_known_n_laplace",
+        label="Centred noisy sum / n, replace-one (Laplace)",
+        color="#9467bd",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
+        func=noisy_sum_mean,
+        params={"centred": True, "neighbouring": "replace-one"},
+        family="simplex baseline",
+        batched=_batched_b1,
+        description=(
+            "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
+            "sensitivity U − L."
+        ),
+    )
+)
+register(
+    replace(
+        _CENTRED_SUM_KNOWN_N,
+        name="centred_sum_known_n_gauss",
+        label="Centred noisy sum / n, replace-one (Gaussian)",
+        color="#c5b0d5",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+        description=(
+            "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
+            "sensitivity ‖U − L‖."
+        ),
+    )
+)
+
+_PLUGIN = register(
+    EstimatorSpec(
+        name="plugin_laplace",
+        label="Noisy sum / noisy count (Laplace)",
+        color="#d62728",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="add-remove",
+        units=PURE_UNITS,
+        relations=ADD_REMOVE,
+        func=plugin_mean,
+        family="simplex baseline",
+        batched=_plugin_draws,
+        description="B2: equal budget split between a noisy sum and a noisy count.",
+    )
+)
+register(
+    replace(
+        _PLUGIN,
+        name="plugin_gauss",
+        label="Noisy sum / noisy count (Gaussian)",
+        color="#ff9896",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+    )
+)
+
+_CENTRED_PLUGIN = register(
+    EstimatorSpec(
+        name="centred_plugin_laplace",
+        label="Centred sum / noisy count (Laplace)",
+        color="#1f77b4",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="add-remove",
+        units=PURE_UNITS,
+        relations=ADD_REMOVE,
+        func=centred_mean,
+        family="simplex baseline",
+        batched=_batched_centred,
+        description="B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
+    )
+)
+register(
+    replace(
+        _CENTRED_PLUGIN,
+        name="centred_plugin_gauss",
+        label="Centred sum / noisy count (Gaussian)",
+        color="#aec7e8",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+    )
+)
+
+_RESIZE = register(
+    EstimatorSpec(
+        name="resize_laplace",
+        label="Resize (Laplace)",
+        color="#a6761d",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="add-remove",
+        units=PURE_UNITS,
+        relations=ADD_REMOVE,
+        func=resize_mean,
+        family="simplex baseline",
+        batched=_batched_resize,
+        description="B4: resize the data to a noisy count, then noisy sum / that count.",
+    )
+)
+register(
+    replace(
+        _RESIZE,
+        name="resize_gauss",
+        label="Resize (Gaussian)",
+        color="#c49c94",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+    )
+)
+
+# Our own code in the style of OpenDP's dp.mean (it never calls opendp); the real library runs
+# in dpcore.estimators.peers.
+_NOISY_SUM_COUNT_EQUAL_SCALE = register(
+    EstimatorSpec(
+        name="noisy_sum_count_equal_scale_laplace",
+        label="Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
+        color="#e377c2",
+        notion="pure",
+        data_kinds=_KINDS,
+        neighbouring="add-remove",
+        units=PURE_UNITS,
+        relations=ADD_REMOVE,
+        func=plugin_mean,
+        params={"split": "opendp", "shift": False},
+        family="simplex baseline",
+        batched=_plugin_draws,
+        description=(
+            "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does "
+            "it."
+        ),
+    )
+)
+register(
+    replace(
+        _NOISY_SUM_COUNT_EQUAL_SCALE,
+        name="noisy_sum_count_equal_scale_gauss",
+        label="Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
+        color="#f7b6d2",
+        notion="zcdp",
+        units=ZCDP_UNITS,
+    )
+)

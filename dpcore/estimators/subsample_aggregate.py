@@ -50,7 +50,7 @@ from scipy import stats
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_probability
-from dpcore.estimate import Estimate, EstimatorSpec, register
+from dpcore.estimate import PURE_UNITS, REPLACE_ONE, ZCDP_UNITS, Estimate, EstimatorSpec, register
 from dpcore.estimators.winsorized import (
     DEFAULT_SPLIT,
     WinsorizedDiagnostics,
@@ -570,6 +570,8 @@ register(
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=sa_winsorized,
         family="winsorized",
         description="Split the rows into k groups, compute each group's mean, aggregate the k means with the "
@@ -585,6 +587,8 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=sa_winsorized_zcdp,
         family="winsorized",
         description="Subsample-and-aggregate of group means with the zCDP winsorized-mean aggregator.",

@@ -62,7 +62,16 @@ import numpy as np
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 from dpcore.theory.winsorized import premature_stop_warning, trim_level
 
@@ -574,8 +583,11 @@ register(
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=winsorized_mean,
         family="winsorized",
+        default=Default(rank=60, units=frozenset({"eps"})),
         description="Private quantiles by an unbounded geometric search, winsorise to them, add Laplace noise "
         "(coordinate-wise when d > 1).",
     )
@@ -589,8 +601,11 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=winsorized_mean_zcdp,
         family="winsorized",
+        default=Default(rank=60),
         description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
         "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
         "with PLAN and IOME at the same ρ.",

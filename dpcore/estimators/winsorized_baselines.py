@@ -43,7 +43,16 @@ import numpy as np
 
 from dpcore import quantiles
 from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
-from dpcore.estimate import Diagnostics, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Default,
+    Diagnostics,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.privacy import Ledger
 
 
@@ -234,8 +243,11 @@ register(
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=clipped_mean_laplace,
         family="winsorized",
+        default=Default(rank=70, units=frozenset({"eps"})),
         description="Clip every value to the public range and add Laplace noise scaled to its width.",
     )
 )
@@ -248,6 +260,8 @@ register(
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=ZCDP_UNITS,
+        relations=REPLACE_ONE,
         func=clipped_mean_box_zcdp,
         family="winsorized",
         description="Clip every value to the public box and add Gaussian noise scaled to its diagonal.",
@@ -262,6 +276,8 @@ register(
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
         neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=REPLACE_ONE,
         func=widened_winsorized_mean,
         family="winsorized",
         description="Private quartiles by the exponential mechanism, a widened interval around them, "

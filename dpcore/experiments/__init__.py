@@ -3,8 +3,6 @@ line ``python -m dpcore.experiments``."""
 
 from dpcore.experiments.config import (
     COLUMNS,
-    MAIN_ESTIMATORS,
-    MAIN_PURE_ESTIMATORS,
     NATIVE_UNIT,
     NORMS,
     SWEEPABLE,
@@ -51,8 +49,6 @@ __all__ = [
     "FAILURE_MULTIPLE",
     "KNOWN_N",
     "LABELS",
-    "MAIN_ESTIMATORS",
-    "MAIN_PURE_ESTIMATORS",
     "NATIVE_UNIT",
     "NORMS",
     "SWEEPABLE",

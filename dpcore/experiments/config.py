@@ -1,6 +1,5 @@
-"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``MAIN_ESTIMATORS``,
-``MAIN_PURE_ESTIMATORS``, ``COLUMNS``, ``default_estimators``, ``default_metric``,
-``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``,
+"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``COLUMNS``, ``default_estimators``,
+``default_metric``, ``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``,
 ``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from
 ``experiments.py``).
 """
@@ -32,44 +31,6 @@ UNIT_LABEL = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}
 
 
 NATIVE_UNIT = {"pure": "ε", "zcdp": "ρ", "none": "-"}
-
-
-#: The main estimators per data kind (the page's default selection). ``None`` entries are
-#: placeholders replaced by the winsorized mean in the user's notion (pure ε or zCDP).
-MAIN_ESTIMATORS: dict[str, list[str]] = {
-    "real": ["empirical", "plan", "iome_paper", "gaussian_private", "pmwm*"],
-    "bounded": [
-        "empirical",
-        "plan",
-        "iome_paper",
-        "gaussian_private",
-        "pmwm*",
-        "simplex_known_n_gauss_replace",
-    ],
-    "binary": [
-        "empirical",
-        "plan_l1",
-        "iome_paper",
-        "binary_pde",
-        "binary_klsu_zcdp",
-        "gaussian_private",
-    ],
-}
-
-
-#: The main estimators per data kind under a pure ε budget, which zCDP estimators cannot meet:
-#: ε-DP estimators only.
-MAIN_PURE_ESTIMATORS: dict[str, list[str]] = {
-    "real": ["empirical", "pmwm", "clipped_laplace"],
-    "bounded": [
-        "empirical",
-        "pmwm",
-        "clipped_laplace",
-        "simplex_laplace",
-        "simplex_known_n_laplace_replace",
-    ],
-    "binary": ["empirical", "binary_pde", "binary_naive_laplace", "binary_truncated_laplace"],
-}
 
 
 #: Columns of the frame :func:`run` returns, in order.
@@ -110,16 +71,11 @@ def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> li
     For real data: the empirical mean, PLAN, IOME as run in the PLAN paper, the Gaussian
     mechanism (private centre and radius) and the coordinate-wise winsorized mean (PMWM) in the
     user's notion (pure ε when the budget is in ε, its zCDP variant otherwise). Under a pure ε
-    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`); the
-    ε-DP estimators of :data:`MAIN_PURE_ESTIMATORS` are the default then.
+    budget zCDP estimators are left out: they cannot meet it (:func:`zcdp_skip_reason`); ε-DP
+    estimators take their place. Each estimator's registration says where it is a default
+    (``EstimatorSpec.default``; :func:`dpcore.registry.defaults`).
     """
-    main = MAIN_PURE_ESTIMATORS if unit == "eps" else MAIN_ESTIMATORS
-    names = [
-        ("pmwm" if unit == "eps" else "pmwm_zcdp") if n == "pmwm*" else n
-        for n in main.get(kind, ["empirical"])
-    ]
-    ok = {s.name for s in registry.applicable(kind, d) if unit != "eps" or s.notion != "zcdp"}
-    return [n for n in names if n in ok]
+    return [s.name for s in registry.defaults(kind, unit, d)]
 
 
 def default_metric(kind: str) -> str:

@@ -101,6 +101,18 @@ Notion = Literal["pure", "zcdp"]
 Statistic = Literal["mean", "median", "variance (MLE)"]
 
 
+def contaminate(x: np.ndarray, fraction: float, shift: float, *, rng: RngLike = None) -> np.ndarray:
+    """Replace ``floor(fraction n)`` random points of ``x`` by outliers at ``mean + shift sd``
+    (with a little jitter): the strong-contamination adversary of spec §1, made visible."""
+    g = as_generator(rng)
+    x = np.asarray(x, dtype=float).copy()
+    k = int(math.floor(fraction * x.size))
+    if k:
+        rows = g.choice(x.size, size=k, replace=False)
+        x[rows] = x.mean() + shift * x.std() + 0.05 * x.std() * g.standard_normal(k)
+    return x
+
+
 def _pmwm(notion: Notion) -> Callable[..., Estimate]:
     return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
 
@@ -737,3 +749,92 @@ def product_tv_many(
         )
         out.append(float(np.where(bad > 0, 1.0, -np.expm1(np.minimum(log_ratio, 0.0))).mean()))
     return np.array(out)
+
+
+# --------------------------------------------------------------------------------------------
+# what a picture draws (figures only draw: their random choices are made here)
+
+
+def subsample(n: int, max_points: int, rng: RngLike = 0) -> np.ndarray:
+    """Sorted row indices of a seeded uniform subsample of at most ``max_points`` rows (all if
+    ``n`` fits).
+
+    >>> subsample(5, 10).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    if max_points < 1:
+        raise ValueError(f"max_points must be >= 1; got {max_points!r}.")
+    if n <= max_points:
+        return np.arange(n)
+    return np.sort(as_generator(rng).choice(n, size=max_points, replace=False))
+
+
+def display_sample(
+    n: int,
+    *,
+    max_points: int = 2000,
+    one_d: bool = False,
+    jitter: float = 0.0,
+    rng: RngLike = 0,
+) -> pd.DataFrame:
+    """The rows a scatter picture draws and their display-only offsets, for
+    :func:`dpcore.figures.plan.plan_steps_figure` (``sample=``).
+
+    From ``rng``, in this order: the seeded uniform subsample (:func:`subsample`), the 1-D heights
+    (``one_d``: the meaningless vertical axis, uniform on [-1, 1]) and the display jitter (uniform
+    on ``[-jitter, jitter]`` in units of each panel's spread, so that discrete rows on a few corners
+    do not hide one another). Nothing here touches the data's values: a figure draws the exact
+    positions and moves only the shown markers.
+
+    Returns
+    -------
+    DataFrame
+        One row per drawn data row: ``row`` (index into the data), ``height`` (NaN in 2-D),
+        ``dx``, ``dy`` (0 without jitter).
+    """
+    g = as_generator(rng)
+    rows = subsample(n, max_points, g)
+    heights = g.uniform(-1.0, 1.0, rows.size) if one_d else np.full(rows.size, np.nan)
+    offsets = (
+        g.uniform(-1.0, 1.0, (rows.size, 2)) * float(jitter) if jitter else np.zeros((rows.size, 2))
+    )
+    return pd.DataFrame({"row": rows, "height": heights, "dx": offsets[:, 0], "dy": offsets[:, 1]})
+
+
+def simplex_releases(
+    x: np.ndarray,
+    radius: float,
+    *,
+    epsilon: float | None = None,
+    rho: float | None = None,
+    reps: int = 300,
+    rng: RngLike = None,
+) -> pd.DataFrame:
+    """``reps`` simplex releases ``m = s + Z`` of 1-D data ``x`` in ``[0, radius]`` (spec §6.2), for
+    :func:`dpcore.figures.simplex.release_picture`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``m1``, ``m2`` (the noisy augmented sums), ``known_n_m1``, ``known_n_m2`` (the
+        perpendicular projection onto ``m1 + m2 = N R``, S3) and ``free_count`` (``(m1 + m2) / R``,
+        S2); ``attrs``: ``true_sums`` (the noiseless ``s``), ``n`` and ``radius``.
+    """
+    rel = simplex_release(
+        np.asarray(x, float), bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=rng
+    )
+    N, R = rel.data.n, radius
+    m = rel.m
+    excess = (m.sum(axis=1) - N * R) / 2
+    proj = m - excess[:, None]
+    df = pd.DataFrame(
+        {
+            "m1": m[:, 0],
+            "m2": m[:, 1],
+            "known_n_m1": proj[:, 0],
+            "known_n_m2": proj[:, 1],
+            "free_count": m.sum(axis=1) / R,
+        }
+    )
+    df.attrs.update(true_sums=np.asarray(rel.s, float), n=N, radius=float(R))
+    return df

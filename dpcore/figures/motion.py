@@ -16,6 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
+from dpcore.estimators.iome import IomeDiagnostics
+from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.figures.plan import PANEL_TITLES, exponent_noise_std
 from dpcore.figures.style import style
 
@@ -90,13 +92,18 @@ def plan_steps_animation(
     (d) back in original space ``μ̃ + y/s`` with the release.
 
     ``x`` is the whole data (n, d); ``rows`` the subsample to draw (default: all). The estimate must
-    be a PLAN estimate (diagnostics ``center``, ``scale``, ``clip_radius`` and ``extra["norms"]``).
+    be a PLAN estimate (diagnostics ``center``, ``scale``, ``clip_radius`` and ``norms``).
     """
     dg = estimate.diagnostics
-    if dg.center is None or dg.scale is None or dg.clip_radius is None or "norms" not in dg.extra:
+    if (
+        not isinstance(dg, PlanDiagnostics | IomeDiagnostics)
+        or dg.center is None
+        or dg.scale is None
+        or dg.clip_radius is None
+    ):
         raise ValueError(
-            "plan_steps_animation needs a PLAN estimate (diagnostics center, scale, clip_radius, "
-            "extra['norms'])."
+            "plan_steps_animation needs a PLAN estimate (PlanDiagnostics: center, scale, "
+            "clip_radius, norms)."
         )
     cs = [int(c) for c in coords]
     if len(cs) != 2 or cs[0] == cs[1]:
@@ -104,7 +111,7 @@ def plan_steps_animation(
     idx = np.arange(x.shape[0]) if rows is None else np.asarray(rows)
     pts = np.asarray(x, float)[np.ix_(idx, np.asarray(cs))]
     c, s, C = dg.center[cs], dg.scale[cs], float(dg.clip_radius)
-    norms = np.asarray(dg.extra["norms"], float)[idx]
+    norms = np.asarray(dg.norms, float)[idx]
     y = (pts - c) * s
     yc = y * np.minimum(1.0, C / np.maximum(norms, 1e-300))[:, None]
     back = c + yc / s

@@ -41,8 +41,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dpcore._validation import RngLike, as_generator, check_data
+from dpcore._validation import check_data
 from dpcore.estimate import Estimate
+from dpcore.estimators.iome import IomeDiagnostics
+from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.figures.style import log_ticks, rgba, style
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS
@@ -98,15 +100,6 @@ def _coords(coords: Sequence[int], d: int) -> list[int]:
     return cs
 
 
-def subsample(n: int, max_points: int, rng: RngLike = 0) -> np.ndarray:
-    """Sorted row indices of a seeded uniform subsample of at most ``max_points`` rows (all if ``n`` fits)."""
-    if max_points < 1:
-        raise ValueError(f"max_points must be >= 1; got {max_points!r}.")
-    if n <= max_points:
-        return np.arange(n)
-    return np.sort(as_generator(rng).choice(n, size=max_points, replace=False))
-
-
 def _need(est: Estimate, *names: str) -> None:
     dg = est.diagnostics
     missing = [nm for nm in names if getattr(dg, nm) is None]
@@ -128,9 +121,7 @@ def plan_steps_figure(
     *,
     true_mean: np.ndarray,
     iome: Estimate | None = None,
-    max_points: int = 2000,
-    rng: RngLike = 0,
-    jitter: float = 0.0,
+    sample: pd.DataFrame | None = None,
     height: int = 860,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """The paper's Figure 1 from one PLAN run, on two coordinates (or one, with a jitter axis).
@@ -141,23 +132,23 @@ def plan_steps_figure(
         The data the estimator ran on.
     estimate : Estimate
         A PLAN estimate: ``diagnostics.center``, ``scale``, ``clip_radius``, ``clipped`` and
-        ``extra["norms"]`` (the scaled d-dimensional row norms) are used as they are.
+        ``norms`` (:class:`~dpcore.estimators.plan.PlanDiagnostics`: the scaled d-dimensional row
+        norms) are used as they are.
     coords : (i, j) or (i,)
-        0-based coordinates to draw. With one coordinate the vertical axis is a seeded jitter
-        (no meaning) and the clip ball becomes the interval ``[-C, C]``.
+        0-based coordinates to draw. With one coordinate the vertical axis has no meaning (the
+        sample's ``height``) and the clip ball becomes the interval ``[-C, C]``.
     true_mean : array (d,)
         Population mean (the yellow star).
     iome : Estimate, optional
-        An IOME estimate whose clip ball (``extra["ball_center"]``, ``extra["ball_radius"]``: the
+        An IOME estimate whose clip ball (``ball_center``, ``ball_radius`` of its
+        :class:`~dpcore.estimators.iome.IomeDiagnostics`: the
         rotated ball seen in original coordinates) is drawn in panel (d) for contrast.
-    max_points : int
-        Draw at most this many rows (a seeded uniform subsample; the frame says which rows).
-    rng : None, int or Generator
-        Seed of the subsample (and of the jitter in 1-D).
-    jitter : float
-        Display only: move each drawn row by a fixed random offset of up to ``jitter`` times each
-        panel's spread, so that discrete data (0/1 rows on a few corners) do not hide one another.
-        The frame keeps the exact positions; geometry and means are never jittered. Default 0.
+    sample : DataFrame, optional
+        Which rows to draw and their display-only offsets, from
+        :func:`dpcore.experiments.studies.display_sample` (the figure draws nothing at random):
+        ``row``, ``height`` (1-D vertical axis in [-1, 1]), ``dx``, ``dy`` (display jitter in units
+        of each panel's spread; the frame keeps the exact positions, geometry and means are never
+        moved). Default: every row, no jitter, evenly spread heights in 1-D.
 
     Returns
     -------
@@ -172,9 +163,7 @@ def plan_steps_figure(
     """
     X = check_data(x, ndim=2)
     _need(estimate, "center", "scale", "clip_radius", "clipped")
-    geo = _steps_geometry(
-        X, estimate, coords, true_mean, max_points=max_points, rng=rng, jitter=jitter
-    )
+    geo = _steps_geometry(X, estimate, coords, true_mean, sample=sample)
     df, has_iome = _steps_frame(geo, iome)
     plot = _StepsPlot(geo, df)
     plot.point_panels()
@@ -241,22 +230,18 @@ def _steps_geometry(
     coords: Sequence[int],
     true_mean: np.ndarray,
     *,
-    max_points: int,
-    rng: RngLike,
-    jitter: float,
+    sample: pd.DataFrame | None,
 ) -> _StepsGeometry:
-    """Recentre, scale, clip and map back the drawn rows (the seeded subsample, then the 1-D heights,
-    then the display jitter, in this order from ``rng``)."""
+    """Recentre, scale, clip and map back the drawn rows (``sample``'s rows, heights and offsets)."""
     n, d = X.shape
     dg = estimate.diagnostics
     cs = _coords(coords, d)
     one_d = len(cs) == 1
-    g = as_generator(rng)
-    rows = subsample(n, max_points, g)
+    rows = np.arange(n) if sample is None else sample["row"].to_numpy(np.int64)
     c = np.asarray(dg.center, dtype=float)[cs]
     s = np.asarray(dg.scale, dtype=float)[cs]
     C = float(dg.clip_radius)
-    norms_all = dg.extra.get("norms")
+    norms_all = dg.norms if isinstance(dg, PlanDiagnostics | IomeDiagnostics) else None
     if norms_all is None:
         full = (X - np.asarray(dg.center, float)) * np.asarray(dg.scale, float)
         norms_all = np.sqrt(np.einsum("ij,ij->i", full, full))
@@ -266,8 +251,16 @@ def _steps_geometry(
     recentred = pts - c
     scaled = recentred * s
     pulled = scaled * factor[:, None]
-    heights = g.uniform(-1.0, 1.0, rows.size) if one_d else None
-    offsets = g.uniform(-1.0, 1.0, (rows.size, 2)) * float(jitter) if jitter else None
+    heights = None
+    if one_d:  # given, or evenly spread in [-1, 1) (golden-ratio sequence: no randomness here)
+        heights = (
+            sample["height"].to_numpy(float)
+            if sample is not None
+            else 2.0 * ((np.arange(rows.size) * 0.6180339887498949) % 1.0) - 1.0
+        )
+    offsets = None
+    if sample is not None and sample[["dx", "dy"]].to_numpy().any():
+        offsets = sample[["dx", "dy"]].to_numpy(float)
     return _StepsGeometry(
         cs,
         one_d,
@@ -346,10 +339,11 @@ def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFra
     add("c", "clip ball (scaled space)", geo.ball(origin, np.full(len(geo.cs), geo.C), geo.scaled))
     add("a", "clip ellipse (original space)", ell)
     add("d", "clip ellipse (original space)", ell)
-    has_iome = iome is not None and "ball_center" in iome.diagnostics.extra
-    if iome is not None and has_iome:
-        bc = np.asarray(iome.diagnostics.extra["ball_center"], dtype=np.float64)[geo.cs]
-        br = float(iome.diagnostics.extra["ball_radius"])
+    iome_dg = iome.diagnostics if iome is not None else None
+    has_iome = isinstance(iome_dg, IomeDiagnostics)
+    if isinstance(iome_dg, IomeDiagnostics):
+        bc = np.asarray(iome_dg.ball_center, dtype=np.float64)[geo.cs]
+        br = float(iome_dg.ball_radius)
         add("d", "IOME clip ball (original space)", geo.ball(bc, np.full(len(geo.cs), br), geo.pts))
     add("a", "true mean", geo.truth[None, :])
     add("b", "private centre (origin)", origin[None, :])
@@ -1051,5 +1045,4 @@ __all__ = [
     "noise_shapes_figure",
     "plan_steps_figure",
     "step_summary",
-    "subsample",
 ]

@@ -16,10 +16,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore._validation import RngLike
 from dpcore.estimators.simplex import (
     preprocess,
-    simplex_release,
     simplex_transform,
 )
 from dpcore.experiments.studies import LABELS
@@ -145,39 +143,22 @@ def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     return fig, df
 
 
-def release_picture(
-    x: np.ndarray,
-    radius: float,
-    *,
-    epsilon: float | None = None,
-    rho: float | None = None,
-    reps: int = 300,
-    rng: RngLike = None,
-) -> tuple[go.Figure, pd.DataFrame]:
-    """The release ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2).
+def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+    """The releases ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2), drawn from
+    the frame of :func:`dpcore.experiments.studies.simplex_releases` (returned unchanged).
 
     Known ``n``: the perpendicular projection onto ``m₁ + m₂ = N R`` (S3). Unknown ``n``: the ray
     from the origin through ``m`` crosses ``y₁ + y₂ = R`` at ``(μ̂, R − μ̂)`` scaled by ``N``.
     """
-    rel = simplex_release(
-        np.asarray(x, float), bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=rng
-    )
-    N, R = rel.data.n, radius
-    m = rel.m
-    excess = (m.sum(axis=1) - N * R) / 2
-    proj = m - excess[:, None]
-    df = pd.DataFrame(
-        {
-            "m1": m[:, 0],
-            "m2": m[:, 1],
-            "known_n_m1": proj[:, 0],
-            "known_n_m2": proj[:, 1],
-            "free_count": m.sum(axis=1) / R,
-        }
-    )
+    df = releases
+    N, R = df.attrs["n"], df.attrs["radius"]
+    s = np.asarray(df.attrs["true_sums"], float)
+    m = df[["m1", "m2"]].to_numpy(float)
+    proj = df[["known_n_m1", "known_n_m2"]].to_numpy(float)
+    reps = len(df)
     fig = go.Figure()
-    lo = min(m[:, 0].min(), rel.s[0]) - 0.1 * R
-    hi = max(m[:, 0].max(), rel.s[0]) + 0.1 * R
+    lo = min(m[:, 0].min(), s[0]) - 0.1 * R
+    hi = max(m[:, 0].max(), s[0]) + 0.1 * R
     line_x = np.array([lo, hi])
     fig.add_trace(
         go.Scatter(
@@ -213,8 +194,8 @@ def release_picture(
     )
     fig.add_trace(
         go.Scatter(
-            x=[rel.s[0]],
-            y=[rel.s[1]],
+            x=[s[0]],
+            y=[s[1]],
             mode="markers",
             name="true sums s",
             marker=dict(size=14, color="#d62728", symbol="x"),

@@ -12,13 +12,10 @@ Ramsay & Spicker, arXiv 2501.14095; specs/winsorized.md §8 (teaching visualisat
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore._validation import RngLike, as_generator
 from dpcore.estimate import Estimate
 from dpcore.estimators.winsorized import WinsorizedDiagnostics
 from dpcore.registry import ERROR_SOURCE_COLORS, get
@@ -31,18 +28,6 @@ CLIPPED_COLOR = get("clipped_laplace").color
 
 
 NONPRIVATE_COLOR = "#444444"
-
-
-def contaminate(x: np.ndarray, fraction: float, shift: float, *, rng: RngLike = None) -> np.ndarray:
-    """Replace ``floor(fraction n)`` random points of ``x`` by outliers at ``mean + shift sd``
-    (with a little jitter): the strong-contamination adversary of spec §1, made visible."""
-    g = as_generator(rng)
-    x = np.asarray(x, dtype=float).copy()
-    k = int(math.floor(fraction * x.size))
-    if k:
-        rows = g.choice(x.size, size=k, replace=False)
-        x[rows] = x.mean() + shift * x.std() + 0.05 * x.std() * g.standard_normal(k)
-    return x
 
 
 def interval_histogram(
@@ -197,7 +182,8 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
     interval = est.diagnostics.clip_interval
     assert interval is not None  # every winsorized estimate records it
     L, U = float(interval[0][0]), float(interval[1][0])
-    jitter = np.random.default_rng(0).uniform(-0.3, 0.3, t.size)  # display only
+    # display only: spread the points over [-0.3, 0.3) evenly (golden-ratio sequence, no randomness)
+    jitter = 0.6 * ((np.arange(t.size) * 0.6180339887498949) % 1.0) - 0.3
     df = pd.DataFrame(
         {
             "group": np.arange(t.size),

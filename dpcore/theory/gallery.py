@@ -59,6 +59,7 @@ import numpy as np
 from scipy.special import lambertw
 
 from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.estimators.iome import IomeDiagnostics
 
 RegionKind = Literal["ellipse", "disk", "box", "polygon", "none"]
 NoiseKind = Literal["gaussian", "laplace", "none"]
@@ -235,13 +236,11 @@ def scaled_ball_region(est: Estimate, coords: Sequence[int]) -> Region:
 def rotated_ball_region(est: Estimate, coords: Sequence[int]) -> Region:
     """IOME: the rotated ball mapped back (a ball again), cut by the data's subspace."""
     dg = est.diagnostics
-    if "ball_radius" not in dg.extra or dg.center is None:
-        raise ValueError(
-            "rotated_ball_region needs an IOME estimate (diagnostics.extra['ball_radius'])."
-        )
+    if not isinstance(dg, IomeDiagnostics) or dg.center is None:
+        raise ValueError("rotated_ball_region needs an IOME estimate (IomeDiagnostics).")
     cs = _pair(coords, dg.center.size)
     center = np.asarray(dg.center, float)[cs]
-    r = float(dg.extra["ball_radius"])
+    r = float(dg.ball_radius)
     semi = np.array([r, r])
     note = (
         f"ball of radius C = {dg.clip_radius:.3g} around the private median of the rotated data, rotated "
@@ -322,7 +321,7 @@ def no_region(est: Estimate, coords: Sequence[int]) -> Region:
 def region_of(spec: EstimatorSpec, est: Estimate, coords: Sequence[int]) -> Region:
     """The clipping region of ``est`` (from ``spec``'s family and diagnostics) in ``coords``."""
     dg = est.diagnostics
-    if "ball_radius" in dg.extra:
+    if isinstance(dg, IomeDiagnostics):
         return rotated_ball_region(est, coords)
     if dg.clip_radius is not None and dg.center is not None and dg.scale is not None:
         return scaled_ball_region(est, coords)

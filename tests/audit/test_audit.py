@@ -40,6 +40,16 @@ SLOW = {
     "sa_pmwm_zcdp",
 }
 CONFIDENCE = 0.99
+#: Audited in ``make test-fast`` too (a few seconds each, one per kind of claim: pure and zCDP,
+#: interval and ball clipping, binary); every other estimator's audit is marked ``slow`` and runs in
+#: ``make test``.
+QUICK = {
+    "clipped_laplace",
+    "clipped_box_zcdp",
+    "gaussian_public",
+    "binary_naive_laplace",
+    "sum_known_n_gauss_replace",
+}
 
 
 def _budget(spec: registry.EstimatorSpec) -> Budget:
@@ -51,7 +61,8 @@ def _cases() -> list:
     for spec in registry.all_estimators():
         if spec.notion == "none":
             continue
-        out.append(pytest.param(spec.name, id=spec.name))
+        marks = () if spec.name in QUICK else pytest.mark.slow
+        out.append(pytest.param(spec.name, id=spec.name, marks=marks))
     return out
 
 
@@ -94,10 +105,23 @@ BROKEN = [
     ("simplex_laplace", "data_derived_n", PURE, 5000),  # data-derived n (simplex)
     ("simplex_gauss", "data_derived_n", ZCDP, 5000),  # data-derived n, zCDP claim
 ]
+#: The long ones (5000 draws, or a data-derived count) run in ``make test`` only.
+_LONG_BROKEN = {
+    "simplex_known_n_laplace_replace",
+    "plugin_laplace",
+    "simplex_laplace",
+    "simplex_gauss",
+}
 
 
 @pytest.mark.parametrize(
-    ("name", "variant", "budget", "draws"), BROKEN, ids=[f"{b[0]}-{b[1]}" for b in BROKEN]
+    ("name", "variant", "budget", "draws"),
+    [
+        pytest.param(
+            *b, id=f"{b[0]}-{b[1]}", marks=pytest.mark.slow if b[0] in _LONG_BROKEN else ()
+        )
+        for b in BROKEN
+    ],
 )
 def test_broken_variant_is_caught(name, variant, budget, draws):
     honest_claim = max(c.epsilon for c in claims_for(budget))
@@ -118,6 +142,7 @@ def test_noise_halved_is_twice_the_budget_through_the_registry():
 # plan() itself, end to end
 
 
+@pytest.mark.slow
 def test_plan_end_to_end_on_worst_case_neighbours():
     # the registry entry "plan" runs the whole of plan() (centre, variances, radius, release),
     # not plan_core; on n = 2 rows at the ends of [0, 1] its release keeps ρ = 0.125

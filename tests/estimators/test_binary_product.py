@@ -404,6 +404,7 @@ def _orthant_log_ratio(fx, fxp, scale, draws, rng):
     return math.log(kx / kxp), math.sqrt(1 / kx + 1 / kxp)
 
 
+@pytest.mark.slow
 def test_s2_privacy_audit_truncated_mean_primitive():
     # spec §7 S2: k = 8, B = 2, m = 5; one row 1_{1..4} against 1_{5..8}; the rest zero.
     k, B, m, eps = 8, 2.0, 5, 1.0
@@ -504,6 +505,7 @@ def _mean_tv(name, prof, d, n, seeds, eps=EPS, **kw):
     return float(np.mean(out))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prof", ["sparse", "skewed"])
 def test_s4_win_regime(prof):
     # spec S4: d = 256, n = 3e5, eps = 1, 5 seeds: PDPE <= 0.6 x naive (prototype 0.04 vs 0.10).
@@ -517,6 +519,7 @@ def test_s4_win_regime(prof):
     assert pde == pytest.approx(0.04, abs=0.015)
 
 
+@pytest.mark.slow
 def test_s5_dense_loss_is_documented():
     # spec S5: p ≡ 1/2, d = 64, n = 1e5: naive wins (not a bug — the sample split costs a factor
     # ~3 in rows and the heavy substitute a sqrt(K) factor, while truncation saves nothing).
@@ -527,6 +530,7 @@ def test_s5_dense_loss_is_documented():
     assert naive == pytest.approx(float(naive_dense(100_000, 64, EPS)), rel=0.25)
 
 
+@pytest.mark.slow
 def test_s6_consistency_in_n_and_eps():
     tvs = [
         _mean_tv("binary_pde", "skewed", 256, n, range(2), flip=False)
@@ -537,6 +541,7 @@ def test_s6_consistency_in_n_and_eps():
     assert lo_eps > tvs[1]
 
 
+@pytest.mark.slow
 def test_s3_bands_hold_at_large_n():
     # spec S3: half the coordinates at band centres 0.66 u_r (r = 1..4), half at 1e-4; each promoted
     # coordinate must land in the band [45/136 u_r, u_r] of its round. Expect >= 90% clean seeds.

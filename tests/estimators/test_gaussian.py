@@ -11,7 +11,7 @@ from scipy import stats
 from dpcore import registry
 from dpcore.data import generate
 from dpcore.estimators.gaussian import clip_rows, gaussian_clipped_mean, gaussian_private_radius
-from dpcore.estimators.plan import plan_noscale
+from dpcore.estimators.plan import PlanDiagnostics, plan_noscale
 from dpcore.privacy import Budget
 
 
@@ -45,14 +45,12 @@ def test_private_radius_ledger_and_isotropic_noise(rho: float) -> None:
     ds = generate("gaussian", 2000, 8, 2.0, rng=2)
     est = registry.run("gaussian_private", ds, Budget.zcdp(rho), rng=3)
     assert est.ledger.total() == rho
-    assert set(est.diagnostics.extra["budgets"]) == {"center", "radius", "noise"}
+    dg = est.diagnostics_as(PlanDiagnostics)
+    assert set(dg.budgets) == {"center", "radius", "noise"}
     ns = est.diagnostics.noise_std
     np.testing.assert_allclose(ns, ns[0])
     np.testing.assert_allclose(est.diagnostics.scale, 1.0)
-    tau = (
-        math.sqrt(2 * est.diagnostics.clip_radius**2 / est.diagnostics.extra["budgets"]["noise"])
-        / ds.n
-    )
+    tau = math.sqrt(2 * est.diagnostics.clip_radius**2 / dg.budgets["noise"]) / ds.n
     assert math.isclose(ns[0], tau, rel_tol=1e-12)
 
 
@@ -61,7 +59,7 @@ def test_private_radius_clips_only_a_few_rows() -> None:
     # about that many rows are clipped, far fewer than PLAN's sqrt(n).
     ds = generate("gaussian", 10_000, 16, 0.0, rng=4)
     est = registry.run("gaussian_private", ds, Budget.zcdp(20.0), rng=5)
-    k = est.diagnostics.extra["rank_slack"]
+    k = est.diagnostics_as(PlanDiagnostics).rank_slack
     assert k < math.sqrt(ds.n)
     assert est.diagnostics.clipped.sum() <= 2 * k + 3
 

@@ -20,7 +20,7 @@ def test_ledger_sums_exactly(rho: float, name: str) -> None:
     ds = generate("gaussian", 300, 5, 1.0, rng=0)
     est = registry.run(name, ds, Budget.zcdp(rho), rng=1)
     assert est.ledger.total() == rho
-    b = est.diagnostics.extra["budgets"]
+    b = est.diagnostics_as(I.IomeDiagnostics).budgets
     share = I.PRESETS["original" if name == "iome_original" else "paper"]["radius_share"]
     assert math.isclose(b["center"], 0.25 * rho, rel_tol=1e-12)
     assert math.isclose(b["radius"], share * 0.75 * rho, rel_tol=1e-12)
@@ -50,8 +50,8 @@ def test_noise_is_isotropic_with_the_stated_scale() -> None:
     # the standardised noise is a sample of 2048 N(0,1): KS at 1e-3 accepts, and rejects 1.3x.
     ds = generate("gaussian", 3000, 2000, 1.0, rng=2)
     est = registry.run("iome_paper", ds, Budget.zcdp(1.0), rng=3)
-    dg = est.diagnostics
-    p2 = dg.extra["budgets"]["noise"]
+    dg = est.diagnostics_as(I.IomeDiagnostics)
+    p2 = dg.budgets["noise"]
     tau = 2 * dg.clip_radius / (ds.n * math.sqrt(2 * p2))
     np.testing.assert_allclose(dg.noise_std, tau, rtol=1e-12)
     z = (est.mean - dg.noiseless_mean) / tau
@@ -64,18 +64,18 @@ def test_clip_ball_in_original_coordinates() -> None:
     # ball_radius (the padded part of R^T c only shrinks it): the clipped mask agrees.
     ds = generate("gaussian", 800, 6, 2.0, rng=4)
     est = registry.run("iome_paper", ds, Budget.zcdp(2.0), rng=5)
-    ex = est.diagnostics.extra
-    dist = np.linalg.norm(ds.x - ex["ball_center"], axis=1)
-    inside = dist <= ex["ball_radius"]
+    ex = est.diagnostics_as(I.IomeDiagnostics)
+    dist = np.linalg.norm(ds.x - ex.ball_center, axis=1)
+    inside = dist <= ex.ball_radius
     assert (
         np.array_equal(~inside, est.diagnostics.clipped)
         or np.sum(~inside != est.diagnostics.clipped) <= 1
     )
-    assert ex["padded_dim"] == 8 and ex["rotation"].dim == 8
+    assert ex.padded_dim == 8 and ex.rotation.dim == 8
     # the centre mapped back is R^T c + m0
-    R = ex["rotation"]
+    R = ex.rotation
     np.testing.assert_allclose(
-        est.diagnostics.center, ex["box_center"] + R.inverse(ex["center_rotated"]), atol=1e-9
+        est.diagnostics.center, ex.box_center + R.inverse(ex.center_rotated), atol=1e-9
     )
 
 

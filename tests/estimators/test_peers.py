@@ -73,6 +73,7 @@ def _residuals(func, budget_kw, k=3000, n=200, rng=None):
         ("diffprivlib", peers.diffprivlib_mean, ("epsilon", 0.5), "laplace"),
     ],
 )
+@pytest.mark.slow
 def test_noise_has_the_scale_of_the_documented_sensitivity(name, func, budget_kw, dist):
     """KS on 3000 draws: matches scale (1/n)/budget-rule; rejects the same at 1.3× scale."""
     n = 200
@@ -109,6 +110,7 @@ def test_bad_input_names_the_argument():
         peers.opendp_laplace_mean(np.ones((10, 2)), epsilon=-1.0, bounds=(0, 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "budget", [Budget.zcdp(0.5), Budget.approx(1.0, 1e-6)], ids=["rho", "eps_delta"]
 )

@@ -83,7 +83,7 @@ def test_plan_ledger_stages_sum_exactly_with_the_auto_centre_share() -> None:
     x, _, bounds = _cell_a(512, 0)
     rho = 0.125
     est = P.plan(x, rho=rho, bounds=bounds, rng=0)
-    fr = est.diagnostics.extra["fractions"]
+    fr = est.diagnostics_as(P.PlanDiagnostics).fractions
     need = P.needed_center_share(4000, 512, rho)
     share = min(max(0.0625, need), P.MAX_AUTO_CENTER_SHARE)
     assert share > 0.0625  # this cell needs more than the paper's share
@@ -92,10 +92,13 @@ def test_plan_ledger_stages_sum_exactly_with_the_auto_centre_share() -> None:
     assert fr["variance"] == 0.1875 and fr["radius"] == 0.1875
     assert est.ledger.total() == rho
     by = est.ledger.by_stage()
-    assert by[P.STAGE_LABELS["center"]] == est.diagnostics.extra["budgets"]["center"]
+    assert by[P.STAGE_LABELS["center"]] == est.diagnostics_as(P.PlanDiagnostics).budgets["center"]
     # an explicit split is used as given
     paper = P.plan(x, rho=rho, bounds=bounds, rng=0, budget_split=P.DEFAULT_SPLIT)
-    assert paper.diagnostics.extra["fractions"] == P.DEFAULT_SPLIT and paper.ledger.total() == rho
+    assert (
+        paper.diagnostics_as(P.PlanDiagnostics).fractions == P.DEFAULT_SPLIT
+        and paper.ledger.total() == rho
+    )
 
 
 def test_needed_center_share_formula() -> None:
@@ -151,6 +154,7 @@ def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
     return np.array(out)
 
 
+@pytest.mark.slow
 def test_plan_tail_at_a_thin_high_d_cell() -> None:
     # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
     # whole range) put 17 of these runs beyond 3x the median (worst 660x). The first robust pass
@@ -171,6 +175,7 @@ def test_iome_tail_at_a_thin_cell() -> None:
     assert old.max() > 3 * np.median(old)
 
 
+@pytest.mark.slow
 def test_iome_tail_at_d_1024() -> None:
     # Gaussian A, d = 1024, rho = 1/8, 20 seeds: the CoinPress centre keeps every run within 3x the
     # median; the binary-search medians (the first robust pass) put 5 of 20 beyond it (here 12 seeds).
@@ -232,5 +237,5 @@ def test_coinpress_ledgers_are_exact() -> None:
     assert est.ledger.total() == 0.25
     assert (
         est.ledger.by_stage()[P.STAGE_LABELS["center"]]
-        == est.diagnostics.extra["budgets"]["center"]
+        == est.diagnostics_as(P.PlanDiagnostics).budgets["center"]
     )

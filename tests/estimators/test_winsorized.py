@@ -500,6 +500,7 @@ def test_quantile_window_lemma_e1() -> None:
     assert np.mean(U > w2) <= tol
 
 
+@pytest.mark.slow
 def test_accuracy_improves_with_n_and_budget() -> None:
     R = 1000
     errs = {}
