@@ -29,6 +29,7 @@ from dpcore.theory.binary_product import (
     nonprivate_dense,
     separation_light,
 )
+from pages._pool import with_pool
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -214,7 +215,11 @@ ESTS = ("binary_pde", "binary_naive_laplace", "binary_truncated_laplace")
 def sweep(
     prof: str, grid: tuple[tuple[int, int], ...], eps: float, seed: int, flip: bool
 ) -> list[dict]:
-    return simulate_tv(prof, list(grid), eps, seeds=2, estimators=ESTS, rng=seed, flip=flip)
+    return with_pool(  # the points side by side on the shared pool: same records (own streams)
+        lambda ex: simulate_tv(
+            prof, list(grid), eps, seeds=2, estimators=ESTS, rng=seed, flip=flip, executor=ex
+        )
+    )
 
 
 NNZ_CAP = 3_000_000  # keep each simulated dataset small enough for an interactive page
