@@ -55,10 +55,19 @@ def _builders(data):
     }
 
 
-def test_set_template_json_is_identical_to_the_validated_assignment(data, monkeypatch):
+def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
+    """PLAN's steps, Compare's error chart (both on a cached subplot grid and the house template)
+    and two single charts: the same bytes as with make_subplots and the validated template."""
+    from plotly.subplots import make_subplots
+
+    from dpcore.figures import compare as compare_figs
+    from dpcore.figures import plan as plan_figs
+
     builders = _builders(data)
     fast = {name: build().to_json() for name, build in builders.items()}
     monkeypatch.setattr(style_mod, "set_template", _validated_template)
+    for module in (plan_figs, compare_figs):
+        monkeypatch.setattr(module, "subplots", make_subplots)
     slow = {name: build().to_json() for name, build in builders.items()}
     for name in builders:
         assert fast[name] == slow[name], name
@@ -143,3 +152,34 @@ def test_add_shapes_is_add_hline_batched(monkeypatch):
     monkeypatch.setattr(bp_figs, "add_shapes", one_by_one)
     assert fast == bp_figs.ladder_figure(df, rounds).to_json()
     assert len(json.loads(fast)["layout"]["shapes"]) == len(rounds)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(rows=2, cols=2, subplot_titles=["a<br>b", "c", "d", "e"], horizontal_spacing=0.14),
+        dict(rows=1, cols=3, subplot_titles=["x", "y", "z"], shared_yaxes=False),
+        dict(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=("p", "q")),
+        dict(rows=1, cols=2, subplot_titles=None),
+    ],
+)
+def test_subplots_is_make_subplots(kwargs):
+    """The cached grid gives make_subplots' JSON, before and after traces, axes and annotations are
+    added by row and column, and each figure owns its layout."""
+    from plotly.subplots import make_subplots
+
+    def draw(fig):
+        rows, cols = kwargs["rows"], kwargs["cols"]
+        for r in range(1, rows + 1):
+            for c in range(1, cols + 1):
+                fig.add_trace(go.Scatter(x=np.arange(3), y=np.ones(3) * r * c), row=r, col=c)
+                fig.update_xaxes(title_text=f"x{r}{c}", row=r, col=c)
+        fig.add_hline(y=1.0, row=1, col=1)
+        fig.add_annotation(text="note", x=0, y=0, showarrow=False)
+        return style_mod.style(fig, title="t")
+
+    assert style_mod.subplots(**kwargs).to_json() == make_subplots(**kwargs).to_json()
+    first = draw(style_mod.subplots(**kwargs))
+    assert first.to_json() == draw(make_subplots(**kwargs)).to_json()
+    again = style_mod.subplots(**kwargs)  # untouched by the edits made to the first copy
+    assert again.to_json() == make_subplots(**kwargs).to_json()

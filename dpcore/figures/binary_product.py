@@ -14,11 +14,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
-from plotly.subplots import make_subplots
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.binary_product import BinaryProductDiagnostics
-from dpcore.figures.style import add_shapes
+from dpcore.figures.style import add_shapes, subplots
 from dpcore.registry import get
 
 FINAL_COLOR = "#2ca02c"
@@ -58,7 +57,7 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
     """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
     thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
     naive Laplace level."""
-    fig = make_subplots(
+    fig = subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,
