@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast lint format bench fuzz paper-grid load deploy-test clean
+.PHONY: run test test-fast lint format bench fuzz paper-grid load profile deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# Where one page view's CPU goes (cProfile in the script thread; issue 18): make profile PAGE=compare
+PAGE ?= compare
+profile: $(STAMP)
+	DPMEAN_WORKERS=0 $(BIN)/python benchmarks/profile_pages.py $(PAGE) $(PROFILE_ARGS)
 
 # Two replicas behind Debian's nginx on loopback, sticky sessions and websockets (deploy/README.md).
 deploy-test: $(STAMP)

@@ -15,7 +15,9 @@ Peak memory is the proportional set size (PSS) of the server process plus its ch
 pool), sampled every 0.2 s. Every
 level starts a fresh server (cold caches), warms it with one session on a seed of its own, and
 runs its sessions on seeds no other level uses. Bounded: at most ``--timeout`` seconds per page and
-``--level-timeout`` per level; the server is stopped at the end.
+``--level-timeout`` per level, and ``--total-timeout`` for the whole table (a level the budget
+cannot fit prints a "not run" row, so the table always has every level); the server is stopped at
+the end.
 
 Usage::
 
@@ -351,7 +353,8 @@ def memory_sampler(pid: int, peak: list[float]) -> None:
 # one level
 
 
-def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
+def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float) -> dict:
+    """One level on a fresh server, its warm-up and its sessions within ``limit`` seconds each."""
     port = free_port()
     proc = start_server(port, args.workers, args.app_dir)
     peak = [0.0]
@@ -365,7 +368,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
                 {},
                 [],
             )
-            _drive(1, args)
+            _drive(1, args, limit)
         Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
             itertools.count(seed0),
             0,
@@ -373,7 +376,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
             [],
         )
         t0 = time.perf_counter()
-        _drive(sessions, args)
+        _drive(sessions, args, limit)
         wall = time.perf_counter() - t0
         return {
             "sessions": sessions,
@@ -388,16 +391,16 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace) -> dict:
         stop_server(proc)
 
 
-def _drive(sessions: int, args: argparse.Namespace) -> None:
+def _drive(sessions: int, args: argparse.Namespace, limit: float) -> None:
     env = Environment(user_classes=[Student], events=events)
     runner = env.create_local_runner()
     runner.start(sessions, spawn_rate=args.spawn_rate or sessions)
-    deadline = time.monotonic() + args.level_timeout
+    deadline = time.monotonic() + limit
     while Classroom.done < sessions and time.monotonic() < deadline:
         gevent.sleep(0.1)
     if Classroom.done < sessions:
         Classroom.errors.append(
-            f"{sessions - Classroom.done} sessions unfinished after {args.level_timeout:.0f} s"
+            f"{sessions - Classroom.done} sessions unfinished after {limit:.0f} s"
         )
     runner.quit()
 
@@ -436,6 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--level-timeout", type=float, default=600, help="seconds allowed per level (default 600)"
     )
+    parser.add_argument(
+        "--total-timeout",
+        type=float,
+        default=2700,
+        help="seconds allowed for the whole table (default 2700); levels it cannot fit are not run",
+    )
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
     parser.add_argument(
         "--app-dir",
@@ -453,17 +462,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         "| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
-        "| errors | peak server memory |"
+        "| journeys done | errors | peak server memory |"
     )
-    print(header + "\n|---|---|---|---|---|---|---|", flush=True)
+    print(header + "\n|---|---|---|---|---|---|---|---|", flush=True)
     failed = False
+    end = time.monotonic() + args.total_timeout
     for level, sessions in enumerate(args.sessions):
-        r = run_level(sessions, seed0=1000 * (level + 1), args=args)
+        limit = min(args.level_timeout, end - time.monotonic())
+        if limit < 60:  # not enough of the budget left for a server start, a warm-up and a level
+            print(
+                f"| {sessions} | not run: --total-timeout spent | — | — | — | 0/{sessions} | — | — |"
+            )
+            failed = True
+            continue
+        r = run_level(sessions, seed0=1000 * (level + 1), args=args, limit=limit)
         t = r["times"]
         print(
             f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
-            f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | {len(r['errors'])} | "
-            f"{r['peak_mb']:.0f} MB |",
+            f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
+            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {len(r['errors'])} | {r['peak_mb']:.0f} MB |",
             flush=True,
         )
         for e in r["errors"][:5]:

@@ -7,6 +7,12 @@ by one untimed run first. Prints the median and the slowest of ``--seeds`` views
 
 Usage: ``python benchmarks/page_times.py [--seeds 3] [--pages compare plan_step_by_step]``
 (``DPMEAN_PROGRESSIVE=0`` to time Compare's full sweep instead of its first result).
+
+``--cpu`` also prints the CPU seconds of each view (this process's, so run it with
+``DPMEAN_WORKERS=0`` to keep the work here): on a machine shared with other jobs, wall times swing
+with their load, CPU seconds much less. ``--query cmp_reps=3`` adds URL parameters (this one makes
+Compare's whole sweep the work of its first result). ``--app-dir DIR`` times another checkout's
+app (run with ``PYTHONPATH=DIR`` so that its ``dpcore`` is the one imported), for a before/after.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
+APP = [ROOT]  # the checkout whose app.py is timed (--app-dir)
+QUERY: dict[str, str] = {}  # extra URL parameters (--query)
 PAGES = [
     "home",
     "privacy_budget",
@@ -32,36 +40,48 @@ PAGES = [
 ]
 
 
-def first_view(page: str, seed: int) -> float:
-    """Seconds of the script run that opens ``page`` in a session on ``seed``."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+def first_view(page: str, seed: int) -> tuple[float, float]:
+    """Wall and CPU seconds of the script run that opens ``page`` in a session on ``seed``."""
+    at = AppTest.from_file(str(APP[0] / "app.py"), default_timeout=600)
     at.query_params["seed"] = str(seed)
+    for k, v in QUERY.items():
+        at.query_params[k] = v
     at.run()
     if page != "home":
         at.switch_page(f"pages/{page}.py")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     at.run()
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if at.exception:
         raise RuntimeError(f"{page}: {at.exception[0].message}")
-    return seconds
+    return seconds, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=3, help="views per page (default 3)")
     parser.add_argument("--pages", nargs="+", default=PAGES, choices=PAGES)
+    parser.add_argument("--cpu", action="store_true", help="also print CPU seconds per view")
+    parser.add_argument("--query", nargs="*", default=[], help="extra URL parameters, k=v")
+    parser.add_argument("--app-dir", type=Path, default=ROOT, help="checkout whose app.py to time")
     args = parser.parse_args()
+    APP[0] = args.app_dir.resolve()
+    QUERY.update(q.split("=", 1) for q in args.query)
     print(
         f"# load {os.getloadavg()[0]:.2f} (1 min); DPMEAN_WORKERS={os.environ.get('DPMEAN_WORKERS', 'default')}, "
-        f"DPMEAN_PROGRESSIVE={os.environ.get('DPMEAN_PROGRESSIVE', '1')}"
+        f"DPMEAN_PROGRESSIVE={os.environ.get('DPMEAN_PROGRESSIVE', '1')}; app {APP[0]}; query {QUERY}"
     )
-    print("| page | median | slowest |\n|---|---|---|")
+    cpu_cols = " CPU median | CPU slowest |" if args.cpu else ""
+    print(f"| page | median | slowest |{cpu_cols}\n|---|---|---|{'---|---|' if args.cpu else ''}")
     seeds = iter(range(500_000, 600_000))
     for page in args.pages:
         first_view(page, next(seeds))  # warm: imports, the pool, seed-free caches
-        times = [first_view(page, next(seeds)) for _ in range(args.seeds)]
-        print(f"| {page} | {statistics.median(times):.2f} s | {max(times):.2f} s |", flush=True)
+        views = [first_view(page, next(seeds)) for _ in range(args.seeds)]
+        wall, cpu = [w for w, _ in views], [c for _, c in views]
+        row = f"| {page} | {statistics.median(wall):.2f} s | {max(wall):.2f} s |"
+        if args.cpu:
+            row += f" {statistics.median(cpu):.3f} s | {max(cpu):.3f} s |"
+        print(row, flush=True)
 
 
 if __name__ == "__main__":

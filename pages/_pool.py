@@ -14,7 +14,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -66,6 +66,45 @@ def with_pool(work: Callable[[Executor | None], T]) -> T:
     except BaseException:
         lane.shutdown(cancel_futures=True)
         raise
+
+
+def prefetch(
+    cache: SharedCache, key: Hashable, work: Callable[[Executor | None], T]
+) -> Callable[[], T]:
+    """Start ``work(lane)`` for ``key`` now, on this session's lane of the shared pool (a background
+    thread waits for it and stores it in ``cache``), unless ``cache`` has it; returns a function that
+    waits for the value. The page can then draw what comes before while both cores work on this.
+
+    Without a pool the work runs in the script thread when the value is first asked for (as a plain
+    call would); an error in the work (e.g. a ``ValueError``) is raised by the returned function.
+    """
+    hit = cache.get(key)
+    if hit is not None:
+        return lambda: hit
+    lane = session_lane()
+    if lane is None:
+
+        def now() -> T:
+            value = work(None)
+            cache.put(key, value)
+            return value
+
+        return now
+    done: Future = Future()
+
+    def background() -> None:
+        try:
+            try:
+                value = work(lane)
+            except BrokenProcessPool:  # same result in this thread: the work does not depend on it
+                value = work(None)
+            cache.put(key, value)
+            done.set_result(value)
+        except BaseException as err:  # noqa: BLE001 - handed to the page, which shows it
+            done.set_exception(err)
+
+    threading.Thread(target=background, name="dpmean-prefetch", daemon=True).start()
+    return done.result
 
 
 def progressive() -> bool:

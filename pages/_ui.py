@@ -20,7 +20,7 @@ import streamlit as st
 from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
-from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.style import as_figure, tidy_log_axes
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
@@ -438,8 +438,8 @@ def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> 
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
     fig = tidy_log_axes(fig)
     st.plotly_chart(
-        fig, key=f"chart-{name}", alt=sentence.replace("**", "")
-    )  # the sentence is the alt text
+        as_figure(fig), key=f"chart-{name}", alt=sentence.replace("**", "")
+    )  # the sentence is the alt text; as_figure: a cached dict is not validated a second time
     st.markdown(sentence)
     if st.session_state.get(
         "present", False

@@ -79,6 +79,15 @@ def test_schema(small_frame: pd.DataFrame) -> None:
     json.dumps(f.attrs["config"])  # plain JSON
 
 
+def test_frame_attrs_are_shared_not_deep_copied(small_frame: pd.DataFrame) -> None:
+    """pandas deep-copies ``attrs`` into every derived frame; the engine's config is handed on by
+    reference (issue 18: the copies were a sixth of the Compare view) and still reads as a dict."""
+    derived = small_frame[small_frame["rep"] == 0]["err_l2"].to_frame()
+    assert derived.attrs["config"] is small_frame.attrs["config"]
+    assert isinstance(derived.attrs["config"], dict)
+    assert ExperimentConfig.coerce(derived.attrs["config"]).to_dict() == SMALL.to_dict()
+
+
 def test_split_matches_metrics(small_frame: pd.DataFrame) -> None:
     """The frame's split equals dpcore.metrics.error_split on the same data and noise stream."""
     row = small_frame[(small_frame["estimator"] == "plan") & (small_frame["rep"] == 1)].iloc[1]
@@ -466,6 +475,25 @@ def test_simulate_tv_follows_the_rng_convention():
     assert a == b
     assert run(3) == run(3)
     assert run(np.random.default_rng(1)) != a
+
+
+def test_simulate_tv_gives_the_same_records_on_a_process_pool():
+    """The Binary product page runs the points on the shared pool (issue 18): every point and seed
+    has its own child stream, so the records are identical, in the same order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dpcore.experiments.studies import simulate_tv
+    from dpcore.pool import process_pool
+
+    grid = [(300, 8), (900, 16)]
+    alone = simulate_tv("skewed", grid, 1.0, seeds=2, rng=11)
+    pool = process_pool(2)
+    assert isinstance(pool, ProcessPoolExecutor)
+    try:
+        pooled = simulate_tv("skewed", grid, 1.0, seeds=2, rng=11, executor=pool)
+    finally:
+        pool.shutdown()
+    assert pooled == alone and len(alone) == 2 * 2 * 3
 
 
 def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():

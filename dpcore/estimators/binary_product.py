@@ -89,7 +89,8 @@ def check_binary(x: Any, name: str = "x") -> sparse.csr_matrix | np.ndarray:
     """
     if sparse.issparse(x):
         X = sparse.csr_matrix(x, dtype=float)
-        X.eliminate_zeros()
+        if not X.data.all():  # stored zeros: drop them (an O(nnz) pass skipped when there are none)
+            X.eliminate_zeros()
         vals = X.data
     else:
         try:

@@ -395,6 +395,15 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
     return tasks, skipped
 
 
+class FrameAttr(dict[str, Any]):
+    """A dict for ``frame.attrs`` that pandas copies by reference: pandas deep-copies ``attrs`` into
+    every frame and series it derives (each column access, each group), and the config's deep copy
+    was a sixth of the Compare view's work (issue 18 profile). Treat it as read-only."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrameAttr:
+        return self
+
+
 def run(
     config: ExperimentConfig | Mapping[str, Any] | str | Path,
     executor: Executor | None = None,
@@ -452,8 +461,8 @@ def run(
     frame = frame.reindex(columns=list(COLUMNS)).reset_index(drop=True)
     for col in ("setting", "n", "d", "rep"):
         frame[col] = frame[col].astype(int)
-    frame.attrs["config"] = cfg.to_dict()
-    frame.attrs["skipped"] = skipped
+    frame.attrs["config"] = FrameAttr(cfg.to_dict())
+    frame.attrs["skipped"] = FrameAttr(skipped)
     return frame
 
 

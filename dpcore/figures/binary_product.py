@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
-from plotly.subplots import make_subplots
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.binary_product import BinaryProductDiagnostics
+from dpcore.figures.style import add_shapes, subplots
 from dpcore.registry import get
 
 FINAL_COLOR = "#2ca02c"
@@ -57,7 +57,7 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
     """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
     thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
     naive Laplace level."""
-    fig = make_subplots(
+    fig = subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,
@@ -110,8 +110,15 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
         row=2,
         col=1,
     )
-    for row in rounds:
-        fig.add_hline(y=row["tau"], line={"color": "#999", "dash": "dot", "width": 1}, row=1, col=1)
+    thresholds = {"color": "#999", "dash": "dot", "width": 1}  # add_hline(row=1, col=1), batched
+    add_shapes(
+        fig,
+        [
+            {"line": thresholds, "type": "line", "x0": 0, "x1": 1, "xref": "x domain"}
+            | {"y0": row["tau"], "y1": row["tau"], "yref": "y"}
+            for row in rounds
+        ],
+    )
     fig.update_yaxes(
         type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
     )

@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
-from dpcore.figures.style import log_ticks, rgba, style
+from dpcore.figures.style import log_ticks, rgba, style, subplots
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
@@ -131,7 +130,7 @@ def error_figure(
     facets = _facets(s, x, cfg)
     ncols = min(len(facets), 4)
     nrows = math.ceil(len(facets) / ncols)
-    fig = make_subplots(
+    fig = subplots(
         rows=nrows,
         cols=ncols,
         subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,

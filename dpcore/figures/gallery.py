@@ -17,9 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from dpcore.figures.style import rgba, style
+from dpcore.figures.style import rgba, style, subplots
 from dpcore.theory.gallery import GalleryEntry
 
 #: Line dashes and marker symbols cycled over estimators, so no estimator is told apart by colour only.
@@ -277,7 +276,7 @@ def gallery_figure(
         return fig, gallery_frame(entries, true_mean)
     cols = max(1, min(int(columns), len(entries)))
     rows = math.ceil(len(entries) / cols)
-    fig = make_subplots(
+    fig = subplots(
         rows=rows,
         cols=cols,
         shared_xaxes="all",

@@ -39,13 +39,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpcore._validation import check_data
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.figures.style import log_ticks, rgba, style
+from dpcore.figures.style import log_ticks, rgba, style, subplots
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS
 from dpcore.theory import plan as theory
@@ -364,7 +363,7 @@ class _StepsPlot:
         self.geo, self.df = geo, df
         # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
         # (a 390 px screen gives each panel about 150 px; issue 16)
-        self.fig = make_subplots(
+        self.fig = subplots(
             rows=2,
             cols=2,
             subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],

@@ -1,0 +1,213 @@
+"""The fast figure paths (issue 18) draw byte-identical JSON to plotly's validated ones.
+
+:func:`dpcore.figures.style.set_template` sets the house template without re-validating it, and
+:func:`dpcore.figures.style.as_figure` wraps a figure's dict for ``st.plotly_chart`` without a
+second validation. Each test builds real figures both ways and compares the JSON (the template: as
+strings, byte for byte; a fast path that dropped, reordered or un-coerced anything would show).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpcore.data import generate
+from dpcore.estimators.plan import plan
+from dpcore.experiments import ExperimentConfig, run
+from dpcore.figures import style as style_mod
+from dpcore.figures.compare import error_figure
+from dpcore.figures.plan import error_split_frame, plan_steps_figure
+from dpcore.figures.style import as_figure, epsilon_delta_curve, error_split_chart
+
+
+def _validated_template(fig: go.Figure) -> go.Figure:
+    """The assignment :func:`set_template` replaces: plotly validates the whole template."""
+    fig.update_layout(template=style_mod.HOUSE_TEMPLATE)
+    return fig
+
+
+def _validated_style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
+    """:func:`style` as it was: one validated ``update_layout`` with the template."""
+    fig.update_layout(
+        template=style_mod.HOUSE_TEMPLATE,
+        font=style_mod.FONT,
+        height=height,
+        margin=dict(l=60, r=20, t=60 if title else 30, b=50),
+        title=dict(text=title, x=0.0, xanchor="left") if title else None,
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0),
+    )
+    return fig
+
+
+@pytest.fixture(scope="module")
+def data():
+    return generate("gaussian", 1200, 6, 2.0, rng=3)
+
+
+def _builders(data):
+    est = plan(data.x, rho=0.5, bounds=data.bounds, sigma=data.true_std, variances="oracle", rng=0)
+    frame = run(
+        ExperimentConfig(
+            n=300,
+            d=3,
+            estimators=["empirical", "gaussian_private", "plan"],
+            sweep={"budget": [0.25, 1.0]},
+            repetitions=2,
+            seed=5,
+        )
+    )
+    split = error_split_frame([("PLAN", est)], data.x, data.true_mean, p=2.0)
+    return {
+        "epsilon_delta": lambda: epsilon_delta_curve(0.5)[0],
+        "plan_steps": lambda: plan_steps_figure(data.x, est, (0, 3), true_mean=data.true_mean)[0],
+        "error_figure": lambda: error_figure(frame, x="budget", metric="l2")[0],
+        "error_split": lambda: error_split_chart(split),
+    }
+
+
+def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
+    """PLAN's steps, Compare's error chart (both on a cached subplot grid and the house template)
+    and two single charts: the same bytes as with make_subplots and the validated template."""
+    from plotly.subplots import make_subplots
+
+    from dpcore.figures import compare as compare_figs
+    from dpcore.figures import plan as plan_figs
+
+    builders = _builders(data)
+    fast = {name: build().to_json() for name, build in builders.items()}
+    monkeypatch.setattr(style_mod, "set_template", _validated_template)
+    for module in (plan_figs, compare_figs):
+        monkeypatch.setattr(module, "subplots", make_subplots)
+    for module in (style_mod, plan_figs, compare_figs):
+        monkeypatch.setattr(module, "style", _validated_style)
+    slow = {name: build().to_json() for name, build in builders.items()}
+    for name in builders:
+        assert fast[name] == slow[name], name
+        assert json.loads(fast[name])["layout"]["template"]["layout"]["plot_bgcolor"] == "white"
+
+
+def test_set_template_replaces_the_template_and_keeps_validation_on():
+    fig = style_mod.style(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), title="t")
+    assert fig.layout.template.layout.plot_bgcolor == "white"
+    assert fig.layout._validate and fig._validate
+    with pytest.raises(ValueError):  # later edits are still validated
+        fig.update_layout(not_a_property=1)
+    other = style_mod.style(go.Figure())
+    other.layout.template.layout.plot_bgcolor = "black"  # each figure owns its copy
+    assert fig.layout.template.layout.plot_bgcolor == "white"
+
+
+def test_as_figure_sends_the_json_of_the_figure_it_came_from(data):
+    """A page that caches ``fig.to_dict()`` sends, through ``as_figure``, the JSON object that
+    ``st.plotly_chart(fig)`` sends (same keys and values; layout keys come in plotly's constructor
+    order, as after the validated round trip), without the second validation ``st.plotly_chart``
+    gave a dict (``Figure(**d).to_dict()``, which also dropped an empty ``layout.title``)."""
+    import plotly.io as pio
+    import plotly.tools
+
+    def sent(f):  # what st.plotly_chart (Streamlit 1.67) puts in its proto's spec
+        return pio.to_json(plotly.tools.return_figure_from_figure_or_data(f, True), validate=False)
+
+    for build in _builders(data).values():
+        fig = build()
+        assert json.loads(sent(as_figure(fig.to_dict()))) == json.loads(sent(fig))
+    fig = go.Figure()
+    assert as_figure(fig) is fig
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        np.array([0.5, 2.0, np.nan, -1.0, np.inf]),
+        np.arange(7),
+        np.array([[1, 2], [3, 4]], dtype=np.int32),
+        np.array([True, False]),
+        [1, True, 2.5, "a", None],
+        (3, 4.0),
+        np.array(["2024-01-01"], dtype="datetime64[D]"),
+    ],
+)
+def test_tidy_log_axes_reads_the_same_numbers_vectorised(data):
+    """The per-point test it replaces: ints and floats, never bools, strings or dates."""
+    old = [
+        float(v)
+        for v in np.asarray(data, dtype=object).ravel()
+        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+    ]
+    new = style_mod._numbers(data)
+    np.testing.assert_array_equal(np.array(new, dtype=float), np.array(old, dtype=float))
+    assert all(type(v) is float for v in new)
+
+
+def test_add_shapes_is_add_hline_batched(monkeypatch):
+    """The Binary product ladder's thresholds: one assignment, the JSON of one add_hline per round."""
+    from dpcore.data.binary import profile, sample_binary_product
+    from dpcore.estimators.binary_baselines import naive_laplace
+    from dpcore.estimators.binary_product import BinaryProductDiagnostics, pure_dp_pde
+    from dpcore.figures import binary_product as bp_figs
+
+    p = profile("skewed", 64, rng=1)
+    X = sample_binary_product(p, 60_000, rng=2)
+    pde = pure_dp_pde(X, epsilon=1.0, rng=3)
+    rounds = pde.diagnostics_as(BinaryProductDiagnostics).rounds
+    assert len(rounds) >= 2
+    df = bp_figs.ladder_frame(p, pde, naive_laplace(X, epsilon=1.0, rng=4))
+    fast = bp_figs.ladder_figure(df, rounds).to_json()
+
+    def one_by_one(fig, shapes):  # the code add_shapes replaced
+        for s in shapes:
+            fig.add_hline(
+                y=s["y0"], line={"color": "#999", "dash": "dot", "width": 1}, row=1, col=1
+            )
+        return fig
+
+    monkeypatch.setattr(bp_figs, "add_shapes", one_by_one)
+    assert fast == bp_figs.ladder_figure(df, rounds).to_json()
+    assert len(json.loads(fast)["layout"]["shapes"]) == len(rounds)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(rows=2, cols=2, subplot_titles=["a<br>b", "c", "d", "e"], horizontal_spacing=0.14),
+        dict(rows=1, cols=3, subplot_titles=["x", "y", "z"], shared_yaxes=False),
+        dict(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, subplot_titles=("p", "q")),
+        dict(rows=1, cols=2, subplot_titles=None),
+    ],
+)
+def test_subplots_is_make_subplots(kwargs):
+    """The cached grid gives make_subplots' JSON, before and after traces, axes and annotations are
+    added by row and column, and each figure owns its layout."""
+    from plotly.subplots import make_subplots
+
+    def draw(fig):
+        rows, cols = kwargs["rows"], kwargs["cols"]
+        for r in range(1, rows + 1):
+            for c in range(1, cols + 1):
+                fig.add_trace(go.Scatter(x=np.arange(3), y=np.ones(3) * r * c), row=r, col=c)
+                fig.update_xaxes(title_text=f"x{r}{c}", row=r, col=c)
+        fig.add_hline(y=1.0, row=1, col=1)
+        fig.add_annotation(text="note", x=0, y=0, showarrow=False)
+        return style_mod.style(fig, title="t")
+
+    assert style_mod.subplots(**kwargs).to_json() == make_subplots(**kwargs).to_json()
+    first = draw(style_mod.subplots(**kwargs))
+    assert first.to_json() == draw(make_subplots(**kwargs)).to_json()
+    again = style_mod.subplots(**kwargs)  # untouched by the edits made to the first copy
+    assert again.to_json() == make_subplots(**kwargs).to_json()
+
+
+@pytest.mark.parametrize("title", ["A title", None])
+@pytest.mark.parametrize("preset", [{}, {"legend": {"traceorder": "reversed"}}, {"height": 300}])
+def test_style_is_the_validated_update(title, preset):
+    """Copied settings on a fresh layout, plotly's merge when the builder set one of them first."""
+
+    def build(styler):
+        fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4]))
+        fig.update_layout(xaxis_title="x", **preset)
+        return styler(fig, title=title, height=500).to_json()
+
+    assert build(style_mod.style) == build(_validated_style)
