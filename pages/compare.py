@@ -603,13 +603,15 @@ if not tails.empty:
         tails.drop(columns="estimator").rename(
             columns={
                 "median": "median error (typical point)",
-                "failure_rate": "runs > 3× median",
+                "failure_rate": "runs > 3× median (all points)",
                 "worst_ratio": "worst run / median",
             }
         ),
         hide_index=True,
         width="stretch",
-        column_config={"runs > 3× median": st.column_config.NumberColumn(format="percent")},
+        column_config={
+            "runs > 3× median (all points)": st.column_config.NumberColumn(format="percent")
+        },
     )
 
 # ---------------------------------------------------------------------------------------------
@@ -640,6 +642,14 @@ else:
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
     tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
     words = target_sentence(need, x, float(target), metric, config.unit)
+    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
+    if (
+        x == "budget" and target < 1.5 * floor
+    ):  # flat curves: a small error gap is a large budget gap
+        words += (
+            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
+            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
+        )
     chart(
         tfig,
         tdata,
