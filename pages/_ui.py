@@ -437,8 +437,13 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     )
 
 
-def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
-    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
+def chart(
+    fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str, *, narrow: bool = False
+) -> None:
+    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
+
+    ``narrow``: the chart sits in a narrow column; the buttons then get short labels in one row and
+    the code expander goes below them (their full labels would be cut off)."""
     fig = tidy_log_axes(fig)
     st.plotly_chart(
         fig, key=f"chart-{name}", alt=sentence.replace("**", "")
@@ -448,13 +453,13 @@ def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> 
         "present", False
     ):  # presenter mode (pages/_present.py): no downloads, no code
         return
-    cols = st.columns([3, 1, 1, 5])
+    cols = st.columns(3 if narrow else [3, 1, 1, 5])
     with cols[0]:
-        download_csv(data, name)
+        download_csv(data, name, "CSV" if narrow else "Download the data (CSV)")
     for col, fmt in zip(cols[1:3], ("png", "svg"), strict=True):
         with col:
             download_image(fig, name, fmt)
-    with cols[3]:
+    with st.container() if narrow else cols[3]:
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")

@@ -382,10 +382,18 @@ st.caption(
     f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
     "Oracle variants would need public variances (this data's own are a privacy leak) and are left out."
 )
-if len(specs) < len(applicable):
+left_out = [sp for sp in applicable if not sp.meets(budget)]
+zcdp_out = [sp for sp in left_out if s.unit == "eps" and sp.notion == "zcdp"]
+if zcdp_out:
     st.info(
-        f"{len(applicable) - len(specs)} zCDP estimators are left out: a pure ε budget cannot be met by a zCDP "
-        "estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the budget as (ε, δ) or ρ to include them."
+        f"{len(zcdp_out)} zCDP estimator{'s are' if len(zcdp_out) > 1 else ' is'} left out: a pure ε "
+        "budget cannot be met by a zCDP estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the "
+        "budget as (ε, δ) or ρ to include them."
+    )
+if over := [sp.label for sp in left_out if sp not in zcdp_out]:
+    st.caption(
+        "Left out: " + ", ".join(over) + " — each spends more than the budget it is given (as "
+        "its authors' code does), so it does not meet this budget."
     )
 
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
