@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast lint format bench fuzz paper-grid load deploy-test clean
+.PHONY: run test test-fast walk lint format bench fuzz paper-grid load deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ test: $(STAMP)
 # Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+
+# The browser walk alone (issue 15's done-criterion; `make test` runs it too): every page at its
+# defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS) to read.
+WALK_SCREENSHOTS ?= /tmp/dpmean-walk
+walk: $(STAMP)
+	WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
