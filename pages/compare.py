@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
@@ -349,22 +350,21 @@ first_cfg = (
 first_json = first_cfg.to_json(indent=None)
 approved: set = st.session_state.setdefault("_approved_runs", set())
 background = progressive()
+#: a full sweep within this runs by itself: in the background on the pool, else in this run
+auto_limit = AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS
 full_ready = config_json in _frames()
-want_full = (
-    full_ready
-    or config_json in approved
-    or predicted <= (AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS)
-)
+want_full = full_ready or config_json in approved or predicted <= auto_limit
 
 
 def _cost(n_: int, d_: int) -> float:
     return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
 
 
-def _choices(within: float) -> list:
-    """The run-all button's alternatives: a smaller n or d, or fewer repetitions, that fit ``within``."""
+def _offer(box: DeltaGenerator, runs: list[tuple[str, float, str]]) -> None:
+    """Buttons in ``box``: each of ``runs`` (label, seconds, the run key it approves), then the smaller
+    settings whose full sweep runs by itself (a smaller n or d, or fewer repetitions)."""
     per_rep = predicted / config.repetitions
-    fit = min(config.repetitions - 1, int(within / max(per_rep, 1e-9)))
+    fit = min(config.repetitions - 1, int(auto_limit / max(per_rep, 1e-9)))
     fewer = (
         [
             (
@@ -376,7 +376,18 @@ def _choices(within: float) -> list:
         if FIRST_REPS < fit
         else []
     )
-    return smaller_data_choices(config.n, config.d, _cost, within=within) + fewer
+    smaller = smaller_data_choices(config.n, config.d, _cost, within=auto_limit) + fewer
+    cols = box.columns(len(runs) + len(smaller))
+    for col, (label, secs, key) in zip(cols, runs, strict=False):
+        col.button(
+            f"{label} (≈ {duration_text(secs)})",
+            type="primary" if key == config_json else "secondary",
+            key=f"approve-{label}",
+            on_click=approved.add,
+            args=(key,),
+        )
+    for col, (label, secs, callback) in zip(cols[len(runs) :], smaller, strict=True):
+        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
 
 
 first_seconds = estimate_seconds(first_cfg)
@@ -391,21 +402,13 @@ if (
         f"**This comparison takes about {duration_text(predicted)}** ({what}); a first result with "
         f"{first_cfg.repetitions} repetitions per point takes about {duration_text(first_seconds)}."
     )
-    run_choices = [
-        (f"Run all {config.repetitions} repetitions", predicted, config_json),
-        (f"Run {first_cfg.repetitions} repetitions first", first_seconds, first_json),
-    ][: 1 if first_cfg is config else 2]
-    cols = box.columns(len(run_choices) + len(smaller := _choices(AUTO_REFINE_SECONDS)))
-    for col, (label, secs, key) in zip(cols, run_choices, strict=False):
-        col.button(
-            f"{label} (≈ {duration_text(secs)})",
-            type="primary" if key == config_json else "secondary",
-            key=f"approve-{label}",
-            on_click=approved.add,
-            args=(key,),
-        )
-    for col, (label, secs, callback) in zip(cols[len(run_choices) :], smaller, strict=True):
-        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
+    _offer(
+        box,
+        [
+            (f"Run all {config.repetitions} repetitions", predicted, config_json),
+            (f"Run {first_cfg.repetitions} repetitions first", first_seconds, first_json),
+        ][: 1 if first_cfg is config else 2],
+    )
     st.stop()
 shown = (
     config if (full_ready or first_cfg is config or (want_full and not background)) else first_cfg
@@ -438,17 +441,7 @@ elif shown is not config:  # a long full run: offered, not started
         f"**Showing {status}: a quick first result.** All {config.repetitions} take about "
         f"{duration_text(predicted)} ({what}); run them for numbers to rely on, or pick a smaller setting."
     )
-    smaller = _choices(AUTO_REFINE_SECONDS)
-    cols = box.columns(1 + len(smaller))
-    cols[0].button(
-        f"Run all {config.repetitions} repetitions (≈ {duration_text(predicted)})",
-        type="primary",
-        key="approve-full",
-        on_click=approved.add,
-        args=(config_json,),
-    )
-    for col, (label, secs, callback) in zip(cols[1:], smaller, strict=True):
-        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
+    _offer(box, [(f"Run all {config.repetitions} repetitions", predicted, config_json)])
 else:
     st.caption(f"Showing all {config.repetitions} repetitions per point.")
 
