@@ -23,11 +23,11 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The browser walk alone (issue 15's done-criterion; `make test` runs it too): every page at its
-# defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS) to read.
+# The browser walk (issue 15's done-criterion, ~5 min, so not in `make test`; CI runs both): every
+# page at its defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
 WALK_SCREENSHOTS ?= /tmp/dpmean-walk
 walk: $(STAMP)
-	WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.

@@ -4,8 +4,8 @@ the background). Each view is waited on until it has settled (no skeleton, nothi
 chart drawn, no sweep running or refining), saved as a full-page screenshot, and fails on any
 exception box or error message.
 
-The screenshots go to ``$WALK_SCREENSHOTS`` (or a fresh temporary directory, printed), to be read by
-a person: does every sentence match the numbers in its chart?
+Run it with ``make walk``. The screenshots go to ``$WALK_SCREENSHOTS`` (or a fresh temporary
+directory, printed), to be read by a person: does every sentence match the numbers in its chart?
 """
 
 from __future__ import annotations
@@ -18,7 +18,12 @@ import pytest
 
 from dpcore.experiments.presets import PRESETS
 
-pytestmark = pytest.mark.browser
+#: About five minutes on two cores: run by ``make walk`` (and by CI after ``make test``), not by
+#: ``make test``, which must stay short.
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(os.environ.get("DPMEAN_WALK") != "1", reason="run by `make walk`"),
+]
 
 #: Every page of the app (url path, a heading it shows).
 PAGES = [
