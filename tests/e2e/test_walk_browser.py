@@ -100,8 +100,9 @@ def test_walk(served_app_url: str, browser: object, walk_dir: Path, name: str, p
         if path.startswith("compare"):  # the chart's estimators are the ones the selector shows
             shown = page.locator("[data-testid='stMultiSelect']").first.inner_text().splitlines()
             if not [line for line in shown[1:] if line.strip()]:  # after the label: one per tag
-                # seen now and then after the background refinement's st.rerun() (a Streamlit
-                # front-end mismatch between a multiselect's value and what it draws): known, open
+                # seen in the walk on the free-lunch preset (after the window grows and the
+                # background refinement's st.rerun()): the server holds the five estimators the
+                # chart draws, the front end draws none; not reproduced in isolation. Known, open.
                 pytest.xfail(f"{name}: the estimator selector draws none, the chart draws some")
     finally:
         ctx.close()
