@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast lint format bench fuzz paper-grid load profile deploy-test clean
+.PHONY: run test test-fast walk lint format bench fuzz paper-grid load profile deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ test: $(STAMP)
 # Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+
+# The browser walk (issue 15's done-criterion, ~5 min, so not in `make test`; CI runs both): every
+# page at its defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
+WALK_SCREENSHOTS ?= /tmp/dpmean-walk
+walk: $(STAMP)
+	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.

@@ -241,7 +241,10 @@ def url_sync(key: str, value: Any) -> Any:
     """Record the widget's current ``value`` (session and URL); returns ``value``."""
     st.session_state[f"_keep_{key}"] = value
     st.session_state.setdefault("_page_keys", set()).add(key)
-    st.query_params[key] = _encode(value)
+    if value is None:  # no choice made yet (a radio with no default): nothing to carry
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = _encode(value)
     return value
 
 
@@ -434,8 +437,13 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     )
 
 
-def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
-    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
+def chart(
+    fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str, *, narrow: bool = False
+) -> None:
+    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
+
+    ``narrow``: the chart sits in a narrow column; the buttons then get short labels in one row and
+    the code expander goes below them (their full labels would be cut off)."""
     fig = tidy_log_axes(fig)
     st.plotly_chart(
         as_figure(fig), key=f"chart-{name}", alt=sentence.replace("**", "")
@@ -445,13 +453,13 @@ def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> 
         "present", False
     ):  # presenter mode (pages/_present.py): no downloads, no code
         return
-    cols = st.columns([3, 1, 1, 5])
+    cols = st.columns(3 if narrow else [3, 1, 1, 5])
     with cols[0]:
-        download_csv(data, name)
+        download_csv(data, name, "CSV" if narrow else "Download the data (CSV)")
     for col, fmt in zip(cols[1:3], ("png", "svg"), strict=True):
         with col:
             download_image(fig, name, fmt)
-    with cols[3]:
+    with st.container() if narrow else cols[3]:
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")
@@ -522,10 +530,12 @@ def include_peers(key: str) -> bool:
         )
         return False
     versions = ", ".join(f"{lib} {v}" for lib, v in have.items())
-    return st.toggle(
+    return url_widget(
+        st.toggle,
         PEERS_LABEL,
-        value=False,
         key=key,
+        default=False,
+        valid=lambda v: isinstance(v, bool),
         help=f"Adds the means of {versions}, run through the libraries' own APIs on the same data "
         "and budget. OpenDP draws its own unseedable noise: its numbers change on every run.",
     )
@@ -564,28 +574,12 @@ def words_on_this_page(*names: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # feedback: the time a run will take, and a choice before a long one
 
+#: A run predicted to take longer than this many seconds asks first.
 LONG_RUN_SECONDS = 3.0
-
-
-def long_run_approved(key: str, seconds: float, what: str, note: str = "") -> bool:
-    """True when the run named ``key`` may start: predicted within :data:`LONG_RUN_SECONDS`, or the user
-    pressed its "Run" button (drawn here, with the estimate and ``note``, while it is not pressed)."""
-    if seconds <= LONG_RUN_SECONDS:
-        return True
-    approved = st.session_state.setdefault("_approved_runs", set())
-    if key in approved:
-        return True
-    box = st.container(border=True)
-    box.markdown(f"**The full run takes about {_duration(seconds)}** ({what}). {note}")
-    # approval in a callback: it runs before the script, so a rerun inside the script cannot lose the click
-    box.button(
-        f"Run (≈ {_duration(seconds)})",
-        type="primary",
-        key=f"run-{abs(hash(key))}",
-        on_click=approved.add,
-        args=(key,),
-    )
-    return False
+#: Compare draws a first result at once and refines it by itself (on the shared pool, behind
+#: every page view) when the whole sweep is predicted within this many seconds; beyond, it offers
+#: the full run with its time, and smaller settings.
+AUTO_REFINE_SECONDS = 20.0
 
 
 def confirm_long_run(
@@ -608,35 +602,35 @@ def confirm_long_run(
         return
     box = st.container(border=True)
     box.markdown(
-        f"**This will take about {_duration(seconds)}** ({what}). Run it, or pick a smaller setting "
+        f"**This will take about {duration_text(seconds)}** ({what}). Run it, or pick a smaller setting "
         "for a quick first result."
     )
     cols = box.columns(1 + len(smaller))
     cols[0].button(
-        f"Run (≈ {_duration(seconds)})",
+        f"Run (≈ {duration_text(seconds)})",
         type="primary",
         key=f"run-{abs(hash(key))}",
         on_click=approved.add,
         args=(key,),
     )
     for col, (label, secs, callback) in zip(cols[1:], smaller, strict=True):
-        col.button(f"{label} (≈ {_duration(secs)})", on_click=callback, key=f"smaller-{label}")
+        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
     st.stop()
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     if seconds < 90:
         return f"{max(seconds, 1):.0f} s"
     return f"{seconds / 60:.0f} min"
 
 
 def smaller_data_choices(
-    n: int, d: int, seconds: Callable[[int, int], float]
+    n: int, d: int, seconds: Callable[[int, int], float], *, within: float = LONG_RUN_SECONDS
 ) -> list[tuple[str, float, Callable[[], None]]]:
     """Cheaper sidebar settings for a page whose cost is ``seconds(n, d)``: the largest n (and d) on the
-    usual grids that fit in :data:`LONG_RUN_SECONDS`, each as a choice for :func:`confirm_long_run`."""
+    usual grids that fit in ``within`` seconds, each as a choice for :func:`confirm_long_run`."""
     out: list[tuple[str, float, Callable[[], None]]] = []
-    fit_n = [c for c in N_CHOICES if c < n and seconds(c, d) <= LONG_RUN_SECONDS]
+    fit_n = [c for c in N_CHOICES if c < n and seconds(c, d) <= within]
     if fit_n:
         out.append(
             (
@@ -645,7 +639,7 @@ def smaller_data_choices(
                 lambda v=fit_n[-1]: set_sidebar({"n": v}),
             )
         )
-    fit_d = [c for c in D_CHOICES if c < d and seconds(n, c) <= LONG_RUN_SECONDS]
+    fit_d = [c for c in D_CHOICES if c < d and seconds(n, c) <= within]
     if fit_d:
         out.append(
             (

@@ -81,8 +81,10 @@ n = url_widget(
 )
 flip = url_widget(
     c4.checkbox,
-    "Private flip step (needed if some pⱼ > ½)",
+    "Private flip step",
     key="bp_flip",
+    help="Needed when some pⱼ > ½: the estimator first finds those bits privately (on a tenth "
+    "of the rows) and reads them flipped, so every probability is at most about ½.",
     default=prof == "dense",
     valid=lambda v: isinstance(v, bool),
 )
@@ -313,7 +315,7 @@ st.markdown(
     "units instead of d, so their noise no longer grows with d. **Naive Laplace wins when all pⱼ are near ½** "
     "(profile *dense*): no truncation helps there, and PureDPPDE pays for splitting its rows into blocks and "
     "for the heavy-stage substitute (up to a √K factor). It also wins at small d or small n, where sorting "
-    "noise promotes tiny coordinates by mistake. The one-radius truncated Laplace baseline (orange) is strong "
+    "noise promotes tiny coordinates by mistake. The one-radius truncated Laplace baseline (blue) is strong "
     "whenever the total weight of the heavy bits is small; it loses to PureDPPDE only when many moderately "
     "heavy bits make every row heavy (e.g. profile *two_level* at d = 1024)."
 )

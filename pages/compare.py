@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
@@ -38,14 +39,14 @@ from dpcore.figures.compare import (
 from dpcore.glossary import define
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
 from pages._ui import (
+    AUTO_REFINE_SECONDS,
     CACHE_TTL,
     LONG_RUN_SECONDS,
     chart,
-    confirm_long_run,
     download_csv,
+    duration_text,
     forget,
     include_peers,
-    long_run_approved,
     set_sidebar,
     settings,
     show_code,
@@ -324,48 +325,10 @@ def _run(config_json: str) -> pd.DataFrame:
 
 
 config_json = config.to_json(indent=None)
-n_tasks = len(plan_tasks(config)[0])
-if (
-    config_json not in _frames()
-):  # a time estimate first; a quick first result (fewer repetitions) when it fits
-    predicted = estimate_seconds(config)
-    per_rep = predicted / config.repetitions
-    fit = max(2, min(config.repetitions - 1, int(LONG_RUN_SECONDS / max(per_rep, 1e-9))))
-    what = (
-        f"{n_tasks} datasets, {len(chosen)} estimators, {config.repetitions} repetitions per point at "
-        f"n = {config.n:,}, d = {config.d}"
-    )
-    if fit < config.repetitions and per_rep * fit <= LONG_RUN_SECONDS:
-        if not long_run_approved(
-            config_json,
-            predicted,
-            what,
-            f"Below is a **quick first result with {fit} repetitions per point** "
-            f"(≈ {per_rep * fit:.0f} s); run all {config.repetitions} for numbers to rely on.",
-        ):
-            config = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": fit})
-            config_json = config.to_json(indent=None)
-    else:
-
-        def _cost(n_: int, d_: int) -> float:
-            return estimate_seconds(
-                ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_})
-            )
-
-        fewer = (
-            [
-                (
-                    f"Use {fit} repetitions",
-                    per_rep * fit,
-                    lambda v=fit: st.session_state.update(cmp_reps=v),
-                )
-            ]
-            if fit < config.repetitions
-            else []
-        )
-        confirm_long_run(
-            config_json, predicted, what, smaller_data_choices(config.n, config.d, _cost) + fewer
-        )
+what = (
+    f"{len(plan_tasks(config)[0])} datasets, {len(chosen)} estimators, {config.repetitions} "
+    f"repetitions per point at n = {config.n:,}, d = {config.d}"
+)
 _names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
 if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"}:
     with user_errors():  # before the run: public values only (n, d, rho and the public range)
@@ -374,18 +337,90 @@ if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"
             _risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))
         ) is not None:
             st.warning("**Before the run:** " + _risk)
-# a long sweep not computed yet: draw its first FIRST_REPS repetitions at once (exactly those of the
-# full sweep), and let the full sweep run on the pool behind every page view
-shown = config
-if config.repetitions > FIRST_REPS and _frames().get(config_json) is None and progressive():
-    shown = ExperimentConfig.from_dict({**config.to_dict(), "repetitions": FIRST_REPS})
+# One flow for a first result (issues 15 and 18): the first FIRST_REPS repetitions are drawn at once
+# (exactly those of the full sweep). When all of them are predicted to be short, the full sweep then
+# runs by itself (in the background on the shared pool, or at once without one); when it is long,
+# the user chooses: all repetitions (with the time), or a smaller n, d or repetition count.
+predicted = estimate_seconds(config)
+first_cfg = (
+    config
+    if config.repetitions <= FIRST_REPS
+    else ExperimentConfig.from_dict({**config.to_dict(), "repetitions": FIRST_REPS})
+)
+first_json = first_cfg.to_json(indent=None)
+approved: set = st.session_state.setdefault("_approved_runs", set())
+background = progressive()
+#: a full sweep within this runs by itself: in the background on the pool, else in this run
+auto_limit = AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS
+full_ready = config_json in _frames()
+want_full = full_ready or config_json in approved or predicted <= auto_limit
+
+
+def _cost(n_: int, d_: int) -> float:
+    return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
+
+
+def _offer(box: DeltaGenerator, runs: list[tuple[str, float, str]]) -> None:
+    """Buttons in ``box``: each of ``runs`` (label, seconds, the run key it approves), then the smaller
+    settings whose full sweep runs by itself (a smaller n or d, or fewer repetitions)."""
+    per_rep = predicted / config.repetitions
+    fit = min(config.repetitions - 1, int(auto_limit / max(per_rep, 1e-9)))
+    fewer = (
+        [
+            (
+                f"Use {fit} repetitions",
+                per_rep * fit,
+                lambda v=fit: st.session_state.update(cmp_reps=v),
+            )
+        ]
+        if FIRST_REPS < fit
+        else []
+    )
+    smaller = smaller_data_choices(config.n, config.d, _cost, within=auto_limit) + fewer
+    cols = box.columns(len(runs) + len(smaller))
+    for col, (label, secs, key) in zip(cols, runs, strict=False):
+        col.button(
+            f"{label} (≈ {duration_text(secs)})",
+            type="primary" if key == config_json else "secondary",
+            key=f"approve-{label}",
+            on_click=approved.add,
+            args=(key,),
+        )
+    for col, (label, secs, callback) in zip(cols[len(runs) :], smaller, strict=True):
+        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
+
+
+first_seconds = estimate_seconds(first_cfg)
+if (
+    not want_full
+    and first_json not in _frames()
+    and first_json not in approved
+    and first_seconds > LONG_RUN_SECONDS
+):  # even the first result is long: the time first, and a choice
+    box = st.container(border=True)
+    box.markdown(
+        f"**This comparison takes about {duration_text(predicted)}** ({what}); a first result with "
+        f"{first_cfg.repetitions} repetitions per point takes about {duration_text(first_seconds)}."
+    )
+    _offer(
+        box,
+        [
+            (f"Run all {config.repetitions} repetitions", predicted, config_json),
+            (f"Run {first_cfg.repetitions} repetitions first", first_seconds, first_json),
+        ][: 1 if first_cfg is config else 2],
+    )
+    st.stop()
+shown = (
+    config if (full_ready or first_cfg is config or (want_full and not background)) else first_cfg
+)
 shown_json = shown.to_json(indent=None)
 t0 = time.perf_counter()
 with user_errors():
     n_tasks = len(plan_tasks(shown)[0])
     frame = _run(shown_json)
 elapsed = time.perf_counter() - t0
-if shown is not config:
+status = f"{first_cfg.repetitions} of {config.repetitions} repetitions per point"
+if shown is not config and want_full:  # refine in the background; the fragment redraws when done
     _frames().refine(config_json, lambda ex: run(config_json, executor=ex))
 
     @st.fragment(run_every=1.0)
@@ -394,12 +429,21 @@ if shown is not config:
         if _frames().get(config_json) is not None:
             st.rerun()
         st.info(
-            f"First result: {FIRST_REPS} of {config.repetitions} repetitions per point. The full sweep is "
-            "running and replaces it here by itself in a few seconds.",
+            f"**Showing {status}, refining in the background** (all {config.repetitions} take about "
+            f"{duration_text(predicted)}); the chart updates by itself.",
             icon=":material/hourglass_top:",
         )
 
     _refined()
+elif shown is not config:  # a long full run: offered, not started
+    box = st.container(border=True)
+    box.markdown(
+        f"**Showing {status}: a quick first result.** All {config.repetitions} take about "
+        f"{duration_text(predicted)} ({what}); run them for numbers to rely on, or pick a smaller setting."
+    )
+    _offer(box, [(f"Run all {config.repetitions} repetitions", predicted, config_json)])
+else:
+    st.caption(f"Showing all {config.repetitions} repetitions per point.")
 
 for reason in frame.attrs.get("skipped", {}).values():
     st.caption(reason)
@@ -552,13 +596,15 @@ if not tails.empty:
         tails.drop(columns="estimator").rename(
             columns={
                 "median": "median error (typical point)",
-                "failure_rate": "runs > 3× median",
+                "failure_rate": "runs > 3× median (all points)",
                 "worst_ratio": "worst run / median",
             }
         ),
         hide_index=True,
         width="stretch",
-        column_config={"runs > 3× median": st.column_config.NumberColumn(format="percent")},
+        column_config={
+            "runs > 3× median (all points)": st.column_config.NumberColumn(format="percent")
+        },
     )
 
 # ---------------------------------------------------------------------------------------------
@@ -571,18 +617,32 @@ else:
     summ = summarise(frame, metric)
     finite = summ["median"][np.isfinite(summ["median"]) & summ["private"]]
     default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
-    target = st.number_input(
+    # in the URL like the other controls; a new axis or norm starts from its own default target
+    if st.session_state.get("_cmp_target_for", (x, metric)) != (x, metric):
+        forget("cmp_target")
+    st.session_state["_cmp_target_for"] = (x, metric)
+    target = url_widget(
+        st.number_input,
         f"Target median {METRIC_LABEL[metric]} error",
+        key="cmp_target",
+        default=default_target,
+        valid=lambda v: isinstance(v, float) and 1e-9 <= v < float("inf"),
         min_value=1e-9,
-        value=default_target,
         format="%g",
-        key=f"cmp_target_{preset}_{x}_{metric}",
     )
     with user_errors():
         need = needed_for_target(frame, float(target), by=x, metric=metric)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
     tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
     words = target_sentence(need, x, float(target), metric, config.unit)
+    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
+    if (
+        x == "budget" and target < 1.5 * floor
+    ):  # flat curves: a small error gap is a large budget gap
+        words += (
+            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
+            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
+        )
     chart(
         tfig,
         tdata,

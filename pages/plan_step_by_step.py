@@ -502,7 +502,9 @@ chart(
     f"coordinates (following σ̂ᵢ^{2 * exponent:.2g}), while IOME puts {iome_est.diagnostics.noise_std[0]:.3g} "
     f"and the Gaussian mechanism {gauss_est.diagnostics.noise_std[0]:.3g} on every one. Expected ℓ2 size of the "
     f"noise vector: PLAN {l2[plan_label]:.3g}, IOME {l2[spec_iome.label]:.3g}, Gaussian mechanism "
-    f"{l2[spec_gauss.label]:.3g}. The dashed line is each coordinate's sampling std σᵢ/√n.",
+    f"{l2[spec_gauss.label]:.3g} (this run's noise, from its private variances and radius; the idealised "
+    "curve above assumes σ known and an idealised radius, so it need not match). The dashed line is "
+    "each coordinate's sampling std σᵢ/√n.",
     code_run + code_base + "from dpcore.figures.plan import noise_shapes_figure\n"
     "fig, df = noise_shapes_figure([('PLAN', '#08519c', est), ('IOME', '#cb181d', iome_est), "
     "('Gaussian mechanism', '#a0522d', gauss_est)], data.true_std, n=data.x.shape[0])",

@@ -33,7 +33,7 @@ name = c1.selectbox(
     NAMES,
     index=NAMES.index("clipped_laplace"),
     key="audit_estimator",
-    format_func=lambda k: f"{registry.get(k).label} ({k})",
+    format_func=lambda k: registry.get(k).label,
 )
 spec = registry.get(name)
 pairs = pairs_for(spec.neighbouring, n=2, d=audit_dimension(spec))

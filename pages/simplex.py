@@ -168,6 +168,7 @@ with g1, user_errors():
         "the segment is only a chord of the l2 ball, which is why Gaussian noise gains less.",
         f"from dpcore.figures.simplex import geometry_d1\nfrom dpcore.experiments.studies import sample_at\n"
         f"fig, df = geometry_d1(sample_at({p_now!r}, 40, {R!r}, rng={s.seed}), {R!r})",
+        narrow=True,
     )
 with g2, user_errors():
     z2 = np.random.default_rng(s.seed).dirichlet([3 * p_now + 0.5, 1.5, 1.5], 150)[:, :2] * 1.1 * R
@@ -181,6 +182,7 @@ with g2, user_errors():
         f"R − z₁ − z₂ and lands on the triangle. {k} of {len(df)} rows had z₁ + z₂ > R and were rescaled onto "
         "it first (red) — clamping must come before augmenting, or the padding goes negative.",
         "from dpcore.figures.simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0",
+        narrow=True,
     )
 
 with user_errors():

@@ -5,6 +5,8 @@ server's temporary file)."""
 
 from __future__ import annotations
 
+import json
+import math
 import warnings
 
 import numpy as np
@@ -39,6 +41,9 @@ from pages._ui import (
     include_peers,
     settings,
     simulation_notice,
+    url_sync,
+    url_value,
+    url_widget,
     user_errors,
     words_on_this_page,
 )
@@ -69,7 +74,36 @@ SOURCES = {
     "upload": "Upload a CSV file",
     "paste": "Paste CSV text",
 }
-source = st.radio("Data", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="yd_source")
+source = url_widget(
+    st.radio,
+    "Data",
+    list(SOURCES),
+    key="yd_source",
+    default="bundled",
+    valid=SOURCES.__contains__,
+    format_func=SOURCES.get,
+    horizontal=True,
+)
+if source == "bundled":
+    st.caption(
+        "Copy the address bar to share this view: the link carries the data set, columns, bounds, "
+        "budget and the repeated-runs choice."
+    )
+else:
+    st.caption(
+        "Copy the address bar to share this view: **the link carries the settings but not the "
+        + ("file" if source == "upload" else "pasted text")
+        + "**; whoever opens it supplies the same data."
+    )
+#: Controls of this page that only make sense with the data they were chosen for.
+_DATA_KEYS = ("yd_cols", "yd_bounds", "yd_rep_names", "yd_ledger")
+
+
+def _keep_upload() -> None:
+    """Keep the uploaded file's name and bytes for this session, so it survives a page change (the
+    uploader's own state does not); removing the file in the uploader drops it."""
+    f = st.session_state.get("yd_file")
+    st.session_state["_yd_upload"] = (f.name, f.getvalue()) if f is not None else None
 
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
@@ -79,11 +113,14 @@ def _parse(raw: bytes) -> pd.DataFrame:
 
 with user_errors():
     if source == "bundled":
-        name = st.selectbox(
+        name = url_widget(
+            st.selectbox,
             "Bundled data set",
             list(BUNDLED),
-            format_func=lambda k: BUNDLED[k].label,
             key="yd_bundled",
+            default=next(iter(BUNDLED)),
+            valid=BUNDLED.__contains__,
+            format_func=lambda k: BUNDLED[k].label,
         )
         info = BUNDLED[name]
         st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
@@ -94,16 +131,32 @@ with user_errors():
             "CSV file (first row: column names)",
             type=None,
             key="yd_file",
+            on_change=_keep_upload,
             help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
             f"{limits.MAX_COLUMNS} columns.",
         )
-        if up is None:
-            st.info("Upload a CSV file to begin, or pick a bundled data set above.")
+        kept_file = st.session_state.get("_yd_upload")
+        if up is None and kept_file is not None:  # uploaded before this page was left
+            st.caption(
+                f"Using **{kept_file[0]}**, uploaded earlier in this session (upload another to replace it)."
+            )
+            raw = kept_file[1]
+        elif up is None:
+            carried = [k for k in _DATA_KEYS if url_value(k)]
+            st.info(
+                "**Upload the CSV file this link was made with.** The link carries the settings "
+                "(columns, bounds, budget) but not the file; they apply once the same file is here."
+                if carried
+                else "Upload a CSV file to begin, or pick a bundled data set above.",
+                icon=":material/upload_file:",
+            )
             st.stop()
-        raw = up.getvalue()
+        else:
+            raw = up.getvalue()
         df = _parse(raw)
         raw_key = raw
     else:
+        st.session_state.setdefault("yd_text", st.session_state.get("_keep_yd_text", ""))
         text = st.text_area(
             "CSV text (first row: column names)",
             key="yd_text",
@@ -111,8 +164,14 @@ with user_errors():
             max_chars=limits.MAX_UPLOAD_BYTES,
             placeholder="age,income\n34,52000\n51,61000\n...",
         )
+        st.session_state["_keep_yd_text"] = text  # kept across pages, never put in the URL
         if not text.strip():
-            st.info("Paste CSV text to begin.")
+            st.info(
+                "**Paste the CSV text this link was made with.** The link carries the settings "
+                "(columns, bounds, budget) but not the data."
+                if any(url_value(k) for k in _DATA_KEYS)
+                else "Paste CSV text to begin."
+            )
             st.stop()
         raw = text.encode()
         df = _parse(raw)
@@ -131,22 +190,62 @@ if source == "bundled":
     default_cols = [df.columns[i] for i in spread_columns(load_bundled(name).true_std, 8)]
 else:
     default_cols = numeric[:8]
-# A new file or data set starts a fresh column choice (the key follows the columns on offer).
-columns = st.multiselect(
+# A file or data set whose columns do not include the kept choice starts a fresh one.
+columns = url_widget(
+    st.multiselect,
     "Columns to average",
     list(df.columns),
+    key="yd_cols",
     default=default_cols,
-    key=f"yd_columns_{source}_{abs(hash(tuple(df.columns)))}",
+    valid=lambda v: isinstance(v, list) and set(v) <= set(map(str, df.columns)),
 )
 missing_in_chosen = int(df[columns].isna().any(axis=1).sum()) if columns else 0
 drop_nan = False
 if missing_in_chosen:
-    drop_nan = st.checkbox(
+    drop_nan = url_widget(
+        st.checkbox,
         f"Drop the {missing_in_chosen:,} rows with missing values in these columns",
-        value=True,
         key="yd_dropna",
+        default=True,
         help="The number of dropped rows depends on the data and is not private.",
     )
+
+
+def _typed_bounds() -> dict[str, tuple[float, float]]:
+    """The ranges typed so far, per column (kept across pages; on a session's first visit read
+    from the link's ``yd_bounds``, a JSON object ``{column: [lower, upper]}``)."""
+    ss = st.session_state
+    if "_yd_typed" not in ss:
+        ss["_yd_typed"] = {}
+        raw = url_value("yd_bounds")
+        try:
+            got = json.loads(raw) if raw else {}
+            ss["_yd_typed"] = {
+                str(c): (float(v[0]), float(v[1]))
+                for c, v in got.items()
+                if len(v) == 2 and all(math.isfinite(float(b)) for b in v)
+            }
+        except (TypeError, ValueError, AttributeError):
+            pass  # a broken link: no typed ranges, the table asks for them
+    return dict(ss["_yd_typed"])
+
+
+def _keep_typed_bounds(
+    kept: dict[str, tuple[float, float]], edited: pd.DataFrame, documented: dict
+) -> None:
+    """Keep the ranges in the table (those that differ from a documented range) and put them in the URL."""
+    for row in edited.itertuples():
+        lo, hi = pd.to_numeric(pd.Series([row.lower, row.upper]), errors="coerce")
+        if math.isfinite(lo) and math.isfinite(hi) and documented.get(row.column) != (lo, hi):
+            kept[str(row.column)] = (float(lo), float(hi))
+        else:
+            kept.pop(str(row.column), None)
+    st.session_state["_yd_typed"] = kept
+    if kept:
+        url_sync(
+            "yd_bounds", json.dumps({c: list(v) for c, v in kept.items()}, separators=(",", ":"))
+        )
+
 
 st.subheader("Bounds")
 BOUNDS = {
@@ -154,14 +253,15 @@ BOUNDS = {
     "private": "Estimate them privately with part of the budget",
     "data": "Read them off the data (privacy leak)",
 }
-mode = st.radio(
+mode = url_widget(
+    st.radio,
     "Where does each column's range come from?",
     list(BOUNDS),
+    # own file: no default choice (a bundled set's documented ranges are public)
+    key="yd_bounds_mode" if source == "bundled" else "yd_bounds_mode_own",
+    default="public" if source == "bundled" else None,
+    valid=lambda v: v in BOUNDS or (v is None and source != "bundled"),
     format_func=BOUNDS.get,
-    index=0 if source == "bundled" else None,
-    key="yd_bounds_mode"
-    if source == "bundled"
-    else "yd_bounds_mode_own",  # own file: a fresh choice
     help="No default for your own file: a range is a choice you make, not something the app guesses.",
 )
 if mode is None:
@@ -191,38 +291,46 @@ if mode != "data":
         )
         + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
     )
+    typed_now = _typed_bounds()
+    start = {c: typed_now.get(c, pub.get(c, (np.nan, np.nan))) for c in columns}
     table = pd.DataFrame(
         {
             "column": columns,
-            "lower": [pub.get(c, (np.nan, np.nan))[0] for c in columns],
-            "upper": [pub.get(c, (np.nan, np.nan))[1] for c in columns],
+            "lower": [start[c][0] for c in columns],
+            "upper": [start[c][1] for c in columns],
         }
     )
     edited = st.data_editor(
         table,
         hide_index=True,
         disabled=["column"],
-        key=f"yd_bounds_{hash(tuple(columns))}",
+        key=f"yd_bounds_editor_{abs(hash(tuple(columns)))}",
         width="stretch",
     )
+    _keep_typed_bounds(typed_now, edited, pub)
 share = None
 quantiles = (0.01, 0.99)
 if mode == "private":
     c1, c2 = st.columns(2)
-    share = c1.slider(
+    share = url_widget(
+        c1.slider,
         "Share of the budget spent on the bounds",
         0.05,
         0.5,
-        0.2,
-        0.05,
+        step=0.05,
         key="yd_share",
+        default=0.2,
+        valid=lambda v: isinstance(v, float) and 0.05 <= v <= 0.5,
         help="Each estimator gets the rest; the ledger below shows the split.",
     )
-    q = c2.select_slider(
+    q_options = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]
+    q = url_widget(
+        c2.select_slider,
         "Private quantiles used as bounds",
-        [0.001, 0.005, 0.01, 0.02, 0.05, 0.1],
-        value=0.01,
+        q_options,
         key="yd_q",
+        default=0.01,
+        valid=q_options.__contains__,
         format_func=lambda v: f"{v:g} and {1 - v:g}",
     )
     quantiles = (float(q), 1.0 - float(q))
@@ -274,10 +382,18 @@ st.caption(
     f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
     "Oracle variants would need public variances (this data's own are a privacy leak) and are left out."
 )
-if len(specs) < len(applicable):
+left_out = [sp for sp in applicable if not sp.meets(budget)]
+zcdp_out = [sp for sp in left_out if s.unit == "eps" and sp.notion == "zcdp"]
+if zcdp_out:
     st.info(
-        f"{len(applicable) - len(specs)} zCDP estimators are left out: a pure ε budget cannot be met by a zCDP "
-        "estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the budget as (ε, δ) or ρ to include them."
+        f"{len(zcdp_out)} zCDP estimator{'s are' if len(zcdp_out) > 1 else ' is'} left out: a pure ε "
+        "budget cannot be met by a zCDP estimator (ε-DP implies ε²/2-zCDP, not the reverse). Give the "
+        "budget as (ε, δ) or ρ to include them."
+    )
+if over := [sp.label for sp in left_out if sp not in zcdp_out]:
+    st.caption(
+        "Left out: " + ", ".join(over) + " — each spends more than the budget it is given (as "
+        "its authors' code does), so it does not meet this budget."
     )
 
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
@@ -382,7 +498,7 @@ run_code = (
         else "df = pd.read_csv('your.csv')\n"
     )
     + f"data = from_dataframe(df, {list(columns)!r}, "
-    + ("None" if mode == "data" else f"({list(data.bounds[0])!r}, {list(data.bounds[1])!r})")
+    + ("None" if mode == "data" else f"({data.bounds[0].tolist()!r}, {data.bounds[1].tolist()!r})")
     + f", nan_policy={'drop' if drop_nan else 'error'!r})\n"
     + f"budget = Budget.from_unit({s.unit!r}, {s.budget_value!r}, {s.delta!r})\n"
     + "for spec in registry.applicable(data.kind, data.d):\n"
@@ -422,8 +538,15 @@ if refused:
     )
 
 st.subheader("Where the budget went")
-opts_key = abs(hash(tuple(table["name"])))  # fresh widgets when the estimators on offer change
-pick = st.selectbox("Ledger of", table["estimator"].tolist(), key=f"yd_ledger_{opts_key}")
+ledger_options = table["estimator"].tolist()
+pick = url_widget(
+    st.selectbox,
+    "Ledger of",
+    ledger_options,
+    key="yd_ledger",
+    default=ledger_options[0],
+    valid=ledger_options.__contains__,
+)
 led = pd.DataFrame(ledgers[pick])
 st.dataframe(led, hide_index=True, width="stretch")
 total = float(led["spent"].sum())
@@ -457,14 +580,25 @@ fast = [
 ]
 labels = dict(zip(table["name"], table["estimator"], strict=True))
 c1, c2 = st.columns([3, 1])
-chosen = c1.multiselect(
+chosen = url_widget(
+    c1.multiselect,
     "Estimators",
     table["name"].tolist(),
+    key="yd_rep_names",
     default=fast[:5] or table["name"].tolist()[:5],
+    valid=lambda v: isinstance(v, list) and set(v) <= set(table["name"]),
     format_func=labels.get,
-    key=f"yd_rep_names_{abs(hash(tuple(sorted(table['name']))))}",
 )
-reps = c2.slider("Runs each", 5, 100, 20, 5, key="yd_reps")
+reps = url_widget(
+    c2.slider,
+    "Runs each",
+    5,
+    100,
+    step=5,
+    key="yd_reps",
+    default=20,
+    valid=lambda v: isinstance(v, int) and 5 <= v <= 100,
+)
 if chosen:
     with user_errors():
         rep = _repeat(*args, tuple(chosen), int(reps))

@@ -39,7 +39,7 @@ def test_notebook_matches_the_pages():
 
     at.switch_page("pages/compare.py").run()
     assert not at.exception
-    full = [b for b in at.button if b.label.startswith("Run (≈")]
+    full = [b for b in at.button if b.label.startswith("Run all")]
     if full:  # a long sweep shows a quick first result until the full run is asked for
         full[0].click().run()
     text = " ".join(m.value for m in at.markdown)

@@ -71,3 +71,12 @@ def test_claim_sentence_is_computed_not_written() -> None:
     assert not result.holds
     assert "does not hold" in result.sentence
     assert registry.get("iome_paper").label in result.sentence
+
+
+def test_each_preset_budget_is_the_middle_of_its_sweep() -> None:
+    # the headline under Compare's chart speaks of the sidebar budget and the claim of the sweep's
+    # middle: one point, so the two sentences compare the same numbers
+    for preset in PRESETS.values():
+        cfg = preset.experiment()
+        values = sorted(cfg.sweep["budget"])
+        assert cfg.budget == values[len(values) // 2], preset.key

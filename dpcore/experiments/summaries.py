@@ -267,7 +267,8 @@ NOISE_SHARE = 0.5625
 def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> pd.DataFrame:
     """Idealised theory curves at each sweep point (specs/plan.md §6), where they apply.
 
-    Only for ℓ2 on real or bounded data: PLAN's noise ``G_2 sqrt(2/ρ3) ||σ||_1 / n`` and the
+    Only for ℓ2 on real or bounded data drawn from the distribution (not contaminated): PLAN's
+    noise ``G_2 sqrt(2/ρ3) ||σ||_1 / n`` and the
     Gaussian mechanism's ``sqrt(2/ρ3) sqrt(d) ||σ||_2 / n`` with σ known, clip margin 1 and the noise
     share ``ρ3 = 0.5625 ρ`` (ρ = the user budget in zCDP), combined with the sampling error
     ``||σ||_2 / sqrt(n)`` as ``sqrt(sampling² + noise²)`` (independent errors add in square; the
@@ -279,6 +280,8 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
         metric != "l2" or cfg.kind == "binary" or cfg.unit == "eps"
     ):  # zCDP curves: not run under pure ε
         return pd.DataFrame(columns=cols)
+    if cfg.distribution == "contaminated":  # the curves model clean draws; outliers move x̄ itself,
+        return pd.DataFrame(columns=cols)  # so they would sit below the non-private mean's error
     rows = []
     pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]
     sigmas: dict[tuple[int, float], np.ndarray] = {}

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore import registry
 from dpcore.audit import AuditResult, likelihood_ratio
 from dpcore.figures.style import rgba, style
 
@@ -67,7 +68,8 @@ def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.
         xaxis_title="T = mean of the released coordinates",
         yaxis_title="share of draws",
     )
-    style(fig, title=f"{r.estimator}: the release on D and on its neighbour D′")
+    label = {e.name: e.label for e in registry.all_estimators()}.get(r.estimator, r.estimator)
+    style(fig, title=f"{label}: the release on D and on its neighbour D′")
     fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
     return fig, df
 

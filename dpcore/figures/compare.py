@@ -97,7 +97,7 @@ def error_figure(
     config: ExperimentConfig | Mapping[str, Any] | None = None,
     band: tuple[float, float] = (0.1, 0.9),
     theory_curves: bool = True,
-    height: int = 460,
+    height: int = 520,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Error against ``x`` per estimator: mean line, 10–90% band, sampling floor, theory, best marked.
 
@@ -335,7 +335,7 @@ def error_figure(
             else {}
         ),
     )
-    fig.update_yaxes(title_text=f"{mlabel} error (median, 10–90% band)", row=1, col=1)
+    fig.update_yaxes(title_text=f"median {mlabel} error", row=1, col=1)  # band: in the hover
     style(fig, height=height if nrows == 1 else 360 * nrows)
     data = pd.concat(
         [

@@ -952,7 +952,7 @@ def exponent_curve(
 
 
 def noise_shapes_figure(
-    entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int, height: int = 400
+    entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int, height: int = 460
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Per-coordinate noise std of each estimator (bars; lines for ``d > 64``) against ``sigma_i / sqrt(n)``.
 
@@ -1019,9 +1019,14 @@ def noise_shapes_figure(
     fig.update_yaxes(
         title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float))
     )
-    return style(fig, title="Noise shapes: noise std per coordinate", height=height), pd.concat(
-        frames, ignore_index=True
+    style(fig, title="Noise shapes: noise std per coordinate", height=height)
+    # four long legend entries wrap onto two rows, which the house style's legend-on-top would
+    # draw over the title: below the plot instead
+    fig.update_layout(
+        legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
+        margin=dict(b=120),
     )
+    return fig, pd.concat(frames, ignore_index=True)
 
 
 def error_split_frame(

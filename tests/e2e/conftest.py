@@ -39,9 +39,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def app_url() -> Iterator[str]:
-    """Start the app with the README's command, ``make run``, on a free port.
+def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start the app with the README's command, ``make run``, on a free port (``env`` added to the
+    environment); yields its URL and stops it afterwards.
 
     Falls back to the same ``streamlit run`` line under this interpreter when ``make`` or the
     project's ``.venv`` is missing (e.g. tests run from another environment).
@@ -65,7 +65,12 @@ def app_url() -> Iterator[str]:
         ]
     # own process group, so that stopping it also stops the server make started
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -91,6 +96,20 @@ def app_url() -> Iterator[str]:
         os.killpg(proc.pid, signal.SIGKILL)
     if proc.stdout:
         proc.stdout.close()  # else a ResourceWarning, an error under filterwarnings = error
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """The app as ``make run`` starts it, under the test-wide environment (complete results at once:
+    no progressive refinement, see tests/conftest.py)."""
+    yield from _serve()
+
+
+@pytest.fixture(scope="session")
+def served_app_url() -> Iterator[str]:
+    """The app as a user gets it from ``make run``: the shared worker pool and the first result
+    refined in the background (``DPMEAN_PROGRESSIVE=1``, the app's default)."""
+    yield from _serve({"DPMEAN_PROGRESSIVE": "1"})
 
 
 @pytest.fixture(scope="session")

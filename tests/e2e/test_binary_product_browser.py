@@ -1,6 +1,7 @@
 """The Binary product page in a real browser: it renders its three charts and the win/lose words."""
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -13,10 +14,12 @@ def test_binary_product_page_renders(app_url, page, wait_for_app, screenshot):
         "() => document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=120_000
     )
     wait_for_app(page)
-    body = page.locator("[data-testid='stMain']").inner_text()
+    main = page.locator("[data-testid='stMain']")
+    # the words come after the charts: wait for them (under load the run may still be drawing)
+    expect(main).to_contain_text("Naive Laplace wins when all", timeout=120_000)
+    body = main.inner_text()
     assert "Binary product" in body
     assert "substitute" in body
     assert "PureDPPDE wins" in body
-    assert "Naive Laplace wins when all" in body
     path = screenshot(page, "binary_product")
     assert path.stat().st_size > 50_000

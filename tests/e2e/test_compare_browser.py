@@ -53,3 +53,27 @@ def test_preset_link_reopens_the_story(app_url, browser, wait_for_app):
     expect(main).to_contain_text("No skew, a tie", timeout=180_000)
     assert "preset=no_skew_tie" in page.url
     ctx.close()
+
+
+def test_a_long_comparison_shows_a_first_result_then_all_repetitions_on_request(
+    served_app_url, browser, wait_for_app, screenshot, charts_drawn
+):
+    # predicted ≈ 26 s in all (above the 20 s the page refines by itself), ≈ 2.6 s for the first 3
+    ctx = browser.new_context(viewport={"width": 1400, "height": 2400})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{served_app_url}/compare?n=3000&d=128&cmp_reps=30")
+        wait_for_app(page)
+        main = page.locator("[data-testid='stMain']")
+        expect(main).to_contain_text(
+            "Showing 3 of 30 repetitions per point: a quick first result", timeout=180_000
+        )
+        charts_drawn(page, 1)
+        screenshot(page, "compare_first_result_offered")
+        page.get_by_role("button", name=re.compile(r"^Run all 30 repetitions \(≈")).click()
+        expect(main).to_contain_text("refining in the background", timeout=60_000)
+        screenshot(page, "compare_refining")
+        expect(main).to_contain_text("Showing all 30 repetitions per point", timeout=600_000)
+        assert not page.get_by_role("button", name=re.compile(r"^Run all")).count()
+    finally:
+        ctx.close()

@@ -29,19 +29,20 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
     assert not at.exception, at.exception
     cfg = ExperimentConfig(n=300, d=4, seed=11, estimators=default_estimators("real", "rho", 4))
     first = ExperimentConfig.from_dict({**cfg.to_dict(), "repetitions": 3})
-    if not any("First result: 3 of 10" in i.value for i in at.info):
+    if not any("Showing 3 of 10 repetitions per point, refining" in i.value for i in at.info):
         pytest.skip("no worker pool here: the page computed the full sweep at once")
     assert f"{len(run(first)):,} runs" in _captions(at)
     deadline = time.monotonic() + 240
-    while any("First result" in i.value for i in at.info) and time.monotonic() < deadline:
+    while any("refining" in i.value for i in at.info) and time.monotonic() < deadline:
         time.sleep(1.0)
         at.run()
     assert not at.exception, at.exception
-    assert not any("First result" in i.value for i in at.info), (
+    assert not any("refining" in i.value for i in at.info), (
         "the full sweep never replaced the first result"
     )
     full = run(cfg)
     assert f"{len(full):,} runs" in _captions(at)
+    assert "Showing all 10 repetitions per point" in _captions(at)
     # the first result is exactly the full sweep's first three repetitions
     part = full[full["rep"] < 3].reset_index(drop=True).drop(columns="seconds")
     assert part.equals(run(first).drop(columns="seconds"))

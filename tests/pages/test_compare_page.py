@@ -46,7 +46,7 @@ def test_default_view() -> None:
     assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
     assert "ranks first" in text
     assert len(at.dataframe) == 2  # the regret table and the failure rates (issue 12)
-    assert "runs > 3× median" in at.dataframe[1].value.columns
+    assert "runs > 3× median (all points)" in at.dataframe[1].value.columns
     ms = at.multiselect[0]
     assert set(ms.value) == {"empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"}
     assert len(ms.options) > len(ms.value)  # every applicable estimator can be picked

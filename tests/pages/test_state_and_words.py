@@ -152,6 +152,25 @@ def test_compare_controls_live_in_the_url() -> None:
     assert at.query_params["cmp_x"] == "n" and at.query_params["cmp_reps"] == "3"
 
 
+def test_compare_target_lives_in_the_url_and_survives_navigation() -> None:
+    at = _app({"cmp_x": "n", "cmp_target": "0.25"}, "pages/compare.py")
+    assert at.number_input(key="cmp_target").value == 0.25
+    assert at.query_params["cmp_target"] == "0.25"
+    at.number_input(key="cmp_target").set_value(0.4).run()
+    assert at.query_params["cmp_target"] == "0.4"
+    at.switch_page("pages/home.py").run()
+    assert "cmp_target" not in at.query_params
+    at.switch_page("pages/compare.py").run()
+    assert at.number_input(key="cmp_target").value == 0.4
+    assert at.query_params["cmp_target"] == "0.4"
+    # another error norm asks for its own target: back to that norm's default
+    at.selectbox(key="cmp_metric").set_value("linf").run()
+    assert not at.exception
+    assert at.number_input(key="cmp_target").value != 0.4
+    bad = _app({"cmp_x": "budget", "cmp_target": "-3"}, "pages/compare.py")
+    assert bad.number_input(key="cmp_target").value > 0  # a bad value falls back to the default
+
+
 @pytest.mark.parametrize(
     ("old", "new", "value", "want"),
     [
@@ -242,27 +261,43 @@ def test_cost_model_is_linear_in_runs_and_values() -> None:
 
 
 def test_long_compare_run_asks_first_and_offers_a_smaller_setting() -> None:
-    at = _app(
-        {"n": "7000", "d": "256"}, "pages/compare.py"
-    )  # under the app limit of 2M cells, still long
+    # under the app limit of 2M cells; even the first 3 repetitions are predicted above 3 s
+    at = _app({"n": "7000", "d": "256"}, "pages/compare.py")
     labels = [b.label for b in at.button]
-    assert any(lab.startswith("Run (≈") for lab in labels)
+    assert any(lab.startswith("Run all 10 repetitions (≈") for lab in labels), labels
+    assert any(lab.startswith("Run 3 repetitions first (≈") for lab in labels), labels
     assert not at.get("plotly_chart")  # nothing ran yet
     smaller = next(b for b in at.button if b.label.startswith("Use "))
     smaller.click().run()
     assert not at.exception
     assert (
-        at.session_state["n"] < 20000
+        at.session_state["n"] < 7000
         or at.session_state["d"] < 256
         or at.session_state["cmp_reps"] < 10
     )
 
 
-def test_a_moderate_compare_run_shows_a_quick_first_result_and_offers_the_full_run() -> None:
+def _status(at: AppTest) -> str:
+    return "\n".join(m.value for m in [*at.markdown, *at.caption, *at.info])
+
+
+def test_a_moderate_compare_run_shows_a_first_result_then_all_repetitions_on_request() -> None:
+    # no worker pool under the tests (DPMEAN_PROGRESSIVE=0): a full run over 3 s is offered, not started
     at = _app({"n": "2000", "d": "32", "cmp_reps": "20"}, "pages/compare.py")
-    assert at.get("plotly_chart")  # the quick result is drawn
-    assert any("quick first result" in m.value for m in at.markdown)
-    assert any(c.label.startswith("Run (≈") for c in at.button)
+    assert at.get("plotly_chart")  # the first result is drawn at once
+    assert "Showing 3 of 20 repetitions per point: a quick first result" in _status(at)
+    run_all = next(b for b in at.button if b.label.startswith("Run all 20 repetitions (≈"))
+    run_all.click().run()
+    assert not at.exception
+    assert "Showing all 20 repetitions per point" in _status(at)
+    assert "3 of 20" not in _status(at)
+    assert not any(b.label.startswith("Run all") for b in at.button)
+
+
+def test_a_short_compare_run_shows_all_repetitions_at_once() -> None:
+    at = _app(page="pages/compare.py")
+    assert "Showing all 10 repetitions per point" in _status(at)
+    assert not any(b.label.startswith("Run all") for b in at.button)
 
 
 # ---------------------------------------------------------------------------------------------

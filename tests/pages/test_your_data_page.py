@@ -110,3 +110,71 @@ def test_pure_eps_leaves_zcdp_out_and_labels_nonprivate_diagnostics():
     assert any(e.label == "Non-private diagnostics (teaching only)" for e in at.expander)
     code = "\n".join(c.value for c in at.code)
     assert "not spec.meets(budget)" in code and "'oracle' in spec.name" in code
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 15: every control of this page lives in the URL and survives navigation
+
+
+def _code(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.code)
+
+
+def test_controls_restored_from_the_url_and_kept_across_pages():
+    query = {
+        "yd_bundled": "cps1988",
+        "yd_cols": "wage,education",
+        "yd_bounds_mode": "private",
+        "yd_share": "0.3",
+        "yd_q": "0.05",
+        "yd_reps": "10",
+        "yd_rep_names": "gaussian_private",
+        "unit": "rho",
+    }
+    at = _page(query)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    want = {
+        "yd_source": "bundled",
+        "yd_bundled": "cps1988",
+        "yd_cols": ["wage", "education"],
+        "yd_bounds_mode": "private",
+        "yd_share": 0.3,
+        "yd_q": 0.05,
+        "yd_reps": 10,
+        "yd_rep_names": ["gaussian_private"],
+    }
+    assert {k: at.session_state[k] for k in want} == want
+    at.slider(key="yd_reps").set_value(15).run()
+    assert at.query_params["yd_reps"] == "15"
+    at.switch_page("pages/home.py").run()
+    assert not any(k in at.query_params for k in want)
+    at.switch_page("pages/your_data.py").run()
+    assert not at.exception
+    assert {k: at.session_state[k] for k in want} == {**want, "yd_reps": 15}
+    assert at.query_params["yd_cols"] == "wage,education" and at.query_params["yd_reps"] == "15"
+    assert "budget, repetitions" not in _markdown(at)
+
+
+def test_typed_bounds_travel_in_the_link():
+    bounds = '{"wage":[0.0,2000.0],"education":[0.0,20.0]}'
+    at = _page({"yd_bundled": "cps1988", "yd_cols": "wage,education", "yd_bounds": bounds})
+    assert not at.exception and not at.error
+    assert "[0.0, 0.0], [2000.0, 20.0]" in _code(at)  # the release used the typed ranges
+    assert json.loads(at.query_params["yd_bounds"]) == json.loads(bounds)
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/your_data.py").run()
+    assert "[0.0, 0.0], [2000.0, 20.0]" in _code(at)
+    # a broken value is ignored: the documented ranges apply, no traceback
+    broken = _page({"yd_bundled": "cps1988", "yd_cols": "wage", "yd_bounds": "{not json"})
+    assert not broken.exception and not broken.error
+    assert "[0.0], [50000.0]" in _code(broken)
+
+
+def test_a_link_to_an_upload_asks_for_the_file():
+    at = _page({"yd_source": "upload", "yd_cols": "age,income", "yd_bounds_mode_own": "public"})
+    assert not at.exception and not at.error
+    assert any("Upload the CSV file this link was made with" in i.value for i in at.info)
+    assert any("carries the settings but not the file" in c.value for c in at.caption)
+    assert not at.get("plotly_chart")  # no silent default data or bounds
+    plain = _page({"yd_source": "upload"})
+    assert any("Upload a CSV file to begin" in i.value for i in plain.info)
