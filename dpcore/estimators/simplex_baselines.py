@@ -619,7 +619,7 @@ _ENTRIES: list[
         "replace-one",
         noisy_sum_mean,
         {"neighbouring": "replace-one"},
-        "#d95f02",
+        "#009988",
         "B1 under replace-one (n public): sensitivity U − L.",
     ),
     (
