@@ -434,12 +434,26 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     )
 
 
-def chart(fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str) -> None:
-    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern)."""
+def chart(
+    fig: Any,
+    data: pd.DataFrame,
+    name: str,
+    sentence: str,
+    code: str,
+    on_click: Callable[[], None] | None = None,
+) -> None:
+    """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
+
+    ``on_click``: called when the user clicks a point (the selection is in
+    ``st.session_state[f"chart-{name}"]``).
+    """
     fig = tidy_log_axes(fig)
     st.plotly_chart(
-        fig, key=f"chart-{name}", alt=sentence.replace("**", "")
-    )  # the sentence is the alt text
+        fig,
+        key=f"chart-{name}",
+        alt=sentence.replace("**", ""),  # the sentence is the alt text
+        **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
+    )
     st.markdown(sentence)
     if st.session_state.get(
         "present", False

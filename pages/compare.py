@@ -36,6 +36,7 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.glossary import define
+from pages._goto import follow, on_compare_click
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
 from pages._ui import (
     CACHE_TTL,
@@ -58,6 +59,7 @@ from pages._ui import (
     words_on_this_page,
 )
 
+follow()  # a click on the chart asked for Side by side at that point
 s = settings()
 st.title("Compare estimators")
 st.markdown(
@@ -451,7 +453,18 @@ if preset != "custom" and upload is None:
             + ", ".join(registry.get(c).label for c in claim.contenders)
             + " selected."
         )
-chart(fig_dict, data, "compare_error", sentence, config.code())
+chart(
+    fig_dict,
+    data,
+    "compare_error",
+    sentence,
+    config.code(),
+    on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
+)
+st.caption(
+    "Click a point on an estimator's line to open **Side by side** at that point: its clipping "
+    "region and noise shape next to the others', at that point's settings."
+)
 st.caption(
     f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
     + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s.")

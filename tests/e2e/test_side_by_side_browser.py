@@ -77,3 +77,31 @@ def test_home_picture_stacks_on_a_phone(app_url, page, screenshot):
         boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1
     )  # one column: the second chart is below
     screenshot(page, "phone_home")
+
+
+def test_clicking_a_point_of_the_compare_chart_opens_side_by_side_there(app_url, page, screenshot):
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/compare?n=500&d=4&cmp_reps=3")
+    _ready(page)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .scatterlayer .trace .points path')"
+        ".length > 3",
+        timeout=WAIT,
+    )
+    chart = page.locator(".js-plotly-plot").first
+    traces = chart.evaluate("gd => gd.data.map(t => [t.legendgroup, t.mode, t.x])")
+    k = next(
+        i for i, (g, mode, _) in enumerate(traces) if g == "iome_paper" and mode == "lines+markers"
+    )
+    budget = traces[k][2][1]  # the second budget of the sweep
+    chart.locator(".scatterlayer .trace").nth(k).locator(".points path").nth(1).click(force=True)
+    page.wait_for_url("**/side_by_side?**", timeout=WAIT)
+    _ready(page)
+    assert "estimator=iome_paper" in page.url and f"budget_value={budget:g}" in page.url
+    main = page.locator("[data-testid='stMain']")
+    expect(main.get_by_text("(from Compare)")).to_be_visible(timeout=WAIT)
+    expect(main.get_by_text("Opened at IOME")).to_be_visible(timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1", timeout=WAIT
+    )
+    screenshot(page, "compare_click_to_side_by_side")
