@@ -20,6 +20,7 @@ import streamlit as st
 from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
+from dpcore.figures.slides import split_subplots
 from dpcore.figures.style import tidy_log_axes
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
@@ -441,20 +442,36 @@ def chart(
     sentence: str,
     code: str,
     on_click: Callable[[], None] | None = None,
+    columns: int = 1,
+    panel: int | None = None,
 ) -> None:
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
 
     ``on_click``: called when the user clicks a point (the selection is in
-    ``st.session_state[f"chart-{name}"]``).
+    ``st.session_state[f"chart-{name}"]``). ``columns`` > 1: a figure of several panels is drawn as
+    one figure per panel, ``columns`` to a row (``st.columns``: one per row on a phone); the
+    downloads keep the whole figure. ``panel``: draw only that panel (a slide in presenter mode).
     """
     fig = tidy_log_axes(fig)
-    st.plotly_chart(
-        fig,
-        key=f"chart-{name}",
-        alt=sentence.replace("**", ""),  # the sentence is the alt text
-        **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
-    )
+    alt = sentence.replace("**", "")  # the sentence is the alt text
+    parts = split_subplots(fig) if columns > 1 or panel is not None else [fig]
+    parts = parts if panel is None else [parts[panel]]
+    if len(parts) == 1:
+        st.plotly_chart(
+            parts[0],
+            key=f"chart-{name}",
+            alt=alt,
+            **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
+        )
+    else:
+        for start in range(0, len(parts), columns):
+            row = zip(st.columns(columns), parts[start : start + columns], strict=False)
+            for k, (col, part) in enumerate(row):
+                col.plotly_chart(
+                    part, key=f"chart-{name}-{start + k}", alt=f"{part.layout.title.text}. {alt}"
+                )
     st.markdown(sentence)
+    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
     if st.session_state.get(
         "present", False
     ):  # presenter mode (pages/_present.py): no downloads, no code
@@ -469,7 +486,6 @@ def chart(
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")
-    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
 
 
 def report_button(
