@@ -22,6 +22,7 @@ from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_subplots
 from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
@@ -435,6 +436,11 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     )
 
 
+def themed(fig: Any) -> Any:
+    """``fig`` as drawn for the visitor's theme: in a dark theme its near-black ink turns light."""
+    return on_dark(fig) if st.context.theme.type == "dark" else fig
+
+
 def chart(
     fig: Any,
     data: pd.DataFrame,
@@ -452,9 +458,10 @@ def chart(
     one figure per panel, ``columns`` to a row (``st.columns``: one per row on a phone); the
     downloads keep the whole figure. ``panel``: draw only that panel (a slide in presenter mode).
     """
-    fig = tidy_log_axes(fig)
+    fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
+    shown = themed(fig)
     alt = sentence.replace("**", "")  # the sentence is the alt text
-    parts = split_subplots(fig) if columns > 1 or panel is not None else [fig]
+    parts = split_subplots(shown) if columns > 1 or panel is not None else [shown]
     parts = parts if panel is None else [parts[panel]]
     if len(parts) == 1:
         st.plotly_chart(
