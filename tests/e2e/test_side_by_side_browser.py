@@ -1,6 +1,7 @@
 """Home → the story behind it → Side by side, in presenter mode, in Debian's Chromium: the Home
-picture and its link, the Compare story, then Side by side one screen at a time, stepped with the
-arrow keys; and a phone-sized viewport (390 × 844) stacks the Home picture in one column."""
+picture and its link, the Compare story and PLAN's steps (a)→(d), then Side by side, one screen at
+a time, stepped with the arrow keys; a click on a Compare point opens Side by side there; and a
+phone-sized viewport (390 px) stacks the Home picture and PLAN's four panels in one column."""
 
 import pytest
 from playwright.sync_api import expect
@@ -17,6 +18,11 @@ def _ready(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT
     )
     page.wait_for_timeout(500)
+
+
+def _keys_ready(page) -> None:
+    """Wait until the presenter-mode key handler (a same-origin frame's script) is in the page."""
+    page.wait_for_function("() => document.__dpmeanKeys === true", timeout=WAIT)
 
 
 def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
@@ -43,8 +49,43 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     _ready(page)
     assert "preset=skew_favours_plan" in page.url and "present=1" in page.url
     expect(main.get_by_text("Compare estimators").first).to_be_visible(timeout=WAIT)
+    # the Compare story one idea per screen, stepped with the arrow keys
+    expect(main.get_by_text("1 / 5 · The story")).to_be_visible(timeout=WAIT)
     page.wait_for_timeout(2000)  # the story's sweep may still be running on a busy machine
     screenshot(page, "present_2_story")
+    _keys_ready(page)
+    page.keyboard.press("ArrowRight")
+    expect(main.get_by_text("2 / 5 · The chart")).to_be_visible(timeout=WAIT)
+    _ready(page)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".some(g => g.offsetParent !== null && g.querySelector('.scatterlayer .trace'))",
+        timeout=WAIT,
+    )
+    # one idea per screen: the ranking is on the page but not on this screen
+    assert not main.get_by_text("Ranking by regret").is_visible()
+    screenshot(page, "present_2b_story_chart")
+    page.keyboard.press("ArrowRight")
+    expect(main.get_by_text("3 / 5 · The ranking")).to_be_visible(timeout=WAIT)
+    expect(main.get_by_text("Ranking by regret")).to_be_visible(timeout=WAIT)
+    screenshot(page, "present_2c_story_ranking")
+
+    # PLAN step by step: steps (a) to (d), one panel per screen
+    page.goto(f"{app_url}/plan_step_by_step?present=1&n=1000&d=8")
+    _ready(page)
+    expect(main.get_by_text("1 / 8 · (a) raw data")).to_be_visible(timeout=WAIT)
+    _keys_ready(page)
+    for k, step in enumerate(["(b) recentred", "(c) clipped", "(d) back in original space"]):
+        page.keyboard.press("ArrowRight")
+        expect(main.get_by_text(f"{k + 2} / 8 · {step}")).to_be_visible(timeout=WAIT)
+    _ready(page)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".filter(g => g.offsetParent !== null).length == 1",
+        timeout=WAIT,
+    )
+    expect(main.locator(".js-plotly-plot .gtitle", has_text="(d) back")).to_be_visible()
+    screenshot(page, "present_2d_plan_step_d")
 
     page.goto(f"{app_url}/side_by_side?present=1&n=1000&d=16")
     _ready(page)
@@ -105,3 +146,20 @@ def test_clicking_a_point_of_the_compare_chart_opens_side_by_side_there(app_url,
         "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1", timeout=WAIT
     )
     screenshot(page, "compare_click_to_side_by_side")
+
+
+@pytest.mark.parametrize(("width", "per_row"), [(390, 1), (1400, 2)])
+def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot, width, per_row):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{app_url}/plan_step_by_step?n=1000&d=8")
+    _ready(page)
+    titles = page.locator(".js-plotly-plot .gtitle", has_text="(")
+    expect(titles.nth(3)).to_be_attached(timeout=WAIT)
+    boxes = [
+        page.locator(".js-plotly-plot").filter(has=titles.nth(k)).bounding_box() for k in range(4)
+    ]
+    rows = len({round(b["y"]) for b in boxes})
+    assert rows == 4 // per_row, boxes
+    assert all(b["width"] <= width for b in boxes)
+    page.locator(".js-plotly-plot").filter(has=titles.nth(0)).scroll_into_view_if_needed()
+    screenshot(page, f"plan_steps_{width}px")
