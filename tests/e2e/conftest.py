@@ -64,8 +64,12 @@ def app_url() -> Iterator[str]:
             str(port),
         ]
     # own process group, so that stopping it also stops the server make started
+    # the server's output goes to a file: a pipe nobody reads fills up (64 KB of warnings) and then
+    # blocks the server mid-run; the file is kept next to the screenshots for a failed test
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(SCREENSHOTS / "app.log", "wb")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+        cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
@@ -80,17 +84,18 @@ def app_url() -> Iterator[str]:
             time.sleep(0.5)
     else:
         os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
         pytest.fail("the app did not start within 120 s")
     if proc.poll() is not None:
-        pytest.fail("the app exited: " + (proc.stdout.read().decode() if proc.stdout else ""))
+        log.close()
+        pytest.fail("the app exited: " + (SCREENSHOTS / "app.log").read_text(errors="replace"))
     yield url
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-    if proc.stdout:
-        proc.stdout.close()  # else a ResourceWarning, an error under filterwarnings = error
+    log.close()  # else a ResourceWarning, an error under filterwarnings = error
 
 
 @pytest.fixture(scope="session")
