@@ -202,6 +202,9 @@ class FairPool:
         while self._lanes and self._in_flight < self._max:
             level = min(self._lanes)
             lanes = self._lanes[level]
+            if not lanes:  # :meth:`cancel` emptied this level
+                del self._lanes[level]
+                continue
             key, jobs = next(iter(lanes.items()))
             job = jobs.popleft()
             if jobs:

@@ -5,6 +5,11 @@ The mode is a session flag (``st.session_state["present"]``) bound to the URL as
 Streamlit has no keyboard API, so :func:`keyboard` adds a tiny same-origin script (in a zero-height
 ``components.html`` frame) that turns ← / → (and PageUp / PageDown, as sent by presentation
 clickers) into clicks on the "◀ Previous" / "Next ▶" buttons of :func:`step`.
+
+:class:`Deck` steps through a long page one section at a time without restructuring it: the page
+marks where each section starts, everything still runs (the slide pack needs every chart), and a
+style rule hides what is not on the current screen. :func:`slides_button` offers the charts a page
+drew as one HTML deck (:func:`dpcore.figures.slides.deck_html`), one panel per slide where asked.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 import streamlit.components.v1 as components
+
+from dpcore.figures.slides import deck_html, split_subplots
 
 PREV, NEXT = "◀ Previous", "Next ▶"
 
@@ -24,7 +31,7 @@ _CSS = """
   .stApp h1 { font-size: 3.2rem; }
   .stApp h2, .stApp h3 { font-size: 2.2rem; }
   .stApp [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
-  .stApp [data-testid="stExpander"], .stApp [data-testid="stDownloadButton"] { display: none; }
+  .stApp [data-testid="stExpander"], [data-testid="stMain"] [data-testid="stDownloadButton"] { display: none; }
   header[data-testid="stHeader"] { display: none; }
 </style>
 """
@@ -88,3 +95,94 @@ def step(titles: Sequence[str], key: str) -> int:
     )
     keyboard()
     return i
+
+
+#: The page's top-level blocks (one per element, columns row or container), siblings in page order.
+_TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > '
+
+
+def _empty_block(key: str) -> None:
+    """A top-level block with the class ``st-key-<key>`` (an empty container is not drawn at all)."""
+    st.container(key=key).markdown("<span></span>", unsafe_allow_html=True)
+
+
+class Deck:
+    """One idea per screen on a long page: ``mark()`` where each section starts, ``end()`` after.
+
+    Out of presenter mode this draws nothing. In it, the constructor draws :func:`step`'s bar and a
+    style rule that leaves on screen only the page's title, the bar and the current section: every
+    top-level block between the bar and the current section's mark, and from the next mark on, is
+    hidden. The marks are empty keyed containers (Streamlit gives each the class ``st-key-<key>``),
+    so plain sibling selectors find them. One mark may start several slides (``mark("(a)", "(b)")``:
+    e.g. one panel of a figure per slide; the page asks :meth:`showing` which).
+    """
+
+    def __init__(self, titles: Sequence[str], key: str) -> None:
+        self.titles = list(titles)
+        self.on = presenting()
+        self.index = step(self.titles, key) if self.on else -1
+        self._count = 0
+        if not self.on:
+            return
+        _empty_block("dp-start")
+        mark = '[class*="st-key-dp-mark-"]'
+        here = f':has({mark}[class*="-s{self.index}-"])'
+        other = f':has({mark}:not([class*="-s{self.index}-"]))'
+        hide = [  # (:has() may not nest, :not() may hold it)
+            f"{_TOP}:has(.st-key-dp-start) ~ :not({here}, {here} ~ *)",  # bar .. this section
+            f"{_TOP}{here} ~ {other}",  # the next section's mark ...
+            f"{_TOP}{here} ~ {other} ~ *",  # ... and everything after it
+            f"{_TOP}:has({mark})",  # the (empty) marks themselves
+        ]
+        st.markdown(
+            "<style>" + ", ".join(hide) + " { display: none !important; }</style>",
+            unsafe_allow_html=True,
+        )
+
+    def _mark(self, indices: Sequence[int]) -> None:
+        if self.on:
+            self._count += 1
+            _empty_block(f"dp-mark-{self._count}-" + "".join(f"s{k}-" for k in indices))
+
+    def mark(self, *titles: str) -> None:
+        """The section(s) ``titles`` start here."""
+        self._mark([self.titles.index(t) for t in titles])
+
+    def end(self) -> None:
+        """The last section ends here: what follows is not on any screen."""
+        self._mark([len(self.titles)])
+
+    def showing(self, title: str) -> bool:
+        """Whether ``title`` is on screen (always, out of presenter mode)."""
+        return not self.on or self.titles[self.index] == title
+
+
+def slides_button(
+    title: str, slides: Sequence[tuple[str, str, int | None]], *, subtitle: str, key: str
+) -> None:
+    """A sidebar download of this page's charts as one HTML deck (built only when clicked).
+
+    ``slides``: ``(heading, chart name, panel)``, the chart as :func:`pages._ui.chart` drew it
+    under that name in this run, and ``panel`` the index of one of its panels or None for all.
+    """
+    drawn = st.session_state.get("_ui_charts", {})
+
+    def build() -> str:
+        out = []
+        for heading, name, panel in slides:
+            if name in drawn:
+                fig, sentence, _ = drawn[name]
+                out.append(
+                    (heading, sentence, fig if panel is None else split_subplots(fig)[panel])
+                )
+        return deck_html(title, out, subtitle=subtitle)
+
+    st.sidebar.download_button(
+        "Slides of this page (HTML)",
+        build,
+        file_name=f"{key}-slides.html",
+        mime="text/html",
+        key=f"{key}_deck",
+        help="One self-contained HTML deck of this page's charts, one idea per slide (← → to "
+        "step), for a talk.",
+    )

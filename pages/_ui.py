@@ -20,7 +20,9 @@ import streamlit as st
 from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
+from dpcore.figures.slides import split_subplots
 from dpcore.figures.style import as_figure, tidy_log_axes
+from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
@@ -437,18 +439,53 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
     )
 
 
+def themed(fig: Any) -> Any:
+    """``fig`` as drawn for the visitor's theme: in a dark theme its near-black ink turns light."""
+    return on_dark(fig) if st.context.theme.type == "dark" else fig
+
+
 def chart(
-    fig: Any, data: pd.DataFrame, name: str, sentence: str, code: str, *, narrow: bool = False
+    fig: Any,
+    data: pd.DataFrame,
+    name: str,
+    sentence: str,
+    code: str,
+    on_click: Callable[[], None] | None = None,
+    columns: int = 1,
+    panel: int | None = None,
+    *,
+    narrow: bool = False,
 ) -> None:
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
 
+    ``on_click``: called when the user clicks a point (the selection is in
+    ``st.session_state[f"chart-{name}"]``). ``columns`` > 1: a figure of several panels is drawn as
+    one figure per panel, ``columns`` to a row (``st.columns``: one per row on a phone); the
+    downloads keep the whole figure. ``panel``: draw only that panel (a slide in presenter mode).
     ``narrow``: the chart sits in a narrow column; the buttons then get short labels in one row and
-    the code expander goes below them (their full labels would be cut off)."""
-    fig = tidy_log_axes(fig)
-    st.plotly_chart(
-        as_figure(fig), key=f"chart-{name}", alt=sentence.replace("**", "")
-    )  # the sentence is the alt text; as_figure: a cached dict is not validated a second time
+    the code expander goes below them (their full labels would be cut off).
+    """
+    fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
+    shown = themed(fig)
+    alt = sentence.replace("**", "")  # the sentence is the alt text
+    parts = split_subplots(shown) if columns > 1 or panel is not None else [shown]
+    parts = parts if panel is None else [parts[panel]]
+    if len(parts) == 1:
+        st.plotly_chart(
+            as_figure(parts[0]),  # a cached dict is not validated a second time
+            key=f"chart-{name}",
+            alt=alt,
+            **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
+        )
+    else:
+        for start in range(0, len(parts), columns):
+            row = zip(st.columns(columns), parts[start : start + columns], strict=False)
+            for k, (col, part) in enumerate(row):
+                col.plotly_chart(
+                    part, key=f"chart-{name}-{start + k}", alt=f"{part.layout.title.text}. {alt}"
+                )
     st.markdown(sentence)
+    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
     if st.session_state.get(
         "present", False
     ):  # presenter mode (pages/_present.py): no downloads, no code
@@ -463,7 +500,6 @@ def chart(
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")
-    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
 
 
 def report_button(

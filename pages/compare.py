@@ -37,7 +37,9 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.glossary import define
+from pages._goto import follow, on_compare_click
 from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
+from pages._present import Deck, slides_button
 from pages._ui import (
     AUTO_REFINE_SECONDS,
     CACHE_TTL,
@@ -59,8 +61,14 @@ from pages._ui import (
     words_on_this_page,
 )
 
+follow()  # a click on the chart asked for Side by side at that point
 s = settings()
 st.title("Compare estimators")
+#: presenter mode: one idea per screen (pages/_present.py)
+deck = Deck(
+    ["The story", "The chart", "The ranking", "The failure rate", "What each estimator needs"],
+    key="cmp_slide",
+)
 st.markdown(
     "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
     "datasets; each point is the **median** error over repeated runs, with a light 10–90% band. The grey dash-dot "
@@ -132,6 +140,7 @@ if "cmp_preset" not in st.session_state:
             _preset_sidebar(first), rerun=True
         )  # a bare ?preset= link: the preset sets the sidebar
 
+deck.mark("The story")
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
 preset = c1.selectbox(
     "Story (preset)",
@@ -495,13 +504,26 @@ if preset != "custom" and upload is None:
             + ", ".join(registry.get(c).label for c in claim.contenders)
             + " selected."
         )
-chart(fig_dict, data, "compare_error", sentence, config.code())
+deck.mark("The chart")
+chart(
+    fig_dict,
+    data,
+    "compare_error",
+    sentence,
+    config.code(),
+    on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
+)
+st.caption(
+    "Click a point on an estimator's line to open **Side by side** at that point: its clipping "
+    "region and noise shape next to the others', at that point's settings."
+)
 st.caption(
     f"{len(frame):,} runs ({n_tasks} datasets × estimators × points) "
     + ("served from the cache." if elapsed < 0.05 else f"computed in {elapsed:.1f} s.")
 )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark("The ranking")
 st.subheader("Ranking by regret")
 if table.empty:
     st.info("No private estimator produced an estimate.")
@@ -585,6 +607,7 @@ else:
             + f"from dpcore.experiments import regret_table\nregret_table(frame, {metric!r})"
         )
 
+deck.mark("The failure rate")
 tails = tail_table(frame, metric)
 if not tails.empty:
     st.markdown(
@@ -608,6 +631,7 @@ if not tails.empty:
     )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark("What each estimator needs")
 st.subheader("Accuracy first: what does each estimator need?")
 if x not in ("budget", "n"):
     st.info(
@@ -653,6 +677,13 @@ else:
     )
 
 # ---------------------------------------------------------------------------------------------
+deck.end()
+slides_button(
+    f"Compare estimators: {PRESET_LABEL.get(preset, config.name)}",
+    [("The chart", "compare_error", None), ("What each estimator needs", "compare_target", None)],
+    subtitle=config.description or DISTRIBUTIONS[config.distribution].label,
+    key="compare",
+)
 st.subheader("This experiment")
 c5, c6, c7 = st.columns(3)
 with c5:

@@ -8,7 +8,7 @@ from dpcore.figures.gallery import why_plan_figures
 from dpcore.figures.style import tidy_log_axes
 from dpcore.glossary import GLOSSARY
 from pages._showcase import evidence
-from pages._ui import settings
+from pages._ui import settings, themed
 
 ROOT = Path(__file__).resolve().parent.parent
 s = settings()
@@ -40,8 +40,8 @@ def _why_plan() -> None:
     )
     left, right = why_plan_figures(ev.errors, ev.noise)
     c1, c2 = st.columns(2)
-    c1.plotly_chart(tidy_log_axes(left), key="home-why-noise", alt=sentence)
-    c2.plotly_chart(tidy_log_axes(right), key="home-why-error", alt=sentence)
+    c1.plotly_chart(themed(tidy_log_axes(left)), key="home-why-noise", alt=sentence)
+    c2.plotly_chart(themed(tidy_log_axes(right)), key="home-why-error", alt=sentence)
     st.markdown(sentence)
     l1, l2 = st.columns(2)
     l1.page_link(

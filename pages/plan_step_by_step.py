@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import IomeDiagnostics, iome_paper
 from dpcore.estimators.plan import PlanDiagnostics, plan, thin_budget_risk
 from dpcore.experiments.cost import seconds_plan_page
 from dpcore.experiments.studies import display_sample
 from dpcore.figures.plan import (
+    PANEL_TITLES,
     error_split_frame,
     exponent_curve,
     noise_figure,
@@ -25,6 +27,7 @@ from dpcore.figures.plan import (
 from dpcore.figures.style import error_split_chart
 from dpcore.glossary import define
 from dpcore.registry import get
+from pages._present import Deck, slides_button
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -44,8 +47,17 @@ MAX_POINTS = 2000
 JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
 EXPONENTS = sorted({round(k * 0.05, 2) for k in range(11)} | {1 / 3})
 
+STEPS = [PANEL_TITLES[k] for k in "abcd"]
+MORE = [
+    "The noise ellipse",
+    "Why the middle ground wins",
+    "Noise shapes over all coordinates",
+    "Where the error comes from",
+]
+
 s = settings()
 st.title("PLAN step by step")
+deck = Deck(STEPS + MORE, key="plan_slide")  # presenter mode: one step, then one idea, per screen
 st.markdown(
     "PLAN (Aumüller, Lebeda, Nelson and Pagh, PETS 2024) adds less noise where the data vary less. It "
     "**(a)** starts from the raw rows, **(b)** moves them to a private centre μ̃ (coordinate-wise median) and "
@@ -314,6 +326,7 @@ m3.metric(f"ℓ{p} error of the private mean", f"{err:.3g}")
 m4.metric("Budget", f"ρ = {rho:.4g}", conv.rule if s.unit != "rho" else None, delta_color="off")
 
 # ---------------------------------------------------------------------------------------------
+deck.mark(*STEPS)
 st.subheader("The four steps")
 if d == 1:
     st.info(
@@ -409,9 +422,12 @@ chart(
     + f", rng={s.seed})\n"
     f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "
     "sample=sample)",
+    columns=2,  # one panel per row on a phone
+    panel=deck.index if deck.on and deck.index < len(STEPS) else None,
 )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark(MORE[0])
 st.subheader("Zoom on the mean: the noise ellipse")
 fig, df = noise_view
 nsd = dg.noise_std[list(coords)]
@@ -439,6 +455,7 @@ chart(
 )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark(MORE[1])
 st.subheader("Why the middle ground wins")
 st.markdown(
     "Scaling trades the clip radius against the noise per coordinate. With no scaling (e = 0) the ball must "
@@ -489,6 +506,7 @@ chart(
 )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark(MORE[2])
 st.subheader("Noise shapes over all coordinates")
 fig, df = shapes_view
 l2 = {
@@ -511,6 +529,7 @@ chart(
 )
 
 # ---------------------------------------------------------------------------------------------
+deck.mark(MORE[3])
 st.subheader("Where the error comes from")
 fig, df = split_view
 row = df.iloc[0]
@@ -532,6 +551,22 @@ chart(
     f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)",
 )
 
+deck.end()
+slides_button(
+    f"PLAN step by step: {plan_label}",
+    [(t, "plan_steps", k) for k, t in enumerate(STEPS)]
+    + [
+        (t, name, None)
+        for t, name in zip(
+            MORE,
+            ["plan_noise_ellipse", "plan_exponent", "plan_noise_shapes", "plan_error_split"],
+            strict=True,
+        )
+    ],
+    subtitle=f"{DISTRIBUTIONS[s.distribution].label}, n = {n:,}, d = {d}, ρ = {rho:.4g}, "
+    f"seed {s.seed}; coordinates {coords[0] + 1} and {coords[-1] + 1}.",
+    key="plan",
+)
 report_button(
     f"PLAN step by step: {plan_label}",
     ["plan_steps", "plan_noise_ellipse", "plan_exponent", "plan_noise_shapes", "plan_error_split"],

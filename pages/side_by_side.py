@@ -14,6 +14,7 @@ from dpcore.figures.gallery import gallery_figure, releases_figure
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures.slides import deck_html
 from dpcore.registry import applicable, get
+from pages._goto import SEEN
 from pages._present import presenting
 from pages._present import step as present_step
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
@@ -41,12 +42,20 @@ if d < 2:
 ss = st.session_state
 options = [spec.name for spec in applicable(data.kind, d) if spec.name != "empirical"]
 defaults = [nm for nm in default_estimators(data.kind, s.unit, d) if nm in options]
-query_est = st.query_params.get("estimator")
-if "sbs_names" not in ss or ss.get("_sbs_kind") != (data.kind, s.unit):
+query_est = st.query_params.get("estimator")  # from Compare: a click on its chart or a ranking link
+fresh = query_est is not None and ss.get(SEEN) != query_est
+if fresh or "sbs_names" not in ss or ss.get("_sbs_kind") != (data.kind, s.unit):
     ss["sbs_names"] = defaults + (
         [query_est] if query_est in options and query_est not in defaults else []
     )
     ss["_sbs_kind"] = (data.kind, s.unit)
+    ss[SEEN] = query_est
+    ss.pop("sbs_focus", None)  # "Draw 100 releases" starts on the estimator asked for
+if query_est in options:
+    st.caption(
+        f"Opened at **{get(query_est).label}** (from Compare), at that point's data and budget: "
+        f"n = {n:,}, d = {d}, {s.budget}."
+    )
 ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
 for key, default in (("sbs_i", 1), ("sbs_j", d)):
     ss[key] = min(max(int(ss.get(key, default)), 1), d)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dpcore.experiments import default_estimators
+from dpcore.experiments.presets import PRESETS
 from dpcore.registry import get
 
 #: Machado et al. (2009) deuteranopia simulation, severity 1.0, on linear RGB.
@@ -36,6 +37,11 @@ def _lab(rgb_linear: np.ndarray) -> np.ndarray:
     t = xyz / np.array([0.95047, 1.0, 1.08883])
     f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
     return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def delta_e(a: str, b: str) -> float:
+    """CIELAB ΔE76 between two colours as they are (normal vision)."""
+    return float(np.linalg.norm(_lab(_linear(a)) - _lab(_linear(b))))
 
 
 def deuteranopia_delta_e(a: str, b: str) -> float:
@@ -69,3 +75,25 @@ def test_iome_and_gaussian_mechanism_differ_under_deuteranopia():
     assert (
         deuteranopia_delta_e(get("iome_paper").color, get("gaussian_private").color) >= MIN_DELTA_E
     )
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_lines_shown_together_on_a_preset_differ(preset):
+    """Every pair of estimators a Compare preset draws together stays apart, in normal vision and
+    under deuteranopia (the free-lunch preset drew two near-identical oranges before)."""
+    names = [
+        e if isinstance(e, str) else e["name"] for e in PRESETS[preset].experiment().estimators
+    ]
+    colours = {nm: get(nm).color for nm in names}
+    worst = min(
+        (
+            (
+                min(deuteranopia_delta_e(colours[a], colours[b]), delta_e(colours[a], colours[b])),
+                a,
+                b,
+            )
+            for a, b in itertools.combinations(names, 2)
+        ),
+        default=(np.inf, "", ""),
+    )
+    assert worst[0] >= MIN_DELTA_E, worst

@@ -69,6 +69,21 @@ def test_cancel_drops_only_that_lane() -> None:
     pool.shutdown()
 
 
+def test_cancelling_the_only_lane_of_a_priority_does_not_stall_the_pool(caplog) -> None:
+    # a background refiner (priority 1) cancelled while alone at its priority left an empty level
+    # that every later dispatch tripped over (StopIteration in the done callbacks, logged by
+    # concurrent.futures; a Compare page then waited for its sweep forever)
+    pool, gate = _blocked_pool()
+    background = pool.lane("refine", priority=1).submit(pow, 2, 10)
+    pool.lane("refine", priority=1).shutdown(cancel_futures=True)
+    after = pool.lane("page").submit(pow, 3, 3)
+    gate.set()
+    assert after.result(timeout=10) == 27 and background.cancelled()
+    assert pool.lane("page").submit(pow, 2, 2).result(timeout=10) == 4  # the pool goes on
+    pool.shutdown()
+    assert not [r for r in caplog.records if "exception calling callback" in r.getMessage()]
+
+
 def test_errors_reach_the_caller_and_the_pool_goes_on() -> None:
     pool = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
     bad = pool.lane("a").submit(int, "not a number")

@@ -17,3 +17,33 @@ def test_deck_has_one_slide_per_chart_and_inlines_plotly_once():
     assert out.count("plotly.js v") == 1 or out.count("window.PlotlyConfig") == 1
     assert "<strong>bold</strong>" in out and "&lt;b&gt;0&lt;/b&gt;" in out
     assert "ArrowRight" in out
+
+
+def test_split_subplots_gives_each_panel_its_traces_axes_title_and_legend():
+    from plotly.subplots import make_subplots
+
+    from dpcore.figures.slides import split_subplots
+
+    fig = make_subplots(rows=2, cols=2, subplot_titles=["(a) one", "(b)<br>two", "(c)", "(d)"])
+    for k in range(4):
+        r, c = divmod(k, 2)
+        fig.add_trace(go.Scatter(x=[0, k], y=[k, 0], name="rows", showlegend=k == 0), r + 1, c + 1)
+        fig.add_trace(go.Scatter(x=[k], y=[k], name=f"only in {k}"), r + 1, c + 1)
+    fig.update_yaxes(scaleanchor="x4", row=2, col=2)
+    fig.update_xaxes(type="log", row=1, col=2)
+    fig.add_shape(type="circle", x0=0, x1=1, y0=0, y1=1, row=2, col=1)
+    fig.update_layout(height=800)
+    parts = split_subplots(fig)
+    assert [p.layout.title.text for p in parts] == ["(a) one", "(b) two", "(c)", "(d)"]
+    for k, p in enumerate(parts):
+        assert [t.name for t in p.data] == ["rows", f"only in {k}"]
+        assert list(p.data[0].x) == [0, k]
+        assert all(t.xaxis == "x" and t.yaxis == "y" for t in p.data)
+        assert all(t.showlegend for t in p.data)  # every part lists its own traces once
+        assert p.layout.height == 460
+    assert parts[1].layout.xaxis.type == "log" and parts[0].layout.xaxis.type != "log"
+    assert parts[3].layout.yaxis.scaleanchor == "x"
+    assert len(parts[2].layout.shapes) == 1 and parts[2].layout.shapes[0].xref == "x"
+    assert not parts[0].layout.shapes
+    one = go.Figure(go.Scatter(x=[0], y=[0]))
+    assert len(split_subplots(one)) == 1

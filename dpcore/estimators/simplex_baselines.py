@@ -646,7 +646,7 @@ _SUM_KNOWN_N_REPLACE = register(
     EstimatorSpec(
         name="sum_known_n_laplace_replace",
         label="Noisy sum / n, replace-one (Laplace)",
-        color="#d95f02",
+        color="#009988",
         notion="pure",
         data_kinds=_KINDS,
         neighbouring="replace-one",

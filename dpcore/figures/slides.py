@@ -79,3 +79,94 @@ def deck_html(title: str, slides: Sequence[tuple[str, str, go.Figure]], subtitle
         count=len(slides) + 1,
         slides="\n".join(parts),
     )
+
+
+def _axis_number(name: str) -> str:
+    """``"xaxis3"`` -> ``"3"``, ``"xaxis"`` -> ``""``."""
+    return name[5:]
+
+
+def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[go.Figure]:
+    """One figure per panel of a ``make_subplots`` figure, in the panels' order.
+
+    Each keeps its panel's traces, axes (titles, ranges, log type, equal-aspect anchors), shapes and
+    annotations, with the panel's title as its title; the legend lists only its own traces. For
+    screens with room for one panel (a phone: the app lays the parts out in ``st.columns``, which
+    Streamlit stacks on a narrow screen) and for one panel per slide.
+
+    Parameters
+    ----------
+    fig : Figure or dict
+        A figure with one or more x/y axis pairs. A figure with one panel comes back as one figure.
+    height : int, optional
+        Height of each part; by default the figure's height over its number of rows of panels.
+
+    Returns
+    -------
+    list of Figure
+    """
+    d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
+    layout = dict(d.get("layout", {}))
+    xaxes = sorted(
+        (k for k in layout if k.startswith("xaxis")), key=lambda k: int(_axis_number(k) or 1)
+    )
+    if len(xaxes) <= 1:
+        return [go.Figure(d)]
+    rows = len({tuple(layout[k].get("domain", (0, 1))) for k in (f"y{k[1:]}" for k in xaxes)})
+    each = height or int(layout.get("height", 450 * rows) / max(rows, 1)) + 60
+    common = {
+        k: v
+        for k, v in layout.items()
+        if not k.startswith(("xaxis", "yaxis")) and k not in ("annotations", "shapes", "height")
+    }
+    in_legend = {t.get("name") for t in d.get("data", []) if t.get("showlegend") is not False}
+    out = []
+    for xname in xaxes:
+        num = _axis_number(xname)
+        xref, yref = f"x{num}", f"y{num}"
+        xa, ya = dict(layout[xname]), dict(layout.get(f"yaxis{num}", {}))
+        xdom, ydom = xa.pop("domain", [0, 1]), ya.pop("domain", [0, 1])
+        for a in (xa, ya):
+            a.pop("anchor", None)
+            for key in ("scaleanchor", "matches"):
+                if key in a:
+                    a[key] = a[key][0]  # "x3" -> "x": the part has one pair of axes
+        title, notes = "", []
+        for ann in layout.get("annotations", []):
+            if ann.get("xref") == xref or ann.get("yref") == yref:
+                notes.append({**ann, "xref": "x", "yref": "y"})
+            elif (
+                ann.get("xref") == "paper"
+                and abs(float(ann.get("x", -1)) - (xdom[0] + xdom[1]) / 2) < 1e-6
+                and abs(float(ann.get("y", -1)) - ydom[1]) < 1e-6
+            ):
+                title = str(ann.get("text", ""))
+        shapes = [
+            {**s, "xref": "x", "yref": "y"}
+            for s in layout.get("shapes", [])
+            if s.get("xref") == xref or s.get("yref") == yref
+        ]
+        traces, named = [], set()
+        for t in d.get("data", []):
+            if (t.get("xaxis") or "x") != xref:
+                continue
+            name = t.get("name")
+            show = name in in_legend and name not in named  # once per part, if the figure listed it
+            named.add(name)
+            traces.append({**t, "xaxis": "x", "yaxis": "y", "showlegend": show})
+        part = {
+            **common,
+            "xaxis": xa,
+            "yaxis": ya,
+            "annotations": notes,
+            "shapes": shapes,
+            "height": each,
+        }
+        legend = dict(layout.get("legend", {}))
+        if float(legend.get("y", 1)) < 0:  # a legend under the panels: under this one's axis title
+            part["legend"] = {**legend, "y": -0.22}
+            part["margin"] = {**dict(layout.get("margin", {})), "t": 50, "b": 120}
+        if title:
+            part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
+        out.append(go.Figure({"data": traces, "layout": part}))
+    return out

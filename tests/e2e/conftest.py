@@ -64,10 +64,14 @@ def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
             str(port),
         ]
     # own process group, so that stopping it also stops the server make started
+    # the server's output goes to a file: a pipe nobody reads fills up (64 KB of warnings) and then
+    # blocks the server mid-run; the file is kept next to the screenshots for a failed test
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log = open(SCREENSHOTS / "app.log", "wb")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
         env={**os.environ, **(env or {})},
@@ -85,17 +89,18 @@ def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
             time.sleep(0.5)
     else:
         os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
         pytest.fail("the app did not start within 120 s")
     if proc.poll() is not None:
-        pytest.fail("the app exited: " + (proc.stdout.read().decode() if proc.stdout else ""))
+        log.close()
+        pytest.fail("the app exited: " + (SCREENSHOTS / "app.log").read_text(errors="replace"))
     yield url
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-    if proc.stdout:
-        proc.stdout.close()  # else a ResourceWarning, an error under filterwarnings = error
+    log.close()  # else a ResourceWarning, an error under filterwarnings = error
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,9 @@
 """Home → the story behind it → Side by side, in presenter mode, in Debian's Chromium: the Home
-picture and its link, the Compare story, then Side by side one screen at a time, stepped with the
-arrow keys; and a phone-sized viewport (390 × 844) stacks the Home picture in one column."""
+picture and its link, the Compare story and PLAN's steps (a)→(d), then Side by side, one screen at
+a time, stepped with the arrow keys; a click on a Compare point opens Side by side there; and a
+phone-sized viewport (390 px) stacks the Home picture and PLAN's four panels in one column."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -17,6 +20,11 @@ def _ready(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT
     )
     page.wait_for_timeout(500)
+
+
+def _keys_ready(page) -> None:
+    """Wait until the presenter-mode key handler (a same-origin frame's script) is in the page."""
+    page.wait_for_function("() => document.__dpmeanKeys === true", timeout=WAIT)
 
 
 def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
@@ -40,11 +48,52 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     screenshot(page, "present_1_home")
 
     main.get_by_text("The story behind it").click()
+    page.wait_for_url("**preset=skew_favours_plan**", timeout=WAIT)
     _ready(page)
     assert "preset=skew_favours_plan" in page.url and "present=1" in page.url
     expect(main.get_by_text("Compare estimators").first).to_be_visible(timeout=WAIT)
-    page.wait_for_timeout(2000)  # the story's sweep may still be running on a busy machine
+    # the Compare story one idea per screen, stepped with the arrow keys
+    expect(main.get_by_text("1 / 5 · The story")).to_be_visible(timeout=WAIT)
+    # step on once the story's sweep is done (its chart is on the page, hidden on this screen):
+    # a rerun in the middle of a sweep leaves the next run waiting on the pool (a known issue)
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot .scatterlayer .trace')", timeout=WAIT
+    )
+    expect(main.get_by_text("The story holds")).to_be_visible(timeout=WAIT)
     screenshot(page, "present_2_story")
+    _keys_ready(page)
+    page.keyboard.press("ArrowRight")
+    expect(main.get_by_text("2 / 5 · The chart")).to_be_visible(timeout=WAIT)
+    _ready(page)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".some(g => g.offsetParent !== null && g.querySelector('.scatterlayer .trace'))",
+        timeout=WAIT,
+    )
+    # one idea per screen: the ranking is on the page but not on this screen
+    assert not main.get_by_text("Ranking by regret").is_visible()
+    screenshot(page, "present_2b_story_chart")
+    page.keyboard.press("ArrowRight")
+    expect(main.get_by_text("3 / 5 · The ranking")).to_be_visible(timeout=WAIT)
+    expect(main.get_by_text("Ranking by regret")).to_be_visible(timeout=WAIT)
+    screenshot(page, "present_2c_story_ranking")
+
+    # PLAN step by step: steps (a) to (d), one panel per screen
+    page.goto(f"{app_url}/plan_step_by_step?present=1&n=1000&d=8")
+    _ready(page)
+    expect(main.get_by_text("1 / 8 · (a) raw data")).to_be_visible(timeout=WAIT)
+    _keys_ready(page)
+    for k, step in enumerate(["(b) recentred", "(c) clipped", "(d) back in original space"]):
+        page.keyboard.press("ArrowRight")
+        expect(main.get_by_text(f"{k + 2} / 8 · {step}")).to_be_visible(timeout=WAIT)
+    _ready(page)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+        ".filter(g => g.offsetParent !== null).length == 1",
+        timeout=WAIT,
+    )
+    expect(main.locator(".js-plotly-plot .gtitle", has_text="(d) back")).to_be_visible()
+    screenshot(page, "present_2d_plan_step_d")
 
     page.goto(f"{app_url}/side_by_side?present=1&n=1000&d=16")
     _ready(page)
@@ -77,3 +126,48 @@ def test_home_picture_stacks_on_a_phone(app_url, page, screenshot):
         boxes[1]["y"] >= boxes[0]["y"] + boxes[0]["height"] - 1
     )  # one column: the second chart is below
     screenshot(page, "phone_home")
+
+
+def test_clicking_a_point_of_the_compare_chart_opens_side_by_side_there(app_url, page, screenshot):
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/compare?n=500&d=4&cmp_reps=3")
+    _ready(page)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .scatterlayer .trace .points path')"
+        ".length > 3",
+        timeout=WAIT,
+    )
+    chart = page.locator(".js-plotly-plot").first
+    traces = chart.evaluate("gd => gd.data.map(t => [t.legendgroup, t.mode, t.x])")
+    k = next(
+        i for i, (g, mode, _) in enumerate(traces) if g == "iome_paper" and mode == "lines+markers"
+    )
+    budget = traces[k][2][1]  # the second budget of the sweep
+    chart.locator(".scatterlayer .trace").nth(k).locator(".points path").nth(1).click(force=True)
+    page.wait_for_url("**/side_by_side?**", timeout=WAIT)
+    _ready(page)
+    assert "estimator=iome_paper" in page.url and f"budget_value={budget:g}" in page.url
+    main = page.locator("[data-testid='stMain']")
+    expect(main.get_by_text("(from Compare)")).to_be_visible(timeout=WAIT)
+    expect(main.get_by_text("Opened at IOME")).to_be_visible(timeout=WAIT)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 1", timeout=WAIT
+    )
+    screenshot(page, "compare_click_to_side_by_side")
+
+
+@pytest.mark.parametrize(("width", "per_row"), [(390, 1), (1400, 2)])
+def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot, width, per_row):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(f"{app_url}/plan_step_by_step?n=1000&d=8")
+    _ready(page)
+    panels = page.locator(".js-plotly-plot").filter(
+        has=page.locator(".gtitle", has_text=re.compile(r"^\([abcd]\) "))
+    )
+    expect(panels.nth(3)).to_be_attached(timeout=WAIT)
+    boxes = [panels.nth(k).bounding_box() for k in range(4)]
+    rows = len({round(b["y"]) for b in boxes})
+    assert rows == 4 // per_row, boxes
+    assert all(b["width"] <= width for b in boxes)
+    panels.nth(0).scroll_into_view_if_needed()
+    screenshot(page, f"plan_steps_{width}px")

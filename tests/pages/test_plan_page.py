@@ -42,9 +42,9 @@ def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pat
     assert not at.exception
     assert at.title[0].value == "PLAN step by step"
     specs = _specs(at)
-    assert len(specs) == 5
-    steps = specs[0]
-    names = {t.get("name") for t in steps["data"]}
+    assert len(specs) == 4 + 4  # the four steps one figure per panel (two to a row), four charts
+    steps = specs[:4]
+    names = {t.get("name") for sp in steps for t in sp["data"]}
     assert {
         "clip ball, radius C",
         "clip ball mapped back (ellipse)",
@@ -53,15 +53,13 @@ def test_default_page_draws_the_four_steps_and_every_chart_follows_the_house_pat
         "true mean",
         "private mean",
     } <= names
-    titles = [a["text"] for a in steps["layout"]["annotations"]]
-    assert [t.replace("<br>", " ") for t in titles[:4]] == [
+    assert [sp["layout"]["title"]["text"] for sp in steps] == [
         "(a) raw data and the true mean",
         "(b) recentred, then scaled",
         "(c) clipped to the ball of radius C",
         "(d) back in original space: the private mean",
     ]
-    assert steps["layout"]["yaxis"]["scaleanchor"] == "x"
-    assert steps["layout"]["yaxis4"]["scaleanchor"] == "x4"
+    assert all(sp["layout"]["yaxis"]["scaleanchor"] == "x" for sp in steps)  # equal aspect kept
     text = _text(at)
     assert "inside the drawn circle may still be clipped" in text
     assert "lie inside the drawn circle" in text and "other 30 coordinates" in text
@@ -91,7 +89,9 @@ def test_p_resets_the_exponent_and_the_slider_reruns_plan():
     text = _text(at)
     # no scaling: s = 1 on every coordinate, the same noise everywhere
     assert "multiplied coordinate 1 by s = 1 and coordinate 4 by s = 1." in text
-    shapes = _specs(at)[3]  # steps, noise ellipse, exponent curve, noise shapes, error split
+    shapes = _specs(at)[
+        6
+    ]  # 4 step panels, noise ellipse, exponent curve, noise shapes, error split
     assert shapes["layout"]["title"]["text"].startswith("Noise shapes")
     ys = _arr(shapes["data"][0]["y"])  # PLAN's bars
     assert len(ys) == 32 and ys.max() == ys.min()
@@ -120,7 +120,7 @@ def test_one_dimension_is_explained():
     at = _page({"d": "1", "n": "500"})
     assert not at.exception
     assert any("two coordinates" in i.value for i in at.info)
-    assert len(_specs(at)) == 5
+    assert len(_specs(at)) == 4 + 4
     assert "in one dimension scaling only changes units" in _text(at)
 
 
@@ -145,4 +145,4 @@ def test_binary_data_defaults_to_p1_and_tiny_n_is_an_error_not_a_traceback():
     assert "private (noisy frequencies)" in at.radio(key="plan_var").options
     at = _page({"n": "3", "d": "4"})
     assert not at.exception
-    assert at.error or len(_specs(at)) == 5
+    assert at.error or len(_specs(at)) == 4 + 4

@@ -1,0 +1,72 @@
+"""Presenter mode on Compare and PLAN step by step under streamlit.testing (issue 16): one idea per
+screen through :class:`pages._present.Deck` (a bar with Previous/Next, a mark per section and a
+style rule that hides the rest), PLAN's steps (a)-(d) one panel per screen, and a slide pack of
+each page in the sidebar."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from tests.pages._apptest import open_page
+
+
+def _specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _next(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label == "Next ▶").click().run()
+    assert not at.exception
+    return at
+
+
+def _style(at: AppTest) -> str:
+    return next(
+        m.value for m in at.markdown if m.value.startswith("<style>") and "dp-mark" in m.value
+    )
+
+
+def test_plan_steps_one_panel_per_screen_then_one_idea_per_screen():
+    at = open_page("pages/plan_step_by_step.py", {"n": "600", "d": "6", "present": "1"}, check=True)
+    assert at.session_state["present"] is True
+    titles = []
+    for k in range(4):
+        specs = _specs(at)
+        # the current step's panel alone, then the four other charts (drawn, hidden by the style)
+        assert len(specs) == 1 + 4
+        titles.append(specs[0]["layout"]["title"]["text"])
+        assert f'-s{k}-"]' in _style(at)
+        _next(at)
+    assert titles == [
+        "(a) raw data and the true mean",
+        "(b) recentred, then scaled",
+        "(c) clipped to the ball of radius C",
+        "(d) back in original space: the private mean",
+    ]
+    assert at.session_state["plan_slide"] == 4  # "The noise ellipse": the steps are whole again
+    assert len(_specs(at)) == 4 + 4
+    # presenter mode: no chart downloads or code; the slide pack is in the sidebar
+    keys = [b.key for b in at.get("download_button")]
+    assert "plan_deck" in keys
+    assert not any(k and k.startswith("download-plan_") for k in keys)
+    assert not [e for e in at.expander if e.label == "Show the code"]
+
+
+def test_compare_story_steps_through_five_screens():
+    at = open_page(
+        "pages/compare.py", {"n": "500", "d": "8", "present": "1"}, timeout=180, check=True
+    )
+    assert "1 / 5 · The story" in "\n".join(m.value for m in at.markdown)
+    style = _style(at)
+    assert '-s0-"]' in style and "display: none" in style
+    for k in range(1, 5):
+        _next(at)
+        assert at.session_state["cmp_slide"] == k
+        assert f'-s{k}-"]' in _style(at)
+    assert next(b for b in at.button if b.label == "Next ▶").disabled
+    assert "compare_deck" in [b.key for b in at.get("download_button")]
+    at.toggle(key="present").set_value(False).run()
+    assert not at.exception
+    assert not [m for m in at.markdown if "dp-mark" in m.value]
