@@ -127,7 +127,7 @@ def gaussian_private_radius(
     *,
     rho: float,
     bounds: tuple | None = None,
-    quantile: Literal["exponential", "binary_search"] = "binary_search",
+    quantile: Literal["exponential", "binary_search"] = "exponential",
     budget_split: dict[str, float] | None = None,
     rank_slack_kind: str | float = "error_only",
     steps: int = 20,
@@ -146,12 +146,20 @@ def gaussian_private_radius(
 
     By default ``k`` is the quantile's rank error only (``rank_slack_kind="error_only"``): the
     radius aims at the data diameter, ``C ≈ Θ(||sigma||_2)`` as in the Theorem 1.1 comparison, and
-    clips only a handful of rows. The quantiles are binary searches (``steps`` Gaussian counts;
-    the theory's routine), because their rank error bound (Lemma 2.8) holds whatever the data and
-    the universe: the exponential mechanism's rank error grows with ``ln(U / gap)`` and, on the wide
-    universe ``||hi - lo||_2``, it picks the empty top interval unless ``k`` includes PLAN's ``sqrt(n)``.
-    With ``quantile="exponential"`` and ``rank_slack_kind="plan"`` this estimator is exactly PLAN
-    without scaling (``plan_noscale``).
+    clips only a handful of rows. With ``quantile="exponential"`` (default since issue 12, third
+    pass) the steps are PLAN's robust ones: the coarse-to-fine centre
+    (:func:`dpcore.estimators.plan.coarse_to_fine_median`, with PLAN's public rule that raises the
+    centre's share on wide ranges, taken from the noise share) and the radius by the exponential
+    mechanism over the public log grid below ``||hi - lo||_2``
+    (:func:`dpcore.quantiles.exponential.log_grid_quantile`, ``k`` = its rank error
+    :func:`dpcore.quantiles.exponential.log_grid_rank_error`, utility sensitivity 1, ``rho_radius``-zCDP).
+    ``quantile="binary_search"`` is the earlier default: coordinate medians and the radius by
+    ``steps`` noisy halvings (Lemma 2.8). Its radius search never recovers from one wrong noisy
+    comparison early on; on the Home setting (Gaussian, ``sigma_i^2 = (d/i)^2``, n = 4000, d = 128,
+    rho = 1/4, 40 data seeds) it returned ``C = 72 000`` and ``4 500`` where the rows' largest
+    distance is about 500 (errors 729 and 54 against a median 4.5; 8% of runs beyond 3x the median),
+    while the log grid gave median 4.4, worst 5.4 (1.2x). With ``rank_slack_kind="plan"`` this
+    estimator is exactly PLAN without scaling (``plan_noscale``).
 
     Privacy: replace-one neighbours, ``n`` public; the three stages compose to ``rho`` (ledger).
 
