@@ -212,7 +212,15 @@ def main() -> None:
                 # one run of the whole case.
                 chunk = {**cfg, "sweep": {**cfg["sweep"], key: [value]}}
                 t0 = time.perf_counter()
-                frame = experiments.run(chunk, executor=pool)
+                try:
+                    frame = experiments.run(chunk, executor=pool)
+                except ValueError as err:  # e.g. C at d = 2048: n * d above dpcore.limits.MAX_CELLS
+                    note = f"case {case}, {key} = {value:g}: skipped ({err})"
+                    print(note, flush=True)
+                    if args.out is not None:
+                        with args.out.open("a") as fh:
+                            fh.write(f"\n{note}\n")
+                    continue
                 t = table(frame, case)
                 parts.append(t)
                 head = f"case {case}, {key} = {value:g}: {len(frame)} runs in {time.perf_counter() - t0:.0f} s"
