@@ -192,12 +192,20 @@ def pair_distance_median(
     McSherry and Talwar (FOCS 2007); issue 12 of this project.
     """
     Y = np.asarray(y, dtype=float)
-    if columns:
-        m = Y.shape[1] // 2
-        diff = Y[:, 0 : 2 * m : 2] - Y[:, 1 : 2 * m : 2]
-        dist = np.sqrt(np.einsum("kj,kj->j", diff, diff))
-    else:
-        m = Y.shape[0] // 2
-        diff = Y[0 : 2 * m : 2] - Y[1 : 2 * m : 2]
-        dist = np.sqrt(np.einsum("jk,jk->j", diff, diff))
+    m = Y.shape[1 if columns else 0] // 2
+    dist = np.empty(m)
+    # Pairs in blocks of 256 through one small buffer instead of an (m, d) temporary; each distance
+    # is the same sum as over the whole difference array, bit for bit.
+    buf = np.empty((Y.shape[0], 256) if columns else (256, Y.shape[1]))
+    for j in range(0, m, 256):
+        b = min(256, m - j)
+        if columns:
+            diff = buf[:, :b]
+            np.subtract(Y[:, 2 * j : 2 * (j + b) : 2], Y[:, 2 * j + 1 : 2 * (j + b) : 2], out=diff)
+            dist[j : j + b] = np.einsum("kj,kj->j", diff, diff)
+        else:
+            diff = buf[:b]
+            np.subtract(Y[2 * j : 2 * (j + b) : 2], Y[2 * j + 1 : 2 * (j + b) : 2], out=diff)
+            dist[j : j + b] = np.einsum("jk,jk->j", diff, diff)
+    np.sqrt(dist, out=dist)
     return quantiles.log_grid_quantile(dist, 0.5, upper, rho=rho, rng=rng)

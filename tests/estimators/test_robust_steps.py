@@ -378,3 +378,25 @@ def test_coinpress_center_is_bit_for_bit_the_plain_loop(columns: bool, start: fl
     got, _ = coinpress_center(Y, c0, 50.0, 8.0, rho=0.2, steps=4, columns=columns, rng=9)
     ref = _coinpress_reference(Y, c0, 50.0, 8.0, rho=0.2, steps=4, columns=columns, rng=9)
     assert np.array_equal(got, ref)
+
+
+@pytest.mark.parametrize("columns", [True, False])
+def test_pair_distance_median_sees_the_plain_distances(columns: bool, monkeypatch) -> None:
+    # The blocked pair differences give the very distances of the one-array formula (600 pairs: two
+    # full blocks of 256 and a partial one).
+    from dpcore.estimators import _localise as L
+
+    y = np.random.default_rng(2).standard_normal((1201, 19)) * 7
+    seen = {}
+    monkeypatch.setattr(
+        L.quantiles, "log_grid_quantile", lambda dist, *a, **k: seen.setdefault("d", dist)[0]
+    )
+    L.pair_distance_median(y.T.copy() if columns else y, 1e6, rho=1.0, columns=columns)
+    if columns:
+        yt = y.T.copy()  # the (d, n) layout the caller passes
+        diff = yt[:, 0:1200:2] - yt[:, 1:1200:2]
+        ref = np.sqrt(np.einsum("kj,kj->j", diff, diff))
+    else:
+        diff = y[0:1200:2] - y[1:1200:2]
+        ref = np.sqrt(np.einsum("jk,jk->j", diff, diff))
+    assert np.array_equal(seen["d"], ref)
