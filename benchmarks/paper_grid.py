@@ -18,8 +18,9 @@ The ℓ2 error is to the true mean.
 A cell passes when its worst run is within 3x its median.
 
 With ``--out`` the file is written as the run goes: a header first, then each chunk's table (one
-``d``, or one ``alpha`` for case B, all budgets) as soon as it finishes, and the full table with
-the summary at the end, so an interrupted run still leaves every finished chunk.
+``d``, or one ``alpha`` for case B, at one budget) as soon as it finishes (``--order`` puts chosen
+chunks first), and the full table with the summary at the end, so an interrupted run still leaves
+every finished chunk.
 """
 
 from __future__ import annotations
@@ -107,6 +108,26 @@ def configs(
     }
 
 
+def chunks(
+    cfgs: dict[str, dict], cases: str, order: str | None
+) -> list[tuple[str, str, float, float]]:
+    """``(case, sweep key, value, rho)`` per chunk: the ``order`` chunks first, then the rest."""
+    every = []
+    for case in cases:
+        key = "skew" if case == "B" else "d"
+        every += [
+            (case, key, float(v), float(r))
+            for v in cfgs[case]["sweep"][key]
+            for r in cfgs[case]["sweep"]["budget"]
+        ]
+    first = []
+    for item in (order or "").split(","):
+        if item.strip():
+            case, value = item.strip().split(":")
+            first += [c for c in every if c[0] == case and c[2] == float(value) and c not in first]
+    return first + [c for c in every if c not in first]
+
+
 def table(frame: pd.DataFrame, case: str) -> pd.DataFrame:
     """One row per (cell, estimator): median, p90, max, max/median and the failure rate
     (runs beyond 3x the cell's median)."""
@@ -179,6 +200,12 @@ def main() -> None:
         help="only the pre-issue-12 steps (and the empirical mean)",
     )
     ap.add_argument("--cases", default="ABC")
+    ap.add_argument(
+        "--order",
+        default=None,
+        help="run these (case:value) chunks first, e.g. 'C:1024,B:2,A:1024' (value = d, or alpha "
+        "for B); the rest of --cases follows",
+    )
     for key in ("a_d", "c_d", "b_alpha", "b_rho"):
         ap.add_argument(
             f"--{key.replace('_', '-')}",
@@ -199,36 +226,37 @@ def main() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(
             f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
-            "Each table is appended when its chunk (one d, or one alpha for case B) finishes.\n"
+            "Each table is appended when its chunk (one d, or one alpha for case B, at one rho) finishes.\n"
         )
     parts = []
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        for case in args.cases:
+        for case, key, value, rho in chunks(cfgs, args.cases, args.order):
             cfg = cfgs[case]
-            key = "skew" if case == "B" else "d"
-            for value in cfg["sweep"][key]:
-                # One experiments.run per d (or alpha): the data and estimator seeds are addressed
-                # by content (dpcore.experiments.engine), so the chunks give the same numbers as
-                # one run of the whole case.
-                chunk = {**cfg, "sweep": {**cfg["sweep"], key: [value]}}
-                t0 = time.perf_counter()
-                try:
-                    frame = experiments.run(chunk, executor=pool)
-                except ValueError as err:  # e.g. C at d = 2048: n * d above dpcore.limits.MAX_CELLS
-                    note = f"case {case}, {key} = {value:g}: skipped ({err})"
-                    print(note, flush=True)
-                    if args.out is not None:
-                        with args.out.open("a") as fh:
-                            fh.write(f"\n{note}\n")
-                    continue
-                t = table(frame, case)
-                parts.append(t)
-                head = f"case {case}, {key} = {value:g}: {len(frame)} runs in {time.perf_counter() - t0:.0f} s"
-                print(head, flush=True)
-                print(to_markdown(t), flush=True)
+            # One experiments.run per (d or alpha, rho): the data and estimator seeds are
+            # addressed by content (dpcore.experiments.engine), so the chunks give the same
+            # numbers as one run of the whole case.
+            chunk = {**cfg, "sweep": {key: [value], "budget": [rho]}}
+            t0 = time.perf_counter()
+            try:
+                frame = experiments.run(chunk, executor=pool)
+            except ValueError as err:  # e.g. C at d = 2048: n * d above dpcore.limits.MAX_CELLS
+                note = f"case {case}, {key} = {value:g}, rho = {rho:g}: skipped ({err})"
+                print(note, flush=True)
                 if args.out is not None:
                     with args.out.open("a") as fh:
-                        fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
+                        fh.write(f"\n{note}\n")
+                continue
+            t = table(frame, case)
+            parts.append(t)
+            head = (
+                f"case {case}, {key} = {value:g}, rho = {rho:g}: {len(frame)} runs in "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
+            print(head, flush=True)
+            print(to_markdown(t), flush=True)
+            if args.out is not None:
+                with args.out.open("a") as fh:
+                    fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
     allt = pd.concat(parts, ignore_index=True)
     private = allt[allt["estimator"] != "empirical"]
     bad = private[private["max/median"] > 3]
