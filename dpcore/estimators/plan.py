@@ -798,9 +798,14 @@ def variance_cap(
     1-D median on ``n / 2`` values is accurate at a tenth of the variance share and bounds every
     ``sigma^_i`` by about ``1.7 ||sigma||_2``.
 
+    Budget split: :func:`plan` spends :data:`VARIANCE_CAP_SHARE` of ``rho_variance`` here and the
+    rest on Algorithm 2's medians (sequential composition, the two parts sum to ``rho_variance``
+    exactly; specs/plan.md §2 "Budgets", §4c).
+
     References
     ----------
-    McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; issue 12 of this project.
+    McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; specs/plan.md §1 (replace-one), §4a.2,
+    §4c; issue 12 of this project.
     """
     from statistics import NormalDist
 
