@@ -586,9 +586,14 @@ def thin_budget_risk(
     worst 3.3x). That tail did not come from the centre but from Algorithm 2's per-coordinate
     variance medians (one or two of 1024 landing up to 4e5 sigma_i high on the +-1.6e6 range), so
     this centre rule rightly did not flag it; the third pass removes it with :func:`variance_cap`
-    (30 seeds: worst 2.0x the median). The rule flags none of the grid's cells and flags budgets
-    below the grid (e.g. A, d = 1024, rho = 1/32), where the centre share would have to exceed
-    :data:`MAX_AUTO_CENTER_SHARE`.
+    and :func:`variance_floor_ratio` (50 grid seeds: 2 -> 1 run beyond 3x). The rest of that tail
+    (grid seed 20: the largest variance estimated 2e-11 too low) is what the second sentence,
+    :func:`expected_low_variances`, warns about: it is above :data:`LOW_VARIANCE_ALERT` at that cell
+    (0.7) and below it at every other B/C cell of the grid; it also speaks for the thin A cells
+    (d >= 256 at small rho, n = 4000), where the misses happen but do no harm because every
+    coordinate has the same spread, hence its conditional wording. The centre sentence flags none of
+    the grid's cells and flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the
+    centre share would have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
 
     References
     ----------
@@ -597,16 +602,59 @@ def thin_budget_risk(
     check_positive(width, "width")
     need = needed_center_share(n, d, rho)
     share = MAX_AUTO_CENTER_SHARE if center_share is None else float(center_share)
-    if need <= share:
-        return None
-    rho_needed = rho * need / share
-    n_needed = math.ceil(n * math.sqrt(need / share))
-    return (
-        f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
-        f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
-        f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
-        f"rho >= {rho_needed:.3g} avoids it)."
-    )
+    low = expected_low_variances(n, d, rho)
+    parts = []
+    if need > share:
+        rho_needed = rho * need / share
+        n_needed = math.ceil(n * math.sqrt(need / share))
+        parts.append(
+            f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
+            f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
+            f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
+            f"rho >= {rho_needed:.3g} avoids it)."
+        )
+    if low >= LOW_VARIANCE_ALERT:
+        low = max(low, 1.0)  # "about 1" when the expected count is between the alert and 1
+        parts.append(
+            f"PLAN's per-coordinate variance estimates are thin: about {low:.0f} of the d = {d} private "
+            "variances per run will land far below their data. That is harmless when the coordinates "
+            "vary alike, but when a few vary much more than the rest (skewed data), such a miss on one "
+            "of them inflates the clip radius and the noise, and some runs are several times worse "
+            "than the typical one."
+        )
+    return " ".join(parts) or None
+
+
+#: Expected number of variance medians per run below their data at which :func:`thin_budget_risk`
+#: speaks (PLAN, C, d = 1024, rho = 1/16, the one cell of the paper's grid where it mattered: 0.7).
+LOW_VARIANCE_ALERT = 0.1
+#: Nats of low utility below Algorithm 2's data with :func:`variance_floor_ratio` (the empty stretch,
+#: ~14, and the lower tail of ``log chi2_1`` below its 1% quantile, ~9) and the density of
+#: ``log chi2_1`` at its median (``pdf(0.455) * 0.455 = 0.214``).
+_LOW_NATS = 23.0
+_LOG_CHI2_DENSITY = 0.214
+
+
+def expected_low_variances(n: int, d: int, rho: float) -> float:
+    """Public estimate of how many of PLAN's ``d`` variance medians per run land below their data.
+
+    Each median is the exponential mechanism with ``eps = sqrt(8 rho_med / d)``
+    (``rho_med = 0.1875 (1 - VARIANCE_CAP_SHARE) rho``) over ``m = n // 2`` group values in log space.
+    A point at the bottom of the data has utility ``m/2`` below the median, so the low stretch of
+    about :data:`_LOW_NATS` nats carries weight ``_LOW_NATS exp(-eps m / 4)`` against about
+    ``(4 / eps) / (m f)`` near the median (``f`` the density of ``log chi2_1`` there; Gaussian
+    coordinates). Returns ``d`` times that probability. Public inputs only.
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); issue 12 of this project; specs/plan.md §4c.
+    """
+    n, d = int(n), int(d)
+    rho_med = DEFAULT_SPLIT["variance"] * (1.0 - VARIANCE_CAP_SHARE) * check_positive(rho, "rho")
+    eps = math.sqrt(8.0 * rho_med / d)
+    m = n // 2
+    central = (4.0 / eps) / (m * _LOG_CHI2_DENSITY)
+    return d * _LOW_NATS * math.exp(-eps * m / 4.0) / central
 
 
 def coinpress_scaled_center(

@@ -400,3 +400,18 @@ def test_pair_distance_median_sees_the_plain_distances(columns: bool, monkeypatc
         diff = y[0:1200:2] - y[1:1200:2]
         ref = np.sqrt(np.einsum("jk,jk->j", diff, diff))
     assert np.array_equal(seen["d"], ref)
+
+
+def test_expected_low_variances_formula_and_the_grid_cells_it_flags() -> None:
+    n, d, rho = 10_000, 1024, 1 / 16
+    eps = math.sqrt(8 * 0.1875 * (1 - P.VARIANCE_CAP_SHARE) * rho / d)
+    m = n // 2
+    expected = d * 23.0 * math.exp(-eps * m / 4) * m * 0.214 * eps / 4
+    assert math.isclose(P.expected_low_variances(n, d, rho), expected, rel_tol=1e-12)
+    # the one B/C cell of the paper's grid with a tail from the variances is flagged ...
+    risk = P.thin_budget_risk(n, d, rho, 3.2e6)
+    assert risk is not None and "variance estimates are thin" in risk
+    # ... and no other B/C cell (n = 10^4; d = 512 for B, d <= 1024 for C), nor the Home setting
+    for dd, rr in [(1024, 1 / 8)] + [(512, r) for r in (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)]:
+        assert P.thin_budget_risk(10_000, dd, rr, 1e6) is None, (dd, rr)
+    assert P.thin_budget_risk(4000, 128, 0.25, 12_800.0) is None
