@@ -7,10 +7,10 @@ Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
 
 * A: n = 4000, Σ = I, mean 0, public range ±25 √d, d ∈ {16, ..., 1024};
 * B: n = 10⁴, d = 512, σᵢ² = (d/i)^α, α ∈ {0, 0.5, ..., 2}, mean 10, range ±50 d √σ_max;
-* C: as B with α = 2, d ∈ {16, ..., 2048}.
+* C: as B with α = 2, d ∈ {16, ..., 2048} (d = 2048 is skipped: n·d is above ``dpcore.limits.MAX_CELLS``).
 
 ρ ∈ {1/16, 1/8, 1/4, 1/2, 1} everywhere. Every cell runs the empirical mean, ``plan`` and
-``iome_paper`` (the robust defaults: PLAN's coarse-to-fine centre, IOME's CoinPress centre, both
+``iome_paper`` (the robust defaults: CoinPress centres, PLAN's capped private variances, both
 with the 0.2%-step log-grid radius) through :func:`dpcore.experiments.run` with a process pool of
 two; ``--before`` adds the pre-issue-12 steps (``plan`` with ``center_step="paper",
 radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone).
