@@ -51,7 +51,7 @@ bench: $(STAMP)
 # PLAN and IOME on the paper's whole Gaussian grid, 50 runs per cell (long: about an hour on 2 cores).
 paper-grid: $(STAMP)
 	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
-	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid.md
+	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid_final.md
 
 # Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.

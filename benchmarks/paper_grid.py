@@ -7,15 +7,20 @@ Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
 
 * A: n = 4000, Σ = I, mean 0, public range ±25 √d, d ∈ {16, ..., 1024};
 * B: n = 10⁴, d = 512, σᵢ² = (d/i)^α, α ∈ {0, 0.5, ..., 2}, mean 10, range ±50 d √σ_max;
-* C: as B with α = 2, d ∈ {16, ..., 2048}.
+* C: as B with α = 2, d ∈ {16, ..., 2048} (d = 2048 is skipped: n·d is above ``dpcore.limits.MAX_CELLS``).
 
 ρ ∈ {1/16, 1/8, 1/4, 1/2, 1} everywhere. Every cell runs the empirical mean, ``plan`` and
-``iome_paper`` (the robust defaults: PLAN's coarse-to-fine centre, IOME's CoinPress centre, both
+``iome_paper`` (the robust defaults: CoinPress centres, PLAN's capped private variances, both
 with the 0.2%-step log-grid radius) through :func:`dpcore.experiments.run` with a process pool of
 two; ``--before`` adds the pre-issue-12 steps (``plan`` with ``center_step="paper",
 radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone).
 The ℓ2 error is to the true mean.
 A cell passes when its worst run is within 3x its median.
+
+With ``--out`` the file is written as the run goes: a header first, then each chunk's table (one
+``d``, or one ``alpha`` for case B, at one budget) as soon as it finishes (``--order`` puts chosen
+chunks first), and the full table with the summary at the end, so an interrupted run still leaves
+every finished chunk.
 """
 
 from __future__ import annotations
@@ -103,6 +108,26 @@ def configs(
     }
 
 
+def chunks(
+    cfgs: dict[str, dict], cases: str, order: str | None
+) -> list[tuple[str, str, float, float]]:
+    """``(case, sweep key, value, rho)`` per chunk: the ``order`` chunks first, then the rest."""
+    every = []
+    for case in cases:
+        key = "skew" if case == "B" else "d"
+        every += [
+            (case, key, float(v), float(r))
+            for v in cfgs[case]["sweep"][key]
+            for r in cfgs[case]["sweep"]["budget"]
+        ]
+    first = []
+    for item in (order or "").split(","):
+        if item.strip():
+            case, value = item.strip().split(":")
+            first += [c for c in every if c[0] == case and c[2] == float(value) and c not in first]
+    return first + [c for c in every if c not in first]
+
+
 def table(frame: pd.DataFrame, case: str) -> pd.DataFrame:
     """One row per (cell, estimator): median, p90, max, max/median and the failure rate
     (runs beyond 3x the cell's median)."""
@@ -175,6 +200,12 @@ def main() -> None:
         help="only the pre-issue-12 steps (and the empirical mean)",
     )
     ap.add_argument("--cases", default="ABC")
+    ap.add_argument(
+        "--order",
+        default=None,
+        help="run these (case:value) chunks first, e.g. 'C:1024,B:2,A:1024' (value = d, or alpha "
+        "for B); the rest of --cases follows",
+    )
     for key in ("a_d", "c_d", "b_alpha", "b_rho"):
         ap.add_argument(
             f"--{key.replace('_', '-')}",
@@ -184,27 +215,48 @@ def main() -> None:
         )
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here")
     args = ap.parse_args()
+    cfgs = configs(
+        args.reps,
+        args.quick,
+        args.before,
+        args.only_before,
+        {k: v for k in ("a_d", "c_d", "b_alpha", "b_rho") if (v := getattr(args, k)) is not None},
+    )
+    if args.out is not None:  # written as it goes: a partial run leaves every finished chunk
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(
+            f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
+            "Each table is appended when its chunk (one d, or one alpha for case B, at one rho) finishes.\n"
+        )
     parts = []
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        for case, cfg in configs(
-            args.reps,
-            args.quick,
-            args.before,
-            args.only_before,
-            {
-                k: v
-                for k in ("a_d", "c_d", "b_alpha", "b_rho")
-                if (v := getattr(args, k)) is not None
-            },
-        ).items():
-            if case not in args.cases:
-                continue
+        for case, key, value, rho in chunks(cfgs, args.cases, args.order):
+            cfg = cfgs[case]
+            # One experiments.run per (d or alpha, rho): the data and estimator seeds are
+            # addressed by content (dpcore.experiments.engine), so the chunks give the same
+            # numbers as one run of the whole case.
+            chunk = {**cfg, "sweep": {key: [value], "budget": [rho]}}
             t0 = time.perf_counter()
-            frame = experiments.run(cfg, executor=pool)
+            try:
+                frame = experiments.run(chunk, executor=pool)
+            except ValueError as err:  # e.g. C at d = 2048: n * d above dpcore.limits.MAX_CELLS
+                note = f"case {case}, {key} = {value:g}, rho = {rho:g}: skipped ({err})"
+                print(note, flush=True)
+                if args.out is not None:
+                    with args.out.open("a") as fh:
+                        fh.write(f"\n{note}\n")
+                continue
             t = table(frame, case)
             parts.append(t)
-            print(f"case {case}: {len(frame)} runs in {time.perf_counter() - t0:.0f} s", flush=True)
+            head = (
+                f"case {case}, {key} = {value:g}, rho = {rho:g}: {len(frame)} runs in "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
+            print(head, flush=True)
             print(to_markdown(t), flush=True)
+            if args.out is not None:
+                with args.out.open("a") as fh:
+                    fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
     allt = pd.concat(parts, ignore_index=True)
     private = allt[allt["estimator"] != "empirical"]
     bad = private[private["max/median"] > 3]
@@ -220,14 +272,8 @@ def main() -> None:
     )
     print(summary)
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(
-            f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
-            + to_markdown(allt)
-            + "\n"
-            + summary
-            + "\n"
-        )
+        with args.out.open("a") as fh:
+            fh.write("\n## All cells\n\n" + to_markdown(allt) + "\n" + summary + "\n")
 
 
 if __name__ == "__main__":

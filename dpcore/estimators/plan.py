@@ -23,8 +23,13 @@ Privacy
   on the mean, ``rho_t``-zCDP, ``sum rho_t = 0.9 rho_center``); see :func:`coinpress_scaled_center`.
 * Variances (real data, Algorithm 2 / §4c): one person sits in exactly one group of each column,
   so each private median of group statistics has the replace-one sensitivity of a quantile;
-  ``rho_variance / d`` per coordinate. Binary data (§4b): the vector of frequencies has l2
-  sensitivity ``||hi - lo||_2 / n = sqrt(d) / n``; Gaussian mechanism with ``rho_variance``.
+  ``rho_variance / d`` per coordinate. Default since issue 12, third pass: ``0.1 rho_variance``
+  first buys :func:`variance_cap`, a private bound on every ``sigma_i^2`` (one log-grid
+  exponential-mechanism median of ``n // 2`` disjoint pair distances, one person in one pair,
+  rank utility with sensitivity 1), which tops the search ranges; the medians then get
+  ``0.9 rho_variance / d`` each (the two parts sum to ``rho_variance`` exactly). Binary data
+  (§4b): the vector of frequencies has l2 sensitivity ``||hi - lo||_2 / n = sqrt(d) / n``;
+  Gaussian mechanism with ``rho_variance``.
 * Radius: one 1-D private quantile of the ``n`` scaled norms with ``rho_radius`` (a row changes
   one norm).
 * Noise: every clipped scaled row has l2 norm ``<= C``, so replacing one row moves the sum by at
@@ -584,11 +589,19 @@ def thin_budget_risk(
     grows with them and the error is many times the typical one.
 
     Calibration (issue 12, round 2, benchmarks/results/paper_grid_round2.md): with the default
-    CoinPress centre and the 0.2% log-grid radius no measured cell of the paper's grid has a run
-    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (30 seeds: 10% of runs beyond 3x, worst
-    3.3x), which this rule does NOT flag (known gap, issue 12); it flags none of the passing cells,
-    and flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the centre share would
-    have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
+    CoinPress centre and the 0.2% log-grid radius no measured cell of the paper's grid had a run
+    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (30 seeds: 10% of runs beyond 3x,
+    worst 3.3x). That tail did not come from the centre but from Algorithm 2's per-coordinate
+    variance medians (one or two of 1024 landing up to 4e5 sigma_i high on the +-1.6e6 range), so
+    this centre rule rightly did not flag it; the third pass removes it with :func:`variance_cap`
+    and :func:`variance_floor_ratio` (50 grid seeds: 2 -> 1 run beyond 3x). The rest of that tail
+    (grid seed 20: the largest variance estimated 2e-11 too low) is what the second sentence,
+    :func:`expected_low_variances`, warns about: it is above :data:`LOW_VARIANCE_ALERT` at that cell
+    (0.7) and below it at every other B/C cell of the grid; it also speaks for the thin A cells
+    (d >= 256 at small rho, n = 4000), where the misses happen but do no harm because every
+    coordinate has the same spread, hence its conditional wording. The centre sentence flags none of
+    the grid's cells and flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the
+    centre share would have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
 
     References
     ----------
@@ -597,16 +610,59 @@ def thin_budget_risk(
     check_positive(width, "width")
     need = needed_center_share(n, d, rho)
     share = MAX_AUTO_CENTER_SHARE if center_share is None else float(center_share)
-    if need <= share:
-        return None
-    rho_needed = rho * need / share
-    n_needed = math.ceil(n * math.sqrt(need / share))
-    return (
-        f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
-        f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
-        f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
-        f"rho >= {rho_needed:.3g} avoids it)."
-    )
+    low = expected_low_variances(n, d, rho)
+    parts = []
+    if need > share:
+        rho_needed = rho * need / share
+        n_needed = math.ceil(n * math.sqrt(need / share))
+        parts.append(
+            f"The budget is too thin for the range: PLAN's centre gets rho = {share * rho:.3g} for d = {d} "
+            f"coordinates over a range {width:.3g} wide, and with n = {n} some coordinates of the centre will "
+            f"likely land outside the data, making the error many times the typical one (n >= {n_needed} or "
+            f"rho >= {rho_needed:.3g} avoids it)."
+        )
+    if low >= LOW_VARIANCE_ALERT:
+        low = max(low, 1.0)  # "about 1" when the expected count is between the alert and 1
+        parts.append(
+            f"PLAN's per-coordinate variance estimates are thin: about {low:.0f} of the d = {d} private "
+            "variances per run will land far below their data. That is harmless when the coordinates "
+            "vary alike, but when a few vary much more than the rest (skewed data), such a miss on one "
+            "of them inflates the clip radius and the noise, and some runs are several times worse "
+            "than the typical one."
+        )
+    return " ".join(parts) or None
+
+
+#: Expected number of variance medians per run below their data at which :func:`thin_budget_risk`
+#: speaks (PLAN, C, d = 1024, rho = 1/16, the one cell of the paper's grid where it mattered: 0.7).
+LOW_VARIANCE_ALERT = 0.1
+#: Nats of low utility below Algorithm 2's data with :func:`variance_floor_ratio` (the empty stretch,
+#: ~14, and the lower tail of ``log chi2_1`` below its 1% quantile, ~9) and the density of
+#: ``log chi2_1`` at its median (``pdf(0.455) * 0.455 = 0.214``).
+_LOW_NATS = 23.0
+_LOG_CHI2_DENSITY = 0.214
+
+
+def expected_low_variances(n: int, d: int, rho: float) -> float:
+    """Public estimate of how many of PLAN's ``d`` variance medians per run land below their data.
+
+    Each median is the exponential mechanism with ``eps = sqrt(8 rho_med / d)``
+    (``rho_med = 0.1875 (1 - VARIANCE_CAP_SHARE) rho``) over ``m = n // 2`` group values in log space.
+    A point at the bottom of the data has utility ``m/2`` below the median, so the low stretch of
+    about :data:`_LOW_NATS` nats carries weight ``_LOW_NATS exp(-eps m / 4)`` against about
+    ``(4 / eps) / (m f)`` near the median (``f`` the density of ``log chi2_1`` there; Gaussian
+    coordinates). Returns ``d`` times that probability. Public inputs only.
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); issue 12 of this project; specs/plan.md §4c.
+    """
+    n, d = int(n), int(d)
+    rho_med = DEFAULT_SPLIT["variance"] * (1.0 - VARIANCE_CAP_SHARE) * check_positive(rho, "rho")
+    eps = math.sqrt(8.0 * rho_med / d)
+    m = n // 2
+    central = (4.0 / eps) / (m * _LOG_CHI2_DENSITY)
+    return d * _LOW_NATS * math.exp(-eps * m / 4.0) / central
 
 
 def coinpress_scaled_center(
@@ -682,6 +738,7 @@ def variance_estimate(
     steps: int = 20,
     scale: Literal["log", "linear"] = "log",
     floor_ratio: float = 1e-30,
+    max_variance: float | None = None,
     rng: RngLike = None,
 ) -> np.ndarray:
     """Algorithm 2 (VarianceEstimate, App. D.1) on every coordinate: private ``sigma^2``.
@@ -706,6 +763,11 @@ def variance_estimate(
     In log space that interval is only ``log(top / max y)`` long. ``scale="linear"`` is the
     spec's literal ``[0, 2M^2]`` version. (The authors' code masks the problem with a "spreading"
     trick that triples every point, which is a privacy bug: specs/plan.md §10.10.)
+
+    ``max_variance`` (public, or the output of an earlier private step such as
+    :func:`variance_cap`) lowers the top of every search range to
+    ``min(k (hi - lo)^2 / 2, k (1 - 2/(9k))^3 max_variance)``, so no ``sigma^2`` exceeds it; the
+    range stays independent of this step's data, so the privacy argument is unchanged.
 
     Returns
     -------
@@ -738,6 +800,8 @@ def variance_estimate(
     if k > 1:
         a = a.reshape(groups, k, d).sum(axis=1)
     top = k * (hi - lo) ** 2 / 2.0
+    if max_variance is not None:
+        top = np.minimum(top, k * factor * check_positive(max_variance, "max_variance"))
     if scale == "log":
         check_positive(floor_ratio, "floor_ratio")
         floor = floor_ratio * top
@@ -754,6 +818,85 @@ def variance_estimate(
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
     return np.asarray(med, dtype=float) / (k * factor)
+
+
+#: Share of the variance budget that :func:`plan` spends on :func:`variance_cap` (issue 12,
+#: third pass).
+VARIANCE_CAP_SHARE = 0.1
+
+
+def variance_cap(
+    x: np.ndarray,
+    bounds: tuple[Any, Any],
+    *,
+    rho: float,
+    beta: float = 0.1,
+    rng: RngLike = None,
+) -> float:
+    """A private upper bound on every coordinate variance ``sigma_i^2`` (``rho``-zCDP, replace-one).
+
+    The rows are cut into ``m = n // 2`` disjoint public pairs (consecutive rows) and ``D_j`` is
+    the l2 distance within pair ``j``. ``r`` = the private median of the ``D_j`` by the exponential
+    mechanism over the log grid below the public diameter ``||hi - lo||_2``
+    (:func:`dpcore.estimators._localise.pair_distance_median`; one person sits in one pair, so one
+    ``D_j`` changes: rank utility with sensitivity 1, ``eps = sqrt(8 rho)``, ``rho``-zCDP). With
+    probability ``1 - beta`` at least ``m/2 - e`` distances lie at or below ``r``, ``e`` =
+    :func:`dpcore.quantiles.log_grid_rank_error`, so ``r`` is at least the ``q``-quantile of ``D``
+    with ``q = 1/2 - e/m``. Every coordinate's share ``D_j^2 >= (x_ai - x_bi)^2 = 2 sigma_i^2 Z^2``
+    (Gaussian data), so that quantile is at least ``sigma_i sqrt(2 chi2_1^{-1}(q))`` and
+    ``sigma_i^2 <= r^2 / (2 chi2_1^{-1}(q))`` for every ``i`` (``q`` floored at 0.01).
+
+    Why (issue 12, third pass): Algorithm 2's per-coordinate medians get ``rho_variance / d`` each;
+    on the paper's wide ranges (Gaussian C, ``d = 1024``, ``rho = 1/16``: ``+-1.6e6``, ``eps = 0.01``
+    per coordinate) one or two of the 1024 medians land in the empty stretch above the data, up to
+    ``4e5 sigma_i``; ``s_i = sigma^_i^(-1/2)`` then sends ``sqrt(sigma^_i)`` of noise into that
+    coordinate (measured: 4 of 30 runs with 3-5x the median error, all from that noise). One extra
+    1-D median on ``n / 2`` values is accurate at a tenth of the variance share and bounds every
+    ``sigma^_i`` by about ``1.7 ||sigma||_2``.
+
+    Budget split: :func:`plan` spends :data:`VARIANCE_CAP_SHARE` of ``rho_variance`` here and the
+    rest on Algorithm 2's medians (sequential composition, the two parts sum to ``rho_variance``
+    exactly; specs/plan.md §2 "Budgets", §4c).
+
+    References
+    ----------
+    McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; specs/plan.md §1 (replace-one), §4a.2,
+    §4c; issue 12 of this project.
+    """
+    from statistics import NormalDist
+
+    from dpcore.estimators._localise import pair_distance_median
+
+    X = check_data(x, ndim=2, min_rows=2)
+    n, d = X.shape
+    lo, hi = check_bounds(bounds, d)
+    rho = check_positive(rho, "rho")
+    b = check_probability(beta, "beta")
+    r = pair_distance_median(X, float(np.linalg.norm(hi - lo)), rho=rho, rng=rng)
+    q = max(0.5 - quantiles.log_grid_rank_error(rho, b) / (n // 2), 0.01)
+    chi2_q = NormalDist().inv_cdf((1.0 + q) / 2.0) ** 2
+    return r * r / (2.0 * chi2_q)
+
+
+def variance_floor_ratio(d: int) -> float:
+    """Floor of Algorithm 2's log search range relative to its capped top: ``1e-8 / d^2``.
+
+    With :func:`variance_cap` the top is about ``3 ||sigma||_2^2``. A coordinate whose scale matters
+    has ``sigma_i >= ||sigma||_1 / (10 d) >= ||sigma||_2 / (10 d)`` (below that the regulariser
+    ``||sigma^||_1 / d`` decides its scale), so ``sigma_i^2 >= top / (300 d^2)`` and the floor sits at
+    ``3e-6 sigma_i^2`` or lower: only the ``P(chi2_1 < 3e-6) = 0.14%`` lowest group values of such a
+    coordinate are clamped (ties far from the median). Why: the empty stretch of the log range below
+    the data is what the exponential mechanism picks when it underestimates a variance; for a large
+    ``sigma_i`` that is harmful (``s_i = sigma^_i^(-1/2)`` inflates the scaled norms, the radius and
+    the noise: PLAN, C, d = 1024, rho = 1/16, grid seed 0: ``sigma^_2 = 7e-11 sigma_2``, error 3x the
+    median). The ``1e-30`` floor left about 50 nats below the data there; this one about 14, so
+    such picks are about 3.5x rarer. Public (a function of ``d``); privacy unchanged.
+
+    References
+    ----------
+    Issue 12 of this project; specs/plan.md §4a.3, §4c.
+    """
+    return 1e-8 / float(max(int(d), 1)) ** 2
 
 
 def binary_frequencies(
@@ -935,6 +1078,7 @@ def plan(
     radius_step: RadiusStep = "log_grid",
     center_spread: float = 0.0,
     coinpress_spread_share: float = 0.1,
+    variance_cap_share: float = VARIANCE_CAP_SHARE,
     rng: RngLike = None,
 ) -> Estimate:
     """PLAN (Algorithm 1) with a private centre, variance-aware scaling and a private clip radius.
@@ -995,7 +1139,12 @@ def plan(
         Gaussian A (d = 1024, rho = 1/16: medians 5.6 / 5.7), but on the paper's wide B/C ranges
         (+-50 d sqrt(sigma_max)) the per-coordinate zooms miss: B, alpha = 2, rho = 1/16: median
         9.4 against 1268; C, d = 1024, rho = 1/16: 15 against 154 000.
-        Without private variances (oracle, no scaling) ``"coinpress"`` falls back to coarse-to-fine.
+        With the oracle variances ``"coinpress"`` falls back to coarse-to-fine. Without scaling
+        (``variances="none"``: ``plan_noscale``, ``gaussian_private``) and with
+        ``quantile="exponential"`` CoinPress runs on the rows themselves (``s = 1``; issue 12,
+        third pass: ``gaussian_private`` on Gaussian A, d = 1024, rho = 1/16, 30 seeds: one run
+        74x the median with the coarse-to-fine centre, a coordinate of the centre 394 off; worst
+        1.9x with CoinPress, median 2.78 -> 2.76).
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
         log grid ``U 1.002**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
@@ -1009,6 +1158,10 @@ def plan(
     coinpress_spread_share : float
         Share of ``rho_center`` for the private l2 spread of the CoinPress centre (0 takes the spread
         from ``sigma^`` instead: measured worse at d = 1024, where ``sigma^`` itself is noisy).
+    variance_cap_share : float
+        Share of ``rho_variance`` for :func:`variance_cap`, a private bound on every ``sigma_i^2``
+        that tops Algorithm 2's search ranges (default 0.1; 0 is the paper's Algorithm 2 alone,
+        as in :func:`plan_as_published`). The two parts sum to ``rho_variance`` exactly.
     rng : None, int or Generator
 
     Returns
@@ -1069,9 +1222,14 @@ def plan(
     else:
         default = {"radius": 0.4375, "noise": 0.5625}
     fractions = _check_split(budget_split, default, used)
-    # CoinPress runs with the private variances (the paper's PLAN); the oracle and no-scaling
-    # teaching variants keep the coarse-to-fine centre.
-    cp_center = center_step == "coinpress" and center_spread == 0 and variances == "private"
+    # CoinPress runs with the private variances (the paper's PLAN) and without scaling (s = 1; with
+    # binary searches that configuration stays the paper's, IOME without rotation, §9.8); the
+    # oracle teaching variant keeps the coarse-to-fine centre.
+    cp_center = (
+        center_step == "coinpress"
+        and center_spread == 0
+        and (variances == "private" or (variances == "none" and quantile == "exponential"))
+    )
     robust_center = (
         (center_step == "coarse_to_fine" or (center_step == "coinpress" and not cp_center))
         and quantile == "exponential"
@@ -1175,20 +1333,36 @@ def plan(
 
     # -- stage 2: variances -----------------------------------------------------------------
     if variances == "private":
+        cap_share = check_probability(variance_cap_share, "variance_cap_share", open_interval=False)
+        rho_var = budgets["variance"]
+        cap = None
+        if cap_share > 0:  # the medians get rho_var - rho_cap exactly; rho_cap + that = rho_var
+            rho_cap = rho_var - (rho_var - rho_var * cap_share)
+            cap = variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
+            rho_var = budgets["variance"] - rho_cap
         var = variance_estimate(
             X,
             (lo, hi),
-            rho=budgets["variance"],
+            rho=rho_var,
             pairs_per_group=pairs_per_group,
             method=quantile,
             steps=steps,
+            max_variance=cap,
+            floor_ratio=1e-30 if cap is None else variance_floor_ratio(d),
             rng=g,
         )
         raw = np.sqrt(np.maximum(var, 0.0))
+        capped = (
+            ""
+            if cap is None
+            else f" below a private cap sigma^2 <= {cap:.4g} (pair-distance median, "
+            f"rho {budgets['variance'] - rho_var:.4g})"
+        )
         ledger.charge(
             STAGE_LABELS["variance"],
             budgets["variance"],
-            f"Algorithm 2: {d} private medians of pair statistics, rho/d = {budgets['variance'] / d:.4g} each",
+            f"Algorithm 2: {d} private medians of pair statistics, rho/d = {rho_var / d:.4g} each"
+            + capped,
         )
     elif variances == "binary":
         raw = np.sqrt(binary_variances(q_tilde))
@@ -1448,7 +1622,13 @@ def plan_as_published(
     §10.10). The ledger charges the true cost ``9 rho_center`` for the centre, so it totals
     ``rho + 8 * 0.0625 rho = 1.5 rho`` with the default split.
     """
-    kw = {"center_step": "paper", "radius_step": "paper", "center_spread": 0.1, **params}
+    kw = {
+        "center_step": "paper",
+        "radius_step": "paper",
+        "center_spread": 0.1,
+        "variance_cap_share": 0.0,
+        **params,
+    }
     return plan(x, rho=rho, bounds=bounds, variances="private", p=2.0, rng=rng, **kw)
 
 

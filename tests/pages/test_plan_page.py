@@ -146,3 +146,15 @@ def test_binary_data_defaults_to_p1_and_tiny_n_is_an_error_not_a_traceback():
     at = _page({"n": "3", "d": "4"})
     assert not at.exception
     assert at.error or len(_specs(at)) == 4 + 4
+
+
+def test_thin_variance_budget_is_said_before_the_run():
+    # n = 4000, d = 256, rho = 1/16: about one private variance per run lands far below its data
+    # (dpcore.estimators.plan.expected_low_variances); the page says so before the run.
+    at = _page({"n": "4000", "d": "256", "budget_value": "0.0625"})
+    assert not at.exception
+    assert any(
+        "Before the run" in w.value and "variance estimates are thin" in w.value for w in at.warning
+    )
+    quiet = _page({"n": "4000", "d": "64", "budget_value": "0.0625"})
+    assert not any("variance estimates are thin" in w.value for w in quiet.warning)
