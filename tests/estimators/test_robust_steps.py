@@ -293,7 +293,7 @@ def test_plan_variance_stage_ledger_is_exact_with_the_cap() -> None:
     x, _, bounds = _cell_a(64, 0)
     for rho in (1 / 16, 0.3, 1.0):
         est = P.plan(x, rho=rho, bounds=bounds, rng=0)
-        rv = est.diagnostics.extra["budgets"]["variance"]
+        rv = est.diagnostics_as(P.PlanDiagnostics).budgets["variance"]
         rho_cap = rv - (rv - rv * P.VARIANCE_CAP_SHARE)
         assert rho_cap + (rv - rho_cap) == rv  # the two parts of the stage, exactly
         assert math.isclose(rho_cap, 0.1 * rv, rel_tol=1e-12)
