@@ -32,7 +32,7 @@ import sys
 import threading
 import types
 from collections import OrderedDict, deque
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
@@ -120,6 +120,19 @@ class _Job:
         self.future, self.fn, self.args, self.kwargs = future, fn, args, kwargs
 
 
+def _cancel(jobs: Iterable[_Job]) -> None:
+    """Cancel jobs taken out of their lanes and wake whoever waits on them.
+
+    ``Future.cancel`` alone does not notify :func:`~concurrent.futures.as_completed` or
+    :func:`~concurrent.futures.wait`: an executor does that when it reaches the job
+    (``set_running_or_notify_cancel``), and these jobs will never be reached, so a waiter on them
+    would wait forever; this call marks them "cancelled and notified" at once.
+    """
+    for job in jobs:
+        job.future.cancel()
+        job.future.set_running_or_notify_cancel()
+
+
 class FairPool:
     """Round-robin dispatch of many clients' jobs onto one executor.
 
@@ -167,22 +180,35 @@ class FairPool:
                 if key in (None, k)
             )
 
-    def cancel(self, key: Hashable) -> int:
-        """Cancel the jobs of lane ``key`` that have not started; returns how many."""
+    def cancel(self, key: Hashable, only: Collection[Future] | None = None) -> int:
+        """Cancel the jobs of lane ``key`` that have not started (of those, only the ones whose
+        future is in ``only`` when given); returns how many."""
         with self._lock:
-            jobs = deque(j for lanes in self._lanes.values() for j in lanes.pop(key, ()))
-        for job in jobs:
-            job.future.cancel()
+            jobs: list[_Job] = []
+            for level, lanes in list(self._lanes.items()):
+                queue = lanes.get(key)
+                if queue is None:
+                    continue
+                if only is None:
+                    jobs += queue
+                    queue.clear()
+                else:
+                    keep = deque(j for j in queue if j.future not in only)
+                    jobs += (j for j in queue if j.future in only)
+                    queue.clear()
+                    queue.extend(keep)
+                if not queue:
+                    del lanes[key]
+                    if not lanes:
+                        del self._lanes[level]
+        _cancel(jobs)
         return len(jobs)
 
     def shutdown(self, wait: bool = True) -> None:
         """Cancel every waiting job and shut the inner executor down."""
         with self._lock:
             levels, self._lanes = self._lanes, {}
-        for lanes in levels.values():
-            for jobs in lanes.values():
-                for job in jobs:
-                    job.future.cancel()
+        _cancel([job for lanes in levels.values() for jobs in lanes.values() for job in jobs])
         self._executor.shutdown(wait=wait, cancel_futures=True)
 
     # ---- dispatch ------------------------------------------------------------------------------
@@ -257,14 +283,28 @@ class FairPool:
 
 
 class Lane(Executor):
-    """One client's ``Executor`` view of a :class:`FairPool` (``shutdown`` cancels its waiting jobs
-    and leaves the shared pool running)."""
+    """One client's ``Executor`` view of a :class:`FairPool` (``shutdown`` cancels the waiting jobs
+    of its key and leaves the shared pool running; :meth:`cancel_own` only those of this view)."""
 
     def __init__(self, pool: FairPool, key: Hashable, priority: int = 0) -> None:
         self.pool, self.key, self.priority = pool, key, priority
+        self._own: set[Future] = set()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
-        return self.pool._submit(self.key, self.priority, fn, args, kwargs)
+        future = self.pool._submit(self.key, self.priority, fn, args, kwargs)
+        self._own.add(future)
+        return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.pool.cancel(self.key)
+
+    def cancel_own(self) -> int:
+        """Cancel the waiting jobs submitted through this view, not those another view of the same
+        key submitted; returns how many.
+
+        An interrupted script run cancels its own work with this: under Streamlit's fast reruns the
+        session's next run starts in a new thread before the old one stops, on the same lane key,
+        and must keep its jobs.
+        """
+        own, self._own = self._own, set()
+        return self.pool.cancel(self.key, only=own)

@@ -14,14 +14,14 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from concurrent.futures import Executor, Future
+from concurrent.futures import CancelledError, Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dpcore.pool import FairPool, process_pool, workers_from_env
+from dpcore.pool import FairPool, Lane, process_pool, workers_from_env
 
 T = TypeVar("T")
 
@@ -44,27 +44,36 @@ def shared_pool() -> FairPool | None:
         return None
 
 
-def session_lane() -> Executor | None:
-    """This session's lane of the shared pool, or ``None`` when there is no pool."""
+def session_lane() -> Lane | None:
+    """This session's lane of the shared pool (a fresh view), or ``None`` when there is no pool."""
     pool = shared_pool()
     ctx = get_script_run_ctx()
     return None if pool is None or ctx is None else pool.lane(ctx.session_id)
 
 
 def with_pool(work: Callable[[Executor | None], T]) -> T:
-    """``work(executor)`` on this session's lane; the lane's waiting jobs are cancelled if the run
-    is interrupted (a widget changed mid-run), and a broken pool is dropped and the work redone
-    in the script thread (same result: the engine does not depend on the executor)."""
+    """``work(executor)`` on this session's lane; the waiting jobs of *this call* are cancelled if
+    the run is interrupted (a widget changed mid-run), and a broken pool is dropped and the work
+    redone in the script thread (same result: the engine does not depend on the executor).
+
+    Only this call's jobs: Streamlit's fast reruns start the session's next run in a new thread
+    while this one still runs (it stops at its next ``st`` call), on the same lane key, and that
+    run's jobs must go on. Cancelling the whole lane here once left the next run waiting forever
+    on jobs the old run had cancelled (a Compare sweep after "New seed" mid-sweep).
+    """
     lane = session_lane()
     if lane is None:
         return work(None)
     try:
         return work(lane)
-    except BrokenProcessPool:
-        shared_pool.clear()
+    except (BrokenProcessPool, CancelledError) as err:  # e.g. the pool shut down under this run
+        logging.getLogger(__name__).warning("redoing the work in the script thread: %r", err)
+        lane.cancel_own()
+        if isinstance(err, BrokenProcessPool):
+            shared_pool.clear()
         return work(None)
     except BaseException:
-        lane.shutdown(cancel_futures=True)
+        lane.cancel_own()
         raise
 
 

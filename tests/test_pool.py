@@ -4,7 +4,7 @@ handling, and bit-identical experiment frames with and without the process pool.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import CancelledError, ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed, wait
 
 import pandas as pd
 import pytest
@@ -66,6 +66,36 @@ def test_cancel_drops_only_that_lane() -> None:
     assert all(f.cancelled() for f in mine)
     with pytest.raises(CancelledError):
         mine[0].result()
+    pool.shutdown()
+
+
+def test_cancelled_jobs_wake_their_waiters() -> None:
+    # Future.cancel alone does not notify as_completed or wait (an executor does that when it
+    # reaches the job, and the pool never will): a waiter on a cancelled job waited forever
+    pool, gate = _blocked_pool()
+    mine = [pool.lane("a").submit(pow, 2, i) for i in range(3)]
+    seen: list = []
+    waiter = threading.Thread(target=lambda: seen.extend(as_completed(mine, timeout=5)))
+    waiter.start()  # already waiting when the jobs are cancelled, as a script run would be
+    assert pool.cancel("a") == 3
+    waiter.join(10)
+    assert sorted(map(id, seen)) == sorted(map(id, mine))
+    assert not wait(mine, timeout=5).not_done
+    gate.set()
+    pool.shutdown()
+
+
+def test_a_view_cancels_only_its_own_jobs() -> None:
+    # Streamlit's fast reruns: the old run (stopping) and the new one share the session's key
+    pool, gate = _blocked_pool()
+    old, new = pool.lane("session"), pool.lane("session")
+    stale = [old.submit(pow, 2, i) for i in range(3)]
+    fresh = [new.submit(pow, 3, i) for i in range(3)]
+    assert old.cancel_own() == 3 and old.cancel_own() == 0
+    assert pool.pending("session") == 3
+    gate.set()
+    assert [f.result(timeout=10) for f in fresh] == [1, 3, 9]
+    assert all(f.cancelled() for f in stale)
     pool.shutdown()
 
 

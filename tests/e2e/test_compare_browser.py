@@ -2,6 +2,7 @@
 preset written to the link."""
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -75,5 +76,32 @@ def test_a_long_comparison_shows_a_first_result_then_all_repetitions_on_request(
         screenshot(page, "compare_refining")
         expect(main).to_contain_text("Showing all 30 repetitions per point", timeout=600_000)
         assert not page.get_by_role("button", name=re.compile(r"^Run all")).count()
+    finally:
+        ctx.close()
+
+
+def test_new_seed_mid_sweep_settles_with_a_chart(
+    served_app_url, browser, wait_for_app, charts_drawn
+):
+    # With the shared pool, "New seed" pressed while a sweep ran left the next sweep at "Running the
+    # sweep…" forever: Streamlit's fast reruns start the next run in a new thread before the old one
+    # stops, on the session's lane, and the old run's cancel took the new run's jobs with it. This
+    # sweep's first result takes ≈ 3-5 s alone (twice that under the test suite's load), so 60 s for
+    # the page to settle is a hang, not a slow machine. The seed is one no other test uses (a cached
+    # sweep would show no progress bar to interrupt).
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{served_app_url}/compare?n=3000&d=128&cmp_reps=30&seed=4242")
+        main = page.locator("[data-testid='stMain']")
+        expect(main).to_contain_text("Running the sweep", timeout=120_000)
+        page.get_by_role("button", name="New seed").click()  # mid-sweep
+        t0 = time.monotonic()
+        expect(page.get_by_role("spinbutton", name="Seed")).to_have_value("4243", timeout=60_000)
+        expect(main).to_contain_text("Showing 3 of 30 repetitions per point", timeout=60_000)
+        charts_drawn(page, 1, timeout=60_000)
+        wait_for_app(page, timeout=60_000)
+        assert time.monotonic() - t0 < 60
+        assert "Running the sweep" not in main.inner_text()
     finally:
         ctx.close()

@@ -1,10 +1,11 @@
 """``pages._pool.prefetch`` (issue 18): work started early on the session's lane, waited for later,
-shared through the cache; without a pool it runs on demand in the script thread."""
+shared through the cache; without a pool it runs on demand in the script thread. And
+``pages._pool.with_pool``: an interrupted run cancels only its own jobs."""
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import pytest
 
@@ -65,3 +66,69 @@ def test_prefetch_without_a_pool_runs_when_asked(monkeypatch):
     assert calls == []  # nothing yet: the script thread computes it when the page asks
     assert wait() == [k**2 for k in range(6)] and calls == [None]
     assert cache.get("k") == [k**2 for k in range(6)]
+
+
+class _Stop(BaseException):
+    """Stands in for Streamlit's StopException (a BaseException raised at the run's next st call)."""
+
+
+def test_an_interrupted_run_leaves_the_next_runs_jobs_alone(lane):
+    # Streamlit's fast reruns (a widget changed mid-sweep): the session's next run starts in a new
+    # thread, on the same lane key, before the old run stops at its next st call. The old run's
+    # with_pool once cancelled the whole lane, the new run's queued jobs with it, and the new run
+    # then waited in as_completed forever ("Running the sweep…" after "New seed").
+    gate = threading.Event()
+    lane.lane("other").submit(gate.wait, 10)  # both slots busy: every job below waits in line
+    lane.lane("other").submit(gate.wait, 10)
+    queued, interrupted = threading.Event(), threading.Event()
+
+    def old_run(ex):
+        jobs = [ex.submit(pow, 2, k) for k in range(4)]
+        queued.set()
+        assert interrupted.wait(10)
+        raise _Stop  # e.g. from the progress callback, before any of its jobs ran
+        return jobs  # pragma: no cover
+
+    def new_run(ex):
+        jobs = [ex.submit(pow, 3, k) for k in range(4)]
+        interrupted.set()
+        return sorted(f.result() for f in as_completed(jobs, timeout=10))
+
+    errors: list = []
+
+    def stopping() -> None:
+        try:
+            _pool.with_pool(old_run)
+        except _Stop as err:
+            errors.append(err)
+
+    old = threading.Thread(target=stopping)
+    old.start()
+    assert queued.wait(10)
+    result: list = []
+    new = threading.Thread(target=lambda: result.append(_pool.with_pool(new_run)))
+    new.start()
+    old.join(10)
+    assert errors and lane.pending("s") == 4  # the old run's four cancelled, the new run's queued
+    gate.set()
+    new.join(20)
+    assert result == [[1, 3, 9, 27]]
+
+
+def test_with_pool_redoes_cancelled_work_in_the_script_thread(lane):
+    # e.g. the shared pool shut down under the run: the same result in the script thread, no error
+    gate = threading.Event()
+    for _ in range(2):
+        lane.lane("other").submit(gate.wait, 10)
+    calls = []
+
+    def work(ex):
+        calls.append(ex)
+        if ex is None:
+            return 2**5
+        job = ex.submit(pow, 2, 5)
+        lane.cancel("s")
+        return job.result(timeout=10)
+
+    assert _pool.with_pool(work) == 32 and calls[-1] is None
+    gate.set()
