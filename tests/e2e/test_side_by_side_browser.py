@@ -27,6 +27,22 @@ def _keys_ready(page) -> None:
     page.wait_for_function("() => document.__dpmeanKeys === true", timeout=WAIT)
 
 
+def _press_until(page, target, key: str = "ArrowRight", tries: int = 3) -> None:
+    """Press ``key`` until ``target`` shows. On a loaded machine the first key press after a page
+    change was sometimes lost (seen at PLAN's first step after the Compare story, not reproduced on
+    a fresh page); a presenter presses again, and so does this test, at most ``tries`` times. A
+    second press never skips a step: it is only sent while ``target`` is still not shown."""
+    for _ in range(tries - 1):
+        page.keyboard.press(key)
+        try:
+            expect(target).to_be_visible(timeout=20_000)
+            return
+        except AssertionError:
+            _ready(page)
+    page.keyboard.press(key)
+    expect(target).to_be_visible(timeout=WAIT)
+
+
 def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{app_url}/?present=1")
@@ -84,8 +100,7 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     expect(main.get_by_text("1 / 8 · (a) raw data")).to_be_visible(timeout=WAIT)
     _keys_ready(page)
     for k, step in enumerate(["(b) recentred", "(c) clipped", "(d) back in original space"]):
-        page.keyboard.press("ArrowRight")
-        expect(main.get_by_text(f"{k + 2} / 8 · {step}")).to_be_visible(timeout=WAIT)
+        _press_until(page, main.get_by_text(f"{k + 2} / 8 · {step}"))
     _ready(page)
     page.wait_for_function(
         "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
