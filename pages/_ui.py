@@ -263,10 +263,43 @@ def url_widget(
     """Draw ``widget(label, *args, key=key, **kwargs)`` bound to the URL (see :func:`url_state`).
 
     ``widget`` is any Streamlit input (``st.radio``, ``col.slider``, ...); pass no ``value=`` or
-    ``index=``: the start value is ``default`` or what the URL or this session said.
+    ``index=``: the start value is ``default`` or what the URL or this session said. A value from
+    the URL or the session must fit the widget itself (a slider's or number box's range, a choice
+    widget's options: :func:`_fits_widget`) and ``valid``, when given, as well.
     """
-    url_state(key, default, valid=valid, parse=parse)
+    fits = _fits_widget(widget, args, kwargs)
+    both = fits if valid is None else (lambda v: fits(v) and valid(v))
+    url_state(key, default, valid=both, parse=parse)
     return url_sync(key, widget(label, *args, key=key, **kwargs))
+
+
+def _fits_widget(
+    widget: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
+) -> Callable[[Any], bool]:
+    """Whether a value fits what ``widget(label, *args, **kwargs)`` can show: within a slider's or
+    number box's ``min_value``/``max_value``, or one of (for a multiselect: a subset of) a radio's,
+    select box's or select slider's ``options`` (positional or keyword, as Streamlit takes them)."""
+    name = getattr(widget, "__name__", "")
+
+    def arg(i: int, name_: str) -> Any:
+        return kwargs.get(name_, args[i] if len(args) > i else None)
+
+    if name in ("slider", "number_input"):
+        lo, hi = arg(0, "min_value"), arg(1, "max_value")
+
+        def in_range(v: Any) -> bool:
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                return False
+            return (lo is None or v >= lo) and (hi is None or v <= hi)
+
+        return in_range
+    options = arg(0, "options")
+    if options is None or name not in ("radio", "selectbox", "select_slider", "multiselect"):
+        return lambda _v: True
+    choices = list(options)
+    if name == "multiselect":
+        return lambda v: isinstance(v, list) and all(c in choices for c in v)
+    return lambda v: v in choices
 
 
 def forget(*keys: str) -> None:

@@ -103,7 +103,6 @@ p = url_widget(
     [1, 2],
     key="plan_p",
     default=1 if binary else 2,
-    valid=lambda v: v in (1, 2),
     horizontal=True,
     on_change=_reset_exponent,
     format_func=lambda v: f"p = {v}",
@@ -115,7 +114,6 @@ source = url_widget(
     ["private", "oracle"],
     key="plan_var",
     default="private",
-    valid=lambda v: v in ("private", "oracle"),
     horizontal=True,
     format_func={
         "private": "private (Algorithm 2)" if not binary else "private (noisy frequencies)",

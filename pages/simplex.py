@@ -56,7 +56,6 @@ mech = url_widget(
     ["laplace", "gaussian"],
     key="simplex_mech",
     default="laplace" if s.unit == "eps" else "gaussian",
-    valid=lambda v: v in ("laplace", "gaussian"),
     horizontal=True,
     format_func={"laplace": "Laplace (pure ε)", "gaussian": "Gaussian (ρ-zCDP)"}.get,
 )
@@ -66,7 +65,6 @@ relation = url_widget(
     ["add-remove", "replace-one"],
     key="simplex_rel",
     default="add-remove",
-    valid=lambda v: v in ("add-remove", "replace-one"),
     horizontal=True,
     format_func={
         "add-remove": "add/remove (n private)",
@@ -82,7 +80,6 @@ p_now = url_widget(
     step=0.05,
     key="simplex_p",
     default=0.65,
-    valid=lambda v: 0.0 <= v <= 1.0,
 )
 c4, c5, c6 = st.columns(3)
 split = url_widget(
@@ -93,7 +90,6 @@ split = url_widget(
     step=0.05,
     key="simplex_split",
     default=0.5,
-    valid=lambda v: 0.05 <= v <= 0.95,
     help="The paper's experiments and the common libraries split equally (f = 0.5).",
 )
 count_fraction = url_widget(
@@ -104,7 +100,6 @@ count_fraction = url_widget(
     step=0.05,
     key="simplex_extra",
     default=0.0,
-    valid=lambda v: 0.0 <= v <= 0.5,
     disabled=relation == "replace-one",
     help="0 spends everything on the one release; the free count is then all you have. "
     "Off under replace-one: n is public there, so no count is needed.",

@@ -63,7 +63,6 @@ version = url_widget(
     ["pure", "zcdp"],
     key="wins_version",
     default="zcdp" if s.unit == "rho" else "pure",
-    valid=lambda v: v in ("pure", "zcdp"),
     horizontal=True,
     format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
     help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"),
@@ -83,7 +82,6 @@ eta = url_widget(
     step=0.01,
     key="wins_eta",
     default=0.10,
-    valid=lambda v: 0.0 <= v <= 0.45,
     help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.",
 )
 contam = url_widget(
@@ -94,7 +92,6 @@ contam = url_widget(
     step=0.01,
     key="wins_contam",
     default=0.05,
-    valid=lambda v: 0.0 <= v <= 0.4,
 )
 shift = url_widget(
     c4.slider,
@@ -104,7 +101,6 @@ shift = url_widget(
     step=1.0,
     key="wins_shift",
     default=10.0,
-    valid=lambda v: 2.0 <= v <= 40.0,
 )
 c5, c6, _ = st.columns([1, 1, 2])
 c_trim = url_widget(
@@ -115,7 +111,6 @@ c_trim = url_widget(
     step=0.5,
     key="wins_c",
     default=10.0,
-    valid=lambda v: 0.5 <= v <= 500.0,
 )
 BETAS = [1.0005, 1.001, 1.005, 1.01, 1.05]
 beta = url_widget(

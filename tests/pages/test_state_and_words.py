@@ -395,3 +395,41 @@ def test_iome_is_expanded_on_every_page_that_names_it() -> None:
         text = "\n".join(m.value for m in at.markdown)
         first = text.index("IOME")
         assert "instance-optimal mean estimation" in text[first : first + 200].lower(), page
+
+
+OUT_OF_WIDGET = [
+    ("pages/simplex.py", {"simplex_p": ("5.0", 0.65), "simplex_mech": ("cauchy", None)}),
+    ("pages/winsorized.py", {"wins_shift": ("400.0", 10.0), "wins_version": ("exact", None)}),
+    ("pages/plan_step_by_step.py", {"plan_p": ("3", 2), "plan_var": ("magic", "private")}),
+]
+
+
+@pytest.mark.parametrize(("page", "controls"), OUT_OF_WIDGET, ids=[p for p, _ in OUT_OF_WIDGET])
+def test_url_values_the_widget_cannot_show_fall_back_to_the_default(
+    page: str, controls: dict
+) -> None:
+    # url_widget checks a URL value against the widget itself (a slider's range, a radio's
+    # options), so no page restates them in a ``valid=`` of its own
+    at = _app({k: raw for k, (raw, _) in controls.items()}, page)
+    assert not at.exception
+    for key, (raw, default) in controls.items():
+        value = at.session_state[key]
+        assert str(value) != raw
+        if default is not None:
+            assert value == default
+
+
+def test_fits_widget_reads_ranges_and_options_as_streamlit_takes_them() -> None:
+    import streamlit as st
+
+    from pages._ui import _fits_widget
+
+    in_slider = _fits_widget(st.slider, (0.0, 1.0), {})
+    assert in_slider(0.5) and in_slider(1) and not in_slider(1.5) and not in_slider(True)
+    in_box = _fits_widget(st.number_input, (), {"min_value": 2, "max_value": 50})
+    assert in_box(2) and not in_box(51) and not in_box("7")
+    assert _fits_widget(st.radio, (["a", "b"],), {})("b")
+    assert not _fits_widget(st.selectbox, (), {"options": ["a", "b"]})("c")
+    pick = _fits_widget(st.multiselect, (["a", "b"],), {})
+    assert pick(["a"]) and not pick(["a", "z"]) and not pick("a")
+    assert _fits_widget(st.text_input, (), {})("anything")
