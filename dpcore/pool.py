@@ -186,18 +186,13 @@ class FairPool:
         with self._lock:
             jobs: list[_Job] = []
             for level, lanes in list(self._lanes.items()):
-                queue = lanes.get(key)
-                if queue is None:
-                    continue
-                if only is None:
-                    jobs += queue
-                    queue.clear()
-                else:
-                    keep = deque(j for j in queue if j.future not in only)
-                    jobs += (j for j in queue if j.future in only)
-                    queue.clear()
-                    queue.extend(keep)
-                if not queue:
+                queue = lanes.get(key, deque())
+                kept: deque[_Job] = deque()
+                for job in queue:  # one pass: the chosen jobs out, the others kept in order
+                    (jobs if only is None or job.future in only else kept).append(job)
+                queue.clear()
+                queue.extend(kept)
+                if key in lanes and not queue:
                     del lanes[key]
                     if not lanes:
                         del self._lanes[level]
