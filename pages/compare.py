@@ -252,20 +252,6 @@ reps = url_widget(
 )
 
 
-def _sweep_values(axis: str, cfg: ExperimentConfig) -> list[float]:
-    """Five values around the config's base value of ``axis``."""
-    if axis == "budget":
-        b = cfg.budget
-        return [b / 8, b / 4, b / 2, b, 2 * b]
-    if axis == "n":
-        return sorted({max(int(cfg.n * f), 50) for f in (0.25, 0.5, 1, 2, 4)})
-    if axis == "d":
-        return sorted({max(int(round(cfg.d * f)), 1) for f in (0.25, 0.5, 1, 2, 4)})
-    lo, hi = DISTRIBUTIONS[cfg.distribution].skew_range
-    hi = min(hi, 2.0) if cfg.kind != "binary" else hi
-    return [float(v) for v in np.round(np.linspace(lo if cfg.kind != "binary" else 0.05, hi, 5), 3)]
-
-
 peers_on = include_peers("cmp_peers")
 options = [e.name for e in registry.applicable(base.kind, base.d, peers=peers_on)]
 labels = {e.name: e.label for e in registry.all_estimators()}
@@ -302,7 +288,7 @@ with user_errors():
     values["repetitions"] = int(reps)
     values["metric"] = metric
     if x not in base.sweep or len(base.sweep[x]) < 2:
-        values["sweep"] = {x: _sweep_values(x, base)}
+        values["sweep"] = {x: base.sweep_around(x)}
     config = ExperimentConfig.from_dict(values)
 
 

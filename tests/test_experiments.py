@@ -508,3 +508,19 @@ def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():
     assert a.equals(b) and list(a.columns) == ["count", "source"] and len(a) == 600
     fig = count_figure(a, 200)
     assert len(fig.data) == 2
+
+
+def test_sweep_around_the_base_value() -> None:
+    cfg = ExperimentConfig(distribution="gaussian", n=1000, d=8, budget=0.5)
+    assert cfg.sweep_around("n") == [250, 500, 1000, 2000, 4000]
+    assert cfg.sweep_around("d") == [2, 4, 8, 16, 32]
+    assert ExperimentConfig(distribution="gaussian", n=100, d=1).sweep_around("n") == [
+        50,
+        100,
+        200,
+        400,
+    ]
+    skews = cfg.sweep_around("skew")
+    assert len(skews) == 5 and skews[-1] <= 2.0 and skews == sorted(skews)
+    with pytest.raises(ValueError, match="axis must be one of"):
+        cfg.sweep_around("delta")

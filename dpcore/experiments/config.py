@@ -502,6 +502,30 @@ class ExperimentConfig:
                 return k
         return next(iter(self.sweep), "budget")
 
+    def sweep_around(self, axis: str) -> list[float]:
+        """Five values of ``axis`` around this config's base value: the budget from 1/8 to 2 times,
+        n and d from 1/4 to 4 times (n at least 50, d at least 1, duplicates dropped), the skew
+        across the distribution's range (up to 2 for real data; from 0.05 for binary profiles).
+
+        >>> ExperimentConfig(distribution="gaussian", n=1000, d=8, budget=0.5).sweep_around("budget")
+        [0.0625, 0.125, 0.25, 0.5, 1.0]
+        """
+        if axis == "budget":
+            b = self.budget
+            return [b / 8, b / 4, b / 2, b, 2 * b]
+        if axis == "n":
+            return sorted({max(int(self.n * f), 50) for f in (0.25, 0.5, 1, 2, 4)})
+        if axis == "d":
+            return sorted({max(int(round(self.d * f)), 1) for f in (0.25, 0.5, 1, 2, 4)})
+        if axis != "skew":
+            raise ValueError(f"axis must be one of {SWEEPABLE}; got {axis!r}.")
+        lo, hi = DISTRIBUTIONS[self.distribution].skew_range
+        if self.kind == "binary":
+            lo = 0.05
+        else:
+            hi = min(hi, 2.0)
+        return [float(v) for v in np.round(np.linspace(lo, hi, 5), 3)]
+
     def code(self) -> str:
         """The dpcore calls that reproduce this experiment in a notebook."""
         return (
