@@ -8,8 +8,10 @@ view). At most ``max_in_flight`` jobs are handed to the inner executor at a time
 the next job comes from the lane after the one served last (round robin over the lanes that have
 work), so a client with 50 queued tasks delays a client with 5 by at most one task per turn,
 instead of making it wait for all 50 (what the inner executor's own FIFO queue would do). Lanes
-have a priority: a job of a lower number always goes before any job of a higher one (the app
-refines results in the background at priority 1, behind every page view at priority 0).
+have a priority: a job of a lower number always goes before any job of a higher one. The app
+refines results in the background on a second, low-priority pool (``process_pool(..., nice=19)``),
+so a refinement neither holds a worker a page view needs nor takes CPU from one; without that pool
+it falls back to priority 1 on the shared one.
 
 Results do not depend on the pool: :func:`dpcore.experiments.run` addresses every random stream by
 content, so the same config gives the identical frame with or without an executor.
@@ -36,11 +38,14 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import Any
 
-__all__ = ["FairPool", "Lane", "process_pool", "workers_from_env"]
+__all__ = ["BACKGROUND_NICE", "FairPool", "Lane", "process_pool", "workers_from_env"]
 
 #: Environment variable naming the number of worker processes of the app's shared pool
 #: (``0`` runs everything in the calling thread).
 WORKERS_ENV = "DPMEAN_WORKERS"
+
+#: How much lower the background pool's workers run (``nice`` 19: only CPU nothing else wants).
+BACKGROUND_NICE = 19
 
 
 def workers_from_env(default: int | None = None) -> int:
@@ -91,10 +96,15 @@ def plain_main() -> Iterator[None]:
             sys.modules["__main__"] = main
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
+def process_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
     server has threads, and forking a threaded process can deadlock the child); the fork server
-    preloads :mod:`dpcore.experiments`, so workers start at once and share its memory."""
+    preloads :mod:`dpcore.experiments`, so workers start at once and share its memory.
+
+    ``nice`` > 0 lowers the workers' scheduling priority by that much (``os.nice``; 19 is the
+    lowest): the operating system then gives them only the CPU that normal-priority processes leave
+    idle. The app runs its background refinements on such a pool, so they never slow a page view.
+    """
     if workers < 1:
         raise ValueError(
             f"workers={workers} must be at least 1 for a process pool; use no pool for 0."
@@ -102,7 +112,12 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     ctx = multiprocessing.get_context("forkserver")
     # the fork server imports the engine once; workers fork from it and share those pages
     ctx.set_forkserver_preload(["dpcore.experiments"])
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=ctx,
+        initializer=os.nice if nice > 0 else None,
+        initargs=(nice,) if nice > 0 else (),
+    )
     # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
     # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
     # reuse these workers, so no worker ever starts while a script is __main__.

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dpcore.pool import FairPool, Lane, process_pool, workers_from_env
+from dpcore.pool import BACKGROUND_NICE, FairPool, Lane, process_pool, workers_from_env
 
 T = TypeVar("T")
 
@@ -41,6 +41,21 @@ def shared_pool() -> FairPool | None:
             return None
         return FairPool(process_pool(workers), max_in_flight=workers)
     except (OSError, ValueError, NotImplementedError):  # no processes here: run in-process
+        return None
+
+
+@st.cache_resource(show_spinner=False)
+def background_pool() -> FairPool | None:
+    """The pool background refinements run on: as many processes as the shared pool, at the lowest
+    scheduling priority (``nice`` 19), so under load they take only CPU that no page view wants and
+    never hold a worker a view waits for. ``DPMEAN_BACKGROUND=0`` (or no shared pool) refines on the
+    shared pool at priority 1 instead."""
+    if os.environ.get("DPMEAN_BACKGROUND", "1") == "0" or shared_pool() is None:
+        return None
+    try:
+        workers = workers_from_env()
+        return FairPool(process_pool(workers, nice=BACKGROUND_NICE), max_in_flight=workers)
+    except (OSError, ValueError, NotImplementedError):
         return None
 
 
@@ -145,18 +160,21 @@ class SharedCache:
                 self._data.popitem(last=False)
 
     def refine(self, key: Hashable, work: Callable[[Executor], Any]) -> None:
-        """Compute ``work(lane)`` for ``key`` in a background thread on a priority-1 lane of the
-        shared pool (behind every page view), once per key, and store it; a failure leaves the
-        first result in place (the next visit tries again)."""
-        pool = shared_pool()
+        """Compute ``work(lane)`` for ``key`` in a background thread, once per key, and store it: on
+        the low-priority :func:`background_pool`, else on a priority-1 lane of the shared pool
+        (behind every page view); a failure leaves the first result in place (the next visit tries
+        again)."""
+        shared = shared_pool()
         with self._lock:
-            if pool is None or key in self.refining or key in self._data:
+            if shared is None or key in self.refining or key in self._data:
                 return
             self.refining.add(key)
+        low = background_pool()
+        lane = shared.lane(("refine", key), priority=1) if low is None else low.lane(key)
 
         def background() -> None:
             try:
-                self.put(key, work(pool.lane(("refine", key), priority=1)))
+                self.put(key, work(lane))
             except Exception:  # noqa: BLE001 - the view keeps its first result
                 logging.getLogger(__name__).exception("refining %s failed", key)
             finally:

@@ -3,6 +3,7 @@ handling, and bit-identical experiment frames with and without the process pool.
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed, wait
 
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dpcore.experiments import ExperimentConfig, default_estimators, run
-from dpcore.pool import FairPool, process_pool, workers_from_env
+from dpcore.pool import BACKGROUND_NICE, FairPool, process_pool, workers_from_env
 
 
 def _blocked_pool() -> tuple[FairPool, threading.Event]:
@@ -167,3 +168,16 @@ def test_frames_identical_with_and_without_the_process_pool() -> None:
             x.drop(columns="seconds"), y.drop(columns="seconds"), check_exact=True
         )
     assert set(pool.dispatched) == {"session-a", "session-b"}
+
+
+def test_a_nice_pool_runs_its_workers_at_lower_priority() -> None:
+    """The background pool's workers run ``nice`` steps below this process (capped at 19), so the
+    operating system gives page views the CPU first; a plain pool keeps this process's priority."""
+    here = os.nice(0)
+    low, plain = process_pool(1, nice=BACKGROUND_NICE), process_pool(1)
+    try:
+        assert low.submit(os.nice, 0).result(timeout=120) == min(19, here + BACKGROUND_NICE)
+        assert plain.submit(os.nice, 0).result(timeout=120) == here
+    finally:
+        low.shutdown()
+        plain.shutdown()

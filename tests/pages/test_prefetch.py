@@ -132,3 +132,27 @@ def test_with_pool_redoes_cancelled_work_in_the_script_thread(lane):
 
     assert _pool.with_pool(work) == 32 and calls[-1] is None
     gate.set()
+
+
+def test_refine_runs_on_the_background_pool_when_there_is_one(monkeypatch):
+    """A refinement goes to the low-priority background pool (its own lane per key), not to the
+    pool page views use; without a background pool it goes to the shared pool at priority 1."""
+    shared = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    low = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    monkeypatch.setattr(_pool, "shared_pool", lambda: shared)
+    try:
+        for background, used, lane_key in ((low, low, "k1"), (None, shared, ("refine", "k2"))):
+            monkeypatch.setattr(_pool, "background_pool", lambda b=background: b)
+            cache = _pool.SharedCache(4)
+            key = lane_key if background is not None else "k2"
+            cache.refine(key, _squares)
+            for _ in range(200):
+                if cache.get(key) is not None:
+                    break
+                threading.Event().wait(0.05)
+            assert cache.get(key) == [k**2 for k in range(6)]
+            assert set(used.dispatched) >= {lane_key}
+        assert "k1" not in shared.dispatched and ("refine", "k2") not in low.dispatched
+    finally:
+        shared.shutdown()
+        low.shutdown()
