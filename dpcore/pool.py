@@ -115,8 +115,7 @@ def process_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=ctx,
-        initializer=os.nice if nice > 0 else None,
-        initargs=(nice,) if nice > 0 else (),
+        initializer=functools.partial(os.nice, nice) if nice > 0 else None,
     )
     # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
     # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
