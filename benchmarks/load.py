@@ -81,13 +81,13 @@ class PageResult:
 class StreamlitClient:
     """One browser tab, minus the browser: a websocket speaking Streamlit's protobuf protocol."""
 
-    def __init__(self, port: int, timeout: float) -> None:
-        self.port, self.timeout = port, timeout
+    def __init__(self, address: str, timeout: float) -> None:
+        self.address, self.timeout = address, timeout  # host:port
         self.ws = websocket.create_connection(
-            f"ws://127.0.0.1:{port}/_stcore/stream",
+            f"ws://{address}/_stcore/stream",
             subprotocols=["streamlit"],
             timeout=timeout,
-            origin=f"http://127.0.0.1:{port}",
+            origin=f"http://{address}",
         )
         self.pages: dict[str, str] = {}  # page title -> page_script_hash
         self.query = ""
@@ -157,7 +157,7 @@ class StreamlitClient:
         state = msg.rerun_script
         state.query_string = query
         state.page_script_hash = self.page_hash
-        state.context_info.url = f"http://127.0.0.1:{self.port}/?{query}"
+        state.context_info.url = f"http://{self.address}/?{query}"
         state.widget_states.widgets.extend(self.widgets.values())
         if fragment_id:
             state.fragment_id, state.is_auto_rerun = fragment_id, True
@@ -205,9 +205,9 @@ class StreamlitClient:
 
 
 class Classroom:
-    """Shared state of one level: the port, the seeds handed out, the raw timings."""
+    """Shared state of one level: the server's host:port, the seeds handed out, the raw timings."""
 
-    port = 0
+    address = ""
     timeout = 120.0
     seeds: itertools.count = itertools.count()
     done = 0
@@ -254,7 +254,7 @@ class Student(User):
         seed = next(Classroom.seeds)
         client = None
         try:
-            client = StreamlitClient(Classroom.port, Classroom.timeout)
+            client = StreamlitClient(Classroom.address, Classroom.timeout)
             for i, title in enumerate(JOURNEY):
                 self._page(client, title, i == 0, seed)
         except locust.exception.StopUser:
@@ -354,13 +354,19 @@ def memory_sampler(pid: int, peak: list[float]) -> None:
 
 
 def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float) -> dict:
-    """One level on a fresh server, its warm-up and its sessions within ``limit`` seconds each."""
-    port = free_port()
-    proc = start_server(port, args.workers, args.app_dir)
-    peak = [0.0]
-    sampler = gevent.spawn(memory_sampler, proc.pid, peak)
+    """One level on a fresh server (or on ``--target``), its warm-up and its sessions within
+    ``limit`` seconds each."""
+    proc = None
+    if args.target:
+        Classroom.address = args.target
+    else:
+        port = free_port()
+        proc = start_server(port, args.workers, args.app_dir)
+        Classroom.address = f"127.0.0.1:{port}"
+    peak = [0.0 if proc is not None else float("nan")]
+    sampler = None if proc is None else gevent.spawn(memory_sampler, proc.pid, peak)
     try:
-        Classroom.port, Classroom.timeout = port, args.timeout
+        Classroom.timeout = args.timeout
         if not args.no_warmup:  # one session first: imports and the shared, seed-free caches
             Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
                 itertools.count(10**6 + seed0),
@@ -387,8 +393,9 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
             "wall": wall,
         }
     finally:
-        sampler.kill()
-        stop_server(proc)
+        if sampler is not None and proc is not None:
+            sampler.kill()
+            stop_server(proc)
 
 
 def _drive(sessions: int, args: argparse.Namespace, limit: float) -> None:
@@ -447,6 +454,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
     parser.add_argument(
+        "--target",
+        metavar="HOST:PORT",
+        help="load an app already running there (e.g. replicas behind deploy/nginx.conf) instead of "
+        "starting one per level: caches stay warm between levels and memory is not measured",
+    )
+    parser.add_argument(
         "--app-dir",
         type=Path,
         default=ROOT,
@@ -477,10 +490,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         r = run_level(sessions, seed0=1000 * (level + 1), args=args, limit=limit)
         t = r["times"]
+        memory = "—" if np.isnan(r["peak_mb"]) else f"{r['peak_mb']:.0f} MB"
         print(
             f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
             f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
-            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {len(r['errors'])} | {r['peak_mb']:.0f} MB |",
+            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {len(r['errors'])} | "
+            f"{memory} |",
             flush=True,
         )
         for e in r["errors"][:5]:
