@@ -100,8 +100,8 @@ def test_walk(served_app_url: str, browser: object, walk_dir: Path, name: str, p
         if path.startswith("compare"):  # the chart's estimators are the ones the selector shows
             shown = page.locator("[data-testid='stMultiSelect']").first.inner_text().splitlines()
             # once drawn empty after the background refinement's st.rerun() (the message carried
-            # the widget's empty default, not its value; fixed in pages/_ui.url_state and tested
-            # without a browser in tests/pages/test_state_and_words.py)
+            # the widget's empty default, not its value; fixed in pages/_ui.url_state, tested in
+            # tests/pages/test_state_and_words.py and tests/e2e/test_widget_values_browser.py)
             assert [line for line in shown[1:] if line.strip()], f"{name}: no estimator drawn"
     finally:
         ctx.close()
