@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.style import plain, tidy_log_axes
 
 _CSS = """
 body{font-family:Inter,Helvetica,Arial,sans-serif;color:#1d2733;max-width:1100px;margin:2em auto;padding:0 1em}
@@ -123,13 +123,13 @@ def build_report(
         parts.append(f"<p>{esc(sentence).replace('**', '')}</p>")
     for caption, table in tables:
         parts.append(f"<h2>{esc(caption)}</h2>")
-        parts.append(table.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0))
+        parts.append(table.to_html(index=False, float_format=lambda v: plain(v, 4), border=0))
     if ledger is not None:
         parts.append(
             "<h2>Budget ledger</h2><p>What each estimator was given in its own notion, by which "
             "conversion, and what its ledger spent.</p>"
         )
-        parts.append(ledger.to_html(index=False, float_format=lambda v: f"{v:.6g}", border=0))
+        parts.append(ledger.to_html(index=False, float_format=lambda v: plain(v, 6), border=0))
     if code:
         parts.append(f"<h2>Reproduce it</h2><pre><code>{esc(code)}</code></pre>")
     parts.append("</body></html>")

@@ -234,8 +234,12 @@ def url_state(
         del ss[keep]
     if key in ss and not ok(ss[key]):
         del ss[key]
-    if key not in ss:
-        ss[key] = ss.get(keep, default)
+    # Written on every run, not only when missing: Streamlit sends a widget's value to the browser
+    # only in a run that set it through the session (``set_value``); otherwise the message carries
+    # the widget's ``default`` (none here), and a browser that has dropped its own copy of the value
+    # draws that. Compare's estimators were drawn empty after the background refinement's
+    # ``st.rerun()`` while the page computed with five (issue 15).
+    ss[key] = ss[key] if key in ss else ss.get(keep, default)
     return key
 
 

@@ -24,7 +24,7 @@ from dpcore.figures.plan import (
     plan_steps_figure,
     step_summary,
 )
-from dpcore.figures.style import error_split_chart
+from dpcore.figures.style import error_split_chart, plain
 from dpcore.glossary import define
 from dpcore.registry import get
 from pages._present import Deck, slides_button
@@ -377,15 +377,15 @@ elif abs(np.log(sc[0] / sc[1])) < 0.01:
     shape = "Both coordinates got the same factor, so their shape does not change. "
 elif abs(exponent - 0.5) < 1e-12:
     shape = (
-        f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to "
-        f"{sm['ratio_after']:.2g} in (b): whitened (sᵢ = 1/σ̂ᵢ). "
+        f"The two coordinates' spread ratio goes from {plain(sm['ratio_before'], 2)} in (a) to "
+        f"{plain(sm['ratio_after'], 2)} in (b): whitened (sᵢ = 1/σ̂ᵢ). "
     )
 elif exponent == 0:
     shape = "No scaling: the cloud keeps its shape. "
 else:
     shape = (
-        f"The two coordinates' spread ratio goes from {sm['ratio_before']:.2g} in (a) to {sm['ratio_after']:.2g} "
-        "in (b): rounder, but not round (whitening would need sᵢ = 1/σ̂ᵢ). "
+        f"The two coordinates' spread ratio goes from {plain(sm['ratio_before'], 2)} in (a) to "
+        f"{plain(sm['ratio_after'], 2)} in (b): rounder, but not round (whitening would need sᵢ = 1/σ̂ᵢ). "
     )
 over = f" (ℓ{p} over all {d} coordinates)" if d > 1 else ""
 mapped = (

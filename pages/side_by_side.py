@@ -13,6 +13,7 @@ from dpcore.experiments.studies import subsample
 from dpcore.figures.gallery import gallery_figure, releases_figure
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures.slides import deck_html
+from dpcore.figures.style import plain, times
 from dpcore.registry import applicable, get
 from pages._goto import SEEN
 from pages._present import presenting
@@ -151,7 +152,7 @@ def _sentence() -> str:
     )
     out = (
         f"In coordinates {i + 1} and {j + 1}, **{best}** lands closest to the true mean "
-        f"({errs[best]:.3g} away in these two coordinates)."
+        f"({plain(errs[best])} away in these two coordinates)."
     )
     if widest is not None and tightest is not None and widest is not tightest:
         ratio = float(
@@ -159,7 +160,7 @@ def _sentence() -> str:
             / np.prod(tightest.noise.scale * tightest.noise.radius)
         )
         out += (
-            f" The {prob:.0%} noise shape of **{widest.label}** covers {ratio:.3g}× the area of "
+            f" The {prob:.0%} noise shape of **{widest.label}** covers {times(ratio)} the area of "
             f"**{tightest.label}**'s."
         )
     return out
@@ -220,7 +221,8 @@ def _gallery_section() -> None:
                 "no noise"
                 if e.noise.kind == "none"
                 else f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
-                f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} {e.noise.scale[0]:.3g}, {e.noise.scale[1]:.3g}"
+                f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} "
+                f"{plain(e.noise.scale[0])}, {plain(e.noise.scale[1])}"
             )
             st.markdown(f"- **{e.label}**: clips to the {e.region.note}; {noise}.")
         st.markdown(
@@ -269,8 +271,8 @@ def _releases_section() -> None:
             "releases",
             f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
             f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
-            f"coordinates the median release is {np.median(dist):.3g} from the true mean and the farthest "
-            f"{dist.max():.3g}.",
+            f"coordinates the median release is {plain(np.median(dist))} from the true mean and the farthest "
+            f"{plain(dist.max())}.",
             code
             + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n",
         )
@@ -284,7 +286,7 @@ def _steps_view() -> tuple:
     )
     text = (
         f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
-        f"C = {plan_est.diagnostics.clip_radius:.3g}; step (d) shows the release."
+        f"C = {plain(plan_est.diagnostics.clip_radius)}; step (d) shows the release."
     )
     mcode = (
         code

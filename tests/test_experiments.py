@@ -508,6 +508,14 @@ def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():
     assert a.equals(b) and list(a.columns) == ["count", "source"] and len(a) == 600
     fig = count_figure(a, 200)
     assert len(fig.data) == 2
+    # the "true n" label sits in headroom above every bar (issue 15: it touched the histogram)
+    bins = fig.data[0].xbins
+    edges = np.arange(bins.start, bins.end + bins.size / 2, bins.size)
+    tallest = max(np.histogram(t.x, bins=edges)[0].max() for t in fig.data)
+    top = fig.layout.yaxis.range[1]
+    (label,) = [x for x in fig.layout.annotations if "true n" in x.text]
+    assert label.yref == "paper" and label.y == 1 and label.yanchor == "top"
+    assert tallest <= 0.85 * top  # the label's line (≈ 6% of the height) never meets a bar
 
 
 def test_sweep_around_the_base_value() -> None:

@@ -211,3 +211,33 @@ def test_style_is_the_validated_update(title, preset):
         return styler(fig, title=title, height=500).to_json()
 
     assert build(style_mod.style) == build(_validated_style)
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "want"),
+    [
+        (9690.4, 3, "9,690"),  # was "9.69e+03" in the Side by side sentence (issue 15)
+        (543.21, 3, "543"),
+        (6.6178, 3, "6.62"),
+        (1.0, 3, "1"),
+        (0.000123456, 3, "0.000123"),
+        (-2345.6, 3, "-2,350"),
+        (31_415.9, 2, "31,000"),
+        (2.5e17, 3, "about 10^17"),
+        (float("inf"), 3, "∞"),
+    ],
+)
+def test_plain_numbers_are_never_in_scientific_notation(value, digits, want):
+    from dpcore.figures.style import plain, times
+
+    assert plain(value, digits) == want
+    assert times(value, digits) == want + "×"
+
+
+def test_wrap_label_keeps_the_whole_label():
+    from dpcore.figures.style import wrap_label
+
+    label = "IOME (PLAN paper's parameters, robust centre and radius)"
+    lines = wrap_label(label, 30).split("<br>")
+    assert " ".join(lines) == label and all(len(x) <= 30 for x in lines) and len(lines) == 2
+    assert wrap_label("PLAN", 30) == "PLAN"

@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
-from dpcore.figures.style import log_ticks, rgba, style, subplots
+from dpcore.figures.style import log_ticks, plain, rgba, style, subplots, times
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
@@ -58,7 +58,7 @@ def x_title(x: str, unit: str) -> str:
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+    return plain(v)
 
 
 def _facets(
@@ -207,7 +207,7 @@ def error_figure(
                     + ("; " if w and f else "")
                     + (
                         f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
-                        f"worst {mx / md:.3g}× the median"
+                        f"worst {times(mx / md)} the median"
                         if f
                         else ""
                     )
@@ -454,7 +454,7 @@ def target_figure(
     fig.update_yaxes(autorange="reversed", automargin=True)
     style(
         fig,
-        title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {target:.3g}",
+        title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {_fmt(target)}",
         height=140 + 40 * max(len(ok), 1),
     )
     fig.update_layout(margin=dict(r=80))
@@ -474,18 +474,20 @@ def target_sentence(
     ok = needed[needed[col].notna() & needed["private"].astype(bool)]
     mlabel = METRIC_LABEL.get(metric, metric)
     if ok.empty:
-        return f"No private estimator reaches a median {mlabel} error of {target:.3g} within this sweep."
+        return f"No private estimator reaches a median {mlabel} error of {_fmt(target)} within this sweep."
 
     def amount(row: pd.Series) -> str:
         at_most = str(row["note"]).startswith("already")
         return (
-            f"{what} ≤ {row[col]:.3g} (the sweep's smallest)"
+            f"{what} ≤ {_fmt(row[col])} (the sweep's smallest)"
             if at_most
-            else f"{what} ≈ {row[col]:.3g}"
+            else f"{what} ≈ {_fmt(row[col])}"
         )
 
     best = ok.iloc[0]
-    words = f"For a median {mlabel} error of {target:.3g}, **{best['label']}** needs {amount(best)}"
+    words = (
+        f"For a median {mlabel} error of {_fmt(target)}, **{best['label']}** needs {amount(best)}"
+    )
     if len(ok) > 1:
         other = ok.iloc[1]
         ratio = float(other[col] / best[col])
@@ -495,9 +497,11 @@ def target_sentence(
         if both_floor:
             words += f"; {other['label']} also reaches it at the sweep's smallest {what}: pick a smaller target"
         elif ratio < 1.05:
-            words += f"; the next, {other['label']}, needs about the same ({other[col]:.3g})"
+            words += f"; the next, {other['label']}, needs about the same ({_fmt(other[col])})"
         else:
-            words += f"; the next, {other['label']}, needs {other[col]:.3g} ({ratio:.2f}× as much)"
+            words += (
+                f"; the next, {other['label']}, needs {_fmt(other[col])} ({times(ratio)} as much)"
+            )
     return words + ". Interpolated on the sweep (log–log), never extrapolated."
 
 
@@ -554,9 +558,7 @@ def headline(
         h = here[here["guarantee"] == g]
         best = h.iloc[0]
         lead = f"among {g} estimators " if len(groups) > 1 else ""
-        text = (
-            f"{lead}**{best['label']}** has the lowest median {mlabel} error, {best['median']:.3g}"
-        )
+        text = f"{lead}**{best['label']}** has the lowest median {mlabel} error, {_fmt(best['median'])}"
         if best["failure_rate"] > 0:
             text += f" ({best['failure_rate']:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
         others = h.iloc[1:]
@@ -569,9 +571,11 @@ def headline(
             continue
         ratio = other["median"] / best["median"] if best["median"] > 0 else math.inf
         if ratio < 1.1:
-            text += f", about the same as {other['label']}'s ({other['median']:.3g})"
+            text += f", about the same as {other['label']}'s ({_fmt(other['median'])})"
         else:
-            text += f", **{ratio:.2g} times below** {other['label']}'s ({other['median']:.3g})"
+            text += (
+                f", **{plain(ratio, 2)} times below** {other['label']}'s ({_fmt(other['median'])})"
+            )
         clauses.append(text)
     out = f"At {name} = {_fmt(point)}, " + "; ".join(clauses) + f" (medians of {runs} runs)."
     if len(groups) > 1:

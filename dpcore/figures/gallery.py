@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.style import rgba, style, subplots
+from dpcore.figures.style import rgba, style, subplots, wrap_label
 from dpcore.theory.gallery import GalleryEntry
 
 #: Line dashes and marker symbols cycled over estimators, so no estimator is told apart by colour only.
@@ -132,7 +132,7 @@ def _add_entry(
                 fill="toself",
                 fillcolor=rgba(e.color, 0.08),
                 line=dict(color=e.color, width=2.5, dash=dash),
-                name=_short(e.label),
+                name=wrap_label(e.label, 34),
                 legendgroup=group,
                 showlegend=legend,
                 hovertemplate=f"{e.label}<br>clip region: {e.region.note}<extra></extra>",
@@ -148,7 +148,7 @@ def _add_entry(
                 fill="toself",
                 fillcolor=rgba(e.color, 0.18),
                 line=dict(color=e.color, width=1.5, dash=dash),
-                name=f"{_short(e.label)}: {e.noise.prob:.0%} noise",
+                name=f"{wrap_label(e.label, 34)}: {e.noise.prob:.0%} noise",
                 legendgroup=group,
                 showlegend=legend and zoom == "noise",
                 hovertemplate=(
@@ -163,7 +163,7 @@ def _add_entry(
             x=[e.release[0]],
             y=[e.release[1]],
             mode="markers",
-            name=f"{_short(e.label)}: release",
+            name=f"{wrap_label(e.label, 34)}: release",
             legendgroup=group,
             showlegend=False,
             marker=dict(symbol=symbol, size=11, color=e.color, line=dict(color="white", width=1.2)),
@@ -264,9 +264,10 @@ def gallery_figure(
                 fig.add_annotation(
                     x=top[0],
                     y=top[1],
-                    text=_short(e.label, 22),
+                    text=wrap_label(e.label, 22),
                     showarrow=False,
-                    yshift=8,
+                    yanchor="bottom",
+                    yshift=4,
                     font=dict(color=e.color, size=11),
                 )
         fig.update_xaxes(range=xr, title=f"coordinate {i + 1}")
@@ -281,7 +282,7 @@ def gallery_figure(
         cols=cols,
         shared_xaxes="all",
         shared_yaxes="all",
-        subplot_titles=[_short(e.label, 30) for e in entries],
+        subplot_titles=[wrap_label(e.label, 30) for e in entries],  # whole, on 1-2 lines
         horizontal_spacing=0.04,
         vertical_spacing=0.12 if rows > 1 else 0.08,
     )
@@ -297,7 +298,12 @@ def gallery_figure(
         fig.update_yaxes(title=f"coordinate {j + 1}", row=r + 1, col=1)
     for ann in fig.layout.annotations:
         ann.font = dict(size=12)
+    two_lines = any("<br>" in (a.text or "") for a in fig.layout.annotations)
     style(fig, title=f"Each estimator's {what}, one scale", height=height or 300 * rows + 110)
+    if two_lines:  # the panel titles take two lines: the figure title above them, not across
+        fig.update_layout(
+            margin=dict(t=96), title=dict(y=1.0, yref="container", yanchor="top", pad=dict(t=8))
+        )
     fig.update_layout(showlegend=False)
     return fig, gallery_frame(entries, true_mean)
 
@@ -352,7 +358,7 @@ def releases_figure(
     )
     fig.update_xaxes(title=f"coordinate {i + 1}")
     fig.update_yaxes(title=f"coordinate {j + 1}", scaleanchor="x", scaleratio=1)
-    style(fig, title=f"{len(dr)} releases of {_short(e.label, 40)} on the same data", height=520)
+    style(fig, title=f"{len(dr)} releases of {e.label} on the same data", height=520)
     df = pd.DataFrame(
         {"release": np.arange(len(dr)), "x": dr[:, 0], "y": dr[:, 1], "inside_shape": inside}
     )

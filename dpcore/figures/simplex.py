@@ -255,21 +255,43 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     return fig
 
 
+#: The count histogram's y axis reaches this multiple of its tallest bar (room for the label).
+HEADROOM = 1.25
+
+
 def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
     """Histograms of the free count against the plug-in's paid count (the frame of
     :func:`dpcore.experiments.studies.count_draws`), with the true ``n`` marked."""
     fig = go.Figure()
+    # shared, explicit bins, so the tallest bar is known and the "true n" label gets room above it
+    edges = np.histogram_bin_edges(df["count"].to_numpy(float), bins=60)
+    tallest = 1
     for src, color in zip(df.source.unique(), ["#2ca02c", "#d62728"], strict=True):
+        counts = df[df.source == src]["count"].to_numpy(float)
+        tallest = max(tallest, int(np.histogram(counts, bins=edges)[0].max(initial=0)))
         fig.add_trace(
             go.Histogram(
-                x=df[df.source == src]["count"],
+                x=counts,
                 name=src,
                 opacity=0.6,
                 marker_color=color,
-                nbinsx=60,
+                xbins=dict(
+                    start=float(edges[0]), end=float(edges[-1]), size=float(edges[1] - edges[0])
+                ),
             )
         )
-    fig.add_vline(x=n, line=dict(color="#333", dash="dash"), annotation_text=f"true n = {n}")
+    fig.add_vline(x=n, line=dict(color="#333", dash="dash"))
+    fig.add_annotation(  # in the headroom above the bars, right of the line: never on a bar
+        x=n,
+        y=1,
+        yref="paper",
+        yanchor="top",
+        xanchor="left",
+        xshift=4,
+        text=f"true n = {n:,}",
+        showarrow=False,
+    )
+    fig.update_yaxes(range=[0, HEADROOM * tallest])
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="released count")
     fig.update_yaxes(title="releases")

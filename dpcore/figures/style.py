@@ -10,6 +10,7 @@ import copy
 import functools
 import json
 import math
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -170,6 +171,39 @@ def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.
     finally:
         layout._validate = fig._validate
     return fig
+
+
+def plain(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits as a plain number a reader can say: thousands
+    separated, never scientific notation (``9690.4`` -> ``"9,690"``, ``0.00123`` -> ``"0.00123"``,
+    ``6.6178`` -> ``"6.62"``); beyond 10¹⁵ "about 10^k".
+
+    For ratios and errors in sentences, where ``f"{x:.3g}"`` would print ``9.69e+03``.
+
+    Examples
+    --------
+    >>> plain(9690.4), plain(6.6178), plain(1234567.0), plain(0.000123456), plain(2.0)
+    ('9,690', '6.62', '1,230,000', '0.000123', '2')
+    """
+    v = float(value)
+    if not math.isfinite(v):
+        return "n/a" if math.isnan(v) else ("∞" if v > 0 else "-∞")
+    if abs(v) >= 1e15:
+        return f"about 10^{math.log10(abs(v)):.0f}" if v > 0 else f"-about 10^{math.log10(-v):.0f}"
+    text = np.format_float_positional(v, precision=digits, unique=False, fractional=False, trim="-")
+    whole, dot, frac = text.lstrip("-").partition(".")
+    return ("-" if v < 0 else "") + f"{int(whole):,}" + (dot + frac if frac else "")
+
+
+def times(ratio: float, digits: int = 3) -> str:
+    """A ratio as ``"9,690×"`` (:func:`plain`, then ×)."""
+    return plain(ratio, digits) + "×"
+
+
+def wrap_label(text: str, width: int = 30) -> str:
+    """``text`` broken at spaces into lines of at most ``width`` characters (``<br>`` between),
+    so a long estimator label fits a narrow panel title or legend whole instead of being cut."""
+    return "<br>".join(textwrap.wrap(text, width, break_long_words=False)) or text
 
 
 def rgba(hex_color: str, alpha: float) -> str:

@@ -155,6 +155,17 @@ def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
     assert {t["guarantee"].iloc[0].split(", ")[1] for t in tables} == {"replace-one", "add-remove"}
     assert all(list(t["rank"]) == list(range(1, len(t) + 1)) for t in tables)
     assert any("Side by side, not ranked together" in c.value for c in at.caption)
+    # drawn without a horizontal scroll (issue 15): the guarantee heads each table instead of a
+    # column, "points won" reads "k of n", the long names are in each column's help
+    for d in (d for d in at.dataframe if "guarantee" in d.value.columns):
+        drawn = list(d.proto.column_order)
+        assert drawn == [
+            "rank", "label", "mean_regret", "worst_regret", "won", "failure_rate", "side by side"
+        ]  # fmt: skip
+        won = d.value["won"].str.fullmatch(r"\d+ of \d+")
+        assert won.all() and len(d.value) >= 1
+        config = json.loads(d.proto.columns)
+        assert "geometric mean" in config["mean_regret"]["help"]
 
 
 def test_pure_eps_budget_ranks_pure_estimators_only() -> None:

@@ -2,10 +2,13 @@
 shape from one run each, both views, the 100-releases button, and a link's estimator= parameter."""
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import unquote
 
 from streamlit.testing.v1 import AppTest
+
+from dpcore.registry import get
 
 TIMEOUT = 180
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -44,7 +47,11 @@ def test_default_page_draws_every_default_estimator_in_small_multiples():
     spec = specs[0]
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert len(titles) == len(names)
+    # every panel title is the whole label (on two lines when long), never cut with "…"
+    labels = {n: get(n).label for n in names}
+    assert sorted(t.replace("<br>", " ") for t in titles) == sorted(labels.values())
     assert "lands closest to the true mean" in _text(at)
+    assert not re.search(r"\de[+-]\d", _text(at)), "a number in scientific notation"
     # overlay: one panel with a direct label per estimator
     at.radio(key="sbs_view").set_value("overlay").run()
     assert not at.exception

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpcore import registry
 from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.cost import estimate_seconds, seconds_per_run
 from dpcore.glossary import GLOSSARY, define
@@ -433,3 +434,32 @@ def test_fits_widget_reads_ranges_and_options_as_streamlit_takes_them() -> None:
     pick = _fits_widget(st.multiselect, (["a", "b"],), {})
     assert pick(["a"]) and not pick(["a", "z"]) and not pick("a")
     assert _fits_widget(st.text_input, (), {})("anything")
+
+
+def _drawn(widget) -> list[str] | str:  # noqa: ANN001
+    """What a browser draws for ``widget`` from this run's message alone, i.e. when it holds no
+    value of its own for the widget (a fresh mount): the value the server sent (``set_value``),
+    else the widget's ``default``."""
+    p = widget.proto
+    if type(p).__name__ == "MultiSelect":
+        return list(p.raw_values) if p.set_value else [p.options[i] for i in p.default]
+    return p.raw_value if p.set_value else p.options[p.default]
+
+
+def test_url_bound_controls_send_their_value_on_every_run() -> None:
+    # Issue 15's blank estimator selector: after a rerun nothing wrote to the session (as after
+    # Compare's background refinement calls st.rerun()), a URL-bound widget drawn with no
+    # ``default=`` was sent with its empty default and no value, so a browser that had dropped the
+    # widget's own state drew no estimators while the server held five (seen in the walk on the
+    # free-lunch preset). Every run must send the value the page computes with.
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params.update(preset="free_lunch", cmp_x="n")  # a bare preset link: n = 200, d = 1
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.run()  # the rerun: no widget changed, nothing set in the session
+    assert not at.exception
+    est, x = at.multiselect(key="cmp_est"), at.selectbox(key="cmp_x")
+    labels = {e.name: e.label for e in registry.all_estimators()}
+    assert len(est.value) == 5
+    assert _drawn(est) == [labels[v] for v in est.value]
+    assert x.value == "n" and _drawn(x) == "n (rows)"
