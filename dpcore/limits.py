@@ -31,6 +31,8 @@ MAX_CELLS = 24_000_000
 MAX_APP_CELLS = 2_000_000
 #: Largest number of repetitions of one experiment setting.
 MAX_REPETITIONS = 10_000
+#: Repetitions per point the Compare page offers (its slider); every preset fits in it.
+APP_REPETITIONS = (2, 50)
 #: Largest number of points of an experiment's sweep grid (the product of the sweep lengths).
 MAX_GRID = 400
 #: Largest number of estimators in one experiment config.

@@ -243,11 +243,9 @@ metric = url_widget(
 reps = url_widget(
     c4.slider,
     "Repetitions",
-    2,
-    50,
+    *limits.APP_REPETITIONS,
     key="cmp_reps",
-    default=int(limits.clamp(base.repetitions, 2, 50)),
-    valid=lambda v: isinstance(v, int) and 2 <= v <= 50,
+    default=int(limits.clamp(base.repetitions, *limits.APP_REPETITIONS)),
     help="Runs per point; every run draws fresh data and fresh noise.",
 )
 
@@ -622,8 +620,13 @@ tails = tail_table(frame, metric)
 if not tails.empty:
     st.markdown(
         f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
-        "estimator at the same point. “As published” PLAN spends 9× its centring budget (1.5 ρ in "
-        "all), as the authors' code does; the honest estimators spend ρ."
+        "estimator at the same point."
+        + (
+            " “As published” PLAN spends 9× its centring budget (1.5 ρ in all), as the authors' "
+            "code does; the honest estimators spend ρ."
+            if "plan_as_published" in set(frame["estimator"])
+            else ""
+        )
     )
     st.dataframe(
         tails.drop(columns="estimator").rename(

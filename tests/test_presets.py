@@ -80,3 +80,13 @@ def test_each_preset_budget_is_the_middle_of_its_sweep() -> None:
         cfg = preset.experiment()
         values = sorted(cfg.sweep["budget"])
         assert cfg.budget == values[len(values) // 2], preset.key
+
+
+def test_every_preset_fits_the_compare_page() -> None:
+    """A preset's repetitions are what the page's slider can show (the free-lunch preset once asked
+    for 60 and the page silently ran 50)."""
+    from dpcore import limits
+
+    lo, hi = limits.APP_REPETITIONS
+    for p in PRESETS.values():
+        assert lo <= p.experiment().repetitions <= hi, p.key

@@ -177,7 +177,9 @@ PRESETS: dict[str, Preset] = {
             {
                 "name": "free_lunch",
                 "description": "Free lunch: bounded data, one column, pure ε; the count comes free. "
-                "Error against the data's own mean (the privacy cost alone; at small n the count's noise matters).",
+                "Error against the data's own mean (the privacy cost alone; at small n the count's noise matters). "
+                "The plain noisy sum / noisy count pays for its count; centring it first brings it close to the "
+                "simplex estimator (within about 1.3×, lower or higher depending on the draw).",
                 "distribution": "bounded",
                 "n": 200,
                 "d": 1,
@@ -193,14 +195,18 @@ PRESETS: dict[str, Preset] = {
                     "sum_known_n_laplace_replace",
                 ],
                 "sweep": {"budget": [0.1, 0.25, 0.5, 1.0, 2.0]},
-                "repetitions": 60,
+                "repetitions": 50,
                 "seed": 1,
             },
+            # The free count beats the plain noisy sum / noisy count at every budget (2-3x); the
+            # centred plug-in is within about 1.3x of it either way, so which of those two is lower
+            # at a point changes with the seed (it did at 4 of 12 seeds, even at 100 repetitions):
+            # the claim is the robust one, and the description says the centred one is close.
             Claim(
                 "wins",
-                ("simplex_laplace", "plugin_laplace", "centred_plugin_laplace"),
+                ("simplex_laplace", "plugin_laplace"),
                 winner="simplex_laplace",
-                min_share=0.8,
+                margin=1.5,
             ),
         ),
         Preset(
@@ -326,7 +332,12 @@ def check_claim(
     runner = others.loc[mid].idxmin()
     margin = float(others.loc[mid].min() / table.loc[mid, w])
     holds = won >= int(np.ceil(claim.min_share * points)) and margin >= claim.margin
-    if holds:
+    if holds and points and len(claim.contenders) == 2:  # a duel: name the one it beats
+        text = (
+            f"**{labels[w]}** has a lower median error than {labels[runner]} at {won} of {points} "
+            f"points; at {sym} = {mid:g} it is {margin:.2f}× below."
+        )
+    elif holds:
         text = (
             f"**{labels[w]}** has the lowest median error at {won} of {points} points; at {sym} = {mid:g} "
             f"it is {margin:.2f}× below the runner-up, {labels[runner]}."

@@ -90,6 +90,8 @@ def test_presets_from_url_and_selector() -> None:
     names = {t.get("name") for t in _figure(at)["data"]}
     assert "Simplex, free count (Laplace)" in names
     assert "ε" in _text(at)
+    assert at.slider(key="cmp_reps").value == 50  # the preset's own repetitions, within the slider
+    assert "Failure rate" in _text(at) and "As published" not in _text(at)  # no PLAN here
     _select(at, "Story").set_value("sparse_binary").run()
     assert not at.exception
     assert "½ℓ1" in _text(at) or "TV" in _text(at)
