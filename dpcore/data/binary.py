@@ -97,7 +97,7 @@ def sample_binary_product(
         chunk = max(1, 4_000_000 // dense_cols.size)
         for lo in range(0, n, chunk):  # loop over row chunks (memory), not over rows
             block = g.random((min(chunk, n - lo), dense_cols.size)) < pv[dense_cols]
-            r, c = np.nonzero(block)
+            c, r = np.divmod(np.flatnonzero(block.T), block.shape[0])  # column by column
             rows_all.append(r + lo)
             cols_all.append(dense_cols[c])
     # Rare bits: geometric gaps between ones, all columns at once; top up the rare short column.
@@ -122,5 +122,8 @@ def sample_binary_product(
         todo = todo[last < n]
     rows = np.concatenate(rows_all) if rows_all else np.zeros(0, np.int64)
     cols = np.concatenate(cols_all) if cols_all else np.zeros(0, np.int64)
-    mat = sparse.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d)).tocsr()
+    # Every column's ones were listed in increasing row order, so the column-wise (CSC) layout is
+    # already sorted and free of duplicates; CSC -> CSR is a linear transpose with sorted indices
+    # (no per-row sort, unlike COO -> CSR from this column-major list).
+    mat = sparse.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d)).tocsc().tocsr()
     return mat if as_sparse else mat.toarray()
