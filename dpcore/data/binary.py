@@ -87,7 +87,17 @@ def sample_binary_product(
     if pv.ndim != 1 or not np.all(np.isfinite(pv)) or np.any((pv < 0) | (pv > 1)):
         raise ValueError("p must be a 1-D array of probabilities in [0, 1].")
     n = _check_d(n, "n")
-    g = as_generator(rng)
+    rows, cols = _ones(pv, n, as_generator(rng))
+    # Every column's ones are listed in increasing row order, so the column-wise (CSC) layout is
+    # already sorted and free of duplicates; CSC -> CSR is a linear transpose with sorted indices
+    # (no per-row sort, unlike COO -> CSR from this column-major list): the same matrix.
+    mat = sparse.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, pv.size)).tocsc().tocsr()
+    return mat if as_sparse else mat.toarray()
+
+
+def _ones(pv: np.ndarray, n: int, g: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of every one of ``n`` rows from ``⊗ Ber(pv)``, each column's ones in
+    increasing row order (the draws of :func:`sample_binary_product`)."""
     d = pv.size
     rows_all: list[np.ndarray] = []
     cols_all: list[np.ndarray] = []
@@ -97,7 +107,7 @@ def sample_binary_product(
         chunk = max(1, 4_000_000 // dense_cols.size)
         for lo in range(0, n, chunk):  # loop over row chunks (memory), not over rows
             block = g.random((min(chunk, n - lo), dense_cols.size)) < pv[dense_cols]
-            r, c = np.nonzero(block)
+            c, r = np.divmod(np.flatnonzero(block.T), block.shape[0])  # column by column
             rows_all.append(r + lo)
             cols_all.append(dense_cols[c])
     # Rare bits: geometric gaps between ones, all columns at once; top up the rare short column.
@@ -122,5 +132,4 @@ def sample_binary_product(
         todo = todo[last < n]
     rows = np.concatenate(rows_all) if rows_all else np.zeros(0, np.int64)
     cols = np.concatenate(cols_all) if cols_all else np.zeros(0, np.int64)
-    mat = sparse.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d)).tocsr()
-    return mat if as_sparse else mat.toarray()
+    return rows, cols

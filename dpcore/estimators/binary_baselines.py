@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from dpcore._validation import RngLike, as_generator, check_positive, check_probability
 from dpcore.estimate import (
@@ -76,6 +77,30 @@ class BinaryBaselineDiagnostics(Diagnostics):
     weight_upper: float | None = None
     radius: float | None = None
     rows: dict[str, int] | None = None
+
+
+def _row_weights(X: Any) -> np.ndarray:
+    """Each row's weight (number of ones) as floats. A checked sparse matrix stores only its ones,
+    so the weights are the row lengths of its CSR index."""
+    if sparse.issparse(X):
+        return np.diff(X.indptr).astype(float)
+    return np.asarray(X.sum(axis=1), dtype=float).ravel()
+
+
+def _weighted_colsum(
+    X: Any, rows: np.ndarray, factor: np.ndarray, any_truncated: bool
+) -> np.ndarray:
+    """``Σ_i factor_i X[rows_i]``, summed over ``rows`` in their order (as ``X[rows].T @ factor``).
+
+    When no row was truncated every factor is 1 and the column sums are whole numbers, exact in
+    any order: one pass over ``X`` with a 0/1 row mask gives the identical floats without copying
+    the rows. Otherwise the rows are gathered so the sum runs in ``rows`` order (bit for bit as
+    before)."""
+    if any_truncated:
+        return np.asarray(X[rows].T @ factor).ravel()
+    mask = np.zeros(X.shape[0])
+    mask[rows] = 1.0
+    return np.asarray(X.T @ mask).ravel()
 
 
 def naive_scale(n: int, d: int, epsilon: float) -> float:
@@ -162,15 +187,17 @@ def truncated_laplace(
             "and the mean the rest; use n >= 20."
         )
     g = as_generator(rng)
-    perm = g.permutation(n)  # data-independent split
-    XA, XB = X[perm[:mA]], X[perm[mA:]]
+    perm = g.permutation(
+        n
+    )  # data-independent split: rows perm[:mA] for the weight, the rest for the mean
+    weight = _row_weights(X)
     ledger = Ledger("pure")
     ledger.charge(
         "parallel composition",
         epsilon,
         "the weight step and the mean read disjoint rows; each is ε-DP on its own rows",
     )
-    w_bar = float(np.asarray(XA.sum(axis=1)).mean())
+    w_bar = float(weight[perm[:mA]].mean())
     sA = d / mA
     w_hat = float(laplace_mechanism(w_bar, sA, epsilon, rng=g).value)
     ledger.charge(
@@ -182,10 +209,10 @@ def truncated_laplace(
     L1 = math.log(1.0 / beta)
     w_plus = max(w_hat, 0.0) + sA / epsilon * L1 + math.sqrt(2.0 * max(w_hat, 1.0) * L1 / mA)
     B = chernoff_radius(w_plus, math.log(mB / beta))
-    weights = np.asarray(XB.sum(axis=1)).ravel()
+    weights = weight[perm[mA:]]
     hit = weights > B
     factor = np.where(hit, B / np.maximum(weights, 1e-300), 1.0)
-    tmean = np.asarray(XB.T @ factor).ravel() / mB
+    tmean = _weighted_colsum(X, perm[mA:], factor, bool(hit.any())) / mB
     sB = tmean_l1_sensitivity(B, d, mB)
     rel = laplace_mechanism(tmean, sB, epsilon, rng=g)
     ledger.charge(

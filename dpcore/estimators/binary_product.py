@@ -376,14 +376,30 @@ def truncated_mean_release(
     return StageRelease(a[coords], noisy, sens, scale, std, hit)
 
 
+def row_slice(X: Any, lo: int, hi: int) -> Any:
+    """Rows ``lo:hi`` of a dense array or CSR matrix as a view sharing its arrays (scipy's row
+    slice copies them); the same matrix, so every sum over it is the same to the bit."""
+    if not sparse.issparse(X):
+        return X[lo:hi]
+    a, b = X.indptr[lo], X.indptr[hi]
+    return sparse.csr_matrix(
+        (X.data[a:b], X.indices[a:b], X.indptr[lo : hi + 1] - a),
+        shape=(hi - lo, X.shape[1]),
+        copy=False,
+    )
+
+
 class _Pipeline:
     """The running state of one PDE run: rows (permuted), flip signs, outputs and the bookkeeping."""
 
     def __init__(
-        self, X: Any, perm: np.ndarray, rest0: int, mech: StageMechanism, ledger: Ledger
+        self, X: Any, perm: np.ndarray | None, rest0: int, mech: StageMechanism, ledger: Ledger
     ) -> None:
+        """``perm=None``: the rows in their own order (no copy of ``X``)."""
         n, d = X.shape
-        self.Xp, self.perm, self.rest0, self.mech, self.ledger = X[perm], perm, rest0, mech, ledger
+        self.perm: np.ndarray = np.arange(n) if perm is None else perm
+        self.Xp = X if perm is None else X[perm]
+        self.rest0, self.mech, self.ledger = rest0, mech, ledger
         self.sign, self.flipped = np.ones(d), np.zeros(d, dtype=bool)
         self.stages: list[dict[str, Any]] = []
         self.row_sets: dict[str, np.ndarray] = {}
@@ -395,7 +411,16 @@ class _Pipeline:
         return self.perm[self.rest0 + lo : self.rest0 + hi]
 
     def block(self, lo: int, hi: int) -> Any:
-        return self.Xp[self.rest0 + lo : self.rest0 + hi]
+        """Rows of positions ``[lo, hi)`` after the flip block (a view: stages only read them)."""
+        return row_slice(self.Xp, self.rest0 + lo, self.rest0 + hi)
+
+    def blocks(self, ranges: list[tuple[int, int]]) -> Any:
+        """The rows of positions ``[lo, hi)`` of every range, stacked in order (row slices, not a
+        fancy index: the same rows in the same order, without a gather)."""
+        parts = [self.block(lo, hi) for lo, hi in ranges]
+        if len(parts) == 1:
+            return parts[0]
+        return sparse.vstack(parts, format="csr") if sparse.issparse(self.Xp) else np.vstack(parts)
 
     def record(
         self,
@@ -437,7 +462,7 @@ class _Pipeline:
 def _flip_stage(p: _Pipeline, mf: int, rng: np.random.Generator) -> np.ndarray:
     """Stage F: the noisy untruncated mean of the flip block; coordinates above 1/2 are flipped."""
     d = p.Xp.shape[1]
-    mean_w = np.asarray(p.Xp[:mf].mean(axis=0)).ravel()
+    mean_w = np.asarray(row_slice(p.Xp, 0, mf).mean(axis=0)).ravel()
     sens = d / mf if p.mech.noise == "laplace" else math.sqrt(d) / mf
     nu, scale, _ = p.mech.release(mean_w, sens, rng)
     p.flipped = nu > 0.5
@@ -557,21 +582,20 @@ def _final_stage(
     p: _Pipeline,
     light: np.ndarray,
     u_final: float,
-    final_idx: np.ndarray,
+    final_ranges: list[tuple[int, int]],
     beta: float,
     bound: Bound,
     rng: np.random.Generator,
 ) -> None:
-    """Stages 4-5: the truncated mean of the light coordinates on the final (and recycled) rows."""
+    """Stages 4-5: the truncated mean of the light coordinates on the final (and recycled) rows
+    (positions ``[lo, hi)`` of each of ``final_ranges``, in order)."""
     sizeF = int(light.sum())
-    BF = final_radius(u_final, sizeF, int(final_idx.size), beta, bound)
-    rel = truncated_mean_release(
-        p.Xp[p.rest0 + final_idx], light, BF, p.sign, p.flipped, p.mech, rng
-    )
+    rows = np.concatenate([p.rows(lo, hi) for lo, hi in final_ranges])
+    BF = final_radius(u_final, sizeF, int(rows.size), beta, bound)
+    rel = truncated_mean_release(p.blocks(final_ranges), light, BF, p.sign, p.flipped, p.mech, rng)
     p.q[light] = rel.noisy
     p.noiseless[light] = rel.noiseless
     p.noise_std[light] = rel.std
-    rows = p.perm[p.rest0 + final_idx]
     p.clipped_rows[rows] = rel.clipped
     p.record(
         "final",
@@ -648,7 +672,7 @@ def run_pde(
         heavy_fraction=heavy_fraction,
     )
     R, mf, m, m0, n_rest = sp.R, sp.flip_rows, sp.block, sp.heavy_rows, sp.rest
-    pipe = _Pipeline(X, g.permutation(n) if shuffle else np.arange(n), mf, mech, ledger)
+    pipe = _Pipeline(X, g.permutation(n) if shuffle else None, mf, mech, ledger)
     warnings: list[str] = []
     # ---- F. private flip ----
     nu = _flip_stage(pipe, mf, g) if flip else None
@@ -666,10 +690,10 @@ def run_pde(
         final_ranges = [(rounds_run * m, n_rest)] if recycle else [(R * m + m0, n_rest)]
     # ---- 4-5. final round on the light coordinates ----
     SF = part.light
-    final_idx = np.concatenate([np.arange(lo, hi) for lo, hi in final_ranges if hi > lo])
-    m1_used = int(final_idx.size)
+    final_ranges = [(lo, hi) for lo, hi in final_ranges if hi > lo]
+    m1_used = sum(hi - lo for lo, hi in final_ranges)
     if SF.any():
-        _final_stage(pipe, SF, u_final, final_idx, beta, bound, g)
+        _final_stage(pipe, SF, u_final, final_ranges, beta, bound, g)
     if u_final * SF.sum() >= 1 and SF.any():
         warnings.append(
             f"the partition stopped at its cap R = {R} with u_F|S_F| = {u_final * SF.sum():.3g} >= 1."

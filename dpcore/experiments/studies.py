@@ -26,6 +26,8 @@ from dpcore.data import generate
 from dpcore.data.binary import _check_d, profile, sample_binary_product
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
+from dpcore.estimators.binary_product import pure_dp_pde
 from dpcore.estimators.private_bounds import run_with_private_bounds
 from dpcore.estimators.simplex import simplex_mean_draws, simplex_release
 from dpcore.estimators.simplex_baselines import baseline_draws
@@ -116,6 +118,38 @@ def simulate_tv(
         futures = {i: executor.submit(_tv_point, *jobs[i]) for i in order}
         parts = [futures[i].result() for i in range(len(jobs))]
     return [r for part in parts for r in part]
+
+
+def binary_single_run(
+    profile_name: str, d: int, n: int, epsilon: float, seed: int, flip: bool
+) -> dict[str, Any]:
+    """One dataset of the binary product page at pure ``epsilon``: the profile's ``p`` (seed
+    ``seed``), ``n`` rows (``seed + 1``), PureDPPDE (``seed + 2``, ``flip`` as given), naive Laplace
+    (``seed + 3``) and one-radius truncated Laplace (``seed + 4``); and the :func:`product_tv` of
+    each and of the non-private mean against ``p`` (one Monte Carlo draw on ``seed``, shared).
+
+    Returns ``{"p", "pde", "naive", "tv"}`` (the two estimates whole, TVs keyed ``pde``, ``naive``,
+    ``truncated``, ``empirical``). A module-level function, so a process pool can run it.
+
+    References
+    ----------
+    specs/binary_product.md §6 (the page's single run).
+    """
+    p = profile(profile_name, d, rng=seed)
+    X = sample_binary_product(p, n, rng=seed + 1)
+    pde = pure_dp_pde(X, epsilon=epsilon, rng=seed + 2, flip=flip)
+    naive = naive_laplace(X, epsilon=epsilon, rng=seed + 3)
+    trunc = truncated_laplace(X, epsilon=epsilon, rng=seed + 4)
+    xbar = np.asarray(X.mean(axis=0)).ravel()
+    means = {"pde": pde.mean, "naive": naive.mean, "truncated": trunc.mean, "empirical": xbar}
+    # product_tv(p, q, rng=seed) of each, sharing its Monte Carlo draws (the same rows each time)
+    tvs = product_tv_many(p, list(means.values()), rng=seed)
+    return {
+        "p": p,
+        "pde": pde,
+        "naive": naive,
+        "tv": {name: float(t) for name, t in zip(means, tvs, strict=True)},
+    }
 
 
 Notion = Literal["pure", "zcdp"]
