@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
-from dpcore.figures.style import log_ticks, rgba, style, subplots
+from dpcore.figures.style import figure, legend_entry, log_ticks, rgba, style, subplots, trace
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
@@ -165,7 +165,8 @@ def error_figure(
             color, label = g["color"].iloc[0], g["label"].iloc[0]
             xs = g[x].tolist()
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=xs + xs[::-1],
                     y=g["hi"].tolist() + g["lo"].tolist()[::-1],
                     fill="toself",
@@ -182,7 +183,8 @@ def error_figure(
             )
             dash = "solid" if bool(g["private"].iloc[0]) else "dot"
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=xs,
                     y=g["median"],
                     mode="lines+markers",
@@ -221,7 +223,8 @@ def error_figure(
                     )
                 ]
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=flagged[x],
                         y=flagged["median"],
                         mode="markers",
@@ -244,7 +247,8 @@ def error_figure(
         fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
         if not fl.empty and cfg.truth != "empirical":
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=fl[x],
                     y=fl["value"],
                     mode="lines",
@@ -262,7 +266,8 @@ def error_figure(
                 g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
                 name = str(curve)
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=g[x],
                         y=g["value"],
                         mode="lines",
@@ -285,7 +290,8 @@ def error_figure(
         )
         if not b.empty:
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=b[x],
                     y=b["median"],
                     mode="markers",
@@ -307,11 +313,9 @@ def error_figure(
             )
     if warned_any:  # one legend entry for the warning markers
         fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
+            legend_entry(
+                "warning or blow-up (hover)",
                 mode="markers",
-                name="warning or blow-up (hover)",
                 legendgroup="warn",
                 marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
             )
@@ -381,8 +385,9 @@ def regret_figure(table: pd.DataFrame) -> go.Figure:
     """The regret ranking as a Plotly table (for HTML reports)."""
     cols = ["rank", "label", "mean_regret", "worst_regret", "wins", "settings"]
     t = table.reindex(columns=cols)
-    fig = go.Figure(
-        go.Table(
+    fig = figure(
+        trace(
+            go.Table,
             header=dict(
                 values=[
                     "rank",
@@ -426,8 +431,9 @@ def target_figure(
         ("≤ " if str(note).startswith("already") else "") + _fmt(v)
         for v, note in zip(ok[col], ok["note"], strict=True)
     ]
-    fig = go.Figure(
-        go.Bar(
+    fig = figure(
+        trace(
+            go.Bar,
             x=ok[col],
             y=ok["label"],
             orientation="h",

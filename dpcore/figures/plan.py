@@ -44,7 +44,7 @@ from dpcore._validation import check_data
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.figures.style import log_ticks, rgba, style, subplots
+from dpcore.figures.style import figure, log_ticks, rgba, style, subplots, trace
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS
 from dpcore.theory import plan as theory
@@ -401,7 +401,8 @@ class _StepsPlot:
             self.shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
         )
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=px,
                 y=py,
                 name=name,
@@ -430,7 +431,8 @@ class _StepsPlot:
                 label = name if not (panel == "b" and not flag) else "recentred and scaled"
                 px, py = self.shown_xy(sel, panel)
                 self.fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=px,
                         y=py,
                         mode="markers",
@@ -448,7 +450,8 @@ class _StepsPlot:
         # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
         px, py = self.shown_xy(self.part("b", "recentred"), "r")
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=px,
                 y=py,
                 mode="markers",
@@ -484,7 +487,8 @@ class _StepsPlot:
         seg[0::3] = np.column_stack(self.shown_xy(before, "c"))
         seg[1::3] = np.column_stack(self.shown_xy(after, "c"))
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=seg[:, 0],
                 y=seg[:, 1],
                 mode="lines",
@@ -648,7 +652,7 @@ def noise_figure(
     cs = _coords(coords, d)
     one_d = len(cs) == 1
     frames = []
-    fig = go.Figure()
+    fig = figure()
     for k, (label, color, est) in enumerate(entries):
         _need(est, "noise_std")
         sd = np.asarray(est.diagnostics.noise_std, dtype=float)[cs]
@@ -670,7 +674,8 @@ def noise_figure(
             )
             for m in (2, 1):
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=[nl[0] - m * sd[0], nl[0] + m * sd[0]],
                         y=[yk, yk],
                         mode="lines",
@@ -709,7 +714,8 @@ def noise_figure(
                     )
                 )
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=ell[:, 0],
                         y=ell[:, 1],
                         mode="lines",
@@ -725,7 +731,8 @@ def noise_figure(
                     )
                 )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=[nl[0]],
                 y=[nl[1] if not one_d else -k],
                 mode="markers",
@@ -737,7 +744,8 @@ def noise_figure(
             )
         )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=[mean[0]],
                 y=[mean[1] if not one_d else -k],
                 mode="markers",
@@ -765,7 +773,8 @@ def noise_figure(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[truth[0]],
             y=ty,
             mode="markers",
@@ -776,7 +785,8 @@ def noise_figure(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[emp[0]],
             y=ey,
             mode="markers",
@@ -890,9 +900,10 @@ def exponent_curve(
             {"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name}
         )
     df = pd.DataFrame(rows)
-    fig = go.Figure()
+    fig = figure()
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.total,
             mode="lines",
@@ -901,7 +912,8 @@ def exponent_curve(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.noise,
             mode="lines",
@@ -910,7 +922,8 @@ def exponent_curve(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.sampling,
             mode="lines",
@@ -920,7 +933,8 @@ def exponent_curve(
     )
     pts = df[df.point != ""]
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=pts.exponent,
             y=pts.noise,
             mode="markers+text",
@@ -969,7 +983,7 @@ def noise_shapes_figure(
     d = sig.size
     coord = np.arange(1, d + 1)
     frames = []
-    fig = go.Figure()
+    fig = figure()
     bars = d <= 64
     for label, color, est in entries:
         _need(est, "noise_std")
@@ -988,11 +1002,12 @@ def noise_shapes_figure(
         hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
         if bars:
             fig.add_trace(
-                go.Bar(x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+                trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
             )
         else:
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=coord,
                     y=sd,
                     mode="lines",
@@ -1002,7 +1017,8 @@ def noise_shapes_figure(
                 )
             )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=coord,
             y=sig / math.sqrt(n),
             mode="lines+markers" if bars else "lines",

@@ -10,19 +10,90 @@ import copy
 import functools
 import json
 import math
+import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.basedatatypes import BaseTraceType
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import zcdp_to_approx
 from dpcore.registry import ERROR_SOURCE_COLORS
+
+#: Whether plotly validates what the builders put into a figure (traces, layout edits) as they build
+#: it. Off in the app and in notebooks: validation was about half of a page view's figure time (issue
+#: 18 profile), and what the builders write does not depend on the user's input in ways validation
+#: would catch (property names are fixed in the code, values are numbers, numpy arrays and our own
+#: strings). The test suite turns it on (``DPMEAN_VALIDATE_FIGURES=1`` in tests/conftest.py), so a
+#: misspelt property fails every test that draws it, and tests/test_figures_fast.py checks that each
+#: builder's JSON built without validation is byte for byte its JSON built with it (a value plotly
+#: would coerce, e.g. a bare title string or a pandas Series, shows there). Read at call time, so a
+#: test can switch it.
+VALIDATE = os.environ.get("DPMEAN_VALIDATE_FIGURES", "0") == "1"
+
+_Trace = TypeVar("_Trace", bound=BaseTraceType)
+
+
+def trace(kind: type[_Trace], **props: Any) -> _Trace:
+    """``kind(**props)`` (a plotly trace class such as ``go.Scatter``), validated only when
+    :data:`VALIDATE` is on.
+
+    Unvalidated, plotly stores the values as given, in the same (constructor) order as when it
+    validates them, so the JSON is the same as long as the values are what validation would make of
+    them: numpy arrays or lists (not pandas objects), dicts for nested properties, ``dict(text=...)``
+    for titles.
+    """
+    if VALIDATE:
+        return kind(**props)
+    return kind(_validate=False, **{k: _plotly_order(v) for k, v in props.items()})
+
+
+def legend_entry(name: str, mode: str = "lines", **props: Any) -> go.Scatter:
+    """A trace with no points: a legend entry (``name`` and its line or marker) for something drawn
+    as a shape or a vertical line, which plotly does not list in the legend."""
+    return trace(go.Scatter, x=[None], y=[None], mode=mode, name=name, **props)
+
+
+def _plotly_order(value: Any) -> Any:
+    """``value`` with its nested dicts' keys in the order plotly's classes store them (their
+    constructors set properties alphabetically; validation builds those classes, so
+    ``line=dict(width=2, color=c)`` comes out as ``{"color": c, "width": 2}``)."""
+    if isinstance(value, dict):
+        return {k: _plotly_order(value[k]) for k in sorted(value)}
+    return value
+
+
+def _as_built(fig: go.Figure) -> go.Figure:
+    """``fig``, made to take the traces :func:`trace` built as they are unless :data:`VALIDATE` is on.
+
+    ``add_trace`` rebuilds each trace through the figure's own trace validator with validation on,
+    whatever the figure's ``_validate`` says (plotly 7); the figure gets a copy of that validator
+    that rebuilds it unvalidated, as ``go.Figure(data, _validate=False)`` does. Layout edits stay
+    validated: plotly stores unvalidated ones in another order (outside its batch updates), and
+    they are a smaller part of the cost.
+    """
+    if VALIDATE:
+        return fig
+    validator = copy.copy(fig._data_validator)
+    validator.validate_coerce = functools.partial(
+        type(validator).validate_coerce, validator, _validate=False
+    )
+    fig._data_validator = validator
+    return fig
+
+
+def figure(*traces: BaseTraceType) -> go.Figure:
+    """``go.Figure(traces)`` (from :func:`trace`), which the builders then fill without validation
+    (see :data:`VALIDATE`)."""
+    fig = _as_built(go.Figure())
+    return fig.add_traces(list(traces)) if traces else fig
+
 
 #: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
@@ -112,11 +183,12 @@ def subplots(**kwargs: Any) -> go.Figure:
     ``make_subplots`` validates a whole layout of axes, domains and panel titles (about 10-25 ms,
     a page's largest fixed plotly cost after the template); the grid does not depend on the data,
     so its validated layout is kept and copied into each new figure without validating it again,
-    with the grid references ``add_trace(row=, col=)`` reads. Later edits are validated as usual;
+    with the grid references ``add_trace(row=, col=)`` reads. Later layout edits are validated as
+    usual, traces only when :data:`VALIDATE` is on (:func:`figure`);
     the JSON is byte-identical to ``make_subplots`` (tests/test_figures_fast.py).
     """
     layout_json, grid_ref, grid_str = _subplot_grid(json.dumps(kwargs, sort_keys=True))
-    fig = go.Figure()
+    fig = figure()
     layout = fig.layout
     layout._validate = False  # a copy of JSON plotly validated when the grid was built
     try:
@@ -145,7 +217,7 @@ def _house_settings(title: str | None, height: int) -> dict[str, Any]:
 def _house_layout(title: str | None, height: int) -> tuple[tuple[str, Any], ...]:
     """What ``update_layout(**_house_settings(title, height))`` writes into a layout that has none
     of those keys: plotly's validated JSON, key by key in the order plotly stores them."""
-    fig = go.Figure()
+    fig = figure()
     before = set(fig.layout.to_plotly_json())
     fig.update_layout(**_house_settings(title, height))
     return tuple((k, v) for k, v in fig.layout.to_plotly_json().items() if k not in before)
@@ -250,13 +322,14 @@ def epsilon_delta_curve(
         for m in ("standard", "cks")
     ]
     df = pd.DataFrame(rows)
-    fig = go.Figure()
+    fig = figure()
     names = {"standard": "ρ + 2√(ρ ln 1/δ)", "cks": "Canonne–Kamath–Steinke (tighter)"}
     colors = {"standard": "#9aa5b1", "cks": "#1f6fb2"}
     for m in ("standard", "cks"):
         part = df[df.method == m]
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=part.delta,
                 y=part.epsilon,
                 mode="lines",
@@ -316,12 +389,13 @@ def stage_colors(stages: Iterable[str]) -> dict[str, str]:
 
 def ledger_chart(df: pd.DataFrame) -> go.Figure:
     """Horizontal stacked bars: how each estimator splits its budget over its stages (one colour per stage)."""
-    fig = go.Figure()
+    fig = figure()
     colors = stage_colors(df.stage)
     for stage, color in colors.items():
         part = df[df.stage == stage]
         fig.add_trace(
-            go.Bar(
+            trace(
+                go.Bar,
                 y=part.estimator,
                 x=part.share,
                 name=stage,
@@ -347,14 +421,17 @@ def ledger_chart(df: pd.DataFrame) -> go.Figure:
 def error_split_chart(df: pd.DataFrame) -> go.Figure:
     """Grouped bars of sampling error, clipping bias and noise per estimator (columns of ``df``:
     estimator, sampling, clipping, noise, total)."""
-    fig = go.Figure()
+    fig = figure()
     names = {"sampling": "sampling error", "clipping": "clipping bias", "noise": "DP noise"}
     for src, name in names.items():
         fig.add_trace(
-            go.Bar(x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src])
+            trace(
+                go.Bar, x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src]
+            )
         )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.estimator,
             y=df["total"],
             mode="markers",
