@@ -51,7 +51,7 @@ def trace(kind: type[_Trace], **props: Any) -> _Trace:
     """
     if VALIDATE:
         return kind(**props)
-    return kind(_validate=False, **{k: _plotly_order(v) for k, v in props.items()})
+    return kind(_validate=False, **{k: in_plotly_order(v) for k, v in props.items()})
 
 
 def legend_entry(name: str, mode: str = "lines", **props: Any) -> go.Scatter:
@@ -60,12 +60,15 @@ def legend_entry(name: str, mode: str = "lines", **props: Any) -> go.Scatter:
     return trace(go.Scatter, x=[None], y=[None], mode=mode, name=name, **props)
 
 
-def _plotly_order(value: Any) -> Any:
-    """``value`` with its nested dicts' keys in the order plotly's classes store them (their
-    constructors set properties alphabetically; validation builds those classes, so
-    ``line=dict(width=2, color=c)`` comes out as ``{"color": c, "width": 2}``)."""
+def in_plotly_order(value: Any) -> Any:
+    """``value`` with the keys of its dicts (nested ones too, also inside lists) in the order
+    plotly's classes store them: their constructors set properties alphabetically, and validation
+    builds those classes, so ``line=dict(width=2, color=c)`` comes out as ``{"color": c, "width":
+    2}``. Anything else is returned as it is."""
     if isinstance(value, dict):
-        return {k: _plotly_order(value[k]) for k in sorted(value)}
+        return {k: in_plotly_order(value[k]) for k in sorted(value)}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [in_plotly_order(v) for v in value]
     return value
 
 
