@@ -177,7 +177,9 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             part["margin"] = {**dict(layout.get("margin", {})), "t": 50, "b": 120}
         if title:
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
-        # the nested keys as plotly's validation orders them (the figure's own order is how they were set)
-        part_json = style.in_plotly_order({"data": traces, "layout": part})
-        out.append(go.Figure(part_json, _validate=style.VALIDATE))
+        part_json = {"data": traces, "layout": part}
+        if style.VALIDATE:
+            out.append(go.Figure(part_json))
+        else:  # the nested keys as validation orders them (the figure's own order is how they were set)
+            out.append(go.Figure(style.in_plotly_order(part_json), _validate=False))
     return out

@@ -64,8 +64,9 @@ def in_plotly_order(value: Any) -> Any:
     """``value`` with the keys of its dicts (nested ones too, also inside lists) in the order
     plotly's classes store them: their constructors set properties alphabetically, and validation
     builds those classes, so ``line=dict(width=2, color=c)`` comes out as ``{"color": c, "width":
-    2}``. Anything else is returned as it is."""
-    if isinstance(value, dict):
+    2}``. A typed array (``{"dtype", "bdata", ...}``, how ``to_dict`` writes a numpy array) is
+    data, not properties: it keeps its order, as does anything else."""
+    if isinstance(value, dict) and "bdata" not in value:
         return {k: in_plotly_order(value[k]) for k in sorted(value)}
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return [in_plotly_order(v) for v in value]
