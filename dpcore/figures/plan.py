@@ -44,7 +44,16 @@ from dpcore._validation import check_data
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.figures.style import figure, log_ticks, rgba, style, subplots, trace
+from dpcore.figures.style import (
+    axis_names,
+    figure,
+    log_ticks,
+    merge_layout,
+    rgba,
+    style,
+    subplots,
+    trace,
+)
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS
 from dpcore.theory import plan as theory
@@ -171,7 +180,8 @@ def plan_steps_figure(
     plot.axes()
     style(plot.fig, height=height)
     # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
-    plot.fig.update_layout(
+    merge_layout(
+        plot.fig,
         legend=dict(
             orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0, itemsizing="constant"
         ),
@@ -356,6 +366,30 @@ _SMALL = dict(size=4, opacity=0.55)
 _WHERE = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
 
 
+@dataclass(frozen=True)
+class _Part:
+    """Some rows of the frame of :func:`_steps_frame` (one panel and role), as numpy columns:
+    pandas' filtering and column selection were a third of the figure's time (issue 18)."""
+
+    row: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    clipped: np.ndarray
+    norm_scaled: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def where(self, mask: np.ndarray) -> _Part:
+        return _Part(
+            self.row[mask], self.x[mask], self.y[mask], self.clipped[mask], self.norm_scaled[mask]
+        )
+
+    def customdata(self) -> np.ndarray:
+        """``frame[["row", "norm_scaled"]].to_numpy()`` of these rows (floats)."""
+        return np.column_stack([self.row, self.norm_scaled])
+
+
 class _StepsPlot:
     """The 2 x 2 figure of :func:`plan_steps_figure`, built panel by panel from the frame."""
 
@@ -370,6 +404,12 @@ class _StepsPlot:
             horizontal_spacing=0.14,
             vertical_spacing=0.2,
         )
+        cols = {c: df[c].to_numpy() for c in ("row", "x", "y", "clipped", "norm_scaled")}
+        self.parts = {
+            key: _Part(**{c: v[idx] for c, v in cols.items()})
+            for key, idx in df.groupby(["panel", "role"], sort=False).indices.items()
+        }
+        self.empty = _Part(**{c: v[:0] for c, v in cols.items()})
         self.shown: set[str] = set()
         self.spans = {
             "a": geo.pts,
@@ -379,22 +419,23 @@ class _StepsPlot:
             "r": geo.recentred,
         }
 
-    def part(self, panel: str, role: str) -> pd.DataFrame:
-        return self.df[(self.df.panel == panel) & (self.df.role == role)]
+    def part(self, panel: str, role: str) -> _Part:
+        """The frame's rows of ``panel`` and ``role``."""
+        return self.parts.get((panel, role), self.empty)
 
-    def shown_xy(self, sel: pd.DataFrame, panel: str) -> tuple[np.ndarray, np.ndarray]:
+    def shown_xy(self, sel: _Part, panel: str) -> tuple[np.ndarray, np.ndarray]:
         """Drawn positions of the rows in ``sel`` (exact unless ``jitter``)."""
-        xs, ys = sel.x.to_numpy(), sel.y.to_numpy()
+        xs, ys = sel.x, sel.y
         if self.geo.offsets is None:
             return xs, ys
-        off = self.geo.offsets[np.searchsorted(self.geo.rows, sel.row.to_numpy())]
+        off = self.geo.offsets[np.searchsorted(self.geo.rows, sel.row)]
         span = np.ptp(self.spans[panel], axis=0)
         span = np.where(span > 0, span, 1.0)
         return xs + off[:, 0] * span[0], (ys + off[:, 1] * span[-1]) if not self.geo.one_d else ys
 
     def trace(self, panel: str, role: str, name: str, **kw: Any) -> None:
         part = self.part(panel, role)
-        if part.empty and role not in ("clipped: before",):
+        if not len(part) and role not in ("clipped: before",):
             return
         kw.setdefault("mode", "markers")
         px, py = (
@@ -408,7 +449,7 @@ class _StepsPlot:
                 name=name,
                 legendgroup=name,
                 showlegend=name not in self.shown,
-                customdata=part[["row", "norm_scaled"]].to_numpy(),
+                customdata=part.customdata(),
                 **kw,
             ),
             *_WHERE[panel],
@@ -427,7 +468,7 @@ class _StepsPlot:
                 (False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
                 (True, "row clipped (in d dimensions)", COLORS["clipped"]),
             ):
-                sel = part[part.clipped == flag]
+                sel = part.where(part.clipped == flag)
                 label = name if not (panel == "b" and not flag) else "recentred and scaled"
                 px, py = self.shown_xy(sel, panel)
                 self.fig.add_trace(
@@ -440,7 +481,7 @@ class _StepsPlot:
                         legendgroup=label,
                         showlegend=label not in self.shown,
                         marker=dict(color=color, **_SMALL),
-                        customdata=sel[["row", "norm_scaled"]].to_numpy(),
+                        customdata=sel.customdata(),
                         hovertemplate=_HOVER,
                     ),
                     *_WHERE[panel],
@@ -558,23 +599,21 @@ class _StepsPlot:
     def axes(self) -> None:
         cs = self.geo.cs
         lab = [f"coordinate {k + 1}" for k in cs]
+        axes: dict[str, dict[str, Any]] = {}
         for k, panel in enumerate("abcd"):
-            r, col = _WHERE[panel]
+            xaxis, yaxis = axis_names(self.fig, *_WHERE[panel])
             xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
-            self.fig.update_xaxes(title_text=xname, row=r, col=col)
+            axes[xaxis] = {"title": {"text": xname}}
             if self.geo.one_d:
-                self.fig.update_yaxes(
-                    showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col
-                )
+                axes[yaxis] = {"showticklabels": False, "title": {"text": "(jitter, no meaning)"}}
             else:
                 yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
-                self.fig.update_yaxes(
-                    title_text=yname,
-                    scaleanchor=f"x{k + 1 if k else ''}",
-                    scaleratio=1,
-                    row=r,
-                    col=col,
-                )
+                axes[yaxis] = {
+                    "title": {"text": yname},
+                    "scaleanchor": f"x{k + 1 if k else ''}",
+                    "scaleratio": 1,
+                }
+        merge_layout(self.fig, **axes)
 
 
 def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> dict[str, Any]:
@@ -794,7 +833,7 @@ def noise_figure(
             marker=dict(symbol="diamond", size=10, color=COLORS["sampling"]),
         )
     )
-    fig.update_xaxes(title_text=f"coordinate {cs[0] + 1}")
+    merge_layout(fig, xaxis={"title": {"text": f"coordinate {cs[0] + 1}"}})
     if one_d:
         fig.update_yaxes(
             tickvals=[-k for k in range(len(entries))],
@@ -802,9 +841,17 @@ def noise_figure(
             title_text=None,
         )
     else:
-        fig.update_yaxes(title_text=f"coordinate {cs[1] + 1}", scaleanchor="x", scaleratio=1)
+        merge_layout(
+            fig,
+            yaxis={
+                "title": {"text": f"coordinate {cs[1] + 1}"},
+                "scaleanchor": "x",
+                "scaleratio": 1,
+            },
+        )
     style(fig, height=height)
-    fig.update_layout(
+    merge_layout(
+        fig,
         legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
         margin=dict(t=20, b=40),
     )
@@ -955,8 +1002,11 @@ def exponent_curve(
             annotation_text="slider",
             annotation_position="bottom right",
         )
-    fig.update_xaxes(title_text="scaling exponent e in s = σ^(−2e)", range=[-0.01, 0.51])
-    fig.update_yaxes(title_text=f"expected ℓ{p:g} error", rangemode="tozero")
+    merge_layout(
+        fig,
+        xaxis={"title": {"text": "scaling exponent e in s = σ^(−2e)"}, "range": [-0.01, 0.51]},
+        yaxis={"title": {"text": f"expected ℓ{p:g} error"}, "rangemode": "tozero"},
+    )
     return style(fig, title="Why the middle ground wins (idealised, Appendix C)", height=height), df
 
 
@@ -1029,16 +1079,24 @@ def noise_shapes_figure(
         )
     )
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_xaxes(title_text="coordinate i (σᵢ falls from left to right for skewed data)")
+    merge_layout(
+        fig, xaxis={"title": {"text": "coordinate i (σᵢ falls from left to right for skewed data)"}}
+    )
     allv = pd.concat(frames).melt(value_vars=["noise_std", "sampling_std"]).value
     allv = allv[allv > 0]
-    fig.update_yaxes(
-        title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float))
+    merge_layout(
+        fig,
+        yaxis={
+            "title": {"text": "standard deviation (log scale)"},
+            "type": "log",
+            **log_ticks(allv.to_numpy(float)),
+        },
     )
     style(fig, title="Noise shapes: noise std per coordinate", height=height)
     # four long legend entries wrap onto two rows, which the house style's legend-on-top would
     # draw over the title: below the plot instead
-    fig.update_layout(
+    merge_layout(
+        fig,
         legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
         margin=dict(b=120),
     )

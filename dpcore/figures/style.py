@@ -99,6 +99,47 @@ def figure(*traces: BaseTraceType) -> go.Figure:
     return fig.add_traces(list(traces)) if traces else fig
 
 
+def merge_layout(fig: go.Figure, **updates: dict[str, Any]) -> go.Figure:
+    """``fig.update_layout(**updates)`` for updates that are all nested dicts (an axis's title and
+    range, the legend), merged into the figure's layout JSON without validation unless
+    :data:`VALIDATE` is on.
+
+    Merged as plotly's update does: a key already there keeps its place and a nested dict is merged
+    into it key by key, new keys come after the old ones in the order given. ``update_xaxes(...,
+    row=, col=)`` is ``merge_layout(fig, **{axis_names(fig, row, col)[0]: {...}})``, about 2 ms less
+    per call (plotly sorts and searches every axis name each time). Values are written as given, so
+    write them as plotly stores them: ``title=dict(text=...)``, not a bare string.
+    """
+    if VALIDATE or not all(isinstance(v, dict) for v in updates.values()):
+        return fig.update_layout(**updates)
+    layout = fig.layout
+    props = layout._props
+    layout._validate = False
+    try:
+        for key, value in updates.items():
+            layout[key] = _merged(props.get(key) if props is not None else None, value)
+    finally:
+        layout._validate = fig._validate
+    return fig
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """``new`` merged into a copy of ``old`` (dicts key by key, recursively; anything else replaced)."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return copy.deepcopy(new)
+    out = dict(old)
+    for key, value in new.items():
+        out[key] = _merged(old.get(key), value)
+    return out
+
+
+def axis_names(fig: go.Figure, row: int, col: int) -> tuple[str, str]:
+    """The layout keys of the x and y axes of panel (``row``, ``col``) of a :func:`subplots` figure,
+    e.g. ``("xaxis3", "yaxis3")``."""
+    x, y = fig._grid_ref[row - 1][col - 1][0].layout_keys
+    return x, y
+
+
 #: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
 
