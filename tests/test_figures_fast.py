@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -211,3 +212,49 @@ def test_style_is_the_validated_update(title, preset):
         return styler(fig, title=title, height=500).to_json()
 
     assert build(style_mod.style) == build(_validated_style)
+
+
+def _steps_frame_by_concat(geo, iome):
+    """The frame of the PLAN steps figure as it was built before issue 18: one small frame per
+    part, concatenated (the reference for the numpy-built one)."""
+    from dpcore.figures import plan as plan_figs
+
+    frames = []
+    for panel, role, xy, row, clip, norm in plan_figs._steps_parts(geo, iome)[0]:
+        if geo.one_d and xy.shape[1] == 1:
+            xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "panel": panel,
+                    "role": role,
+                    "row": row,
+                    "x": xy[:, 0],
+                    "y": xy[:, 1],
+                    "clipped": clip,
+                    "norm_scaled": norm,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("coords", [(0, 3), (2,)])
+def test_steps_frame_is_the_concatenation_of_its_parts(data, coords):
+    """The PLAN steps frame (the chart's CSV), built from numpy columns at once, is the frame the
+    per-part frames concatenated to: same values, dtypes and Python objects (bools and None in
+    ``clipped``), in two and in one dimension."""
+    from dpcore.estimators.iome import iome_paper
+    from dpcore.experiments.studies import display_sample
+    from dpcore.figures import plan as plan_figs
+
+    est = plan(data.x, rho=0.5, bounds=data.bounds, sigma=data.true_std, variances="private", rng=1)
+    iome = iome_paper(data.x, rho=0.5, bounds=data.bounds, rng=1)
+    sample = display_sample(data.n, max_points=300, one_d=len(coords) == 1, rng=2)
+    geo = plan_figs._steps_geometry(data.x, est, coords, data.true_mean, sample=sample)
+    fast, has_iome = plan_figs._steps_frame(geo, iome)
+    assert has_iome
+    reference = _steps_frame_by_concat(geo, iome)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=True)
+    assert list(map(type, fast.clipped)) == list(map(type, reference.clipped))
+    assert fast.to_csv(index=False) == reference.to_csv(index=False)
