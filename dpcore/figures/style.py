@@ -341,17 +341,27 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
     ``go.Figure`` (e.g. a figure cached as a plain dict) is returned unchanged."""
     if not isinstance(fig, go.Figure):
         return fig
+    # read from the figure's JSON: most figures have no such axis, and then no trace is looked at
+    log_axes = {
+        name
+        for name, axis in fig._layout.items()
+        if name.startswith(("xaxis", "yaxis"))
+        and isinstance(axis, dict)
+        and axis.get("type") == "log"
+        and axis.get("tickvals") is None
+    }
+    if not log_axes:
+        return fig
     values: dict[str, list[float]] = {}
-    for trace in fig.data:
+    for drawn in fig._data:
         for letter in ("x", "y"):
-            data = getattr(trace, letter, None)
-            if data is None:
-                continue
-            ref = getattr(trace, f"{letter}axis", None) or letter
-            values.setdefault(f"{letter}axis{ref[1:]}", []).extend(_numbers(data))
+            data = drawn.get(letter)
+            ref = drawn.get(f"{letter}axis") or letter
+            if data is not None and f"{letter}axis{ref[1:]}" in log_axes:
+                values.setdefault(f"{letter}axis{ref[1:]}", []).extend(_numbers(data))
     for name, nums in values.items():
-        axis = fig.layout[name] if name in fig.layout else None  # noqa: SIM401 - plotly Layout
-        if axis is not None and axis.type == "log" and axis.tickvals is None:
+        axis = fig.layout[name]
+        if axis.type == "log" and axis.tickvals is None:
             axis.update(**log_ticks(nums))
     return fig
 
