@@ -80,8 +80,12 @@ def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
     builders = _builders(data)
     fast = {name: build().to_json() for name, build in builders.items()}
     monkeypatch.setattr(style_mod, "set_template", _validated_template)
+
+    def made_subplots(*, styled=False, **kwargs):  # styled: only skips the default template
+        return make_subplots(**kwargs)
+
     for module in (plan_figs, compare_figs):
-        monkeypatch.setattr(module, "subplots", make_subplots)
+        monkeypatch.setattr(module, "subplots", made_subplots)
     for module in (style_mod, plan_figs, compare_figs):
         monkeypatch.setattr(module, "style", _validated_style)
     slow = {name: build().to_json() for name, build in builders.items()}
@@ -258,3 +262,17 @@ def test_steps_frame_is_the_concatenation_of_its_parts(data, coords):
     pd.testing.assert_frame_equal(fast, reference, check_exact=True)
     assert list(map(type, fast.clipped)) == list(map(type, reference.clipped))
     assert fast.to_csv(index=False) == reference.to_csv(index=False)
+
+
+@pytest.mark.parametrize("title", [None, "t"])
+def test_a_styled_figure_skips_only_the_default_template(title):
+    """``figure(styled=True)`` starts without plotly's default template; once styled it is the same
+    bytes as a ``go.Figure()`` styled, and the same as with validation on."""
+    line = dict(
+        x=np.arange(4), y=np.arange(4.0) ** 2, mode="lines", line=dict(width=2, color="red")
+    )
+    reference = style_mod.style(go.Figure(go.Scatter(**line)), title=title).to_json()
+    fast = style_mod.figure(style_mod.trace(go.Scatter, **line), styled=True)
+    assert style_mod.style(fast, title=title).to_json() == reference
+    plain = style_mod.figure(style_mod.trace(go.Scatter, **line))
+    assert plain.layout.template.layout.colorway  # unstyled: plotly's default template, as before

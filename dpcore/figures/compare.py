@@ -131,6 +131,7 @@ def error_figure(
     ncols = min(len(facets), 4)
     nrows = math.ceil(len(facets) / ncols)
     fig = subplots(
+        styled=True,
         rows=nrows,
         cols=ncols,
         subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,

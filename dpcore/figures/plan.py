@@ -423,6 +423,7 @@ class _StepsPlot:
         # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
         # (a 390 px screen gives each panel about 150 px; issue 16)
         self.fig = subplots(
+            styled=True,
             rows=2,
             cols=2,
             subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
@@ -716,7 +717,7 @@ def noise_figure(
     cs = _coords(coords, d)
     one_d = len(cs) == 1
     frames = []
-    fig = figure()
+    fig = figure(styled=True)
     for k, (label, color, est) in enumerate(entries):
         _need(est, "noise_std")
         sd = np.asarray(est.diagnostics.noise_std, dtype=float)[cs]
@@ -972,7 +973,7 @@ def exponent_curve(
             {"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name}
         )
     df = pd.DataFrame(rows)
-    fig = figure()
+    fig = figure(styled=True)
     fig.add_trace(
         trace(
             go.Scatter,
@@ -1058,7 +1059,7 @@ def noise_shapes_figure(
     d = sig.size
     coord = np.arange(1, d + 1)
     frames = []
-    fig = figure()
+    fig = figure(styled=True)
     bars = d <= 64
     for label, color, est in entries:
         _need(est, "noise_std")
