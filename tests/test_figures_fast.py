@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -79,8 +80,12 @@ def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
     builders = _builders(data)
     fast = {name: build().to_json() for name, build in builders.items()}
     monkeypatch.setattr(style_mod, "set_template", _validated_template)
+
+    def made_subplots(*, styled=False, **kwargs):  # styled: only skips the default template
+        return make_subplots(**kwargs)
+
     for module in (plan_figs, compare_figs):
-        monkeypatch.setattr(module, "subplots", make_subplots)
+        monkeypatch.setattr(module, "subplots", made_subplots)
     for module in (style_mod, plan_figs, compare_figs):
         monkeypatch.setattr(module, "style", _validated_style)
     slow = {name: build().to_json() for name, build in builders.items()}
@@ -241,3 +246,63 @@ def test_wrap_label_keeps_the_whole_label():
     lines = wrap_label(label, 30).split("<br>")
     assert " ".join(lines) == label and all(len(x) <= 30 for x in lines) and len(lines) == 2
     assert wrap_label("PLAN", 30) == "PLAN"
+
+
+def _steps_frame_by_concat(geo, iome):
+    """The frame of the PLAN steps figure as it was built before issue 18: one small frame per
+    part, concatenated (the reference for the numpy-built one)."""
+    from dpcore.figures import plan as plan_figs
+
+    frames = []
+    for panel, role, xy, row, clip, norm in plan_figs._steps_parts(geo, iome)[0]:
+        if geo.one_d and xy.shape[1] == 1:
+            xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "panel": panel,
+                    "role": role,
+                    "row": row,
+                    "x": xy[:, 0],
+                    "y": xy[:, 1],
+                    "clipped": clip,
+                    "norm_scaled": norm,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("coords", [(0, 3), (2,)])
+def test_steps_frame_is_the_concatenation_of_its_parts(data, coords):
+    """The PLAN steps frame (the chart's CSV), built from numpy columns at once, is the frame the
+    per-part frames concatenated to: same values, dtypes and Python objects (bools and None in
+    ``clipped``), in two and in one dimension."""
+    from dpcore.estimators.iome import iome_paper
+    from dpcore.experiments.studies import display_sample
+    from dpcore.figures import plan as plan_figs
+
+    est = plan(data.x, rho=0.5, bounds=data.bounds, sigma=data.true_std, variances="private", rng=1)
+    iome = iome_paper(data.x, rho=0.5, bounds=data.bounds, rng=1)
+    sample = display_sample(data.n, max_points=300, one_d=len(coords) == 1, rng=2)
+    geo = plan_figs._steps_geometry(data.x, est, coords, data.true_mean, sample=sample)
+    fast, has_iome = plan_figs._steps_frame(geo, iome)
+    assert has_iome
+    reference = _steps_frame_by_concat(geo, iome)
+    pd.testing.assert_frame_equal(fast, reference, check_exact=True)
+    assert list(map(type, fast.clipped)) == list(map(type, reference.clipped))
+    assert fast.to_csv(index=False) == reference.to_csv(index=False)
+
+
+@pytest.mark.parametrize("title", [None, "t"])
+def test_a_styled_figure_skips_only_the_default_template(title):
+    """``figure(styled=True)`` starts without plotly's default template; once styled it is the same
+    bytes as a ``go.Figure()`` styled, and the same as with validation on."""
+    line = dict(
+        x=np.arange(4), y=np.arange(4.0) ** 2, mode="lines", line=dict(width=2, color="red")
+    )
+    reference = style_mod.style(go.Figure(go.Scatter(**line)), title=title).to_json()
+    fast = style_mod.figure(style_mod.trace(go.Scatter, **line), styled=True)
+    assert style_mod.style(fast, title=title).to_json() == reference
+    plain = style_mod.figure(style_mod.trace(go.Scatter, **line))
+    assert plain.layout.template.layout.colorway  # unstyled: plotly's default template, as before

@@ -29,7 +29,17 @@ import plotly.graph_objects as go
 
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
-from dpcore.figures.style import log_ticks, plain, rgba, style, subplots, times
+from dpcore.figures.style import (
+    figure,
+    legend_entry,
+    log_ticks,
+    plain,
+    rgba,
+    style,
+    subplots,
+    times,
+    trace,
+)
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
@@ -131,6 +141,7 @@ def error_figure(
     ncols = min(len(facets), 4)
     nrows = math.ceil(len(facets) / ncols)
     fig = subplots(
+        styled=True,
         rows=nrows,
         cols=ncols,
         subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,
@@ -165,7 +176,8 @@ def error_figure(
             color, label = g["color"].iloc[0], g["label"].iloc[0]
             xs = g[x].tolist()
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=xs + xs[::-1],
                     y=g["hi"].tolist() + g["lo"].tolist()[::-1],
                     fill="toself",
@@ -182,7 +194,8 @@ def error_figure(
             )
             dash = "solid" if bool(g["private"].iloc[0]) else "dot"
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=xs,
                     y=g["median"],
                     mode="lines+markers",
@@ -221,7 +234,8 @@ def error_figure(
                     )
                 ]
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=flagged[x],
                         y=flagged["median"],
                         mode="markers",
@@ -244,7 +258,8 @@ def error_figure(
         fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
         if not fl.empty and cfg.truth != "empirical":
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=fl[x],
                     y=fl["value"],
                     mode="lines",
@@ -262,7 +277,8 @@ def error_figure(
                 g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
                 name = str(curve)
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=g[x],
                         y=g["value"],
                         mode="lines",
@@ -285,7 +301,8 @@ def error_figure(
         )
         if not b.empty:
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=b[x],
                     y=b["median"],
                     mode="markers",
@@ -307,11 +324,9 @@ def error_figure(
             )
     if warned_any:  # one legend entry for the warning markers
         fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
+            legend_entry(
+                "warning or blow-up (hover)",
                 mode="markers",
-                name="warning or blow-up (hover)",
                 legendgroup="warn",
                 marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
             )
@@ -381,8 +396,9 @@ def regret_figure(table: pd.DataFrame) -> go.Figure:
     """The regret ranking as a Plotly table (for HTML reports)."""
     cols = ["rank", "label", "mean_regret", "worst_regret", "wins", "settings"]
     t = table.reindex(columns=cols)
-    fig = go.Figure(
-        go.Table(
+    fig = figure(
+        trace(
+            go.Table,
             header=dict(
                 values=[
                     "rank",
@@ -426,8 +442,9 @@ def target_figure(
         ("≤ " if str(note).startswith("already") else "") + _fmt(v)
         for v, note in zip(ok[col], ok["note"], strict=True)
     ]
-    fig = go.Figure(
-        go.Bar(
+    fig = figure(
+        trace(
+            go.Bar,
             x=ok[col],
             y=ok["label"],
             orientation="h",

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.style import rgba, style, subplots, wrap_label
+from dpcore.figures.style import figure, rgba, style, subplots, trace, wrap_label
 from dpcore.theory.gallery import GalleryEntry
 
 #: Line dashes and marker symbols cycled over estimators, so no estimator is told apart by colour only.
@@ -125,7 +125,8 @@ def _add_entry(
     group = e.name
     if zoom != "noise" and e.region.kind != "none":
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=e.region.outline[:, 0],
                 y=e.region.outline[:, 1],
                 mode="lines",
@@ -141,7 +142,8 @@ def _add_entry(
         )
     if e.noise.kind != "none":
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=e.noise.outline[:, 0],
                 y=e.noise.outline[:, 1],
                 mode="lines",
@@ -159,7 +161,8 @@ def _add_entry(
             **where,
         )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[e.release[0]],
             y=[e.release[1]],
             mode="markers",
@@ -185,7 +188,8 @@ def _add_common(
     where = {"row": row, "col": col} if row is not None else {}
     if points.size:
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=points[:, 0],
                 y=points[:, 1],
                 mode="markers",
@@ -198,7 +202,8 @@ def _add_common(
             **where,
         )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[true_mean[0]],
             y=[true_mean[1]],
             mode="markers",
@@ -255,7 +260,7 @@ def gallery_figure(
     i, j = (int(c) for c in coords)
     what = "noise shapes (zoomed)" if zoom == "noise" else "clipping regions and noise shapes"
     if view == "overlay" or not entries:
-        fig = go.Figure()
+        fig = figure()
         _add_common(fig, draw_pts, true_mean)
         for k, e in enumerate(entries):
             _add_entry(fig, e, k, zoom=zoom, legend=True)
@@ -319,9 +324,10 @@ def releases_figure(
     dr = np.asarray(draws, float).reshape(-1, 2)
     i, j = (int(c) for c in coords)
     inside = _inside(dr, e)
-    fig = go.Figure()
+    fig = figure()
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=dr[:, 0],
             y=dr[:, 1],
             mode="markers",
@@ -337,7 +343,8 @@ def releases_figure(
     )
     if e.noise.kind != "none":
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=e.noise.outline[:, 0],
                 y=e.noise.outline[:, 1],
                 mode="lines",
@@ -346,7 +353,8 @@ def releases_figure(
             )
         )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[true_mean[0]],
             y=[true_mean[1]],
             mode="markers",
@@ -382,13 +390,14 @@ def why_plan_figures(errors: pd.DataFrame, noise: pd.DataFrame) -> tuple[go.Figu
 
     ``errors`` and ``noise`` are :class:`dpcore.experiments.studies.Evidence` frames.
     """
-    left = go.Figure()
+    left = figure()
     names = list(dict.fromkeys(noise["estimator"]))
     for k, name in enumerate(names):
         part = noise[noise["estimator"] == name]
         color, label = part["color"].iloc[0], part["label"].iloc[0]
         left.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=part["coordinate"],
                 y=part["noise_std"],
                 mode="lines+markers",
@@ -411,13 +420,14 @@ def why_plan_figures(errors: pd.DataFrame, noise: pd.DataFrame) -> tuple[go.Figu
     left.update_yaxes(type="log", title="noise std added to the mean")
     style(left, title="PLAN puts its noise where the data vary", height=380)
     left.update_layout(showlegend=False)
-    right = go.Figure()
+    right = figure()
     order = list(dict.fromkeys(errors["estimator"]))
     for k, name in enumerate(order):
         part = errors[errors["estimator"] == name]
         color, label = part["color"].iloc[0], part["label"].iloc[0]
         right.add_trace(
-            go.Box(
+            trace(
+                go.Box,
                 y=part["error"],
                 name=_short(label.split(" (")[0], 20),
                 marker=dict(color=color, symbol=SYMBOLS[k % len(SYMBOLS)]),

@@ -19,7 +19,7 @@ from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.figures.plan import PANEL_TITLES, exponent_noise_std
-from dpcore.figures.style import style
+from dpcore.figures.style import style, trace
 
 STEP_KEYS = ("a", "b", "c", "d")
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 121)
@@ -133,21 +133,24 @@ def plan_steps_animation(
         outline = ball[k]
         b = outline if outline is not None else np.full((2, 2), np.nan)
         return [
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=positions[k][:, 0],
                 y=positions[k][:, 1],
                 mode="markers",
                 name="rows (orange: clipped)",
                 marker=dict(size=4, color=colors, opacity=0.6),
             ),
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=b[:, 0],
                 y=b[:, 1],
                 mode="lines",
                 name="clip ball / ellipse",
                 line=dict(color="#1d2733", width=2, dash="dash"),
             ),
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=[marks[k][0]],
                 y=[marks[k][1]],
                 mode="markers",
@@ -223,14 +226,16 @@ def exponent_sweep_animation(
 
     def traces(e: float) -> list[go.Scatter]:
         return [
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=coord,
                 y=floor,
                 mode="lines",
                 name="sampling spread σᵢ/√n",
                 line=dict(color="#7f7f7f", width=2, dash="dot"),
             ),
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=coord,
                 y=stds[e],
                 mode="lines+markers",

@@ -44,7 +44,16 @@ from dpcore._validation import check_data
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.figures.style import log_ticks, rgba, style, subplots
+from dpcore.figures.style import (
+    axis_names,
+    figure,
+    log_ticks,
+    merge_layout,
+    rgba,
+    style,
+    subplots,
+    trace,
+)
 from dpcore.metrics import error_split
 from dpcore.registry import ERROR_SOURCE_COLORS
 from dpcore.theory import plan as theory
@@ -171,7 +180,8 @@ def plan_steps_figure(
     plot.axes()
     style(plot.fig, height=height)
     # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
-    plot.fig.update_layout(
+    merge_layout(
+        plot.fig,
         legend=dict(
             orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0, itemsizing="constant"
         ),
@@ -282,9 +292,17 @@ def _steps_geometry(
     )
 
 
-def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFrame, bool]:
-    """The tidy frame of every drawn point and outline; also whether an IOME ball is in it."""
-    frames = []
+#: One part of the steps frame: panel, role, points (m, 2) or (m, 1), data rows (-1: geometry),
+#: clipped flags (None: not a data row) and scaled norms.
+_StepsPart = tuple[
+    str, str, np.ndarray, "np.ndarray | int", "np.ndarray | bool | None", "np.ndarray | float"
+]
+
+
+def _steps_parts(geo: _StepsGeometry, iome: Estimate | None) -> tuple[list[_StepsPart], bool]:
+    """Every drawn point set and outline of the steps figure, in the frame's order; also whether an
+    IOME ball is among them."""
+    parts: list[_StepsPart] = []
 
     def add(
         panel: str,
@@ -294,21 +312,7 @@ def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFra
         clip: np.ndarray | bool | None = None,
         norm: np.ndarray | float = np.nan,
     ) -> None:
-        if geo.one_d and xy.shape[1] == 1:
-            xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
-        frames.append(
-            pd.DataFrame(
-                {
-                    "panel": panel,
-                    "role": role,
-                    "row": row,
-                    "x": xy[:, 0],
-                    "y": xy[:, 1],
-                    "clipped": clip,
-                    "norm_scaled": norm,
-                }
-            )
-        )
+        parts.append((panel, role, xy, row, clip, norm))
 
     rows, clipped, norms, factor = geo.rows, geo.clipped, geo.norms, geo.factor
     add("a", "data", geo.lift(geo.pts, geo.pts), rows, clipped, norms)
@@ -348,12 +352,67 @@ def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFra
     add("b", "private centre (origin)", origin[None, :])
     add("d", "true mean", geo.truth[None, :])
     add("d", "private mean", geo.mean[None, :])
-    return pd.concat(frames, ignore_index=True), has_iome
+    return parts, has_iome
+
+
+def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFrame, bool]:
+    """The tidy frame of every drawn point and outline (:func:`_steps_parts`); also whether an IOME
+    ball is in it.
+
+    Columns are collected as numpy arrays and made into one frame (one small frame per part and a
+    ``concat`` was a sixth of the figure's time); ``clipped`` holds Python bools, and ``None`` for
+    outlines and means, as the concatenated frames did (tests/test_figures_fast.py).
+    """
+    parts, has_iome = _steps_parts(geo, iome)
+    cols: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("panel", "role", "row", "x", "y", "clipped", "norm_scaled")
+    }
+    for panel, role, xy, row, clip, norm in parts:
+        if geo.one_d and xy.shape[1] == 1:
+            xy = np.column_stack([xy[:, 0], np.zeros(len(xy))])
+        m = len(xy)
+        for key, value, dtype in (
+            ("panel", panel, object),
+            ("role", role, object),
+            ("row", row, np.int64),
+            ("x", xy[:, 0], np.float64),
+            ("y", xy[:, 1], np.float64),
+            ("clipped", clip, object),
+            ("norm_scaled", norm, np.float64),
+        ):
+            arr = np.asarray(value)
+            arr = np.full(m, value, dtype=dtype) if arr.ndim == 0 else arr.astype(dtype)
+            cols[key].append(arr)
+    return pd.DataFrame({k: np.concatenate(v) for k, v in cols.items()}), has_iome
 
 
 _HOVER = "row %{customdata[0]}<br>(%{x:.3g}, %{y:.3g})<br>scaled norm in d dims %{customdata[1]:.3g}<extra></extra>"
 _SMALL = dict(size=4, opacity=0.55)
 _WHERE = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
+
+
+@dataclass(frozen=True)
+class _Part:
+    """Some rows of the frame of :func:`_steps_frame` (one panel and role), as numpy columns:
+    pandas' filtering and column selection were a third of the figure's time (issue 18)."""
+
+    row: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    clipped: np.ndarray
+    norm_scaled: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def where(self, mask: np.ndarray) -> _Part:
+        return _Part(
+            self.row[mask], self.x[mask], self.y[mask], self.clipped[mask], self.norm_scaled[mask]
+        )
+
+    def customdata(self) -> np.ndarray:
+        """``frame[["row", "norm_scaled"]].to_numpy()`` of these rows (floats)."""
+        return np.column_stack([self.row, self.norm_scaled])
 
 
 class _StepsPlot:
@@ -364,12 +423,19 @@ class _StepsPlot:
         # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
         # (a 390 px screen gives each panel about 150 px; issue 16)
         self.fig = subplots(
+            styled=True,
             rows=2,
             cols=2,
             subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
             horizontal_spacing=0.14,
             vertical_spacing=0.2,
         )
+        cols = {c: df[c].to_numpy() for c in ("row", "x", "y", "clipped", "norm_scaled")}
+        self.parts = {
+            key: _Part(**{c: v[idx] for c, v in cols.items()})
+            for key, idx in df.groupby(["panel", "role"], sort=False).indices.items()
+        }
+        self.empty = _Part(**{c: v[:0] for c, v in cols.items()})
         self.shown: set[str] = set()
         self.spans = {
             "a": geo.pts,
@@ -379,35 +445,37 @@ class _StepsPlot:
             "r": geo.recentred,
         }
 
-    def part(self, panel: str, role: str) -> pd.DataFrame:
-        return self.df[(self.df.panel == panel) & (self.df.role == role)]
+    def part(self, panel: str, role: str) -> _Part:
+        """The frame's rows of ``panel`` and ``role``."""
+        return self.parts.get((panel, role), self.empty)
 
-    def shown_xy(self, sel: pd.DataFrame, panel: str) -> tuple[np.ndarray, np.ndarray]:
+    def shown_xy(self, sel: _Part, panel: str) -> tuple[np.ndarray, np.ndarray]:
         """Drawn positions of the rows in ``sel`` (exact unless ``jitter``)."""
-        xs, ys = sel.x.to_numpy(), sel.y.to_numpy()
+        xs, ys = sel.x, sel.y
         if self.geo.offsets is None:
             return xs, ys
-        off = self.geo.offsets[np.searchsorted(self.geo.rows, sel.row.to_numpy())]
+        off = self.geo.offsets[np.searchsorted(self.geo.rows, sel.row)]
         span = np.ptp(self.spans[panel], axis=0)
         span = np.where(span > 0, span, 1.0)
         return xs + off[:, 0] * span[0], (ys + off[:, 1] * span[-1]) if not self.geo.one_d else ys
 
     def trace(self, panel: str, role: str, name: str, **kw: Any) -> None:
         part = self.part(panel, role)
-        if part.empty and role not in ("clipped: before",):
+        if not len(part) and role not in ("clipped: before",):
             return
         kw.setdefault("mode", "markers")
         px, py = (
             self.shown_xy(part, panel) if (part.row >= 0).all() and len(part) else (part.x, part.y)
         )
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=px,
                 y=py,
                 name=name,
                 legendgroup=name,
                 showlegend=name not in self.shown,
-                customdata=part[["row", "norm_scaled"]].to_numpy(),
+                customdata=part.customdata(),
                 **kw,
             ),
             *_WHERE[panel],
@@ -426,11 +494,12 @@ class _StepsPlot:
                 (False, "row kept as it is", COLORS["scaled"] if panel == "b" else COLORS["raw"]),
                 (True, "row clipped (in d dimensions)", COLORS["clipped"]),
             ):
-                sel = part[part.clipped == flag]
+                sel = part.where(part.clipped == flag)
                 label = name if not (panel == "b" and not flag) else "recentred and scaled"
                 px, py = self.shown_xy(sel, panel)
                 self.fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=px,
                         y=py,
                         mode="markers",
@@ -438,7 +507,7 @@ class _StepsPlot:
                         legendgroup=label,
                         showlegend=label not in self.shown,
                         marker=dict(color=color, **_SMALL),
-                        customdata=sel[["row", "norm_scaled"]].to_numpy(),
+                        customdata=sel.customdata(),
                         hovertemplate=_HOVER,
                     ),
                     *_WHERE[panel],
@@ -448,7 +517,8 @@ class _StepsPlot:
         # it), so next to the scaled cloud it mostly shows the units; one click on the legend brings it in
         px, py = self.shown_xy(self.part("b", "recentred"), "r")
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=px,
                 y=py,
                 mode="markers",
@@ -484,7 +554,8 @@ class _StepsPlot:
         seg[0::3] = np.column_stack(self.shown_xy(before, "c"))
         seg[1::3] = np.column_stack(self.shown_xy(after, "c"))
         self.fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=seg[:, 0],
                 y=seg[:, 1],
                 mode="lines",
@@ -554,23 +625,21 @@ class _StepsPlot:
     def axes(self) -> None:
         cs = self.geo.cs
         lab = [f"coordinate {k + 1}" for k in cs]
+        axes: dict[str, dict[str, Any]] = {}
         for k, panel in enumerate("abcd"):
-            r, col = _WHERE[panel]
+            xaxis, yaxis = axis_names(self.fig, *_WHERE[panel])
             xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
-            self.fig.update_xaxes(title_text=xname, row=r, col=col)
+            axes[xaxis] = {"title": {"text": xname}}
             if self.geo.one_d:
-                self.fig.update_yaxes(
-                    showticklabels=False, title_text="(jitter, no meaning)", row=r, col=col
-                )
+                axes[yaxis] = {"showticklabels": False, "title": {"text": "(jitter, no meaning)"}}
             else:
                 yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
-                self.fig.update_yaxes(
-                    title_text=yname,
-                    scaleanchor=f"x{k + 1 if k else ''}",
-                    scaleratio=1,
-                    row=r,
-                    col=col,
-                )
+                axes[yaxis] = {
+                    "title": {"text": yname},
+                    "scaleanchor": f"x{k + 1 if k else ''}",
+                    "scaleratio": 1,
+                }
+        merge_layout(self.fig, **axes)
 
 
 def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> dict[str, Any]:
@@ -648,7 +717,7 @@ def noise_figure(
     cs = _coords(coords, d)
     one_d = len(cs) == 1
     frames = []
-    fig = go.Figure()
+    fig = figure(styled=True)
     for k, (label, color, est) in enumerate(entries):
         _need(est, "noise_std")
         sd = np.asarray(est.diagnostics.noise_std, dtype=float)[cs]
@@ -670,7 +739,8 @@ def noise_figure(
             )
             for m in (2, 1):
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=[nl[0] - m * sd[0], nl[0] + m * sd[0]],
                         y=[yk, yk],
                         mode="lines",
@@ -709,7 +779,8 @@ def noise_figure(
                     )
                 )
                 fig.add_trace(
-                    go.Scatter(
+                    trace(
+                        go.Scatter,
                         x=ell[:, 0],
                         y=ell[:, 1],
                         mode="lines",
@@ -725,7 +796,8 @@ def noise_figure(
                     )
                 )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=[nl[0]],
                 y=[nl[1] if not one_d else -k],
                 mode="markers",
@@ -737,7 +809,8 @@ def noise_figure(
             )
         )
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=[mean[0]],
                 y=[mean[1] if not one_d else -k],
                 mode="markers",
@@ -765,7 +838,8 @@ def noise_figure(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[truth[0]],
             y=ty,
             mode="markers",
@@ -776,7 +850,8 @@ def noise_figure(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[emp[0]],
             y=ey,
             mode="markers",
@@ -784,7 +859,7 @@ def noise_figure(
             marker=dict(symbol="diamond", size=10, color=COLORS["sampling"]),
         )
     )
-    fig.update_xaxes(title_text=f"coordinate {cs[0] + 1}")
+    merge_layout(fig, xaxis={"title": {"text": f"coordinate {cs[0] + 1}"}})
     if one_d:
         fig.update_yaxes(
             tickvals=[-k for k in range(len(entries))],
@@ -792,9 +867,17 @@ def noise_figure(
             title_text=None,
         )
     else:
-        fig.update_yaxes(title_text=f"coordinate {cs[1] + 1}", scaleanchor="x", scaleratio=1)
+        merge_layout(
+            fig,
+            yaxis={
+                "title": {"text": f"coordinate {cs[1] + 1}"},
+                "scaleanchor": "x",
+                "scaleratio": 1,
+            },
+        )
     style(fig, height=height)
-    fig.update_layout(
+    merge_layout(
+        fig,
         legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
         margin=dict(t=20, b=40),
     )
@@ -890,9 +973,10 @@ def exponent_curve(
             {"exponent": float(e), "noise": noise, "sampling": samp, "total": total, "point": name}
         )
     df = pd.DataFrame(rows)
-    fig = go.Figure()
+    fig = figure(styled=True)
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.total,
             mode="lines",
@@ -901,7 +985,8 @@ def exponent_curve(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.noise,
             mode="lines",
@@ -910,7 +995,8 @@ def exponent_curve(
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.exponent,
             y=df.sampling,
             mode="lines",
@@ -920,7 +1006,8 @@ def exponent_curve(
     )
     pts = df[df.point != ""]
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=pts.exponent,
             y=pts.noise,
             mode="markers+text",
@@ -941,8 +1028,11 @@ def exponent_curve(
             annotation_text="slider",
             annotation_position="bottom right",
         )
-    fig.update_xaxes(title_text="scaling exponent e in s = σ^(−2e)", range=[-0.01, 0.51])
-    fig.update_yaxes(title_text=f"expected ℓ{p:g} error", rangemode="tozero")
+    merge_layout(
+        fig,
+        xaxis={"title": {"text": "scaling exponent e in s = σ^(−2e)"}, "range": [-0.01, 0.51]},
+        yaxis={"title": {"text": f"expected ℓ{p:g} error"}, "rangemode": "tozero"},
+    )
     return style(fig, title="Why the middle ground wins (idealised, Appendix C)", height=height), df
 
 
@@ -969,7 +1059,7 @@ def noise_shapes_figure(
     d = sig.size
     coord = np.arange(1, d + 1)
     frames = []
-    fig = go.Figure()
+    fig = figure(styled=True)
     bars = d <= 64
     for label, color, est in entries:
         _need(est, "noise_std")
@@ -988,11 +1078,12 @@ def noise_shapes_figure(
         hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
         if bars:
             fig.add_trace(
-                go.Bar(x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+                trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
             )
         else:
             fig.add_trace(
-                go.Scatter(
+                trace(
+                    go.Scatter,
                     x=coord,
                     y=sd,
                     mode="lines",
@@ -1002,7 +1093,8 @@ def noise_shapes_figure(
                 )
             )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=coord,
             y=sig / math.sqrt(n),
             mode="lines+markers" if bars else "lines",
@@ -1013,16 +1105,24 @@ def noise_shapes_figure(
         )
     )
     fig.update_layout(barmode="group", bargap=0.15)
-    fig.update_xaxes(title_text="coordinate i (σᵢ falls from left to right for skewed data)")
+    merge_layout(
+        fig, xaxis={"title": {"text": "coordinate i (σᵢ falls from left to right for skewed data)"}}
+    )
     allv = pd.concat(frames).melt(value_vars=["noise_std", "sampling_std"]).value
     allv = allv[allv > 0]
-    fig.update_yaxes(
-        title_text="standard deviation (log scale)", type="log", **log_ticks(allv.to_numpy(float))
+    merge_layout(
+        fig,
+        yaxis={
+            "title": {"text": "standard deviation (log scale)"},
+            "type": "log",
+            **log_ticks(allv.to_numpy(float)),
+        },
     )
     style(fig, title="Noise shapes: noise std per coordinate", height=height)
     # four long legend entries wrap onto two rows, which the house style's legend-on-top would
     # draw over the title: below the plot instead
-    fig.update_layout(
+    merge_layout(
+        fig,
         legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
         margin=dict(b=120),
     )

@@ -21,8 +21,12 @@ from dpcore.estimators.simplex import (
     simplex_transform,
 )
 from dpcore.experiments.studies import LABELS
-from dpcore.figures.style import style
+from dpcore.figures.style import figure, style, trace
 from dpcore.registry import get
+
+#: Plotly's "Viridis" as the [position, colour] list its validation makes of the name (the traces
+#: here are built unvalidated in the app, dpcore.figures.style.VALIDATE).
+VIRIDIS = go.scatter.Marker(colorscale="Viridis").to_plotly_json()["colorscale"]
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
@@ -65,10 +69,11 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
         }
     )
     R = radius
-    fig = go.Figure()
+    fig = figure()
     t = np.linspace(0, 2 * math.pi, 241)
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=R * np.cos(t),
             y=R * np.sin(t),
             mode="lines",
@@ -77,7 +82,8 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[R, 0, -R, 0, R],
             y=[0, R, 0, -R, 0],
             mode="lines",
@@ -86,12 +92,18 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
         )
     )
     fig.add_trace(
-        go.Scatter(
-            x=[0, R], y=[R, 0], mode="lines", name="y₁ + y₂ = R", line=dict(color="#555", width=3)
+        trace(
+            go.Scatter,
+            x=[0, R],
+            y=[R, 0],
+            mode="lines",
+            name="y₁ + y₂ = R",
+            line=dict(color="#555", width=3),
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.y1,
             y=df.y2,
             mode="markers",
@@ -99,10 +111,10 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
             marker=dict(
                 size=9,
                 color=df.l2_norm_over_R,
-                colorscale="Viridis",
+                colorscale=VIRIDIS,
                 cmin=1 / math.sqrt(2),
                 cmax=1,
-                colorbar=dict(title="‖y‖₂ / R", x=1.02),
+                colorbar=dict(title=dict(text="‖y‖₂ / R"), x=1.02),
                 line=dict(width=0.5),
             ),
             customdata=df[["x", "l2_norm_over_R"]].to_numpy(),
@@ -122,8 +134,9 @@ def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     data = preprocess(np.asarray(z, float), (0.0, radius), radius)
     y = simplex_transform(data.z, radius)
     df = pd.DataFrame({"z1": y[:, 0], "z2": y[:, 1], "padding": y[:, 2], "rescaled": data.clipped})
-    fig = go.Figure(
-        go.Scatterternary(
+    fig = figure(
+        trace(
+            go.Scatterternary,
             a=df.z1,
             b=df.z2,
             c=df.padding,
@@ -156,12 +169,13 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     m = df[["m1", "m2"]].to_numpy(float)
     proj = df[["known_n_m1", "known_n_m2"]].to_numpy(float)
     reps = len(df)
-    fig = go.Figure()
+    fig = figure()
     lo = min(m[:, 0].min(), s[0]) - 0.1 * R
     hi = max(m[:, 0].max(), s[0]) + 0.1 * R
     line_x = np.array([lo, hi])
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=line_x,
             y=N * R - line_x,
             mode="lines",
@@ -170,7 +184,8 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.m1,
             y=df.m2,
             mode="markers",
@@ -184,7 +199,8 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         xs += [m[i, 0], proj[i, 0], None]
         ys += [m[i, 1], proj[i, 1], None]
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=xs,
             y=ys,
             mode="lines",
@@ -193,7 +209,8 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         )
     )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=[s[0]],
             y=[s[1]],
             mode="markers",
@@ -213,7 +230,7 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 
 def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:
     """Theory lines with simulated points (± 2 SE) on top, log scale."""
-    fig = go.Figure()
+    fig = figure()
     th = theory[theory.known_n == known_n]
     # thick simplex lines first, thin (dashed) baselines on top: both stay visible where they
     # coincide (Gaussian B3 at f = 0.5 is the simplex exactly)
@@ -223,7 +240,8 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     for name, grp in groups:
         dash = {"plugin_oracle": "dot", "centred": "dash"}.get(name, "solid")
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=grp.p,
                 y=grp.mse,
                 mode="lines",
@@ -237,7 +255,8 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     sm = sim[sim.known_n == known_n]
     for name, grp in sm.groupby("estimator", sort=False):
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=grp.p,
                 y=grp.mse,
                 mode="markers",
@@ -262,7 +281,7 @@ HEADROOM = 1.25
 def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
     """Histograms of the free count against the plug-in's paid count (the frame of
     :func:`dpcore.experiments.studies.count_draws`), with the true ``n`` marked."""
-    fig = go.Figure()
+    fig = figure()
     # shared, explicit bins, so the tallest bar is known and the "true n" label gets room above it
     edges = np.histogram_bin_edges(df["count"].to_numpy(float), bins=60)
     tallest = 1
@@ -270,7 +289,8 @@ def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
         counts = df[df.source == src]["count"].to_numpy(float)
         tallest = max(tallest, int(np.histogram(counts, bins=edges)[0].max(initial=0)))
         fig.add_trace(
-            go.Histogram(
+            trace(
+                go.Histogram,
                 x=counts,
                 name=src,
                 opacity=0.6,

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from dpcore.figures import style
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -104,14 +106,21 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
     Returns
     -------
     list of Figure
+
+    Notes
+    -----
+    The parts are plotly's JSON of ``fig`` rearranged, so plotly does not validate them again
+    unless :data:`dpcore.figures.style.VALIDATE` is on (the same bytes: tests/pages/
+    test_unvalidated_figures.py draws the PLAN page's four panels both ways).
     """
-    d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
+    # the figure's own JSON, not a copy (to_dict deep-copies it): the parts copy what they keep
+    d = {"data": fig._data, "layout": fig._layout} if isinstance(fig, go.Figure) else dict(fig)
     layout = dict(d.get("layout", {}))
     xaxes = sorted(
         (k for k in layout if k.startswith("xaxis")), key=lambda k: int(_axis_number(k) or 1)
     )
     if len(xaxes) <= 1:
-        return [go.Figure(d)]
+        return [go.Figure(d, _validate=style.VALIDATE)]
     rows = len({tuple(layout[k].get("domain", (0, 1))) for k in (f"y{k[1:]}" for k in xaxes)})
     each = height or int(layout.get("height", 450 * rows) / max(rows, 1)) + 60
     common = {
@@ -158,9 +167,10 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             **common,
             "xaxis": xa,
             "yaxis": ya,
-            "annotations": notes,
-            "shapes": shapes,
             "height": each,
+            # an empty list as plotly's validation leaves it: not there
+            **({"annotations": notes} if notes else {}),
+            **({"shapes": shapes} if shapes else {}),
         }
         legend = dict(layout.get("legend", {}))
         if float(legend.get("y", 1)) < 0:  # a legend under the panels: under this one's axis title
@@ -168,5 +178,9 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             part["margin"] = {**dict(layout.get("margin", {})), "t": 50, "b": 120}
         if title:
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
-        out.append(go.Figure({"data": traces, "layout": part}))
+        part_json = {"data": traces, "layout": part}
+        if style.VALIDATE:
+            out.append(go.Figure(part_json))
+        else:  # the nested keys as validation orders them (the figure's own order is how they were set)
+            out.append(go.Figure(style.in_plotly_order(part_json), _validate=False))
     return out

@@ -10,20 +10,143 @@ import copy
 import functools
 import json
 import math
+import os
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.basedatatypes import BaseTraceType
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import zcdp_to_approx
 from dpcore.registry import ERROR_SOURCE_COLORS
+
+#: Whether plotly validates what the builders put into a figure (traces, layout edits) as they build
+#: it. Off in the app and in notebooks: validation was about half of a page view's figure time (issue
+#: 18 profile), and what the builders write does not depend on the user's input in ways validation
+#: would catch (property names are fixed in the code, values are numbers, numpy arrays and our own
+#: strings). The test suite turns it on (``DPMEAN_VALIDATE_FIGURES=1`` in tests/conftest.py), so a
+#: misspelt property fails every test that draws it, and tests/test_figures_fast.py checks that each
+#: builder's JSON built without validation is byte for byte its JSON built with it (a value plotly
+#: would coerce, e.g. a bare title string or a pandas Series, shows there). Read at call time, so a
+#: test can switch it.
+VALIDATE = os.environ.get("DPMEAN_VALIDATE_FIGURES", "0") == "1"
+
+_Trace = TypeVar("_Trace", bound=BaseTraceType)
+
+
+def trace(kind: type[_Trace], **props: Any) -> _Trace:
+    """``kind(**props)`` (a plotly trace class such as ``go.Scatter``), validated only when
+    :data:`VALIDATE` is on.
+
+    Unvalidated, plotly stores the values as given, in the same (constructor) order as when it
+    validates them, so the JSON is the same as long as the values are what validation would make of
+    them: numpy arrays or lists (not pandas objects), dicts for nested properties, ``dict(text=...)``
+    for titles.
+    """
+    if VALIDATE:
+        return kind(**props)
+    return kind(_validate=False, **{k: in_plotly_order(v) for k, v in props.items()})
+
+
+def legend_entry(name: str, mode: str = "lines", **props: Any) -> go.Scatter:
+    """A trace with no points: a legend entry (``name`` and its line or marker) for something drawn
+    as a shape or a vertical line, which plotly does not list in the legend."""
+    return trace(go.Scatter, x=[None], y=[None], mode=mode, name=name, **props)
+
+
+def in_plotly_order(value: Any) -> Any:
+    """``value`` with the keys of its dicts (nested ones too, also inside lists) in the order
+    plotly's classes store them: their constructors set properties alphabetically, and validation
+    builds those classes, so ``line=dict(width=2, color=c)`` comes out as ``{"color": c, "width":
+    2}``. A typed array (``{"dtype", "bdata", ...}``, how ``to_dict`` writes a numpy array) is
+    data, not properties: it keeps its order, as does anything else."""
+    if isinstance(value, dict) and "bdata" not in value:
+        return {k: in_plotly_order(value[k]) for k in sorted(value)}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [in_plotly_order(v) for v in value]
+    return value
+
+
+def _as_built(fig: go.Figure) -> go.Figure:
+    """``fig``, made to take the traces :func:`trace` built as they are unless :data:`VALIDATE` is on.
+
+    ``add_trace`` rebuilds each trace through the figure's own trace validator with validation on,
+    whatever the figure's ``_validate`` says (plotly 7); the figure gets a copy of that validator
+    that rebuilds it unvalidated, as ``go.Figure(data, _validate=False)`` does. Layout edits stay
+    validated: plotly stores unvalidated ones in another order (outside its batch updates), and
+    they are a smaller part of the cost.
+    """
+    if VALIDATE:
+        return fig
+    validator = copy.copy(fig._data_validator)
+    validator.validate_coerce = functools.partial(
+        type(validator).validate_coerce, validator, _validate=False
+    )
+    fig._data_validator = validator
+    return fig
+
+
+def figure(*traces: BaseTraceType, styled: bool = False) -> go.Figure:
+    """``go.Figure(traces)`` (from :func:`trace`), which the builders then fill without validation
+    (see :data:`VALIDATE`).
+
+    ``styled=True`` promises that the builder gives the figure the house :func:`style`: the figure
+    then starts with an empty template instead of a copy of plotly's default one (about 0.8 ms, the
+    whole cost of an empty ``go.Figure()``), which :func:`set_template` would replace anyway, in the
+    same place of the layout.
+    """
+    # an empty template keeps plotly from copying in its default one; style() sets the house one
+    fig = _as_built(go.Figure(layout={"template": {}} if styled else None))
+    return fig.add_traces(list(traces)) if traces else fig
+
+
+def merge_layout(fig: go.Figure, **updates: dict[str, Any]) -> go.Figure:
+    """``fig.update_layout(**updates)`` for updates that are all nested dicts (an axis's title and
+    range, the legend), merged into the figure's layout JSON without validation unless
+    :data:`VALIDATE` is on.
+
+    Merged as plotly's update does: a key already there keeps its place and a nested dict is merged
+    into it key by key, new keys come after the old ones in the order given. ``update_xaxes(...,
+    row=, col=)`` is ``merge_layout(fig, **{axis_names(fig, row, col)[0]: {...}})``, about 2 ms less
+    per call (plotly sorts and searches every axis name each time). Values are written as given, so
+    write them as plotly stores them: ``title=dict(text=...)``, not a bare string.
+    """
+    if VALIDATE or not all(isinstance(v, dict) for v in updates.values()):
+        return fig.update_layout(**updates)
+    layout = fig.layout
+    props = layout._props
+    layout._validate = False
+    try:
+        for key, value in updates.items():
+            layout[key] = _merged(props.get(key) if props is not None else None, value)
+    finally:
+        layout._validate = fig._validate
+    return fig
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """``new`` merged into a copy of ``old`` (dicts key by key, recursively; anything else replaced)."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return copy.deepcopy(new)
+    out = dict(old)
+    for key, value in new.items():
+        out[key] = _merged(old.get(key), value)
+    return out
+
+
+def axis_names(fig: go.Figure, row: int, col: int) -> tuple[str, str]:
+    """The layout keys of the x and y axes of panel (``row``, ``col``) of a :func:`subplots` figure,
+    e.g. ``("xaxis3", "yaxis3")``."""
+    x, y = fig._grid_ref[row - 1][col - 1][0].layout_keys
+    return x, y
+
 
 #: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
@@ -106,18 +229,20 @@ def _subplot_grid(key: str) -> tuple[dict, Any, Any]:
     return fig.layout.to_plotly_json(), fig._grid_ref, fig._grid_str
 
 
-def subplots(**kwargs: Any) -> go.Figure:
+def subplots(*, styled: bool = False, **kwargs: Any) -> go.Figure:
     """``plotly.subplots.make_subplots(**kwargs)`` (keywords plain JSON values), built once per
     distinct set of keywords.
 
     ``make_subplots`` validates a whole layout of axes, domains and panel titles (about 10-25 ms,
     a page's largest fixed plotly cost after the template); the grid does not depend on the data,
     so its validated layout is kept and copied into each new figure without validating it again,
-    with the grid references ``add_trace(row=, col=)`` reads. Later edits are validated as usual;
-    the JSON is byte-identical to ``make_subplots`` (tests/test_figures_fast.py).
+    with the grid references ``add_trace(row=, col=)`` reads. Later layout edits are validated as
+    usual, traces only when :data:`VALIDATE` is on (:func:`figure`);
+    the JSON is byte-identical to ``make_subplots`` (tests/test_figures_fast.py). ``styled``: as for
+    :func:`figure`.
     """
     layout_json, grid_ref, grid_str = _subplot_grid(json.dumps(kwargs, sort_keys=True))
-    fig = go.Figure()
+    fig = figure(styled=styled)
     layout = fig.layout
     layout._validate = False  # a copy of JSON plotly validated when the grid was built
     try:
@@ -146,7 +271,7 @@ def _house_settings(title: str | None, height: int) -> dict[str, Any]:
 def _house_layout(title: str | None, height: int) -> tuple[tuple[str, Any], ...]:
     """What ``update_layout(**_house_settings(title, height))`` writes into a layout that has none
     of those keys: plotly's validated JSON, key by key in the order plotly stores them."""
-    fig = go.Figure()
+    fig = figure()
     before = set(fig.layout.to_plotly_json())
     fig.update_layout(**_house_settings(title, height))
     return tuple((k, v) for k, v in fig.layout.to_plotly_json().items() if k not in before)
@@ -258,17 +383,27 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
     ``go.Figure`` (e.g. a figure cached as a plain dict) is returned unchanged."""
     if not isinstance(fig, go.Figure):
         return fig
+    # read from the figure's JSON: most figures have no such axis, and then no trace is looked at
+    log_axes = {
+        name
+        for name, axis in fig._layout.items()
+        if name.startswith(("xaxis", "yaxis"))
+        and isinstance(axis, dict)
+        and axis.get("type") == "log"
+        and axis.get("tickvals") is None
+    }
+    if not log_axes:
+        return fig
     values: dict[str, list[float]] = {}
-    for trace in fig.data:
+    for drawn in fig._data:
         for letter in ("x", "y"):
-            data = getattr(trace, letter, None)
-            if data is None:
-                continue
-            ref = getattr(trace, f"{letter}axis", None) or letter
-            values.setdefault(f"{letter}axis{ref[1:]}", []).extend(_numbers(data))
+            data = drawn.get(letter)
+            ref = drawn.get(f"{letter}axis") or letter
+            if data is not None and f"{letter}axis{ref[1:]}" in log_axes:
+                values.setdefault(f"{letter}axis{ref[1:]}", []).extend(_numbers(data))
     for name, nums in values.items():
-        axis = fig.layout[name] if name in fig.layout else None  # noqa: SIM401 - plotly Layout
-        if axis is not None and axis.type == "log" and axis.tickvals is None:
+        axis = fig.layout[name]
+        if axis.type == "log" and axis.tickvals is None:
             axis.update(**log_ticks(nums))
     return fig
 
@@ -284,13 +419,14 @@ def epsilon_delta_curve(
         for m in ("standard", "cks")
     ]
     df = pd.DataFrame(rows)
-    fig = go.Figure()
+    fig = figure(styled=True)
     names = {"standard": "ρ + 2√(ρ ln 1/δ)", "cks": "Canonne–Kamath–Steinke (tighter)"}
     colors = {"standard": "#9aa5b1", "cks": "#1f6fb2"}
     for m in ("standard", "cks"):
         part = df[df.method == m]
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=part.delta,
                 y=part.epsilon,
                 mode="lines",
@@ -350,12 +486,13 @@ def stage_colors(stages: Iterable[str]) -> dict[str, str]:
 
 def ledger_chart(df: pd.DataFrame) -> go.Figure:
     """Horizontal stacked bars: how each estimator splits its budget over its stages (one colour per stage)."""
-    fig = go.Figure()
+    fig = figure(styled=True)
     colors = stage_colors(df.stage)
     for stage, color in colors.items():
         part = df[df.stage == stage]
         fig.add_trace(
-            go.Bar(
+            trace(
+                go.Bar,
                 y=part.estimator,
                 x=part.share,
                 name=stage,
@@ -381,14 +518,17 @@ def ledger_chart(df: pd.DataFrame) -> go.Figure:
 def error_split_chart(df: pd.DataFrame) -> go.Figure:
     """Grouped bars of sampling error, clipping bias and noise per estimator (columns of ``df``:
     estimator, sampling, clipping, noise, total)."""
-    fig = go.Figure()
+    fig = figure(styled=True)
     names = {"sampling": "sampling error", "clipping": "clipping bias", "noise": "DP noise"}
     for src, name in names.items():
         fig.add_trace(
-            go.Bar(x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src])
+            trace(
+                go.Bar, x=df.estimator, y=df[src], name=name, marker_color=ERROR_SOURCE_COLORS[src]
+            )
         )
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=df.estimator,
             y=df["total"],
             mode="markers",

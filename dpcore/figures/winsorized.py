@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.winsorized import WinsorizedDiagnostics
+from dpcore.figures.style import figure, legend_entry, trace
 from dpcore.registry import ERROR_SOURCE_COLORS, get
 from dpcore.theory.winsorized import trimmed_interval
 
@@ -52,8 +53,10 @@ def interval_histogram(
     hi_view = max(span[1], U)
     pad = 0.05 * (hi_view - lo_view + 1e-12)
     lo_view, hi_view = lo_view - pad, hi_view + pad
-    fig = go.Figure()
-    fig.add_trace(go.Histogram(x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85))
+    fig = figure()
+    fig.add_trace(
+        trace(go.Histogram, x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85)
+    )
     fig.add_vrect(
         x0=lo_view, x1=L, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
     )
@@ -68,13 +71,15 @@ def interval_histogram(
     ]:
         fig.add_vline(x=v, line_dash=dash, line_color=color, line_width=2)
         fig.add_trace(
-            go.Scatter(
-                x=[None], y=[None], mode="lines", name=name, line={"dash": dash, "color": color}
+            legend_entry(
+                name,
+                line={"dash": dash, "color": color},
             )
         )
     pulled = df[df.status != "kept"]
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=pulled.value,
             y=np.zeros(len(pulled)),
             mode="markers",
@@ -104,16 +109,16 @@ def interval_histogram(
     )
     fig.add_vline(x=float(est.mean[0]), line_color="#d62728", line_width=3)
     fig.add_trace(
-        go.Scatter(x=[None], y=[None], mode="lines", name="private mean", line={"color": "#d62728"})
+        legend_entry(
+            "private mean",
+            line={"color": "#d62728"},
+        )
     )
     if true_mean is not None:
         fig.add_vline(x=true_mean, line_color="black", line_dash="dot")
         fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="lines",
-                name="true mean",
+            legend_entry(
+                "true mean",
                 line={"color": "black", "dash": "dot"},
             )
         )
@@ -144,10 +149,11 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
         )
         for name in df.estimator.unique()
     }
-    fig = go.Figure()
+    fig = figure()
     for name, part in df.groupby("estimator", sort=False):
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=part.contamination,
                 y=part.rmse,
                 mode="lines+markers",
@@ -195,10 +201,11 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
             "U": U,
         }
     )
-    fig = go.Figure()
+    fig = figure()
     fig.add_vrect(x0=L, x1=U, fillcolor=PMWM_COLOR, opacity=0.12, line_width=0)
     fig.add_trace(
-        go.Scatter(
+        trace(
+            go.Scatter,
             x=t,
             y=jitter,
             mode="markers",
@@ -214,8 +221,9 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
         ("private interval [L̂, Û]", PMWM_COLOR, "solid"),
     ]:
         fig.add_trace(
-            go.Scatter(
-                x=[None], y=[None], mode="lines", name=name, line={"color": color, "dash": dash}
+            legend_entry(
+                name,
+                line={"color": color, "dash": dash},
             )
         )
     fig.update_layout(
@@ -231,8 +239,9 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
 
 def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
     """RMSE of S&A against the group size (the paper's Table 3 shape: U-shaped for biased T)."""
-    fig = go.Figure(
-        go.Scatter(
+    fig = figure(
+        trace(
+            go.Scatter,
             x=df.group_size,
             y=df.rmse,
             mode="lines+markers",
@@ -246,7 +255,8 @@ def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
     fb = df[df.fallbacks > 0]
     if len(fb):
         fig.add_trace(
-            go.Scatter(
+            trace(
+                go.Scatter,
                 x=fb.group_size,
                 y=fb.rmse,
                 mode="markers",

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
-from dpcore.figures.style import style
+from dpcore.figures.style import figure, style, trace
 
 #: Column of :func:`estimates_frame` with ``Diagnostics.nonprivate``: data-dependent values that are
 #: not part of any release (shown only under this label).
@@ -60,8 +60,9 @@ def estimates_frame(
 def error_bar_chart(df: pd.DataFrame) -> go.Figure:
     """Horizontal bars of each estimator's l2 error (one run), best at the top, log scale."""
     d = df.iloc[::-1]
-    fig = go.Figure(
-        go.Bar(
+    fig = figure(
+        trace(
+            go.Bar,
             x=d["l2_error"],
             y=d["estimator"],
             orientation="h",
@@ -81,12 +82,13 @@ def error_bar_chart(df: pd.DataFrame) -> go.Figure:
 
 def repeated_chart(df: pd.DataFrame) -> go.Figure:
     """Box plot of the l2 error over repeated runs, one box per estimator in its colour."""
-    fig = go.Figure()
+    fig = figure()
     order = df.groupby("estimator", sort=False)["l2_error"].median().sort_values().index
     for label in order:
         part = df[df["estimator"] == label]
         fig.add_trace(
-            go.Box(
+            trace(
+                go.Box,
                 x=part["l2_error"],
                 name=label,
                 marker_color=part["color"].iloc[0],
