@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast walk lint format bench fuzz paper-grid load profile deploy-test clean
+.PHONY: run test test-fast walk lint format bench fuzz paper-grid presets load profile deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ bench: $(STAMP)
 paper-grid: $(STAMP)
 	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid_final.md
+
+# Every Compare preset's claim at 12 seeds with its own parameters (issue 15; about 10 min on 2 cores).
+presets: $(STAMP)
+	$(BIN)/python benchmarks/presets.py $(PRESETS_ARGS)
 
 # Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.

@@ -1,0 +1,61 @@
+"""Every Compare preset's claim at many seeds (issue 15): ``make presets``.
+
+``tests/test_presets.py`` checks each claim at two or three seeds in ``make test``; this runs each
+preset with its own parameters (only the claim's contenders: an estimator's runs do not depend on
+the others in the config) at ``--seeds`` seeds and prints, per preset, how many seeds the claim
+holds at, the worst and median margin (``wins``) or spread (``tie``), and the sentence of the worst
+seed. Exit status 1 if a claim fails at any seed.
+
+Usage: ``python benchmarks/presets.py [--seeds 12] [--presets free_lunch heavy_tails]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from dpcore.experiments import run
+from dpcore.experiments.presets import PRESETS, check_claim
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=12, help="seeds per preset (default 12)")
+    parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    args = parser.parse_args(argv)
+    print("| preset | claim | holds at | worst | median | worst seed |")
+    print("|---|---|---|---|---|---|")
+    failed = False
+    for key in args.presets:
+        preset = PRESETS[key]
+        claim = preset.claim
+        results = []
+        for seed in range(1, args.seeds + 1):
+            cfg = preset.experiment(seed=seed, estimators=list(claim.contenders))
+            results.append(
+                (seed, check_claim(run(cfg), claim, metric=cfg.headline_metric, unit=cfg.unit))
+            )
+        if claim.kind == "wins":  # margin: runner-up / winner at the middle (larger is better)
+            values = [r.margin for _, r in results]
+            worst_seed, worst = min(results, key=lambda sr: sr[1].margin)
+            what = f"{claim.winner} wins, margin ≥ {claim.margin:g}×"
+            shown = worst.margin
+        else:  # spread: max / min median at any point (smaller is better)
+            values = [r.spread for _, r in results]
+            worst_seed, worst = max(results, key=lambda sr: sr[1].spread)
+            what = f"tie within {claim.tolerance:g}×"
+            shown = worst.spread
+        held = sum(r.holds for _, r in results)
+        failed |= held < len(results)
+        print(
+            f"| {key} | {what} | {held} of {len(results)} | {shown:.2f}× | "
+            f"{float(np.median(values)):.2f}× | {worst_seed}: {worst.sentence} |",
+            flush=True,
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
