@@ -21,9 +21,7 @@ from dpcore.experiments import (
     make_dataset,
     needed_for_target,
     plan_tasks,
-    regret_table,
     run,
-    summarise,
     tail_table,
 )
 from dpcore.experiments.cost import estimate_seconds
@@ -31,8 +29,7 @@ from dpcore.experiments.presets import PRESETS, check_claim
 from dpcore.figures.compare import (
     BLOWUP_MULTIPLE,
     METRIC_LABEL,
-    error_figure,
-    headline,
+    compare_views,
     target_figure,
     target_sentence,
 )
@@ -454,32 +451,16 @@ if not failed.empty:
 def _views(
     config_json: str, x: str, metric: str
 ) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
-    """The chart (as a plain dict), its data, the sentence, the regret table and the summary (one
-    row per estimator and point, computed once here for all of them) for one sweep."""
+    """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
+    sweep, computed in a worker of the shared pool (outside this process's GIL; here without one)."""
     frame = _run(config_json)
-    cfg = ExperimentConfig.from_json(config_json)
-    summary = summarise(frame, metric)
-    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
-    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
-    sentence = headline(
-        frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit, summary=summary
+    return with_pool(
+        lambda ex: (
+            compare_views(frame, config_json, x, metric)
+            if ex is None
+            else ex.submit(compare_views, frame, config_json, x, metric).result()
+        )
     )
-    base = (
-        frame[np.isclose(frame["budget"], cfg.budget)]
-        if x != "budget"
-        else frame[np.isclose(frame["budget"], at)]
-    )
-    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
-    conv_text = "; ".join(
-        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
-        for r in rules.itertuples()
-        if r.notion != "none"
-    )
-    if conv_text:
-        sentence += f" Budget conversions there — {conv_text}."
-    fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
-    table = regret_table(frame, metric, summary=summary)
-    return fig.to_dict(), data, sentence, table, summary
 
 
 fig_dict, data, sentence, table, summ = _views(shown_json, x, metric)

@@ -12,13 +12,17 @@ Compare page draws).
 
 from __future__ import annotations
 
+import json
 import math
+import multiprocessing
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from plotly.utils import PlotlyJSONEncoder
 
 from dpcore import registry
 from dpcore.experiments import ExperimentConfig, run
@@ -31,7 +35,15 @@ from dpcore.experiments.summaries import (
     regret_table,
     summarise,
 )
-from dpcore.figures.compare import METRIC_LABEL, _fmt, _select, headline, target_sentence
+from dpcore.figures.compare import (
+    METRIC_LABEL,
+    _fmt,
+    _select,
+    compare_views,
+    error_figure,
+    headline,
+    target_sentence,
+)
 
 # --------------------------------------------------------------------------------------------
 # the reference: the pandas implementations as they were before issue 18 (do not edit)
@@ -511,3 +523,58 @@ def test_headline_is_the_pandas_sentence(frames: dict, name: str) -> None:
                     want = ref_headline(f, **kw)
                     assert headline(f, **kw) == want
                     assert headline(f, **kw, summary=summary) == want
+
+
+def ref_views(config_json: str, frame: pd.DataFrame, x: str, metric: str) -> tuple:
+    """pages/compare.py's ``_views`` before issue 18 (with the reference summaries)."""
+    cfg = ExperimentConfig.from_json(config_json)
+    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
+    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
+    sentence = ref_headline(frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit)
+    base = (
+        frame[np.isclose(frame["budget"], cfg.budget)]
+        if x != "budget"
+        else frame[np.isclose(frame["budget"], at)]
+    )
+    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
+    conv_text = "; ".join(
+        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
+        for r in rules.itertuples()
+        if r.notion != "none"
+    )
+    if conv_text:
+        sentence += f" Budget conversions there — {conv_text}."
+    fig, data = error_figure(frame, x=x, metric=metric, config=cfg)
+    return fig.to_dict(), data, sentence, ref_regret_table(frame, metric)
+
+
+def _chart(d: dict) -> str:
+    return json.dumps(d, cls=PlotlyJSONEncoder, sort_keys=True)
+
+
+@pytest.mark.parametrize(("name", "x"), [("budget", "budget"), ("n", "n"), ("broken", "budget")])
+def test_compare_views_is_the_old_view(frames: dict, name: str, x: str) -> None:
+    frame = frames[name]
+    config = ExperimentConfig.coerce(frame.attrs["config"]).to_json(indent=None)
+    for metric in ("l2", "l1"):
+        fig, data, sentence, table, summary = compare_views(frame, config, x, metric)
+        want = ref_views(config, frame, x, metric)
+        assert _chart(fig) == _chart(want[0])
+        _same(data, want[1])
+        assert sentence == want[2]
+        _same(table, want[3])
+        _same(summary, ref_summarise(frame, metric))
+
+
+def test_compare_views_in_a_worker_process_is_the_same(frames: dict) -> None:
+    """The page runs compare_views in the shared pool: a forkserver worker (as dpcore.pool starts
+    them) returns, after pickling both ways, what it returns here."""
+    frame = frames["budget"]
+    config = ExperimentConfig.coerce(frame.attrs["config"]).to_json(indent=None)
+    here = compare_views(frame, config, "budget", "l2")
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        there = pool.submit(compare_views, frame, config, "budget", "l2").result(timeout=300)
+    assert _chart(there[0]) == _chart(here[0])
+    assert there[2] == here[2]
+    for i in (1, 3, 4):  # the chart's data, the table, the summary
+        _same(there[i], here[i])

@@ -10,6 +10,7 @@ app can offer it as a CSV and a notebook can re-plot it. Input is the tidy frame
 * :func:`regret_figure` — the regret ranking as a table figure.
 * :func:`target_figure` — accuracy first: the budget (or n) each estimator needs for a target error.
 * :func:`headline` — the number in words under the chart.
+* :func:`compare_views` — all of the above for one sweep, as the Compare page shows it.
 
 References
 ----------
@@ -32,6 +33,7 @@ from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
     _Groups,
     _nargsort,
+    regret_table,
     summarise,
     theory_frame,
 )
@@ -593,3 +595,35 @@ def headline(
             "budget by the conversion stated below."
         )
     return out
+
+
+def compare_views(
+    frame: pd.DataFrame, config: str, x: str, metric: str
+) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+    """Everything the Compare page draws from one finished sweep: the chart (``fig.to_dict()``),
+    its data, the sentence under it (the headline at the config's base point, then the budget
+    conversions there), the regret table and the summary, computed once for all of them.
+
+    A pure function of picklable values (``config`` is the config's JSON), so the page can run it
+    in a worker process of the shared pool, outside the script threads' GIL (issue 18).
+    """
+    cfg = ExperimentConfig.from_json(config)
+    summary = summarise(frame, metric)
+    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
+    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
+    sentence = headline(
+        frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit, summary=summary
+    )
+    base = frame[
+        np.isclose(frame["budget"], cfg.budget)
+    ]  # the base point (``at`` on a budget axis)
+    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
+    conv_text = "; ".join(
+        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
+        for r in rules.itertuples()
+        if r.notion != "none"
+    )
+    if conv_text:
+        sentence += f" Budget conversions there — {conv_text}."
+    fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
+    return fig.to_dict(), data, sentence, regret_table(frame, metric, summary=summary), summary
