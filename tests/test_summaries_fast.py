@@ -578,3 +578,51 @@ def test_compare_views_in_a_worker_process_is_the_same(frames: dict) -> None:
     assert there[2] == here[2]
     for i in (1, 3, 4):  # the chart's data, the table, the summary
         _same(there[i], here[i])
+
+
+def _synthetic(seed: int) -> pd.DataFrame:
+    """A hand-made frame: 1–5 estimators (one the registry does not know), 1–8 runs per cell,
+    NaN and infinite errors, failed and warned runs, ties at zero, rows in or out of order."""
+    rng = np.random.default_rng(seed)
+    ests = [("plan", "zcdp"), ("iome_paper", "zcdp"), ("empirical", "none"), ("mystery", "pure")]
+    ests += [("pmwm_pure", "pure")]
+
+    def value() -> float:
+        if rng.random() > 0.1:
+            return float(rng.lognormal(-1.0, 1.0))
+        return np.nan if rng.random() < 0.7 else np.inf
+
+    rows = []
+    for e, notion in ests[: rng.integers(1, 6)]:
+        for s, b in enumerate([0.1, 0.3, 1.0]):
+            for r in range(int(rng.integers(1, 9))):
+                rows.append(
+                    {
+                        **dict(estimator=e, name=e, label=e.upper(), color="#000", notion=notion),
+                        **dict(
+                            family="x", neighbouring="replace-one", setting=s, n=100 * (1 + s % 2)
+                        ),
+                        **dict(d=4, skew=0.0, budget=b, rep=r, conversion="c"),
+                        **{f"{k}_l2": value() for k in ("err", "sampling", "clipping", "noise")},
+                        "seconds": value(),
+                        "failed": "" if rng.random() > 0.1 else "boom",
+                        "warnings": "" if rng.random() > 0.2 else "fell back",
+                    }
+                )
+    f = pd.DataFrame(rows)
+    if rng.random() < 0.3:
+        f.loc[f.index[: len(f) // 3], "err_l2"] = 0.0
+    return f.sample(frac=1.0, random_state=seed) if rng.random() < 0.5 else f
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_synthetic_frames(seed: int) -> None:
+    f = _synthetic(seed)
+    s = summarise(f)
+    _same(s, ref_summarise(f))
+    _same(private_only(f), ref_private_only(f))
+    _same(regret_table(f, summary=s), ref_regret_table(f))
+    for target in (0.1, 0.3, 1.0):
+        _same(needed_for_target(f, target, summary=s), ref_needed_for_target(f, target))
+    for at in (None, 0.3):
+        assert headline(f, at=at, summary=s) == ref_headline(f, at=at)

@@ -1,5 +1,11 @@
 """``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``,
 ``regret_table``, ``needed_for_target`` (moved from ``experiments.py``).
+
+Issue 18: these run on every Compare view, so they compute in numpy on the frame's columns (one
+:class:`Groups` per grouping, every group's statistics at once) instead of a dozen pandas groupbys
+each, with pandas' own grouped arithmetic so the numbers are unchanged bit for bit;
+tests/test_summaries_fast.py keeps the pandas versions as the reference. ``regret_table`` and
+``needed_for_target`` take the ``summary`` a caller has already computed.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ _PARTS = ("sampling", "clipping", "noise")
 # group arithmetic in numpy (issue 18): the same numbers as pandas' groupby, bit for bit
 
 
-class _Groups:
+class Groups:
     """Rows grouped by equal key values, numbered as pandas' ``groupby(keys, sort=sort)`` numbers
     them: by first appearance (``sort=False``; a missing key value is a group of its own, as with
     ``dropna=False``) or in sorted key order. ``codes`` gives each row's group, ``first`` each
@@ -74,7 +80,7 @@ class _Groups:
     def mean(self, values: np.ndarray) -> np.ndarray:
         """Mean of each group's non-NaN ``values`` (NaN for none), as pandas' grouped ``mean``
         computes it: ``np.add.reduceat`` over the groups divided by their sizes when the rows are
-        in group order without a NaN (pandas >= 3.1 does this), else Kahan-compensated sums in row
+        in group order without a NaN (as pandas 3.1 does), else Kahan-compensated sums in row
         order (its Cython kernel; the compensation is reset when it turns NaN, as for an infinite
         value), looping over the positions within a group, each step vectorised over the groups."""
         values = np.asarray(values, dtype=float)
@@ -104,7 +110,7 @@ class _Groups:
         return np.bincount(self.codes, weights=flags, minlength=self.count).astype(np.int64)
 
 
-#: pandas >= 3.1 sums the groups of rows already in group order with ``np.add.reduceat`` (its
+#: pandas 3.1 sums the groups of rows already in group order with ``np.add.reduceat`` (its
 #: ``_reduceat_aggregate``), which rounds differently from its Kahan-summing Cython kernel.
 _REDUCEAT_MEAN = hasattr(pd.core.groupby.ops.BaseGrouper, "_reduceat_aggregate")
 
@@ -166,7 +172,7 @@ def summarise(
     point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))
     meta_cols = ["estimator", "label", "color", "notion", "family"]
     keys = ["estimator", *[k for k in point if k != "estimator"]]
-    cells = _Groups([frame[k] for k in keys])
+    cells = Groups([frame[k] for k in keys])
     err = frame[col].to_numpy(float)
     padded = cells.padded(err)
     median, top, (lo, hi, p90) = _order_stats(padded, (low, high, 0.9))
@@ -180,7 +186,7 @@ def summarise(
     parts = {k: frame[f"{k}_{metric}"].to_numpy(float) for k in _PARTS}
     if frame[col].dtype.kind in "iu":  # pandas keeps an integer column's maximum an integer
         top = top.astype(frame[col].dtype)
-    estimators = _Groups([frame["estimator"]])
+    estimators = Groups([frame["estimator"]])
     est = estimators.codes[cells.first]  # each cell's estimator
     private, neighbouring = _flags(frame, estimators)
     meta_rows = estimators.first[est]  # the estimator's first row, as the merge took it
@@ -225,7 +231,7 @@ def guarantee_label(notion: str, neighbouring: str) -> str:
     return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion) }, {neighbouring}"
 
 
-def _flags(frame: pd.DataFrame, estimators: _Groups) -> tuple[np.ndarray, list[str]]:
+def _flags(frame: pd.DataFrame, estimators: Groups) -> tuple[np.ndarray, list[str]]:
     """Per estimator (``estimators``' numbering): private, and the neighbouring relation; see
     :func:`_private_flags`. One registry look-up per estimator, on its first row."""
 
@@ -251,7 +257,7 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
     """Per estimator id: (private, neighbouring relation), from the registry (by the frame's ``name``
     column, else the id); an id the registry does not know counts as private when its ``notion`` is
     not ``"none"`` (hand-made frames in notebooks and tests)."""
-    estimators = _Groups([frame["estimator"]])
+    estimators = Groups([frame["estimator"]])
     private, neighbouring = _flags(frame, estimators)
     ids = frame["estimator"].to_numpy(object)[estimators.first]
     return {e: (bool(p), r) for e, p, r in zip(ids, private, neighbouring, strict=True)}
@@ -259,7 +265,7 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
 
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators: drops the non-private reference and oracle (teaching) estimators."""
-    estimators = _Groups([frame["estimator"]])
+    estimators = Groups([frame["estimator"]])
     return frame[_flags(frame, estimators)[0][estimators.codes]]
 
 
@@ -296,13 +302,13 @@ def regret_table(
         return pd.DataFrame(columns=cols)
     median = median[keep]
     guarantee = s["guarantee"].to_numpy(object)[keep]
-    points = _Groups([guarantee, s["setting"].to_numpy()[keep]])
+    points = Groups([guarantee, s["setting"].to_numpy()[keep]])
     best = np.full(points.count, np.inf)
     np.minimum.at(best, points.codes, median)
     best = best[points.codes]
     with np.errstate(divide="ignore", invalid="ignore"):
         regret = median / best
-    rows = _Groups([guarantee, s["estimator"].to_numpy(object)[keep], s["label"].array[keep]])
+    rows = Groups([guarantee, s["estimator"].to_numpy(object)[keep], s["label"].array[keep]])
     # the geometric mean as pandas' Series.mean takes it (NaN skipped, NumPy's pairwise sum): one
     # short call per estimator
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -341,7 +347,7 @@ def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     return df
 
 
-def _nargsort(values: np.ndarray) -> np.ndarray:
+def nargsort(values: np.ndarray) -> np.ndarray:
     """The order pandas' ``sort_values`` gives one float column: NumPy's quicksort of the values
     that are not NaN (stable for the few rows of a table), then the NaN ones in place."""
     nan = np.isnan(values)
@@ -387,13 +393,13 @@ def needed_for_target(
     at = s[by].to_numpy(float)
     medians = s["median"].to_numpy(float)  # medians, like the chart
     rows = []
-    groups = _Groups([est, labels, privates])
+    groups = Groups([est, labels, privates])
     for members in groups.members():
         first = members[0]
         est_, label, private = est[first], labels[first], privates[first]
         if pd.isna(est_) or pd.isna(label) or pd.isna(private):  # groupby drops missing keys
             continue
-        points = _Groups([at[members]], sort=True)  # the mean median at each ``by`` value
+        points = Groups([at[members]], sort=True)  # the mean median at each ``by`` value
         xs = at[members][points.first]
         ys = (
             points.mean(medians[members])

@@ -31,8 +31,8 @@ import plotly.graph_objects as go
 from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
-    _Groups,
-    _nargsort,
+    Groups,
+    nargsort,
     regret_table,
     summarise,
     theory_frame,
@@ -552,10 +552,10 @@ def headline(
     # groupby gives them), then by median error
     rows = np.flatnonzero(np.isclose(xv, point))
     keys = [s[k].to_numpy(object)[rows] for k in ("guarantee", "estimator", "label")]
-    cells = _Groups(keys, sort=True)
+    cells = Groups(keys, sort=True)
     median = cells.mean(s["median"].to_numpy(float)[rows])
     failure = cells.max(s["failure_rate"].to_numpy(float)[rows])
-    order = _nargsort(median)
+    order = nargsort(median)
     guarantee, estimator, label = (k[cells.first][order] for k in keys)
     median, failure = median[order], failure[order]
     name = {
