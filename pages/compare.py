@@ -21,9 +21,7 @@ from dpcore.experiments import (
     make_dataset,
     needed_for_target,
     plan_tasks,
-    regret_table,
     run,
-    summarise,
     tail_table,
 )
 from dpcore.experiments.cost import estimate_seconds
@@ -31,8 +29,7 @@ from dpcore.experiments.presets import PRESETS, check_claim
 from dpcore.figures.compare import (
     BLOWUP_MULTIPLE,
     METRIC_LABEL,
-    error_figure,
-    headline,
+    compare_views,
     target_figure,
     target_sentence,
 )
@@ -449,31 +446,22 @@ if not failed.empty:
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _views(config_json: str, x: str, metric: str) -> tuple[dict, pd.DataFrame, str, pd.DataFrame]:
-    """The chart (as a plain dict), its data, the sentence and the regret table for one sweep."""
+def _views(
+    config_json: str, x: str, metric: str
+) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+    """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
+    sweep, computed in a worker of the shared pool (outside this process's GIL; here without one)."""
     frame = _run(config_json)
-    cfg = ExperimentConfig.from_json(config_json)
-    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
-    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
-    sentence = headline(frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit)
-    base = (
-        frame[np.isclose(frame["budget"], cfg.budget)]
-        if x != "budget"
-        else frame[np.isclose(frame["budget"], at)]
+    return with_pool(
+        lambda ex: (
+            compare_views(frame, config_json, x, metric)
+            if ex is None
+            else ex.submit(compare_views, frame, config_json, x, metric).result()
+        )
     )
-    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
-    conv_text = "; ".join(
-        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
-        for r in rules.itertuples()
-        if r.notion != "none"
-    )
-    if conv_text:
-        sentence += f" Budget conversions there — {conv_text}."
-    fig, data = error_figure(frame, x=x, metric=metric, config=cfg)
-    return fig.to_dict(), data, sentence, regret_table(frame, metric)
 
 
-fig_dict, data, sentence, table = _views(shown_json, x, metric)
+fig_dict, data, sentence, table, summ = _views(shown_json, x, metric)
 if preset != "custom" and upload is None:
     claim = PRESETS[preset].claim
     if x == "budget" and set(claim.contenders) <= set(chosen):
@@ -651,7 +639,6 @@ if x not in ("budget", "n"):
         "Pick “the budget” or “n (rows)” as the x axis to ask what each estimator needs for a target error."
     )
 else:
-    summ = summarise(frame, metric)
     finite = summ["median"][np.isfinite(summ["median"]) & summ["private"]]
     default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
     # in the URL like the other controls; a new axis or norm starts from its own default target
@@ -668,7 +655,7 @@ else:
         format="%g",
     )
     with user_errors():
-        need = needed_for_target(frame, float(target), by=x, metric=metric)
+        need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summ)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
     tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
     words = target_sentence(need, x, float(target), metric, config.unit)

@@ -1,5 +1,11 @@
 """``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``,
 ``regret_table``, ``needed_for_target`` (moved from ``experiments.py``).
+
+Issue 18: these run on every Compare view, so they compute in numpy on the frame's columns (one
+:class:`Groups` per grouping, every group's statistics at once) instead of a dozen pandas groupbys
+each, with pandas' own grouped arithmetic so the numbers are unchanged bit for bit;
+tests/test_summaries_fast.py keeps the pandas versions as the reference. ``regret_table`` and
+``needed_for_target`` take the ``summary`` a caller has already computed.
 """
 
 from __future__ import annotations
@@ -21,10 +27,124 @@ from dpcore.theory import plan as theory
 # summaries
 
 
+#: The columns that make a sweep point (a summary's cells are estimator × point).
+_POINT = ("setting", "n", "d", "skew", "budget")
+
 #: A run "fails" when its error exceeds this multiple of the median error of the same estimator at the
 #: same point (a blow-up against the estimator's own typical run); summaries state the failure rate
 #: next to the median so that one blow-up can neither dominate nor hide (issue 15).
 FAILURE_MULTIPLE = 3.0
+
+
+#: The parts of an error a summary averages (``<part>_<metric>`` columns).
+_PARTS = ("sampling", "clipping", "noise")
+
+
+# --------------------------------------------------------------------------------------------
+# group arithmetic in numpy (issue 18): the same numbers as pandas' groupby, bit for bit
+
+
+class Groups:
+    """Rows grouped by equal key values, numbered as pandas' ``groupby(keys, sort=sort)`` numbers
+    them: by first appearance (``sort=False``; a missing key value is a group of its own, as with
+    ``dropna=False``) or in sorted key order. ``codes`` gives each row's group, ``first`` each
+    group's first row, ``sizes`` its number of rows.
+    """
+
+    def __init__(self, columns: Sequence[Any], sort: bool = False) -> None:
+        n = len(columns[0]) if len(columns) else 0
+        codes = np.zeros(n, dtype=np.int64)
+        for c in columns:  # one integer per distinct combination, renumbered after each key
+            k, uniques = pd.factorize(c, sort=sort, use_na_sentinel=False)
+            codes = pd.factorize(codes * len(uniques) + k, sort=sort)[0]
+        self.codes = codes
+        self.count = int(codes.max()) + 1 if n else 0
+        self.first = np.unique(codes, return_index=True)[1]
+        self.sizes = np.bincount(codes, minlength=self.count)
+        #: rows already in group order (pandas then sums a group's rows with ``np.add.reduceat``)
+        self.monotonic = bool(np.all(codes[1:] >= codes[:-1]))
+        self._order = np.argsort(codes, kind="stable")
+        starts = np.cumsum(self.sizes) - self.sizes
+        self._pos = np.arange(n) - starts[codes[self._order]]
+
+    def padded(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per row) as one row per group, in the frame's row order, NaN-padded."""
+        out = np.full((self.count, int(self.sizes.max(initial=0))), np.nan)
+        out[self.codes[self._order], self._pos] = values[self._order]
+        return out
+
+    def members(self) -> list[np.ndarray]:
+        """Each group's rows, in row order."""
+        return np.split(self._order, np.cumsum(self.sizes)[:-1]) if self.count else []
+
+    def mean(self, values: np.ndarray) -> np.ndarray:
+        """Mean of each group's non-NaN ``values`` (NaN for none), as pandas' grouped ``mean``
+        computes it: ``np.add.reduceat`` over the groups divided by their sizes when the rows are
+        in group order without a NaN (as pandas 3.1 does), else Kahan-compensated sums in row
+        order (its Cython kernel; the compensation is reset when it turns NaN, as for an infinite
+        value), looping over the positions within a group, each step vectorised over the groups."""
+        values = np.asarray(values, dtype=float)
+        if _REDUCEAT_MEAN and self.monotonic and self.count and not np.isnan(values).any():
+            return np.add.reduceat(values, np.cumsum(self.sizes) - self.sizes) / self.sizes
+        padded = self.padded(values)
+        total, comp, nobs = (np.zeros(self.count) for _ in range(3))
+        with np.errstate(invalid="ignore"):
+            for v in padded.T:
+                ok = ~np.isnan(v)
+                y = v - comp
+                t = total + y
+                c = t - total - y
+                comp = np.where(ok, np.where(np.isnan(c), 0.0, c), comp)
+                total = np.where(ok, t, total)
+                nobs += ok
+            return np.where(nobs > 0, total / np.maximum(nobs, 1), np.nan)
+
+    def max(self, values: np.ndarray) -> np.ndarray:
+        """Largest non-NaN value per group (NaN for a group without one), as pandas' ``max``."""
+        out = np.full(self.count, -np.inf)
+        np.fmax.at(out, self.codes, values)
+        return np.where(self.tally(~np.isnan(values)) > 0, out, np.nan)
+
+    def tally(self, flags: np.ndarray) -> np.ndarray:
+        """Number of true ``flags`` per group (integers)."""
+        return np.bincount(self.codes, weights=flags, minlength=self.count).astype(np.int64)
+
+
+#: pandas 3.1 sums the groups of rows already in group order with ``np.add.reduceat`` (its
+#: ``_reduceat_aggregate``), which rounds differently from its Kahan-summing Cython kernel.
+_REDUCEAT_MEAN = hasattr(pd.core.groupby.ops.BaseGrouper, "_reduceat_aggregate")
+
+
+def _order_stats(
+    padded: np.ndarray, qs: Sequence[float]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Per row of ``padded`` (groups × positions), skipping NaN: the median, the maximum and the
+    ``qs`` quantiles with pandas' linear interpolation (``v[i] + (v[i+1] - v[i]) * frac`` at
+    ``i + frac = q (count - 1)``), as pandas' grouped ``median``/``max``/``quantile`` give them."""
+    srt = np.sort(padded, axis=1)  # NaN last
+    cnt = (~np.isnan(padded)).sum(axis=1)
+    rows = np.arange(srt.shape[0])
+    last = max(srt.shape[1] - 1, 0)
+
+    def at(i: np.ndarray) -> np.ndarray:
+        return srt[rows, np.clip(i, 0, last)] if srt.shape[1] else np.full(len(rows), np.nan)
+
+    none = cnt == 0
+    with np.errstate(invalid="ignore"):
+        half = cnt // 2
+        a, b = at(half), at(half - 1)
+        median = np.where(none, np.nan, np.where(cnt % 2 == 1, a, (a + b) / 2))
+        top = np.where(none, np.nan, at(cnt - 1))
+        quantiles = []
+        for q in qs:
+            qi = q * (cnt - 1.0)
+            i = qi.astype(np.int64)
+            frac = qi % 1.0
+            v = at(i)
+            quantiles.append(
+                np.where(none, np.nan, np.where(frac == 0.0, v, v + (at(i + 1) - v) * frac))
+            )
+    return median, top, quantiles
 
 
 def summarise(
@@ -41,80 +161,67 @@ def summarise(
     median (or that raised); ``max`` the worst run. Also the mean sampling error, clipping bias and
     noise, their medians (``sampling_median`` is the floor drawn beside median lines: the same
     statistic of the same runs), and the runs that failed to run.
+
+    The cells are those of pandas' ``groupby(["estimator", *by], sort=False, dropna=False)``, in
+    that order. Every statistic is computed in numpy on the frame's columns for all cells at once,
+    with pandas' grouped arithmetic (Kahan-summed means, its median and linear quantile formulas),
+    so the numbers are pandas' own, bit for bit (issue 18: a page view computed this with a dozen
+    pandas groupbys; tests/test_summaries_fast.py keeps that version as the reference).
     """
     col = f"err_{metric}"
     point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))
     meta_cols = ["estimator", "label", "color", "notion", "family"]
     keys = ["estimator", *[k for k in point if k != "estimator"]]
-    work = frame[
-        list(
-            dict.fromkeys(
-                [
-                    *keys,
-                    col,
-                    f"sampling_{metric}",
-                    f"clipping_{metric}",
-                    f"noise_{metric}",
-                    "seconds",
-                ]
-            )
-        )
-    ].copy()
-    work["_failed"] = (frame["failed"] != "").to_numpy()
-    med_cell = work.groupby(keys, sort=False, dropna=False)[col].transform("median")
-    work["_blowup"] = work["_failed"] | (work[col] > FAILURE_MULTIPLE * med_cell).to_numpy()
-    work["_warned"] = (
-        (frame["warnings"].fillna("") != "").to_numpy() if "warnings" in frame else False
+    cells = Groups([frame[k] for k in keys])
+    err = frame[col].to_numpy(float)
+    padded = cells.padded(err)
+    median, top, (lo, hi, p90) = _order_stats(padded, (low, high, 0.9))
+    failed = frame["failed"].to_numpy(object) != ""
+    blowup = failed | (err > FAILURE_MULTIPLE * median[cells.codes])
+    warned = (
+        frame["warnings"].to_numpy(object, na_value="") != ""
+        if "warnings" in frame
+        else np.zeros(len(frame), bool)
     )
-    g = work.groupby(keys, sort=False, dropna=False)
-    out = g[col].agg(["mean", "median", "max", "count"]).rename(columns={"count": "runs"})
-    out["lo"] = g[col].quantile(low)
-    out["hi"] = g[col].quantile(high)
-    out["p90"] = g[col].quantile(0.9)
-    for k in ("sampling", "clipping", "noise"):
-        out[k] = g[f"{k}_{metric}"].mean()
-    out["sampling_median"] = g[f"sampling_{metric}"].median()
-    out["failed"] = g["_failed"].sum().astype(int)
-    out["failure_rate"] = g["_blowup"].mean()
-    out["warned"] = g["_warned"].sum().astype(int)
-    out["seconds"] = g["seconds"].mean()
-    out = out.reset_index()
-    meta = frame[meta_cols].drop_duplicates("estimator")
-    out = out.merge(meta, on="estimator", how="left", sort=False)
-    flags = _private_flags(frame)
-    out["private"] = out["estimator"].map(lambda e: flags[e][0])
-    out["neighbouring"] = out["estimator"].map(lambda e: flags[e][1])
-    out["guarantee"] = [
-        guarantee_label(n, r) for n, r in zip(out["notion"], out["neighbouring"], strict=True)
-    ]
-    return out[
-        list(
-            dict.fromkeys(
-                [
-                    *meta_cols,
-                    *keys,
-                    "median",
-                    "mean",
-                    "lo",
-                    "hi",
-                    "p90",
-                    "max",
-                    "runs",
-                    "failure_rate",
-                    "sampling",
-                    "sampling_median",
-                    "clipping",
-                    "noise",
-                    "failed",
-                    "warned",
-                    "seconds",
-                    "private",
-                    "neighbouring",
-                    "guarantee",
-                ]
-            )
+    parts = {k: frame[f"{k}_{metric}"].to_numpy(float) for k in _PARTS}
+    if frame[col].dtype.kind in "iu":  # pandas keeps an integer column's maximum an integer
+        top = top.astype(frame[col].dtype)
+    estimators = Groups([frame["estimator"]])
+    est = estimators.codes[cells.first]  # each cell's estimator
+    private, neighbouring = _flags(frame, estimators)
+    meta_rows = estimators.first[est]  # the estimator's first row, as the merge took it
+    stats = {
+        "median": median,
+        "mean": cells.mean(err),
+        "lo": lo,
+        "hi": hi,
+        "p90": p90,
+        "max": top,
+        "runs": cells.tally(~np.isnan(err)),
+        "failure_rate": cells.tally(blowup) / cells.sizes,
+        "sampling": cells.mean(parts["sampling"]),
+        "sampling_median": _order_stats(cells.padded(parts["sampling"]), ())[0],
+        "clipping": cells.mean(parts["clipping"]),
+        "noise": cells.mean(parts["noise"]),
+        "failed": cells.tally(failed),
+        "warned": cells.tally(warned),
+        "seconds": cells.mean(frame["seconds"].to_numpy(float)),
+        "private": private[est],
+        "neighbouring": [neighbouring[e] for e in est],
+    }
+    notion = frame["notion"].to_numpy(object)[estimators.first]
+    stats["guarantee"] = [guarantee_label(notion[e], neighbouring[e]) for e in est]
+    if cells.count == 0:  # the dtypes pandas gave an empty summary
+        stats["private"] = stats["neighbouring"] = pd.Series([], dtype=str)
+        stats["guarantee"] = np.array([], float)
+    out: dict[str, Any] = {}
+    for c in dict.fromkeys([*meta_cols, *keys, *stats]):
+        out[c] = (
+            stats[c]
+            if c in stats
+            else frame[c].array.take(meta_rows if c in meta_cols else cells.first)
         )
-    ]
+    return pd.DataFrame(out)
 
 
 def guarantee_label(notion: str, neighbouring: str) -> str:
@@ -124,29 +231,47 @@ def guarantee_label(notion: str, neighbouring: str) -> str:
     return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion) }, {neighbouring}"
 
 
+def _flags(frame: pd.DataFrame, estimators: Groups) -> tuple[np.ndarray, list[str]]:
+    """Per estimator (``estimators``' numbering): private, and the neighbouring relation; see
+    :func:`_private_flags`. One registry look-up per estimator, on its first row."""
+
+    def first(col: str) -> np.ndarray:
+        return frame[col].to_numpy(object)[estimators.first]
+
+    names = first("name" if "name" in frame else "estimator")
+    notions = first("notion")
+    given = first("neighbouring") if "neighbouring" in frame else None
+    private, neighbouring = np.zeros(len(names), bool), list[str]()
+    for i, name in enumerate(names):
+        try:
+            spec = registry.get(str(name))
+            private[i] = spec.private
+            neighbouring.append(spec.neighbouring)
+        except ValueError:
+            private[i] = notions[i] != "none"
+            neighbouring.append(str(given[i]) if given is not None else "replace-one")
+    return private, neighbouring
+
+
 def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
     """Per estimator id: (private, neighbouring relation), from the registry (by the frame's ``name``
     column, else the id); an id the registry does not know counts as private when its ``notion`` is
     not ``"none"`` (hand-made frames in notebooks and tests)."""
-    rows = frame.drop_duplicates("estimator")
-    out: dict[Any, tuple[bool, str]] = {}
-    for r in rows.itertuples(index=False):
-        name = str(getattr(r, "name", r.estimator))
-        try:
-            spec = registry.get(name)
-            out[r.estimator] = (spec.private, spec.neighbouring)
-        except ValueError:
-            out[r.estimator] = (r.notion != "none", str(getattr(r, "neighbouring", "replace-one")))
-    return out
+    estimators = Groups([frame["estimator"]])
+    private, neighbouring = _flags(frame, estimators)
+    ids = frame["estimator"].to_numpy(object)[estimators.first]
+    return {e: (bool(p), r) for e, p, r in zip(ids, private, neighbouring, strict=True)}
 
 
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators: drops the non-private reference and oracle (teaching) estimators."""
-    flags = _private_flags(frame)
-    return frame[frame["estimator"].map(lambda e: flags[e][0]).astype(bool)]
+    estimators = Groups([frame["estimator"]])
+    return frame[_flags(frame, estimators)[0][estimators.codes]]
 
 
-def regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:
+def regret_table(
+    frame: pd.DataFrame, metric: str = "l2", *, summary: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Rank private estimators by regret over the sweep, within each guarantee (notion, relation).
 
     At each setting the regret of an estimator is its **median** error divided by the smallest
@@ -155,6 +280,9 @@ def regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:
     median) reported beside. The table gives, per guarantee, the geometric-mean regret over the
     sweep (the ranking key), the worst regret, the settings won and the worst failure rate. Rows are
     ordered by guarantee, then rank; estimators of different guarantees are never ranked together.
+
+    ``summary``: ``summarise(frame, metric)`` when the caller has it already (a page view computes
+    it once for the chart, the headline and this table).
     """
     cols = [
         "guarantee",
@@ -167,29 +295,70 @@ def regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:
         "settings",
         "failure_rate",
     ]
-    s = summarise(private_only(frame), metric)
-    s = s[np.isfinite(s["median"])]
-    if s.empty:
+    s = summarise(frame, metric) if summary is None else summary
+    median = s["median"].to_numpy(float)
+    keep = np.flatnonzero(s["private"].to_numpy(bool) & np.isfinite(median))
+    if not keep.size:
         return pd.DataFrame(columns=cols)
-    best = s.groupby(["guarantee", "setting"])["median"].transform("min")
-    s = s.assign(regret=s["median"] / best, win=s["median"] == best)
-    t = (
-        s.groupby(["guarantee", "estimator", "label"], sort=False)
-        .agg(
-            mean_regret=("regret", lambda r: float(np.exp(np.mean(np.log(r))))),
-            worst_regret=("regret", "max"),
-            wins=("win", "sum"),
-            settings=("regret", "count"),
-            failure_rate=("failure_rate", "max"),
-        )
-        .reset_index()
+    median = median[keep]
+    guarantee = s["guarantee"].to_numpy(object)[keep]
+    points = Groups([guarantee, s["setting"].to_numpy()[keep]])
+    best = np.full(points.count, np.inf)
+    np.minimum.at(best, points.codes, median)
+    best = best[points.codes]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        regret = median / best
+    rows = Groups([guarantee, s["estimator"].to_numpy(object)[keep], s["label"].array[keep]])
+    # the geometric mean as pandas' Series.mean takes it (NaN skipped, NumPy's pairwise sum): one
+    # short call per estimator
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(regret)
+    mean_regret = np.empty(rows.count)
+    for g, members in enumerate(rows.members()):
+        r = logs[members]
+        seen = float(np.count_nonzero(~np.isnan(r)))
+        m = np.add.reduce(np.where(np.isnan(r), 0.0, r)) / seen if seen else np.nan
+        mean_regret[g] = float(np.exp(m))
+    worst = rows.max(regret)
+    order = np.lexsort((worst, mean_regret, _ranks(guarantee[rows.first])))
+    first = keep[rows.first[order]]
+    g_sorted = guarantee[rows.first][order]
+    starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    block = np.cumsum(np.r_[True, g_sorted[1:] != g_sorted[:-1]]) - 1
+    return pd.DataFrame(
+        {
+            "guarantee": s["guarantee"].array.take(first),
+            "rank": np.arange(len(order)) - starts[block] + 1,
+            "estimator": s["estimator"].array.take(first),
+            "label": s["label"].array.take(first),
+            "mean_regret": mean_regret[order],
+            "worst_regret": worst[order],
+            "wins": rows.tally(median == best)[order],
+            "settings": rows.tally(~np.isnan(regret))[order],
+            "failure_rate": rows.max(s["failure_rate"].to_numpy(float)[keep])[order],
+        }
     )
-    t = t.sort_values(["guarantee", "mean_regret", "worst_regret"], kind="stable").reset_index(
-        drop=True
-    )
-    t.insert(1, "rank", t.groupby("guarantee").cumcount() + 1)
-    t["wins"] = t["wins"].astype(int)
-    return t[cols]
+
+
+def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    """Rows of ``df`` whose ``where`` columns are close to the given values."""
+    for k, v in where.items():
+        df = df[np.isclose(df[k].astype(float), float(v))]
+    return df
+
+
+def nargsort(values: np.ndarray) -> np.ndarray:
+    """The order pandas' ``sort_values`` gives one float column: NumPy's quicksort of the values
+    that are not NaN (stable for the few rows of a table), then the NaN ones in place."""
+    nan = np.isnan(values)
+    idx = np.arange(len(values))
+    return np.r_[idx[~nan][values[~nan].argsort(kind="quicksort")], idx[nan]]
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among the distinct ``values`` in sorted order (missing last), as pandas'
+    ``sort_values`` orders a column."""
+    return pd.factorize(values, sort=True, use_na_sentinel=False)[0]
 
 
 def needed_for_target(
@@ -198,29 +367,45 @@ def needed_for_target(
     by: str = "budget",
     metric: str = "l2",
     fixed: Mapping[str, Any] | None = None,
+    *,
+    summary: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Accuracy first: the ``by`` value (budget or n) each estimator needs for median error ``target``.
 
     Interpolates log(error) against log(``by``) linearly between the two sweep points that bracket
     the target (no extrapolation: ``None`` with a reason when the target lies outside the sweep).
     ``fixed`` selects the other swept keys (e.g. ``{"d": 64}``) when the sweep is a grid.
+    ``summary``: ``summarise(frame, metric)`` when the caller has it already.
     """
     if by not in ("budget", "n"):
         raise ValueError(f"by must be 'budget' or 'n' (error falls as they grow); got {by!r}.")
     if not (target > 0 and math.isfinite(target)):
         raise ValueError(f"target must be a positive error; got {target!r}.")
-    f = frame
-    for k, v in (fixed or {}).items():
-        f = f[np.isclose(f[k].astype(float), float(v))]
-    s = summarise(f, metric).rename(
-        columns={"mean": "_mean", "median": "mean"}
-    )  # medians, like the chart
+    if summary is not None and set(fixed or {}) <= set(_POINT):  # the frame's cells at ``fixed``
+        s = _select(summary, fixed or {})
+    else:
+        s = summarise(_select(frame, fixed or {}), metric)
     if by == "budget":  # a non-private reference spends no budget: nothing to read off
-        s = s[s["notion"] != "none"]
+        s = s[s["notion"].to_numpy(object) != "none"]
+    est = s["estimator"].to_numpy(object)
+    labels = s["label"].to_numpy(object)
+    privates = s["private"].to_numpy()
+    at = s[by].to_numpy(float)
+    medians = s["median"].to_numpy(float)  # medians, like the chart
     rows = []
-    for (est, label, private), g in s.groupby(["estimator", "label", "private"], sort=False):
-        g = g.groupby(by, as_index=False)["mean"].mean().sort_values(by)
-        xs, ys = g[by].to_numpy(float), g["mean"].to_numpy(float)
+    groups = Groups([est, labels, privates])
+    for members in groups.members():
+        first = members[0]
+        est_, label, private = est[first], labels[first], privates[first]
+        if pd.isna(est_) or pd.isna(label) or pd.isna(private):  # groupby drops missing keys
+            continue
+        points = Groups([at[members]], sort=True)  # the mean median at each ``by`` value
+        xs = at[members][points.first]
+        ys = (
+            points.mean(medians[members])
+            if points.count < len(members)
+            else medians[members][points.first]  # one cell per value: its median
+        )
         ok = np.isfinite(ys) & (ys > 0)
         xs, ys = xs[ok], ys[ok]
         need, note = None, ""
@@ -243,7 +428,7 @@ def needed_for_target(
                 note = "error not monotone across the sweep"
         rows.append(
             {
-                "estimator": est,
+                "estimator": est_,
                 "label": label,
                 "private": bool(private),
                 f"{by}_needed": need,

@@ -10,6 +10,7 @@ app can offer it as a CSV and a notebook can re-plot it. Input is the tidy frame
 * :func:`regret_figure` — the regret ranking as a table figure.
 * :func:`target_figure` — accuracy first: the budget (or n) each estimator needs for a target error.
 * :func:`headline` — the number in words under the chart.
+* :func:`compare_views` — all of the above for one sweep, as the Compare page shows it.
 
 References
 ----------
@@ -28,7 +29,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.experiments.config import ExperimentConfig
-from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only, summarise, theory_frame
+from dpcore.experiments.summaries import (
+    FAILURE_MULTIPLE,
+    Groups,
+    nargsort,
+    regret_table,
+    summarise,
+    theory_frame,
+)
 from dpcore.figures.style import (
     figure,
     legend_entry,
@@ -108,16 +116,18 @@ def error_figure(
     band: tuple[float, float] = (0.1, 0.9),
     theory_curves: bool = True,
     height: int = 520,
+    summary: pd.DataFrame | None = None,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Error against ``x`` per estimator: mean line, 10–90% band, sampling floor, theory, best marked.
 
     Returns the figure and its data: one row per (estimator, point) with ``mean``, ``lo``, ``hi``,
     ``best`` (the best private estimator there) plus rows for the floor and the theory curves.
+    ``summary``: ``summarise(frame, metric, low=band[0], high=band[1])`` when the caller has it.
     """
     cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
     if x not in ("budget", "n", "d", "skew"):
         raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
-    s = summarise(frame, metric, low=band[0], high=band[1])
+    s = summarise(frame, metric, low=band[0], high=band[1]) if summary is None else summary
     s = s[np.isfinite(s["median"])]
     # Stars only for private estimators (no oracle, no non-private reference), and per guarantee.
     priv = s[s["private"]]
@@ -488,36 +498,35 @@ def target_sentence(
     """
     col = f"{by}_needed"
     what = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget") if by == "budget" else "n"
-    ok = needed[needed[col].notna() & needed["private"].astype(bool)]
+    values = needed[col].to_numpy()
+    ok = np.flatnonzero(pd.notna(values) & needed["private"].astype(bool).to_numpy())
     mlabel = METRIC_LABEL.get(metric, metric)
-    if ok.empty:
+    if not ok.size:
         return f"No private estimator reaches a median {mlabel} error of {_fmt(target)} within this sweep."
+    labels = needed["label"].to_numpy(object)
+    floor = [str(n).startswith("already") for n in needed["note"].to_numpy(object)]
 
-    def amount(row: pd.Series) -> str:
-        at_most = str(row["note"]).startswith("already")
+    def amount(i: int) -> str:
         return (
-            f"{what} ≤ {_fmt(row[col])} (the sweep's smallest)"
-            if at_most
-            else f"{what} ≈ {_fmt(row[col])}"
+            f"{what} ≤ {_fmt(values[i])} (the sweep's smallest)"
+            if floor[i]
+            else f"{what} ≈ {_fmt(values[i])}"
         )
 
-    best = ok.iloc[0]
+    best = ok[0]
     words = (
-        f"For a median {mlabel} error of {_fmt(target)}, **{best['label']}** needs {amount(best)}"
+        f"For a median {mlabel} error of {_fmt(target)}, **{labels[best]}** needs {amount(best)}"
     )
-    if len(ok) > 1:
-        other = ok.iloc[1]
-        ratio = float(other[col] / best[col])
-        both_floor = str(best["note"]).startswith("already") and str(other["note"]).startswith(
-            "already"
-        )
-        if both_floor:
-            words += f"; {other['label']} also reaches it at the sweep's smallest {what}: pick a smaller target"
+    if ok.size > 1:
+        other = ok[1]
+        ratio = float(values[other] / values[best])
+        if floor[best] and floor[other]:
+            words += f"; {labels[other]} also reaches it at the sweep's smallest {what}: pick a smaller target"
         elif ratio < 1.05:
-            words += f"; the next, {other['label']}, needs about the same ({_fmt(other[col])})"
+            words += f"; the next, {labels[other]}, needs about the same ({_fmt(values[other])})"
         else:
             words += (
-                f"; the next, {other['label']}, needs {_fmt(other[col])} ({times(ratio)} as much)"
+                f"; the next, {labels[other]}, needs {_fmt(values[other])} ({times(ratio)} as much)"
             )
     return words + ". Interpolated on the sweep (log–log), never extrapolated."
 
@@ -531,6 +540,7 @@ def headline(
     versus: str | None = None,
     unit: str = "rho",
     where: Mapping[str, Any] | None = None,
+    summary: pd.DataFrame | None = None,
 ) -> str:
     """The number in words: the best private estimator at one point, per guarantee, by median error.
 
@@ -539,15 +549,17 @@ def headline(
     there is one clause per guarantee, side by side. Medians over runs, with the failure rate
     (runs above ``FAILURE_MULTIPLE`` × the median) when it is not zero. ``at`` is the ``x`` value
     (default: the middle of the sweep); ``versus`` an estimator id to compare with (default: the
-    runner-up within the same guarantee). Example: "At ρ = 0.25, among ρ-zCDP, replace-one
+    runner-up within the same guarantee); ``summary``: ``summarise(frame, metric)`` when the caller
+    has it already. Example: "At ρ = 0.25, among ρ-zCDP, replace-one
     estimators PLAN has the lowest median ℓ2 error, 0.41, 2.3 times below IOME's (0.94)."
     """
-    s = summarise(private_only(frame), metric)
-    s = _select(s, where or {})
-    s = s[np.isfinite(s["median"])]
+    s = summarise(frame, metric) if summary is None else summary
+    s = _select(s[s["private"].to_numpy(bool)], where or {})
+    s = s[np.isfinite(s["median"].to_numpy(float))]
     if s.empty:
         return "No private estimator produced an estimate at these settings."
-    xs = np.sort(s[x].unique())
+    xv = s[x].to_numpy()
+    xs = np.unique(xv)
     point = (
         xs[len(xs) // 2]
         if at is None
@@ -555,12 +567,16 @@ def headline(
         if x != "skew"
         else xs[np.argmin(np.abs(xs - at))]
     )
-    here = (
-        s[np.isclose(s[x], point)]
-        .groupby(["guarantee", "estimator", "label"], as_index=False)
-        .agg(median=("median", "mean"), failure_rate=("failure_rate", "max"))
-        .sort_values("median")
-    )
+    # the estimators at that point, per (guarantee, estimator, label) in sorted order (as a sorted
+    # groupby gives them), then by median error
+    rows = np.flatnonzero(np.isclose(xv, point))
+    keys = [s[k].to_numpy(object)[rows] for k in ("guarantee", "estimator", "label")]
+    cells = Groups(keys, sort=True)
+    median = cells.mean(s["median"].to_numpy(float)[rows])
+    failure = cells.max(s["failure_rate"].to_numpy(float)[rows])
+    order = nargsort(median)
+    guarantee, estimator, label = (k[cells.first][order] for k in keys)
+    median, failure = median[order], failure[order]
     name = {
         "budget": {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget"),
         "n": "n",
@@ -569,30 +585,27 @@ def headline(
     }[x]
     mlabel = METRIC_LABEL.get(metric, metric)
     runs = int(frame["rep"].nunique())
-    groups = list(dict.fromkeys(here["guarantee"]))
+    groups = list(dict.fromkeys(guarantee))
     clauses = []
     for g in groups:
-        h = here[here["guarantee"] == g]
-        best = h.iloc[0]
+        h = np.flatnonzero(guarantee == g)
+        best = h[0]
         lead = f"among {g} estimators " if len(groups) > 1 else ""
-        text = f"{lead}**{best['label']}** has the lowest median {mlabel} error, {_fmt(best['median'])}"
-        if best["failure_rate"] > 0:
-            text += f" ({best['failure_rate']:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
-        others = h.iloc[1:]
-        if versus is not None and versus != best["estimator"] and versus in set(h["estimator"]):
-            other = h[h["estimator"] == versus].iloc[0]
-        elif not others.empty:
-            other = others.iloc[0]
+        text = f"{lead}**{label[best]}** has the lowest median {mlabel} error, {_fmt(median[best])}"
+        if failure[best] > 0:
+            text += f" ({failure[best]:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
+        if versus is not None and versus != estimator[best] and versus in set(estimator[h]):
+            other = h[estimator[h] == versus][0]
+        elif len(h) > 1:
+            other = h[1]
         else:
             clauses.append(text)
             continue
-        ratio = other["median"] / best["median"] if best["median"] > 0 else math.inf
+        ratio = median[other] / median[best] if median[best] > 0 else math.inf
         if ratio < 1.1:
-            text += f", about the same as {other['label']}'s ({_fmt(other['median'])})"
+            text += f", about the same as {label[other]}'s ({_fmt(median[other])})"
         else:
-            text += (
-                f", **{plain(ratio, 2)} times below** {other['label']}'s ({_fmt(other['median'])})"
-            )
+            text += f", **{plain(ratio, 2)} times below** {label[other]}'s ({_fmt(median[other])})"
         clauses.append(text)
     out = f"At {name} = {_fmt(point)}, " + "; ".join(clauses) + f" (medians of {runs} runs)."
     if len(groups) > 1:
@@ -601,3 +614,35 @@ def headline(
             "budget by the conversion stated below."
         )
     return out
+
+
+def compare_views(
+    frame: pd.DataFrame, config: str, x: str, metric: str
+) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+    """Everything the Compare page draws from one finished sweep: the chart (``fig.to_dict()``),
+    its data, the sentence under it (the headline at the config's base point, then the budget
+    conversions there), the regret table and the summary, computed once for all of them.
+
+    A pure function of picklable values (``config`` is the config's JSON), so the page can run it
+    in a worker process of the shared pool, outside the script threads' GIL (issue 18).
+    """
+    cfg = ExperimentConfig.from_json(config)
+    summary = summarise(frame, metric)
+    versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
+    at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
+    sentence = headline(
+        frame, x=x, metric=metric, at=at, versus=versus, unit=cfg.unit, summary=summary
+    )
+    base = frame[
+        np.isclose(frame["budget"], cfg.budget)
+    ]  # the base point (``at`` on a budget axis)
+    rules = (base if not base.empty else frame).drop_duplicates("notion")[["notion", "conversion"]]
+    conv_text = "; ".join(
+        f"{'pure-DP' if r.notion == 'pure' else 'zCDP'} estimators: {r.conversion}"
+        for r in rules.itertuples()
+        if r.notion != "none"
+    )
+    if conv_text:
+        sentence += f" Budget conversions there — {conv_text}."
+    fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
+    return fig.to_dict(), data, sentence, regret_table(frame, metric, summary=summary), summary
