@@ -99,7 +99,8 @@ def plain_main() -> Iterator[None]:
 def process_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     """A process pool of ``workers`` processes started with ``forkserver`` (never ``fork``: the app
     server has threads, and forking a threaded process can deadlock the child); the fork server
-    preloads :mod:`dpcore.experiments` and the Compare views (:mod:`dpcore.figures.compare`, which imports plotly), so workers start at once and share its memory.
+    preloads :mod:`dpcore.experiments` and the Compare views (:mod:`dpcore.figures.compare`, which
+    imports plotly), so workers start at once and share that memory.
 
     ``nice`` > 0 lowers the workers' scheduling priority by that much (``os.nice``; 19 is the
     lowest): the operating system then gives them only the CPU that normal-priority processes leave
