@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -45,6 +43,7 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.figures.style import plain, times
+from dpcore.pool import process_pool
 
 # --------------------------------------------------------------------------------------------
 # the reference: the pandas implementations as they were before issue 18 (do not edit), with
@@ -578,7 +577,9 @@ def test_compare_views_in_a_worker_process_is_the_same(frames: dict) -> None:
     frame = frames["budget"]
     config = ExperimentConfig.coerce(frame.attrs["config"]).to_json(indent=None)
     here = compare_views(frame, config, "budget", "l2")
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+    # dpcore.pool.process_pool starts its worker with a plain __main__: after an AppTest in the same
+    # test process, __main__ is the app script, which a new worker would run and die of (CI saw it)
+    with process_pool(1) as pool:
         there = pool.submit(compare_views, frame, config, "budget", "l2").result(timeout=300)
     assert _chart(there[0]) == _chart(here[0])
     assert there[2] == here[2]

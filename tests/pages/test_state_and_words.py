@@ -463,3 +463,19 @@ def test_url_bound_controls_send_their_value_on_every_run() -> None:
     assert len(est.value) == 5
     assert _drawn(est) == [labels[v] for v in est.value]
     assert x.value == "n" and _drawn(x) == "n (rows)"
+
+
+def test_sidebar_controls_send_their_value_on_every_run() -> None:
+    # A browser test saw the sidebar's number boxes at their minimums (n = 2, d = 1, ρ = 0, seed 0)
+    # after a page change under load: what a browser draws for a number box that holds no value of
+    # its own and is sent none (its default is its minimum). Every run must send the values.
+    at = AppTest.from_file(APP, default_timeout=240)
+    at.query_params.update(n="500", d="8", seed="7")
+    at.run()
+    at.switch_page("pages/privacy_budget.py").run()
+    at.run()  # a rerun in which nothing changed
+    assert not at.exception
+    for key, want in (("n", 500), ("d", 8), ("seed", 7)):
+        p = at.number_input(key=key).proto
+        assert p.set_value and p.value == want, key
+    assert at.number_input(key="budget_value").proto.set_value
