@@ -136,6 +136,10 @@ if "cmp_preset" not in st.session_state:
         set_sidebar(
             _preset_sidebar(first), rerun=True
         )  # a bare ?preset= link: the preset sets the sidebar
+else:  # sent with its value on every run, as pages._ui.url_state does for the URL-bound controls:
+    # a browser that had dropped its copy drew the first option, "Your sidebar settings", under the
+    # free-lunch story after the background refinement's rerun (the walk saw it)
+    st.session_state["cmp_preset"] = st.session_state["cmp_preset"]
 
 deck.mark("The story")
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])

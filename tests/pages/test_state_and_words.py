@@ -463,6 +463,8 @@ def test_url_bound_controls_send_their_value_on_every_run() -> None:
     assert len(est.value) == 5
     assert _drawn(est) == [labels[v] for v in est.value]
     assert x.value == "n" and _drawn(x) == "n (rows)"
+    story = at.selectbox(key="cmp_preset")
+    assert story.value == "free_lunch" and _drawn(story) == "Free lunch (bounded, pure ε)"
 
 
 def test_sidebar_controls_send_their_value_on_every_run() -> None:
