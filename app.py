@@ -19,12 +19,14 @@ from pages._showcase import warm
 from pages._ui import (
     BUDGET_PRESETS,
     DEFAULTS,
+    GLOBAL_KEYS,
     MAX_SEED,
     UNITS,
     apply_sidebar,
     convert_unit,
     nearest_preset,
     parse_query,
+    send_values,
     settings,
     size_error,
 )
@@ -129,34 +131,12 @@ def _new_seed() -> None:
     st.session_state["seed"] = int(st.session_state["seed"]) + 1
 
 
-#: The sidebar's widget keys.
-SIDEBAR_KEYS = (
-    "distribution",
-    "skew",
-    "n",
-    "d",
-    "unit",
-    "budget_preset",
-    "budget_value",
-    "delta",
-    "seed",
-    "present",
-)
-
-
 def sidebar(page: str) -> None:
     """The global controls; those ``page`` does not use are greyed out with the reason."""
     sb = st.sidebar
     ss = st.session_state
     ignored = IGNORED.get(page, {})
-    # Each control's value is set through the session on every run, so Streamlit sends it with the
-    # widget (``set_value``) instead of the widget's own default, which for a number box drawn
-    # without ``value=`` is its minimum. A browser test once saw, after a page change under load,
-    # n = 2, d = 1, ρ = 0 and seed 0 (every minimum) sent back from the browser; page-local controls
-    # do the same in ``pages._ui.url_state`` (issue 15).
-    for key in SIDEBAR_KEYS:
-        if key in ss:
-            ss[key] = ss[key]
+    send_values(*GLOBAL_KEYS, "budget_preset", "present")  # never a number box's minimum instead
     sb.markdown("### Data")
     sb.selectbox(
         "Distribution",

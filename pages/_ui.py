@@ -234,13 +234,27 @@ def url_state(
         del ss[keep]
     if key in ss and not ok(ss[key]):
         del ss[key]
-    # Written on every run, not only when missing: Streamlit sends a widget's value to the browser
-    # only in a run that set it through the session (``set_value``); otherwise the message carries
-    # the widget's ``default`` (none here), and a browser that has dropped its own copy of the value
-    # draws that. Compare's estimators were drawn empty after the background refinement's
-    # ``st.rerun()`` while the page computed with five (issue 15).
-    ss[key] = ss[key] if key in ss else ss.get(keep, default)
+    if key not in ss:
+        ss[key] = ss.get(keep, default)
+    send_values(key)
     return key
+
+
+def send_values(*keys: str) -> None:
+    """Set these widgets' session values again, so this run sends them to the browser.
+
+    Call it before drawing widgets whose value lives in ``st.session_state`` (drawn with ``key=`` and
+    no ``value=``/``index=``). Streamlit sends a widget's value only in a run that set it through the
+    session (``set_value``); otherwise the message carries the widget's own default (a multiselect's
+    empty list, a select box's first option, a number box's minimum), and a browser that has dropped
+    its copy of the value draws that. Seen (issue 15): Compare's estimators drawn empty and its story
+    as "Your sidebar settings" after the background refinement's ``st.rerun()``, and the sidebar at
+    n = 2, d = 1, ρ = 0, seed 0 after a page change under load, while the server held other values.
+    """
+    ss = st.session_state
+    for key in keys:
+        if key in ss:
+            ss[key] = ss[key]
 
 
 def url_sync(key: str, value: Any) -> Any:

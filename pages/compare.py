@@ -46,6 +46,7 @@ from pages._ui import (
     duration_text,
     forget,
     include_peers,
+    send_values,
     set_sidebar,
     settings,
     show_code,
@@ -136,10 +137,8 @@ if "cmp_preset" not in st.session_state:
         set_sidebar(
             _preset_sidebar(first), rerun=True
         )  # a bare ?preset= link: the preset sets the sidebar
-else:  # sent with its value on every run, as pages._ui.url_state does for the URL-bound controls:
-    # a browser that had dropped its copy drew the first option, "Your sidebar settings", under the
-    # free-lunch story after the background refinement's rerun (the walk saw it)
-    st.session_state["cmp_preset"] = st.session_state["cmp_preset"]
+else:  # never drawn as the first option, "Your sidebar settings", instead (see send_values)
+    send_values("cmp_preset")
 
 deck.mark("The story")
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
