@@ -20,6 +20,7 @@ kaleido 1.x README (``write_fig_sync``, "Kaleido v1 requires Chrome"); plotly ``
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -87,9 +88,16 @@ def browser_path() -> str | None:
     return None
 
 
+@functools.cache
+def _kaleido_installed() -> bool:
+    """Whether kaleido is importable; asked once per process (``find_spec`` takes the interpreter's
+    import lock, which every page view's download buttons contended for; issue 18)."""
+    return importlib.util.find_spec("kaleido") is not None
+
+
 def static_export_problem() -> str | None:
     """``None`` when PNG/SVG export works here, else a sentence saying why not and the fix."""
-    if importlib.util.find_spec("kaleido") is None:
+    if not _kaleido_installed():
         return "PNG/SVG export needs kaleido: pip install -e '.[export]'."
     if browser_path() is None:
         env = os.environ.get("BROWSER_PATH")

@@ -12,6 +12,9 @@ import threading
 import streamlit as st
 
 from dpcore.experiments.studies import HOME_SETTING, Evidence, why_plan_wins
+from dpcore.figures.gallery import why_plan_figures
+from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.theme import on_dark
 
 SEEDS = 20
 
@@ -20,6 +23,16 @@ SEEDS = 20
 def evidence() -> Evidence:
     """:func:`why_plan_wins` at :data:`HOME_SETTING` over :data:`SEEDS` seeds (computed once)."""
     return why_plan_wins(seeds=SEEDS, **HOME_SETTING)
+
+
+@st.cache_resource(show_spinner=False)
+def why_plan_charts(dark: bool) -> tuple[dict, dict]:
+    """Home's two figures (noise shape, error), as drawn in a dark or light theme, as plain dicts:
+    built once per theme and server from :func:`evidence`, not once per visitor (issue 18)."""
+    ev = evidence()
+    figures = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
+    left, right = ((on_dark(f) if dark else f).to_dict() for f in figures)
+    return left, right
 
 
 @st.cache_resource(show_spinner=False)

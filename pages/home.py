@@ -4,11 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.figures.gallery import why_plan_figures
-from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.style import as_figure
 from dpcore.glossary import GLOSSARY
-from pages._showcase import evidence
-from pages._ui import settings, themed
+from pages._showcase import evidence, why_plan_charts
+from pages._ui import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 s = settings()
@@ -38,10 +37,10 @@ def _why_plan() -> None:
         f"against {med['iome_paper']:.2f} for IOME and {med['gaussian_private']:.2f} for the Gaussian mechanism; "
         f"worst runs {worst['plan']:.3g}, {worst['iome_paper']:.3g} and {worst['gaussian_private']:.3g})."
     )
-    left, right = why_plan_figures(ev.errors, ev.noise)
+    left, right = why_plan_charts(st.context.theme.type == "dark")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(themed(tidy_log_axes(left)), key="home-why-noise", alt=sentence)
-    c2.plotly_chart(themed(tidy_log_axes(right)), key="home-why-error", alt=sentence)
+    c1.plotly_chart(as_figure(left), key="home-why-noise", alt=sentence)
+    c2.plotly_chart(as_figure(right), key="home-why-error", alt=sentence)
     st.markdown(sentence)
     l1, l2 = st.columns(2)
     l1.page_link(

@@ -23,7 +23,7 @@ import pytest
 from plotly.utils import PlotlyJSONEncoder
 
 from dpcore import registry
-from dpcore.experiments import ExperimentConfig, run
+from dpcore.experiments import ExperimentConfig, run, tail_table
 from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
     _private_flags,
@@ -633,3 +633,55 @@ def test_synthetic_frames(seed: int) -> None:
         _same(needed_for_target(f, target, summary=s), ref_needed_for_target(f, target))
     for at in (None, 0.3):
         assert headline(f, at=at, summary=s) == ref_headline(f, at=at)
+
+
+def ref_tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = 3.0) -> pd.DataFrame:
+    """The pandas tail table (before issue 18 moved it to numpy), kept as the reference."""
+    col = f"err_{metric}"
+    work = ref_private_only(frame)
+    work = work[(work["failed"] == "") & np.isfinite(work[col])]
+    if work.empty:
+        return pd.DataFrame(
+            columns=["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]
+        )
+    med = work.groupby(["estimator", "setting"], sort=False)[col].transform("median")
+    work = work.assign(_med=med, _fail=work[col] > factor * med)
+    per_point = work.groupby(["estimator", "setting"], sort=False).agg(
+        m=(col, "median"), mx=(col, "max")
+    )
+    per_point["ratio"] = per_point["mx"] / per_point["m"].where(per_point["m"] > 0)
+    g = work.groupby("estimator", sort=False)
+    out = pd.DataFrame(
+        {
+            "median": per_point.groupby(level=0, sort=False)["m"].median(),
+            "failure_rate": g["_fail"].mean(),
+            "worst_ratio": per_point.groupby(level=0, sort=False)["ratio"].max(),
+            "runs": g.size(),
+        }
+    ).reset_index()
+    out = out.merge(
+        frame[["estimator", "label"]].drop_duplicates("estimator"), on="estimator", how="left"
+    )
+    return out[["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("metric", ["l2", "l1"])
+def test_tail_table_is_the_pandas_table(frames: dict, name: str, metric: str) -> None:
+    f = frames[name]
+    want = ref_tail_table(f, metric)
+    got = tail_table(f, metric)
+    if want.empty:
+        assert got.empty and list(got.columns) == list(want.columns)
+    else:
+        _same(got, want)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_tail_table_on_synthetic_frames(seed: int) -> None:
+    f = _synthetic(seed)
+    want = ref_tail_table(f)
+    if want.empty:
+        assert tail_table(f).empty
+    else:
+        _same(tail_table(f), want)

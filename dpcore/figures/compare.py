@@ -107,6 +107,36 @@ def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     return df
 
 
+#: How :func:`error_figure` folds an estimator's points that share an ``x`` (several facets' worth).
+_PER_X = {
+    "median": ("median", "mean"),
+    "lo": ("lo", "mean"),
+    "hi": ("hi", "mean"),
+    "failure_rate": ("failure_rate", "max"),
+    "warned": ("warned", "sum"),
+    "worst": ("max", "max"),
+    "runs": ("runs", "sum"),
+    "label": ("label", "first"),
+    "color": ("color", "first"),
+    "private": ("private", "first"),
+    "notion": ("notion", "first"),
+}
+
+
+def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
+    """One estimator's summary rows folded to one row per ``x`` (:data:`_PER_X`), sorted by ``x``.
+
+    When every ``x`` appears once (a sweep of one facet, the page's usual case) each aggregate is the
+    row's own value, so the rows are taken as they are: the same frame as the groupby's, without its
+    cost (about 20 ms per estimator, in every Compare view; issue 18)."""
+    if g[x].notna().all() and g[x].is_unique:
+        rows = g.sort_values(x)
+        return pd.DataFrame(
+            {x: rows[x].to_numpy(), **{k: rows[c].to_numpy() for k, (c, _) in _PER_X.items()}}
+        )
+    return g.groupby(x, as_index=False).agg(**_PER_X).sort_values(x)
+
+
 def error_figure(
     frame: pd.DataFrame,
     *,
@@ -166,23 +196,7 @@ def error_figure(
         first = i == 0
         sub = _select(s, where)
         for est, g in sub.groupby("estimator", sort=False):
-            g = (
-                g.groupby(x, as_index=False)
-                .agg(
-                    median=("median", "mean"),
-                    lo=("lo", "mean"),
-                    hi=("hi", "mean"),
-                    failure_rate=("failure_rate", "max"),
-                    warned=("warned", "sum"),
-                    worst=("max", "max"),
-                    runs=("runs", "sum"),
-                    label=("label", "first"),
-                    color=("color", "first"),
-                    private=("private", "first"),
-                    notion=("notion", "first"),
-                )
-                .sort_values(x)
-            )
+            g = _per_x(g, x)
             color, label = g["color"].iloc[0], g["label"].iloc[0]
             xs = g[x].tolist()
             fig.add_trace(
