@@ -376,7 +376,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
             )
             _drive(1, args, limit)
         Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
-            itertools.count(seed0),
+            itertools.repeat(seed0) if args.same_seed else itertools.count(seed0),
             0,
             {},
             [],
@@ -454,6 +454,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
     parser.add_argument(
+        "--same-seed",
+        action="store_true",
+        help="every session of a level on one seed (a class opening the same link) instead of a "
+        "seed each (the default: no session can reuse another's results)",
+    )
+    parser.add_argument(
         "--target",
         metavar="HOST:PORT",
         help="load an app already running there (e.g. replicas behind deploy/nginx.conf) instead of "
@@ -470,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sessions: each level must be between 1 and 100")
     print(
         f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
-        f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}",
+        f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}, "
+        + ("all sessions of a level on one seed" if args.same_seed else "a seed per session"),
         flush=True,
     )
     header = (

@@ -31,6 +31,10 @@ T = TypeVar("T")
 #: streams), so the first result is exactly the first FIRST_REPS repetitions of the full one.
 FIRST_REPS = 3
 
+#: A page waiting for a background refinement asks whether it is done every POLL_SECONDS, at
+#: least the first and at most the second (see :func:`poll_seconds`).
+POLL_SECONDS = (1.0, 4.0)
+
 
 @st.cache_resource(show_spinner=False)
 def shared_pool() -> FairPool | None:
@@ -131,6 +135,20 @@ def prefetch(
     return done.result
 
 
+def poll_seconds(in_flight: int, seconds_each: float, workers: int) -> float:
+    """How often a page asks whether its background refinement is done: a third of the expected
+    wait (``in_flight`` refinements of about ``seconds_each`` seconds on ``workers`` processes),
+    within :data:`POLL_SECONDS`.
+
+    Each ask is a fragment run in the server's one process (about 10–20 ms of its CPU). Thirty
+    students waiting behind one another's refinements asked 30 times a second, every second, a
+    share of the CPU their own first results needed (issue 18); alone, a student still sees the
+    refined chart within a second of it being ready.
+    """
+    wait = max(in_flight, 1) * max(seconds_each, 0.0) / max(workers, 1)
+    return float(min(POLL_SECONDS[1], max(POLL_SECONDS[0], wait / 3)))
+
+
 def progressive() -> bool:
     """Whether long views draw a first result and refine it in the background (needs the pool)."""
     return os.environ.get("DPMEAN_PROGRESSIVE", "1") != "0" and shared_pool() is not None
@@ -142,6 +160,33 @@ class SharedCache:
     def __init__(self, size: int) -> None:
         self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
         self.refining: set[Hashable] = set()
+        self._computing: dict[Hashable, list] = {}  # key -> [its lock, sessions using it]
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The value for ``key``: from the cache, else ``compute()`` (stored), computed once when
+        several sessions ask at the same time. Thirty students opening the same link would
+        otherwise run the same sweep thirty times (issue 18); the others wait for the first and
+        read its result. If the first one's run stops (its student changed a widget) or fails,
+        the next waiting session computes it."""
+        hit = self.get(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            entry = self._computing.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                hit = self.get(key)
+                if hit is not None:
+                    return hit
+                value = compute()
+                self.put(key, value)
+                return value
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    self._computing.pop(key, None)
 
     def __contains__(self, key: Hashable) -> bool:
         with self._lock:
@@ -158,6 +203,11 @@ class SharedCache:
             self._data[key] = value
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
+
+    def in_flight(self) -> int:
+        """How many refinements are running or waiting for a worker (all sessions)."""
+        with self._lock:
+            return len(self.refining)
 
     def refine(self, key: Hashable, work: Callable[[Executor], Any]) -> None:
         """Compute ``work(lane)`` for ``key`` in a background thread, once per key, and store it: on

@@ -4,6 +4,7 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 from __future__ import annotations
 
 import time
+from concurrent.futures import Executor
 from urllib.parse import urlencode
 
 import numpy as np
@@ -34,12 +35,12 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.glossary import define
+from dpcore.pool import workers_from_env
 from pages._goto import follow, on_compare_click
-from pages._pool import FIRST_REPS, SharedCache, progressive, with_pool
+from pages._pool import FIRST_REPS, SharedCache, poll_seconds, progressive, with_pool
 from pages._present import Deck, slides_button
 from pages._ui import (
     AUTO_REFINE_SECONDS,
-    CACHE_TTL,
     LONG_RUN_SECONDS,
     chart,
     download_csv,
@@ -302,19 +303,17 @@ def _frames() -> SharedCache:
 
 
 def _run(config_json: str) -> pd.DataFrame:
-    cache = _frames()
-    frame = cache.get(config_json)
-    if frame is not None:
+    def compute() -> pd.DataFrame:
+        bar = st.progress(0.0, text="Running the sweep…")
+
+        def tick(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
+
+        frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))  # shared pool
+        bar.empty()
         return frame
-    bar = st.progress(0.0, text="Running the sweep…")
 
-    def tick(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
-
-    frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))  # shared worker pool
-    bar.empty()
-    cache.put(config_json, frame)
-    return frame
+    return _frames().get_or_compute(config_json, compute)
 
 
 config_json = config.to_json(indent=None)
@@ -414,9 +413,20 @@ with user_errors():
 elapsed = time.perf_counter() - t0
 status = f"{first_cfg.repetitions} of {config.repetitions} repetitions per point"
 if shown is not config and want_full:  # refine in the background; the fragment redraws when done
-    _frames().refine(config_json, lambda ex: run(config_json, executor=ex))
 
-    @st.fragment(run_every=1.0)
+    def _refine(ex: Executor) -> pd.DataFrame:
+        """The full sweep, and its views at this axis and norm, both on the background pool: the
+        rerun that draws them then only reads them (issue 18)."""
+        full = run(config_json, executor=ex)
+        views = ex.submit(compare_views, full, config_json, x, metric).result()
+        _view_cache().put((config_json, x, metric), views)
+        return full
+
+    _frames().refine(config_json, _refine)
+
+    @st.fragment(
+        run_every=poll_seconds(_frames().in_flight(), predicted, max(workers_from_env(), 1))
+    )
     def _refined() -> None:
         """Redraw the page with the full sweep as soon as it is there."""
         if _frames().get(config_json) is not None:
@@ -448,20 +458,30 @@ if not failed.empty:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+@st.cache_resource(show_spinner=False)
+def _view_cache() -> SharedCache:
+    """:func:`_views` of recent sweeps, shared by all sessions and the background refiners, which
+    fill it for the refined sweep before the page asks. The page only reads what it gets."""
+    return SharedCache(32)
+
+
 def _views(
     config_json: str, x: str, metric: str
 ) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
     """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
     sweep, computed in a worker of the shared pool (outside this process's GIL; here without one)."""
-    frame = _run(config_json)
-    return with_pool(
-        lambda ex: (
-            compare_views(frame, config_json, x, metric)
-            if ex is None
-            else ex.submit(compare_views, frame, config_json, x, metric).result()
+
+    def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+        frame = _run(config_json)
+        return with_pool(
+            lambda ex: (
+                compare_views(frame, config_json, x, metric)
+                if ex is None
+                else ex.submit(compare_views, frame, config_json, x, metric).result()
+            )
         )
-    )
+
+    return _view_cache().get_or_compute((config_json, x, metric), compute)
 
 
 fig_dict, data, sentence, table, summ = _views(shown_json, x, metric)

@@ -156,3 +156,102 @@ def test_refine_runs_on_the_background_pool_when_there_is_one(monkeypatch):
     finally:
         shared.shutdown()
         low.shutdown()
+
+
+def test_a_waiting_page_polls_less_often_when_many_refinements_are_queued():
+    """Alone, a page asks every second; behind thirty refinements of ~1.3 s on two workers it asks
+    every 4 s (each ask is a fragment run in the server's one process, issue 18); never outside
+    POLL_SECONDS, and never less often when fewer refinements are queued."""
+    low, high = _pool.POLL_SECONDS
+    assert _pool.poll_seconds(1, 1.3, 2) == low
+    assert _pool.poll_seconds(0, 1.3, 2) == low
+    assert _pool.poll_seconds(30, 1.3, 2) == high
+    assert _pool.poll_seconds(10**6, 60.0, 1) == high
+    assert _pool.poll_seconds(9, 1.0, 1) == pytest.approx(3.0)
+    waits = [_pool.poll_seconds(k, 1.3, 2) for k in range(40)]
+    assert waits == sorted(waits)
+
+
+def test_in_flight_counts_the_refinements_not_yet_stored(monkeypatch):
+    gate = threading.Event()
+    low = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    monkeypatch.setattr(_pool, "shared_pool", lambda: low)
+    monkeypatch.setattr(_pool, "background_pool", lambda: low)
+    try:
+        cache = _pool.SharedCache(4)
+        for key in ("a", "b", "a"):  # the same key twice is one refinement
+            cache.refine(key, lambda ex: ex.submit(gate.wait, 10).result())
+        assert cache.in_flight() == 2
+        gate.set()
+        for _ in range(200):
+            if cache.in_flight() == 0:
+                break
+            threading.Event().wait(0.05)
+        assert cache.in_flight() == 0 and cache.get("a") is True
+    finally:
+        low.shutdown()
+
+
+def test_get_or_compute_computes_once_for_sessions_asking_together():
+    """Thirty students on the same link ask for the same sweep at once: one computes, the others
+    wait and read its result (issue 18); the cache keeps no lock once nobody waits."""
+    cache = _pool.SharedCache(4)
+    calls: list[str] = []
+    started = threading.Event()
+
+    def compute() -> list[int]:
+        calls.append(threading.current_thread().name)
+        started.set()
+        threading.Event().wait(0.3)
+        return [1, 2, 3]
+
+    with ThreadPoolExecutor(8) as ex:
+        jobs = [ex.submit(cache.get_or_compute, "sweep", compute) for _ in range(8)]
+        values = [j.result(timeout=30) for j in jobs]
+    assert len(calls) == 1 and all(v is values[0] for v in values)
+    assert cache.get("sweep") == [1, 2, 3] and cache._computing == {}
+    # a cached value is returned without computing
+    assert cache.get_or_compute("sweep", lambda: pytest.fail("computed again")) == [1, 2, 3]
+
+
+def test_get_or_compute_lets_the_next_session_compute_when_the_first_stops():
+    """The first session's run stops (its student changed a widget) or fails: a waiting session
+    computes the value itself instead of inheriting the error."""
+    cache = _pool.SharedCache(4)
+    gate, calls = threading.Event(), []
+
+    def first() -> int:
+        calls.append("first")
+        gate.wait(10)
+        raise RuntimeError("stopped")
+
+    def second() -> int:
+        calls.append("second")
+        return 7
+
+    with ThreadPoolExecutor(2) as ex:
+        a = ex.submit(cache.get_or_compute, "k", first)
+        for _ in range(100):
+            if calls:
+                break
+            threading.Event().wait(0.01)
+        b = ex.submit(cache.get_or_compute, "k", second)
+        threading.Event().wait(0.1)
+        gate.set()
+        with pytest.raises(RuntimeError, match="stopped"):
+            a.result(timeout=10)
+        assert b.result(timeout=10) == 7
+    assert calls == ["first", "second"] and cache._computing == {}
+
+
+def test_get_or_compute_does_not_serialise_different_keys():
+    cache = _pool.SharedCache(4)
+    both = threading.Barrier(2, timeout=10)
+
+    def compute(v: int) -> int:
+        both.wait()  # each waits for the other: only possible if they run at the same time
+        return v
+
+    with ThreadPoolExecutor(2) as ex:
+        jobs = [ex.submit(cache.get_or_compute, k, lambda k=k: compute(k)) for k in (1, 2)]
+        assert [j.result(timeout=20) for j in jobs] == [1, 2]
