@@ -13,7 +13,7 @@ import streamlit as st
 
 from dpcore.experiments.studies import HOME_SETTING, Evidence, why_plan_wins
 from dpcore.figures.gallery import why_plan_figures
-from dpcore.figures.style import tidy_log_axes
+from dpcore.figures.style import drawn_dict, tidy_log_axes
 from dpcore.figures.theme import on_dark
 
 SEEDS = 20
@@ -31,7 +31,7 @@ def why_plan_charts(dark: bool) -> tuple[dict, dict]:
     built once per theme and server from :func:`evidence`, not once per visitor (issue 18)."""
     ev = evidence()
     figures = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
-    left, right = ((on_dark(f) if dark else f).to_dict() for f in figures)
+    left, right = (drawn_dict(on_dark(f) if dark else f) for f in figures)
     return left, right
 
 

@@ -15,13 +15,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore import export, limits
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_subplots
-from dpcore.figures.style import as_figure, tidy_log_axes
+from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 
@@ -519,11 +520,26 @@ def chart(
     fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
     shown = themed(fig)
     alt = sentence.replace("**", "")  # the sentence is the alt text
-    parts = split_subplots(shown) if columns > 1 or panel is not None else [shown]
+    split = columns > 1 or panel is not None
+    if isinstance(shown, go.Figure):  # a kept figure's JSON is made once (style.keep)
+        parts = remembered(
+            shown,
+            split,
+            lambda: [
+                (PreparedFigure(p.to_dict()), p.layout.title.text)
+                for p in (split_subplots(shown) if split else [shown])
+            ],
+        )
+    else:  # a kept drawn_dict is sent as it is
+        parts = (
+            [(p, p.layout.title.text) for p in split_subplots(shown)]
+            if split
+            else [(prepared(shown), None)]
+        )
     parts = parts if panel is None else [parts[panel]]
     if len(parts) == 1:
         st.plotly_chart(
-            as_figure(parts[0]),  # a cached dict is not validated a second time
+            parts[0][0],
             key=f"chart-{name}",
             alt=alt,
             **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
@@ -531,10 +547,8 @@ def chart(
     else:
         for start in range(0, len(parts), columns):
             row = zip(st.columns(columns), parts[start : start + columns], strict=False)
-            for k, (col, part) in enumerate(row):
-                col.plotly_chart(
-                    part, key=f"chart-{name}-{start + k}", alt=f"{part.layout.title.text}. {alt}"
-                )
+            for k, (col, (part, title)) in enumerate(row):
+                col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
     st.markdown(sentence)
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
     if st.session_state.get(

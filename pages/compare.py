@@ -418,7 +418,7 @@ if shown is not config and want_full:  # refine in the background; the fragment 
         """The full sweep, and its views at this axis and norm, both on the background pool: the
         rerun that draws them then only reads them (issue 18)."""
         full = run(config_json, executor=ex)
-        views = ex.submit(compare_views, full, config_json, x, metric).result()
+        views = ex.submit(compare_views, full, config_json, x, metric, drawn=True).result()
         _view_cache().put((config_json, x, metric), views)
         return full
 
@@ -475,9 +475,9 @@ def _views(
         frame = _run(config_json)
         return with_pool(
             lambda ex: (
-                compare_views(frame, config_json, x, metric)
+                compare_views(frame, config_json, x, metric, drawn=True)
                 if ex is None
-                else ex.submit(compare_views, frame, config_json, x, metric).result()
+                else ex.submit(compare_views, frame, config_json, x, metric, drawn=True).result()
             )
         )
 

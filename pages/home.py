@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.figures.style import as_figure
+from dpcore.figures.style import prepared
 from dpcore.glossary import GLOSSARY
 from pages._showcase import evidence, why_plan_charts
 from pages._ui import settings
@@ -39,8 +39,8 @@ def _why_plan() -> None:
     )
     left, right = why_plan_charts(st.context.theme.type == "dark")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(as_figure(left), key="home-why-noise", alt=sentence)
-    c2.plotly_chart(as_figure(right), key="home-why-error", alt=sentence)
+    c1.plotly_chart(prepared(left), key="home-why-noise", alt=sentence)
+    c2.plotly_chart(prepared(right), key="home-why-error", alt=sentence)
     st.markdown(sentence)
     l1, l2 = st.columns(2)
     l1.page_link(

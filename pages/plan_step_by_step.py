@@ -24,7 +24,7 @@ from dpcore.figures.plan import (
     plan_steps_figure,
     step_summary,
 )
-from dpcore.figures.style import error_split_chart, plain
+from dpcore.figures.style import error_split_chart, keep, plain
 from dpcore.glossary import define
 from dpcore.registry import get
 from pages._present import Deck, slides_button
@@ -216,7 +216,8 @@ def _plan_label(p: int, exponent: float) -> str:
 
 
 # Figures are cached as objects (st.cache_resource: no copy, no re-validation on a rerun); the page
-# never mutates them. Keys are plain values only.
+# never mutates them, so each is marked kept (the JSON sent for it is made once, issue 18). Keys are
+# plain values only.
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
     est, iome_est, _ = _runs(key)
@@ -238,14 +239,15 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
     noise = noise_figure(
         _entries(key), coords, true_mean=ds.true_mean, empirical_mean=ds.x.mean(axis=0)
     )
-    return steps, noise, step_summary(est, coords, ds.x)
+    return (keep(steps[0]), steps[1]), (keep(noise[0]), noise[1]), step_summary(est, coords, ds.x)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _exponent_curve(true_std: bytes, n: int, rho_noise: float, p: float, exponent: float) -> tuple:
     """The idealised noise curve: it does not depend on the seed (true σ, n and the budget only), so
     every session with the same data shape shares it (issue 18)."""
-    return exponent_curve(np.frombuffer(true_std), n, rho_noise, p, current=exponent)
+    fig, frame = exponent_curve(np.frombuffer(true_std), n, rho_noise, p, current=exponent)
+    return keep(fig), frame
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -261,9 +263,9 @@ def _global_views(key: tuple) -> tuple:
         float(exponent),
     )
     entries = _entries(key)
-    shapes = noise_shapes_figure(entries, ds.true_std, ds.n)
+    shapes_fig, shapes_frame = noise_shapes_figure(entries, ds.true_std, ds.n)
     split = error_split_frame([(lab, e) for lab, _, e in entries], ds.x, ds.true_mean, p=float(p))
-    return curve, shapes, (error_split_chart(split), split)
+    return curve, (keep(shapes_fig), shapes_frame), (keep(error_split_chart(split)), split)
 
 
 if not binary:  # before the run, from public values only (n, d, rho, the range)

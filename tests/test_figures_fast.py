@@ -123,6 +123,37 @@ def test_as_figure_sends_the_json_of_the_figure_it_came_from(data):
     assert as_figure(fig) is fig
 
 
+def test_a_prepared_figure_sends_the_same_bytes_without_copying(data, monkeypatch):
+    """``prepared(drawn_dict(fig))`` is what the pages hand to ``st.plotly_chart`` for a chart kept
+    in a cache or sent back by a worker: the same JSON string as the ``as_figure`` route (and the
+    same object as ``st.plotly_chart(fig)`` sends), the kept dict handed over as it is (no copy,
+    left unchanged), and no per-view ``to_dict`` of a whole figure (issue 18)."""
+    import copy
+
+    import plotly.io as pio
+    import plotly.tools
+
+    def sent(f):  # what st.plotly_chart (Streamlit 1.67) puts in its proto's spec
+        return pio.to_json(plotly.tools.return_figure_from_figure_or_data(f, True), validate=False)
+
+    monkeypatch.setattr(style_mod, "VALIDATE", False)
+    for name, build in _builders(data).items():
+        fig = build()
+        kept = style_mod.drawn_dict(fig)
+        before = copy.deepcopy(kept)
+        fast = style_mod.prepared(kept)
+        assert isinstance(fast, style_mod.PreparedFigure) and fast.to_dict() is kept, name
+        assert sent(fast) == sent(as_figure(kept)), name
+        assert json.loads(sent(fast)) == json.loads(sent(fig)), name
+        assert json.dumps(kept, sort_keys=True, default=str) == json.dumps(
+            before, sort_keys=True, default=str
+        ), name
+    # with validation on (the tests' default) a dict is rebuilt, so both routes are compared there
+    monkeypatch.setattr(style_mod, "VALIDATE", True)
+    assert not isinstance(style_mod.prepared(kept), style_mod.PreparedFigure)
+    assert style_mod.prepared(fig) is fig
+
+
 @pytest.mark.parametrize(
     "data",
     [

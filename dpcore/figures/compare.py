@@ -38,6 +38,7 @@ from dpcore.experiments.summaries import (
     theory_frame,
 )
 from dpcore.figures.style import (
+    drawn_dict,
     figure,
     legend_entry,
     log_ticks,
@@ -631,9 +632,10 @@ def headline(
 
 
 def compare_views(
-    frame: pd.DataFrame, config: str, x: str, metric: str
+    frame: pd.DataFrame, config: str, x: str, metric: str, *, drawn: bool = False
 ) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
-    """Everything the Compare page draws from one finished sweep: the chart (``fig.to_dict()``),
+    """Everything the Compare page draws from one finished sweep: the chart (``fig.to_dict()``;
+    with ``drawn``, as ``st.plotly_chart`` sends it, :func:`~dpcore.figures.style.drawn_dict`),
     its data, the sentence under it (the headline at the config's base point, then the budget
     conversions there), the regret table and the summary, computed once for all of them.
 
@@ -659,4 +661,5 @@ def compare_views(
     if conv_text:
         sentence += f" Budget conversions there — {conv_text}."
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
-    return fig.to_dict(), data, sentence, regret_table(frame, metric, summary=summary), summary
+    chart = drawn_dict(fig) if drawn else fig.to_dict()
+    return chart, data, sentence, regret_table(frame, metric, summary=summary), summary

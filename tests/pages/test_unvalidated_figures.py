@@ -68,3 +68,46 @@ def test_charts_are_the_same_with_and_without_validation(page, monkeypatch):
             "" if a == b else _difference(json.loads(a), json.loads(b)) or "key order or spacing"
         )
         assert a == b, f"{page}, chart {k}: unvalidated != validated at {where}"
+
+
+def test_kept_figures_send_the_same_json_when_drawn_again_without_rebuilding_it(monkeypatch):
+    """PLAN step by step keeps its figures (style.keep): drawn again (a rerun, or another student on
+    the same link) each sends the JSON it sent the first time, made once (issue 18)."""
+    import plotly.graph_objects as go
+
+    monkeypatch.setenv("DPMEAN_WORKERS", "0")
+    monkeypatch.setattr(style_mod, "VALIDATE", False)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = open_page("pages/plan_step_by_step.py", QUERY, timeout=240, check=True)
+    first = [chart.proto.spec for chart in at.get("plotly_chart")]
+    calls: list[int] = []
+    to_dict = go.Figure.to_dict
+
+    def counted(self: go.Figure) -> dict:
+        calls.append(1)
+        return to_dict(self)
+
+    monkeypatch.setattr(go.Figure, "to_dict", counted)
+    at.run()
+    assert not at.exception, at.exception
+    again = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert again == first and len(first) >= 6
+    assert calls == [], f"{len(calls)} figures rebuilt their JSON on the second view"
+
+
+def test_remembered_makes_once_only_for_kept_figures(monkeypatch):
+    import plotly.graph_objects as go
+
+    monkeypatch.setattr(style_mod, "VALIDATE", False)
+    made: list[str] = []
+    kept, plain = style_mod.keep(go.Figure()), go.Figure()
+    for _ in range(3):
+        style_mod.remembered(kept, "k", lambda: made.append("kept"))
+        style_mod.remembered(plain, "k", lambda: made.append("plain"))
+    assert made.count("kept") == 1 and made.count("plain") == 3
+    style_mod.remembered(kept, "other", lambda: made.append("kept"))
+    assert made.count("kept") == 2
+    monkeypatch.setattr(style_mod, "VALIDATE", True)  # the tests' default: always made
+    style_mod.remembered(kept, "k", lambda: made.append("kept"))
+    assert made.count("kept") == 3
