@@ -20,7 +20,6 @@ from dpcore.experiments import (
     ExperimentConfig,
     default_estimators,
     make_dataset,
-    needed_for_target,
     plan_tasks,
     run,
     tail_table,
@@ -31,8 +30,7 @@ from dpcore.figures.compare import (
     BLOWUP_MULTIPLE,
     METRIC_LABEL,
     compare_views,
-    target_figure,
-    target_sentence,
+    target_views,
 )
 from dpcore.glossary import define
 from dpcore.pool import workers_from_env
@@ -419,7 +417,7 @@ if shown is not config and want_full:  # refine in the background; the fragment 
         rerun that draws them then only reads them (issue 18)."""
         full = run(config_json, executor=ex)
         views = ex.submit(compare_views, full, config_json, x, metric, drawn=True).result()
-        _view_cache().put((config_json, x, metric), views)
+        _view_cache().put((config_json, x, metric), (*views, tail_table(full, metric)))
         return full
 
     _frames().refine(config_json, _refine)
@@ -467,24 +465,52 @@ def _view_cache() -> SharedCache:
 
 def _views(
     config_json: str, x: str, metric: str
-) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
-    sweep, computed in a worker of the shared pool (outside this process's GIL; here without one)."""
+    sweep, computed in a worker of the shared pool (outside this process's GIL; here without one),
+    and the failure-rate table; kept for every session (issue 18)."""
 
-    def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame]:
+    def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         frame = _run(config_json)
-        return with_pool(
+        views = with_pool(
             lambda ex: (
                 compare_views(frame, config_json, x, metric, drawn=True)
                 if ex is None
                 else ex.submit(compare_views, frame, config_json, x, metric, drawn=True).result()
             )
         )
+        return (*views, tail_table(frame, metric))
 
     return _view_cache().get_or_compute((config_json, x, metric), compute)
 
 
-fig_dict, data, sentence, table, summ = _views(shown_json, x, metric)
+@st.cache_resource(show_spinner=False)
+def _target_cache() -> SharedCache:
+    """:func:`_target_views` of recent sweeps and targets, shared by all sessions."""
+    return SharedCache(64)
+
+
+def _target_views(
+    config_json: str, x: str, metric: str, target: float
+) -> tuple[dict, pd.DataFrame, str]:
+    """The "what does each estimator need" chart, its data and its sentence for one sweep and
+    target, computed in a worker of the shared pool (here without one) and kept for every session."""
+
+    def compute() -> tuple[dict, pd.DataFrame, str]:
+        frame, summary = _run(config_json), _views(config_json, x, metric)[4]
+        unit = ExperimentConfig.from_json(config_json).unit
+        return with_pool(
+            lambda ex: (
+                target_views(frame, summary, x, target, metric, unit)
+                if ex is None
+                else ex.submit(target_views, frame, summary, x, target, metric, unit).result()
+            )
+        )
+
+    return _target_cache().get_or_compute((config_json, x, metric, target), compute)
+
+
+fig_dict, data, sentence, table, summ, tails = _views(shown_json, x, metric)
 if preset != "custom" and upload is None:
     claim = PRESETS[preset].claim
     if x == "budget" and set(claim.contenders) <= set(chosen):
@@ -627,7 +653,6 @@ else:
         )
 
 deck.mark("The failure rate")
-tails = tail_table(frame, metric)
 if not tails.empty:
     st.markdown(
         f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
@@ -678,18 +703,7 @@ else:
         format="%g",
     )
     with user_errors():
-        need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summ)
-    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
-    tfig, tdata = target_figure(need, x, float(target), metric, colors, config.unit)
-    words = target_sentence(need, x, float(target), metric, config.unit)
-    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
-    if (
-        x == "budget" and target < 1.5 * floor
-    ):  # flat curves: a small error gap is a large budget gap
-        words += (
-            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
-            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
-        )
+        tfig, tdata, words = _target_views(shown_json, x, metric, float(target))
     chart(
         tfig,
         tdata,

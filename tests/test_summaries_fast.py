@@ -685,3 +685,40 @@ def test_tail_table_on_synthetic_frames(seed: int) -> None:
         assert tail_table(f).empty
     else:
         _same(tail_table(f), want)
+
+
+@pytest.mark.parametrize("name", ["budget", "n", "broken", "dead"])
+def test_target_views_draw_what_the_page_drew(frames: dict, name: str) -> None:
+    """The page's "what does each estimator need" view, now built in a worker and kept (issue 18):
+    the same chart (as st.plotly_chart sends it), data and sentence as the page built in its
+    script thread before."""
+    import plotly.io as pio
+    import plotly.tools
+
+    from dpcore.figures.compare import target_figure, target_views
+    from dpcore.figures.style import PreparedFigure
+
+    def sent(f: Any) -> Any:
+        return json.loads(
+            pio.to_json(plotly.tools.return_figure_from_figure_or_data(f, True), validate=False)
+        )
+
+    f = frames[name]
+    x = "n" if name == "n" else "budget"
+    summary = summarise(f, "l2")
+    for target in (0.05, 0.3, 1.0):
+        need = needed_for_target(f, target, by=x, metric="l2", summary=summary)
+        colors = dict(zip(f["estimator"], f["color"], strict=False))
+        fig, data = target_figure(need, x, target, "l2", colors, "rho")
+        words = target_sentence(need, x, target, "l2", "rho")
+        floor = float(np.nanmedian(f["sampling_l2"])) if x == "budget" else np.nan
+        if x == "budget" and target < 1.5 * floor:
+            words += (
+                f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error "
+                "hardly falls as the budget grows: there a small gap in error becomes a large gap "
+                "in budget."
+            )
+        got_fig, got_data, got_words = target_views(f, summary, x, target, "l2", "rho")
+        assert sent(PreparedFigure(got_fig)) == sent(fig)
+        _same(got_data, data)
+        assert got_words == words

@@ -33,6 +33,7 @@ from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
     Groups,
     nargsort,
+    needed_for_target,
     regret_table,
     summarise,
     theory_frame,
@@ -663,3 +664,34 @@ def compare_views(
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
     chart = drawn_dict(fig) if drawn else fig.to_dict()
     return chart, data, sentence, regret_table(frame, metric, summary=summary), summary
+
+
+def target_views(
+    frame: pd.DataFrame,
+    summary: pd.DataFrame,
+    x: str,
+    target: float,
+    metric: str,
+    unit: str = "rho",
+) -> tuple[dict, pd.DataFrame, str]:
+    """The Compare page's "what does each estimator need" view of one sweep: the chart (as
+    ``st.plotly_chart`` sends it, :func:`~dpcore.figures.style.drawn_dict`), its data and the
+    sentence, with a warning when ``target`` lies near the sampling floor of a budget sweep.
+
+    ``summary`` is :func:`summarise` of ``frame`` for ``metric``. A pure function of picklable
+    values, so the page runs it in a worker of the shared pool and keeps it for every session on
+    the same link (issue 18). Raises ``ValueError`` as :func:`needed_for_target` does.
+    """
+    need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summary)
+    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
+    fig, data = target_figure(need, x, float(target), metric, colors, unit)
+    words = target_sentence(need, x, float(target), metric, unit)
+    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
+    if (
+        x == "budget" and target < 1.5 * floor
+    ):  # flat curves: a small error gap is a large budget gap
+        words += (
+            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
+            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
+        )
+    return drawn_dict(fig), data, words
