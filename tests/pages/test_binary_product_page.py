@@ -57,3 +57,15 @@ def test_too_small_n_is_an_error_not_a_traceback():
     at.select_slider(key="bp_d").set_value(1024)
     at.run()
     assert not at.exception
+
+
+def test_the_tv_sweeps_do_not_follow_the_sidebar_seed():
+    """The sweeps study the estimators (their own seed, shared by every visitor and computed once,
+    issue 18); the single run at the top is the visitor's own dataset and follows the seed."""
+    one = _page({"unit": "eps", "budget_value": "1.0", "seed": "1"})
+    two = _page({"unit": "eps", "budget_value": "1.0", "seed": "2"})
+    assert not one.exception and not two.exception
+    sweeps = [[c.proto.spec for c in at.get("plotly_chart")[1:]] for at in (one, two)]
+    assert sweeps[0] == sweeps[1] and len(sweeps[0]) == 2
+    assert [m.value for m in one.metric[:3]] != [m.value for m in two.metric[:3]]
+    assert "rng=0" in " ".join(c.value for c in one.code)
