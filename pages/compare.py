@@ -3,6 +3,7 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from concurrent.futures import Executor
 from urllib.parse import urlencode
@@ -410,14 +411,24 @@ with user_errors():
     frame = _run(shown_json)
 elapsed = time.perf_counter() - t0
 status = f"{first_cfg.repetitions} of {config.repetitions} repetitions per point"
+#: the target this run shows (set further down): the refiner draws that view too
+shown_target: dict[str, float] = {}
 if shown is not config and want_full:  # refine in the background; the fragment redraws when done
 
     def _refine(ex: Executor) -> pd.DataFrame:
-        """The full sweep, and its views at this axis and norm, both on the background pool: the
-        rerun that draws them then only reads them (issue 18)."""
+        """The full sweep, and its views at this axis and norm (and its target view at the target
+        shown, once the page has drawn it), all on the background pool: the rerun that draws them
+        then only reads them (issue 18)."""
         full = run(config_json, executor=ex)
         views = ex.submit(compare_views, full, config_json, x, metric, drawn=True).result()
         _view_cache().put((config_json, x, metric), (*views, tail_table(full, metric)))
+        if "target" in shown_target:
+            target_ = shown_target["target"]
+            unit = ExperimentConfig.from_json(config_json).unit
+            # a failure here only skips the head start: the rerun computes it (and shows an error)
+            with contextlib.suppress(Exception):
+                job = ex.submit(target_views, full, views[4], x, target_, metric, unit)
+                _target_cache().put((config_json, x, metric, target_), job.result())
         return full
 
     _frames().refine(config_json, _refine)
@@ -702,6 +713,7 @@ else:
         min_value=1e-9,
         format="%g",
     )
+    shown_target["target"] = float(target)
     with user_errors():
         tfig, tdata, words = _target_views(shown_json, x, metric, float(target))
     chart(

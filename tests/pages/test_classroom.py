@@ -50,10 +50,12 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
     assert not any("refining" in i.value for i in at.info), (
         "the full sweep never replaced the first result"
     )
-    # the refiner drew the full sweep's views too (on the background pool), before the sweep
-    # itself appeared: the rerun that shows them computes nothing (issue 18)
+    # the refiner drew the full sweep's views and its target view too (on the background pool),
+    # before the sweep itself appeared: the rerun that shows them computes nothing (issue 18)
     refined = [key for name, key in puts if name == "dpmean-refine"]
-    assert len(refined) == 2 and refined[0] == (refined[1], "budget", "l2"), puts
+    assert len(refined) == 3 and isinstance(refined[-1], str), puts  # the sweep comes last
+    assert refined[0] == (refined[-1], "budget", "l2"), puts  # its views
+    assert refined[1][:3] == (refined[-1], "budget", "l2") and len(refined[1]) == 4, puts  # target
     full = run(cfg)
     assert f"{len(full):,} runs" in _captions(at)
     assert "Showing all 10 repetitions per point" in _captions(at)
