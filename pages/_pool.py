@@ -96,6 +96,13 @@ def with_pool(work: Callable[[Executor | None], T]) -> T:
         raise
 
 
+def call_on(ex: Executor | None, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a worker of ``ex``, waiting for it, or in this thread when there is
+    no pool (``ex`` is None): the one-call ``work`` of :func:`with_pool` and :func:`prefetch`.
+    ``fn`` must be a module-level function of picklable arguments."""
+    return fn(*args, **kwargs) if ex is None else ex.submit(fn, *args, **kwargs).result()
+
+
 def prefetch(
     cache: SharedCache, key: Hashable, work: Callable[[Executor | None], T]
 ) -> Callable[[], T]:
@@ -111,23 +118,18 @@ def prefetch(
         return lambda: hit
     lane = session_lane()
     if lane is None:
-
-        def now() -> T:
-            value = work(None)
-            cache.put(key, value)
-            return value
-
-        return now
+        return lambda: cache.get_or_compute(key, lambda: work(None))
     done: Future = Future()
 
-    def background() -> None:
+    def compute() -> T:
         try:
-            try:
-                value = work(lane)
-            except BrokenProcessPool:  # same result in this thread: the work does not depend on it
-                value = work(None)
-            cache.put(key, value)
-            done.set_result(value)
+            return work(lane)
+        except BrokenProcessPool:  # same result in this thread: the work does not depend on it
+            return work(None)
+
+    def background() -> None:
+        try:  # sessions prefetching the same key at once share one computation
+            done.set_result(cache.get_or_compute(key, compute))
         except BaseException as err:  # noqa: BLE001 - handed to the page, which shows it
             done.set_exception(err)
 

@@ -29,7 +29,7 @@ from dpcore.theory.binary_product import (
     nonprivate_dense,
     separation_light,
 )
-from pages._pool import SharedCache, prefetch
+from pages._pool import SharedCache, call_on, prefetch
 from pages._ui import (
     chart,
     settings,
@@ -153,9 +153,7 @@ def start_single_run() -> Callable[[], dict]:
     return prefetch(
         _single_runs(),
         args,
-        lambda ex: (
-            binary_single_run(*args) if ex is None else ex.submit(binary_single_run, *args).result()
-        ),
+        lambda ex: call_on(ex, binary_single_run, *args),
     )
 
 

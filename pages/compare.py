@@ -3,7 +3,7 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import time
 from concurrent.futures import Executor
 from urllib.parse import urlencode
@@ -36,7 +36,14 @@ from dpcore.figures.compare import (
 from dpcore.glossary import define
 from dpcore.pool import workers_from_env
 from pages._goto import follow, on_compare_click
-from pages._pool import FIRST_REPS, SharedCache, poll_seconds, progressive, with_pool
+from pages._pool import (
+    FIRST_REPS,
+    SharedCache,
+    call_on,
+    poll_seconds,
+    progressive,
+    with_pool,
+)
 from pages._present import Deck, slides_button
 from pages._ui import (
     AUTO_REFINE_SECONDS,
@@ -420,15 +427,16 @@ if shown is not config and want_full:  # refine in the background; the fragment 
         shown, once the page has drawn it), all on the background pool: the rerun that draws them
         then only reads them (issue 18)."""
         full = run(config_json, executor=ex)
-        views = ex.submit(compare_views, full, config_json, x, metric, drawn=True).result()
+        views = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
         _view_cache().put((config_json, x, metric), (*views, tail_table(full, metric)))
         if "target" in shown_target:
             target_ = shown_target["target"]
             unit = ExperimentConfig.from_json(config_json).unit
-            # a failure here only skips the head start: the rerun computes it (and shows an error)
-            with contextlib.suppress(Exception):
-                job = ex.submit(target_views, full, views[4], x, target_, metric, unit)
-                _target_cache().put((config_json, x, metric, target_), job.result())
+            try:
+                made = call_on(ex, target_views, full, views[4], x, target_, metric, unit)
+                _target_cache().put((config_json, x, metric, target_), made)
+            except Exception:  # only the head start is lost: the rerun computes it (or shows why)
+                logging.getLogger(__name__).exception("target view of %s", config_json)
         return full
 
     _frames().refine(config_json, _refine)
@@ -484,11 +492,7 @@ def _views(
     def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         frame = _run(config_json)
         views = with_pool(
-            lambda ex: (
-                compare_views(frame, config_json, x, metric, drawn=True)
-                if ex is None
-                else ex.submit(compare_views, frame, config_json, x, metric, drawn=True).result()
-            )
+            lambda ex: call_on(ex, compare_views, frame, config_json, x, metric, drawn=True)
         )
         return (*views, tail_table(frame, metric))
 
@@ -511,11 +515,7 @@ def _target_views(
         frame, summary = _run(config_json), _views(config_json, x, metric)[4]
         unit = ExperimentConfig.from_json(config_json).unit
         return with_pool(
-            lambda ex: (
-                target_views(frame, summary, x, target, metric, unit)
-                if ex is None
-                else ex.submit(target_views, frame, summary, x, target, metric, unit).result()
-            )
+            lambda ex: call_on(ex, target_views, frame, summary, x, target, metric, unit)
         )
 
     return _target_cache().get_or_compute((config_json, x, metric, target), compute)

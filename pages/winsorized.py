@@ -29,7 +29,7 @@ from dpcore.figures.winsorized import (
     sa_strip,
 )
 from dpcore.glossary import define
-from pages._pool import SharedCache, prefetch
+from pages._pool import SharedCache, call_on, prefetch
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -157,12 +157,8 @@ _sweep_kw = dict(
 _levels = np.linspace(0, 0.4, 9)
 sweep_wait = prefetch(
     _sweeps(),
-    (s.distribution, s.n, s.d, s.skew, s.seed, tuple(sorted(_sweep_kw.items()))),
-    lambda ex: (
-        contamination_sweep(clean, _levels, **_sweep_kw)
-        if ex is None
-        else ex.submit(contamination_sweep, clean, _levels, **_sweep_kw).result()
-    ),
+    (s.distribution, s.n, s.d, s.skew, tuple(sorted(_sweep_kw.items()))),  # the seed is rng
+    lambda ex: call_on(ex, contamination_sweep, clean, _levels, **_sweep_kw),
 )
 st.caption(
     f"Budget: {conv.rule}. Prior range [a, b] = [{a:.4g}, {b:.4g}] (public, loose on purpose). "

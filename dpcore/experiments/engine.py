@@ -503,7 +503,7 @@ def tail_table(
         {
             "estimator": names,
             "label": [labels[e] for e in names],
-            "median": _group_median_max(point_est, point_med, point_est)[0][: len(names)],
+            "median": _group_median_max(point_est, point_med, point_est)[0],
             "failure_rate": np.bincount(est, weights=fail, minlength=len(names)) / runs,
             "worst_ratio": worst,
             "runs": runs.astype(np.int64),

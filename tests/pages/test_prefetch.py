@@ -44,6 +44,30 @@ def test_prefetch_runs_on_the_lane_and_caches(lane):
     assert again() == [k**2 for k in range(6)] and calls == []  # served from the cache
 
 
+def test_sessions_prefetching_the_same_key_at_once_share_one_computation(lane):
+    """Binary product's TV sweeps are the same for every visitor: thirty students opening the page
+    together start one sweep, not thirty (issue 18)."""
+    cache, calls, gate = _pool.SharedCache(4), [], threading.Event()
+
+    def work(ex):
+        calls.append(1)
+        gate.wait(10)
+        return _squares(ex)
+
+    waits = [_pool.prefetch(cache, "sweep", work) for _ in range(5)]
+    gate.set()
+    assert all(w() == [k**2 for k in range(6)] for w in waits)
+    assert calls == [1]
+
+
+def test_call_on_runs_in_a_worker_or_here():
+    assert _pool.call_on(None, pow, 2, 5) == 32
+    with ThreadPoolExecutor(1) as ex:
+        assert _pool.call_on(ex, divmod, 7, 2) == (3, 1)
+        where = _pool.call_on(ex, lambda: threading.current_thread().name)
+    assert where != threading.current_thread().name
+
+
 def test_prefetch_hands_errors_to_the_waiter(lane):
     def bad(ex):
         raise ValueError("epsilon must be positive")
