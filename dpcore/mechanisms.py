@@ -1,33 +1,211 @@
-"""The two additive-noise mechanisms every estimator is built from.
+"""The one noise interface: every random draw that carries privacy is made here.
 
-* Laplace: ``value + Lap(b)`` with ``b = Δ1 / epsilon`` is ``epsilon``-DP for a query with l1
-  sensitivity ``Δ1`` (Dwork et al. 2006).
-* Gaussian: ``value + N(0, s² I)`` with ``s = Δ2 / sqrt(2 rho)`` is ``rho``-zCDP for a query with l2
-  sensitivity ``Δ2`` (Bun & Steinke 2016, Prop. 1.6; PLAN paper Lemma 2.5, specs/plan.md §1).
+An estimator opens a :func:`stage` on its ledger and calls a mechanism inside it; the mechanism
+draws the noise itself and writes the ledger line itself (stage, amount, mechanism, sensitivity,
+scale and the calibration ratio). No estimator draws privacy noise from a generator or writes a
+ledger line by hand, so the ledger is what actually happened and
+:func:`dpcore.audit.calibration` can check every stage white-box (docs/privacy-contract.md).
 
-The sensitivity is the caller's: it depends on the neighbouring relation (replace-one doubles the
-sensitivity of a sum compared with add/remove; specs/plan.md §1, specs/simplex.md §1).
+The mechanisms and their guarantees (Δ is the sensitivity under the caller's neighbouring
+relation; replace-one doubles the sensitivity of a sum compared with add/remove):
+
+* :func:`laplace`: ``value + b·Lap(1)`` per coordinate is ε-DP for ℓ1 sensitivity Δ when
+  ``b = Δ / ε`` (Dwork et al. 2006). With ``columns = d`` and a per-coordinate sensitivity vector
+  ``Δ_r``, it is ``d`` mechanisms of ε/d each (basic composition): ``Σ_r Δ_r / b_r = ε``.
+* :func:`gaussian`: ``value + σ·N(0, 1)`` per coordinate is ρ-zCDP for ℓ2 sensitivity Δ when
+  ``σ = Δ / √(2ρ)`` (Bun & Steinke 2016, Prop. 1.6); with a per-coordinate sensitivity vector the
+  zCDP costs add over coordinates: ``ρ = Σ_r Δ_r² / (2 σ_r²)``.
+* :func:`exponential`: report-noisy-max with Gumbel (or exponential-key) noise on log-weights
+  ``c·u`` is ε-DP for utility sensitivity Δu when ``c = ε / (2Δu)`` (McSherry & Talwar 2007);
+  ``ε / Δu`` for a monotone utility. It is ε²/8-zCDP (bounded range; Cesar & Rogers 2021).
+* :func:`above_threshold`: the sparse-vector walk, a noisy threshold then noisy queries of
+  sensitivity 1 until one exceeds it; with exponential noise of scales ``1/ε_T`` and ``1/ε_Q`` it
+  is ``(ε_T + ε_Q)``-DP per column for any walk length (Durfee 2023); with Gaussian noise it is the
+  winsorized paper's Lemma D.1 walk, charged ``ρ_T + ρ_Q``.
+* :func:`external`: a release drawn by another library (OpenDP, diffprivlib) whose own privacy map
+  gives the charge; recorded, never drawn here.
+
+A pure mechanism charged into a zCDP ledger is converted per column: ε-DP ⇒ ε²/2-zCDP (Bun &
+Steinke 2016, Prop. 1.4), or ε²/8 for the exponential mechanism. Nothing converts the other way: a
+Gaussian stage in a pure-DP ledger raises ``ValueError``.
+
+Two backends draw the noise: a seeded NumPy ``Generator`` (simulations, sweeps, tests: fast and
+reproducible), or the release backend of :mod:`dpcore.release` (no seed, the operating system's
+CSPRNG, floating-point-safe samplers), chosen by the ``rng`` the estimator passes on.
 
 References
 ----------
 Dwork, McSherry, Nissim, Smith. "Calibrating Noise to Sensitivity in Private Data Analysis." TCC 2006.
 Bun and Steinke. "Concentrated Differential Privacy." TCC 2016.
+McSherry and Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+Cesar and Rogers. "Bounding, Concentrating, and Truncating." ALT 2021.
+Durfee. "Unbounded Differentially Private Quantile and Maximum Estimation." NeurIPS 2023.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import contextlib
+import contextvars
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator, check_positive
+from dpcore.privacy import Ledger
+
+Kind = Literal["laplace", "gaussian", "exponential", "above_threshold"]
 
 
 class Release(NamedTuple):
-    """A noisy value and the noise scale used (Laplace ``b`` or Gaussian standard deviation)."""
+    """A noisy value, the noise scale used (Laplace ``b`` or Gaussian σ) and the noise added."""
 
     value: np.ndarray | float
-    scale: float
+    scale: Any
+    noise: Any = None
+
+
+# --------------------------------------------------------------------------------------------
+# stages and draws
+
+
+@dataclass(frozen=True)
+class _Stage:
+    ledger: Ledger
+    name: str
+    note: str
+
+
+_STAGE: contextvars.ContextVar[_Stage | None] = contextvars.ContextVar("dpcore_stage", default=None)
+
+
+class DrawObserver(Protocol):
+    """What :func:`dpcore.audit.calibration` listens with (one call per mechanism draw)."""
+
+    def __call__(self, kind: str, stage: str | None, variates: int) -> None: ...
+
+
+_OBSERVER: contextvars.ContextVar[DrawObserver | None] = contextvars.ContextVar(
+    "dpcore_draw_observer", default=None
+)
+#: True while a mechanism is drawing (so a tracing generator can tell its draws from stray ones).
+DRAWING: contextvars.ContextVar[bool] = contextvars.ContextVar("dpcore_drawing", default=False)
+
+
+@contextlib.contextmanager
+def stage(ledger: Ledger, name: str, note: str = "") -> Iterator[Ledger]:
+    """Charge every mechanism called inside the block to ``ledger`` under stage ``name``.
+
+    >>> led = Ledger("pure")
+    >>> with stage(led, "noisy mean"):
+    ...     _ = laplace(0.5, sensitivity=0.01, epsilon=1.0, rng=0)
+    >>> led.by_stage()
+    {'noisy mean': 1.0}
+    """
+    token = _STAGE.set(_Stage(ledger, name, note))
+    try:
+        yield ledger
+    finally:
+        _STAGE.reset(token)
+
+
+@contextlib.contextmanager
+def observing(observer: DrawObserver) -> Iterator[None]:
+    """Tell ``observer`` of every mechanism draw in the block (used by the calibration check)."""
+    token = _OBSERVER.set(observer)
+    try:
+        yield
+    finally:
+        _OBSERVER.reset(token)
+
+
+def _charge(
+    kind: str,
+    native: Literal["pure", "zcdp"],
+    budget: float,
+    columns: int,
+    note: str,
+    *,
+    sensitivity: float,
+    scale: float | None,
+    ratio: float,
+    suffix: str = "",
+    variates: int = 0,
+) -> None:
+    """Write one ledger line in the active stage (if any) and tell the observer of the draw."""
+    active = _STAGE.get()
+    obs = _OBSERVER.get()
+    if obs is not None:
+        obs(kind, None if active is None else active.name + suffix, variates)
+    if active is None:
+        return
+    led = active.ledger
+    if led.notion == "pure" and native == "zcdp":
+        raise ValueError(
+            f"stage {active.name!r}: a zCDP mechanism ({kind}) cannot be charged to a pure-DP "
+            "ledger (nothing turns rho-zCDP into epsilon-DP); use a pure mechanism."
+        )
+    if led.notion == "zcdp" and native == "pure":
+        per = budget / columns
+        factor = 8.0 if kind == "exponential" else 2.0
+        amount = columns * per * per / factor
+        how = "ε²/8 (bounded range)" if kind == "exponential" else "ε²/2"
+        conv = f"; ε = {per:.4g} per column ⇒ {how} ρ"
+    else:
+        amount, conv = budget, ""
+    text = "; ".join(t for t in (active.note, note) if t) + conv
+    led.charge(
+        active.name + suffix,
+        amount,
+        text,
+        mechanism=kind,
+        sensitivity=sensitivity,
+        scale=scale,
+        ratio=ratio,
+    )
+
+
+def _observe_variates(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+def _columns(columns: int) -> int:
+    if isinstance(columns, bool) or not isinstance(columns, int | np.integer) or columns < 1:
+        raise ValueError(f"columns must be a positive integer; got {columns!r}.")
+    return int(columns)
+
+
+def _finite_value(value: Any) -> np.ndarray:
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(
+            "value contains NaN or infinity; the mechanism needs a finite query answer."
+        )
+    return arr
+
+
+def _positive_array(x: Any, name: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=float)
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive and finite; got {x!r}.")
+    return arr
+
+
+def _release_backend(rng: Any) -> Any | None:
+    """The release backend behind ``rng`` (:mod:`dpcore.release`), or ``None`` for NumPy."""
+    return rng if getattr(rng, "is_release_backend", False) else None
+
+
+def generator(rng: RngLike | Any) -> Any:
+    """``rng`` as a NumPy generator, or the release backend as it is (estimators call this, not
+    ``numpy.random.default_rng``, so that a release never creates a NumPy generator)."""
+    return rng if _release_backend(rng) is not None else as_generator(rng)
+
+
+# --------------------------------------------------------------------------------------------
+# scales
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
@@ -40,57 +218,439 @@ def gaussian_std(sensitivity: float, rho: float) -> float:
     return check_positive(sensitivity, "sensitivity") / np.sqrt(2.0 * check_positive(rho, "rho"))
 
 
-def _finite_value(value: np.ndarray | float) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(
-            "value contains NaN or infinity; the mechanism needs a finite query answer."
-        )
-    return arr
+def laplace_ratio(scale: Any, sensitivity: Any, epsilon: float, columns: int = 1) -> float:
+    """Noise drawn over noise required for a Laplace draw: ``ε / Σ_r Δ_r / b_r`` (``b·ε/Δ`` for one
+    column), the smallest over the value's coordinates when the scale varies."""
+    b = np.asarray(scale, dtype=float)
+    s = np.asarray(sensitivity, dtype=float)
+    if columns == 1:
+        return float(epsilon * np.min(b) / np.max(s))
+    spent = float(np.sum(np.broadcast_to(s / b, (columns,))))
+    return float(epsilon / spent)
 
 
-def laplace_mechanism(
-    value: np.ndarray | float, sensitivity: float, epsilon: float, *, rng: RngLike = None
+def gaussian_ratio(scale: Any, sensitivity: Any, rho: float, columns: int = 1) -> float:
+    """Noise drawn over noise required for a Gaussian draw: ``σ·√(2ρ)/Δ`` for one ℓ2 query,
+    ``√(ρ / Σ_r Δ_r²/(2σ_r²))`` for ``columns`` per-coordinate ones."""
+    sd = np.asarray(scale, dtype=float)
+    s = np.asarray(sensitivity, dtype=float)
+    if columns == 1:
+        return float(np.min(sd) * math.sqrt(2.0 * rho) / np.max(s))
+    spent = float(np.sum(np.broadcast_to(s * s / (2.0 * sd * sd), (columns,))))
+    return float(math.sqrt(rho / spent))
+
+
+# --------------------------------------------------------------------------------------------
+# Laplace and Gaussian
+
+
+def _additive(
+    kind: Literal["laplace", "gaussian"],
+    value: Any,
+    scale: np.ndarray,
+    rng: Any,
+    shape: tuple[int, ...] | None,
+    reps: int | None,
+) -> tuple[Any, Any]:
+    arr = _finite_value(0.0 if shape is not None and value is None else value)
+    out_shape = tuple(shape) if shape is not None else arr.shape
+    if reps is not None:
+        out_shape = (int(reps), *out_shape)
+    backend = _release_backend(rng)
+    token = DRAWING.set(True)
+    try:
+        if backend is not None:
+            noisy = backend.add_noise(kind, np.broadcast_to(arr, out_shape), scale)
+            return noisy, noisy - arr
+        gen = as_generator(rng)
+        if kind == "laplace":
+            noise = scale * gen.laplace(0.0, 1.0, size=out_shape)
+        else:
+            noise = scale * gen.standard_normal(out_shape)
+    finally:
+        DRAWING.reset(token)
+    noisy = arr + noise
+    return (noisy if noisy.ndim else float(noisy)), noise
+
+
+def laplace(
+    value: Any,
+    sensitivity: Any,
+    epsilon: float,
+    *,
+    rng: RngLike | Any = None,
+    scale: Any = None,
+    columns: int = 1,
+    shape: tuple[int, ...] | None = None,
+    reps: int | None = None,
+    note: str = "",
 ) -> Release:
-    """Release ``value`` with Laplace noise, ``epsilon``-DP for l1 sensitivity ``sensitivity``.
-
-    Each coordinate gets independent ``Lap(sensitivity / epsilon)`` noise.
+    """Release ``value`` with Laplace noise, charging ε to the active stage.
 
     Parameters
     ----------
     value : float or array
-        The exact query answer.
-    sensitivity : float
-        l1 sensitivity of the query under the caller's neighbouring relation.
+        The exact query answer (``None`` with ``shape``: draw the noise alone).
+    sensitivity : float or array
+        ℓ1 sensitivity of the query (``columns = 1``), or each coordinate's sensitivity
+        (``columns = d``: d queries of ε/d each).
     epsilon : float
-        Pure-DP budget spent by this release.
-    rng : None, int or numpy.random.Generator
+        Pure-DP budget of the call.
+    rng : None, int, numpy Generator or release backend
         Source of randomness.
+    scale : float or array, optional
+        The Laplace scale ``b`` the caller computed from its own formula; by default
+        ``Δ / ε`` (``d·Δ_r / ε`` per column). The ledger records ``b·ε/Δ`` as the ratio.
+    columns : int
+        Number of independent per-coordinate queries the budget is split over.
+    shape, reps : optional
+        Draw noise of ``shape`` (value broadcast), or ``reps`` independent copies (simulations of
+        the same release: charged once).
+    note : str
+        What the stage releases, for the ledger.
 
     Returns
     -------
     Release
-        ``(noisy value, b)``.
+        ``(noisy value, b, noise)``.
+
+    Privacy
+    -------
+    ε-DP for the stated sensitivity (ε²/2-zCDP per column in a zCDP ledger).
+
+    Examples
+    --------
+    >>> laplace(0.5, sensitivity=0.01, epsilon=1.0, rng=0).scale
+    0.01
     """
-    b = laplace_scale(sensitivity, epsilon)
-    arr = _finite_value(value)
-    noisy = arr + as_generator(rng).laplace(0.0, b, size=arr.shape)
-    return Release(noisy if arr.ndim else float(noisy), b)
+    cols = _columns(columns)
+    eps = check_positive(epsilon, "epsilon")
+    sens = _positive_array(sensitivity, "sensitivity")
+    if scale is None:
+        b = sens * cols / eps if cols > 1 else np.float64(laplace_scale(float(np.max(sens)), eps))
+    else:
+        b = _positive_array(scale, "scale")
+    noisy, noise = _additive("laplace", value, b, rng, shape, reps)
+    ratio = laplace_ratio(b, sens, eps, cols)
+    _charge(
+        "laplace",
+        "pure",
+        eps,
+        cols,
+        note or f"Laplace, l1 sensitivity {float(np.max(sens)):.4g}",
+        sensitivity=float(np.max(sens)),
+        scale=float(np.max(b)),
+        ratio=ratio,
+        variates=int(np.size(noise)),
+    )
+    return Release(noisy, float(b) if np.ndim(b) == 0 else b, noise)
+
+
+def gaussian(
+    value: Any,
+    sensitivity: Any,
+    rho: float,
+    *,
+    rng: RngLike | Any = None,
+    scale: Any = None,
+    columns: int = 1,
+    shape: tuple[int, ...] | None = None,
+    reps: int | None = None,
+    note: str = "",
+) -> Release:
+    """Release ``value`` with Gaussian noise, charging ρ (zCDP) to the active stage.
+
+    Parameters are those of :func:`laplace`, with ``rho`` for the budget and ``sensitivity`` in
+    ℓ2; the default ``scale`` is ``Δ / √(2ρ)`` (``Δ_r / √(2ρ/d)`` per column).
+
+    Returns
+    -------
+    Release
+        ``(noisy value, σ, noise)``.
+
+    Privacy
+    -------
+    ρ-zCDP for the stated sensitivity; refused in a pure-DP ledger.
+
+    Examples
+    --------
+    >>> round(gaussian(0.0, sensitivity=1.0, rho=0.5, rng=0).scale, 6)
+    1.0
+    """
+    cols = _columns(columns)
+    r = check_positive(rho, "rho")
+    sens = _positive_array(sensitivity, "sensitivity")
+    if scale is None:
+        sd = (
+            sens / np.sqrt(2.0 * r / cols)
+            if cols > 1
+            else np.float64(gaussian_std(float(np.max(sens)), r))
+        )
+    else:
+        sd = _positive_array(scale, "scale")
+    noisy, noise = _additive("gaussian", value, sd, rng, shape, reps)
+    ratio = gaussian_ratio(sd, sens, r, cols)
+    _charge(
+        "gaussian",
+        "zcdp",
+        r,
+        1,
+        note or f"Gaussian, l2 sensitivity {float(np.max(sens)):.4g}",
+        sensitivity=float(np.max(sens)),
+        scale=float(np.max(sd)),
+        ratio=ratio,
+        variates=int(np.size(noise)),
+    )
+    return Release(noisy, float(sd) if np.ndim(sd) == 0 else sd, noise)
+
+
+# Backwards-compatible names: a whole-vector Laplace / Gaussian release.
+def laplace_mechanism(
+    value: Any, sensitivity: float, epsilon: float, *, rng: RngLike = None
+) -> Release:
+    """:func:`laplace` with one ℓ1 query (``value + Lap(Δ/ε)`` per coordinate)."""
+    return laplace(value, sensitivity, epsilon, rng=rng)
 
 
 def gaussian_mechanism(
-    value: np.ndarray | float, sensitivity: float, rho: float, *, rng: RngLike = None
+    value: Any, sensitivity: float, rho: float, *, rng: RngLike = None
 ) -> Release:
-    """Release ``value`` with Gaussian noise, ``rho``-zCDP for l2 sensitivity ``sensitivity``.
+    """:func:`gaussian` with one ℓ2 query (``value + N(0, Δ²/(2ρ))`` per coordinate)."""
+    return gaussian(value, sensitivity, rho, rng=rng)
 
-    Each coordinate gets independent ``N(0, sensitivity² / (2 rho))`` noise.
+
+# --------------------------------------------------------------------------------------------
+# exponential mechanism (report-noisy-max)
+
+
+def exponential(
+    scores: np.ndarray,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    coefficient: float,
+    rng: RngLike | Any = None,
+    columns: int = 1,
+    monotone: bool = False,
+    sampler: Literal["gumbel", "exponential"] = "gumbel",
+    base: np.ndarray | None = None,
+    note: str = "",
+) -> np.ndarray:
+    """The exponential mechanism by report-noisy-max over the last axis of ``scores``.
+
+    Parameters
+    ----------
+    scores : array (..., k)
+        Log-weights ``coefficient · u`` of the k candidates (plus any public log base measure).
+    sensitivity : float
+        Utility sensitivity Δu.
+    epsilon : float
+        Total pure-DP budget of the call (``columns`` rows of ``epsilon / columns`` each).
+    coefficient : float
+        The multiplier the caller applied to the utility; the mechanism records
+        ``ε_row / (2Δu·coefficient)`` (``Δu·coefficient`` for a monotone utility) as the ratio.
+    sampler : {"gumbel", "exponential"}
+        ``argmax(scores + Gumbel)``, or ``argmax((base - log E) + scores)`` with ``E ~ Exp(1)``
+        (the same distribution; two samplers side by side because each estimator's seeded numbers
+        depend on its own).
+    base : array, optional
+        Public log base measure added before the noise (``"exponential"`` sampler only).
 
     Returns
     -------
-    Release
-        ``(noisy value, standard deviation)``.
+    ndarray of int
+        The chosen index per row (shape ``scores.shape[:-1]``).
+
+    Privacy
+    -------
+    ε/columns-DP per row, ε-DP in all (ε²/8-zCDP per row in a zCDP ledger).
+
+    Examples
+    --------
+    >>> int(exponential(np.array([0.0, 50.0, 0.0]), sensitivity=1.0, epsilon=100.0,
+    ...                 coefficient=50.0, rng=0))
+    1
     """
-    s = gaussian_std(sensitivity, rho)
-    arr = _finite_value(value)
-    noisy = arr + s * as_generator(rng).standard_normal(arr.shape)
-    return Release(noisy if arr.ndim else float(noisy), s)
+    cols = _columns(columns)
+    eps = check_positive(epsilon, "epsilon")
+    du = check_positive(sensitivity, "sensitivity")
+    coef = check_positive(coefficient, "coefficient")
+    s = np.asarray(scores, dtype=float)
+    backend = _release_backend(rng)
+    token = DRAWING.set(True)
+    try:
+        if backend is not None:
+            idx = backend.noisy_max(s if base is None else base + s)
+        elif sampler == "gumbel":
+            idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
+        else:
+            e = np.asarray(as_generator(rng).standard_exponential(s.shape))
+            with np.errstate(divide="ignore"):
+                np.log(e, out=e)
+            key = (np.zeros(s.shape) if base is None else np.array(base, dtype=float)) - e
+            key += s
+            idx = np.argmax(key, axis=-1)
+    finally:
+        DRAWING.reset(token)
+    needed = (du if monotone else 2.0 * du) * coef
+    _charge(
+        "exponential",
+        "pure",
+        eps,
+        cols,
+        note or f"exponential mechanism, utility sensitivity {du:g}",
+        sensitivity=du,
+        scale=1.0 / coef,
+        ratio=float((eps / cols) / needed),
+        variates=int(s.size),
+    )
+    return idx
+
+
+# --------------------------------------------------------------------------------------------
+# AboveThreshold (the sparse-vector walk)
+
+
+@dataclass
+class ThresholdWalk:
+    """A noisy threshold per column; :meth:`queries` adds the query noise to a block of counts."""
+
+    threshold: np.ndarray
+    noise: Literal["exponential", "gaussian"]
+    query_budget: float
+    rng: Any
+
+    def queries(self, counts: np.ndarray) -> np.ndarray:
+        """``counts`` (sensitivity 1 each) plus fresh query noise (charged when the walk began)."""
+        token = DRAWING.set(True)
+        try:
+            backend = _release_backend(self.rng)
+            if backend is not None:
+                return backend.add_walk_noise(self.noise, counts, self.query_budget)
+            gen = as_generator(self.rng)
+            if self.noise == "exponential":
+                z = gen.standard_exponential(counts.shape)
+                _observe("above_threshold", z.size)
+                return counts + z / self.query_budget
+            z = gen.standard_normal(counts.shape)
+            _observe("above_threshold", z.size)
+            return counts + z / math.sqrt(self.query_budget)
+        finally:
+            DRAWING.reset(token)
+
+
+def _observe(kind: str, variates: int) -> None:
+    obs = _OBSERVER.get()
+    if obs is not None:
+        active = _STAGE.get()
+        obs(kind, None if active is None else active.name, variates)
+
+
+def above_threshold(
+    threshold: np.ndarray,
+    *,
+    threshold_budget: float,
+    query_budget: float,
+    columns: int,
+    rng: RngLike | Any = None,
+    noise: Literal["exponential", "gaussian"] = "exponential",
+    note: str = "",
+) -> ThresholdWalk:
+    """Start AboveThreshold walks (one per column) on queries of sensitivity 1.
+
+    Parameters
+    ----------
+    threshold : array (columns,)
+        The exact thresholds.
+    threshold_budget, query_budget : float
+        Per column: ε_T and ε_Q (``noise="exponential"``: noise ``Exp(1)/ε``) or ρ_T and ρ_Q
+        (``noise="gaussian"``: noise ``N(0, 1)/√ρ``).
+    columns : int
+        Number of walks (one person touches all of them).
+
+    Returns
+    -------
+    ThresholdWalk
+        The noisy thresholds; its :meth:`ThresholdWalk.queries` noises the counts.
+
+    Privacy
+    -------
+    ``"exponential"``: (ε_T + ε_Q)-DP per column for any walk length (Durfee 2023), charged as two
+    lines (threshold and queries) that add up to it; ``"gaussian"``: ρ_T + ρ_Q per column.
+    """
+    cols = _columns(columns)
+    bt = check_positive(threshold_budget, "threshold_budget")
+    bq = check_positive(query_budget, "query_budget")
+    t = _finite_value(threshold)
+    backend = _release_backend(rng)
+    token = DRAWING.set(True)
+    try:
+        if backend is not None:
+            noisy = backend.add_walk_noise(noise, t, bt)
+        elif noise == "exponential":
+            noisy = t + as_generator(rng).standard_exponential(t.shape) / bt
+        else:
+            noisy = t + as_generator(rng).standard_normal(t.shape) / math.sqrt(bt)
+    finally:
+        DRAWING.reset(token)
+    native: Literal["pure", "zcdp"] = "pure" if noise == "exponential" else "zcdp"
+    if native == "pure" and _active_notion() == "zcdp":
+        # the walk is (ε_T + ε_Q)-DP per column as a whole, so it converts as a whole
+        total = cols * (bt + bq) ** 2 / 2.0
+        parts = (total * bt / (bt + bq), total * bq / (bt + bq))
+        native, note = (
+            "zcdp",
+            (note + "; " if note else "") + "pure walk, (ε_T + ε_Q)²/2 per column",
+        )
+    else:
+        parts = (cols * bt, cols * bq)
+    for amount, suffix, b in zip(parts, (": threshold", ": queries"), (bt, bq), strict=True):
+        _charge(
+            "above_threshold",
+            native,
+            amount,
+            1,
+            note,
+            sensitivity=1.0,
+            scale=1.0 / b if noise == "exponential" else 1.0 / math.sqrt(b),
+            ratio=1.0,
+            suffix=suffix,
+            variates=t.size if suffix == ": threshold" else 0,
+        )
+    return ThresholdWalk(noisy, noise, bq, rng)
+
+
+def _active_notion() -> str | None:
+    active = _STAGE.get()
+    return None if active is None else active.ledger.notion
+
+
+# --------------------------------------------------------------------------------------------
+# releases drawn by another library
+
+
+def external(
+    amount: float,
+    *,
+    notion: Literal["pure", "zcdp"],
+    mechanism: str,
+    sensitivity: float,
+    scale: float,
+    ratio: float,
+    note: str = "",
+) -> None:
+    """Record a release another library drew (its own privacy map gave ``amount``).
+
+    ``ratio`` is the library's noise over the noise ``amount`` requires (≥ 1: a library rounds its
+    scale up until its map accepts the budget).
+    """
+    _charge(
+        mechanism,
+        notion,
+        check_positive(amount, "amount"),
+        1,
+        note,
+        sensitivity=sensitivity,
+        scale=scale,
+        ratio=ratio,
+    )

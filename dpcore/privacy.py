@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy import optimize
@@ -418,12 +418,22 @@ class Budget:
 
 @dataclass(frozen=True)
 class Charge:
-    """One stage's spend, in the estimator's native unit."""
+    """One mechanism call's spend, in the estimator's native unit.
+
+    Written by :mod:`dpcore.mechanisms` only (the mechanism that drew the noise records what it
+    drew): ``mechanism`` names it, ``sensitivity`` and ``scale`` are the values it used (the largest
+    per-coordinate value where they vary), and ``ratio`` is the noise drawn over the noise that
+    ``amount`` requires (1 for a correctly calibrated draw; :func:`dpcore.audit.calibration`).
+    """
 
     stage: str
     amount: float
     notion: NativeNotion
     note: str = ""
+    mechanism: str = ""
+    sensitivity: float | None = None
+    scale: float | None = None
+    ratio: float | None = None
 
 
 @dataclass
@@ -437,15 +447,28 @@ class Ledger:
     notion: NativeNotion
     charges: list[Charge] = field(default_factory=list)
 
-    def charge(self, stage: str, amount: float, note: str = "") -> float:
-        """Record ``amount`` spent by ``stage`` and return it (for inline use)."""
+    def charge(self, stage: str, amount: float, note: str = "", **drawn: Any) -> float:
+        """Record ``amount`` spent by ``stage`` and return it.
+
+        Only :mod:`dpcore.mechanisms` calls this (with ``drawn``: the mechanism, its sensitivity,
+        scale and calibration ratio); estimators open a :func:`dpcore.mechanisms.stage` and let the
+        mechanism that draws the noise write the line (tests/test_mechanisms.py checks the source).
+        """
         a = float(amount)
         if not math.isfinite(a) or a < 0:
             raise ValueError(
                 f"a ledger charge must be finite and >= 0; got {amount!r} for {stage!r}."
             )
-        self.charges.append(Charge(stage, a, self.notion, note))
+        self.charges.append(Charge(stage, a, self.notion, note, **drawn))
         return a
+
+    def absorb(self, other: Ledger) -> None:
+        """Append ``other``'s charges (an inner estimator's ledger, same notion) as they are."""
+        if other.notion != self.notion:
+            raise ValueError(
+                f"cannot absorb a {other.notion} ledger into a {self.notion} ledger; convert first."
+            )
+        self.charges.extend(other.charges)
 
     def total(self) -> float:
         """Total spend by (additive) composition."""
