@@ -194,7 +194,15 @@ def _positive_array(x: Any, name: str) -> np.ndarray:
 
 
 def _release_backend(rng: Any) -> Any | None:
-    """The release backend behind ``rng`` (:mod:`dpcore.release`), or ``None`` for NumPy."""
+    """The release backend behind ``rng`` (:mod:`dpcore.release`), or ``None`` for NumPy.
+
+    A release backend is any object with ``is_release_backend = True`` and the methods
+    ``add_noise(kind, value, scale, sensitivity) -> noisy`` (kind ``"laplace"`` or ``"gaussian"``;
+    floating-point safe, at least the noise ``scale`` asks for), ``noisy_max(scores) -> index per row``
+    (the exponential mechanism on log-weights, last axis) and
+    ``add_walk_noise(noise, values, budget) -> noisy`` (AboveThreshold: ``Exp(1)/budget`` or
+    ``N(0, 1)/√budget``), plus the non-noise draws estimators make (``random``, ``integers``, ...).
+    """
     return rng if getattr(rng, "is_release_backend", False) else None
 
 
@@ -251,6 +259,7 @@ def _additive(
     rng: Any,
     shape: tuple[int, ...] | None,
     reps: int | None,
+    sensitivity: np.ndarray,
 ) -> tuple[Any, Any]:
     arr = _finite_value(0.0 if shape is not None and value is None else value)
     out_shape = tuple(shape) if shape is not None else arr.shape
@@ -260,7 +269,7 @@ def _additive(
     token = DRAWING.set(True)
     try:
         if backend is not None:
-            noisy = backend.add_noise(kind, np.broadcast_to(arr, out_shape), scale)
+            noisy = backend.add_noise(kind, np.broadcast_to(arr, out_shape), scale, sensitivity)
             return noisy, noisy - arr
         gen = as_generator(rng)
         if kind == "laplace":
@@ -330,7 +339,7 @@ def laplace(
         b = sens * cols / eps if cols > 1 else np.float64(laplace_scale(float(np.max(sens)), eps))
     else:
         b = _positive_array(scale, "scale")
-    noisy, noise = _additive("laplace", value, b, rng, shape, reps)
+    noisy, noise = _additive("laplace", value, b, rng, shape, reps, sens)
     ratio = laplace_ratio(b, sens, eps, cols)
     _charge(
         "laplace",
@@ -388,7 +397,7 @@ def gaussian(
         )
     else:
         sd = _positive_array(scale, "scale")
-    noisy, noise = _additive("gaussian", value, sd, rng, shape, reps)
+    noisy, noise = _additive("gaussian", value, sd, rng, shape, reps, sens)
     ratio = gaussian_ratio(sd, sens, r, cols)
     _charge(
         "gaussian",
