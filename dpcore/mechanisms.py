@@ -111,6 +111,59 @@ def stage(ledger: Ledger, name: str, note: str = "") -> Iterator[Ledger]:
         _STAGE.reset(token)
 
 
+@dataclass
+class _Parallel:
+    ledger: Ledger
+    amounts: list[float]
+
+
+_PARALLEL: contextvars.ContextVar[_Parallel | None] = contextvars.ContextVar(
+    "dpcore_parallel", default=None
+)
+
+
+@contextlib.contextmanager
+def parallel(ledger: Ledger, name: str, note: str = "") -> Iterator[Ledger]:
+    """Parallel composition: the stages in the block read disjoint rows, so they cost the largest.
+
+    Every mechanism charged to ``ledger`` inside the block writes its line at 0 (its sensitivity,
+    scale and ratio kept, its own budget in the stage's note), and the block then writes one line
+    ``name``, placed before them, charging the largest amount any of them would have charged
+    (mechanism ``"parallel composition"``, ratio 1: each part is checked on its own line).
+
+    Privacy
+    -------
+    Valid only when each row feeds at most one of the mechanisms, the row blocks are cut
+    independently of the data, and which mechanism reads which block depends on public values
+    or earlier releases only: one changed row then changes the input of one mechanism
+    (McSherry 2009, Thm 4).
+
+    Examples
+    --------
+    >>> led = Ledger("pure")
+    >>> with parallel(led, "parallel composition"):
+    ...     for part in ("left half", "right half"):
+    ...         with stage(led, part):
+    ...             _ = laplace(0.5, sensitivity=0.01, epsilon=1.0, rng=0)
+    >>> led.by_stage()
+    {'parallel composition': 1.0, 'left half': 0.0, 'right half': 0.0}
+
+    References
+    ----------
+    McSherry. "Privacy Integrated Queries." SIGMOD 2009.
+    """
+    start = len(ledger.charges)
+    block = _Parallel(ledger, [])
+    token = _PARALLEL.set(block)
+    try:
+        yield ledger
+    finally:
+        _PARALLEL.reset(token)
+    if block.amounts:
+        ledger.charge(name, max(block.amounts), note, mechanism="parallel composition", ratio=1.0)
+        ledger.charges.insert(start, ledger.charges.pop())
+
+
 @contextlib.contextmanager
 def observing(observer: DrawObserver) -> Iterator[None]:
     """Tell ``observer`` of every mechanism draw in the block (used by the calibration check)."""
@@ -156,6 +209,10 @@ def _charge(
     else:
         amount, conv = budget, ""
     text = "; ".join(t for t in (active.note, note) if t) + conv
+    block = _PARALLEL.get()
+    if block is not None and block.ledger is led:
+        block.amounts.append(amount)
+        amount = 0.0
     led.charge(
         active.name + suffix,
         amount,
