@@ -49,7 +49,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     PEERS,
     PURE_UNITS,
@@ -170,6 +171,62 @@ def _unit_scale(n: int, budget: float, mechanism: Mechanism) -> float:
     )
 
 
+#: Doublings of the noise scale tried before :func:`opendp_scale` gives up (2**1100 spans floats).
+MAX_DOUBLINGS = 1100
+#: Bisection steps after the bracket (the bracket's relative width halves each step).
+MAX_BISECTIONS = 80
+#: Relative width of the final bracket: the scale returned is within this of the smallest one.
+SCALE_RTOL = 1e-12
+
+
+def _accepted(
+    n: int, lower: float, upper: float, scale: float, budget: float, mechanism: Mechanism
+) -> Any:
+    """OpenDP's measurement at ``scale`` when its map meets ``budget``, else ``None``."""
+    if not math.isfinite(scale) or scale <= 0.0:
+        return None
+    try:
+        meas = opendp_measurement(n, lower, upper, scale, mechanism)
+        ok = meas.map(OPENDP_D_IN) <= budget
+    except Exception:  # noqa: BLE001 - OpenDP refuses a scale it cannot represent
+        return None
+    return meas if ok else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _search_scale(n: int, lower: float, upper: float, budget: float, mechanism: Mechanism) -> float:
+    start = _unit_scale(n, budget, mechanism) * (upper - lower)
+    if not math.isfinite(start) or start <= 0.0:
+        raise ValueError(
+            f"no OpenDP noise scale for bounds [{lower:g}, {upper:g}] at n = {n}: the range "
+            "gives a scale of zero or infinity."
+        )
+    if _accepted(n, lower, upper, start, budget, mechanism) is not None:
+        return start
+    low, high = start, start * 2.0
+    for _ in range(MAX_DOUBLINGS):
+        if _accepted(n, lower, upper, high, budget, mechanism) is not None:
+            break
+        low, high = high, high * 2.0
+    else:
+        high = math.inf
+    if not math.isfinite(high):
+        raise ValueError(
+            f"OpenDP's privacy map accepts no finite noise scale for bounds [{lower:g}, "
+            f"{upper:g}] at n = {n} and budget {budget:g} (the range is too narrow for its offset "
+            "in floating point); use wider or centred bounds."
+        )
+    for _ in range(MAX_BISECTIONS):
+        if high - low <= SCALE_RTOL * high:
+            break
+        mid = 0.5 * (low + high)
+        if _accepted(n, lower, upper, mid, budget, mechanism) is not None:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
 def opendp_scale(
     n: int, lower: float, upper: float, budget: float, mechanism: Mechanism
 ) -> tuple[Any, float]:
@@ -177,18 +234,73 @@ def opendp_scale(
 
     ``dp.binary_search_param`` finds the scale on the unit range once per ``(n, budget)``; the
     scale for ``[lower, upper]`` starts from it times the width and is *checked* with OpenDP's own
-    map (``meas.map(2) <= budget``), moving up by a relative 1e-12 until the map accepts it.
+    map (``meas.map(2) <= budget``). When the map refuses it (OpenDP adds the floating-point error
+    of its sum, large for a range narrow for its offset), the scale is doubled until the map
+    accepts it (at most :data:`MAX_DOUBLINGS` times), then bisected to a relative
+    :data:`SCALE_RTOL` (at most :data:`MAX_BISECTIONS` steps): at most about 1,200 calls of the map.
+
+    Returns
+    -------
+    (measurement, scale)
+        OpenDP's measurement at the scale returned, whose map meets ``budget``.
+
+    Raises
+    ------
+    ValueError
+        When no finite scale is accepted (bounds one ulp wide far from zero, say).
 
     References
     ----------
     OpenDP ``binary_search_param`` and ``Measurement.map``.
+
+    Examples
+    --------
+    >>> _, scale = opendp_scale(100, 0.0, 1.0, 1.0, "laplace")
+    >>> round(scale, 6)
+    0.01
     """
-    scale = _unit_scale(int(n), float(budget), mechanism) * (float(upper) - float(lower))
-    meas = opendp_measurement(n, lower, upper, scale, mechanism)
-    while meas.map(OPENDP_D_IN) > budget:
-        scale *= 1.0 + 1e-12
-        meas = opendp_measurement(n, lower, upper, scale, mechanism)
+    n, lower, upper, budget = int(n), float(lower), float(upper), float(budget)
+    scale = _search_scale(n, lower, upper, budget, mechanism)
+    meas = _accepted(n, lower, upper, scale, budget, mechanism)
+    if meas is None:  # the map is deterministic: a cached scale is accepted again
+        raise ValueError(f"OpenDP's privacy map refused the scale {scale:g} it accepted before.")
     return meas, scale
+
+
+def _sensitivity(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Replace-one sensitivity of the clamped mean per coordinate: ``(upper - lower) / n``."""
+    return (hi - lo) / n
+
+
+def _record(
+    ledger: Ledger,
+    stage_name: str,
+    budget: float,
+    *,
+    sens: np.ndarray,
+    scales: np.ndarray,
+    per: float,
+    mechanism: Mechanism,
+    note: str,
+) -> None:
+    """One ledger line for a peer library's release (the coordinate with the least noise to spare).
+
+    ``ratio`` per coordinate is the scale used over the scale the budget requires (``Δ/ε`` for
+    Laplace, ``Δ/√(2ρ)`` for Gaussian); the line records the smallest, which is ``>= 1``.
+    """
+    required = sens / per if mechanism == "laplace" else sens / math.sqrt(2.0 * per)
+    ratios = scales / required
+    j = int(np.argmin(ratios))
+    with mechanisms.stage(ledger, stage_name):
+        mechanisms.external(
+            budget,
+            notion="pure" if mechanism == "laplace" else "zcdp",
+            mechanism=mechanism,
+            sensitivity=float(sens[j]),
+            scale=float(scales[j]),
+            ratio=float(ratios[j]),
+            note=note,
+        )
 
 
 def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Estimate:
@@ -208,10 +320,15 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
         )  # a writable copy (OpenDP rejects read-only arrays)
     unit = "ε" if mechanism == "laplace" else "ρ"
     ledger = Ledger("pure" if mechanism == "laplace" else "zcdp")
-    ledger.charge(
+    _record(
+        ledger,
         f"OpenDP mean ({mechanism})",
         budget,
-        f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed",
+        sens=_sensitivity(n, lo, hi),
+        scales=scales,
+        per=per,
+        mechanism=mechanism,
+        note=f"{d} coordinate(s) at {unit} = {per:.6g} each (OpenDP map at d_in = 2); composed",
     )
     clipped = (arr < lo) | (arr > hi)
     noise_std = scales * (math.sqrt(2.0) if mechanism == "laplace" else 1.0)
@@ -326,7 +443,12 @@ def diffprivlib_mean(
     arr = check_data(x, ndim=2, min_rows=2)
     n, d = arr.shape
     lo, hi = check_bounds(bounds, d)
-    state = np.random.RandomState(int(as_generator(rng).integers(2**32)))  # noqa: NPY002 - diffprivlib's API
+    g = mechanisms.generator(rng)
+    state = (  # diffprivlib's API; a release backend leaves diffprivlib its own generator
+        None
+        if getattr(g, "is_release_backend", False)
+        else np.random.RandomState(int(g.integers(2**32)))  # noqa: NPY002
+    )
     means = np.atleast_1d(
         np.asarray(
             dpl_mean(
@@ -340,13 +462,18 @@ def diffprivlib_mean(
             dtype=float,
         )
     )
+    scales = (hi - lo) / (n * eps / d)
     ledger = Ledger("pure")
-    ledger.charge(
+    _record(
+        ledger,
         "diffprivlib mean",
         eps,
-        f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)",
+        sens=_sensitivity(n, lo, hi),
+        scales=scales,
+        per=eps / d,
+        mechanism="laplace",
+        note=f"{d} coordinate(s) at ε = {eps / d:.6g} each (split by diffprivlib)",
     )
-    scales = (hi - lo) / (n * eps / d)
     return Estimate(
         mean=means,
         ledger=ledger,

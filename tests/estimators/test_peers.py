@@ -141,3 +141,72 @@ def test_read_only_data_is_accepted():
     x.setflags(write=False)
     for func in (peers.opendp_laplace_mean, peers.diffprivlib_mean):
         assert np.all(np.isfinite(func(x, epsilon=1.0, bounds=(0.0, 1.0), rng=0).mean))
+
+
+def _counting_measurement(monkeypatch, limit):
+    """Make ``peers.opendp_measurement`` count its calls and raise past ``limit``."""
+    real = peers.opendp_measurement
+    calls = [0]
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] > limit:
+            raise AssertionError(f"more than {limit} OpenDP measurements built")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(peers, "opendp_measurement", counted)
+    if hasattr(peers, "_search_scale"):
+        peers._search_scale.cache_clear()
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("n", "bounds", "mechanism"),
+    [
+        (20, (1000.0, 1000.000000001), "gaussian"),
+        (20, (1000.0, 1000.001), "laplace"),
+        (20, (1.0, 1.0 + 2.3e-16), "gaussian"),
+        (200_000, (1000.0, 1001.0), "laplace"),
+    ],
+)
+def test_opendp_scale_ends_fast_on_a_range_narrow_for_its_offset(monkeypatch, n, bounds, mechanism):
+    """Bracket and bisect: a bounded number of map calls, and the scale is still the smallest."""
+    calls = _counting_measurement(monkeypatch, 1300)
+    meas, scale = peers.opendp_scale(n, *bounds, 0.5, mechanism)
+    assert calls[0] <= 1300
+    assert meas.map(peers.OPENDP_D_IN) <= 0.5
+    tighter = peers.opendp_measurement(n, *bounds, scale * (1 - 1e-9), mechanism)
+    assert tighter.map(peers.OPENDP_D_IN) > 0.5
+
+
+def test_opendp_scale_gives_a_clear_value_error_when_no_scale_is_found(monkeypatch):
+    monkeypatch.setattr(peers, "MAX_DOUBLINGS", 2)
+    peers._search_scale.cache_clear()
+    with pytest.raises(ValueError, match="accepts no finite noise scale"):
+        peers.opendp_scale(20, 1e100, 1e100 * (1 + 1e-15), 0.5, "gaussian")
+    peers._search_scale.cache_clear()
+
+
+def test_audit_repro_one_ulp_link_returns():
+    """The reliability audit's repro: bounds one ulp wide at 1 used to loop for decades."""
+    x = np.random.default_rng(0).random((20, 2)) * 2.2e-16 + 1
+    est = registry.run("peer_opendp_gauss", x, Budget.zcdp(0.5), bounds=(1, 1 + 2.3e-16))
+    assert np.all(np.isfinite(est.mean))
+
+
+@pytest.mark.parametrize(
+    ("name", "budget"),
+    [
+        ("peer_opendp_laplace", Budget.pure(1.0)),
+        ("peer_opendp_gauss", Budget.zcdp(0.5)),
+        ("peer_diffprivlib", Budget.pure(1.0)),
+    ],
+)
+def test_peer_ledger_lines_are_external_releases_with_ratio_at_least_one(name, budget):
+    x = np.random.default_rng(1).random((50, 3))
+    est = registry.run(name, x, budget, bounds=(0.0, 1.0), rng=0)
+    (line,) = est.ledger.charges
+    assert line.amount == pytest.approx(est.ledger.total())
+    assert line.ratio >= 1.0 - 1e-12
+    assert line.ratio == pytest.approx(1.0, rel=1e-6)
+    assert line.sensitivity == pytest.approx(1.0 / 50)
