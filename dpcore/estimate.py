@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping
@@ -258,9 +259,10 @@ class EstimatorSpec:
 
     @property
     def private(self) -> bool:
-        """Whether the estimate is differentially private as released: a privacy notion and no oracle
-        input. Only private estimators are ranked, starred or headlined as "best private"."""
-        return self.notion != "none" and not self.uses_oracle
+        """Whether the estimate is differentially private at the budget it is given: a privacy
+        notion, no oracle input and no overspend (``spend_factor == 1``). Only private estimators
+        are ranked, starred or headlined as "best private"."""
+        return self.notion != "none" and not self.uses_oracle and self.spend_factor == 1.0
 
     @property
     def guarantee(self) -> tuple[str, str]:
@@ -268,6 +270,74 @@ class EstimatorSpec:
         if self.spend_factor != 1.0:
             return (f"{self.notion}, spends {self.spend_factor:g}× the budget", self.neighbouring)
         return (self.notion, self.neighbouring)
+
+    def public_keywords(self) -> frozenset[str]:
+        """Keywords a caller may set freely: public tuning, which never changes the guarantee.
+
+        Everything ``func`` names except the data, the budget and the guarantee-defining
+        keywords (:meth:`locked_keywords`). The data set's public ``bounds``, ``sigma`` and
+        ``true_mean`` are public: the estimator clamps to the bounds it is given, so any public
+        value keeps the guarantee.
+        """
+        return _signature(self.func) - self.locked_keywords() - _NOT_KEYWORDS - {"params"}
+
+    def locked_keywords(self) -> frozenset[str]:
+        """Keywords that define the guarantee: the registered ``params`` (a different value is a
+        different registered entry) and every :data:`GUARANTEE_KEYWORDS` that ``func`` names (all
+        of them when ``func`` passes ``**params`` on to an inner estimator)."""
+        named = GUARANTEE_KEYWORDS if _forwards(self.func) else _signature(self.func)
+        return frozenset(self.params) | (named & GUARANTEE_KEYWORDS)
+
+    def check_overrides(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
+        """``overrides`` checked against the contract, or a ``ValueError`` naming the fix.
+
+        A budget keyword is refused (pass a :class:`~dpcore.privacy.Budget`); an unknown keyword is
+        refused with the public ones listed; a guarantee-defining keyword with a value other than
+        the registered one is refused with the entry that has that behaviour, if any.
+
+        >>> from dpcore import registry
+        >>> try:
+        ...     registry.get("simplex_laplace").check_overrides({"known_n": True})
+        ... except ValueError as err:
+        ...     print(str(err).split("; ")[1])
+        use the registered entry 'simplex_known_n_laplace_replace', which has that behaviour.
+        """
+        out = dict(overrides)
+        for key, value in out.items():
+            if key in BUDGET_KEYWORDS:
+                raise ValueError(
+                    f"{key}= is set by the budget; pass Budget.pure/zcdp/approx(...) as the budget "
+                    f"instead of {key}={value!r}."
+                )
+            if key in self.locked_keywords():
+                registered = self.params.get(key, _default_of(self.func, key))
+                if not _same(value, registered):
+                    raise ValueError(self._locked_message(key, value, registered))
+            elif key not in _signature(self.func) and not _forwards(self.func):
+                raise ValueError(
+                    f"{self.name} has no parameter {key!r}; its public tuning parameters are "
+                    f"{', '.join(sorted(self.public_keywords())) or 'none'}."
+                )
+        return out
+
+    def _locked_message(self, key: str, value: Any, registered: Any) -> str:
+        other = [
+            s.name
+            for s in _REGISTRY.values()
+            if s.func is self.func
+            and s.notion == self.notion
+            and key in s.params
+            and _same(s.params[key], value)
+        ]
+        fix = (
+            f"use the registered entry {other[0]!r}, which has that behaviour."
+            if other
+            else "no registered entry has that behaviour (it would void the declared guarantee)."
+        )
+        return (
+            f"{key}={value!r} changes the privacy guarantee of {self.name!r} (registered: "
+            f"{key}={registered!r}); {fix}"
+        )
 
     def accepts(self, keyword: str) -> bool:
         """Whether ``func`` names ``keyword`` (a ``**params`` catch-all does not count: :meth:`run`
@@ -300,11 +370,15 @@ class EstimatorSpec:
         A budget in a unit outside ``units``, or a ``relation`` outside ``relations``, raises
         ``ValueError`` (the declaration is what ``run`` accepts; tests/test_registry.py checks it).
         """
+        _check_budget(budget)
         if relation is not None and relation not in self.relations:
             raise ValueError(
                 f"{self.name} is private under {', '.join(sorted(self.relations))} neighbours, not "
                 f"{relation!r}; choose an estimator registered for {relation!r}."
             )
+        overrides = self.check_overrides(overrides)
+        if relation is not None and self.accepts("neighbouring"):
+            overrides["neighbouring"] = relation
         implied = at_implied_level and self.notion == "zcdp" and budget.unit == "eps"
         if budget.unit not in self.units and not implied and budget.meets(self.notion):
             # (a zCDP estimator under a pure ε budget: Budget.to_native says why, below)
@@ -317,6 +391,12 @@ class EstimatorSpec:
             conv = budget.implied_zcdp(method=method)
         else:
             conv = budget.to_native(self.notion, method)
+        if self.spend_factor != 1.0:
+            conv = dataclasses.replace(
+                conv,
+                meets_budget=False,
+                guarantee=f"spends {self.spend_factor:g}× the budget it is given (as published)",
+            )
         kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
         x = getattr(data, "x", data)
         std_from_data = bool(getattr(data, "params", {}).get("std_from_data", False))
@@ -336,10 +416,73 @@ class EstimatorSpec:
                     )
                 continue
             kwargs[key] = value
-        est = self.func(x, rng=rng, **kwargs)
+        try:
+            est = self.func(x, rng=rng, **kwargs)
+        except TypeError as err:
+            if "keyword argument" not in str(err) or not overrides:
+                raise
+            raise ValueError(
+                f"{self.name}: {err}. Pass only public tuning parameters "
+                f"(help(dpcore.registry.get({self.name!r}).func) lists them)."
+            ) from None
         est.estimator = self.name
         est.conversion = conv
         return est
+
+
+#: Keywords that define a guarantee wherever an estimator function names them: the neighbouring
+#: relation, the use of n, the sensitivity, the mechanism, the walk's accounting, the overspend of a
+#: published variant, and n as side information. Locked at the registered value.
+GUARANTEE_KEYWORDS = frozenset(
+    {
+        "neighbouring",
+        "known_n",
+        "side_information",
+        "walk",
+        "mechanism",
+        "center_spread",
+        "sensitivity",
+        "utility_sensitivity",
+        "notion",
+        "centred",
+    }
+)
+#: Budget keywords: set from the ``Budget`` by :meth:`EstimatorSpec.run`, never by a caller.
+BUDGET_KEYWORDS = frozenset({"epsilon", "rho", "delta", "budget"})
+_NOT_KEYWORDS = BUDGET_KEYWORDS | {"x", "data", "rng", "self"}
+
+
+def _forwards(func: Callable[..., Any]) -> bool:
+    """Whether ``func`` passes ``**params`` on to an inner estimator (which checks the names)."""
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(func).parameters.values()
+    )
+
+
+def _default_of(func: Callable[..., Any], key: str) -> Any:
+    p = inspect.signature(func).parameters.get(key)
+    return None if p is None or p.default is inspect.Parameter.empty else p.default
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of one kind (``True`` is not ``1``; ``0`` is ``0.0``)."""
+    if a is b:
+        return True
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
+    if not numbers and type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_budget(budget: Any) -> None:
+    if not isinstance(budget, Budget):
+        raise TypeError(
+            f"budget must be a dpcore.privacy.Budget, not {type(budget).__name__} {budget!r}; "
+            "pass Budget.pure(epsilon), Budget.zcdp(rho) or Budget.approx(epsilon, delta)."
+        )
 
 
 _REGISTRY: dict[str, EstimatorSpec] = {}

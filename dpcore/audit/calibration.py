@@ -82,9 +82,8 @@ def default_data(name: str) -> Any:
 
 
 def default_budget(name: str) -> Budget:
-    """ρ = 0.5 for an entry that takes ρ, else ε = 1."""
-    spec = registry.get(name)
-    return Budget.zcdp(0.5) if "rho" in spec.units else Budget.pure(1.0)
+    """The entry's native notion at a round value: ρ = 0.5 for a zCDP entry, else ε = 1."""
+    return Budget.zcdp(0.5) if registry.get(name).notion == "zcdp" else Budget.pure(1.0)
 
 
 def calibration(

@@ -324,7 +324,7 @@ def _run_batched(
     if first["failed"]:
         return [({**first, "rep": r}, np.full((4, ds.d), np.nan)) for r in reps]
     noiseless = xbar + first_vec[2]  # noiseless - xbar is the clipping row of the error stack
-    kwargs = {**spec.params, **entry["params"], **conv.kwargs}
+    kwargs = {**spec.params, **spec.check_overrides(entry["params"]), **conv.kwargs}
     if spec.accepts("bounds"):
         kwargs.setdefault("bounds", ds.bounds)
     t0 = time.perf_counter()

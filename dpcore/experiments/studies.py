@@ -452,7 +452,7 @@ def repeated_frame(
                     "name": spec.name,
                     "color": spec.color,
                     "run": r,
-                    "guarantee": guarantee_label(spec.notion, spec.neighbouring),
+                    "guarantee": guarantee_label(spec.notion, spec.neighbouring, spec.spend_factor),
                     "l2_error": float(np.linalg.norm(err)),
                 }
             )

@@ -188,7 +188,7 @@ def summarise(
         top = top.astype(frame[col].dtype)
     estimators = Groups([frame["estimator"]])
     est = estimators.codes[cells.first]  # each cell's estimator
-    private, neighbouring = _flags(frame, estimators)
+    private, neighbouring, spend = _flags(frame, estimators)
     meta_rows = estimators.first[est]  # the estimator's first row, as the merge took it
     stats = {
         "median": median,
@@ -210,7 +210,7 @@ def summarise(
         "neighbouring": [neighbouring[e] for e in est],
     }
     notion = frame["notion"].to_numpy(object)[estimators.first]
-    stats["guarantee"] = [guarantee_label(notion[e], neighbouring[e]) for e in est]
+    stats["guarantee"] = [guarantee_label(notion[e], neighbouring[e], spend[e]) for e in est]
     if cells.count == 0:  # the dtypes pandas gave an empty summary
         stats["private"] = stats["neighbouring"] = pd.Series([], dtype=str)
         stats["guarantee"] = np.array([], float)
@@ -224,15 +224,26 @@ def summarise(
     return pd.DataFrame(out)
 
 
-def guarantee_label(notion: str, neighbouring: str) -> str:
-    """A guarantee in words: notion and neighbouring relation (rankings never cross two of them)."""
+def guarantee_label(notion: str, neighbouring: str, spend_factor: float = 1.0) -> str:
+    """A guarantee in words: notion and neighbouring relation (rankings never cross two of them).
+
+    An estimator that spends more than the budget it is given is its own group, named by what it
+    spends:
+
+    >>> guarantee_label("zcdp", "replace-one", 1.5)
+    'spends 1.5ρ (as published), replace-one'
+    """
     if notion == "none":
         return "not private"
+    if spend_factor != 1.0:
+        unit = {"pure": "ε", "zcdp": "ρ"}.get(notion, notion)
+        return f"spends {spend_factor:g}{unit} (as published), {neighbouring}"
     return f"{ {'pure': 'pure ε-DP', 'zcdp': 'ρ-zCDP'}.get(notion, notion) }, {neighbouring}"
 
 
-def _flags(frame: pd.DataFrame, estimators: Groups) -> tuple[np.ndarray, list[str]]:
-    """Per estimator (``estimators``' numbering): private, and the neighbouring relation; see
+def _flags(frame: pd.DataFrame, estimators: Groups) -> tuple[np.ndarray, list[str], list[float]]:
+    """Per estimator (``estimators``' numbering): private (an overspender is not: it does not meet
+    the budget it is given), the neighbouring relation and the spend factor; see
     :func:`_private_flags`. One registry look-up per estimator, on its first row."""
 
     def first(col: str) -> np.ndarray:
@@ -242,15 +253,17 @@ def _flags(frame: pd.DataFrame, estimators: Groups) -> tuple[np.ndarray, list[st
     notions = first("notion")
     given = first("neighbouring") if "neighbouring" in frame else None
     private, neighbouring = np.zeros(len(names), bool), list[str]()
+    spend = [1.0] * len(names)
     for i, name in enumerate(names):
         try:
             spec = registry.get(str(name))
             private[i] = spec.private
             neighbouring.append(spec.neighbouring)
+            spend[i] = spec.spend_factor
         except ValueError:
             private[i] = notions[i] != "none"
             neighbouring.append(str(given[i]) if given is not None else "replace-one")
-    return private, neighbouring
+    return private, neighbouring, spend
 
 
 def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
@@ -258,7 +271,7 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
     column, else the id); an id the registry does not know counts as private when its ``notion`` is
     not ``"none"`` (hand-made frames in notebooks and tests)."""
     estimators = Groups([frame["estimator"]])
-    private, neighbouring = _flags(frame, estimators)
+    private, neighbouring, _ = _flags(frame, estimators)
     ids = frame["estimator"].to_numpy(object)[estimators.first]
     return {e: (bool(p), r) for e, p, r in zip(ids, private, neighbouring, strict=True)}
 
