@@ -37,6 +37,13 @@ APP_REPETITIONS = (2, 50)
 MAX_GRID = 400
 #: Largest number of estimators in one experiment config.
 MAX_ESTIMATORS = 64
+#: Largest number of tasks of one experiment (grid points × estimators × repetitions): each task
+#: keeps one result row and its ledger (a few kB), so the count bounds memory even when ``n · d``
+#: is tiny and :data:`MAX_WORK` is far away.
+MAX_TASKS = 500_000
+#: Largest number of tasks of one comparison on the Compare page (every preset grid with every
+#: applicable estimator at the slider's 50 repetitions fits; about 200 MB of rows at most).
+APP_TASKS = 40_000
 #: Largest total work of one experiment: sum over the grid of repetitions * n * d * estimators.
 MAX_WORK = 20_000_000_000
 #: Largest upload the app accepts, in MB (``server.maxUploadSize`` in ``.streamlit/config.toml``).
@@ -100,6 +107,55 @@ def check_size(n: int, d: int) -> tuple[int, int]:
 def check_repetitions(reps: Any) -> int:
     """Check a number of repetitions against :data:`MAX_REPETITIONS`."""
     return check_int(reps, "repetitions", 1, MAX_REPETITIONS)
+
+
+def check_tasks(points: int, estimators: int, repetitions: int, cap: int = MAX_TASKS) -> int:
+    """Check ``points × estimators × repetitions`` against ``cap`` (:data:`MAX_TASKS`).
+
+    >>> check_tasks(20, 4, 10)
+    800
+    >>> check_tasks(400, 64, 50)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: the config asks for 1,280,000 runs (400 sweep points × 64 estimators × ...
+    """
+    tasks = int(points) * int(estimators) * int(repetitions)
+    if tasks > cap:
+        raise ValueError(
+            f"the config asks for {tasks:,} runs ({points:,} sweep points × {estimators:,} "
+            f"estimators × {repetitions:,} repetitions); the limit is {cap:,} (dpcore.limits). "
+            "Sweep fewer points, or use fewer estimators or repetitions."
+        )
+    return tasks
+
+
+_CONTROL = frozenset(
+    [chr(c) for c in range(32)] + [chr(c) for c in range(0x7F, 0xA0)] + ["\u2028", "\u2029"]
+)
+
+
+def check_text(value: Any, name: str, max_chars: int = 200) -> str:
+    """``value`` as a one-line name: a string of at most ``max_chars`` characters without control
+    characters (line breaks, tabs, NUL, C1 controls), which would split CSV rows or hide text.
+
+    >>> check_text("PLAN (tuned)", "id")
+    'PLAN (tuned)'
+    >>> check_text("a\\rb", "id")
+    Traceback (most recent call last):
+    ...
+    ValueError: id must be one line of printable text; got 'a\\rb' (a control character at position 1).
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string; got {value!r:.80}.")
+    if len(value) > max_chars:
+        raise ValueError(f"{name} has {len(value):,} characters; the limit is {max_chars:,}.")
+    for i, ch in enumerate(value):
+        if ch in _CONTROL:
+            raise ValueError(
+                f"{name} must be one line of printable text; got {value!r:.80} "
+                f"(a control character at position {i})."
+            )
+    return value
 
 
 def clamp(value: float, lo: float, hi: float) -> float:

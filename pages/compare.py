@@ -25,6 +25,7 @@ from dpcore.experiments import (
     run,
     tail_table,
 )
+from dpcore.experiments.config import check_app_limits
 from dpcore.experiments.cost import estimate_seconds
 from dpcore.experiments.presets import PRESETS, check_claim
 from dpcore.figures.compare import (
@@ -190,7 +191,7 @@ upload = st.session_state.get("cmp_uploaded_json")
 
 with user_errors():
     if upload is not None:
-        base = ExperimentConfig.from_json(upload)
+        base = check_app_limits(ExperimentConfig.from_json(upload))
         st.info(
             f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back)."
         )
@@ -294,7 +295,7 @@ with user_errors():
     values["metric"] = metric
     if x not in base.sweep or len(base.sweep[x]) < 2:
         values["sweep"] = {x: base.sweep_around(x)}
-    config = ExperimentConfig.from_dict(values)
+    config = check_app_limits(ExperimentConfig.from_dict(values))
 
 
 @st.cache_resource(show_spinner=False)

@@ -147,6 +147,8 @@ def main(argv: Iterable[str] | None = None) -> int:
             cfg = replace(cfg, repetitions=args.repetitions)
             cfg.validate()
         n_tasks = len(plan_tasks(cfg)[0])
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)  # before the run: a bad --out fails at once
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -179,8 +181,12 @@ def main(argv: Iterable[str] | None = None) -> int:
         bar.close()
     for reason in frame.attrs.get("skipped", {}).values():
         print(reason, file=sys.stderr)
-    for p in write_outputs(frame, cfg, Path(args.out), images=not args.no_png):
-        print(p)
+    try:
+        for p in write_outputs(frame, cfg, out, images=not args.no_png):
+            print(p)
+    except OSError as err:
+        print(f"error: cannot write the results to {str(out)!r}: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import math
@@ -156,6 +157,70 @@ def _check_depth(text: str) -> None:
             depth -= 1
 
 
+def _keywords(func: Any, depth: int = 2) -> set[str] | None:
+    """The keyword names ``func`` takes, following a ``**params`` catch-all into the functions of
+    its module that it calls (``None`` when they cannot be known)."""
+    sig = inspect.signature(func).parameters
+    names = {k for k, p in sig.items() if p.kind is not p.VAR_KEYWORD}
+    if not any(p.kind is p.VAR_KEYWORD for p in sig.values()):
+        return names
+    callees = [
+        func.__globals__[c]
+        for c in getattr(getattr(func, "__code__", None), "co_names", ())
+        if inspect.isfunction(func.__globals__.get(c))
+    ]
+    if depth == 0 or not callees:
+        return None
+    for callee in callees:
+        inner = _keywords(callee, depth - 1)
+        if inner is None:
+            return None
+        names |= inner
+    return names
+
+
+def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
+    """Refuse parameters ``spec`` does not take (or that would change its guarantee)."""
+    if hasattr(spec, "check_overrides"):
+        spec.check_overrides(params)
+    known = _keywords(spec.func)
+    unknown = sorted(k for k in params if known is not None and k not in known)
+    if unknown:
+        raise ValueError(
+            f"estimator {spec.name!r} takes no parameter(s) {unknown}; see "
+            f"help(dpcore.registry.get({spec.name!r}).func) for its parameters."
+        )
+
+
+def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
+    """Refuse a config the interactive pages should not run (uploaded or built on a page).
+
+    The page's caps are tighter than the library's: repetitions up to ``APP_REPETITIONS[1]``,
+    at most :data:`dpcore.limits.APP_TASKS` runs, and at most
+    :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at every sweep point.
+
+    Returns
+    -------
+    ExperimentConfig
+        ``cfg`` itself, when it fits.
+    """
+    hi = limits.APP_REPETITIONS[1]
+    if cfg.repetitions > hi:
+        raise ValueError(
+            f"the config asks for {cfg.repetitions:,} repetitions; the page runs at most {hi} "
+            "(run larger configs with python -m dpcore.experiments)."
+        )
+    settings = cfg.settings()
+    limits.check_tasks(len(settings), len(cfg.estimators), cfg.repetitions, limits.APP_TASKS)
+    cells = max(s["n"] * s["d"] for s in settings)
+    if cells > limits.MAX_APP_CELLS:
+        raise ValueError(
+            f"the config's largest dataset has n · d = {cells:,} values; the page's limit is "
+            f"{limits.MAX_APP_CELLS:,} (run it with python -m dpcore.experiments)."
+        )
+    return cfg
+
+
 def _check_data_params(cfg: ExperimentConfig) -> None:
     """Try the generator's keyword arguments on a two-row sample, so a wrong one fails here, by name."""
     try:
@@ -269,12 +334,15 @@ class ExperimentConfig:
     def from_json(cls, text: str | bytes) -> ExperimentConfig:
         """Parse a JSON config (a ``ValueError`` explains a malformed file)."""
         if isinstance(text, bytes | bytearray):
+            raw = bytes(text)
+            utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff"))
             try:
-                text = bytes(text).decode("utf-8-sig")
+                text = raw.decode("utf-16" if utf16 else "utf-8-sig")
             except UnicodeDecodeError as err:
                 raise ValueError(
                     "the config is not UTF-8 text; save it as a .json text file."
                 ) from err
+        text = text.removeprefix("\ufeff")  # a byte-order mark left by an editor
         if len(text) > limits.MAX_CONFIG_CHARS:
             raise ValueError(
                 f"the config has {len(text):,} characters; the limit is {limits.MAX_CONFIG_CHARS:,} "
@@ -292,7 +360,14 @@ class ExperimentConfig:
     @classmethod
     def load(cls, path: str | Path) -> ExperimentConfig:
         """Read a config file."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        with Path(path).open("rb") as fh:  # read no more than a config can hold
+            raw = fh.read(4 * limits.MAX_CONFIG_CHARS + 5)
+        if len(raw) > 4 * limits.MAX_CONFIG_CHARS + 4:
+            raise ValueError(
+                f"the config file is larger than {4 * limits.MAX_CONFIG_CHARS:,} bytes; "
+                "a config is a few kB of JSON."
+            )
+        return cls.from_json(raw)
 
     @classmethod
     def coerce(cls, config: ExperimentConfig | Mapping[str, Any] | str | Path) -> ExperimentConfig:
@@ -379,15 +454,19 @@ class ExperimentConfig:
             raise ValueError(
                 f"a config runs at most {limits.MAX_ESTIMATORS} estimators; got {len(self.estimators)}."
             )
+        limits.check_text(self.name, "the config name")
         entries = self.estimator_entries()
         for e in entries:
-            registry.get(e["name"])  # an unknown name raises a ValueError listing the known ones
+            # an unknown name raises a ValueError listing the known ones; unknown or
+            # guarantee-changing parameters are refused here, not in every result row
+            _check_params(registry.get(e["name"]), e["params"])
         ids = [e["id"] for e in entries]
         if len(set(ids)) != len(ids):
             raise ValueError(
                 f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'."
             )
         spec = DISTRIBUTIONS[self.distribution]
+        limits.check_tasks(len(self.settings()), len(entries), self.repetitions)
         work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
@@ -464,11 +543,17 @@ class ExperimentConfig:
                     raise ValueError(
                         f"estimator entries take keys id, name, params; got {sorted(unknown)}."
                     )
+                params = e.get("params", {})
+                if not isinstance(params, Mapping) or not all(isinstance(k, str) for k in params):
+                    raise ValueError(
+                        f"params of estimator {str(e['name'])[:80]!r} must be a JSON object of "
+                        f'keyword arguments such as {{"tau": 2.0}}; got {params!r:.80}.'
+                    )
                 out.append(
                     {
-                        "id": str(e.get("id", e["name"])),
-                        "name": str(e["name"]),
-                        "params": dict(e.get("params", {})),
+                        "id": limits.check_text(e.get("id", e["name"]), "an estimator id"),
+                        "name": limits.check_text(e["name"], "an estimator name"),
+                        "params": dict(params),
                     }
                 )
             else:

@@ -1,0 +1,153 @@
+"""Refusals at the API edge: configs, the command line, CSV exports and uploads, and links.
+
+Each test reproduces one finding of the reliability audit of November 2026
+(``../shared/audits/reliability-2026-11.md``) and checks that it is refused cleanly or fixed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpcore import limits
+from dpcore.experiments import ExperimentConfig
+from dpcore.experiments.__main__ import main
+from dpcore.experiments.config import check_app_limits
+
+BASE = {
+    "name": "t",
+    "distribution": "gaussian",
+    "n": 200,
+    "d": 4,
+    "budget": 0.5,
+    "unit": "rho",
+    "sweep": {"budget": [0.25, 0.5]},
+    "repetitions": 2,
+    "seed": 0,
+}
+
+
+def _config(**change):
+    return {**BASE, **change}
+
+
+# ---- configs ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params", [None, [1, 2], "x", 3])
+def test_config_params_that_are_not_an_object_are_refused(params):
+    text = json.dumps(_config(estimators=[{"name": "plan", "params": params}]))
+    with pytest.raises(ValueError, match="must be a JSON object of keyword arguments"):
+        ExperimentConfig.from_json(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "match"),
+    [
+        ("plan", {"foo": 1}, r"takes no parameter\(s\) \['foo'\]|has no parameter 'foo'"),
+        ("gaussian_public", {"nope": 1}, "nope"),
+        ("plan", {"epsilon": 1.0}, "set by the budget"),
+    ],
+)
+def test_unknown_parameter_names_are_refused_when_the_config_is_read(name, params, match):
+    with pytest.raises(ValueError, match=match):
+        ExperimentConfig.from_dict(_config(estimators=[{"name": name, "params": params}]))
+
+
+def test_known_forwarded_parameters_are_accepted():
+    cfg = ExperimentConfig.from_dict(
+        _config(estimators=[{"name": "plan", "params": {"beta": 0.1}, "id": "p"}])
+    )
+    assert cfg.estimator_entries()[0]["params"] == {"beta": 0.1}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"name": "a\rb"},
+        {"estimators": [{"name": "plan", "id": "PLAN\r=cmd|'/C calc'!A0"}]},
+        {"estimators": [{"name": "plan", "id": "x\ny"}]},
+        {"estimators": [{"name": "plan", "id": "x\x00y"}]},
+    ],
+)
+def test_control_characters_in_names_and_ids_are_refused(change):
+    with pytest.raises(ValueError, match="one line of printable text"):
+        ExperimentConfig.from_dict(_config(**{"estimators": ["plan"], **change}))
+
+
+def _huge_grid(reps=50, estimators=64):
+    return _config(
+        n=2,
+        d=1,
+        estimators=[{"name": "empirical", "id": f"e{i}"} for i in range(estimators)],
+        sweep={
+            "budget": [round(0.10 + 0.01 * i, 2) for i in range(20)],
+            "skew": [round(0.05 * i, 2) for i in range(20)],
+        },
+        repetitions=reps,
+    )
+
+
+def test_a_config_with_too_many_tasks_is_refused_from_any_source(tmp_path, capsys):
+    """Audit 2.2: 400 points x 64 estimators x 50 repetitions = 1.28 M tasks, 5.7 GB."""
+    with pytest.raises(ValueError, match="1,280,000 runs"):
+        ExperimentConfig.from_dict(_huge_grid())
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_huge_grid()))
+    assert main([str(path), "--out", str(tmp_path / "out"), "--no-png"]) == 2
+    assert "1,280,000 runs" in capsys.readouterr().err
+
+
+def test_the_page_caps_repetitions_tasks_and_cells_of_uploaded_configs():
+    with pytest.raises(ValueError, match="at most 50"):
+        check_app_limits(ExperimentConfig.from_dict(_config(estimators=["plan"], repetitions=51)))
+    with pytest.raises(ValueError, match=f"limit is {limits.APP_TASKS:,}"):
+        check_app_limits(ExperimentConfig.from_dict(_huge_grid(reps=3, estimators=40)))
+    with pytest.raises(ValueError, match="page's limit"):
+        check_app_limits(
+            ExperimentConfig.from_dict(
+                _config(estimators=["plan"], n=200_000, d=120, sweep={"budget": [0.5]})
+            )
+        )
+    cfg = ExperimentConfig.from_dict(_config(estimators=["plan"]))
+    assert check_app_limits(cfg) is cfg
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_configs_with_a_byte_order_mark_are_read(tmp_path, encoding):
+    text = json.dumps(_config(estimators=["plan"]))
+    assert ExperimentConfig.from_json(text.encode(encoding)).name == "t"
+    path = tmp_path / "c.json"
+    path.write_bytes(text.encode(encoding))
+    assert ExperimentConfig.load(path).name == "t"
+    assert ExperimentConfig.from_json("\ufeff" + text).name == "t"
+
+
+# ---- command line -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params", ["null", "[1, 2]"])
+def test_cli_refuses_non_object_params_in_one_line(tmp_path, capsys, params):
+    path = tmp_path / "c.json"
+    text = json.dumps(_config(estimators=[{"name": "plan", "params": 0}]))
+    path.write_text(text.replace('"params": 0', f'"params": {params}'))
+    assert main([str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("where", ["existing_file", "under_a_file", "proc"])
+def test_cli_turns_an_unusable_out_into_one_line(tmp_path, capsys, where):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_config(estimators=["empirical"], n=20, d=1)))
+    blocker = tmp_path / "taken"
+    blocker.write_text("x")
+    out = {
+        "existing_file": blocker,
+        "under_a_file": blocker / "sub",
+        "proc": "/proc/dpmean-test/out",
+    }[where]
+    assert main([str(path), "--out", str(out), "--no-png"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
