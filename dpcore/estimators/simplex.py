@@ -23,14 +23,16 @@ Privacy
 -------
 * Neighbouring relation: add/remove (the paper's setting; ``N`` private, the free count is what it
   buys) or replace-one (``N`` public; only the known-``n`` estimate makes sense). Each registered
-  entry declares its relation.
+  entry declares its relation. Known ``n`` under add/remove is not DP: it is refused unless
+  ``side_information=True`` asks for the paper's comparison, whose ledger then says so.
 * Laplace variants are ``ε``-DP, Gaussian variants ``ρ``-zCDP, with the sensitivities above. Noise
   per coordinate is then exactly that of the plain full-budget sum under the same relation (paper
   eq. 5; spec §7.2): ``b = R/ε``, ``σ = R/sqrt(2ρ)`` (add/remove) and ``2R/ε``, ``R/sqrt(ρ)``
   (replace-one).
-* Ledger: one charge for the release (the whole budget, or ``(1 - count_fraction)`` of it) and, for
-  S4, one charge ``count_fraction`` of the budget for the extra count (sensitivity 1 under
-  add/remove). Everything after the release is post-processing.
+* Ledger: one stage "simplex release" (the whole budget, or ``(1 - count_fraction)`` of it) and,
+  for S4, one stage "extra count" with ``count_fraction`` of the budget (sensitivity 1 under
+  add/remove), each drawn and charged by :mod:`dpcore.mechanisms`. Everything after the release
+  is post-processing.
 
 Multi-column data with a box ``[L_j, U_j]`` use ``R = sum_j (U_j - L_j)`` by default (the l1 diameter
 of the shifted box, so no row is rescaled); pass ``radius`` for a smaller public l1 bound. Note the
@@ -52,7 +54,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -64,7 +67,6 @@ from dpcore.estimate import (
     EstimatorSpec,
     register,
 )
-from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
 from dpcore.privacy import Ledger
 
 Mechanism = Literal["laplace", "gaussian"]
@@ -108,16 +110,38 @@ def add_noise(
     sensitivity: float,
     budget: float,
     reps: int,
-    rng: np.random.Generator,
+    rng: Any,
+    note: str = "",
 ) -> tuple[np.ndarray, float]:
     """``reps`` independent releases of ``value`` (shape ``(reps,) + value.shape``) and the scale.
 
-    Uses :func:`dpcore.mechanisms.laplace_mechanism` / :func:`gaussian_mechanism` on ``reps`` copies,
-    so each row is one release with iid noise per coordinate.
+    Parameters
+    ----------
+    value : float or array
+        The exact query answer.
+    mechanism : {"laplace", "gaussian"}
+        :func:`dpcore.mechanisms.laplace` (``b = Δ1/ε``) or :func:`dpcore.mechanisms.gaussian`
+        (``σ = Δ2/√(2ρ)``).
+    sensitivity, budget : float
+        The query's sensitivity in the mechanism's norm, and ``ε`` or ``ρ``.
+    reps : int
+        Simulated copies of the same release (iid noise per row and coordinate).
+    rng : Generator or release backend
+    note : str
+        What the release is, for the ledger line.
+
+    Returns
+    -------
+    (ndarray, float)
+        The noisy copies and the noise scale.
+
+    Privacy
+    -------
+    Inside a :func:`dpcore.mechanisms.stage` the release is charged once (``reps`` copies are a
+    simulation of one release); outside any stage nothing is charged.
     """
-    stacked = np.broadcast_to(np.asarray(value, float), (reps, *np.shape(value)))
-    mech = laplace_mechanism if mechanism == "laplace" else gaussian_mechanism
-    rel = mech(stacked, sensitivity, budget, rng=rng)
+    draw = mechanisms.laplace if mechanism == "laplace" else mechanisms.gaussian
+    rel = draw(value, sensitivity, budget, rng=rng, reps=reps, note=note)
     return np.asarray(rel.value, float), float(rel.scale)
 
 
@@ -164,6 +188,11 @@ def preprocess(
     X = arr.reshape(arr.shape[0], -1)
     d = X.shape[1]
     lo, hi = check_bounds(bounds, d)
+    if not np.all(np.isfinite(hi - lo)) or not math.isfinite(float(np.sum(hi - lo))):
+        raise ValueError(
+            "bounds are too wide: the box's widths U - L (or their sum, the l1 diameter) overflow "
+            "to infinity; pass a narrower public range."
+        )
     R = float(np.sum(hi - lo)) if radius is None else check_positive(radius, "radius")
     z = np.clip(X, lo, hi) - lo
     changed = np.any((X < lo) | (X > hi), axis=1)
@@ -239,6 +268,7 @@ def simplex_release(
     radius: float | None = None,
     reps: int = 1,
     rng: RngLike = None,
+    note: str = "",
 ) -> SimplexRelease:
     """Algorithm S1: release the column sums of the simplex-augmented rows with one mechanism.
 
@@ -257,11 +287,18 @@ def simplex_release(
         Public l1 bound ``R`` on the shifted rows (default ``sum_j (U_j - L_j)``).
     reps : int
         Number of independent releases (rows of ``m``), for simulation.
-    rng : None, int or Generator
+    rng : None, int, Generator or release backend
+    note : str
+        The ledger line's note (default: the mechanism, the number of sums and the sensitivity).
 
     Returns
     -------
     SimplexRelease
+
+    Privacy
+    -------
+    One Laplace or Gaussian release through :mod:`dpcore.mechanisms`: charged to the active
+    :func:`dpcore.mechanisms.stage` (once for all ``reps`` copies), or to nothing outside one.
 
     References
     ----------
@@ -274,7 +311,11 @@ def simplex_release(
     s = y.sum(axis=0)
     d1, d2 = simplex_sensitivity(rel, data.radius)
     sens = d1 if mech == "laplace" else d2
-    m, scale = add_noise(s, mech, sens, budget, check_reps(reps), as_generator(rng))
+    note = note or (
+        f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {data.d + 1} augmented sums, "
+        f"{rel} sensitivity {sens:.4g}, {'ε' if mech == 'laplace' else 'ρ'} = {budget:.4g}"
+    )
+    m, scale = add_noise(s, mech, sens, budget, check_reps(reps), mechanisms.generator(rng), note)
     return SimplexRelease(
         m=m,
         s=s,
@@ -381,6 +422,89 @@ class _Draws:
     warnings: list[str]
 
 
+#: The ledger note of a known-n estimate under add/remove (``side_information=True``).
+SIDE_INFORMATION_NOTE = "not DP under add-remove: n used as public side information"
+
+
+def check_known_n(known_n: bool, neighbouring: Relation, side_information: bool) -> None:
+    """Refuse known ``n`` under add/remove unless ``side_information`` says it is meant.
+
+    Under add/remove ``n`` is private: an estimate that divides by the true ``n`` is not DP for
+    any ε (its noise scale is ∝ 1/n, so neighbours of sizes 2 and 3 are told apart). The paper
+    still compares estimators "with n as public side information"; ``side_information=True``
+    computes that comparison and labels its ledger :data:`SIDE_INFORMATION_NOTE`.
+    """
+    if known_n and neighbouring == "add-remove" and side_information is not True:
+        raise ValueError(
+            "known_n=True under add-remove neighbours is not differentially private (n is private "
+            "and the estimate divides by it). Use neighbouring='replace-one' (n public), or pass "
+            "side_information=True to compute the paper's 'n as public side information' "
+            "comparison, which is labelled not DP under add-remove."
+        )
+
+
+def _check_options(
+    rel: Relation, known_n: bool, side_information: bool, count_fraction: float, combine: str
+) -> float:
+    """The public options of :func:`simplex_mean` checked (before anything is charged)."""
+    cf = float(count_fraction)
+    if not 0.0 <= cf < 1.0:
+        raise ValueError(
+            "count_fraction must be in [0, 1) (the share of the budget for an extra count); "
+            f"got {count_fraction!r}."
+        )
+    if combine not in ("blue", "paper"):
+        raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
+    if not known_n and rel == "replace-one":
+        raise ValueError(
+            "under replace-one neighbours n is public: use known_n=True "
+            "(the free count is only useful when n is private, i.e. add/remove)."
+        )
+    if known_n and cf > 0:
+        raise ValueError(
+            "count_fraction > 0 buys an extra noisy count, which is pointless with known_n=True; "
+            "set it to 0."
+        )
+    check_known_n(known_n, rel, side_information)
+    return cf
+
+
+def _with_extra_count(
+    m: np.ndarray,
+    rel_out: SimplexRelease,
+    n_hat: np.ndarray,
+    var_hat: float,
+    n_extra: np.ndarray,
+    var_w: float,
+    combine: str,
+    extra: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray]:
+    """S4 (post-processing): the means from the free and the extra count combined, and their
+    first-order variance times ``n²``; fills the S4 fields of ``extra``."""
+    data, v = rel_out.data, rel_out.variance
+    R, n, d = data.radius, data.n, data.d
+    p = rel_out.s[:d] / (n * R)
+    n_star, var_star, w = combine_counts(n_hat, var_hat, n_extra, var_w)
+    extra.update(
+        extra_count=float(n_extra[0]),
+        extra_count_variance=var_w,
+        weight=w,
+        combined_count=float(n_star[0]),
+        combined_count_variance=var_star,
+    )
+    if combine == "blue":
+        sums = project_sums(m, R * n_star)[..., :d]
+        alpha = w * (1.0 / (d + 1) - p) - 1.0 / (d + 1)
+        var_mean = (
+            v * ((1 + alpha) ** 2 + d * alpha**2)
+            + R**2 * (1.0 / (d + 1) - p) ** 2 * (1 - w) ** 2 * var_w
+        )
+    else:
+        sums = m[..., :d]
+        var_mean = v * ((1 - p * w) ** 2 + d * (p * w) ** 2) + (p * R) ** 2 * (1 - w) ** 2 * var_w
+    return mean_from_sums(sums, n_star, data.lower), var_mean
+
+
 def _simplex_draws(
     x: Any,
     *,
@@ -395,42 +519,24 @@ def _simplex_draws(
     radius: float | None,
     reps: int,
     rng: RngLike,
+    side_information: bool = False,
 ) -> _Draws:
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
-    cf = float(count_fraction)
-    if not 0.0 <= cf < 1.0:
-        raise ValueError(
-            f"count_fraction must be in [0, 1) (the share of the budget for an extra count); got {count_fraction!r}."
-        )
-    if combine not in ("blue", "paper"):
-        raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
-    if not known_n and rel == "replace-one":
-        raise ValueError(
-            "under replace-one neighbours n is public: use known_n=True "
-            "(the free count is only useful when n is private, i.e. add/remove)."
-        )
-    if known_n and cf > 0:
-        raise ValueError(
-            "count_fraction > 0 buys an extra noisy count, which is pointless with known_n=True; set it to 0."
-        )
-    g = as_generator(rng)
+    cf = _check_options(rel, known_n, side_information, count_fraction, combine)
+    g = mechanisms.generator(rng)
     unit = "ε" if mech == "laplace" else "ρ"
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
     b_count = cf * budget
     b_release = budget - b_count
     key = "epsilon" if mech == "laplace" else "rho"
-    rel_out = simplex_release(
-        x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g, **{key: b_release}
-    )
+    side = SIDE_INFORMATION_NOTE if known_n and rel == "add-remove" else ""
+    with mechanisms.stage(ledger, "simplex release", note=side):
+        rel_out = simplex_release(
+            x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g, **{key: b_release}
+        )
     data = rel_out.data
     R, n, d, v = data.radius, data.n, data.d, rel_out.variance
-    ledger.charge(
-        "simplex release",
-        b_release,
-        f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {d + 1} augmented sums, "
-        f"{rel} sensitivity {rel_out.sensitivity:.4g}, {unit} = {b_release:.4g}",
-    )
     m = rel_out.m
     noiseless = data.lower + rel_out.s[:d] / n
     p = rel_out.s[:d] / (n * R)
@@ -451,34 +557,20 @@ def _simplex_draws(
         var_hat = (d + 1) * v / R**2
         extra.update(free_count=float(n_hat[0]), free_count_variance=var_hat)
         if cf > 0:
-            n_extra, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
+            with mechanisms.stage(ledger, "extra count"):
+                n_extra, _ = add_noise(
+                    np.float64(n),
+                    mech,
+                    1.0,
+                    b_count,
+                    reps,
+                    g,
+                    f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+                )
             var_w = noise_variance(mech, 1.0, b_count)
-            ledger.charge(
-                "extra count",
-                b_count,
-                f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+            means, var_mean = _with_extra_count(
+                m, rel_out, n_hat, var_hat, n_extra, var_w, combine, extra
             )
-            n_star, var_star, w = combine_counts(n_hat, var_hat, n_extra, var_w)
-            extra.update(
-                extra_count=float(n_extra[0]),
-                extra_count_variance=var_w,
-                weight=w,
-                combined_count=float(n_star[0]),
-                combined_count_variance=var_star,
-            )
-            if combine == "blue":
-                sums = project_sums(m, R * n_star)[..., :d]
-                alpha = w * (1.0 / (d + 1) - p) - 1.0 / (d + 1)
-                var_mean = (
-                    v * ((1 + alpha) ** 2 + d * alpha**2)
-                    + R**2 * (1.0 / (d + 1) - p) ** 2 * (1 - w) ** 2 * var_w
-                )
-            else:
-                sums = m[..., :d]
-                var_mean = (
-                    v * ((1 - p * w) ** 2 + d * (p * w) ** 2) + (p * R) ** 2 * (1 - w) ** 2 * var_w
-                )
-            means = mean_from_sums(sums, n_star, data.lower)
         else:
             means = mean_from_sums(m[..., :d], n_hat, data.lower)
             var_mean = v * (1 - 2 * p + (d + 1) * p**2)
@@ -503,6 +595,7 @@ def simplex_mean(
     clamp: bool = False,
     radius: float | None = None,
     rng: RngLike = None,
+    side_information: bool = False,
 ) -> Estimate:
     """Private mean through the simplex transformation (Algorithms S1 + S2/S3/S4).
 
@@ -516,10 +609,11 @@ def simplex_mean(
     bounds : (lower, upper)
         Public range per column.
     known_n : bool
-        ``True``: S3, the projection estimate with ``n`` public side information. ``False``: S2, the
-        mean from the free count (floored at 1).
+        ``True``: S3, the projection estimate with the true ``n`` (public under replace-one).
+        ``False``: S2, the mean from the free count (floored at 1).
     neighbouring : {"add-remove", "replace-one"}
         Relation; replace-one requires ``known_n=True`` and doubles ``Δ1`` (``Δ2`` grows by sqrt 2).
+        ``known_n=True`` under add-remove is refused unless ``side_information=True``.
     count_fraction : float in [0, 1)
         S4: share of the budget spent on an extra noisy count combined with the free one by inverse
         variance weighting (unknown ``n`` only). ``0`` spends everything on the release.
@@ -531,7 +625,11 @@ def simplex_mean(
         the :class:`SimplexDiagnostics`.
     radius : float, optional
         Public l1 bound on the shifted rows (default: the l1 diameter of the box).
-    rng : None, int or Generator
+    rng : None, int, Generator or release backend
+    side_information : bool
+        Only with ``known_n=True`` under add-remove: compute the paper's "n as public side
+        information" comparison. It is **not DP under add-remove** (``n`` is private there), and
+        its ledger says so (:data:`SIDE_INFORMATION_NOTE`).
 
     Returns
     -------
@@ -539,6 +637,18 @@ def simplex_mean(
         The :class:`SimplexDiagnostics` hold the release ``m``, the free count, the weight ``w`` (S4), the
         noise variance ``v`` and the sensitivity used; ``noise_std`` is the first-order standard
         deviation of the final noise (spec §4).
+
+    Privacy
+    -------
+    ε-DP (Laplace) or ρ-zCDP (Gaussian) under ``neighbouring``: one stage "simplex release" (and
+    "extra count" with ``count_fraction > 0``) through :mod:`dpcore.mechanisms`; the rest is
+    post-processing. Known ``n`` is DP under replace-one only.
+
+    Examples
+    --------
+    >>> est = simplex_mean([0.2, 0.4, 0.9], epsilon=1.0, bounds=(0, 1), rng=0)
+    >>> est.ledger.by_stage()
+    {'simplex release': 1.0}
 
     References
     ----------
@@ -557,6 +667,7 @@ def simplex_mean(
         radius=radius,
         reps=1,
         rng=rng,
+        side_information=side_information,
     )
     diag = SimplexDiagnostics(
         noiseless_mean=dr.noiseless,
@@ -585,10 +696,13 @@ def simplex_mean_draws(
     radius: float | None = None,
     reps: int = 1000,
     rng: RngLike = None,
+    side_information: bool = False,
 ) -> np.ndarray:
     """``reps`` independent runs of :func:`simplex_mean` on the same data, shape ``(reps, d)``.
 
-    Same code path as :func:`simplex_mean` (one vectorised call), for simulation and the page.
+    Same code path as :func:`simplex_mean` (one vectorised call, the same refusals), for
+    simulation and the page. The draws go through :mod:`dpcore.mechanisms` outside any ledger
+    stage, so nothing is charged: they simulate one release, they are not releases.
     """
     return _simplex_draws(
         x,
@@ -603,6 +717,7 @@ def simplex_mean_draws(
         radius=radius,
         reps=check_reps(reps),
         rng=rng,
+        side_information=side_information,
     ).means
 
 
@@ -613,8 +728,8 @@ _KINDS = frozenset({"bounded", "binary"})
 # The known-n estimate (S3) divides by the true n, so it is private only when n is public, i.e.
 # under replace-one. Under add/remove n is private (D = two zeros and D' = three zeros already give
 # a likelihood ratio ~5.4 > e at ε = 1), so it is registered under replace-one only; the function
-# still accepts ``neighbouring="add-remove"`` with ``known_n=True`` for the paper's "n as public side
-# information" comparison (simplex page, theory_simplex), which is not an add/remove guarantee.
+# computes known n under add/remove only with ``side_information=True`` (the paper's "n as public
+# side information" comparison on the simplex page), and its ledger says it is not DP.
 _SIMPLEX = register(
     EstimatorSpec(
         name="simplex_laplace",

@@ -15,9 +15,11 @@
 * **B3** ``centred_mean`` (App. C.1; current PipelineDP): ``μ̂ = c + (sum (x - c) + Z_S)/max(N + Z_N, 1)``
   with ``Δ_S = R/2``, equal split by default.
 * **B4** ``resize_mean`` (App. C.2): ``ñ = max(round(N + Z_N), 1)``; subsample ``ñ`` rows without
-  replacement if ``ñ < N``, else impute ``ñ - N`` rows (uniform on the box, or its midpoint); release
-  the noisy sum of the resized shifted data with ``Δ = R`` (replace-one on a dataset of public size
-  ``ñ``) and divide by ``ñ``. Its error is evaluated by simulation only.
+  replacement if ``ñ < N``, else impute ``ñ - N`` rows (uniform on the box, or its midpoint, both
+  scaled into the l1 ball of radius ``R`` when ``R`` is below the box's l1 diameter:
+  :func:`imputation_top`); release the noisy sum of the resized shifted data with the replace-one
+  sensitivity of a dataset of public size ``ñ`` and divide by ``ñ``. Its error is evaluated by
+  simulation only.
 
 Every count is floored at 1 (as PipelineDP does), which is also what makes the MSE of a ratio
 finite (spec §3: exact moments of ``S/(N + Z_N)`` do not exist).
@@ -52,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import limits
-from dpcore._validation import RngLike, as_generator
+from dpcore import limits, mechanisms
+from dpcore._validation import RngLike
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -65,9 +67,11 @@ from dpcore.estimate import (
     register,
 )
 from dpcore.estimators.simplex import (
+    SIDE_INFORMATION_NOTE,
     Mechanism,
     Preprocessed,
     add_noise,
+    check_known_n,
     check_relation,
     check_reps,
     mechanism_of,
@@ -203,24 +207,31 @@ def _noisy_sum_draws(
     radius: float | None,
     reps: int,
     rng: RngLike,
+    side_information: bool = False,
 ):
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
+    check_known_n(True, rel, side_information)
     data = preprocess(x, bounds, radius)
     centring = "centre" if centred else "shift"
     u, base = _values(data, centring)
     sens = sum_sensitivity(data, mech, rel, centring)
-    noisy, scale = add_noise(u.sum(axis=0), mech, sens, budget, reps, as_generator(rng))
     n = data.n
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge(
-        "noisy sum",
-        budget,
-        f"{name}, {rel} sensitivity {sens:.4g}"
-        + (" (centred at the box centre)" if centred else "")
-        + f", {unit} = {budget:.4g}",
-    )
+    side = SIDE_INFORMATION_NOTE if rel == "add-remove" else ""
+    with mechanisms.stage(ledger, "noisy sum", note=side):
+        noisy, scale = add_noise(
+            u.sum(axis=0),
+            mech,
+            sens,
+            budget,
+            reps,
+            mechanisms.generator(rng),
+            f"{name}, {rel} sensitivity {sens:.4g}"
+            + (" (centred at the box centre)" if centred else "")
+            + f", {unit} = {budget:.4g}",
+        )
     v = noise_variance(mech, sens, budget)
     return (
         base + noisy / n,
@@ -242,6 +253,7 @@ def noisy_sum_mean(
     neighbouring: str = "add-remove",
     radius: float | None = None,
     rng: RngLike = None,
+    side_information: bool = False,
 ) -> Estimate:
     """B1 / B1c: noisy sum divided by the known ``n`` (paper eq. 1; spec §3).
 
@@ -255,14 +267,24 @@ def noisy_sum_mean(
     centred : bool
         B1c: sum ``x - c`` with ``c`` the box centre (add/remove sensitivity ``R/2`` at d = 1).
     neighbouring : {"add-remove", "replace-one"}
+        Replace-one (``n`` public). Add-remove is refused unless ``side_information=True``: the
+        estimate divides by the true ``n``, which is private under add-remove.
     radius : float, optional
         Public l1 bound on the shifted rows (the simplex's domain; default the box's l1 diameter).
-    rng : None, int or Generator
+    rng : None, int, Generator or release backend
+    side_information : bool
+        Under add-remove only: compute the paper's "n as public side information" comparison,
+        **not DP under add-remove**; its ledger says so.
 
     Returns
     -------
     Estimate
         Variance ``v/n²`` with ``v`` the noise variance of the sum.
+
+    Privacy
+    -------
+    Under replace-one, ε-DP (Laplace) or ρ-zCDP (Gaussian): one stage "noisy sum" through
+    :mod:`dpcore.mechanisms`, sensitivity :func:`sum_sensitivity`.
 
     References
     ----------
@@ -278,6 +300,7 @@ def noisy_sum_mean(
         radius=radius,
         reps=1,
         rng=rng,
+        side_information=side_information,
     )
     return _estimate(
         means,
@@ -311,20 +334,32 @@ def _ratio_draws(
     u, base = _values(data, centring)
     sens = sum_sensitivity(data, mech, "add-remove", centring)
     f = _split(split, mech, sens)
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     b_sum = f * budget
     b_count = budget - b_sum
-    S, _ = add_noise(u.sum(axis=0), mech, sens, b_sum, reps, g)
-    N, _ = add_noise(np.float64(data.n), mech, 1.0, b_count, reps, g)
-    means = base + S / np.maximum(N, 1.0)[:, None]
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge(
-        "noisy sum", b_sum, f"{name}, add/remove sensitivity {sens:.4g}, {unit} = {b_sum:.4g}"
-    )
-    ledger.charge(
-        "noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}"
-    )
+    with mechanisms.stage(ledger, "noisy sum"):
+        S, _ = add_noise(
+            u.sum(axis=0),
+            mech,
+            sens,
+            b_sum,
+            reps,
+            g,
+            f"{name}, add/remove sensitivity {sens:.4g}, {unit} = {b_sum:.4g}",
+        )
+    with mechanisms.stage(ledger, "noisy count"):
+        N, _ = add_noise(
+            np.float64(data.n),
+            mech,
+            1.0,
+            b_count,
+            reps,
+            g,
+            f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+        )
+    means = base + S / np.maximum(N, 1.0)[:, None]
     v_s, v_n = noise_variance(mech, sens, b_sum), noise_variance(mech, 1.0, b_count)
     mu_u = u.mean(axis=0)
     std = np.sqrt(v_s + mu_u**2 * v_n) / data.n  # delta method, spec §3
@@ -449,6 +484,38 @@ def uniform_sum(k: np.ndarray, d: int, g: np.random.Generator) -> np.ndarray:
     return bits @ np.ldexp(1.0, -np.arange(1, 54))
 
 
+def imputation_top(widths: np.ndarray, radius: float, impute: str) -> np.ndarray:
+    """The corner ``t`` of the box ``[0, t]`` that B4's imputed rows are drawn from.
+
+    ``impute="uniform"``: rows uniform on ``[0, t]``; ``"midpoint"``: every row is ``t / 2``. The
+    resized data must lie in the domain the sum's sensitivity assumes (the box ``[0, w]`` inside
+    the l1 ball of radius ``R``), so ``t`` is ``w`` scaled by the smallest factor that keeps every
+    imputed row in the ball: ``min(1, R / Σw)`` for uniform rows (the far corner ``w`` has l1
+    norm ``Σw``), ``min(1, 2R / Σw)`` for the midpoint. At the default radius ``R = Σw`` both
+    factors are 1, so ``t = w``.
+
+    Examples
+    --------
+    >>> imputation_top(np.array([1.0, 1.0]), 2.0, "uniform").tolist()
+    [1.0, 1.0]
+    >>> imputation_top(np.array([1.0, 1.0]), 0.5, "midpoint").tolist()
+    [0.5, 0.5]
+    """
+    w = np.asarray(widths, dtype=float)
+    total = float(np.sum(w))
+    reach = total if impute == "uniform" else total / 2.0
+    return w if reach <= radius else w * (radius / reach)
+
+
+def imputed_rows(k: int, widths: Any, radius: float, impute: str, g: Any) -> np.ndarray:
+    """``k`` imputed rows of B4 materialised, shape ``(k, d)`` (the estimator sums them in O(d)
+    with :func:`uniform_sum`; this is the same distribution row by row, for checks)."""
+    top = imputation_top(np.asarray(widths, dtype=float), radius, impute)
+    if impute == "uniform":
+        return top * g.random((k, top.size))
+    return np.broadcast_to(top / 2.0, (k, top.size)).copy()
+
+
 def _resize_draws(
     x: Any,
     *,
@@ -466,7 +533,7 @@ def _resize_draws(
         raise ValueError(f"impute must be 'uniform' or 'midpoint'; got {impute!r}.")
     data = preprocess(x, bounds, radius)
     f = _split(split, mech, 1.0)
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     b_sum = f * budget
     b_count = budget - b_sum
     n, d, w = data.n, data.d, data.widths
@@ -477,7 +544,18 @@ def _resize_draws(
             f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
             "more budget (a larger total or a smaller split)."
         )
-    N, _ = add_noise(np.float64(n), mech, 1.0, b_count, reps, g)
+    unit, name = _unit(mech)
+    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
+    with mechanisms.stage(ledger, "noisy count"):
+        N, _ = add_noise(
+            np.float64(n),
+            mech,
+            1.0,
+            b_count,
+            reps,
+            g,
+            f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+        )
     # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
     # at the scale allowed above, but keeps the int64 cast exact)
     n_t = np.clip(np.rint(N), 1.0, 2.0**62).astype(np.int64)  # (reps,)
@@ -485,27 +563,28 @@ def _resize_draws(
     order = np.argsort(g.random((reps, n)), axis=1)
     csum = np.concatenate([np.zeros((reps, 1, d)), np.cumsum(data.z[order], axis=1)], axis=1)
     kept = np.take_along_axis(csum, np.minimum(n_t, n)[:, None, None], axis=1)[:, 0, :]
-    # impute n_t - n rows when the noisy count is above n: only their sum enters, drawn in O(d)
+    # impute n_t - n rows when the noisy count is above n: only their sum enters, drawn in O(d);
+    # they lie in the box [0, top] inside the l1 ball of radius R (imputation_top)
     k_add = np.maximum(n_t - n, 0)
     if k_add.any():
-        kept = kept + w * (
+        top = imputation_top(w, data.radius, impute)
+        kept = kept + top * (
             uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0
         )
-    # the resized data has public size n_t: replace-one sensitivity of the shifted sum
+    # the resized data has public size n_t and every row in the domain: replace-one sensitivity
     sens = sum_sensitivity(data, mech, "replace-one", "shift")
-    Z, _ = add_noise(np.zeros(d), mech, sens, b_sum, reps, g)
+    with mechanisms.stage(ledger, "noisy sum"):
+        Z, _ = add_noise(
+            np.zeros(d),
+            mech,
+            sens,
+            b_sum,
+            reps,
+            g,
+            f"{name} on the resized data, sensitivity {sens:.4g}, {unit} = {b_sum:.4g}",
+        )
     means = data.lower + (kept + Z) / n_t[:, None]
     noiseless = data.lower + kept / n_t[:, None]
-    unit, name = _unit(mech)
-    ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    ledger.charge(
-        "noisy count", b_count, f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}"
-    )
-    ledger.charge(
-        "noisy sum",
-        b_sum,
-        f"{name} on the resized data, sensitivity {sens:.4g}, {unit} = {b_sum:.4g}",
-    )
     std = np.sqrt(np.full(d, noise_variance(mech, sens, b_sum))) / n
     extra = {
         "split": f,
@@ -533,6 +612,29 @@ def resize_mean(
 
     ``diagnostics.noiseless_mean`` is the resized data's mean (it contains the resampling error of
     this run); ``noise_std`` is the sum's noise only, ``sqrt(v_S)/n``.
+
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+    epsilon, rho : float
+        Exactly one total budget (Laplace/pure DP or Gaussian/zCDP).
+    bounds : (lower, upper)
+        Public range; data are clamped to it.
+    split : float in (0, 1)
+        Fraction of the budget for the sum; the count gets the rest.
+    impute : {"uniform", "midpoint"}
+        Rows added when the noisy count exceeds ``n``: uniform on the box or its midpoint, scaled
+        into the l1 ball of radius ``radius`` when it is smaller (:func:`imputation_top`).
+    radius : float, optional
+        Public l1 bound on the shifted rows (default: the box's l1 diameter).
+    rng : None, int, Generator or release backend
+
+    Privacy
+    -------
+    Add/remove: stage "noisy count" (sensitivity 1), then stage "noisy sum" on a data set of the
+    public size ``ñ`` whose rows (kept or imputed) all lie in the box inside the l1 ball, so the
+    replace-one sensitivity :func:`sum_sensitivity` holds; ``split`` and ``1 - split`` of the
+    budget, drawn and charged through :mod:`dpcore.mechanisms`.
 
     References
     ----------
@@ -570,8 +672,11 @@ def baseline_draws(
 ) -> np.ndarray:
     """``reps`` independent runs of a baseline on the same data, shape ``(reps, d)``.
 
-    ``kind`` is ``"b1"`` (``centred=``, ``neighbouring=``), ``"plugin"`` (``split=``, ``shift=``),
-    ``"centred"`` (``split=``), ``"opendp"`` or ``"resize"`` (``split=``, ``impute=``).
+    ``kind`` is ``"b1"`` (``centred=``, ``neighbouring=``, ``side_information=``), ``"plugin"``
+    (``split=``, ``shift=``), ``"centred"`` (``split=``), ``"opendp"`` or ``"resize"``
+    (``split=``, ``impute=``); every kind takes ``radius=``. The same code paths and refusals as
+    the estimators; the draws go through :mod:`dpcore.mechanisms` outside any ledger stage, so
+    nothing is charged (a simulation of one release, not a release).
     """
     reps = check_reps(reps)
     common = {
@@ -587,6 +692,7 @@ def baseline_draws(
             x,
             centred=params.pop("centred", False),
             neighbouring=params.pop("neighbouring", "add-remove"),
+            side_information=params.pop("side_information", False),
             **common,
         )[0]
     if kind == "plugin":

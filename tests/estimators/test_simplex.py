@@ -10,8 +10,11 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
+from dpcore.audit.calibration import calibration, problems
 from dpcore.data import generate
 from dpcore.estimators.simplex import (
     combine_counts,
@@ -28,6 +31,8 @@ from dpcore.estimators.simplex import (
 from dpcore.estimators.simplex_baselines import (
     baseline_draws,
     centred_mean,
+    imputation_top,
+    imputed_rows,
     noisy_sum_mean,
     plugin_mean,
     resize_mean,
@@ -113,8 +118,10 @@ class TestCalibration:
         assert lap.scale == pytest.approx(b_mult * R / eps, rel=1e-14)
         assert gau.scale == pytest.approx(s_mult * R / math.sqrt(2 * rho), rel=1e-14)
         if rel == "add-remove":
-            b1 = noisy_sum_mean(x, epsilon=eps, bounds=(0, R), rng=0).diagnostics.noise_scale
-            g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0).diagnostics.noise_scale
+            side = {"side_information": True}
+            b1 = noisy_sum_mean(x, epsilon=eps, bounds=(0, R), rng=0, **side).diagnostics
+            g1 = noisy_sum_mean(x, rho=rho, bounds=(0, R), rng=0, **side).diagnostics
+            b1, g1 = b1.noise_scale, g1.noise_scale
             assert lap.scale == b1 and gau.scale == g1
 
     @pytest.mark.parametrize(
@@ -122,7 +129,9 @@ class TestCalibration:
     )
     @pytest.mark.parametrize("known", [True, False])
     def test_ledger_one_charge(self, kw, notion, known):
-        est = simplex_mean(uniform_sample(), bounds=(0, 100), known_n=known, rng=1, **kw)
+        est = simplex_mean(
+            uniform_sample(), bounds=(0, 100), known_n=known, side_information=known, rng=1, **kw
+        )
         assert est.ledger.notion == notion
         assert len(est.ledger.charges) == 1
         assert est.ledger.total() == next(iter(kw.values()))
@@ -143,7 +152,8 @@ class TestCalibration:
             (centred_mean, {}),
             (resize_mean, {}),
             (plugin_mean, {"split": "opendp", "shift": False}),
-            (noisy_sum_mean, {"centred": True}),
+            (noisy_sum_mean, {"centred": True, "side_information": True}),
+            (noisy_sum_mean, {"neighbouring": "replace-one"}),
         ],
     )
     @pytest.mark.parametrize("budget", [{"epsilon": 0.9}, {"rho": 0.25}])
@@ -265,8 +275,9 @@ class TestPostProcessing:
     def test_translation_equivariance(self):
         c = 1234.5
         for known in (True, False):
-            a = simplex_mean(self.x, rho=0.5, bounds=(0, self.R), known_n=known, rng=9).mean
-            b = simplex_mean(self.x + c, rho=0.5, bounds=(c, c + self.R), known_n=known, rng=9).mean
+            kw = {"known_n": known, "side_information": known, "rho": 0.5, "rng": 9}
+            a = simplex_mean(self.x, bounds=(0, self.R), **kw).mean
+            b = simplex_mean(self.x + c, bounds=(c, c + self.R), **kw).mean
             np.testing.assert_allclose(b - a, c, rtol=1e-9)
         # the plug-in on raw values is not translation invariant (spec §7.6)
         a = plugin_mean(self.x, rho=0.5, bounds=(0, self.R), shift=False, rng=9).mean
@@ -402,7 +413,9 @@ class TestNoiseDistribution:
     @pytest.mark.parametrize("kw", [{"epsilon": 0.5}, {"rho": 0.5}])
     def test_baseline_noise(self, kw):
         x = uniform_sample()
-        b1 = baseline_draws("b1", x, bounds=(0, 100), reps=20_000, rng=22, **kw)[:, 0]
+        b1 = baseline_draws(
+            "b1", x, bounds=(0, 100), reps=20_000, rng=22, side_information=True, **kw
+        )[:, 0]
         scale = 100 / kw["epsilon"] if "epsilon" in kw else 100 / math.sqrt(2 * kw["rho"])
         z = (b1 - x.mean()) * 100 / scale
         ref = stats.laplace if "epsilon" in kw else stats.norm
@@ -441,7 +454,15 @@ class TestVariances:
             (False, {"count_fraction": 0.3, "combine": "paper"}),
         ]:
             dr = simplex_mean_draws(
-                x, bounds=(0, 1), radius=R, known_n=known, reps=REPS, rng=8, **kw, **extra
+                x,
+                bounds=(0, 1),
+                radius=R,
+                known_n=known,
+                side_information=known,
+                reps=REPS,
+                rng=8,
+                **kw,
+                **extra,
             )
             emp = ((dr - mu) ** 2).mean(axis=0)
             if known:
@@ -465,8 +486,14 @@ class TestVariances:
         kw = {"epsilon": 0.5} if mech == "laplace" else {"rho": 0.125}
         p = (x.mean() + 3) / R
         cases = [
-            ("b1", {}, "sum_known_n", {}, var_tol(REPS)),
-            ("b1", {"centred": True}, "centred_sum_known_n", {}, var_tol(REPS)),
+            ("b1", {"side_information": True}, "sum_known_n", {}, var_tol(REPS)),
+            (
+                "b1",
+                {"centred": True, "side_information": True},
+                "centred_sum_known_n",
+                {},
+                var_tol(REPS),
+            ),
             (
                 "b1",
                 {"neighbouring": "replace-one"},
@@ -589,8 +616,9 @@ class TestCaveats:
     def test_known_n_centring_beats_simplex_at_d1(self, kw):
         """Caveat 2: with known n and one column, centring alone halves the simplex's variance."""
         x = uniform_sample()
-        a = simplex_mean_draws(x, bounds=(0, 100), known_n=True, reps=REPS, rng=45, **kw)[:, 0]
-        b = baseline_draws("b1", x, bounds=(0, 100), centred=True, reps=REPS, rng=46, **kw)[:, 0]
+        side = {"side_information": True, "reps": REPS, **kw}
+        a = simplex_mean_draws(x, bounds=(0, 100), known_n=True, rng=45, **side)[:, 0]
+        b = baseline_draws("b1", x, bounds=(0, 100), centred=True, rng=46, **side)[:, 0]
         ratio = ((b - x.mean()) ** 2).mean() / ((a - x.mean()) ** 2).mean()
         assert ratio == pytest.approx(0.5, rel=2 * var_tol(REPS))
 
@@ -710,12 +738,9 @@ class TestKnownNRelation:
 
         ratio = tail(4) / tail(6)
         assert ratio == pytest.approx(3 / 4 * math.e**2, rel=1e-12) and ratio > math.e
-        d2 = simplex_mean_draws(
-            np.zeros(2), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=1
-        )
-        d3 = simplex_mean_draws(
-            np.zeros(3), epsilon=1.0, bounds=(0, 1), known_n=True, reps=400_000, rng=2
-        )
+        side = {"known_n": True, "side_information": True, "reps": 400_000}
+        d2 = simplex_mean_draws(np.zeros(2), epsilon=1.0, bounds=(0, 1), rng=1, **side)
+        d3 = simplex_mean_draws(np.zeros(3), epsilon=1.0, bounds=(0, 1), rng=2, **side)
         p2, p3 = np.mean(d2[:, 0] > 1), np.mean(d3[:, 0] > 1)
         assert p2 == pytest.approx(tail(4), rel=0.05) and p3 == pytest.approx(tail(6), rel=0.1)
         assert p2 / p3 > math.e
@@ -756,3 +781,172 @@ def test_warnings_release_no_data_dependent_counts(name):
     )
     assert [e.diagnostics.nonprivate["clamped_rows"] for e in ests] == [0, 1, 2]
     assert [e.diagnostics.nonprivate["n"] for e in ests] == [40, 40, 41]
+
+
+# ------------------------------------------------------------------------------------------
+# known n under add-remove, the resize radius, public inputs, calibration
+
+
+class TestSideInformation:
+    """Known n under add-remove is not DP: refused unless the caller says it is side information."""
+
+    X = np.random.default_rng(0).random((60, 1))
+
+    @pytest.mark.parametrize("budget", [{"epsilon": 1.0}, {"rho": 0.5}])
+    @pytest.mark.parametrize(
+        "call",
+        [
+            lambda x, **kw: simplex_mean(x, known_n=True, **kw),
+            lambda x, **kw: simplex_mean_draws(x, known_n=True, reps=3, **kw),
+            noisy_sum_mean,
+            lambda x, **kw: noisy_sum_mean(x, centred=True, **kw),
+            lambda x, **kw: baseline_draws("b1", x, reps=3, **kw),
+        ],
+    )
+    def test_refused_without_the_flag(self, call, budget):
+        with pytest.raises(ValueError, match="side_information=True"):
+            call(self.X, bounds=(0, 1), neighbouring="add-remove", rng=0, **budget)
+        call(
+            self.X, bounds=(0, 1), neighbouring="add-remove", side_information=True, rng=0, **budget
+        )
+
+    @pytest.mark.parametrize("func", [simplex_mean, noisy_sum_mean])
+    def test_flagged_ledger_says_not_dp(self, func):
+        kw = {"known_n": True} if func is simplex_mean else {}
+        est = func(self.X, epsilon=1.0, bounds=(0, 1), side_information=True, rng=0, **kw)
+        (charge,) = est.ledger.charges
+        assert charge.note.startswith("not DP under add-remove: n used as public side information")
+        rep = func(self.X, epsilon=1.0, bounds=(0, 1), neighbouring="replace-one", rng=0, **kw)
+        assert "not DP" not in rep.ledger.charges[0].note
+
+    def test_registry_refuses_the_override(self):
+        with pytest.raises(ValueError):
+            get("simplex_laplace").run(self.X, Budget.pure(1.0), bounds=(0, 1), known_n=True)
+
+
+def _imputed_sum(est) -> tuple[np.ndarray, int]:
+    """The imputed rows' sum on all-zero data with lower bound 0 (the kept rows add nothing)."""
+    dg = est.diagnostics
+    return dg.noiseless_mean * dg.resized_n, dg.imputed
+
+
+class TestResizeRadius:
+    """B4's imputed rows lie in the public l1 ball that sets the sum's sensitivity."""
+
+    @given(
+        d=st.integers(1, 300),
+        frac=st.floats(1e-3, 1.5),
+        impute=st.sampled_from(["uniform", "midpoint"]),
+        k=st.integers(1, 50),
+        seed=st.integers(0, 2**16),
+    )
+    @settings(max_examples=150, deadline=None)
+    def test_every_imputed_row_in_the_ball(self, d, frac, impute, k, seed):
+        w = np.random.default_rng(seed).uniform(0.1, 3.0, d)
+        R = frac * float(w.sum())
+        rows = imputed_rows(k, w, R, impute, np.random.default_rng(seed))
+        assert np.all(rows >= 0) and np.all(rows <= w)
+        assert np.all(np.abs(rows).sum(axis=1) <= R * (1 + 1e-12))
+
+    @given(
+        d=st.sampled_from([1, 2, 7, 64, 256]),
+        frac=st.floats(1e-3, 1.2),
+        impute=st.sampled_from(["uniform", "midpoint"]),
+        gauss=st.booleans(),
+    )
+    @settings(max_examples=40, deadline=None)
+    def test_estimator_imputes_inside_the_radius_that_sets_delta(self, d, frac, impute, gauss):
+        """End to end, as the audit's repro: on zeros every kept row is 0, so the noiseless resized
+        sum is the imputed rows' sum; its l1 norm over the number imputed is at most the radius
+        (midpoint: each row exactly; uniform: their average), and Δ is the one the radius sets."""
+        R = frac * d
+        budget = {"rho": 0.5} if gauss else {"epsilon": 1.0}
+        seen = 0
+        for seed in range(60):
+            est = resize_mean(
+                np.zeros((2, d)), bounds=(0, 1), radius=R, impute=impute, rng=seed, **budget
+            )
+            total, k = _imputed_sum(est)
+            want = min(math.sqrt(2) * R, math.sqrt(d)) if gauss else min(2 * R, d)
+            assert est.diagnostics.sum_sensitivity == pytest.approx(want, rel=1e-12)
+            if k:
+                seen += 1
+                assert np.abs(total).sum() / k <= R * (1 + 1e-9)
+        assert seen > 0
+
+    @pytest.mark.parametrize("impute", ["uniform", "midpoint"])
+    def test_default_radius_keeps_the_box(self, impute):
+        w = np.array([1.0, 2.0, 0.5])
+        np.testing.assert_array_equal(imputation_top(w, float(w.sum()), impute), w)
+
+
+class TestPublicInputs:
+    """Non-finite or impossible public inputs are refused before anything is drawn or charged."""
+
+    @pytest.mark.parametrize(
+        "func",
+        [
+            simplex_mean,
+            lambda x, **kw: noisy_sum_mean(x, neighbouring="replace-one", **kw),
+            plugin_mean,
+            centred_mean,
+            resize_mean,
+        ],
+    )
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            {"bounds": (0.0, math.inf)},
+            {"bounds": (math.nan, 1.0)},
+            {"bounds": (-1e308, 1e308)},
+            {"bounds": (1.0, 0.0)},
+            {"radius": math.nan},
+            {"radius": math.inf},
+            {"radius": -1.0},
+        ],
+    )
+    def test_bad_public_inputs(self, func, bad):
+        kw = {"bounds": (0.0, 1.0), **bad}
+        with pytest.raises(ValueError):
+            func(np.full((5, 2), 0.5), epsilon=1.0, rng=0, **kw)
+
+    @pytest.mark.parametrize(
+        ("func", "bad"),
+        [
+            (simplex_mean, {"count_fraction": math.nan}),
+            (simplex_mean, {"count_fraction": 1.0}),
+            (plugin_mean, {"split": math.nan}),
+            (centred_mean, {"split": math.inf}),
+            (resize_mean, {"split": math.nan}),
+            (resize_mean, {"impute": "zero"}),
+        ],
+    )
+    def test_bad_fractions(self, func, bad):
+        with pytest.raises(ValueError):
+            func(np.full(5, 0.5), epsilon=1.0, bounds=(0, 1), rng=0, **bad)
+
+
+SIMPLEX_ENTRIES = sorted(s.name for s in all_estimators() if s.family.startswith("simplex"))
+
+
+@pytest.mark.parametrize("name", SIMPLEX_ENTRIES)
+def test_calibration_at_defaults(name):
+    assert problems(calibration(name)) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "public"),
+    [
+        ("simplex_laplace", {"count_fraction": 0.3}),
+        ("simplex_gauss", {"count_fraction": 0.3, "combine": "paper", "radius": 2.0}),
+        ("simplex_known_n_laplace_replace", {"radius": 3.0, "clamp": True}),
+        ("plugin_laplace", {"split": 0.2}),
+        ("plugin_gauss", {"split": "opendp", "shift": False}),
+        ("centred_plugin_gauss", {"split": 0.7}),
+        ("resize_laplace", {"radius": 0.5, "impute": "midpoint"}),
+        ("resize_gauss", {"radius": 0.5, "split": 0.3}),
+        ("sum_known_n_gauss_replace", {"radius": 2.0}),
+    ],
+)
+def test_calibration_with_public_options(name, public):
+    assert problems(calibration(name, **public)) == []
