@@ -498,7 +498,7 @@ def exponential(
     rng: RngLike | Any = None,
     columns: int = 1,
     monotone: bool = False,
-    sampler: Literal["gumbel", "exponential"] = "gumbel",
+    sampler: Literal["gumbel", "exponential", "inverse_cdf"] = "gumbel",
     base: np.ndarray | None = None,
     note: str = "",
 ) -> np.ndarray:
@@ -515,9 +515,10 @@ def exponential(
     coefficient : float
         The multiplier the caller applied to the utility; the mechanism records
         ``ε_row / (2Δu·coefficient)`` (``Δu·coefficient`` for a monotone utility) as the ratio.
-    sampler : {"gumbel", "exponential"}
-        ``argmax(scores + Gumbel)``, or ``argmax((base - log E) + scores)`` with ``E ~ Exp(1)``
-        (the same distribution; two samplers side by side because each estimator's seeded numbers
+    sampler : {"gumbel", "exponential", "inverse_cdf"}
+        ``argmax(scores + Gumbel)``, ``argmax((base - log E) + scores)`` with ``E ~ Exp(1)``, or
+        one uniform per row against the cumulative weights ``exp(scores - max)`` (the same
+        distribution; several samplers side by side because each estimator's seeded numbers
         depend on its own).
     base : array, optional
         Public log base measure added before the noise (``"exponential"`` sampler only).
@@ -549,6 +550,8 @@ def exponential(
             idx = backend.noisy_max(s if base is None else base + s)
         elif sampler == "gumbel":
             idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
+        elif sampler == "inverse_cdf":
+            idx = _inverse_cdf(s, as_generator(rng))
         else:
             e = np.asarray(as_generator(rng).standard_exponential(s.shape))
             with np.errstate(divide="ignore"):
@@ -571,6 +574,32 @@ def exponential(
         variates=int(s.size),
     )
     return idx
+
+
+def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Index per row (last axis) of ``scores`` drawn with probability ``∝ exp(score)``.
+
+    Each row is shifted by its own maximum (the likeliest index gets weight exactly 1), the weights
+    are summed cumulatively and one uniform per row picks the first index whose cumulative weight
+    exceeds ``u * total``; an index of weight 0 (score ``-inf``) is never picked.
+    """
+    lead = scores.shape[:-1]
+    w = scores.reshape(-1, scores.shape[-1])
+    w = w - w.max(axis=-1, keepdims=True)
+    np.exp(w, out=w)
+    np.cumsum(w, axis=-1, out=w)
+    rows, m = w.shape
+    values = gen.random(rows) * w[:, -1]
+    lo = np.zeros(rows, dtype=np.intp)
+    hi = np.full(rows, m, dtype=np.intp)
+    at = np.arange(rows)
+    for _ in range(int(m).bit_length() + 1):  # #{j : w[i, j] <= values[i]} by halving
+        mid = (lo + hi) // 2
+        le = w[at, np.minimum(mid, m - 1)] <= values
+        active = lo < hi
+        lo = np.where(active & le, mid + 1, lo)
+        hi = np.where(active & ~le, mid, hi)
+    return np.minimum(lo, m - 1).reshape(lead)
 
 
 # --------------------------------------------------------------------------------------------
