@@ -7,6 +7,7 @@ URL query string, so a link reproduces the view. This module holds no DP logic.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -127,7 +128,7 @@ def parse_query(params: dict[str, str]) -> dict[str, Any]:
             cast is int and not value.is_integer()
         ):
             continue
-        out[key] = int(value) if cast is int else value
+        out[key] = int(value) if cast is int else value + 0.0  # -0.0 -> 0.0
     if params.get("unit") in UNITS:
         out["unit"] = params["unit"]
     return out
@@ -165,13 +166,13 @@ def url_value(key: str) -> str | None:
     """
     v = st.query_params.get(key)
     if v:
-        return str(v)
+        return str(v) if len(str(v)) <= MAX_URL_VALUE else None
     try:
         url = st.context.url or ""
     except Exception:  # noqa: BLE001 - no browser context (e.g. under AppTest)
         url = ""
     found = parse_qs(urlparse(url).query).get(key)
-    return found[0] if found else None
+    return found[0] if found and len(found[0]) <= MAX_URL_VALUE else None
 
 
 def _encode(value: Any) -> str:
@@ -182,19 +183,64 @@ def _encode(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
+#: Longest URL value a page reads (characters); a longer one is treated as absent.
+MAX_URL_VALUE = 4096
+#: Deepest nesting of JSON read from a URL value (``yd_bounds`` is ``{column: [lower, upper]}``).
+MAX_URL_DEPTH = 3
+#: What a malformed URL value raises while it is read (each falls back to the default).
+URL_ERRORS = (TypeError, ValueError, OverflowError, RecursionError, AttributeError, KeyError)
+
+
+def url_number(raw: str, *, integer: bool = False) -> float | int:
+    """The one reader of numbers in links: a finite float (``-0`` read as ``0``) or an int.
+
+    Raises ``ValueError`` for text longer than 64 characters, ``inf``/``nan``/``1e400`` and, when
+    ``integer``, a number with a fraction, so every page falls back to its default on them.
+
+    >>> url_number("-0"), url_number("12", integer=True), url_number("1e3", integer=True)
+    (0.0, 12, 1000)
+    >>> url_number("1e400")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a finite number: '1e400'
+    """
+    if not isinstance(raw, str) or len(raw) > 64:
+        raise ValueError(f"not a number: {str(raw)[:64]!r}")
+    v = float(raw)
+    if not math.isfinite(v) or (integer and not v.is_integer()):
+        raise ValueError(f"not a finite {'integer' if integer else 'number'}: {raw!r}")
+    return int(v) if integer else v + 0.0  # + 0.0 turns -0.0 into 0.0 (one cache key, one label)
+
+
+def url_json(raw: str, max_depth: int = MAX_URL_DEPTH) -> Any:
+    """JSON from a link, refused (``ValueError``) above :data:`MAX_URL_VALUE` characters or
+    ``max_depth`` levels of nesting before it is parsed; NaN and infinities are refused too."""
+    if not isinstance(raw, str) or len(raw) > MAX_URL_VALUE:
+        raise ValueError("the link's value is too long")
+    depth = 0
+    for ch in raw:  # brackets inside strings count too: a stricter bound, never a looser one
+        depth += (ch in "[{") - (ch in "]}")
+        if depth > max_depth:
+            raise ValueError("the link's value is nested too deeply")
+    return json.loads(raw, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
+
+
 def _decode(raw: str, default: Any) -> Any:
     """Parse ``raw`` as the type of ``default`` (raises ``ValueError`` on a malformed value)."""
+    if not isinstance(raw, str) or len(raw) > MAX_URL_VALUE:
+        raise ValueError("the link's value is too long")
     if isinstance(default, bool):
         if raw not in ("0", "1", "True", "False"):
             raise ValueError(raw)
         return raw in ("1", "True")
     if isinstance(default, int):
-        return int(float(raw))
+        return url_number(raw, integer=True)
     if isinstance(default, float):
-        v = float(raw)
-        if not math.isfinite(v):
-            raise ValueError(raw)
-        return v
+        return url_number(raw)
     if isinstance(default, (list, tuple)):
         return [r for r in raw.split(",") if r]
     return raw
@@ -227,9 +273,11 @@ def url_state(
         if raw is not None:
             try:
                 value = parse(raw) if parse else _decode(raw, default)
+                if isinstance(value, float):
+                    value += 0.0  # -0.0 -> 0.0
                 if ok(value):
                     ss[keep] = value
-            except (TypeError, ValueError):
+            except URL_ERRORS:
                 pass
     if keep in ss and not ok(ss[keep]):
         del ss[keep]

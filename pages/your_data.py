@@ -37,10 +37,13 @@ from dpcore.figures.your_data import (
 from dpcore.privacy import Budget
 from pages._ui import (
     CACHE_TTL,
+    URL_ERRORS,
     chart,
     include_peers,
     settings,
     simulation_notice,
+    url_json,
+    url_number,
     url_sync,
     url_value,
     url_widget,
@@ -219,13 +222,13 @@ def _typed_bounds() -> dict[str, tuple[float, float]]:
         ss["_yd_typed"] = {}
         raw = url_value("yd_bounds")
         try:
-            got = json.loads(raw) if raw else {}
+            got = url_json(raw) if raw else {}
             ss["_yd_typed"] = {
-                str(c): (float(v[0]), float(v[1]))
+                str(c): (url_number(str(v[0])), url_number(str(v[1])))
                 for c, v in got.items()
-                if len(v) == 2 and all(math.isfinite(float(b)) for b in v)
+                if isinstance(v, list) and len(v) == 2
             }
-        except (TypeError, ValueError, AttributeError):
+        except URL_ERRORS:
             pass  # a broken link: no typed ranges, the table asks for them
     return dict(ss["_yd_typed"])
 

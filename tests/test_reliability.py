@@ -100,8 +100,10 @@ def test_a_config_with_too_many_tasks_is_refused_from_any_source(tmp_path, capsy
 
 
 def test_the_page_caps_repetitions_tasks_and_cells_of_uploaded_configs():
-    with pytest.raises(ValueError, match="at most 50"):
-        check_app_limits(ExperimentConfig.from_dict(_config(estimators=["plan"], repetitions=51)))
+    capped = check_app_limits(
+        ExperimentConfig.from_dict(_config(estimators=["plan"], repetitions=10_000))
+    )
+    assert capped.repetitions == limits.APP_REPETITIONS[1]
     with pytest.raises(ValueError, match=f"limit is {limits.APP_TASKS:,}"):
         check_app_limits(ExperimentConfig.from_dict(_huge_grid(reps=3, estimators=40)))
     with pytest.raises(ValueError, match="page's limit"):
@@ -151,3 +153,37 @@ def test_cli_turns_an_unusable_out_into_one_line(tmp_path, capsys, where):
     assert main([str(path), "--out", str(out), "--no-png"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+# ---- links --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", ["inf", "-inf", "1e400", "-1e400", "nan", "2.5", "1" * 65, "x"])
+def test_url_integers_refuse_non_finite_fractional_and_long_text(raw):
+    from pages._ui import _decode
+
+    with pytest.raises(ValueError):
+        _decode(raw, 3)
+
+
+def test_url_numbers_normalise_minus_zero():
+    from pages._ui import _decode, url_number
+
+    assert str(url_number("-0")) == "0.0" and str(_decode("-0.0", 0.1)) == "0.0"
+    assert _decode("1e3", 3) == 1000 and isinstance(_decode("1e3", 3), int)
+
+
+@pytest.mark.parametrize(
+    "raw", ["[" * 3000, '{"a": [[[[1]]]]}', '{"a": [NaN, 1]}', "{" + '"a": 1,' * 2000 + "}"]
+)
+def test_url_json_refuses_deep_long_and_non_finite_text_before_parsing(raw):
+    from pages._ui import url_json
+
+    with pytest.raises(ValueError):
+        url_json(raw)
+
+
+def test_url_json_reads_a_bounds_object():
+    from pages._ui import url_json
+
+    assert url_json('{"wage": [1000, 1001]}') == {"wage": [1000, 1001]}

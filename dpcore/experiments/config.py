@@ -11,7 +11,7 @@ import itertools
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -193,23 +193,21 @@ def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
 
 
 def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
-    """Refuse a config the interactive pages should not run (uploaded or built on a page).
+    """``cfg`` fitted to the interactive pages' caps, or a ``ValueError`` when it cannot fit.
 
-    The page's caps are tighter than the library's: repetitions up to ``APP_REPETITIONS[1]``,
-    at most :data:`dpcore.limits.APP_TASKS` runs, and at most
-    :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at every sweep point.
+    Repetitions above the page's cap (``APP_REPETITIONS[1]``, what its slider offers) are capped
+    to it; a config with more than :data:`dpcore.limits.APP_TASKS` runs at those repetitions, or
+    with more than :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at some sweep point, is
+    refused (such configs belong to ``python -m dpcore.experiments``).
 
     Returns
     -------
     ExperimentConfig
-        ``cfg`` itself, when it fits.
+        ``cfg`` itself when it fits, else a copy with the repetitions capped.
     """
     hi = limits.APP_REPETITIONS[1]
     if cfg.repetitions > hi:
-        raise ValueError(
-            f"the config asks for {cfg.repetitions:,} repetitions; the page runs at most {hi} "
-            "(run larger configs with python -m dpcore.experiments)."
-        )
+        cfg = replace(cfg, repetitions=hi)
     settings = cfg.settings()
     limits.check_tasks(len(settings), len(cfg.estimators), cfg.repetitions, limits.APP_TASKS)
     cells = max(s["n"] * s["d"] for s in settings)

@@ -147,3 +147,62 @@ def test_your_data_lists_estimators_that_refuse_a_tiny_csv():
     text = " ".join(md.value for md in at.markdown)
     assert "not applicable:" in text and "4 rows" in text
     assert not at.error
+
+
+@pytest.mark.parametrize(
+    ("page", "query"),
+    [
+        ("pages/plan_step_by_step.py", {"plan_p": "inf", "plan_i": "1e400", "plan_j": "-inf"}),
+        ("pages/compare.py", {"cmp_reps": "1e400"}),
+        ("pages/winsorized.py", {"wins_size": "inf", "wins_eta": "nan"}),
+        ("pages/binary_product.py", {"bp_d": "1e400", "bp_n": "-1e400"}),
+        ("pages/your_data.py", {"yd_reps": "-inf", "yd_bounds": "[" * 3000}),
+    ],
+)
+def test_non_finite_page_local_keys_fall_back(page, query):
+    """Audit 2.5 and 2.8: OverflowError on page-local integer keys, RecursionError on yd_bounds."""
+    at = _page(page, {**SMALL, **query})
+    assert not at.exception, at.exception
+
+
+def test_winsorized_minus_zero_after_zero_shares_one_key_and_label():
+    """Audit 2.9: the shared sweep cache held eta = 0 under the label 'eta = 0'; -0 looked up
+    'eta = -0' and raised IndexError."""
+    first = _page("pages/winsorized.py", {**SMALL, "wins_eta": "0"})
+    assert not first.exception, first.exception
+    at = _page("pages/winsorized.py", {**SMALL, "wins_eta": "-0"})
+    assert not at.exception, at.exception
+    eta = next(s for s in at.slider if s.label.startswith("η"))
+    assert eta.value == 0.0 and str(eta.value) == "0.0"
+
+
+@pytest.mark.parametrize("params", ["null", "[1, 2]", '{"foo": 1}'])
+def test_compare_upload_with_bad_params_is_an_error(params):
+    """Audit 2.6: params null or a list were tracebacks; unknown names failed in every row."""
+    cfg = ExperimentConfig(n=150, d=2, estimators=[{"name": "plan", "params": {}}]).to_json()
+    text = cfg.replace('"params": {}', f'"params": {params}')
+    at = _page("pages/compare.py", SMALL, _upload(text))
+    assert not at.exception, at.exception
+    assert "params" in _errors(at) or "parameter" in _errors(at)
+
+
+def test_compare_upload_with_too_many_tasks_is_refused_at_once():
+    """Audit 2.2: 400 points x 64 estimators x 50 repetitions (n = 2) ran for 97 s to 5.7 GB."""
+    cfg = {
+        "name": "t",
+        "distribution": "gaussian",
+        "n": 2,
+        "d": 1,
+        "budget": 0.5,
+        "unit": "rho",
+        "estimators": [{"name": "empirical", "id": f"e{i}"} for i in range(64)],
+        "sweep": {
+            "budget": [round(0.10 + 0.01 * i, 2) for i in range(20)],
+            "skew": [round(0.05 * i, 2) for i in range(20)],
+        },
+        "repetitions": 50,
+        "seed": 0,
+    }
+    at = _page("pages/compare.py", SMALL, _upload(cfg))
+    assert not at.exception, at.exception
+    assert "runs" in _errors(at) and "limit" in _errors(at)
