@@ -60,8 +60,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import quantiles
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore import mechanisms, quantiles
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -160,14 +160,12 @@ def check_split(split: Sequence[float]) -> tuple[float, float, float]:
 
 @dataclass(frozen=True)
 class WalkBudget:
-    """What each quantile walk gets: its keyword arguments, the ledger charges and notes, and a pure
-    walk's ε per coordinate under zCDP (``None`` otherwise)."""
+    """What each quantile walk gets: its keyword arguments for
+    :func:`~dpcore.quantiles.unbounded.unbounded_quantile`, the note of its ledger stage, and a
+    pure walk's ε per coordinate under zCDP (``None`` otherwise)."""
 
     kwargs: dict[str, float]
-    charge_threshold: float
-    charge_query: float
-    note_threshold: str
-    note_query: str
+    note: str
     epsilons: tuple[float, float] | None
 
 
@@ -177,8 +175,16 @@ def walk_budgets(
     """Stages 1-2: what each quantile walk gets from the threshold and query parts (spec §2.5, §7).
 
     ``part_t``/``part_q`` are the totals of one walk over all d coordinates, in the native unit
-    (``unbounded_quantile`` divides them by d). Under zCDP a pure walk (``walk="pure"``) runs at the
-    ε with ``ε²/2 = part/d`` per coordinate (Bun–Steinke), split in proportion; it is charged the ρ parts.
+    (``unbounded_quantile`` divides them by d).
+
+    Privacy
+    -------
+    Pure: the walk runs at ``(part_t/d, part_q/d)`` per coordinate and is charged
+    ``part_t + part_q``. zCDP, ``walk="pure"``: it runs at the ε with ``ε²/2 = (part_t + part_q)/d``
+    per coordinate (Bun–Steinke, Prop. 1.4), split ``part_t : part_q``; the mechanism converts
+    the walk as a whole, ``d (ε_T + ε_Q)²/2 = part_t + part_q``, split in the same proportion.
+    zCDP, ``walk="gaussian"``: ``ρ_T = part_t/d``, ``ρ_Q = part_q/d`` per coordinate, charged
+    ``part_t + part_q`` by the paper's Lemma D.1, an unproven accounting (research option only).
 
     References
     ----------
@@ -187,33 +193,22 @@ def walk_budgets(
     if notion == "pure":
         return WalkBudget(
             {"epsilon_threshold": part_t, "epsilon_query": part_q},
-            part_t,
-            part_q,
-            f"AboveThreshold target noise, {part_t / d:.4g}ε per coordinate",
-            f"AboveThreshold query noise, {part_q / d:.4g}ε per coordinate",
+            f"AboveThreshold walk, ε_T = {part_t / d:.4g}, ε_Q = {part_q / d:.4g} per coordinate",
             None,
         )
     if walk == "pure":
         eps = walk_epsilons(part_t, part_q, d)
-        conv = (
-            f"pure walk, ε = {sum(eps):.4g} per coordinate ⇒ ε²/2 = {(part_t + part_q) / d:.4g}ρ "
-            "(Bun–Steinke), split in proportion"
-        )
         # unbounded_quantile divides its totals by d
         return WalkBudget(
             {"epsilon_threshold": eps[0] * d, "epsilon_query": eps[1] * d},
-            part_t,
-            part_q,
-            f"AboveThreshold target noise ε_T = {eps[0]:.4g}; {conv}",
-            f"AboveThreshold query noise ε_Q = {eps[1]:.4g}; {conv}",
+            f"pure AboveThreshold walk, ε_T = {eps[0]:.4g}, ε_Q = {eps[1]:.4g} per coordinate "
+            f"(ε²/2 = {(part_t + part_q) / d:.4g}ρ, Bun–Steinke)",
             eps,
         )
     return WalkBudget(
         {"rho_threshold": part_t, "rho_query": part_q},
-        part_t,
-        part_q,
-        f"Gaussian AboveThreshold target noise, {part_t / d:.4g}ρ per coordinate (paper's Lemma D.1)",
-        f"Gaussian AboveThreshold query noise, {part_q / d:.4g}ρ per coordinate (paper's Lemma D.1)",
+        f"Gaussian AboveThreshold walk, ρ_T = {part_t / d:.4g}, ρ_Q = {part_q / d:.4g} per "
+        "coordinate",
         None,
     )
 
@@ -239,23 +234,26 @@ def private_interval(
     beta: float,
     walk: WalkBudget,
     ledger: Ledger,
-    rng: np.random.Generator,
+    rng: Any,
 ) -> PrivateInterval:
     """Stages 3-5: the two private quantile walks (upper from a, lower from b) and the fallback.
 
-    Each walk is charged its threshold and query parts in ``ledger``; where ``Û < L̂`` the prior
-    range ``[a, b]`` replaces the interval (post-processing, no cost).
+    Privacy
+    -------
+    Each walk is one :func:`dpcore.mechanisms.above_threshold` per coordinate on counts of
+    sensitivity 1 (replace-one, n public), run inside the ledger stages "upper quantile" and
+    "lower quantile", which the mechanism charges as "<stage>: threshold" and "<stage>: queries"
+    (budgets in :func:`walk_budgets`). Where ``Û < L̂`` the prior range ``[a, b]`` replaces the
+    interval (post-processing, no cost).
 
     References
     ----------
     Ramsay and Spicker, Algorithm 1 steps 3-5; specs/winsorized.md §2.2-§2.4.
     """
-    up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
-    ledger.charge("upper quantile: threshold", walk.charge_threshold, walk.note_threshold)
-    ledger.charge("upper quantile: queries", walk.charge_query, walk.note_query)
-    lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
-    ledger.charge("lower quantile: threshold", walk.charge_threshold, walk.note_threshold)
-    ledger.charge("lower quantile: queries", walk.charge_query, walk.note_query)
+    with mechanisms.stage(ledger, "upper quantile", note=walk.note):
+        up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
+    with mechanisms.stage(ledger, "lower quantile", note=walk.note):
+        lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
     U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
     L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
     fallback = U_raw < L_raw
@@ -283,14 +281,20 @@ def noisy_winsorized_mean(
     mean_noise: MeanNoise,
     budget: float,
     ledger: Ledger,
-    rng: np.random.Generator,
+    rng: Any,
 ) -> NoisyMean:
     """Stages 6-7: winsorise every row to ``[L, U]`` and add noise calibrated to the swap sensitivity.
 
-    Swap (replace-one) sensitivity of coordinate r's mean: ``(U_r - L_r)/n``. Pure: Laplace with
-    scale ``d (U_r - L_r)/(n ε₃)`` per coordinate (ε₃/d each, composed over d). zCDP: Gaussian at
-    ``ρ₃/d`` per coordinate (``"per_coordinate"``), or one Gaussian on the joint ℓ2 sensitivity
-    ``sqrt(Σ_r (U_r - L_r)²)/n`` with all of ``ρ₃`` (``"joint"``). Charges ``budget`` once.
+    Privacy
+    -------
+    Given the (private) interval, the swap (replace-one) sensitivity of coordinate r's mean is
+    ``Δ_r = (U_r - L_r)/n``. Pure: :func:`dpcore.mechanisms.laplace` with ``columns = d`` and
+    scale ``d (U_r - L_r)/(n ε₃)`` per coordinate (ε₃/d each, basic composition). zCDP:
+    :func:`dpcore.mechanisms.gaussian` at ``ρ₃/d`` per coordinate (``"per_coordinate"``), or one
+    Gaussian on the joint ℓ2 sensitivity ``sqrt(Σ_r Δ_r²)`` with all of ``ρ₃`` (``"joint"``).
+    Stage "winsorized mean: Laplace noise" or "winsorized mean: Gaussian noise", charged
+    ``budget`` once. A coordinate with ``U_r = L_r`` (possible on a coarse grid) has sensitivity 0:
+    it is released without noise and the budget goes to the other coordinates.
 
     References
     ----------
@@ -298,35 +302,56 @@ def noisy_winsorized_mean(
     """
     n, d = X.shape
     m = np.clip(X, L, U).mean(axis=0)
-    width = U - L
+    live = (U - L) > 0
+    k = int(np.count_nonzero(live))
+    scale, mean = np.zeros(d), m.copy()
+    if k == 0:  # every coordinate is a point: the clipped mean is public, nothing to noise
+        return NoisyMean(m, mean, scale, scale.copy())
+    width = (U - L)[live]
     if notion == "pure":
-        scale = d * width / (n * budget)  # per-coordinate Laplace b; eps3/d per coordinate
-        noise = scale * rng.laplace(0.0, 1.0, size=d)
+        sc = k * width / (n * budget)  # per-coordinate Laplace b; eps3/k per coordinate
+        with mechanisms.stage(ledger, "winsorized mean: Laplace noise"):
+            rel = mechanisms.laplace(
+                m[live],
+                width / n,
+                budget,
+                rng=rng,
+                scale=sc,
+                columns=k,
+                note=f"Laplace, swap sensitivity (U-L)/n per coordinate, {budget / k:.4g}ε each",
+            )
+        scale[live] = sc
         noise_std = np.sqrt(2.0) * scale
-        ledger.charge(
-            "winsorized mean: Laplace noise",
-            budget,
-            f"Laplace, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ε each",
-        )
     elif mean_noise == "joint":
-        scale = np.full(d, np.sqrt(np.sum(width**2)) / (n * np.sqrt(2.0 * budget)))
-        noise = scale * rng.standard_normal(d)
+        l2 = np.sqrt(np.sum(width**2))
+        sc = l2 / (n * np.sqrt(2.0 * budget))
+        with mechanisms.stage(ledger, "winsorized mean: Gaussian noise"):
+            rel = mechanisms.gaussian(
+                m[live],
+                l2 / n,
+                budget,
+                rng=rng,
+                scale=sc,
+                note="Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n",
+            )
+        scale[live] = sc
         noise_std = scale
-        ledger.charge(
-            "winsorized mean: Gaussian noise",
-            budget,
-            "Gaussian, joint l2 swap sensitivity sqrt(Σ(U_r-L_r)²)/n",
-        )
     else:
-        scale = width / (n * np.sqrt(2.0 * budget / d))
-        noise = scale * rng.standard_normal(d)
+        sc = width / (n * np.sqrt(2.0 * budget / k))
+        with mechanisms.stage(ledger, "winsorized mean: Gaussian noise"):
+            rel = mechanisms.gaussian(
+                m[live],
+                width / n,
+                budget,
+                rng=rng,
+                scale=sc,
+                columns=k,
+                note=f"Gaussian, swap sensitivity (U-L)/n per coordinate, {budget / k:.4g}ρ each",
+            )
+        scale[live] = sc
         noise_std = scale
-        ledger.charge(
-            "winsorized mean: Gaussian noise",
-            budget,
-            f"Gaussian, swap sensitivity (U-L)/n per coordinate, {budget / d:.4g}ρ each",
-        )
-    return NoisyMean(m, m + noise, scale, noise_std)
+    mean[live] = rel.value
+    return NoisyMean(m, mean, scale, noise_std)
 
 
 def _warnings(
@@ -397,8 +422,8 @@ def _pmwm(
     budget = check_positive(budget, "epsilon" if notion == "pure" else "rho")
     s1, s2, s3 = check_split(split)
     beta = float(beta)
-    if not beta > 1.0:
-        raise ValueError(f"beta (grid ratio) must be > 1, e.g. 1.001; got {beta!r}.")
+    if not (np.isfinite(beta) and beta > 1.0):
+        raise ValueError(f"beta (grid ratio) must be finite and > 1, e.g. 1.001; got {beta!r}.")
     if walk not in ("pure", "gaussian"):
         raise ValueError(
             f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
@@ -408,7 +433,7 @@ def _pmwm(
         raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
     a, b = check_bounds(bounds, d)
     tau = trim_level(n, c, eta)
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
 
     # 1-2. budget split; each of the two quantile calls gets half of the threshold and the query
     # parts. ``unbounded_quantile`` divides the total of a call by d across the columns.

@@ -11,9 +11,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcore import mechanisms
 from dpcore._validation import (
     RngLike,
-    as_generator,
     check_bounds,
     check_positive,
     check_probability,
@@ -219,17 +219,32 @@ def _walk_up(
     pure: bool,
     budget_t: float,
     budget_q: float,
-    gen: np.random.Generator,
+    gen: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """UQ_UP of specs/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over columns."""
+    """UQ_UP of specs/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over columns.
+
+    Privacy
+    -------
+    One :func:`dpcore.mechanisms.above_threshold` walk per column on the counts ``#{x < g_i}``
+    (sensitivity 1, monotone under replace-one), threshold budget ``budget_t`` and query budget
+    ``budget_q`` per column; the mechanism charges the active stage ("<stage>: threshold" and
+    "<stage>: queries"). The exponential walk is ``(ε_T + ε_Q)``-DP per column (Durfee 2023); the
+    Gaussian walk's ``ρ_T + ρ_Q`` per column is the paper's Lemma D.1, unproven accounting.
+    """
     n, d = X.shape
     log_beta = math.log(beta)
     K = _grid_size(lo, hi, beta)
     kmax = int(K.max())
-    if pure:
-        threshold = q * n + gen.standard_exponential(d) / budget_t
-    else:
-        threshold = q * n + gen.standard_normal(d) / math.sqrt(budget_t)
+    walk = mechanisms.above_threshold(
+        np.full(d, q * n),
+        threshold_budget=budget_t,
+        query_budget=budget_q,
+        columns=d,
+        rng=gen,
+        noise="exponential" if pure else "gaussian",
+        note="" if pure else _GAUSSIAN_WALK_NOTE,
+    )
+    threshold = walk.threshold
     value = np.empty(d)
     steps = np.empty(d, dtype=np.int64)
     hit = np.empty(d, dtype=bool)
@@ -238,11 +253,7 @@ def _walk_up(
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
         cols = slice(s, min(s + chunk, d))
         counts = _grid_counts(X[:, cols], lo[cols], kmax, log_beta)  # (m, kmax)
-        m = counts.shape[0]
-        if pure:
-            noisy = counts + gen.standard_exponential((m, kmax)) / budget_q
-        else:
-            noisy = counts + gen.standard_normal((m, kmax)) / math.sqrt(budget_q)
+        noisy = walk.queries(counts)
         # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
         valid = np.arange(kmax)[None, :] < (K[cols] - 1)[:, None]
         exceed = valid & (noisy > threshold[cols, None])
@@ -252,6 +263,13 @@ def _walk_up(
         steps[cols] = np.where(stopped, first + 1, K[cols])
         hit[cols] = ~stopped
     return np.minimum(value, hi), steps, hit
+
+
+#: Ledger note of a Gaussian walk: its zCDP accounting is the paper's claim, not a proof.
+_GAUSSIAN_WALK_NOTE = (
+    "Gaussian AboveThreshold walk: unproven accounting (Ramsay and Spicker's Lemma D.1), "
+    "not DP-accounted here"
+)
 
 
 def unbounded_quantile(
@@ -279,15 +297,6 @@ def unbounded_quantile(
     ``1 / eps``), so the estimate errs outwards. zCDP: ``E_0 ~ N(0, 1/rho_T)``,
     ``E_i ~ N(0, 1/rho_Q)`` (variances).
 
-    Privacy: replace-one neighbours, ``n`` public (the target ``q n`` uses it). The counts have
-    sensitivity 1 and are monotone (replacing a row moves all of them in the same direction), so
-    AboveThreshold with one-sided noise is ``(eps_T + eps_Q)``-DP per column (Durfee 2023;
-    specs/winsorized.md §2.1). The zCDP variant is ``(rho_T + rho_Q)``-zCDP per column, as claimed
-    by Ramsay and Spicker, Lemma D.1 (specs/winsorized.md §2.4, §10 item 6). Budget split: the
-    budgets passed are totals; each of the ``d`` columns gets ``eps_T / d`` and ``eps_Q / d`` (or
-    ``rho_T / d`` and ``rho_Q / d``), and the call costs ``eps_T + eps_Q`` (or
-    ``rho_T + rho_Q``) in total.
-
     Parameters
     ----------
     x : array_like, shape (n,) or (n, d)
@@ -301,7 +310,8 @@ def unbounded_quantile(
     epsilon_threshold, epsilon_query : float
         Total pure-DP budgets of the threshold noise and of the query noise.
     rho_threshold, rho_query : float
-        Total zCDP budgets (pass these instead of the epsilons for the Gaussian variant).
+        Total zCDP budgets of the Gaussian variant, passed instead of the epsilons (a research
+        option whose accounting is unproven; see Privacy).
     beta : float
         Grid ratio, > 1 (default 1.001 as in every experiment of the paper).
     rng : None, int or numpy.random.Generator
@@ -311,6 +321,23 @@ def unbounded_quantile(
     -------
     UnboundedQuantile
         ``(value, steps, hit_bound)``; scalars for 1-D input, arrays of shape ``(d,)`` for 2-D.
+
+    Privacy
+    -------
+    Replace-one neighbours, ``n`` public (the target ``q n`` uses it). The counts have
+    sensitivity 1 and are monotone (replacing a row moves all of them in the same direction), so
+    AboveThreshold with one-sided noise is ``(eps_T + eps_Q)``-DP per column (Durfee 2023;
+    specs/winsorized.md §2.1). Budget split: the budgets passed are totals; each of the ``d``
+    columns gets ``eps_T / d`` and ``eps_Q / d``, and the call costs ``eps_T + eps_Q`` in total.
+    The noise is drawn by :func:`dpcore.mechanisms.above_threshold`, which charges the ledger
+    stage the caller has open (lines "<stage>: threshold" and "<stage>: queries"; in a zCDP
+    ledger the pure walk converts as a whole, ``d (eps_T/d + eps_Q/d)**2 / 2``, split in
+    proportion ``eps_T : eps_Q``); outside a stage nothing is charged.
+
+    The Gaussian variant (``rho_threshold``, ``rho_query``) is **not DP-accounted**: its
+    ``(rho_T + rho_Q)``-zCDP per column is Ramsay and Spicker's Lemma D.1, which is unproven
+    (specs/winsorized.md §2.4, §10 item 6); its ledger lines say "unproven accounting". It is a
+    research option for reproducing the paper's tables, not a registered release.
 
     Notes
     -----
@@ -336,7 +363,7 @@ def unbounded_quantile(
     pure, budget_t, budget_q = _unbounded_budgets(
         epsilon_threshold, epsilon_query, rho_threshold, rho_query, d
     )
-    gen = as_generator(rng)
+    gen = mechanisms.generator(rng)
     if qq >= 0.5:
         value, steps, hit = _walk_up(X, lo, hi, qq, b, pure, budget_t, budget_q, gen)
     else:
