@@ -137,10 +137,14 @@ st.warning(
     f"at p = {p_now:.2f} both have MSE coefficient {cg['simplex'] * n**2:.3f} vs {cg['centred'] * n**2:.3f}. "
     f"With **Laplace** noise the simplex *is* {cl['centred'] / cl['simplex']:.0f}× better than that centred "
     "estimator.\n"
-    f"2. **Known n, one column:** simply centring the data (noisy centred sum / n) has half the simplex's "
-    f"variance (coefficient {cg['centred_sum_known_n'] * n**2:.3f} vs {cg['simplex_known_n'] * n**2:.3f}, "
-    "Gaussian). Under **replace-one** neighbours the known-n gain disappears (Gaussian) or turns into a 2× "
-    "loss (Laplace), because the pair's sensitivity doubles (l1) or grows by √2 (l2).\n\n"
+    f"2. **Known n, one column:** with n as public side information, simply centring the data (noisy "
+    f"centred sum / n) has half the simplex's variance (coefficient "
+    f"{cg['centred_sum_known_n'] * n**2:.3f} vs {cg['simplex_known_n'] * n**2:.3f}, Gaussian). That "
+    "comparison uses n as public side information under add/remove, so it compares against a mechanism "
+    "that is **not DP** (n is private there, and both estimates divide by it). Under **replace-one** "
+    "neighbours, where n is public and known n is DP, centring gains nothing and the known-n gain "
+    "disappears (Gaussian) or turns into a 2× loss (Laplace), because the pair's sensitivity doubles (l1) "
+    "or grows by √2 (l2).\n\n"
     "The big gains are against the *uncentred* noisy-sum / noisy-count plug-in that most libraries ship: "
     "2–5× (Gaussian) and 4–10× (Laplace) lower variance."
 )
@@ -262,11 +266,18 @@ centre_note = (
     else f" Centring alone does better still: {at_p['simplex_known_n'] / at_p['centred_sum_known_n']:.1f}× lower "
     "than the simplex."
 )
+known_title = (
+    "**n known (replace-one).**"
+    if relation == "replace-one"
+    else "**n as public side information: not DP under add-remove.** Under add/remove n is private, "
+    "so dividing by the true n is not a private mechanism; these curves are the paper's comparison "
+    "with n given from outside (choose replace-one for the DP version)."
+)
 chart(
     variance_figure(theory, sim, known_n=True),
     pd.concat([theory[theory.known_n], sim[sim.known_n]]),
     "simplex_variance_known_n",
-    f"**n known ({relation}).** The projection estimate's MSE is {at_p['simplex_known_n']:.3g}, "
+    f"{known_title} The projection estimate's MSE is {at_p['simplex_known_n']:.3g}, "
     + (
         f"{known_gain:.2f}× lower than"
         if known_gain > 1.001

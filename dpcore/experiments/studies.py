@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from dpcore import mechanisms
 from dpcore._validation import RngLike, as_generator, check_positive, spawn_generators
 from dpcore.data import generate
 from dpcore.data.binary import _check_d, profile, sample_binary_product
@@ -318,6 +319,16 @@ LABELS = {
 
 KNOWN_N = ["simplex_known_n", "sum_known_n", "centred_sum_known_n"]
 UNKNOWN_N = ["simplex", "plugin", "plugin_oracle", "centred", "simplex_extra_count"]
+#: Added to a known-n label under add-remove: n is private there, so the curve is the paper's
+#: "n as public side information" comparison, not a DP mechanism.
+SIDE_INFORMATION = " (n as public side information: not DP under add-remove)"
+
+
+def simplex_label(name: str, neighbouring: str) -> str:
+    """The legend label of a simplex-page estimator under ``neighbouring`` (:data:`LABELS`, plus
+    :data:`SIDE_INFORMATION` for a known-n estimator under add-remove)."""
+    side = name in KNOWN_N and neighbouring == "add-remove"
+    return LABELS[name] + (SIDE_INFORMATION if side else "")
 
 
 def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
@@ -347,25 +358,37 @@ def simulated_points(
     rng: RngLike = None,
 ) -> pd.DataFrame:
     """Empirical MSE (against the sample mean) of each estimator at a few positions ``p``, by running
-    the dpcore estimators ``reps`` times on a sample whose mean is ``p R``."""
+    the dpcore estimators ``reps`` times on a sample whose mean is ``p R``.
+
+    Under add-remove the known-n rows are the paper's "n as public side information" comparison
+    (``side_information=True``; labelled :data:`SIDE_INFORMATION`): not DP there, since n is
+    private. The draws simulate releases and charge no ledger."""
     g = as_generator(rng)
     b: dict[str, Any] = {"epsilon": epsilon, "rho": rho}
     bounds = (0.0, radius)
+    side = {"side_information": neighbouring == "add-remove"}
     rows = []
     for p in ps:  # a handful of positions; each call is vectorised over repetitions
         x = sample_at(p, n, radius, rng=g)
         mu = x.mean()
         runs = {
             "simplex_known_n": simplex_mean_draws(
-                x, bounds=bounds, known_n=True, neighbouring=neighbouring, reps=reps, rng=g, **b
+                x,
+                bounds=bounds,
+                known_n=True,
+                neighbouring=neighbouring,
+                reps=reps,
+                rng=g,
+                **side,
+                **b,
             ),
             "sum_known_n": baseline_draws(
-                "b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **b
+                "b1", x, bounds=bounds, neighbouring=neighbouring, reps=reps, rng=g, **side, **b
             ),
         }
         if neighbouring == "add-remove":
             runs["centred_sum_known_n"] = baseline_draws(
-                "b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **b
+                "b1", x, bounds=bounds, centred=True, reps=reps, rng=g, **side, **b
             )
             runs["simplex"] = simplex_mean_draws(x, bounds=bounds, reps=reps, rng=g, **b)
             runs["plugin"] = baseline_draws(
@@ -383,7 +406,7 @@ def simulated_points(
             rows.append(
                 {
                     "estimator": name,
-                    "label": LABELS[name],
+                    "label": simplex_label(name, neighbouring),
                     "p": p,
                     "mse": float(err2.mean()),
                     "se": float(err2.std(ddof=1) / math.sqrt(reps)),
@@ -662,7 +685,9 @@ def variance_curves(
     neighbouring: str = "add-remove",
     points: int = 101,
 ) -> pd.DataFrame:
-    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, p, mse)."""
+    """Theory lines ``MSE(p)`` for every estimator on the page (tidy frame: estimator, label, p,
+    mse, known_n). Under add-remove the known-n lines are the variances of the paper's "n as
+    public side information" comparison, labelled not DP (:func:`simplex_label`)."""
     p = np.linspace(0, 1, points)
     rows = []
     kw: dict[str, Any] = {"n": n, "radius": radius, "epsilon": epsilon, "rho": rho}
@@ -682,7 +707,7 @@ def variance_curves(
             pd.DataFrame(
                 {
                     "estimator": name,
-                    "label": LABELS[name],
+                    "label": simplex_label(name, neighbouring),
                     "p": p,
                     "mse": vals,
                     "known_n": name in KNOWN_N,
@@ -706,7 +731,8 @@ def count_draws(
     counts of the plug-in (``1 - split`` of the budget), on data whose mean sits mid-range.
 
     Tidy frame: ``count``, ``source``. One generator from ``rng`` draws the data, then the
-    releases, then the paid counts.
+    releases, then the paid counts, all through :mod:`dpcore.mechanisms` outside any ledger stage
+    (simulated releases: nothing is charged).
 
     References
     ----------
@@ -717,11 +743,13 @@ def count_draws(
     rel = simplex_release(x, bounds=(0.0, radius), epsilon=epsilon, rho=rho, reps=reps, rng=g)
     free = rel.m.sum(axis=1) / radius
     budget = rel.budget * (1 - split)
-    paid = n + (
-        g.laplace(0, 1 / budget, reps)
+    paid = (
+        mechanisms.laplace(n, 1.0, budget, rng=g, scale=1 / budget, shape=(reps,))
         if rel.mechanism == "laplace"
-        else g.normal(0, 1 / math.sqrt(2 * budget), reps)
-    )
+        else mechanisms.gaussian(
+            n, 1.0, budget, rng=g, scale=1 / math.sqrt(2 * budget), shape=(reps,)
+        )
+    ).value
     return pd.DataFrame(
         {
             "count": np.concatenate([free, paid]),

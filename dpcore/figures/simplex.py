@@ -229,7 +229,11 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:
-    """Theory lines with simulated points (± 2 SE) on top, log scale."""
+    """Theory lines with simulated points (± 2 SE) on top, log scale.
+
+    Legend names are the frames' ``label`` column (:func:`dpcore.experiments.studies.simplex_label`:
+    a known-n estimator under add-remove is named "n as public side information: not DP").
+    """
     fig = figure()
     th = theory[theory.known_n == known_n]
     # thick simplex lines first, thin (dashed) baselines on top: both stay visible where they
@@ -245,7 +249,7 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
                 x=grp.p,
                 y=grp.mse,
                 mode="lines",
-                name=LABELS[name],
+                name=_label(grp, name),
                 legendgroup=name,
                 line=dict(
                     color=COLORS[name], dash=dash, width=5 if name.startswith("simplex") else 2
@@ -260,7 +264,7 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
                 x=grp.p,
                 y=grp.mse,
                 mode="markers",
-                name=LABELS[name] + " (simulated)",
+                name=_label(grp, name) + " (simulated)",
                 legendgroup=name,
                 showlegend=False,
                 error_y=dict(type="data", array=2 * grp.se, visible=True),
@@ -272,6 +276,11 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
     style(fig, height=440)
     fig.update_layout(legend=dict(font=dict(size=11)))
     return fig
+
+
+def _label(grp: pd.DataFrame, name: str) -> str:
+    """The frame's own label for estimator ``name`` (the plain :data:`LABELS` entry without one)."""
+    return str(grp["label"].iloc[0]) if "label" in grp and len(grp) else LABELS[name]
 
 
 #: The count histogram's y axis reaches this multiple of its tallest bar (room for the label).

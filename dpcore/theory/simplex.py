@@ -102,7 +102,9 @@ def mse(
     epsilon, rho : float
         Exactly one total budget.
     neighbouring : {"add-remove", "replace-one"}
-        Only the known-``n`` estimators accept replace-one.
+        Only the known-``n`` estimators accept replace-one. A known-``n`` estimator under
+        add-remove is the paper's "n as public side information" comparison: its variance is
+        given, but it is not DP under add-remove (``n`` is private there and it divides by it).
     lower : float
         Offset ``L`` of the range (matters only for ``plugin_raw`` and ``opendp``).
 

@@ -28,8 +28,14 @@ def test_runs_with_charts_and_caveats():
     text = _text(at)
     assert "identical in distribution" in text and "centred estimator" in text  # caveat 1
     assert "Known n, one column" in text and "half the simplex's" in text  # caveat 2
+    assert "compares against a mechanism that is **not DP**" in text  # caveat 2 is not DP
+    assert "n as public side information: not DP under add-remove" in text
+    assert "n known (add-remove)" not in text
     assert "replace-one" in text
     assert not at.error
+    legend = [t["name"] for c in charts for t in json.loads(c.proto.spec)["data"] if "name" in t]
+    known = [name for name in legend if name.startswith(("Simplex, known n", "Noisy sum / n"))]
+    assert known and all("not DP under add-remove" in name for name in known)
 
 
 def test_caveat_numbers_are_the_theory():
@@ -59,6 +65,7 @@ def test_replace_one_known_n_only():
     assert not at.exception
     text = _text(at)
     assert "n known (replace-one)" in text
+    assert "not DP" not in text.split("n known (replace-one)")[1].split("\n")[0]
     assert "2.0× higher than the plain noisy sum" in text  # Laplace: Δ1 doubles
     assert len(at.get("plotly_chart")) == 4  # no unknown-n chart, no free count
 
