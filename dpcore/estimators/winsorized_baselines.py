@@ -38,11 +38,12 @@ Smith, A. "Privacy-preserving statistical estimation with optimal convergence ra
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from dpcore import quantiles
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore import mechanisms, quantiles
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -101,6 +102,13 @@ def clipped_mean_laplace(
     Estimate
         ``diagnostics.noise_scale`` is the Laplace scale ``d (b - a) / (n eps)``.
 
+    Privacy
+    -------
+    Replace-one, n public. The clipped mean's swap sensitivity is ``(b_r - a_r)/n`` per
+    coordinate; :func:`dpcore.mechanisms.laplace` with ``columns = d`` at scale
+    ``d (b_r - a_r)/(n ε)`` is ``ε/d``-DP per coordinate, ``ε``-DP in all (stage
+    "clipped mean: Laplace noise").
+
     References
     ----------
     specs/winsorized.md §4 ("Clipped mean", the original subsample-and-aggregate aggregator).
@@ -110,13 +118,17 @@ def clipped_mean_laplace(
     eps = check_positive(epsilon, "epsilon")
     m = np.clip(X, a, b).mean(axis=0)
     scale = d * (b - a) / (n * eps)
-    mean = m + scale * as_generator(rng).laplace(0.0, 1.0, size=d)
     ledger = Ledger("pure")
-    ledger.charge(
-        "clipped mean: Laplace noise",
-        eps,
-        f"swap sensitivity (b-a)/n per coordinate, {eps / d:.4g}ε each",
-    )
+    with mechanisms.stage(ledger, "clipped mean: Laplace noise"):
+        mean = mechanisms.laplace(
+            m,
+            (b - a) / n,
+            eps,
+            rng=mechanisms.generator(rng),
+            scale=scale,
+            columns=d,
+            note=f"swap sensitivity (b-a)/n per coordinate, {eps / d:.4g}ε each",
+        ).value
     mask = (X < a) | (X > b)
     diag = ClippedMeanDiagnostics(
         noiseless_mean=m,
@@ -137,6 +149,26 @@ def clipped_mean_box_zcdp(
     Noise std per coordinate ``||b - a||_2 / (n sqrt(2 rho))`` (at d = 1: ``(b - a)/(n sqrt(2 rho))``,
     the paper's zCDP "Vanilla").
 
+    Parameters
+    ----------
+    x : array, shape (n,) or (n, d)
+    rho : float
+        Total zCDP budget.
+    bounds : (a, b)
+        Public box (scalars or per-coordinate arrays). Everything outside is clipped to it.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.noise_scale`` is the Gaussian standard deviation per coordinate.
+
+    Privacy
+    -------
+    Replace-one, n public. The clipped mean's joint ℓ2 swap sensitivity is ``||b - a||_2 / n``;
+    :func:`dpcore.mechanisms.gaussian` at that sensitivity with all of ``ρ`` is ``ρ``-zCDP (stage
+    "clipped mean: Gaussian noise").
+
     References
     ----------
     specs/winsorized.md §4 ("Clipped mean", zCDP form).
@@ -146,9 +178,16 @@ def clipped_mean_box_zcdp(
     r = check_positive(rho, "rho")
     m = np.clip(X, a, b).mean(axis=0)
     std = float(np.linalg.norm(b - a)) / (n * np.sqrt(2.0 * r))
-    mean = m + std * as_generator(rng).standard_normal(d)
     ledger = Ledger("zcdp")
-    ledger.charge("clipped mean: Gaussian noise", r, "joint l2 swap sensitivity ||b-a||/n")
+    with mechanisms.stage(ledger, "clipped mean: Gaussian noise"):
+        mean = mechanisms.gaussian(
+            m,
+            float(np.linalg.norm(b - a)) / n,
+            r,
+            rng=mechanisms.generator(rng),
+            scale=std,
+            note="joint l2 swap sensitivity ||b-a||/n",
+        ).value
     mask = (X < a) | (X > b)
     diag = ClippedMeanDiagnostics(
         noiseless_mean=m,
@@ -159,6 +198,33 @@ def clipped_mean_box_zcdp(
         noise_scale=np.full(d, std),
     )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+
+
+def _em_quartile(
+    X: np.ndarray,
+    q: float,
+    bounds: tuple[np.ndarray, np.ndarray],
+    epsilon: float,
+    *,
+    ledger: Ledger,
+    rng: Any,
+    stage: str,
+) -> np.ndarray:
+    """A private ``q``-quantile of each column by the exponential mechanism, charged to ``ledger``.
+
+    Privacy
+    -------
+    :func:`dpcore.quantiles.exponential.exponential_quantile` with utility ``-|rank - q n|``
+    (replace-one sensitivity 1) and weights ``exp(ε_col u / 2)``: ``ε/d``-DP per column, ``ε`` in
+    all; its :func:`dpcore.mechanisms.exponential` draw charges the stage
+    "<stage>: exponential mechanism".
+    """
+    d = X.shape[1]
+    with mechanisms.stage(
+        ledger, f"{stage}: exponential mechanism", note=f"{epsilon / d:.4g}ε per coordinate"
+    ):
+        value = quantiles.exponential_quantile(X, q, bounds, epsilon=epsilon, rng=rng)
+    return np.atleast_1d(np.asarray(value, float))
 
 
 def widened_winsorized_mean(
@@ -182,6 +248,15 @@ def widened_winsorized_mean(
     Estimate
         ``diagnostics.clip_interval`` is ``(A + B)/2 -+ widen rad |B - A|``.
 
+    Privacy
+    -------
+    Replace-one, n public. Each quartile is an exponential mechanism of ``ε/4`` (``ε/(4d)`` per
+    coordinate, stages "lower quartile: exponential mechanism" and "upper quartile: exponential
+    mechanism"); the interval is post-processing of the quartiles; the clipped mean has swap
+    sensitivity ``(hi_r - lo_r)/n`` per coordinate and gets ``ε/2`` through
+    :func:`dpcore.mechanisms.laplace` with ``columns = d`` (stage "widened winsorized mean:
+    Laplace noise"). Total ``ε`` by basic composition.
+
     Notes
     -----
     The interval is deliberately not intersected with [a, b] (the authors' code does not), which is
@@ -195,19 +270,11 @@ def widened_winsorized_mean(
     n, d = X.shape
     eps = check_positive(epsilon, "epsilon")
     widen = check_positive(widen, "widen")
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     ledger = Ledger("pure")
-    qa = np.atleast_1d(
-        np.asarray(quantiles.exponential_quantile(X, 0.25, (a, b), epsilon=eps / 4.0, rng=g), float)
-    )
-    ledger.charge(
-        "lower quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate"
-    )
-    qb = np.atleast_1d(
-        np.asarray(quantiles.exponential_quantile(X, 0.75, (a, b), epsilon=eps / 4.0, rng=g), float)
-    )
-    ledger.charge(
-        "upper quartile: exponential mechanism", eps / 4.0, f"{eps / (4 * d):.4g}ε per coordinate"
+    qa, qb = (
+        _em_quartile(X, q, (a, b), eps / 4.0, ledger=ledger, rng=g, stage=f"{end} quartile")
+        for q, end in ((0.25, "lower"), (0.75, "upper"))
     )
     rad = n ** (1.0 / 3.0 + 1.0 / 10.0)
     mid = (qa + qb) / 2.0
@@ -215,12 +282,16 @@ def widened_winsorized_mean(
     lo, hi = mid - half, mid + half
     m = np.clip(X, lo, hi).mean(axis=0)
     scale = d * (hi - lo) / (n * eps / 2.0)
-    mean = m + scale * g.laplace(0.0, 1.0, size=d)
-    ledger.charge(
-        "widened winsorized mean: Laplace noise",
-        eps / 2.0,
-        f"swap sensitivity (hi-lo)/n per coordinate, {eps / (2 * d):.4g}ε each",
-    )
+    with mechanisms.stage(ledger, "widened winsorized mean: Laplace noise"):
+        mean = mechanisms.laplace(
+            m,
+            (hi - lo) / n,
+            eps / 2.0,
+            rng=g,
+            scale=scale,
+            columns=d,
+            note=f"swap sensitivity (hi-lo)/n per coordinate, {eps / (2 * d):.4g}ε each",
+        ).value
     mask = (X < lo) | (X > hi)
     diag = ClippedMeanDiagnostics(
         noiseless_mean=m,
