@@ -26,7 +26,9 @@ Privacy
   which makes k data-dependent; spec §3 "Privacy").
 * The aggregator is :func:`dpcore.estimators.winsorized.winsorized_mean` (pure eps) or
   :func:`~dpcore.estimators.winsorized.winsorized_mean_zcdp` (rho, per-coordinate mean noise as in
-  the paper), with every part divided by p. Its ledger is the S&A ledger; it sums to the budget.
+  the paper), with every part divided by p. Its ledger is the S&A ledger as it is: every line in it
+  was written by the :mod:`dpcore.mechanisms` call that drew the noise (quantile walks, mean), and
+  it sums to the budget. Grouping draws no privacy noise and charges nothing.
 
 The statistic is arbitrary user code, so it is called once per group (a loop over the k groups,
 not over rows); ``"mean"`` and ``"median"`` without ``ids`` are vectorised.
@@ -48,8 +50,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpcore import quantiles
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_probability
+from dpcore import mechanisms, quantiles
+from dpcore._validation import RngLike, check_bounds, check_data, check_probability
 from dpcore.estimate import PURE_UNITS, REPLACE_ONE, ZCDP_UNITS, Estimate, EstimatorSpec, register
 from dpcore.estimators.winsorized import (
     DEFAULT_SPLIT,
@@ -154,7 +156,7 @@ def partition(
     if k > n_units:
         raise ValueError(f"k = {k} groups is more than the {n_units} units; choose k <= {n_units}.")
     m = n_units // k
-    return as_generator(rng).permutation(n_units)[: k * m].reshape(k, m)
+    return mechanisms.generator(rng).permutation(n_units)[: k * m].reshape(k, m)
 
 
 def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
@@ -183,7 +185,7 @@ def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k (the public number of groups) must be an integer >= 2; got {k!r}.")
-    codes = as_generator(rng).integers(33, 127, size=16)  # printable ASCII, no space
+    codes = mechanisms.generator(rng).integers(33, 127, size=16)  # printable ASCII, no space
     key = "".join(chr(int(c)) for c in codes)
     h = pd.util.hash_array(
         np.asarray(ids).astype(str).astype(object), hash_key=key, categorize=True
@@ -303,6 +305,16 @@ def subsample_and_aggregate(
         data-dependent and is kept in ``diagnostics.nonprivate["failed_groups"]``, not in the
         warnings (it is not part of the private release).
 
+    Privacy
+    -------
+    Without ``ids``: replace-one row, N public; with ``ids``: person-level add/remove (a
+    replacement by another id costs twice the budget). One unit changes at most one group
+    statistic, a swap of one input of the aggregator, so S&A is exactly as private as PMWM on the
+    k statistics: ``epsilon``-DP or ``rho``-zCDP (module docstring). The ledger is the aggregator's,
+    written by its mechanisms (stages "upper quantile: threshold/queries", "lower quantile: ...",
+    "winsorized mean: ... noise"). Public inputs (bounds, failure_value, c, eta, beta) must be
+    finite; they are checked before any noise is drawn.
+
     References
     ----------
     Ramsay & Spicker (2025) §5; specs/winsorized.md §3, §9 property 10.
@@ -329,7 +341,7 @@ def subsample_and_aggregate(
     n_units = arr.shape[0]
     if k is None and group_size is None:
         k = choose_k(n_units, epsilon=epsilon, rho=rho, c=c, eta=eta, beta=beta).k
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     groups: np.ndarray | list[np.ndarray]
     if ids is None:
         groups = partition(n_units, k=k, group_size=group_size, rng=g)
@@ -362,6 +374,10 @@ def subsample_and_aggregate(
         if failure_value is None
         else np.broadcast_to(np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
     )
+    if not np.all(np.isfinite(fail)):
+        raise ValueError(
+            f"failure_value must be finite (a failed group's public value); got {failure_value!r}."
+        )
     theta, failed = group_statistics(arr, statistic, groups, failure_value=fail)
     if epsilon is not None:
         est = winsorized_mean(
