@@ -1,10 +1,12 @@
 """What leaves the app as a file: formula-safe CSV, and static PNG/SVG images of a chart.
 
 **CSV.** Estimator ids, labels and column names can come from a user (an uploaded config, a CSV
-header). A cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is run as a
-formula by Excel, LibreOffice and Google Sheets (CSV/formula injection, OWASP). Every CSV dpmean lab
-writes, in the app and from the command line, goes through :func:`to_csv`, which prefixes such
-*text* cells with a single quote. Numbers (a negative error, ``-0.5``) are left as numbers.
+header). A cell starting with ``=``, ``+``, ``-``, ``@`` (or their full-width forms, or after
+blank space), a tab or a line break is run as a formula by Excel, LibreOffice and Google Sheets
+(CSV/formula injection, OWASP). Every CSV dpmean lab writes, in the app and from the command line,
+goes through :func:`to_csv`, which prefixes such *text* cells (checked line by line) with a single
+quote and quotes every cell holding a line break. Numbers (a negative error, ``-0.5``) are left as
+numbers.
 
 **Images.** kaleido 1.x renders in a headless Chrome it finds on the machine (``choreographer``
 reads the ``BROWSER_PATH`` environment variable first). We point it at Debian's Chromium
@@ -23,6 +25,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 import shutil
 import warnings
 from collections.abc import Iterator
@@ -32,14 +35,58 @@ from typing import Any, Literal
 
 import pandas as pd
 
-_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+#: Characters that make a spreadsheet read a cell as a formula when a line of it starts with one
+#: (after any leading blank space): ASCII, full-width and small-form variants.
+_TRIGGERS = (
+    "=",
+    "+",
+    "-",
+    "@",
+    "\uff1d",
+    "\uff0b",
+    "\uff0d",
+    "\uff20",
+    "\ufe66",
+    "\ufe62",
+    "\ufe63",
+    "\ufe6b",
+)
+#: A cell starting with one of these is escaped too (a tab or line break can start a formula).
+_LEADING = ("\t", "\r", "\n")
+#: Text that is just a number (``-0.5``, ``+5``, ``-1e5``): a spreadsheet reads a number, no formula.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_LINES = re.compile(r"\r\n|\r|\n")
+
+
+def _runs(line: str) -> bool:
+    """Whether a spreadsheet could run ``line`` as a formula."""
+    body = line.lstrip()
+    return (len(body) > 1 or body != line) and body.startswith(_TRIGGERS)
 
 
 def escape_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` when it is a string a spreadsheet would run as a formula."""
-    if isinstance(value, str) and len(value) > 1 and value.startswith(_TRIGGERS):
-        return "'" + value  # a lone "-" (our "no unit" mark) carries no formula and stays as it is
-    return value
+    """``value`` with a leading ``'`` when it is a string a spreadsheet would run as a formula.
+
+    Every line of the cell is checked, after any leading blank space, for ``=``, ``+``, ``-``,
+    ``@`` and their full-width forms; a cell starting with a tab or a line break is escaped too.
+    Each later line that would run gets its own ``'``. A lone ``-`` (our "no unit" mark) and text
+    that is just a number are left as they are.
+
+    >>> escape_cell("=1+1"), escape_cell(" ＝1"), escape_cell("-0.5"), escape_cell("-")
+    ("'=1+1", "' ＝1", '-0.5', '-')
+    """
+    if not isinstance(value, str) or not value or _NUMBER.fullmatch(value):
+        return value
+    lines = _LINES.split(value)
+    if not value.startswith(_LEADING) and not any(_runs(line) for line in lines):
+        return value
+    if len(lines) == 1:
+        return "'" + value
+    seps = _LINES.findall(value)
+    parts = ["'" + lines[0]]
+    for sep, line in zip(seps, lines[1:], strict=True):
+        parts.append(sep + ("'" + line if _runs(line) else line))
+    return "".join(parts)
 
 
 def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
@@ -59,9 +106,11 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 def to_csv(frame: pd.DataFrame, path: str | Path | None = None) -> bytes | None:
     """Write ``frame`` (without its index) as formula-safe CSV to ``path``, or return the bytes."""
     safe = escape_formulas(frame)
+    # "\r\n" (RFC 4180) makes the csv writer quote every field holding a CR or an LF, so a line
+    # break inside a cell never starts a new row
     if path is None:
-        return safe.to_csv(index=False).encode()
-    safe.to_csv(path, index=False)
+        return safe.to_csv(index=False, lineterminator="\r\n").encode()
+    safe.to_csv(path, index=False, lineterminator="\r\n")
     return None
 
 

@@ -269,7 +269,7 @@ def test_text_cells_that_start_a_formula_are_escaped_and_numbers_are_not():
     out = escape_formulas(df)
     assert list(out["estimator"]) == [
         '\'=HYPERLINK("http://x")',
-        "'+1",
+        "+1",  # text that is just a number is read as a number, never a formula
         "'-a",
         "'@SUM(1)",
         "'\tx",

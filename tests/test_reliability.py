@@ -187,3 +187,79 @@ def test_url_json_reads_a_bounds_object():
     from pages._ui import url_json
 
     assert url_json('{"wage": [1000, 1001]}') == {"wage": [1000, 1001]}
+
+
+# ---- CSV exports --------------------------------------------------------------------------------
+
+
+def _cells(data: bytes) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(data.decode(), newline="")))
+
+
+def test_a_carriage_return_inside_a_cell_never_starts_a_row():
+    """Audit 2.4: 'PLAN\\r=cmd|...' split into two rows, the second starting with =cmd."""
+    import pandas as pd
+
+    from dpcore.export import to_csv
+
+    b = to_csv(pd.DataFrame({"estimator": ["PLAN\r=cmd|'/C calc'!A0", "a\n@x"], "rmse": [0.1, 2]}))
+    rows = _cells(b)
+    assert len(rows) == 3 and all(len(r) == 2 for r in rows)
+    for row in rows[1:]:
+        for line in row[0].replace("\r", "\n").split("\n")[1:]:
+            assert not line.startswith(("=", "@")), row
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [" =1+1", "  +A1", "\uff1d1+1", "\uff0bA1", "\uff0dA1", "\uff20SUM(A1)", "\ufe661+1", "\t=1"],
+)
+def test_blank_space_and_full_width_signs_before_a_formula_are_escaped(cell):
+    from dpcore.export import escape_cell
+
+    assert escape_cell(cell).startswith("'")
+
+
+@pytest.mark.parametrize("cell", ["-0.5", "-1e5", "+5", "-", "plan", "PLAN (tuned)", "a-b"])
+def test_numbers_and_plain_text_are_left_alone(cell):
+    from dpcore.export import escape_cell
+
+    assert escape_cell(cell) == cell
+
+
+# ---- uploads ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        ("a,b\r" + "".join(f"{i},{2 * i}\r" for i in range(300))).encode(),  # classic Mac
+        ("a,b\n" + "".join(f"{i},{2 * i}\n" for i in range(300))).encode("utf-16"),
+        b"\xfe\xff" + ("a,b\n" + "".join(f"{i},{2 * i}\n" for i in range(300))).encode("utf-16-be"),
+        ("a,b\r\n" + "".join(f"{i},{2 * i}\r\n" for i in range(300))).encode("utf-8-sig"),
+    ],
+    ids=["cr-only", "utf-16-le-bom", "utf-16-be-bom", "utf-8-bom-crlf"],
+)
+def test_uploads_with_other_line_ends_and_encodings_are_read(data):
+    from dpcore.data.csv import parse_csv
+
+    df = parse_csv(data)
+    assert list(df.columns) == ["a", "b"] and df.shape == (300, 2)
+    assert df["b"].sum() == 2 * sum(range(300))
+
+
+def test_duplicate_header_refusal_is_linear_and_follows_quoted_line_breaks():
+    import time
+
+    from dpcore.data.csv import parse_csv
+
+    hidden = '"a\nb",' + ",".join(["x"] * 10_000) + "\n" + ",".join(["1"] * 10_001) + "\n"
+    dups = ",".join(["x"] * 500) + "\n" + ",".join(["1"] * 500) + "\n"
+    for text, match in ((hidden, "10,001 columns"), (dups, "same name")):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match=match):
+            parse_csv(text.encode())
+        assert time.perf_counter() - start < 0.5

@@ -62,7 +62,8 @@ def parse_csv(
             f"The file is {len(raw) / 2**20:.1f} MB; the limit is {max_bytes / 2**20:.0f} MB. "
             "Upload a sample or fewer columns."
         )
-    if (
+    text = _decode_text(raw)
+    if text is None and (
         b"\x00" in raw[:8192]
         or raw[:4] in (b"PK\x03\x04", b"%PDF", b"\x89PNG")
         or raw[:3] == b"\xff\xd8\xff"
@@ -71,10 +72,12 @@ def parse_csv(
             "That is not a CSV file (it looks binary: a spreadsheet, image or archive?). "
             "Save it as CSV (comma-separated text) and upload that."
         )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+    if text is None:
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # Windows and classic Mac line ends
     if not text.strip():
         raise ValueError(
             "The file holds only blank space; upload a CSV file with a header row and data rows."
@@ -93,6 +96,7 @@ def parse_csv(
         sep = dialect.delimiter
     except csv.Error:
         sep = ","
+    _check_header(text, sep, max_columns)
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
@@ -118,6 +122,40 @@ def parse_csv(
             "Two columns have the same name; give every column a unique name in the header row."
         )
     return df
+
+
+def _decode_text(raw: bytes) -> str | None:
+    """``raw`` decoded when it starts with a UTF-16 byte-order mark (Excel's "Unicode text"),
+    else ``None`` (the caller tries UTF-8, then Latin-1)."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def _check_header(text: str, sep: str, max_columns: int) -> None:
+    """Refuse a header record (read by the ``csv`` module, so a quoted line break is followed)
+    with more than ``max_columns`` fields or a repeated name, in time linear in its length."""
+    reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    try:
+        header = next(reader, [])
+    except csv.Error:
+        return  # the parser below names the problem
+    if len(header) > max_columns:
+        raise ValueError(
+            f"The header row has {len(header):,} columns; the limit is {max_columns}. "
+            "Keep the columns you need."
+        )
+    names = [h.strip() for h in header]
+    if len(set(names)) != len(names):
+        seen: set[str] = set()
+        twice = next(n for n in names if n in seen or seen.add(n))
+        raise ValueError(
+            f"Two columns have the same name ({twice[:40]!r}); give every column a unique name "
+            "in the header row."
+        )
 
 
 def _is_numeric(col: pd.Series) -> bool:
