@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from dpcore._validation import RngLike, as_generator, check_positive, check_probability
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_positive, check_probability
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -51,7 +52,6 @@ from dpcore.estimators.binary_product import (
     run_pde,
     tmean_l1_sensitivity,
 )
-from dpcore.mechanisms import laplace_mechanism
 from dpcore.privacy import Ledger
 
 
@@ -134,11 +134,17 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
     epsilon = check_positive(epsilon, "epsilon")
     xbar = np.asarray(X.mean(axis=0)).ravel()
     sens = d / n  # substitution: a binary row moves by at most d in ℓ1
-    rel = laplace_mechanism(xbar, sens, epsilon, rng=rng)
+    b = mechanisms.laplace_scale(sens, epsilon)
     ledger = Ledger("pure")
-    ledger.charge(
-        "noisy mean", epsilon, f"Laplace, ℓ1 sensitivity d/n = {sens:.4g}, b = {rel.scale:.4g}"
-    )
+    with mechanisms.stage(ledger, "noisy mean"):
+        rel = mechanisms.laplace(
+            xbar,
+            sens,
+            epsilon,
+            rng=mechanisms.generator(rng),
+            scale=b,
+            note=f"Laplace, ℓ1 sensitivity d/n = {sens:.4g}, b = {b:.4g}",
+        )
     q = np.asarray(rel.value)
     unclipped = q.copy()
     if clip:
@@ -150,6 +156,60 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
         unclipped=unclipped,
     )
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
+
+
+def _two_releases(
+    X: Any,
+    weight: np.ndarray,
+    perm: np.ndarray,
+    mA: int,
+    epsilon: float,
+    beta: float,
+    ledger: Ledger,
+    g: Any,
+) -> tuple[float, float, float, np.ndarray, np.ndarray, Any]:
+    """B2's two releases, each ε-DP on its own rows (``perm[:mA]`` and the rest), in stages "row
+    weight" and "truncated mean": the noisy row weight and its upper bound, the clip radius, the
+    truncated rows, the truncated mean and its release."""
+    n, d = X.shape
+    mB = n - mA
+    w_bar = float(weight[perm[:mA]].mean())
+    sA = d / mA
+    bA = mechanisms.laplace_scale(sA, epsilon)
+    with mechanisms.stage(
+        ledger, "row weight", f"ε = {epsilon:g} on {mA} rows (adds 0: parallel composition)"
+    ):
+        w_hat = float(
+            mechanisms.laplace(
+                w_bar,
+                sA,
+                epsilon,
+                rng=g,
+                scale=bA,
+                note=f"Laplace, ℓ1 sensitivity d/m_A = {sA:.4g}, b = {sA / epsilon:.4g}",
+            ).value
+        )
+    L1 = math.log(1.0 / beta)
+    w_plus = max(w_hat, 0.0) + sA / epsilon * L1 + math.sqrt(2.0 * max(w_hat, 1.0) * L1 / mA)
+    B = chernoff_radius(w_plus, math.log(mB / beta))
+    weights = weight[perm[mA:]]
+    hit = weights > B
+    factor = np.where(hit, B / np.maximum(weights, 1e-300), 1.0)
+    tmean = _weighted_colsum(X, perm[mA:], factor, bool(hit.any())) / mB
+    sB = tmean_l1_sensitivity(B, d, mB)
+    bB = mechanisms.laplace_scale(sB, epsilon)
+    with mechanisms.stage(
+        ledger, "truncated mean", f"ε = {epsilon:g} on {mB} rows (adds 0: parallel composition)"
+    ):
+        rel = mechanisms.laplace(
+            tmean,
+            sB,
+            epsilon,
+            rng=g,
+            scale=bB,
+            note=f"Laplace, ℓ1 sensitivity min(2B, d)/m_B = {sB:.4g}, b = {bB:.4g}",
+        )
+    return w_hat, w_plus, B, hit, tmean, rel
 
 
 def truncated_laplace(
@@ -186,41 +246,20 @@ def truncated_laplace(
             f"n = {n} is too small: the weight step needs {weight_fraction:.0%} of the rows "
             "and the mean the rest; use n >= 20."
         )
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     perm = g.permutation(
         n
     )  # data-independent split: rows perm[:mA] for the weight, the rest for the mean
     weight = _row_weights(X)
     ledger = Ledger("pure")
-    ledger.charge(
+    with mechanisms.parallel(
+        ledger,
         "parallel composition",
-        epsilon,
         "the weight step and the mean read disjoint rows; each is ε-DP on its own rows",
-    )
-    w_bar = float(weight[perm[:mA]].mean())
-    sA = d / mA
-    w_hat = float(laplace_mechanism(w_bar, sA, epsilon, rng=g).value)
-    ledger.charge(
-        "row weight",
-        0.0,
-        f"ε = {epsilon:g} on {mA} rows (adds 0: parallel composition); "
-        f"Laplace, ℓ1 sensitivity d/m_A = {sA:.4g}, b = {sA / epsilon:.4g}",
-    )
-    L1 = math.log(1.0 / beta)
-    w_plus = max(w_hat, 0.0) + sA / epsilon * L1 + math.sqrt(2.0 * max(w_hat, 1.0) * L1 / mA)
-    B = chernoff_radius(w_plus, math.log(mB / beta))
-    weights = weight[perm[mA:]]
-    hit = weights > B
-    factor = np.where(hit, B / np.maximum(weights, 1e-300), 1.0)
-    tmean = _weighted_colsum(X, perm[mA:], factor, bool(hit.any())) / mB
-    sB = tmean_l1_sensitivity(B, d, mB)
-    rel = laplace_mechanism(tmean, sB, epsilon, rng=g)
-    ledger.charge(
-        "truncated mean",
-        0.0,
-        f"ε = {epsilon:g} on {mB} rows (adds 0: parallel composition); "
-        f"Laplace, ℓ1 sensitivity min(2B, d)/m_B = {sB:.4g}, b = {rel.scale:.4g}",
-    )
+    ):
+        w_hat, w_plus, B, hit, tmean, rel = _two_releases(
+            X, weight, perm, mA, epsilon, beta, ledger, g
+        )
     q = np.asarray(rel.value)
     unclipped = q.copy()
     if clip:

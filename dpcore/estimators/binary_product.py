@@ -23,9 +23,10 @@ Privacy
 * Every stage reads its own disjoint block of rows (blocks are cut by row index after a
   data-independent permutation), and each is ε-DP, so by parallel composition (paper Prop. 3.2)
   the whole pipeline is ε-DP: a substituted row changes the input of exactly one mechanism. Which
-  blocks are recycled into the final stage depends only on released outputs. The ledger therefore
+  blocks are recycled into the final stage depends only on released outputs. Every release is
+  drawn by :mod:`dpcore.mechanisms` inside :func:`dpcore.mechanisms.parallel`, so the ledger
   records one ε for "parallel composition" and lists every stage at 0 extra, with its own ε, ℓ1
-  sensitivity and Laplace scale in the note (and in ``diagnostics.stages``).
+  sensitivity, Laplace scale and calibration ratio (and in ``diagnostics.stages``).
 * Sensitivities (ℓ1, substitution; spec §2.1, §2.4):
   flip ``d/m_f`` (untruncated mean of binary rows); truncated mean ``min(2B, k)/m`` — **the paper's
   ``B/m`` is wrong for substitution** (two rows of weight >= B with disjoint supports differ by 2B
@@ -54,7 +55,8 @@ from typing import Any, Literal
 import numpy as np
 from scipy import sparse
 
-from dpcore._validation import RngLike, as_generator, check_positive, check_probability
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_positive, check_probability
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -64,7 +66,6 @@ from dpcore.estimate import (
     EstimatorSpec,
     register,
 )
-from dpcore.mechanisms import gaussian_mechanism, laplace_mechanism
 from dpcore.privacy import Ledger
 
 Bound = Literal["chernoff", "paper"]
@@ -271,13 +272,22 @@ class StageMechanism:
         return "ε" if self.noise == "laplace" else "ρ"
 
     def release(
-        self, value: np.ndarray, sensitivity: float, rng: np.random.Generator
+        self, value: np.ndarray, sensitivity: float, rng: Any
     ) -> tuple[np.ndarray, float, float]:
-        """Return (noisy value, scale, per-coordinate noise std)."""
+        """Return (noisy value, scale, per-coordinate noise std).
+
+        Drawn by :func:`dpcore.mechanisms.laplace` (``b = Δ1/ε``) or
+        :func:`dpcore.mechanisms.gaussian` (``σ = Δ2/√(2ρ)``), charged to the active stage; the
+        line's note gives the sensitivity and the scale.
+        """
         if self.noise == "laplace":
-            rel = laplace_mechanism(value, sensitivity, self.budget, rng=rng)
+            b = mechanisms.laplace_scale(sensitivity, self.budget)
+            note = f"ℓ1 sensitivity {sensitivity:.4g}, Laplace scale b = {b:.4g}"
+            rel = mechanisms.laplace(value, sensitivity, self.budget, rng=rng, scale=b, note=note)
             return np.asarray(rel.value), rel.scale, math.sqrt(2.0) * rel.scale
-        rel = gaussian_mechanism(value, sensitivity, self.budget, rng=rng)
+        sd = mechanisms.gaussian_std(sensitivity, self.budget)
+        note = f"ℓ2 sensitivity {sensitivity:.4g}, Gaussian σ = {sd:.4g}"
+        rel = mechanisms.gaussian(value, sensitivity, self.budget, rng=rng, scale=sd, note=note)
         return np.asarray(rel.value), rel.scale, rel.scale
 
 
@@ -422,6 +432,17 @@ class _Pipeline:
             return parts[0]
         return sparse.vstack(parts, format="csr") if sparse.issparse(self.Xp) else np.vstack(parts)
 
+    def stage(self, stage: str, rows: np.ndarray, note: str) -> Any:
+        """The ledger stage of one release on ``rows`` (inside the run's parallel composition, so
+        its line adds 0; the note says what it releases and on how many rows)."""
+        mech = self.mech
+        return mechanisms.stage(
+            self.ledger,
+            stage,
+            note=f"{mech.unit} = {mech.budget:g} on its own {rows.size} rows (adds 0: "
+            f"parallel composition); {note}",
+        )
+
     def record(
         self,
         stage: str,
@@ -431,12 +452,11 @@ class _Pipeline:
         sens: float,
         scale: float,
         truncated: int,
-        note: str,
     ) -> None:
-        """One stage in ``stages``/``row_sets`` and a 0 charge with its note (parallel composition)."""
+        """One stage in ``stages`` and ``row_sets`` (the diagnostics; the ledger line is written by
+        the mechanism inside :meth:`stage`)."""
         mech, budget = self.mech, self.mech.budget
         kind = "ℓ1" if mech.noise == "laplace" else "ℓ2"
-        what = "Laplace scale b" if mech.noise == "laplace" else "Gaussian σ"
         self.stages.append(
             {
                 "stage": stage,
@@ -451,12 +471,6 @@ class _Pipeline:
             }
         )
         self.row_sets[stage] = rows
-        self.ledger.charge(
-            stage,
-            0.0,
-            f"{mech.unit} = {budget:g} on its own {rows.size} rows (adds 0: "
-            f"parallel composition); {note}; {kind} sensitivity {sens:.4g}, {what} = {scale:.4g}",
-        )
 
 
 def _flip_stage(p: _Pipeline, mf: int, rng: np.random.Generator) -> np.ndarray:
@@ -464,10 +478,11 @@ def _flip_stage(p: _Pipeline, mf: int, rng: np.random.Generator) -> np.ndarray:
     d = p.Xp.shape[1]
     mean_w = np.asarray(row_slice(p.Xp, 0, mf).mean(axis=0)).ravel()
     sens = d / mf if p.mech.noise == "laplace" else math.sqrt(d) / mf
-    nu, scale, _ = p.mech.release(mean_w, sens, rng)
+    with p.stage("flip", p.perm[:mf], "untruncated mean of binary rows"):
+        nu, scale, _ = p.mech.release(mean_w, sens, rng)
     p.flipped = nu > 0.5
     p.sign = np.where(p.flipped, -1.0, 1.0)
-    p.record("flip", p.perm[:mf], d, None, sens, scale, 0, "untruncated mean of binary rows")
+    p.record("flip", p.perm[:mf], d, None, sens, scale, 0)
     return nu
 
 
@@ -493,23 +508,15 @@ def _partition_rounds(
     while r <= split.R and u * S.sum() >= 1:
         size = int(S.sum())
         B = partition_radius(u, size, m, split.R, beta, bound)
-        rel = truncated_mean_release(
-            p.block((r - 1) * m, r * m), S, B, p.sign, p.flipped, p.mech, rng
-        )
+        rows = p.rows((r - 1) * m, r * m)
+        with p.stage(f"round {r}", rows, f"truncated mean over |S| = {size} columns"):
+            rel = truncated_mean_release(
+                p.block((r - 1) * m, r * m), S, B, p.sign, p.flipped, p.mech, rng
+            )
         idx = np.flatnonzero(S)
         T = idx[rel.noisy >= tau]
-        rows = p.rows((r - 1) * m, r * m)
         p.clipped_rows[rows] = rel.clipped
-        p.record(
-            f"round {r}",
-            rows,
-            size,
-            B,
-            rel.sensitivity,
-            rel.scale,
-            int(rel.clipped.sum()),
-            f"truncated mean over |S| = {size} columns",
-        )
+        p.record(f"round {r}", rows, size, B, rel.sensitivity, rel.scale, int(rel.clipped.sum()))
         rounds.append(
             {
                 "round": r,
@@ -561,21 +568,13 @@ def _heavy_stage(
         BZ = heavy_l2_radius(K, m0, beta)
         gmean, hit = _clipped_mean(Z, w, BZ, p.sign, fl, "l2")
         sens = math.sqrt(2.0 * min(BZ**2, float((w**2).sum()))) / m0
-    noisy, scale, std = p.mech.release(gmean[TP], sens, rng)
+    with p.stage("heavy", z_rows, "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL):
+        noisy, scale, std = p.mech.release(gmean[TP], sens, rng)
     p.q[TP] = noisy / w[TP]
     p.noiseless[TP] = gmean[TP] / w[TP]
     p.noise_std[TP] = std / w[TP]
     p.clipped_rows[z_rows] = hit
-    p.record(
-        "heavy",
-        z_rows,
-        K,
-        BZ,
-        sens,
-        scale,
-        int(hit.sum()),
-        "rescaled heavy coordinates, " + HEAVY_SUBSTITUTE_LABEL,
-    )
+    p.record("heavy", z_rows, K, BZ, sens, scale, int(hit.sum()))
 
 
 def _final_stage(
@@ -592,21 +591,48 @@ def _final_stage(
     sizeF = int(light.sum())
     rows = np.concatenate([p.rows(lo, hi) for lo, hi in final_ranges])
     BF = final_radius(u_final, sizeF, int(rows.size), beta, bound)
-    rel = truncated_mean_release(p.blocks(final_ranges), light, BF, p.sign, p.flipped, p.mech, rng)
+    with p.stage("final", rows, f"truncated mean over the {sizeF} light columns"):
+        rel = truncated_mean_release(
+            p.blocks(final_ranges), light, BF, p.sign, p.flipped, p.mech, rng
+        )
     p.q[light] = rel.noisy
     p.noiseless[light] = rel.noiseless
     p.noise_std[light] = rel.std
     p.clipped_rows[rows] = rel.clipped
-    p.record(
-        "final",
-        rows,
-        sizeF,
-        BF,
-        rel.sensitivity,
-        rel.scale,
-        int(rel.clipped.sum()),
-        f"truncated mean over the {sizeF} light columns",
-    )
+    p.record("final", rows, sizeF, BF, rel.sensitivity, rel.scale, int(rel.clipped.sum()))
+
+
+def _run_stages(
+    pipe: _Pipeline,
+    sp: RowSplit,
+    flip: bool,
+    beta: float,
+    bound: Bound,
+    recycle: bool,
+    g: Any,
+) -> tuple[np.ndarray | None, _Partition, list[tuple[int, int]]]:
+    """Stages F to 5 on their disjoint row blocks: the flip estimate, the partition and the final
+    row ranges (which blocks are recycled depends on released outputs only)."""
+    R, mf, m, m0, n_rest = sp.R, sp.flip_rows, sp.block, sp.heavy_rows, sp.rest
+    # ---- F. private flip ----
+    nu = _flip_stage(pipe, mf, g) if flip else None
+    # ---- 1-2. partition rounds ----
+    part = _partition_rounds(pipe, sp, beta, bound, g)
+    rounds_run = len(part.rounds)
+    # ---- 3. heavy stage (substitute for DPSGLearner) ----
+    if part.buckets:
+        _heavy_stage(pipe, sp, part.buckets, beta, g)
+        # recycle: the unused partition blocks Y^{r*+1..R} join Y^F
+        final_ranges = (
+            [(rounds_run * m, R * m), (R * m + m0, n_rest)] if recycle else [(R * m + m0, n_rest)]
+        )
+    else:  # recycle: nothing promoted, so Z and the unused blocks join Y^F
+        final_ranges = [(rounds_run * m, n_rest)] if recycle else [(R * m + m0, n_rest)]
+    # ---- 4-5. final round on the light coordinates ----
+    final_ranges = [(lo, hi) for lo, hi in final_ranges if hi > lo]
+    if part.light.any():
+        _final_stage(pipe, part.light, part.u_final, final_ranges, beta, bound, g)
+    return nu, part, final_ranges
 
 
 def run_pde(
@@ -651,16 +677,9 @@ def run_pde(
             f"heavy must be 'joint_laplace' (the only implemented heavy stage; the paper's "
             f"HKMN22 learner has no practical implementation); got {heavy!r}."
         )
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     mech = StageMechanism(noise, budget)
     ledger = Ledger("pure" if noise == "laplace" else "zcdp")
-    ledger.charge(
-        "parallel composition",
-        budget,
-        "each row feeds exactly one stage below (disjoint row blocks, substitution "
-        f"neighbours); every stage is {mech.unit} = {budget:g}-DP on its own rows, so the "
-        f"pipeline is {mech.unit} = {budget:g}-DP (paper Prop. 3.2)",
-    )
 
     # ---- 0. sample split (public: depends on n, d and the fractions only) ----
     sp = split_rows(
@@ -671,29 +690,20 @@ def run_pde(
         partition_fraction=partition_fraction,
         heavy_fraction=heavy_fraction,
     )
-    R, mf, m, m0, n_rest = sp.R, sp.flip_rows, sp.block, sp.heavy_rows, sp.rest
+    R, mf, m, m0 = sp.R, sp.flip_rows, sp.block, sp.heavy_rows
     pipe = _Pipeline(X, g.permutation(n) if shuffle else None, mf, mech, ledger)
     warnings: list[str] = []
-    # ---- F. private flip ----
-    nu = _flip_stage(pipe, mf, g) if flip else None
-    # ---- 1-2. partition rounds ----
-    part = _partition_rounds(pipe, sp, beta, bound, g)
+    with mechanisms.parallel(
+        ledger,
+        "parallel composition",
+        "each row feeds exactly one stage below (disjoint row blocks, substitution "
+        f"neighbours); every stage is {mech.unit} = {budget:g}-DP on its own rows, so the "
+        f"pipeline is {mech.unit} = {budget:g}-DP (paper Prop. 3.2)",
+    ):
+        nu, part, final_ranges = _run_stages(pipe, sp, flip, beta, bound, recycle, g)
     rounds_run, u_final, buckets = len(part.rounds), part.u_final, part.buckets
-    # ---- 3. heavy stage (substitute for DPSGLearner) ----
-    if buckets:
-        _heavy_stage(pipe, sp, buckets, beta, g)
-        # recycle: the unused partition blocks Y^{r*+1..R} join Y^F
-        final_ranges = (
-            [(rounds_run * m, R * m), (R * m + m0, n_rest)] if recycle else [(R * m + m0, n_rest)]
-        )
-    else:  # recycle: nothing promoted, so Z and the unused blocks join Y^F
-        final_ranges = [(rounds_run * m, n_rest)] if recycle else [(R * m + m0, n_rest)]
-    # ---- 4-5. final round on the light coordinates ----
     SF = part.light
-    final_ranges = [(lo, hi) for lo, hi in final_ranges if hi > lo]
     m1_used = sum(hi - lo for lo, hi in final_ranges)
-    if SF.any():
-        _final_stage(pipe, SF, u_final, final_ranges, beta, bound, g)
     if u_final * SF.sum() >= 1 and SF.any():
         warnings.append(
             f"the partition stopped at its cap R = {R} with u_F|S_F| = {u_final * SF.sum():.3g} >= 1."

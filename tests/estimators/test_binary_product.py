@@ -692,3 +692,40 @@ def test_run_pde_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatc
     dg = est.diagnostics_as(BP.BinaryProductDiagnostics)
     assert len(seen) == len(dg.rounds) + int(dg.light.any())
     assert seen[: len(dg.rounds)] == [row["size"] for row in dg.rounds]
+
+
+@pytest.mark.parametrize(
+    "name", sorted(s.name for s in registry.all_estimators() if s.family == "binary product")
+)
+def test_every_stage_drawn_and_charged_by_a_mechanism(name):
+    """White-box calibration: every release's noise is what its sensitivity and budget require,
+    nothing is drawn outside a mechanism or a stage, and the ledger adds up to the budget."""
+    from dpcore.audit.calibration import calibration, problems
+
+    assert problems(calibration(name)) == []
+
+
+@pytest.mark.parametrize(
+    ("func", "kw", "stages"),
+    [
+        (pure_dp_pde, {"epsilon": 0.8}, {"flip", "round 1", "final"}),
+        (klsu_style_zcdp, {"rho": 0.3, "flip": False, "recycle": False}, {"round 1", "final"}),
+        (truncated_laplace, {"epsilon": 0.8}, {"row weight", "truncated mean"}),
+    ],
+)
+def test_parallel_composition_charges_once(func, kw, stages):
+    """Disjoint-row stages: one "parallel composition" line at the budget, first; every stage's own
+    mechanism line adds 0 and is calibrated to the full budget on its rows (ratio 1)."""
+    _p, X = _data("skewed", 64, 20_000, 4)
+    est = func(X, rng=0, **kw)
+    first, *rest = est.ledger.charges
+    budget = next(iter(kw.values()))
+    assert (first.stage, first.amount, first.mechanism) == (
+        "parallel composition",
+        budget,
+        "parallel composition",
+    )
+    assert stages <= {c.stage for c in rest}
+    for c in rest:
+        assert c.amount == 0.0 and c.ratio == pytest.approx(1.0, rel=1e-12)
+        assert "adds 0: parallel composition" in c.note
