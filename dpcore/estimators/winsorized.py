@@ -522,6 +522,13 @@ def winsorized_mean(
         inverted interval (also in ``diagnostics.warnings``); ``diagnostics.noise_scale`` is the
         Laplace scale ``d (U - L)/(n eps3)``.
 
+    Privacy
+    -------
+    Replace-one, n public: ``epsilon``-DP. Two AboveThreshold walks of ``(eps1 + eps2)/2`` each
+    (stages "upper quantile" and "lower quantile", threshold and queries lines), then Laplace
+    noise on the winsorized mean, swap sensitivity ``(U_r - L_r)/n`` per coordinate, ``eps3``
+    over the d coordinates (stage "winsorized mean: Laplace noise"); basic composition.
+
     Examples
     --------
     >>> import numpy as np
@@ -572,13 +579,22 @@ def winsorized_mean_zcdp(
         How the two quantile walks are run and accounted. ``"pure"`` (default): the pure
         AboveThreshold walk at ``eps = sqrt(2 rho_w / d)`` per coordinate, which is ``rho_w / d``-zCDP
         because ε-DP implies ε²/2-zCDP (valid for any walk length). ``"gaussian"``: the paper's
-        Gaussian walk accounted by its Lemma D.1, which is not proven here (see Privacy in the
-        module docstring); for reproducing the paper only.
+        Gaussian walk, **not DP-accounted**: its charge ``rho_T + rho_Q`` per walk is the paper's
+        Lemma D.1, which is not proven (see Privacy in the module docstring), and its ledger lines
+        say "unproven accounting". An unregistered research option for reproducing the paper's
+        tables; the registered ``pmwm_zcdp`` locks ``walk="pure"``.
 
     Returns
     -------
     Estimate
         As for :func:`winsorized_mean`; ``diagnostics.noise_scale`` is the Gaussian standard deviation.
+
+    Privacy
+    -------
+    Replace-one, n public. With ``walk="pure"``: ``rho``-zCDP, ``rho1 + rho2`` for the two walks
+    (each a pure AboveThreshold converted as a whole) plus ``rho3`` for the Gaussian mean (module
+    docstring). With ``walk="gaussian"`` the ledger still adds up to ``rho``, but the walks' part
+    of it rests on the unproven Lemma D.1: no guarantee is claimed.
 
     References
     ----------

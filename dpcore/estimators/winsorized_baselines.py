@@ -138,7 +138,7 @@ def clipped_mean_laplace(
         noise_std=np.sqrt(2.0) * scale,
         noise_scale=scale,
     )
-    return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+    return Estimate(mean=np.asarray(mean, dtype=float), ledger=ledger, diagnostics=diag)
 
 
 def clipped_mean_box_zcdp(
@@ -197,7 +197,7 @@ def clipped_mean_box_zcdp(
         noise_std=np.full(d, std),
         noise_scale=np.full(d, std),
     )
-    return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+    return Estimate(mean=np.asarray(mean, dtype=float), ledger=ledger, diagnostics=diag)
 
 
 def _em_quartile(
@@ -303,7 +303,7 @@ def widened_winsorized_mean(
         quartiles=(qa, qb),
         rad=rad,
     )
-    return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+    return Estimate(mean=np.asarray(mean, dtype=float), ledger=ledger, diagnostics=diag)
 
 
 register(

@@ -234,3 +234,35 @@ def test_failed_group_count_is_not_released() -> None:
         and b.diagnostics.nonprivate["failed_groups"] == 1
     )
     assert a.diagnostics.warnings == b.diagnostics.warnings
+
+
+@pytest.mark.parametrize(
+    ("name", "public"),
+    [
+        ("sa_pmwm", {}),
+        ("sa_pmwm", {"statistic": "median", "group_size": 25}),
+        ("sa_pmwm_zcdp", {}),
+        ("sa_pmwm_zcdp", {"k": 40}),
+    ],
+)
+def test_white_box_calibration(name: str, public: dict) -> None:
+    """The aggregator's mechanisms write every ledger line; their noise is exactly what the charges
+    require and the lines add up to the declared budget."""
+    from dpcore.audit.calibration import calibration, problems
+
+    tab = calibration(name, **public)
+    assert problems(tab) == []
+    assert list(tab["stage"]) == [
+        "upper quantile: threshold",
+        "upper quantile: queries",
+        "lower quantile: threshold",
+        "lower quantile: queries",
+        "winsorized mean: " + ("Laplace" if name == "sa_pmwm" else "Gaussian") + " noise",
+    ]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_failure_value_is_refused(bad: float) -> None:
+    x = np.random.default_rng(0).normal(size=200)
+    with pytest.raises(ValueError, match="failure_value"):
+        subsample_and_aggregate(x, bounds=(-5, 5), epsilon=1.0, k=10, failure_value=bad, rng=0)

@@ -702,3 +702,100 @@ def test_pmwm_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) 
     est = W.winsorized_mean(x, epsilon=1.0, bounds=(-10, 10), rng=0)
     assert calls == ["walk_budgets", "private_interval", "noisy_winsorized_mean"]
     assert est.ledger.total() == pytest.approx(1.0, rel=1e-15)
+
+
+# ------------------------------------------------------------------------------------------------
+# the noise interface: every draw by dpcore.mechanisms, every ledger line written by it
+
+
+@pytest.mark.parametrize(
+    ("name", "public"),
+    [
+        ("pmwm", {}),
+        ("pmwm", {"split": (0.1, 0.3, 0.6), "beta": 1.01, "eta": 0.1, "c": 3.0}),
+        ("pmwm_zcdp", {}),
+        ("pmwm_zcdp", {"mean_noise": "per_coordinate", "split": (0.2, 0.2, 0.6)}),
+        ("clipped_laplace", {}),
+        ("clipped_box_zcdp", {}),
+        ("wwm_smith", {}),
+        ("wwm_smith", {"widen": 2.0}),
+    ],
+)
+def test_white_box_calibration(name: str, public: dict) -> None:
+    """Every stage's noise is exactly what its charge requires, no noise is drawn outside a
+    mechanism, and the ledger adds up to the declared budget."""
+    from dpcore.audit.calibration import calibration, problems
+
+    tab = calibration(name, **public)
+    assert problems(tab) == []
+    assert "unledgered" not in set(tab["stage"])
+
+
+def test_pmwm_zcdp_walk_lines_are_the_pure_walk_converted_as_a_whole() -> None:
+    """Each walk's two lines add up to d (eps_T + eps_Q)^2 / 2 = rho1/2 + rho2/2, split eps_T : eps_Q
+    = rho1 : rho2, the same as the walk's budget parts."""
+    x = np.random.default_rng(2).normal(size=(400, 3))
+    rho, split = 0.6, (0.1, 0.3, 0.6)
+    est = winsorized_mean_zcdp(x, rho=rho, bounds=(-20, 20), split=split, rng=0)
+    e_t, e_q = est.diagnostics.walk_epsilon_per_coordinate
+    by = est.ledger.by_stage()
+    for end in ("upper", "lower"):
+        t, q = by[f"{end} quantile: threshold"], by[f"{end} quantile: queries"]
+        assert t + q == pytest.approx(3 * (e_t + e_q) ** 2 / 2, rel=1e-14)
+        assert t == pytest.approx(split[0] * rho / 2, rel=1e-14)
+        assert q == pytest.approx(split[1] * rho / 2, rel=1e-14)
+    assert {c.mechanism for c in est.ledger.charges} == {"above_threshold", "gaussian"}
+
+
+def test_gaussian_walk_is_labelled_unproven() -> None:
+    x = np.random.default_rng(0).normal(size=300)
+    est = winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), walk="gaussian", rng=0)
+    walk_lines = [c for c in est.ledger.charges if "quantile" in c.stage]
+    assert len(walk_lines) == 4
+    assert all("unproven accounting" in c.note for c in walk_lines)
+    with pytest.raises(ValueError, match="walk"):
+        registry.run("pmwm_zcdp", x, Budget.zcdp(0.5), rng=0, bounds=(-10, 10), walk="gaussian")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"beta": math.inf},
+        {"beta": math.nan},
+        {"eta": math.nan},
+        {"c": math.inf},
+        {"bounds": (-math.inf, 10.0)},
+        {"bounds": (0.0, math.nan)},
+        {"split": (math.nan, 0.5, 0.5)},
+    ],
+)
+def test_non_finite_public_inputs_raise_before_any_draw(kwargs: dict) -> None:
+    from dpcore import mechanisms
+
+    draws: list[str] = []
+    x = np.random.default_rng(0).normal(size=(200, 2))
+    args = {"bounds": (-10.0, 10.0), **kwargs}
+    with mechanisms.observing(lambda kind, stage, variates: draws.append(kind)):
+        for func, budget in (
+            (winsorized_mean, {"epsilon": 1.0}),
+            (winsorized_mean_zcdp, {"rho": 1.0}),
+        ):
+            with pytest.raises(ValueError):
+                func(x, rng=0, **budget, **args)
+    assert draws == []
+
+
+def test_zero_width_coordinate_gets_no_noise_and_the_budget_goes_to_the_others() -> None:
+    from dpcore.estimators.winsorized import noisy_winsorized_mean
+    from dpcore.privacy import Ledger
+
+    X = np.random.default_rng(1).normal(size=(100, 3))
+    L, U = np.array([-1.0, 0.5, -2.0]), np.array([1.0, 0.5, 2.0])
+    for notion, mean_noise in (("pure", "joint"), ("zcdp", "joint"), ("zcdp", "per_coordinate")):
+        led = Ledger(notion)
+        out = noisy_winsorized_mean(
+            X, L, U, notion=notion, mean_noise=mean_noise, budget=0.4, ledger=led, rng=0
+        )
+        assert out.mean[1] == 0.5 and out.scale[1] == 0.0
+        assert led.total() == pytest.approx(0.4, rel=1e-15)
+        assert [c.ratio for c in led.charges] == [pytest.approx(1.0, rel=1e-12)]
