@@ -46,9 +46,16 @@ class _Tracer(np.random.Generator):
 
     stray: int
 
-    def __init__(self, seed: int) -> None:
-        super().__init__(np.random.PCG64(seed))
+    def __init__(self, seed: int | np.random.BitGenerator, root: _Tracer | None = None) -> None:
+        bits = seed if isinstance(seed, np.random.BitGenerator) else np.random.PCG64(seed)
+        super().__init__(bits)
         self.stray = 0
+        self._root = root
+
+    def spawn(self, n_children: int) -> list[_Tracer]:  # type: ignore[override]
+        """Child generators, as ``Generator.spawn`` makes them (the same streams), whose stray
+        draws count in this tracer."""
+        return [_Tracer(bits, self._root or self) for bits in self.bit_generator.spawn(n_children)]
 
 
 def _counting(method: str) -> Callable[..., Any]:
@@ -57,7 +64,7 @@ def _counting(method: str) -> Callable[..., Any]:
     def draw(self: _Tracer, *args: Any, **kwargs: Any) -> Any:
         out = parent(self, *args, **kwargs)
         if not mechanisms.DRAWING.get():
-            self.stray += int(np.size(out))
+            (self._root or self).stray += int(np.size(out))
         return out
 
     draw.__name__ = method
