@@ -22,6 +22,8 @@ Privacy (replace-one, ``n`` public): each projected row lies in a ball of radius
 replacing one row moves the sum by at most ``2 R_t`` in l2; the Gaussian noise of std
 ``2 R_t / sqrt(2 rho_t)`` on the sum is ``rho_t``-zCDP (Bun and Steinke 2016, Prop. 1.6). The balls
 depend only on public values and earlier outputs; ``T`` steps compose to ``sum rho_t = rho``.
+Every draw goes through :mod:`dpcore.mechanisms` and is charged to the caller's open ledger stage
+(:func:`dpcore.mechanisms.stage`); these functions open no stage of their own.
 
 :func:`private_spread` estimates ``gamma`` without a centre: the rows are cut into ``n // 2``
 disjoint public pairs, and the exponential mechanism over a log grid
@@ -41,8 +43,8 @@ import math
 
 import numpy as np
 
-from dpcore import quantiles
-from dpcore._validation import RngLike, as_generator, check_positive, check_probability
+from dpcore import mechanisms, quantiles
+from dpcore._validation import RngLike, check_positive, check_probability
 
 #: Largest number of CoinPress steps the public schedule may choose.
 MAX_STEPS = 12
@@ -105,6 +107,13 @@ def coinpress_center(
     -------
     (centre, info) with ``info = {"steps", "radii", "clip_radii", "budget_per_step"}``.
 
+    Privacy
+    -------
+    Replace-one, ``n`` public: step ``t`` releases the mean of rows projected onto a public ball
+    of radius ``R_t`` (l2 sensitivity ``2 R_t / n``) with Gaussian noise of std
+    ``2 R_t / (n sqrt(2 rho_t))`` (:func:`dpcore.mechanisms.gaussian`, ``rho_t = rho / T``-zCDP);
+    the ``T`` steps charge ``rho`` to the caller's open stage.
+
     References
     ----------
     Biswas, Dong, Kamath, Ullman (NeurIPS 2020), Algorithm 1.
@@ -123,7 +132,7 @@ def coinpress_center(
         raise ValueError(f"steps must be >= 1; got {steps!r}.")
     radii = coinpress_radii(n, d, r0, gamma, rho, T, beta)
     rho_t = rho / T
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     c = np.array(c0, dtype=float).reshape(d)
     clip = []
     # One buffer for every step (a fresh (n, d) temporary per step cost page faults that took as long
@@ -141,7 +150,14 @@ def coinpress_center(
         )
         f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
         shift = (diff @ f) / n if columns else (f @ diff) / n
-        c = c + shift + (2.0 * R / (n * math.sqrt(2.0 * rho_t))) * g.standard_normal(d)
+        c = mechanisms.gaussian(
+            c + shift,
+            sensitivity=2.0 * R / n,
+            rho=rho_t,
+            rng=g,
+            scale=2.0 * R / (n * math.sqrt(2.0 * rho_t)),
+            note=f"CoinPress step {t + 1} of {T}: clipped mean in a ball of radius {R:.4g}",
+        ).value
         clip.append(R)
     return c, {"steps": T, "radii": radii, "clip_radii": clip, "budget_per_step": rho_t}
 
@@ -168,6 +184,10 @@ def private_spread(
     A, d = 1024, rho = 0.003 with the 0.9-quantile). ``upper`` is the public largest distance (the
     diameter of the public range).
 
+    Privacy
+    -------
+    That of :func:`pair_distance_median`: ``rho``-zCDP, charged to the caller's open stage.
+
     References
     ----------
     Issue 12 of this project; :func:`dpcore.quantiles.log_grid_quantile`.
@@ -184,8 +204,13 @@ def pair_distance_median(
     """Private median of ``||y_{2j} - y_{2j+1}||`` over the ``n // 2`` disjoint public pairs (``rho``-zCDP).
 
     The exponential mechanism over the log grid below ``upper``
-    (:func:`dpcore.quantiles.log_grid_quantile`). Privacy: replace-one, ``n`` public; one person
-    sits in one pair, so one distance changes and the rank utility has sensitivity 1.
+    (:func:`dpcore.quantiles.log_grid_quantile`).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public; one person sits in one pair, so one distance changes and the rank
+    utility has sensitivity 1: ``eps = sqrt(8 rho)``, ``rho``-zCDP, charged by
+    :func:`dpcore.mechanisms.exponential` to the caller's open stage.
 
     References
     ----------

@@ -22,11 +22,13 @@ Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1 and §4.5; specs/plan.md 
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
 import numpy as np
 
-from dpcore._validation import RngLike, as_generator, check_bounds, check_data, check_positive
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     REPLACE_ONE,
     ZCDP_UNITS,
@@ -76,33 +78,39 @@ def gaussian_clipped_mean(
     -------
     Estimate
         ``diagnostics.noise_std`` is ``2C / (n sqrt(2 rho))`` in every coordinate.
+
+    Raises
+    ------
+    ValueError
+        Before anything is spent, for a centre, bounds or radius that is not finite (NaN or
+        infinity) or a radius that is not positive.
+
+    Privacy
+    -------
+    Replace-one, ``n`` public; ``c`` and ``C`` public. Each clipped row has norm ``<= C``, so the
+    clipped sum has l2 sensitivity ``2C``; one Gaussian release of std ``2C / sqrt(2 rho)``
+    (:func:`dpcore.mechanisms.gaussian`) is ``rho``-zCDP, the ledger's one stage "noisy sum".
     """
     arr = check_data(x)
     X = arr.reshape(arr.shape[0], -1)
     n, d = X.shape
     rho = check_positive(rho, "rho")
-    if center is None or radius is None:
-        lo, hi = check_bounds(bounds, d)
-        c = (
-            (lo + hi) / 2.0
-            if center is None
-            else np.broadcast_to(np.asarray(center, float), (d,)).copy()
-        )
-        C = (
-            float(np.linalg.norm((hi - lo) / 2.0))
-            if radius is None
-            else check_positive(radius, "radius")
-        )
-    else:
-        c = np.broadcast_to(np.asarray(center, float), (d,)).copy()
-        C = check_positive(radius, "radius")
+    c, C = _public_ball(bounds, center, radius, d)
     ledger = Ledger("zcdp")
     clipped, mask, _ = clip_rows(X - c, C)
     noiseless = c + clipped.mean(axis=0)
     sensitivity = 2.0 * C  # replace-one: ||clip(x) - clip(x')|| <= 2C
     std_sum = sensitivity / np.sqrt(2.0 * rho)
-    noise = std_sum * as_generator(rng).standard_normal(d)
-    ledger.charge("noisy sum", rho, f"Gaussian mechanism, l2 sensitivity 2C = {sensitivity:.4g}")
+    with mechanisms.stage(ledger, "noisy sum"):
+        noise = mechanisms.gaussian(
+            None,
+            sensitivity=sensitivity,
+            rho=rho,
+            rng=mechanisms.generator(rng),
+            scale=std_sum,
+            shape=(d,),
+            note=f"Gaussian mechanism, l2 sensitivity 2C = {sensitivity:.4g}",
+        ).noise
     mean = noiseless + noise / n
     diag = Diagnostics(
         noiseless_mean=noiseless,
@@ -113,6 +121,58 @@ def gaussian_clipped_mean(
         noise_std=np.full(d, std_sum / n),
     )
     return Estimate(mean=mean, ledger=ledger, diagnostics=diag)
+
+
+def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndarray, float]:
+    """The public centre and clip radius: given, or the centre and half diagonal of the box.
+
+    Refuses a non-finite centre, bounds or radius with a ``ValueError`` saying what to pass.
+    """
+    if center is not None:
+        try:
+            c = np.broadcast_to(np.asarray(center, dtype=float), (d,)).copy()
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"center must be a number or an array of length d = {d}; got {center!r}."
+            ) from err
+        if not np.all(np.isfinite(c)):
+            raise ValueError(
+                "center must be finite in every coordinate (no NaN or infinity): pass a public "
+                "point chosen without the data, or leave center=None to use the centre of bounds."
+            )
+    if radius is not None:
+        try:
+            r = float(radius)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"radius must be a positive number; got {radius!r}.") from err
+        if not (math.isfinite(r) and r > 0):
+            raise ValueError(
+                f"radius must be a positive finite number (the public l2 clip radius); got "
+                f"{radius!r}. Pass e.g. the half diagonal of the public box, or leave radius=None "
+                "to take it from bounds."
+            )
+    if center is None or radius is None:
+        lo, hi = _finite_bounds(bounds, d)
+        if center is None:
+            c = (lo + hi) / 2.0
+        if radius is None:
+            r = float(np.linalg.norm((hi - lo) / 2.0))
+    return c, check_positive(r, "radius")
+
+
+def _finite_bounds(bounds: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``check_bounds`` with a message naming the fix for NaN or infinite bounds."""
+    if bounds is not None:
+        try:
+            ends = [np.asarray(b, dtype=float) for b in bounds]
+        except (TypeError, ValueError):
+            ends = []
+        if any(not np.all(np.isfinite(e)) for e in ends):
+            raise ValueError(
+                "bounds must be finite numbers (no NaN or infinity): pass a public range "
+                "(lower, upper) chosen without the data, or pass center= and radius= instead."
+            )
+    return check_bounds(bounds, d)
 
 
 register(

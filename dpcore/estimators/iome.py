@@ -62,10 +62,9 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import quantiles
+from dpcore import mechanisms, quantiles
 from dpcore._validation import (
     RngLike,
-    as_generator,
     check_bounds,
     check_data,
     check_positive,
@@ -80,6 +79,7 @@ from dpcore.estimate import (
     EstimatorSpec,
     register,
 )
+from dpcore.estimators._localise import coinpress_center, private_spread
 from dpcore.privacy import Ledger
 from dpcore.rotation import RandomizedHadamard
 
@@ -176,6 +176,81 @@ def clip_rank(
     else:
         r = math.sqrt(steps / (2.0 * rho_radius))
     return n - offset_factor * (2.0 * math.sqrt(D / (2.0 * rho_noise)) + r)
+
+
+def _coinpress_centre(
+    xr: np.ndarray,
+    hw: np.ndarray,
+    rho_med: float,
+    spread: float | None,
+    spread_share: float,
+    beta: float,
+    ledger: Ledger,
+    g: Any,
+) -> np.ndarray:
+    """IOME's centre by CoinPress in rotated space (``rho_med``-zCDP in all).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public. Stage "centre: l2 spread" (only when ``spread`` is not given): the
+    log-grid exponential-mechanism median of ``n // 2`` disjoint pair distances (one person in one
+    pair, sensitivity 1), ``spread_share rho_med``. Stage "centre (CoinPress)": ``T`` noisy
+    clipped means in public balls of radius ``R_t`` (l2 sensitivity ``2 R_t / n``), the rest of
+    ``rho_med`` split equally.
+    """
+    D, n = xr.shape
+    r0 = float(np.linalg.norm(hw))
+    if spread is None:
+        rho_sp = rho_med - (rho_med - rho_med * spread_share)  # the two parts sum to rho_med
+        note = f"exponential mechanism on a log grid for the median of {n // 2} pair distances"
+        with mechanisms.stage(ledger, "centre: l2 spread", note=note):
+            gamma = private_spread(xr, 2.0 * r0, rho=rho_sp, beta=beta, columns=True, rng=g)
+    else:
+        rho_sp, gamma = 0.0, spread
+    note = "CoinPress: noisy clipped means in shrinking public balls"
+    with mechanisms.stage(ledger, "centre (CoinPress)", note=note):
+        c, _ = coinpress_center(
+            xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, columns=True, rng=g
+        )
+    return c
+
+
+def _median_centre(
+    xr: np.ndarray,
+    median_bounds: tuple[Any, Any],
+    rho_med: float,
+    center_step: str,
+    steps: int,
+    ledger: Ledger,
+    g: Any,
+) -> np.ndarray:
+    """IOME's centre as ``D`` private coordinate medians in rotated space (``rho_med``-zCDP).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public: ``rho_med / D`` per rotated coordinate, stage "centre (rotated
+    coordinate medians)". ``"binary_search"``: ``steps`` Gaussian counts of sensitivity 1 per
+    coordinate; ``"coarse_to_fine"``: :func:`dpcore.quantiles.coarse_to_fine_median` (noisy
+    histograms of l2 sensitivity ``sqrt(2 D)``, then exponential-mechanism medians).
+    """
+    D = xr.shape[0]
+    if center_step == "coarse_to_fine":
+        note = (
+            f"{D} coarse-to-fine medians (noisy histograms, then the exponential mechanism), "
+            f"rho/D = {rho_med / D:.4g} each"
+        )
+    else:
+        note = f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each"
+    with mechanisms.stage(ledger, "centre (rotated coordinate medians)", note=note):
+        if center_step == "coarse_to_fine":
+            c, _ = quantiles.coarse_to_fine_median(xr.T, median_bounds, rho=rho_med, rng=g)
+            return c
+        return np.asarray(
+            quantiles.binary_search_quantile(
+                xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g
+            ),
+            dtype=float,
+        )
 
 
 def iome(
@@ -277,7 +352,17 @@ def iome(
     if not math.isfinite(f) or f < 0:
         raise ValueError(f"offset_factor must be a finite number >= 0; got {offset_factor!r}.")
     beta = check_probability(beta, "beta")
-    g = as_generator(rng)
+    if center_step not in ("coinpress", "coarse_to_fine", "binary_search"):
+        raise ValueError(
+            f"center_step must be 'coinpress', 'coarse_to_fine' or 'binary_search'; got {center_step!r}."
+        )
+    if radius_step not in ("log_grid", "binary_search"):
+        raise ValueError(f"radius_step must be 'log_grid' or 'binary_search'; got {radius_step!r}.")
+    if spread is not None:
+        spread = check_positive(spread, "spread")
+    if radius_upper is not None:
+        radius_upper = check_positive(radius_upper, "radius_upper")
+    g = mechanisms.generator(rng)
 
     rho_med = rho * prop
     rho_prime = rho - rho_med
@@ -292,6 +377,8 @@ def iome(
         RandomizedHadamard(d, rng=g) if rotate else IdentityRotation(d)
     )
     D = R.dim
+    if median_bounds is not None:
+        check_bounds(median_bounds, D, name="median_bounds")
     # xr[k, j] = coordinate k of R (x_j - m0): one row per rotated coordinate, the layout in which
     # the coordinate medians, the norms and the clipped mean are cheapest (no transposing copy).
     xr = R.forward_columns(X, center=m0)  # (D, n)
@@ -304,62 +391,13 @@ def iome(
         else:
             median_bounds = (-hw, hw)
     if center_step == "coinpress":
-        from dpcore.estimators._localise import coinpress_center, private_spread
-
-        r0 = float(np.linalg.norm(hw))
-        if spread is None:
-            rho_sp = rho_med - (
-                rho_med - rho_med * spread_share
-            )  # so that the two charges sum to rho_med exactly
-            gamma = private_spread(xr, 2.0 * r0, rho=rho_sp, beta=beta, columns=True, rng=g)
-            ledger.charge(
-                "centre: l2 spread",
-                rho_sp,
-                f"exponential mechanism on a log grid for the median of {n // 2} pair distances",
-            )
-        else:
-            rho_sp, gamma = 0.0, check_positive(spread, "spread")
-        c, cp = coinpress_center(
-            xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, columns=True, rng=g
-        )
-        ledger.charge(
-            "centre (CoinPress)",
-            rho_med - rho_sp,
-            f"CoinPress: {cp['steps']} noisy clipped means in shrinking balls (radii "
-            f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}), rho {cp['budget_per_step']:.3g} each",
-        )
-    elif center_step == "coarse_to_fine":
-        from dpcore.estimators.plan import coarse_to_fine_median  # plan imports nothing from here
-
-        c, _ = coarse_to_fine_median(xr.T, median_bounds, rho=rho_med, rng=g)
-        ledger.charge(
-            "centre (rotated coordinate medians)",
-            rho_med,
-            f"{D} coarse-to-fine medians (noisy histograms, then the exponential mechanism), "
-            f"rho/D = {rho_med / D:.4g} each",
-        )
-    elif center_step == "binary_search":
-        c = np.asarray(
-            quantiles.binary_search_quantile(
-                xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g
-            ),
-            dtype=float,
-        )
-        ledger.charge(
-            "centre (rotated coordinate medians)",
-            rho_med,
-            f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each",
-        )
+        c = _coinpress_centre(xr, hw, rho_med, spread, spread_share, beta, ledger, g)
     else:
-        raise ValueError(
-            f"center_step must be 'coinpress', 'coarse_to_fine' or 'binary_search'; got {center_step!r}."
-        )
+        c = _median_centre(xr, median_bounds, rho_med, center_step, steps, ledger, g)
 
     # -- clip radius -----------------------------------------------------------------------------
     xr -= c[:, None]
     norms = np.sqrt(np.einsum("kj,kj->j", xr, xr))
-    if radius_step not in ("log_grid", "binary_search"):
-        raise ValueError(f"radius_step must be 'log_grid' or 'binary_search'; got {radius_step!r}.")
     m = clip_rank(n, D, steps, p1, p2, f, radius_step, beta)
     q_clip = m / n
     if q_clip < 0.5:
@@ -375,25 +413,37 @@ def iome(
         )
     U = check_positive(radius_upper, "radius_upper")
     if radius_step == "log_grid":
-        C = quantiles.log_grid_quantile(norms, q_clip, U, rho=p1, rng=g)
         how = (
             f"exponential mechanism on a log grid for the {q_clip:.4f}-quantile of ||R x - c||"
             f" in [{U * 1e-9:.3g}, {U:.4g}]"
         )
     else:
-        C = float(
-            quantiles.binary_search_quantile(norms, q_clip, (0.0, U), rho=p1, steps=steps, rng=g)
-        )
-        C = max(C, U * 2.0 ** (-steps - 1))
         how = f"binary search for the {q_clip:.4f}-quantile of ||R x - c|| on [0, {U:.4g}]"
-    ledger.charge("clip radius", p1, how)
+    with mechanisms.stage(ledger, "clip radius", note=how):
+        if radius_step == "log_grid":
+            C = quantiles.log_grid_quantile(norms, q_clip, U, rho=p1, rng=g)
+        else:
+            C = float(
+                quantiles.binary_search_quantile(
+                    norms, q_clip, (0.0, U), rho=p1, steps=steps, rng=g
+                )
+            )
+            C = max(C, U * 2.0 ** (-steps - 1))
 
     # -- shifted clipped mean, noise, rotate back ------------------------------------------------
     factor = np.minimum(1.0, C / np.maximum(norms, 1e-300))
     z = (xr @ factor) / n
     tau = math.sqrt(2.0 * C * C / p2) / n
-    noise = tau * g.standard_normal(D)
-    ledger.charge("noisy sum", p2, f"Gaussian mechanism, l2 sensitivity 2C = {2 * C:.4g}")
+    with mechanisms.stage(ledger, "noisy sum"):
+        noise = mechanisms.gaussian(
+            None,
+            sensitivity=2.0 * C / n,
+            rho=p2,
+            rng=g,
+            scale=tau,
+            shape=(D,),
+            note=f"Gaussian mechanism, l2 sensitivity 2C = {2 * C:.4g} on the sum",
+        ).noise
     back = R.inverse(np.vstack([z + c, z + c + noise, c]), keep_padding=True)
     noiseless = m0 + back[0, :d]
     mean = m0 + back[1, :d]

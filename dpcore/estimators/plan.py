@@ -79,10 +79,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import quantiles
+from dpcore import mechanisms, quantiles
 from dpcore._validation import (
     RngLike,
-    as_generator,
     check_bounds,
     check_data,
     check_positive,
@@ -97,9 +96,20 @@ from dpcore.estimate import (
     EstimatorSpec,
     register,
 )
+from dpcore.estimators._localise import coinpress_center, pair_distance_median, private_spread
 from dpcore.privacy import Ledger
+from dpcore.quantiles.coordinate import (  # noqa: F401  (PLAN's names for the shared routines)
+    C2F_BAR,
+    C2F_BINS,
+    C2F_FIRST_BAR,
+    C2F_HISTOGRAM_SHARE,
+    C2F_LEVELS,
+    QuantileMethod,
+    coarse_to_fine_median,
+    private_quantile,
+)
+from dpcore.quantiles.exponential import exponential_quantile_fast  # noqa: F401
 
-QuantileMethod = Literal["exponential", "binary_search"]
 VarianceMethod = Literal["private", "oracle", "binary", "none"]
 CenterStep = Literal["coarse_to_fine", "coinpress", "paper"]
 RadiusStep = Literal["log_grid", "paper"]
@@ -231,9 +241,7 @@ def plan_core(
     """Algorithm 1 lines 5, 7 and 8 for a given centre, ``sigma^`` and clip radius ``C``.
 
     ``y_j = (x_j - center) * s``; ``z = sum_j min(1, C/||y_j||) y_j``; ``eta ~ N(0, 2C^2/rho_noise I)``;
-    returns ``center + (z + eta) / (n s)``. ``rho_noise``-zCDP for fixed (public or privately
-    computed) ``center``, ``sigma_hat`` and ``radius``: the l2 sensitivity of ``z`` is ``2C`` under
-    replace-one.
+    returns ``center + (z + eta) / (n s)``.
 
     Parameters
     ----------
@@ -251,6 +259,12 @@ def plan_core(
     -------
     PlanCore
 
+    Privacy
+    -------
+    Replace-one, ``n`` public. For fixed (public or privately computed) ``center``,
+    ``sigma_hat`` and ``radius`` the l2 sensitivity of ``z`` is ``2C``; ``eta`` is drawn by
+    :func:`dpcore.mechanisms.gaussian` (``rho_noise``-zCDP), charged to the caller's open stage.
+
     References
     ----------
     PLAN, Algorithm 1; specs/plan.md §2 and §9.2–9.6.
@@ -267,7 +281,7 @@ def plan_core(
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
     clipped_sum = factor @ y
     tau = math.sqrt(2.0 * C * C / r3)  # = (2C) / sqrt(2 rho_noise)
-    eta = tau * as_generator(rng).standard_normal(d)
+    eta = _noise(d, 2.0 * C, r3, tau, mechanisms.generator(rng))
     noiseless = c + clipped_sum / (n * s)
     mean = c + (clipped_sum + eta) / (n * s)
     return PlanCore(
@@ -288,249 +302,18 @@ def plan_core(
 # ----------------------------------------------------------------------------------------------
 
 
-def _searchsorted_rows(cum: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Per row ``i`` of ``cum`` (rows non-decreasing): ``#{j : cum[i, j] <= values[i]}``."""
-    d, m = cum.shape
-    rows = np.arange(d)
-    lo = np.zeros(d, dtype=np.intp)
-    hi = np.full(d, m, dtype=np.intp)
-    for _ in range(int(m).bit_length() + 1):  # log2(m) + 1 halvings close every interval
-        mid = (lo + hi) // 2
-        le = cum[rows, np.minimum(mid, m - 1)] <= values
-        active = lo < hi
-        lo = np.where(active & le, mid + 1, lo)
-        hi = np.where(active & ~le, mid, hi)
-    return lo
-
-
-#: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
-#: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
-_BLOCK_VALUES = 1 << 17
-
-
-def _columns_into(dst: np.ndarray, X: np.ndarray, cols: slice) -> None:
-    """``dst[...] = X[:, cols].T``, 256 rows of ``X`` at a time.
-
-    numpy's strided copy of a whole transposed block misses the cache on every read; tiles of
-    256 rows are about 2x faster at n = 10^4..10^5, d = 256..2048.
-    """
-    for j in range(0, X.shape[0], 256):
-        dst[:, j : j + 256] = X[j : j + 256, cols].T
-
-
-def exponential_quantile_fast(
-    x: np.ndarray, q: float, bounds: tuple[Any, Any], *, rho: float, rng: RngLike = None
-) -> float | np.ndarray:
-    """The exponential-mechanism quantile of :func:`dpcore.quantiles.exponential.exponential_quantile`, sampled
-    by the inverse CDF in log space instead of Gumbel noise on every interval.
-
-    Same mechanism and privacy (replace-one, utility sensitivity 1, ``eps = sqrt(8 rho / d)`` per
-    column, ``rho``-zCDP in total): interval ``I_i`` of the clipped sorted column padded with the
-    bounds is chosen with probability ``∝ L_i exp(eps u_i / 2)``, ``u_i = -|i - q n|``, then a
-    uniform point of it. The log-weights ``log L_i + eps u_i / 2`` are formed per column and
-    shifted by that column's own maximum before exponentiating (log-sum-exp), so the largest weight
-    is exactly 1 and a weight is rounded to 0 only when its probability relative to the most likely
-    interval is below ``e^-745``, far under the ``2^-53`` resolution of the uniform that picks the
-    interval. (Multiplying the lengths by utility weights normalised at the target, as before,
-    rounded non-negligible probabilities to 0 for small-scale data, e.g. subnormal lengths, on one
-    neighbour and not the other.) One uniform per column picks the interval from the cumulative
-    weights. Zero-length intervals (ties) have log-weight ``-inf`` and are never chosen. A column
-    without a finite total (only possible for degenerate input) falls back to the routine of
-    :mod:`dpcore.quantiles`. The output distribution is the same as that routine's (tested by a
-    chi-square test); the random stream differs.
-
-    References
-    ----------
-    Kaplan, Schnapp, Stemmer (ICML 2022); specs/plan.md §3b, §9.17.
-    """
-    arr = check_data(x, name="x")
-    one_d = arr.ndim == 1
-    X = arr[:, None] if one_d else arr
-    n, d = X.shape
-    qq = check_probability(q, "q")
-    lo, hi = check_bounds(bounds, d)
-    eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
-    g = as_generator(rng)
-    u_pick, u_point = (
-        g.random(d),
-        g.random(d),
-    )  # one uniform per column for the interval, one for the point
-    log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
-    value, total = np.empty(d), np.empty(d)
-    # Column blocks that stay in cache: sort, interval lengths, cumulative weights, pick.
-    width = min(d, max(32, _BLOCK_VALUES // (n + 2)))
-    zbuf, wbuf = np.empty((width, n + 2)), np.empty((width, n + 1))
-    for s in range(0, d, width):
-        cols = slice(s, min(s + width, d))
-        m = cols.stop - s
-        z, w = zbuf[:m], wbuf[:m]
-        z[:, 0], z[:, -1] = lo[cols], hi[cols]
-        inner = z[:, 1:-1]
-        _columns_into(inner, X, cols)
-        inner.sort(axis=1)
-        if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
-            np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
-        np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
-        with np.errstate(divide="ignore"):
-            np.log(w, out=w)  # log L_i (-inf for ties)
-        w += log_u
-        w -= w.max(
-            axis=1, keepdims=True
-        )  # each column's most likely interval gets weight exactly 1
-        np.exp(w, out=w)
-        np.cumsum(w, axis=1, out=w)
-        total[cols] = w[:, -1]
-        idx = np.minimum(_searchsorted_rows(w, u_pick[cols] * total[cols]), n)
-        rows = np.arange(m)
-        left, right = z[rows, idx], z[rows, idx + 1]
-        value[cols] = left + u_point[cols] * (right - left)
-    bad = ~(np.isfinite(total) & (total > 0))
-    if bad.any():
-        nb = int(bad.sum())
-        value[bad] = quantiles.exponential_quantile(
-            X[:, bad], qq, (lo[bad], hi[bad]), rho=rho * nb / d, rng=g
-        )
-    value = np.clip(value, lo, hi)
-    return float(value[0]) if one_d else value
-
-
-def private_quantile(
-    x: np.ndarray,
-    q: float,
-    bounds: tuple[Any, Any],
-    *,
-    rho: float,
-    method: QuantileMethod = "exponential",
-    steps: int = 20,
-    rng: RngLike = None,
-) -> float | np.ndarray:
-    """``PrivQuantile`` of specs/plan.md §3 on each column of ``x`` with total budget ``rho``.
-
-    ``"exponential"``: exponential mechanism over the gaps (``eps = sqrt(8 rho/d)`` per column,
-    utility sensitivity 1, replace-one); ``"binary_search"``: ``steps`` Gaussian noisy counts per
-    column. Both are ``rho``-zCDP in total (``rho / d`` per column).
-    """
-    if method == "exponential":
-        return exponential_quantile_fast(x, q, bounds, rho=rho, rng=rng)
-    if method == "binary_search":
-        return quantiles.binary_search_quantile(x, q, bounds, rho=rho, steps=steps, rng=rng)
-    raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {method!r}.")
-
-
-#: Coarse-to-fine centre defaults: bins per level, zoom levels, share of the centre budget spent
-#: on the histograms (the rest goes to the exponential-mechanism median inside the final window).
-C2F_BINS = 64
-C2F_LEVELS = 2
-C2F_HISTOGRAM_SHARE = 0.5
-#: Zoom bars: three bins become the next window when their noisy count reaches ``bar * n``; the
-#: first level uses :data:`C2F_FIRST_BAR`, later ones :data:`C2F_BAR`. Any interval holding more
-#: than half of the values holds the median, so a bar a margin above ``n/2`` keeps the median
-#: inside the window. A missed first zoom leaves the median to the exponential mechanism over the
-#: whole range (A, d = 256, rho = 1/8, seed 61: one coordinate 207 off, error 400x the median), so
-#: the first bar is 0.6 (margin ``0.4 n`` against the noise instead of ``n/4``; issue 12, second
-#: pass); a missed later zoom only keeps a window three coarse bins wide, and 0.6 there was
-#: measured worse (A, d = 256, rho = 1/16, 20 seeds: median 0.84 against 0.65 with 3/4).
-C2F_FIRST_BAR = 0.6
-C2F_BAR = 0.75
-
-
-def coarse_to_fine_median(
-    x: np.ndarray,
-    bounds: tuple[Any, Any],
-    *,
-    rho: float,
-    bins: int = C2F_BINS,
-    levels: int = C2F_LEVELS,
-    histogram_share: float = C2F_HISTOGRAM_SHARE,
-    min_bin_width: Any = None,
-    rng: RngLike = None,
-) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Private coordinate medians located coarse to fine; ``rho``-zCDP in total.
-
-    Per coordinate, ``levels`` times: a noisy histogram of the values over ``bins`` equal public
-    bins of the current window; the three adjacent bins with the largest noisy sum become the next
-    window when that sum is at least ``0.6 n`` at the first level and ``3n/4`` later
-    (:data:`C2F_FIRST_BAR`, :data:`C2F_BAR`; ``n/4`` with ``min_bin_width``; otherwise the window
-    stays: the data are wider than three bins, or the counts too noisy to tell). Then the
-    exponential-mechanism median (:func:`exponential_quantile_fast`) of the values clipped to the
-    final window. This is the private-range step of Karwa and Vadhan (2018)
-    before a median: the empty stretch of the public range, which is what makes the plain
-    exponential mechanism land far from the data at thin budgets, is cut down by ``(bins / 3)**levels``
-    before the median sees it.
-
-    ``min_bin_width`` (per coordinate, public or an earlier private output such as ``2 sigma^``)
-    caps the number of bins of a level at ``window / min_bin_width``; with fewer than 3 bins the
-    coordinate stops zooming. It keeps the last windows at least ``3 min_bin_width`` wide, so they
-    cannot be narrower than the data (where noisy counts decide nothing).
-
-    Privacy (replace-one, ``n`` public): a histogram of one coordinate changes in two bins by one
-    each, l2 sensitivity ``sqrt(2)``; over ``d`` coordinates ``sqrt(2 d)``. Each level adds
-    ``N(0, d / rho_l)`` to every count (Gaussian mechanism, ``rho_l``-zCDP for the ``d``
-    histograms together), ``rho_l = histogram_share * rho / levels``. The windows are
-    post-processing of the noisy counts. The final median is ``(1 - histogram_share) rho``-zCDP
-    (``eps = sqrt(8 rho' / d)`` per coordinate, sensitivity 1). Total: ``rho``.
-
-    Returns
-    -------
-    (median, (window_lo, window_hi))
-
-    References
-    ----------
-    Karwa, V. and Vadhan, S. "Finite sample differentially private confidence intervals." ITCS 2018
-    (private range by a histogram, then clipping). Kaplan, Schnapp, Stemmer (ICML 2022) for the
-    median. Issue 12 of this project; specs/plan.md §2 line 4, §3b.
-    """
-    X = check_data(x, ndim=2)
-    n, d = X.shape
-    rho = check_positive(rho, "rho")
-    h = check_probability(histogram_share, "histogram_share")
-    if int(bins) < 3 or int(levels) < 0:
-        raise ValueError(
-            f"bins must be >= 3 and levels >= 0; got bins={bins!r}, levels={levels!r}."
-        )
-    B, L = int(bins), int(levels)
-    a, b = (np.array(v, dtype=float) for v in check_bounds(bounds, d))
-    g = as_generator(rng)
-    if L > 0 and h > 0:
-        rho_l = h * rho / L
-        offsets = (B * np.arange(d))[None, :]
-        floor = (
-            None
-            if min_bin_width is None
-            else np.broadcast_to(np.asarray(min_bin_width, dtype=float), (d,))
-        )
-        cols = np.arange(B)
-        # Without a bin floor a narrow window could be narrower than the data: zoom only when three
-        # bins clearly hold most of it. With the floor they hold the data whenever they hold its
-        # middle, and the argmax alone decides (a low bar guards against a badly low sigma^).
-        for level in range(L):
-            threshold = (C2F_FIRST_BAR if level == 0 else C2F_BAR) if floor is None else 0.25
-            Bi = (
-                np.full(d, B)
-                if floor is None
-                else np.clip(np.floor((b - a) / np.maximum(floor, _TINY)), 0, B)
-            )
-            Bi = Bi.astype(np.intp)
-            w = (b - a) / np.maximum(Bi, 1)
-            idx = np.floor((X - a) / w)
-            ok = (idx >= 0) & (idx < Bi)
-            counts = np.bincount((idx + offsets)[ok].astype(np.intp), minlength=B * d).reshape(d, B)
-            noisy = counts + g.standard_normal((d, B)) * math.sqrt(d / rho_l)
-            tri = noisy.copy()
-            tri[:, 1:] += noisy[:, :-1]
-            tri[:, :-1] += noisy[:, 1:]
-            tri[cols[None, :] >= Bi[:, None]] = -np.inf  # bins beyond a coordinate's own count
-            j = np.argmax(tri, axis=1)
-            zoom = (Bi >= 3) & (tri[np.arange(d), j] >= threshold * n)
-            a, b = (
-                np.where(zoom, a + np.maximum(j - 1, 0) * w, a),
-                np.where(zoom, a + np.minimum(j + 2, Bi) * w, b),
-            )
-        rho_m = rho - h * rho
-    else:
-        rho_m = rho
-    med = np.asarray(exponential_quantile_fast(X, 0.5, (a, b), rho=rho_m, rng=g), dtype=float)
-    return med, (a, b)
+def _noise(d: int, sensitivity: float, rho: float, tau: float, rng: Any) -> np.ndarray:
+    """Gaussian noise of std ``tau`` on a ``d``-vector of l2 ``sensitivity``, ``rho``-zCDP
+    (:func:`dpcore.mechanisms.gaussian`; charged to the caller's open stage)."""
+    return mechanisms.gaussian(
+        None,
+        sensitivity=sensitivity,
+        rho=rho,
+        rng=rng,
+        scale=tau,
+        shape=(d,),
+        note=f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {sensitivity:.4g}",
+    ).noise
 
 
 #: Largest share of ``rho`` the robust default moves to the centre when the range is wide (IOME's
@@ -693,10 +476,8 @@ def coinpress_scaled_center(
     Biswas, Dong, Kamath, Ullman, "CoinPress" (NeurIPS 2020), Algorithm 1; Laurent and Massart (2000),
     Lemma 1; issue 12 of this project.
     """
-    from dpcore.estimators._localise import coinpress_center, private_spread
-
     n = X.shape[0]
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     m0 = (lo + hi) / 2.0
     r0 = float(np.linalg.norm((hi - lo) / 2.0 * s))
     Y = X * s
@@ -789,7 +570,7 @@ def variance_estimate(
             f"variance estimation needs at least 2*pairs_per_group = {2 * k} rows; got n = {n}."
         )
     lo, hi = check_bounds(bounds, d)
-    g = as_generator(rng)
+    g = mechanisms.generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
     first, second = perm[0::2], perm[1::2]
     a = X[first]
@@ -865,8 +646,6 @@ def variance_cap(
     """
     from statistics import NormalDist
 
-    from dpcore.estimators._localise import pair_distance_median
-
     X = check_data(x, ndim=2, min_rows=2)
     n, d = X.shape
     lo, hi = check_bounds(bounds, d)
@@ -904,19 +683,32 @@ def binary_frequencies(
 ) -> tuple[np.ndarray, float]:
     """Private coordinate means by the Gaussian mechanism (specs/plan.md §4b.1).
 
-    Rows are clamped into the public box; the mean vector then has l2 sensitivity
-    ``||hi - lo||_2 / n`` (``sqrt(d)/n`` for 0/1 data) under replace-one, so
-    ``q~ = mean + N(0, ||hi-lo||_2^2 / (2 rho n^2) I)`` is ``rho``-zCDP.
+    Rows are clamped into the public box; ``q~ = mean + N(0, ||hi-lo||_2^2 / (2 rho n^2) I)``.
 
     Returns ``(q~, per-coordinate noise std)``.
+
+    Privacy
+    -------
+    Replace-one, ``n`` public: the mean of the clamped rows has l2 sensitivity
+    ``||hi - lo||_2 / n`` (``sqrt(d)/n`` for 0/1 data), so the release is ``rho``-zCDP
+    (:func:`dpcore.mechanisms.gaussian`, charged to the caller's open stage).
     """
     X = check_data(x, ndim=2)
     n, d = X.shape
     lo, hi = check_bounds(bounds, d)
     mean = np.clip(X, lo, hi).mean(axis=0)
     sens = float(np.linalg.norm(hi - lo)) / n
-    std = sens / math.sqrt(2.0 * check_positive(rho, "rho"))
-    return mean + std * as_generator(rng).standard_normal(d), std
+    rho = check_positive(rho, "rho")
+    std = sens / math.sqrt(2.0 * rho)
+    noisy = mechanisms.gaussian(
+        mean,
+        sensitivity=sens,
+        rho=rho,
+        rng=mechanisms.generator(rng),
+        scale=std,
+        note=f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {sens:.4g}",
+    ).value
+    return np.asarray(noisy, dtype=float), std
 
 
 def binary_variances(q_tilde: np.ndarray) -> np.ndarray:
@@ -1049,6 +841,138 @@ def _stage_budgets(rho: float, fractions: dict[str, float]) -> dict[str, float]:
             break
         out[stages[-1]] = math.nextafter(out[stages[-1]], math.inf if gap > 0 else -math.inf)
     return out
+
+
+def _oracle_sigma(sigma: Any, d: int) -> np.ndarray:
+    """The known standard deviations of ``variances="oracle"``, checked before anything is spent."""
+    if sigma is None:
+        raise ValueError(
+            "variances='oracle' needs the known standard deviations: pass sigma=(d,) array."
+        )
+    raw = np.broadcast_to(np.asarray(sigma, dtype=float), (d,)).copy()
+    if not np.all(np.isfinite(raw)) or np.any(raw < 0):
+        raise ValueError(
+            "sigma must be finite and >= 0 in every coordinate (no NaN or infinity); pass the "
+            "known per-coordinate standard deviations."
+        )
+    return raw
+
+
+def _c2f_centre(
+    X: np.ndarray, lo: np.ndarray, hi: np.ndarray, rho_c: float, ledger: Ledger, g: Any
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The centre stage by :func:`~dpcore.quantiles.coarse_to_fine_median` (``rho_c``-zCDP).
+
+    Privacy
+    -------
+    Replace-one: ``C2F_LEVELS`` noisy histograms (l2 sensitivity ``sqrt(2 d)``) with
+    ``C2F_HISTOGRAM_SHARE rho_c`` together, then ``d`` exponential-mechanism medians (utility
+    sensitivity 1) with the rest; the mechanisms charge the stage ``rho_c`` in all.
+    """
+    d = X.shape[1]
+    note = (
+        f"{d} coarse-to-fine private medians: {C2F_LEVELS} noisy {C2F_BINS}-bin histograms "
+        f"(rho {C2F_HISTOGRAM_SHARE * rho_c:.4g}) then the exponential mechanism "
+        f"in the window (rho {rho_c - C2F_HISTOGRAM_SHARE * rho_c:.4g})"
+    )
+    with mechanisms.stage(ledger, STAGE_LABELS["center"], note=note):
+        return coarse_to_fine_median(X, (lo, hi), rho=rho_c, rng=g)
+
+
+def _median_centre(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rho_c: float,
+    spread: float,
+    quantile: QuantileMethod,
+    steps: int,
+    ledger: Ledger,
+    warnings_: list[str],
+    g: Any,
+) -> np.ndarray:
+    """The centre stage by ``d`` private medians over the whole public range.
+
+    Privacy
+    -------
+    Replace-one: ``rho_c / d`` per coordinate, utility (or count) sensitivity 1, ``rho_c`` in all.
+    With ``spread > 0`` (the authors' code, specs/plan.md §10.10) the medians run on the tripled
+    data ``{x - spread, x, x + spread}`` with the noise of ``rho_c``; one person moves three
+    points, so the sensitivity is 3 and the mechanisms charge the true ``9 rho_c``.
+    """
+    n, d = X.shape
+    if spread > 0:
+        data, k = np.concatenate([X - spread, X, X + spread]), 3
+        note = (
+            f"as published: {d} medians of the tripled data {{x - {spread:g}, x, x + {spread:g}}} "
+            f"run with rho {rho_c:.4g}; one person moves 3 points, so the true cost is "
+            f"9 x {rho_c:.4g} (specs/plan.md §10.10)"
+        )
+    else:
+        data, k = X, 1
+        note = f"{d} private medians ({quantile}), rho/d = {rho_c / d:.4g} each"
+    with mechanisms.stage(ledger, STAGE_LABELS["center"], note=note):
+        mu_t = private_quantile(
+            data, 0.5, (lo, hi), rho=rho_c, method=quantile, steps=steps, rng=g, points_per_person=k
+        )
+    if spread == 0 and quantile == "exponential":
+        # Public check: the empty stretch of the range beside the data (length up to the width)
+        # outweighs the median's utility advantage eps n / 4 when eps n / 4 < ln(width n).
+        eps_col = math.sqrt(8.0 * rho_c / d)
+        if eps_col * n / 4.0 < math.log(float(np.max(hi - lo)) * n):
+            warnings_.append(
+                f"the centre's budget is thin: rho/d = {rho_c / d:.2g} per coordinate over a range "
+                f"{float(np.max(hi - lo)):.3g} wide, so some private medians may land far from the data "
+                f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it)."
+            )
+    return np.asarray(mu_t, dtype=float)
+
+
+def _private_sigma(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rho_v: float,
+    cap_share: float,
+    pairs_per_group: int,
+    quantile: QuantileMethod,
+    steps: int,
+    beta: float,
+    ledger: Ledger,
+    g: Any,
+) -> np.ndarray:
+    """The variance stage: :func:`variance_cap` then Algorithm 2 (:func:`variance_estimate`).
+
+    Privacy
+    -------
+    Replace-one: the cap is one log-grid exponential-mechanism median of disjoint pair distances
+    (sensitivity 1) with ``cap_share rho_v``; the ``d`` medians of Algorithm 2's group values
+    (one person in one group per column) get the rest, ``/ d`` each. Both charge the stage
+    "variances", ``rho_v`` in all.
+    """
+    d = X.shape[1]
+    label = STAGE_LABELS["variance"]
+    rho_var, cap = rho_v, None
+    if cap_share > 0:  # the medians get rho_v - rho_cap exactly; rho_cap + that = rho_v
+        rho_cap = rho_v - (rho_v - rho_v * cap_share)
+        note = f"a private cap on every sigma^2 (pair-distance median on a log grid, rho {rho_cap:.4g})"
+        with mechanisms.stage(ledger, label, note=note):
+            cap = variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
+        rho_var = rho_v - rho_cap
+    note = f"Algorithm 2: {d} private medians of pair statistics, rho/d = {rho_var / d:.4g} each"
+    with mechanisms.stage(ledger, label, note=note + ("" if cap is None else ", below the cap")):
+        var = variance_estimate(
+            X,
+            (lo, hi),
+            rho=rho_var,
+            pairs_per_group=pairs_per_group,
+            method=quantile,
+            steps=steps,
+            max_variance=cap,
+            floor_ratio=1e-30 if cap is None else variance_floor_ratio(d),
+            rng=g,
+        )
+    return np.sqrt(np.maximum(var, 0.0))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1247,17 +1171,6 @@ def plan(
             }
     budgets = _stage_budgets(rho, fractions)
 
-    g = as_generator(rng)
-    ledger = Ledger("zcdp")
-    warnings_: list[str] = []
-    extra: dict[str, Any] = {}
-
-    # -- stage 1: centre ------------------------------------------------------------------------
-    q_tilde = None
-    if variances == "binary":
-        q_tilde, f_std = binary_frequencies(X, (lo, hi), rho=budgets["variance"], rng=g)
-        extra["frequencies"] = q_tilde
-        extra["frequency_noise_std"] = f_std
     if center_step not in ("coarse_to_fine", "coinpress", "paper"):
         raise ValueError(
             f"center_step must be 'coarse_to_fine', 'coinpress' or 'paper'; got {center_step!r}."
@@ -1269,63 +1182,46 @@ def plan(
         raise ValueError(
             f"center_spread must be a finite number >= 0 (0 = honest); got {center_spread!r}."
         )
+    if variances == "oracle":
+        sigma_known = _oracle_sigma(sigma, d)
+    cap_share = check_probability(variance_cap_share, "variance_cap_share", open_interval=False)
+    if not math.isfinite(e) or e < 0:
+        raise ValueError(
+            f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}."
+        )
+
+    g = mechanisms.generator(rng)
+    ledger = Ledger("zcdp")
+    warnings_: list[str] = []
+    extra: dict[str, Any] = {}
+
+    # -- stage 1: centre ------------------------------------------------------------------------
+    q_tilde = None
+    # the frequencies are charged as the variance stage, in that stage's place in the ledger
+    freq_ledger = Ledger("zcdp")
+    if variances == "binary":
+        with mechanisms.stage(freq_ledger, STAGE_LABELS["variance"]):
+            q_tilde, f_std = binary_frequencies(X, (lo, hi), rho=budgets["variance"], rng=g)
+        extra["frequencies"] = q_tilde
+        extra["frequency_noise_std"] = f_std
     coinpress = center == "median" and cp_center
     if coinpress:
         mu_t = None  # found in scaled space once sigma^ is known (below)
     elif center == "median" and robust_center:
         # (Running Algorithm 2 first and flooring the bins at sigma^ was measured worse on the
         # paper's grid at d = 1024, rho = 1/8: sigma^ is itself noisy there.)
-        mu_t, window = coarse_to_fine_median(X, (lo, hi), rho=budgets["center"], rng=g)
+        mu_t, window = _c2f_centre(X, lo, hi, budgets["center"], ledger, g)
         extra["center_window"] = window
         _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
-        ledger.charge(
-            STAGE_LABELS["center"],
-            budgets["center"],
-            f"{d} coarse-to-fine private medians: {C2F_LEVELS} noisy {C2F_BINS}-bin histograms "
-            f"(rho {C2F_HISTOGRAM_SHARE * budgets['center']:.4g}) then the exponential mechanism "
-            f"in the window (rho {budgets['center'] - C2F_HISTOGRAM_SHARE * budgets['center']:.4g})",
-        )
-    elif center == "median" and spread > 0:
-        tripled = np.concatenate([X - spread, X, X + spread])
-        mu_t = np.asarray(
-            private_quantile(
-                tripled, 0.5, (lo, hi), rho=budgets["center"], method=quantile, steps=steps, rng=g
-            ),
-            dtype=float,
-        )
-        ledger.charge(
-            STAGE_LABELS["center"],
-            9.0 * budgets["center"],
-            f"as published: {d} medians of the tripled data {{x - {spread:g}, x, x + {spread:g}}} run "
-            f"with rho {budgets['center']:.4g}; one person moves 3 points, so the true cost is "
-            f"9 x {budgets['center']:.4g} (specs/plan.md §10.10)",
-        )
-        warnings_.append(
-            f"as published: the centre spends 9x its share ({9 * budgets['center']:.4g} instead of "
-            f"{budgets['center']:.4g}), so the total is {rho + 8 * budgets['center']:.4g}, not {rho:.4g}."
-        )
     elif center == "median":
-        mu_t = np.asarray(
-            private_quantile(
-                X, 0.5, (lo, hi), rho=budgets["center"], method=quantile, steps=steps, rng=g
-            ),
-            dtype=float,
+        mu_t = _median_centre(
+            X, lo, hi, budgets["center"], spread, quantile, steps, ledger, warnings_, g
         )
-        ledger.charge(
-            STAGE_LABELS["center"],
-            budgets["center"],
-            f"{d} private medians ({quantile}), rho/d = {budgets['center'] / d:.4g} each",
-        )
-        if quantile == "exponential":
-            # Public check: the empty stretch of the range beside the data (length up to the width)
-            # outweighs the median's utility advantage eps n / 4 when eps n / 4 < ln(width n).
-            eps_col = math.sqrt(8.0 * budgets["center"] / d)
-            if eps_col * n / 4.0 < math.log(float(np.max(hi - lo)) * n):
-                warnings_.append(
-                    f"the centre's budget is thin: rho/d = {budgets['center'] / d:.2g} per coordinate over a range "
-                    f"{float(np.max(hi - lo)):.3g} wide, so some private medians may land far from the data "
-                    f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it)."
-                )
+        if spread > 0:
+            warnings_.append(
+                f"as published: the centre spends 9x its share ({9 * budgets['center']:.4g} instead of "
+                f"{budgets['center']:.4g}), so the total is {rho + 8 * budgets['center']:.4g}, not {rho:.4g}."
+            )
     elif center == "frequencies":
         mu_t = np.clip(q_tilde, lo, hi)
     else:
@@ -1333,77 +1229,47 @@ def plan(
 
     # -- stage 2: variances -----------------------------------------------------------------
     if variances == "private":
-        cap_share = check_probability(variance_cap_share, "variance_cap_share", open_interval=False)
-        rho_var = budgets["variance"]
-        cap = None
-        if cap_share > 0:  # the medians get rho_var - rho_cap exactly; rho_cap + that = rho_var
-            rho_cap = rho_var - (rho_var - rho_var * cap_share)
-            cap = variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
-            rho_var = budgets["variance"] - rho_cap
-        var = variance_estimate(
+        raw = _private_sigma(
             X,
-            (lo, hi),
-            rho=rho_var,
-            pairs_per_group=pairs_per_group,
-            method=quantile,
-            steps=steps,
-            max_variance=cap,
-            floor_ratio=1e-30 if cap is None else variance_floor_ratio(d),
-            rng=g,
-        )
-        raw = np.sqrt(np.maximum(var, 0.0))
-        capped = (
-            ""
-            if cap is None
-            else f" below a private cap sigma^2 <= {cap:.4g} (pair-distance median, "
-            f"rho {budgets['variance'] - rho_var:.4g})"
-        )
-        ledger.charge(
-            STAGE_LABELS["variance"],
+            lo,
+            hi,
             budgets["variance"],
-            f"Algorithm 2: {d} private medians of pair statistics, rho/d = {rho_var / d:.4g} each"
-            + capped,
+            cap_share,
+            pairs_per_group,
+            quantile,
+            steps,
+            beta,
+            ledger,
+            g,
         )
     elif variances == "binary":
         raw = np.sqrt(binary_variances(q_tilde))
-        ledger.charge(
-            STAGE_LABELS["variance"],
-            budgets["variance"],
-            f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {np.linalg.norm(hi - lo) / n:.4g}",
-        )
+        ledger.absorb(freq_ledger)
     elif variances == "oracle":
-        if sigma is None:
-            raise ValueError(
-                "variances='oracle' needs the known standard deviations: pass sigma=(d,) array."
-            )
-        raw = np.broadcast_to(np.asarray(sigma, dtype=float), (d,)).copy()
-        if not np.all(np.isfinite(raw)) or np.any(raw < 0):
-            raise ValueError("sigma must be finite and >= 0 in every coordinate.")
+        raw = sigma_known
     else:
         raw = np.ones(d)
     sigma_hat = regularise(raw) if regularise_sigma else _floor_positive(raw)
     s = scale_vector(sigma_hat, p, e)
     if coinpress:
-        mu_t, cp = coinpress_scaled_center(
-            X,
-            lo,
-            hi,
-            sigma_hat,
-            s,
-            rho=budgets["center"],
-            beta=beta,
-            spread_share=coinpress_spread_share,
-            rng=g,
+        note = (
+            f"CoinPress in scaled space: a private l2 spread ({coinpress_spread_share:g} of the "
+            "centre's rho), then noisy clipped means in shrinking public balls"
         )
+        with mechanisms.stage(ledger, STAGE_LABELS["center"], note=note):
+            mu_t, cp = coinpress_scaled_center(
+                X,
+                lo,
+                hi,
+                sigma_hat,
+                s,
+                rho=budgets["center"],
+                beta=beta,
+                spread_share=coinpress_spread_share,
+                rng=g,
+            )
         extra["coinpress"] = cp
         _warn_thin_center(warnings_, n, d, rho, lo, hi, None if auto_share else fractions["center"])
-        ledger.charge(
-            STAGE_LABELS["center"],
-            budgets["center"],
-            f"CoinPress in scaled space: {cp['steps']} noisy clipped means in shrinking balls (radii "
-            f"{cp['clip_radii'][0]:.3g} -> {cp['clip_radii'][-1]:.3g}, spread {cp['gamma']:.3g} from sigma^), "
-            f"rho {cp['budget_per_step']:.3g} each",
-        )
 
     # -- stage 3: clip radius ---------------------------------------------------------------------
     width = float(np.max(hi - lo))
@@ -1441,23 +1307,29 @@ def plan(
     for rows, y in _scaled_rows(X, mu_t, s):  # y_j = (x_j - mu~) * s
         norms[rows] = _row_norms(y)
     if log_grid:
-        # The grid stops at the (trimmed) universe U: a radius capped there bounds the noise even
-        # when a few centre coordinates are off (a grid up to the whole range was measured worse).
-        C = quantiles.log_grid_quantile(norms, q_clip, U, rho=budgets["radius"], rng=g)
         how = f"exponential mechanism on a log grid in [{U * 1e-9:.3g}, {U:.4g}]"
     else:
-        C = float(
-            private_quantile(
-                norms, q_clip, (0.0, U), rho=budgets["radius"], method=quantile, steps=steps, rng=g
-            )
-        )
         how = f"on [0, {U:.4g}] ({quantile})"
+    note = f"private {q_clip:.4f}-quantile of the scaled norms {how}"
+    with mechanisms.stage(ledger, STAGE_LABELS["radius"], note=note):
+        if log_grid:
+            # The grid stops at the (trimmed) universe U: a radius capped there bounds the noise
+            # even when a few centre coordinates are off (a grid up to the whole range was
+            # measured worse).
+            C = quantiles.log_grid_quantile(norms, q_clip, U, rho=budgets["radius"], rng=g)
+        else:
+            C = float(
+                private_quantile(
+                    norms,
+                    q_clip,
+                    (0.0, U),
+                    rho=budgets["radius"],
+                    method=quantile,
+                    steps=steps,
+                    rng=g,
+                )
+            )
     C = max(C, U * 1e-12)
-    ledger.charge(
-        STAGE_LABELS["radius"],
-        budgets["radius"],
-        f"private {q_clip:.4f}-quantile of the scaled norms {how}",
-    )
 
     # -- stage 4: clip, noise, unscale, recentre (Algorithm 1 lines 7-8) -------------------------
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
@@ -1465,12 +1337,8 @@ def plan(
     for rows, y in _scaled_rows(X, mu_t, s):  # sum_j min(1, C / ||y_j||) y_j
         clipped_sum += factor[rows] @ y
     tau = math.sqrt(2.0 * C * C / budgets["noise"])
-    eta = tau * g.standard_normal(d)
-    ledger.charge(
-        STAGE_LABELS["noise"],
-        budgets["noise"],
-        f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {2 * C:.4g}",
-    )
+    with mechanisms.stage(ledger, STAGE_LABELS["noise"]):
+        eta = _noise(d, 2.0 * C, budgets["noise"], tau, g)
     noiseless = mu_t + clipped_sum / (n * s)
     mean = mu_t + (clipped_sum + eta) / (n * s)
     clipped = norms > C

@@ -1,6 +1,7 @@
-"""``BinarySearchTrace``, ``rank_error_bound``, ``_use_sorted_counts``,
-``_vector_searchsorted_right``, ``_BLOCK_ELEMENTS``, ``_search_steps``, ``_binary_search``,
-``binary_search_trace``, ``binary_search_quantile`` (moved from ``quantiles.py``).
+"""The private quantile by binary search with Gaussian noisy counts (specs/plan.md §3a).
+
+The ``T x d`` count noises are drawn by :func:`dpcore.mechanisms.gaussian`, which charges the
+caller's open ledger stage (:func:`dpcore.mechanisms.stage`); these routines open no stage.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcore import mechanisms
 from dpcore._validation import (
     RngLike,
-    as_generator,
     check_bounds,
     check_positive,
     check_probability,
@@ -134,13 +135,25 @@ def _binary_search(
     steps: int,
     gen: np.random.Generator,
     sorted_counts: bool | None = None,
+    points_per_person: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     n, d = X.shape
     rho_col = rho / d
     noise_std = math.sqrt(steps / (2.0 * rho_col))
     target = q * n
+    k = points_per_person
     # All T x d count noises at once: exactly `steps` Gaussian counts per column, no early stop.
-    noise = noise_std * gen.standard_normal((steps, d))
+    # Each count has sensitivity k (1 unless a person holds k values): T d queries of std noise_std.
+    noise = mechanisms.gaussian(
+        None,
+        sensitivity=float(k),
+        rho=k * k * rho,
+        rng=gen,
+        scale=noise_std,
+        columns=steps * d,
+        shape=(steps, d),
+        note=f"{d} binary searches of {steps} Gaussian counts (count sensitivity {k})",
+    ).noise
     if sorted_counts is None:
         sorted_counts = _use_sorted_counts(n, steps)
     # Three ways to get the same exact counts (so the same output for the same seed):
@@ -196,6 +209,7 @@ def binary_search_trace(
     steps: int,
     rng: RngLike = None,
     return_top: bool = False,
+    points_per_person: int = 1,
 ) -> BinarySearchTrace:
     """Run :func:`binary_search_quantile` and return every intermediate step.
 
@@ -204,9 +218,13 @@ def binary_search_trace(
     counts, which are **not** private: they are for teaching pictures on synthetic data and for
     tests.
 
-    Privacy: replace-one neighbours, ``n`` public; ``value``, ``lower``, ``upper``,
-    ``midpoints`` and ``noisy_counts`` are ``rho``-zCDP in total (each count has sensitivity 1
-    and gets ``rho / (d T)``; ``rho / d`` per column). ``counts`` are not private.
+    Privacy
+    -------
+    Replace-one neighbours, ``n`` public; ``value``, ``lower``, ``upper``, ``midpoints`` and
+    ``noisy_counts`` are ``rho``-zCDP in total (each count has sensitivity 1 and gets
+    ``rho / (d T)``; ``rho / d`` per column), charged to the caller's open ledger stage. With
+    ``points_per_person = k`` a count moves by up to ``k``: the same noise is ``k**2 rho``-zCDP and
+    is charged so. ``counts`` are not private.
 
     Returns
     -------
@@ -226,7 +244,15 @@ def binary_search_trace(
     lo, hi = check_bounds(bounds, d)
     r = check_positive(rho, "rho")
     t = _check_steps(steps)
-    low, up, mids, counts, noisy, std = _binary_search(X, qq, lo, hi, r, t, as_generator(rng))
+    k = points_per_person
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(
+            f"points_per_person must be a positive integer (1 unless each person contributes "
+            f"several values); got {k!r}."
+        )
+    low, up, mids, counts, noisy, std = _binary_search(
+        X, qq, lo, hi, r, t, mechanisms.generator(rng), points_per_person=int(k)
+    )
     value = up if return_top else 0.5 * (low + up)
     if one_d:
         mids, counts, noisy = mids[:, 0], counts[:, 0], noisy[:, 0]
@@ -244,6 +270,7 @@ def binary_search_quantile(
     steps: int,
     rng: RngLike = None,
     return_top: bool = False,
+    points_per_person: int = 1,
 ) -> float | np.ndarray:
     """Private ``q``-quantile of each column by binary search with Gaussian noisy counts.
 
@@ -251,11 +278,15 @@ def binary_search_quantile(
     releases ``c = #{x_j <= mid} + N(0, T / (2 rho_col))`` at ``mid = (l + u) / 2`` and moves
     ``l = mid`` if ``c <= q n``, else ``u = mid``. The result is ``(l + u) / 2`` (or ``u``).
 
-    Privacy: replace-one neighbours, ``n`` public. A count has sensitivity 1 (replacing one row
-    moves every count by at most 1), so each Gaussian count with variance ``T / (2 rho_col)`` is
+    Privacy
+    -------
+    Replace-one neighbours, ``n`` public. A count has sensitivity 1 (replacing one row moves
+    every count by at most 1), so each Gaussian count with variance ``T / (2 rho_col)`` is
     ``rho_col / T``-zCDP; the ``T`` adaptive steps compose to ``rho_col = rho / d`` per column and
-    the ``d`` columns to ``rho``-zCDP in total. Exactly ``steps`` noisy counts are made per column
-    (no early stopping), whatever the data.
+    the ``d`` columns to ``rho``-zCDP in total, charged by :func:`dpcore.mechanisms.gaussian` to
+    the caller's open ledger stage. Exactly ``steps`` noisy counts are made per column (no early
+    stopping), whatever the data. ``points_per_person = k`` (a person holds ``k`` of the values):
+    a count moves by up to ``k`` and the same draw is charged ``k**2 rho``.
 
     Parameters
     ----------
@@ -275,6 +306,8 @@ def binary_search_quantile(
     return_top : bool
         Return the top ``u`` of the final interval (the analysis variant of PLAN, so that no point
         of the final interval is clipped) instead of its midpoint.
+    points_per_person : int
+        How many of the values one person contributes (1).
 
     Returns
     -------
@@ -296,5 +329,12 @@ def binary_search_quantile(
     (PETS 2024), Lemmas 2.8-2.9; specs/plan.md §3a.
     """
     return binary_search_trace(
-        x, q, bounds, rho=rho, steps=steps, rng=rng, return_top=return_top
+        x,
+        q,
+        bounds,
+        rho=rho,
+        steps=steps,
+        rng=rng,
+        return_top=return_top,
+        points_per_person=points_per_person,
     ).value
