@@ -950,3 +950,78 @@ def test_calibration_at_defaults(name):
 )
 def test_calibration_with_public_options(name, public):
     assert problems(calibration(name, **public)) == []
+
+
+# ------------------------------------------------------------------------------------------
+# the private-bounds path around the simplex family
+
+
+def _private_bounds_runner(name: str):
+    from dpcore.estimators.private_bounds import run_with_private_bounds
+
+    spec = get(name)
+    return lambda x, b, **kw: run_with_private_bounds(
+        spec, x, b, share=0.25, coarse_bounds=(-10.0, 10.0), rng=kw["rng"]
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["simplex_laplace", "simplex_gauss", "plugin_laplace", "resize_gauss"]
+)
+def test_private_bounds_path_calibration(name):
+    tab = calibration(name, runner=_private_bounds_runner(name))
+    assert problems(tab) == []
+    assert list(tab.stage[:2]) == ["bounds: lower quantile", "bounds: upper quantile"]
+    assert set(tab.mechanism[:2]) == {"exponential"}
+
+
+@pytest.mark.parametrize("budget", [{"epsilon": 0.8}, {"rho": 0.3}])
+def test_private_bounds_ledger_is_the_mechanisms(budget):
+    from dpcore.estimators.private_bounds import private_bounds
+
+    x = np.random.default_rng(1).normal(size=(300, 3))
+    pb = private_bounds(x, (-10, 10), rng=0, **budget)
+    assert [c.stage for c in pb.ledger.charges] == [
+        "bounds: lower quantile",
+        "bounds: upper quantile",
+    ]
+    assert all(c.mechanism == "exponential" for c in pb.ledger.charges)
+    assert all(c.ratio == pytest.approx(1.0, rel=1e-12) for c in pb.ledger.charges)
+    assert pb.ledger.total() == pytest.approx(next(iter(budget.values())), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"coarse_bounds": (-math.inf, 1.0)},
+        {"coarse_bounds": (math.nan, 1.0)},
+        {"coarse_bounds": (-1e308, 1e308)},
+        {"coarse_bounds": (1.0, -1.0)},
+        {"quantiles": (0.9, 0.1)},
+        {"quantiles": (math.nan, 0.9)},
+        {"quantiles": 0.5},
+        {"epsilon": math.nan},
+        {"epsilon": math.inf},
+    ],
+)
+def test_private_bounds_refuses_bad_public_inputs(bad):
+    from dpcore.estimators.private_bounds import private_bounds
+
+    kw = {"coarse_bounds": (-10.0, 10.0), "epsilon": 1.0, **bad}
+    with pytest.raises(ValueError):
+        private_bounds(np.zeros((20, 2)), rng=0, **kw)
+
+
+@pytest.mark.parametrize("share", [0.0, 0.6, math.nan, "half"])
+def test_run_with_private_bounds_refuses_bad_share(share):
+    from dpcore.estimators.private_bounds import run_with_private_bounds
+
+    with pytest.raises(ValueError):
+        run_with_private_bounds(
+            get("simplex_laplace"),
+            generate("bounded", n=50, d=2, rng=0),
+            Budget.pure(1.0),
+            share=share,
+            coarse_bounds=(-1.0, 2.0),
+            rng=0,
+        )
