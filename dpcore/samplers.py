@@ -1,0 +1,393 @@
+"""Floating-point-safe samplers: the release backend of :mod:`dpcore.mechanisms`.
+
+:class:`SafeBackend` is what :func:`dpcore.release.release` hands an estimator as its ``rng``.
+Every privacy draw of :mod:`dpcore.mechanisms` reaches it (``is_release_backend = True``):
+
+* Laplace and Gaussian noise: OpenDP's ``make_laplace`` / ``make_gaussian`` over
+  ``vector_domain(atom_domain(T=float, nan=False))`` with ``l1_distance`` / ``l2_distance``. OpenDP
+  rounds the input to a 2^k grid, adds 2^k times an exactly sampled discrete Laplace or Gaussian
+  variable (integer arithmetic, the operating system's CSPRNG) and its privacy map charges the
+  rounding. The scale is the smallest one (bracketing, then bisection, a bounded number of steps)
+  whose map meets the budget the mechanism asked for, ``Δ/b`` or ``Δ²/(2σ²)``: at least the noise
+  asked for. One OpenDP call per group of coordinates sharing a sensitivity and a scale.
+* The exponential mechanism: OpenDP's ``make_noisy_max`` with Gumbel noise of scale 1 (its
+  zero-concentrated-divergence form) on the log-weights, i.e. an exact draw with probability
+  proportional to ``exp(score)``.
+* AboveThreshold walk noise: ``Exp(1)/ε`` as ``2^k G`` with ``G`` one-sided geometric (OpenDP's
+  exact discrete Laplace on integers, negative draws redrawn), ``N(0, 1)/√ρ`` as ``2^k Z`` with
+  ``Z`` OpenDP's exact discrete Gaussian, on a grid ``2^k ≤ scale·2^-20``. Integer counts and
+  thresholds plus the noise are exact in floating point, so the walk's comparisons see lattice
+  values: the shift argument of the continuous proofs holds with the same ratio.
+* Non-noise draws (uniforms, integers, permutations, choices, a rotation's signs) from
+  :func:`os.urandom`, vectorised with :func:`numpy.frombuffer`. No NumPy generator is created.
+
+Any other draw (``laplace``, ``gumbel``, ``standard_exponential``, ...) does not exist here, and
+``standard_normal`` is served to :mod:`dpcore.rotation` only: an estimator still drawing privacy
+noise outside :mod:`dpcore.mechanisms` fails with :class:`UnsafeDraw` and is not released.
+
+References
+----------
+Mironov. "On Significance of the Least Significant Bits for Differential Privacy." CCS 2012.
+Canonne, Kamath, Steinke. "The Discrete Gaussian for Differential Privacy." NeurIPS 2020.
+OpenDP 0.16: ``make_laplace``, ``make_gaussian``, ``make_noisy_max`` (https://docs.opendp.org).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: Relative widening tried first when OpenDP's map refuses the asked scale (then doubled).
+FIRST_STEP = 2.0**-40
+#: Doublings of the widening before giving up (the last one multiplies the scale by about 2^24).
+MAX_DOUBLINGS = 64
+#: Bisection steps between the refused and the accepted scale.
+MAX_BISECTIONS = 60
+#: Redraws of negative discrete-Laplace values for the one-sided walk noise (each halves them).
+MAX_REDRAWS = 200
+#: Grid of the walk noise: ``2^k <= scale * 2^-WALK_BITS``.
+WALK_BITS = 20
+#: Modules allowed to ask the backend for standard normal values (a public random rotation).
+NORMAL_CALLERS = frozenset({"dpcore.rotation"})
+
+
+class UnsafeDraw(ValueError):
+    """An estimator asked the release backend for a draw it cannot make safely."""
+
+
+def _dp() -> Any:
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp
+
+
+def opendp_version() -> str:
+    """The installed OpenDP version (``"unknown"`` when the metadata is missing)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("opendp")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+# --------------------------------------------------------------------------------------------
+# OpenDP measurements and their scales
+
+
+@functools.lru_cache(maxsize=256)
+def _measurement(kind: str, scale: float) -> Any:
+    dp = _dp()
+    dom = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    if kind == "laplace":
+        return dp.m.make_laplace(dom, dp.l1_distance(T=float), scale=scale)
+    if kind == "gaussian":
+        return dp.m.make_gaussian(dom, dp.l2_distance(T=float), scale=scale)
+    raise ValueError(f"kind must be 'laplace' or 'gaussian'; got {kind!r}.")
+
+
+def required_budget(kind: str, sensitivity: float, scale: float) -> float:
+    """What the mechanism asked for: ``Δ/b`` (Laplace, ε) or ``Δ²/(2σ²)`` (Gaussian, ρ)."""
+    if kind == "laplace":
+        return sensitivity / scale
+    return sensitivity * sensitivity / (2.0 * scale * scale)
+
+
+def _accepts(kind: str, scale: float, sensitivity: float, budget: float) -> bool:
+    if not math.isfinite(scale) or scale <= 0.0:
+        return False
+    try:
+        return float(_measurement(kind, scale).map(sensitivity)) <= budget
+    except Exception:  # noqa: BLE001 - OpenDP refuses a scale it cannot represent
+        return False
+
+
+@functools.lru_cache(maxsize=4096)
+def safe_scale(kind: str, sensitivity: float, scale: float) -> float:
+    """The smallest scale ≥ ``scale`` whose OpenDP privacy map meets the asked budget.
+
+    The budget is :func:`required_budget` at ``(sensitivity, scale)``. The asked scale is tried
+    first; when OpenDP's map (which charges its grid rounding and rounds up) refuses it, the scale
+    is widened by ``FIRST_STEP``, doubling the widening up to ``MAX_DOUBLINGS`` times, then
+    bisected between the refused and the accepted scale (``MAX_BISECTIONS`` steps).
+
+    Raises
+    ------
+    ValueError
+        When no widened scale is accepted.
+
+    Examples
+    --------
+    >>> safe_scale("laplace", 1.0, 2.0) >= 2.0
+    True
+    """
+    budget = required_budget(kind, sensitivity, scale)
+    if _accepts(kind, scale, sensitivity, budget):
+        return scale
+    low, step = scale, FIRST_STEP
+    for _ in range(MAX_DOUBLINGS):
+        high = scale * (1.0 + step)
+        if _accepts(kind, high, sensitivity, budget):
+            break
+        low, step = high, step * 2.0
+    else:
+        raise ValueError(
+            f"OpenDP's {kind} map accepts no scale near {scale:g} for sensitivity {sensitivity:g}."
+        )
+    for _ in range(MAX_BISECTIONS):
+        mid = 0.5 * (low + high)
+        if not low < mid < high:
+            break
+        if _accepts(kind, mid, sensitivity, budget):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+# --------------------------------------------------------------------------------------------
+# CSPRNG building blocks
+
+
+def random_uint64(count: int) -> np.ndarray:
+    """``count`` independent uniform 64-bit integers from :func:`os.urandom`."""
+    return np.frombuffer(os.urandom(8 * int(count)), dtype=np.uint64).copy()
+
+
+def random_unit(count: int) -> np.ndarray:
+    """``count`` uniforms on [0, 1): 53 random bits each, exact multiples of 2^-53."""
+    return (random_uint64(count) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+
+
+def _size(size: Any) -> tuple[int, ...]:
+    if size is None:
+        return ()
+    return tuple(int(s) for s in np.atleast_1d(np.asarray(size, dtype=np.int64)))
+
+
+def _shaped(flat: np.ndarray, shape: tuple[int, ...]) -> Any:
+    return flat.reshape(shape) if shape else flat.reshape(())[()]
+
+
+def bounded_integers(high: int, count: int) -> np.ndarray:
+    """``count`` uniform integers in ``[0, high)`` by rejection (unbiased; 1 ≤ high ≤ 2^63)."""
+    high = int(high)
+    if not 1 <= high <= 2**63:
+        raise ValueError(f"high must be in [1, 2^63]; got {high}.")
+    bits = max(1, (high - 1).bit_length())
+    mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(2**64 - 1)
+    out = np.empty(count, dtype=np.int64)
+    todo = np.arange(count)
+    for _ in range(MAX_REDRAWS):
+        if todo.size == 0:
+            return out
+        v = random_uint64(todo.size) & mask
+        ok = v < np.uint64(high)
+        out[todo[ok]] = v[ok].astype(np.int64)
+        todo = todo[~ok]
+    raise RuntimeError("rejection sampling did not finish (probability below 2^-200).")
+
+
+# --------------------------------------------------------------------------------------------
+# the backend
+
+
+@dataclass
+class Draw:
+    """One privacy draw of a release: what was asked, what was used (all public)."""
+
+    kind: str
+    variates: int
+    sensitivity: float
+    scale_asked: float
+    scale_used: float
+    budget: float
+
+
+@dataclass
+class SafeBackend:
+    """The release backend: floating-point-safe noise and CSPRNG draws (module docstring).
+
+    Attributes
+    ----------
+    draws : list of Draw
+        Every privacy draw, in order (kinds, scales and budgets: public values only).
+    """
+
+    draws: list[Draw] = field(default_factory=list)
+    is_release_backend: bool = True
+
+    # noise -------------------------------------------------------------------------------
+    def add_noise(self, kind: str, value: Any, scale: Any, sensitivity: Any) -> np.ndarray:
+        """``value`` plus at least the asked Laplace / Gaussian noise, floating-point safe.
+
+        ``scale`` and ``sensitivity`` broadcast against ``value``; coordinates sharing a pair
+        ``(Δ, scale)`` are one OpenDP call (a vector query of that sensitivity in ℓ1 / ℓ2).
+        """
+        val = np.asarray(value, dtype=float)
+        b = np.broadcast_to(np.asarray(scale, dtype=float), val.shape)
+        s = np.broadcast_to(np.asarray(sensitivity, dtype=float), val.shape)
+        out = np.empty(val.shape, dtype=float)
+        if val.size == 0:
+            return out
+        pairs = np.stack([s.ravel(), b.ravel()], axis=1)
+        keys, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        flat_val, flat_out = val.ravel(), out.reshape(-1)
+        for j, (sens, sc) in enumerate(keys):
+            idx = np.flatnonzero(inverse.ravel() == j)
+            used = safe_scale(kind, float(sens), float(sc))
+            noisy = _measurement(kind, used)(flat_val[idx])
+            flat_out[idx] = np.asarray(noisy, dtype=float)
+            budget = required_budget(kind, float(sens), float(sc))
+            self.draws.append(Draw(kind, idx.size, float(sens), float(sc), used, budget))
+        return out
+
+    def noisy_max(self, scores: Any) -> np.ndarray:
+        """Index per row (last axis) drawn with probability ``∝ exp(score)``, exactly (OpenDP)."""
+        dp = _dp()
+        s = np.asarray(scores, dtype=float)
+        if s.ndim == 0 or s.shape[-1] == 0 or np.isnan(s).any() or np.isposinf(s).any():
+            raise ValueError("noisy_max needs rows of finite or -inf scores.")
+        rows = s.reshape(-1, s.shape[-1])
+        meas = _noisy_max_measurement()
+        out = np.empty(rows.shape[0], dtype=np.intp)
+        for i, row in enumerate(rows):
+            keep = np.flatnonzero(np.isfinite(row))
+            if keep.size == 0:
+                raise ValueError("noisy_max: a row has no candidate of positive weight.")
+            out[i] = keep[int(meas(row[keep] - row[keep].max()))]
+        del dp
+        self.draws.append(Draw("exponential", int(s.size), 1.0, 1.0, 1.0, 2.0))
+        return out.reshape(s.shape[:-1])
+
+    def add_walk_noise(self, noise: str, values: Any, budget: float) -> np.ndarray:
+        """``values + Exp(1)/budget`` or ``values + N(0, 1)/√budget`` on a fine 2^k grid, exact."""
+        val = np.asarray(values, dtype=float)
+        if noise == "exponential":
+            scale = 1.0 / float(budget)
+        elif noise == "gaussian":
+            scale = 1.0 / math.sqrt(float(budget))
+        else:
+            raise ValueError(f"walk noise must be 'exponential' or 'gaussian'; got {noise!r}.")
+        scale = math.nextafter(scale, math.inf)  # never below the asked scale
+        k = math.floor(math.log2(scale)) - WALK_BITS
+        units = math.ldexp(scale, -k)  # exact: a power-of-two rescaling
+        z = _walk_integers(noise, units, val.size)
+        self.draws.append(Draw(f"walk {noise}", int(val.size), 1.0, scale, scale, float(budget)))
+        return val + np.ldexp(z.astype(np.float64), k).reshape(val.shape)
+
+    # non-noise draws ---------------------------------------------------------------------
+    def random(self, size: Any = None) -> Any:
+        """Uniforms on [0, 1) (53 random bits each)."""
+        shape = _size(size)
+        return _shaped(random_unit(int(np.prod(shape, dtype=np.int64))), shape)
+
+    def uniform(self, low: float = 0.0, high: float = 1.0, size: Any = None) -> Any:
+        """Uniforms on [low, high)."""
+        u = np.asarray(self.random(size))
+        out = low + u * (np.asarray(high) - np.asarray(low))
+        return out if np.ndim(out) else float(out)
+
+    def integers(
+        self, low: int, high: int | None = None, size: Any = None, endpoint: bool = False
+    ) -> Any:
+        """Uniform integers in ``[low, high)`` (``[0, low)`` when ``high`` is None)."""
+        lo, hi = (0, int(low)) if high is None else (int(low), int(high))
+        hi += 1 if endpoint else 0
+        if hi <= lo:
+            raise ValueError(f"integers: high ({hi}) must exceed low ({lo}).")
+        shape = _size(size)
+        flat = lo + bounded_integers(hi - lo, int(np.prod(shape, dtype=np.int64)))
+        return _shaped(flat, shape)
+
+    def permutation(self, x: Any) -> np.ndarray:
+        """A uniformly random permutation of ``range(x)`` (an int) or of the rows of ``x``."""
+        if isinstance(x, int | np.integer):
+            return self._order(int(x))
+        arr = np.asarray(x)
+        return arr[self._order(arr.shape[0])]
+
+    def _order(self, n: int) -> np.ndarray:
+        """Ranks of ``n`` random 64-bit keys, redrawn while two keys tie (exactly uniform)."""
+        for _ in range(MAX_REDRAWS):
+            keys = random_uint64(n)
+            order = np.argsort(keys, kind="stable")
+            if n < 2 or np.all(np.diff(keys[order]) > 0):
+                return order
+        raise RuntimeError("tied keys in every redraw (probability below 2^-200).")
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        """Uniform choice from ``a`` (an int n means ``range(n)``); ``p`` is not supported."""
+        if p is not None:
+            raise UnsafeDraw("choice with probabilities p is not available in a release.")
+        pool = np.arange(int(a)) if isinstance(a, int | np.integer) else np.asarray(a)
+        shape = _size(size)
+        count = int(np.prod(shape, dtype=np.int64))
+        if replace:
+            picks = bounded_integers(pool.shape[0], count)
+        else:
+            if count > pool.shape[0]:
+                raise ValueError(
+                    "choice: cannot take more samples than the population without replacement."
+                )
+            picks = self._order(pool.shape[0])[:count]
+        out = pool[picks]
+        return out.reshape(shape + pool.shape[1:]) if shape else out[0]
+
+    def standard_normal(self, size: Any = None) -> Any:
+        """Standard normals (Box–Muller on CSPRNG uniforms), for a public random rotation only."""
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller not in NORMAL_CALLERS:
+            raise UnsafeDraw(
+                f"{caller} draws Gaussian values outside dpcore.mechanisms; in a release every "
+                "privacy draw must go through dpcore.mechanisms."
+            )
+        shape = _size(size)
+        count = int(np.prod(shape, dtype=np.int64))
+        u1 = 1.0 - random_unit(count)  # (0, 1]
+        u2 = random_unit(count)
+        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        return _shaped(z, shape)
+
+    def spawn(self, k: int) -> list[SafeBackend]:
+        """``k`` handles on this backend (its draws are independent by construction)."""
+        return [self] * int(k)
+
+
+@functools.lru_cache(maxsize=1)
+def _noisy_max_measurement() -> Any:
+    dp = _dp()
+    space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
+    return dp.m.make_noisy_max(*space, dp.zero_concentrated_divergence(), scale=1.0)
+
+
+@functools.lru_cache(maxsize=256)
+def _integer_measurement(noise: str, units: float) -> Any:
+    dp = _dp()
+    dom = dp.vector_domain(dp.atom_domain(T="i64"))
+    if noise == "exponential":
+        return dp.m.make_laplace(dom, dp.l1_distance(T="i64"), scale=units)
+    return dp.m.make_gaussian(dom, dp.l2_distance(T="i64"), scale=units)
+
+
+def _walk_integers(noise: str, units: float, count: int) -> np.ndarray:
+    """``count`` exact one-sided geometric (``P(g) ∝ exp(-g/units)``, g ≥ 0) or discrete Gaussian
+    (``∝ exp(-z²/(2 units²))``) integers from OpenDP."""
+    meas = _integer_measurement(noise, units)
+    z = np.asarray(meas([0] * count), dtype=np.int64)
+    if noise == "gaussian":
+        return z
+    todo = np.flatnonzero(z < 0)  # discrete Laplace given >= 0 is one-sided geometric
+    for _ in range(MAX_REDRAWS):
+        if todo.size == 0:
+            return z
+        z[todo] = np.asarray(meas([0] * todo.size), dtype=np.int64)
+        todo = todo[z[todo] < 0]
+    raise RuntimeError("rejection sampling did not finish (probability below 2^-200).")
