@@ -516,6 +516,29 @@ def imputed_rows(k: int, widths: Any, radius: float, impute: str, g: Any) -> np.
     return np.broadcast_to(top / 2.0, (k, top.size)).copy()
 
 
+def _resized_sums(
+    data: Preprocessed, n_t: np.ndarray, impute: str, g: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sum of each resized data set (shape ``(reps, d)``) and the rows imputed in each.
+
+    Subsample: the first ``min(n_t, n)`` rows of a uniform random permutation, one per
+    repetition. Impute ``n_t - n`` rows when the noisy count is above ``n``: only their sum
+    enters, drawn in O(d); they lie in the box ``[0, top]`` inside the l1 ball of radius ``R``
+    (:func:`imputation_top`). Not a noise draw: a resampling of public size ``n_t``.
+    """
+    reps, (n, d) = n_t.size, data.z.shape
+    order = np.argsort(g.random((reps, n)), axis=1)
+    csum = np.concatenate([np.zeros((reps, 1, d)), np.cumsum(data.z[order], axis=1)], axis=1)
+    kept = np.take_along_axis(csum, np.minimum(n_t, n)[:, None, None], axis=1)[:, 0, :]
+    k_add = np.maximum(n_t - n, 0)
+    if k_add.any():
+        top = imputation_top(data.widths, data.radius, impute)
+        kept = kept + top * (
+            uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0
+        )
+    return kept, k_add
+
+
 def _resize_draws(
     x: Any,
     *,
@@ -536,7 +559,7 @@ def _resize_draws(
     g = mechanisms.generator(rng)
     b_sum = f * budget
     b_count = budget - b_sum
-    n, d, w = data.n, data.d, data.widths
+    n, d = data.n, data.d
     count_scale = 1.0 / b_count if mech == "laplace" else 1.0 / math.sqrt(2.0 * b_count)
     if count_scale > limits.MAX_COUNT_NOISE_SCALE:
         raise ValueError(
@@ -559,18 +582,7 @@ def _resize_draws(
     # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
     # at the scale allowed above, but keeps the int64 cast exact)
     n_t = np.clip(np.rint(N), 1.0, 2.0**62).astype(np.int64)  # (reps,)
-    # subsample: the first min(n_t, n) rows of a uniform random permutation, one per repetition
-    order = np.argsort(g.random((reps, n)), axis=1)
-    csum = np.concatenate([np.zeros((reps, 1, d)), np.cumsum(data.z[order], axis=1)], axis=1)
-    kept = np.take_along_axis(csum, np.minimum(n_t, n)[:, None, None], axis=1)[:, 0, :]
-    # impute n_t - n rows when the noisy count is above n: only their sum enters, drawn in O(d);
-    # they lie in the box [0, top] inside the l1 ball of radius R (imputation_top)
-    k_add = np.maximum(n_t - n, 0)
-    if k_add.any():
-        top = imputation_top(w, data.radius, impute)
-        kept = kept + top * (
-            uniform_sum(k_add, d, g) if impute == "uniform" else k_add[:, None] / 2.0
-        )
+    kept, k_add = _resized_sums(data, n_t, impute, g)
     # the resized data has public size n_t and every row in the domain: replace-one sensitivity
     sens = sum_sensitivity(data, mech, "replace-one", "shift")
     with mechanisms.stage(ledger, "noisy sum"):
