@@ -30,6 +30,8 @@ from dpcore.quantiles import (
     unbounded_quantile,
 )
 from dpcore.quantiles import binary_search as QB
+from dpcore.quantiles import coordinate as QC
+from dpcore.quantiles import exponential as QE
 from dpcore.quantiles import unbounded as QU
 
 P_OK = 1e-4  # false-alarm rate of each goodness-of-fit test
@@ -700,3 +702,65 @@ def test_binary_search_column_blocks_give_identical_counts(shape):
         binary_search_quantile(np.asfortranarray(x), 0.4, (-3, 3), rho=1.0, steps=15, rng=2),
         binary_search_quantile(np.ascontiguousarray(x), 0.4, (-3, 3), rho=1.0, steps=15, rng=2),
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# the quantiles draw through dpcore.mechanisms and charge the caller's open stage
+# ----------------------------------------------------------------------------------------------
+
+
+def _charged(fn, notion: str = "zcdp"):
+    from dpcore import mechanisms
+    from dpcore.privacy import Ledger
+
+    led = Ledger(notion)
+    with mechanisms.stage(led, "quantile"):
+        fn()
+    return led
+
+
+@pytest.mark.parametrize(
+    ("call", "budget"),
+    [
+        (lambda x, b: binary_search_quantile(x, 0.3, b, rho=0.4, steps=9, rng=0), 0.4),
+        (lambda x, b: exponential_quantile(x, 0.3, b, rho=0.4, rng=0), 0.4),
+        (lambda x, b: QE.exponential_quantile_fast(x, 0.3, b, rho=0.4, rng=0), 0.4),
+        (lambda x, b: QE.log_grid_quantile(np.abs(x[:, 0]), 0.7, 10.0, rho=0.4, rng=0), 0.4),
+        (lambda x, b: QC.coarse_to_fine_median(x, b, rho=0.4, rng=0), 0.4),
+    ],
+)
+def test_each_routine_charges_its_budget_to_the_open_stage_at_ratio_one(call, budget):
+    x = np.random.default_rng(1).normal(size=(300, 5))
+    led = _charged(lambda: call(x, (-4.0, 4.0)))
+    assert led.total() == pytest.approx(budget, rel=1e-12)
+    assert {c.stage for c in led.charges} == {"quantile"}
+    assert all(c.ratio == pytest.approx(1.0, rel=1e-12) for c in led.charges)
+
+
+def test_pure_exponential_quantile_charges_epsilon_and_nothing_outside_a_stage():
+    x = np.random.default_rng(1).normal(size=(300, 4))
+    led = _charged(lambda: exponential_quantile(x, 0.5, (-4, 4), epsilon=0.8, rng=0), "pure")
+    assert led.total() == pytest.approx(0.8, rel=1e-12)
+    exponential_quantile(x, 0.5, (-4, 4), epsilon=0.8, rng=0)  # no stage: nothing to charge
+
+
+@pytest.mark.parametrize("method", ["exponential", "binary_search"])
+def test_points_per_person_charges_the_group_cost_with_the_same_output(method):
+    # Three values per person: the same draw, charged k^2 rho through sensitivity k.
+    x = np.random.default_rng(2).normal(size=(200, 3))
+    tripled = np.concatenate([x - 0.1, x, x + 0.1])
+    out = {}
+    for k in (1, 3):
+        led = _charged(
+            lambda k=k: out.__setitem__(
+                k,
+                QC.private_quantile(
+                    tripled, 0.5, (-4, 4), rho=0.2, method=method, rng=5, points_per_person=k
+                ),
+            )
+        )
+        assert led.total() == pytest.approx(k * k * 0.2, rel=1e-12)
+        assert all(c.sensitivity == k and c.ratio == pytest.approx(1.0) for c in led.charges)
+    np.testing.assert_array_equal(out[1], out[3])
+    with pytest.raises(ValueError, match="points_per_person"):
+        QC.private_quantile(x, 0.5, (-4, 4), rho=0.2, method=method, points_per_person=0)

@@ -317,7 +317,7 @@ def iome(
         1.94 / 1.35 / 1.005 at rho = 1/16, 1/8, 1/4 with every run within 1.06x the median (the
         binary-search medians: 1174 / 172 / 1.01, worst 7.6x / 37x).
         IOME's ``T``-step binary searches (``"binary_search"``, the function's default), or
-        :func:`dpcore.estimators.plan.coarse_to_fine_median` (two noisy histogram zooms with half
+        :func:`dpcore.quantiles.coarse_to_fine_median` (two noisy histogram zooms with half
         the budget, then the exponential-mechanism median in the final window; ``prop rho``-zCDP
         in total). Measured on the paper's grid (issue 12) the coarse-to-fine step did not help
         IOME: the rotated search range ``[-h, h]`` is several times wider than the original one,

@@ -44,7 +44,7 @@ def test_clip_rows_sensitivity_on_worst_case_neighbours() -> None:
 def test_private_radius_ledger_and_isotropic_noise(rho: float) -> None:
     ds = generate("gaussian", 2000, 8, 2.0, rng=2)
     est = registry.run("gaussian_private", ds, Budget.zcdp(rho), rng=3)
-    assert est.ledger.total() == rho
+    assert est.ledger.total() == pytest.approx(rho, rel=1e-12)  # ulps of the eps^2/8 conversions
     dg = est.diagnostics_as(PlanDiagnostics)
     assert set(dg.budgets) == {"center", "radius", "noise"}
     ns = est.diagnostics.noise_std
@@ -89,3 +89,30 @@ def test_bad_input() -> None:
         gaussian_private_radius(ds.x, rho=1.0, bounds=None)
     with pytest.raises(ValueError, match="radius"):
         gaussian_clipped_mean(ds.x, rho=1.0, center=np.zeros(3), radius=-1.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"center": np.nan, "radius": 2.0}, "center must be finite"),
+        ({"center": np.array([0.0, np.inf, 0.0]), "radius": 2.0}, "center must be finite"),
+        ({"center": 0.0, "radius": np.inf}, "radius must be a positive finite"),
+        ({"center": 0.0, "radius": np.nan}, "radius must be a positive finite"),
+        ({"bounds": (np.nan, 1.0)}, "bounds must be finite"),
+        ({"bounds": (-np.inf, 1.0)}, "bounds must be finite"),
+        ({"bounds": (-1.0, 1.0), "center": [0.0, np.nan, 0.0]}, "center must be finite"),
+    ],
+)
+def test_public_inputs_that_are_not_finite_are_refused_naming_the_fix(kwargs, match) -> None:
+    x = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match=match) as err:
+        gaussian_clipped_mean(x, rho=0.5, rng=0, **kwargs)
+    assert "pass" in str(err.value).lower()  # the message says what to pass instead
+
+
+def test_public_noise_is_drawn_by_the_mechanism_at_ratio_one() -> None:
+    est = gaussian_clipped_mean(np.ones((40, 3)), rho=0.5, bounds=(-2.0, 2.0), rng=0)
+    (line,) = est.ledger.charges
+    assert (line.stage, line.mechanism, line.amount) == ("noisy sum", "gaussian", 0.5)
+    assert line.sensitivity == 2 * est.diagnostics.clip_radius
+    assert line.ratio == pytest.approx(1.0, rel=1e-12)
