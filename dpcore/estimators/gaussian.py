@@ -28,7 +28,7 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_bounds, check_data, check_positive
+from dpcore._validation import RngLike, check_data, check_positive
 from dpcore.estimate import (
     REPLACE_ONE,
     ZCDP_UNITS,
@@ -39,6 +39,7 @@ from dpcore.estimate import (
     register,
 )
 from dpcore.privacy import Ledger
+from dpcore.quantiles._common import check_public_bounds
 
 
 def clip_rows(y: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -152,27 +153,12 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
                 "to take it from bounds."
             )
     if center is None or radius is None:
-        lo, hi = _finite_bounds(bounds, d)
+        lo, hi = check_public_bounds(bounds, d)
         if center is None:
             c = (lo + hi) / 2.0
         if radius is None:
             r = float(np.linalg.norm((hi - lo) / 2.0))
     return c, check_positive(r, "radius")
-
-
-def _finite_bounds(bounds: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """``check_bounds`` with a message naming the fix for NaN or infinite bounds."""
-    if bounds is not None:
-        try:
-            ends = [np.asarray(b, dtype=float) for b in bounds]
-        except (TypeError, ValueError):
-            ends = []
-        if any(not np.all(np.isfinite(e)) for e in ends):
-            raise ValueError(
-                "bounds must be finite numbers (no NaN or infinity): pass a public range "
-                "(lower, upper) chosen without the data, or pass center= and radius= instead."
-            )
-    return check_bounds(bounds, d)
 
 
 register(

@@ -81,6 +81,7 @@ from dpcore.estimate import (
 )
 from dpcore.estimators._localise import coinpress_center, private_spread
 from dpcore.privacy import Ledger
+from dpcore.quantiles._common import check_public_bounds
 from dpcore.rotation import RandomizedHadamard
 
 #: The two presets of specs/plan.md §5a.
@@ -345,7 +346,7 @@ def iome(
     X = check_data(x, ndim=2, min_rows=2)
     n, d = X.shape
     rho = check_positive(rho, "rho")
-    lo, hi = check_bounds(bounds, d)
+    lo, hi = check_public_bounds(bounds, d)
     prop = check_probability(median_share, "median_share")
     share1 = check_probability(radius_share, "radius_share")
     f = float(offset_factor)

@@ -98,6 +98,7 @@ from dpcore.estimate import (
 )
 from dpcore.estimators._localise import coinpress_center, pair_distance_median, private_spread
 from dpcore.privacy import Ledger
+from dpcore.quantiles._common import check_public_bounds
 from dpcore.quantiles.coordinate import (  # noqa: F401  (PLAN's names for the shared routines)
     C2F_BAR,
     C2F_BINS,
@@ -1104,7 +1105,7 @@ def plan(
     X = check_data(x, ndim=2, min_rows=2)
     n, d = X.shape
     rho = check_positive(rho, "rho")
-    lo, hi = check_bounds(bounds, d)
+    lo, hi = check_public_bounds(bounds, d)
     if variances not in ("private", "oracle", "binary", "none"):
         raise ValueError(
             f"variances must be 'private', 'oracle', 'binary' or 'none'; got {variances!r}."

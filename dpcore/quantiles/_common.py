@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcore._validation import (
+    check_bounds,
     check_data,
 )
 
@@ -98,3 +99,22 @@ def _check_beta(beta: Any) -> float:
             f"beta must be a finite grid ratio greater than 1 (the papers use 1.001); got {beta!r}."
         )
     return b
+
+
+def check_public_bounds(
+    bounds: Any, d: int | None = None, *, name: str = "bounds"
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`dpcore._validation.check_bounds`, refusing NaN or infinite ends with a message that
+    says what to pass (estimators call it before anything is spent)."""
+    if bounds is not None:
+        try:
+            ends = [np.asarray(b, dtype=float) for b in bounds]
+        except (TypeError, ValueError):
+            ends = []
+        if any(not np.all(np.isfinite(e)) for e in ends):
+            raise ValueError(
+                f"{name} must be finite numbers (no NaN or infinity): pass a public range "
+                "(lower, upper) chosen without looking at the data, e.g. the known range of a "
+                "measurement."
+            )
+    return check_bounds(bounds, d, name=name)
