@@ -1,26 +1,30 @@
-"""Empirical privacy audits through the public registry (issue 11).
+"""Privacy audits: black-box through the public entries, stage by stage, and white-box.
 
-:func:`audit` runs a registered estimator many times on worst-case neighbouring data sets of its
+:func:`audit` runs an estimator many times on a grid of worst-case neighbouring data sets of its
 declared relation (:mod:`dpcore.audit.neighbours`) and returns a lower confidence bound on its
-privacy loss with the event that achieves it (:mod:`dpcore.audit.estimate_loss`, where the
-statistics are explained). :mod:`dpcore.audit.broken` holds the broken-on-purpose variants the audit
-must catch.
+privacy loss against its native claim (:mod:`dpcore.audit.bounds`, :mod:`dpcore.audit.estimate_loss`);
+multi-stage estimators are also audited stage by stage (:mod:`dpcore.audit.stages`) and checked
+white-box (:mod:`dpcore.audit.calibration`). :mod:`dpcore.audit.broken` holds the broken-on-purpose
+estimators and variants the audit must catch; :mod:`dpcore.audit.profile` runs them all
+(``make audit``).
 """
 
-from dpcore.audit.broken import VARIANT_LABELS, variants_for
+from dpcore.audit.bounds import Claim, Event, claims_for
+from dpcore.audit.broken import BROKEN_SPECS, VARIANT_LABELS, variants_for
 from dpcore.audit.estimate_loss import (
+    GAUSSIAN_ENTRIES,
     AuditResult,
-    Claim,
-    Event,
     audit,
     audit_all,
-    claims_for,
     likelihood_ratio,
     minimal_n,
+    native_budget,
 )
-from dpcore.audit.neighbours import NeighbourPair, pairs_for
+from dpcore.audit.neighbours import NeighbourPair, pair_grid, pairs_for
 
 __all__ = [
+    "BROKEN_SPECS",
+    "GAUSSIAN_ENTRIES",
     "VARIANT_LABELS",
     "AuditResult",
     "Claim",
@@ -31,6 +35,8 @@ __all__ = [
     "claims_for",
     "likelihood_ratio",
     "minimal_n",
+    "native_budget",
+    "pair_grid",
     "pairs_for",
     "variants_for",
 ]

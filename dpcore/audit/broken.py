@@ -1,42 +1,49 @@
-"""Broken-on-purpose variants that the audit must catch (issue 11).
+"""Broken-on-purpose estimators and variants that the audit must catch.
 
-Each variant is built from public registry entries only, and is audited against the claim of the
-honest estimator (same budget, same declared relation):
+Variants of a registered entry (audited against the honest entry's claim, same relation):
 
-* ``"noise_halved"`` — the entry run at ``2ε`` (pure) or ``4ρ`` (zCDP) while claiming the original
-  budget. For a Laplace release of scale ``Δ/ε`` and a Gaussian release of standard deviation
-  ``Δ/√(2ρ)`` this is exactly the release with half the noise; for a multi-stage estimator it halves
-  the noise of every stage.
-* ``"data_derived_n"`` — a mean that divides by the true ``n`` while declaring add-remove (where
-  ``n`` is private): the registry's replace-one entry (``simplex_known_n_*_replace`` for the simplex
-  family, ``sum_known_n_*_replace`` for the simplex baselines), audited on add-remove pairs.
+* ``"noise_halved"``: the entry run at ``2ε`` (pure) or ``4ρ`` (zCDP) while claiming the budget;
+  for a multi-stage estimator this halves the noise of every stage.
+* ``"noise_cut"``: 30% less noise. A one-stage entry runs at ``ε/0.7`` or ``ρ/0.49`` (exactly
+  ``0.7×`` its Laplace scale or Gaussian standard deviation); an entry audited stage by stage
+  (:mod:`dpcore.audit.stages`: PLAN's final noisy sum, PMWM's mean) gets the cut in that stage only.
+* ``"data_derived_n"``: a mean that divides by the true ``n`` while declaring add-remove (where
+  ``n`` is private): the registry's replace-one entry, audited on add-remove pairs.
 
-Not here: the binary-product paper's truncated-mean scale ``B/(mε)`` (instead of the corrected
-``min(2B, k)/(mε)``). It differs from the corrected scale only when ``k >= 2B`` coordinates are
-truncated together, i.e. at large ``d``, where the shift is spread over ``>= 2B`` Laplace
-coordinates and a 1-D threshold audit of the whole pipeline has no power at a few thousand draws.
-``tests/estimators/test_binary_product.py::test_s2_privacy_audit_truncated_mean_primitive`` catches
-it at ``2ε`` with an orthant event on the primitive.
+Broken estimators, built here as unregistered specs (:data:`BROKEN_SPECS`; the audit resolves
+their names, the public registry never sees them). Each claims pure ``ε``-DP under replace-one on
+the public box, like ``clipped_laplace``:
+
+* ``"broken_no_clamp"``: forgets to clamp the rows to the box (``ε = ∞``);
+* ``"broken_full_eps_per_coordinate"``: gives every coordinate the whole ``ε`` (``dε`` in all);
+* ``"broken_exact_mean_large_n"``: releases the exact mean once ``n >= 20`` (``ε = ∞``).
 
 References
 ----------
-Issue 11; specs/simplex.md §2.3; specs/binary_product.md §2.1.
+specs/winsorized.md §4 (the clipped mean these break).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from dpcore import registry
+import numpy as np
+
+from dpcore import mechanisms, registry
+from dpcore._validation import RngLike, check_positive
 from dpcore.audit.neighbours import NeighbourPair
-from dpcore.audit.runners import Runner, entry_runner
-from dpcore.privacy import Budget
+from dpcore.audit.runners import Runner, entry_runner, resolve
+from dpcore.estimate import PURE_UNITS, Diagnostics, Estimate, EstimatorSpec
+from dpcore.privacy import Budget, Ledger
 
 VARIANT_LABELS = {
     "honest": "as registered",
     "noise_halved": "noise halved (run at 2ε / 4ρ, claim the budget)",
+    "noise_cut": "30% less noise (in the audited stage)",
     "data_derived_n": "divide by the true n under add-remove",
 }
+#: Noise scale kept by ``"noise_cut"``.
+CUT = 0.7
 
 #: Families whose add-remove entries get the data-derived-n variant, and the entry that divides by n.
 _KNOWN_N_ENTRY = {
@@ -45,45 +52,144 @@ _KNOWN_N_ENTRY = {
 }
 
 
-def variants_for(name: str) -> list[str]:
+def _box_mean(x: np.ndarray, bounds: tuple, clamp: bool) -> tuple[np.ndarray, float, float]:
+    X = np.asarray(x, float).reshape(len(x), -1)
+    lo, hi = float(np.min(bounds[0])), float(np.max(bounds[1]))
+    return (np.clip(X, lo, hi) if clamp else X).mean(axis=0), lo, hi
+
+
+def _laplace_mean(
+    x: np.ndarray, epsilon: float, bounds: tuple, rng: RngLike, *, clamp: bool, per_coord: bool
+) -> Estimate:
+    eps = check_positive(epsilon, "epsilon")
+    m, lo, hi = _box_mean(x, bounds, clamp)
+    n, d = len(x), m.size
+    sens = np.full(d, (hi - lo) / n)
+    ledger = Ledger("pure")
+    with mechanisms.stage(ledger, "clipped mean: Laplace noise"):
+        scale = sens if per_coord else sens * d
+        rel = mechanisms.laplace(
+            m, sens, eps, rng=mechanisms.generator(rng), scale=scale / eps, columns=d
+        )
+    return Estimate(np.asarray(rel.value, float), ledger, Diagnostics(noiseless_mean=m))
+
+
+def no_clamp_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None) -> Estimate:
+    """The clipped Laplace mean without the clipping (broken: ``ε = ∞``)."""
+    return _laplace_mean(x, epsilon, bounds, rng, clamp=False, per_coord=False)
+
+
+def full_eps_per_coordinate_mean(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """The clipped Laplace mean with the whole ``ε`` on every coordinate (broken: ``dε``)."""
+    return _laplace_mean(x, epsilon, bounds, rng, clamp=True, per_coord=True)
+
+
+def exact_mean_large_n(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """The clipped Laplace mean, but the exact clipped mean once ``n >= 20`` (broken: ``ε = ∞``)."""
+    if len(x) >= 20:
+        m, _, _ = _box_mean(x, bounds, True)
+        return Estimate(m, Ledger("pure"), Diagnostics(noiseless_mean=m))
+    return _laplace_mean(x, epsilon, bounds, rng, clamp=True, per_coord=False)
+
+
+def _spec(name: str, label: str, func: Callable[..., Estimate]) -> EstimatorSpec:
+    return EstimatorSpec(
+        name=name,
+        label=label,
+        color="#000000",
+        notion="pure",
+        data_kinds=frozenset({"real", "bounded"}),
+        neighbouring="replace-one",
+        units=PURE_UNITS,
+        relations=frozenset({"replace-one"}),
+        func=func,
+        family="broken on purpose",
+        description=label,
+    )
+
+
+#: The broken estimators, by name (never registered in :mod:`dpcore.registry`).
+BROKEN_SPECS: dict[str, EstimatorSpec] = {
+    s.name: s
+    for s in (
+        _spec("broken_no_clamp", "Laplace mean that forgets to clamp", no_clamp_mean),
+        _spec(
+            "broken_full_eps_per_coordinate",
+            "Laplace mean with the whole ε on every coordinate",
+            full_eps_per_coordinate_mean,
+        ),
+        _spec(
+            "broken_exact_mean_large_n",
+            "Laplace mean that releases the exact mean once n ≥ 20",
+            exact_mean_large_n,
+        ),
+    )
+}
+
+
+def variants_for(name: str | EstimatorSpec) -> list[str]:
     """The variants that apply to estimator ``name`` (always ``"honest"`` first)."""
-    spec = registry.get(name)
+    spec = resolve(name)
     if spec.notion == "none":
         return []
-    out = ["honest", "noise_halved"]
+    if spec.name in BROKEN_SPECS:
+        return ["honest"]
+    out = ["honest", "noise_halved", "noise_cut"]
     if spec.neighbouring == "add-remove" and spec.family in _KNOWN_N_ENTRY:
         out.append("data_derived_n")
     return out
 
 
-def stronger_budget(name: str, budget: Budget) -> Budget:
-    """The budget that halves the noise of ``name``'s release: twice its native ε, four times its ρ."""
-    spec = registry.get(name)
+def scaled_budget(name: str | EstimatorSpec, budget: Budget, noise: float) -> Budget:
+    """The native budget that multiplies every noise scale of ``name`` by ``noise``:
+    ``ε/noise`` (pure) or ``ρ/noise²`` (zCDP)."""
+    spec = resolve(name)
     conv = budget.to_native(spec.notion)
-    return Budget.pure(2.0 * conv.value) if spec.notion == "pure" else Budget.zcdp(4.0 * conv.value)
+    if spec.notion == "pure":
+        return Budget.pure(conv.value / noise)
+    return Budget.zcdp(conv.value / noise**2)
+
+
+def stronger_budget(name: str | EstimatorSpec, budget: Budget) -> Budget:
+    """The budget that halves the noise of ``name``'s release: twice its native ε, four times its ρ."""
+    return scaled_budget(name, budget, 0.5)
+
+
+def variant_noise(variant: str) -> float:
+    """The factor ``variant`` multiplies the noise by (1 for the others)."""
+    return {"noise_halved": 0.5, "noise_cut": CUT}.get(variant, 1.0)
 
 
 def variant_runner(
-    name: str, variant: str, budget: Budget
+    name: str | EstimatorSpec, variant: str, budget: Budget, **overrides: object
 ) -> tuple[str, Callable[[NeighbourPair], Runner]]:
-    """The declared relation to audit and a factory ``pair -> runner`` for ``variant``.
+    """The declared relation to audit and a factory ``pair -> runner`` for ``variant`` of the
+    whole entry (a stage's cut is :mod:`dpcore.audit.stages`' business).
 
     Raises
     ------
     ValueError
         If ``variant`` does not apply to ``name`` (see :func:`variants_for`).
     """
-    spec = registry.get(name)
-    allowed = variants_for(name)
+    spec = resolve(name)
+    allowed = variants_for(spec)
     if variant not in allowed:
         raise ValueError(
-            f"variant {variant!r} does not apply to {name!r}; choose one of {allowed}."
+            f"variant {variant!r} does not apply to {spec.name!r}; choose one of {allowed}."
         )
     relation = spec.neighbouring
-    if variant == "honest":
-        return relation, lambda p: entry_runner(name, budget, p)
-    if variant == "noise_halved":
-        strong = stronger_budget(name, budget)
-        return relation, lambda p: entry_runner(name, strong, p)
-    target = _KNOWN_N_ENTRY[spec.family].format("laplace" if spec.notion == "pure" else "gauss")
-    return relation, lambda p: entry_runner(target, budget, p)
+    if variant == "data_derived_n":
+        target = _KNOWN_N_ENTRY[spec.family].format("laplace" if spec.notion == "pure" else "gauss")
+        return relation, lambda p: entry_runner(target, budget, p, **overrides)
+    noise = variant_noise(variant)
+    run_budget = budget if noise == 1.0 else scaled_budget(spec, budget, noise)
+    return relation, lambda p: entry_runner(spec, run_budget, p, **overrides)
+
+
+def registered(name: str) -> bool:
+    """Whether ``name`` is a public registry entry (not a broken-on-purpose spec)."""
+    return name not in BROKEN_SPECS and name in {s.name for s in registry.all_estimators()}

@@ -1,159 +1,142 @@
-"""A lower confidence bound on the privacy loss of a registered estimator, from its outputs.
+"""A lower confidence bound on the privacy loss of an estimator, from its outputs.
 
-The statistics
---------------
-Run the estimator, **through its public registry entry**, ``m`` times on ``D`` and ``m`` times on a
-neighbour ``D′`` (:mod:`dpcore.audit.neighbours`), and reduce each release to one number ``T``: the
-average of the released coordinates, i.e. the projection of the output on the direction in which the
-changed row moved (for ``d = 1`` the released mean itself). ``T`` is post-processing of the release,
-so whatever guarantee the release has, ``T`` has too.
+How :func:`audit` works
+-----------------------
+1. **The claim** is the estimator's native guarantee at the budget (:func:`native_budget`): pure
+   ``ε`` at ``δ = 0``, ``ρ``-zCDP through the ``(ε(δ), δ)`` curve it implies, or ``μ = √(2ρ)``-GDP
+   for an entry whose every stage is a Gaussian mechanism (:data:`GAUSSIAN_ENTRIES`); see
+   :mod:`dpcore.audit.bounds`.
+2. **The pairs** are a grid of worst-case neighbours of the declared relation
+   (:func:`dpcore.audit.neighbours.pair_grid`: rows at the corners and outside the box, ``n`` in
+   ``{n0, 20, 200}``, ``d`` in ``{1, 4, 16}``, two boxes).
+3. **Selection.** Each pair is run ``screen`` times on ``D`` and on ``D′`` through the public entry;
+   every release is reduced to three statistics (one coordinate, the mean of the coordinates, the ℓ2
+   distance from ``D``'s mean), and the pair, statistic, threshold event, direction and (for zCDP)
+   ``δ`` with the largest bound over the claim on these draws are chosen.
+4. **Evaluation** on ``draws`` *fresh* runs of the chosen pair: one event, exact Clopper–Pearson
+   bounds, so no multiple-comparison correction is needed for the choices made in step 3.
+5. **Multi-stage estimators** (:mod:`dpcore.audit.stages`): the chosen stage is also audited on its
+   own with the other stages' outputs fixed, and the white-box calibration check
+   (:func:`dpcore.audit.calibration.calibration`) runs. The ``k`` statistical parts (whole entry,
+   stages) share ``α``: each runs at ``α/k``, so the headline (the part with the largest bound
+   over its claim) is valid at ``1 − α`` by a union bound.
 
-An *event* is a threshold set ``E = {T > t}``, ``{T ≥ t}``, ``{T < t}`` or ``{T ≤ t}``, with ``D``
-or ``D′`` in the numerator. If the release is ``(ε, δ)``-DP then for every event and both orders
-
-    P_D(E) ≤ e^ε · P_D′(E) + δ,   so   ε ≥ ln((P_D(E) − δ) / P_D′(E)).
-
-Pure ``ε``-DP is ``δ = 0``. A ``ρ``-zCDP claim is audited through the ``(ε(δ), δ)``-DP guarantees it
-implies (:func:`dpcore.privacy.zcdp_to_approx`, Canonne–Kamath–Steinke), at one ``δ`` from
-:data:`ZCDP_DELTAS`, chosen with the event.
-
-Why the result is a valid lower bound (at confidence ``1 − α``)
--------------------------------------------------------------------
-1. **Selection on one half, evaluation on the other.** The pair, the event, its direction and (for
-   zCDP) ``δ`` are chosen on a first batch of ``m`` draws per data set, by the bound they would give
-   there. The reported bound uses a *fresh* second batch of ``m`` draws of the chosen pair only, so
-   on that batch exactly one event is tested and no multiple-comparison correction is needed
-   (choosing among many events on the first half costs nothing but draws).
-2. **Clopper–Pearson.** On the fresh batch, with ``k`` and ``k′`` hits out of ``m``, take the exact
-   one-sided binomial bounds ``p_lo = Beta⁻¹(α/2; k, m − k + 1)`` for the numerator probability and
-   ``p_hi = Beta⁻¹(1 − α/2; k′ + 1, m − k′)`` for the denominator. By a union bound both hold at
-   once with probability at least ``1 − α``, and then
-
-       ε_true ≥ ln((P_D(E) − δ)/P_D′(E)) ≥ ln((p_lo − δ)/p_hi) =: ε̂   (floored at 0).
-
-So ``ε̂`` exceeds the estimator's true privacy loss on this pair with probability at most ``α``; an
-``ε̂`` above the claimed ``ε`` (or ``ε(δ)``) is evidence, at confidence ``1 − α``, that the claim is
-false. The converse does not hold: an ``ε̂`` below the claim proves nothing (the pair, the statistic
-or the number of draws may be too weak); it only says this audit found no violation.
+A bound above the claim is evidence, at confidence ``1 − α``, that the claim is false. A bound below
+it proves nothing: it only says this audit found no violation.
 
 References
 ----------
-Jagielski, M., Ullman, J. and Oprea, A. "Auditing Differentially Private Machine Learning: How
-Private is Private SGD?" NeurIPS 2020 (threshold events, Clopper–Pearson bounds).
-Nasr, M., Song, S., Thakurta, A., Papernot, N. and Carlini, N. "Adversary Instantiation: Lower
-Bounds for Differentially Private Machine Learning." IEEE S&P 2021.
-Canonne, C., Kamath, G. and Steinke, T. "The Discrete Gaussian for Differential Privacy." NeurIPS
-2020 (zCDP ⇒ (ε, δ)). Issue 11 ("One audit, in dpcore and in the app").
+Jagielski, M., Ullman, J. and Oprea, A. NeurIPS 2020; Nasr, M. et al. IEEE S&P 2021 and USENIX
+Security 2023; Dong, Roth and Su, JRSS-B 2022; Canonne, Kamath and Steinke, NeurIPS 2020.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-from dpcore import registry
 from dpcore._validation import RngLike, as_generator
-from dpcore.audit.broken import variant_runner
-from dpcore.audit.neighbours import N_LADDER, NeighbourPair, audit_dimension, pairs_for
-from dpcore.audit.runners import Runner, entry_runner
-from dpcore.privacy import Budget, zcdp_to_approx
+from dpcore.audit import stages as stage_mod
+from dpcore.audit.bounds import (
+    Claim,
+    Event,
+    best_event,
+    claims_for,
+    cp_lower,
+    cp_upper,
+    evaluate,
+    statistics,
+)
+from dpcore.audit.broken import registered, scaled_budget, variant_noise, variant_runner
+from dpcore.audit.neighbours import (
+    GRID_D,
+    GRID_N,
+    N_LADDER,
+    NeighbourPair,
+    audit_dimension,
+    pair_grid,
+    pairs_for,
+)
+from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner, resolve
+from dpcore.estimate import EstimatorSpec
+from dpcore.privacy import Budget
 
-#: The δ at which a zCDP claim is compared (one is chosen per audit, on the selection half).
-ZCDP_DELTAS = (1e-1, 5e-2, 1e-2, 1e-3)
-#: Quantile levels of the pooled selection draws used as candidate thresholds.
-_LEVELS = np.linspace(0.0, 1.0, 201)
+__all__ = [
+    "GAUSSIAN_ENTRIES",
+    "AuditResult",
+    "Claim",
+    "Event",
+    "audit",
+    "audit_all",
+    "cp_lower",
+    "cp_upper",
+    "likelihood_ratio",
+    "minimal_n",
+    "native_budget",
+]
 
-
-@dataclass(frozen=True)
-class Claim:
-    """The guarantee a budget claims: ``(ε, δ)``-DP at the stated ``δ`` (``δ = 0``: pure DP)."""
-
-    budget: str
-    notion: str
-    epsilon: float
-    delta: float
-    rho: float | None = None
-
-    def describe(self) -> str:
-        if self.notion == "pure":
-            return f"ε = {self.epsilon:.3g} (pure DP)"
-        if self.notion == "zcdp":
-            return f"ρ = {self.rho:g} ⇒ (ε, δ) = ({self.epsilon:.3g}, {self.delta:g})"
-        return f"(ε, δ) = ({self.epsilon:.3g}, {self.delta:g})"
-
-
-def claims_for(budget: Budget) -> list[Claim]:
-    """The ``(ε, δ)`` pairs ``budget`` claims: one for pure and approximate DP, one per
-    :data:`ZCDP_DELTAS` for ``ρ``-zCDP (each the CKS conversion, a valid implication)."""
-    if budget.notion == "pure":
-        return [Claim(str(budget), "pure", budget.epsilon_value, 0.0)]
-    if budget.notion == "approx":
-        return [Claim(str(budget), "approx", budget.epsilon_value, budget.delta_value)]
-    return [
-        Claim(str(budget), "zcdp", zcdp_to_approx(budget.rho_value, dl), dl, budget.rho_value)
-        for dl in ZCDP_DELTAS
-    ]
-
-
-@dataclass(frozen=True)
-class Event:
-    """A threshold event on the 1-D statistic, with the data set whose probability is on top."""
-
-    op: str
-    threshold: float
-    numerator: str
-
-    def describe(self) -> str:
-        other = "D′" if self.numerator == "D" else "D"
-        return f"P_{self.numerator}(T {self.op} {self.threshold:.4g}) / P_{other}(T {self.op} {self.threshold:.4g})"
-
-    def hits(self, t: np.ndarray) -> np.ndarray:
-        return _OPS[self.op](np.asarray(t), self.threshold)
-
-
-_OPS: dict[str, Callable[[np.ndarray, float], np.ndarray]] = {
-    ">": np.greater,
-    "≥": np.greater_equal,
-    "<": np.less,
-    "≤": np.less_equal,
+#: Entries whose every stage is a Gaussian mechanism: exactly ``√(2ρ)``-GDP, audited as such.
+GAUSSIAN_ENTRIES = frozenset(
+    {
+        "gaussian_public",
+        "clipped_box_zcdp",
+        "simplex_gauss",
+        "simplex_known_n_gauss_replace",
+        "sum_known_n_gauss_replace",
+        "centred_sum_known_n_gauss",
+        "plugin_gauss",
+        "centred_plugin_gauss",
+        "resize_gauss",
+        "noisy_sum_count_equal_scale_gauss",
+    }
+)
+#: A stage audited alone gets this many times the evaluation draws (it costs far less than the
+#: whole entry).
+STAGE_FACTOR = 5
+#: The grids: ``"default"`` (n ladder, d ∈ {1, 4, 16}, two boxes), ``"small"`` (the whole entry of
+#: an estimator also audited stage by stage), ``"quick"`` (one cell: the smallest n, d = 1).
+GRIDS: dict[str, dict[str, Any]] = {
+    "default": {"ns": GRID_N, "ds": GRID_D, "other_box": True},
+    "small": {"ns": (20,), "ds": (1, 4), "other_box": False},
+    "quick": {"ns": (), "ds": (1,), "other_box": False},
 }
 
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The outcome of one audit.
+    """The outcome of one audit (its headline part, with the others in ``parts``).
 
     Attributes
     ----------
-    estimator : str
-        Registry name audited.
-    variant : str
-        ``"honest"`` or the broken-on-purpose variant (:mod:`dpcore.audit.broken`).
-    relation : str
-        Neighbouring relation the pairs were built for.
+    estimator, variant, relation : str
+        What was audited, the broken-on-purpose variant (or ``"honest"``), the relation.
     claim : Claim
-        The guarantee checked (at the ``δ`` used).
+        The guarantee checked (``claim.value`` is the ``ε`` or ``μ`` the bound is compared with).
     epsilon_lower : float
-        ``ε̂``: lower confidence bound on the privacy loss at ``claim.delta``.
+        The lower confidence bound on the loss, in the claim's measure (``ε``, or ``μ`` for a GDP
+        claim; also :attr:`lower`).
     epsilon_point : float
-        Plug-in ``ln((p̂ − δ)/p̂′)`` on the evaluation half (no confidence; for display).
+        Plug-in value of the same on the evaluation draws (no confidence; for display).
     confidence : float
-        ``1 − α``.
-    pair : NeighbourPair
-        The pair achieving the bound.
-    event : Event
-        The event achieving it.
-    hits : (int, int)
-        Hits of the event under the numerator and the denominator data set, out of ``draws``.
-    draws : int
-        Draws per data set on the evaluation half (the selection half used as many again).
+        ``1 − α`` for the whole audit.
+    pair, event, hits, draws
+        The pair and event of the bound, its hits (numerator, denominator) out of ``draws``.
     t_d, t_d_prime : arrays
-        The statistic on the evaluation half under ``D`` and ``D′`` (for pictures).
+        The chosen statistic on the evaluation draws under ``D`` and ``D′`` (for pictures).
+    method : str
+        ``"black box"`` (the whole entry) or the stage audited.
+    parts : tuple of AuditResult
+        Every statistical part run (the whole entry and each stage), this one among them.
+    calibration : tuple of str or None
+        What the white-box calibration check flags (empty: nothing), ``None`` when not run.
+    pairs_tried, path, overrides
+        How many pairs ran, ``"entry"`` or ``"private bounds"``, the public overrides passed.
     """
 
     estimator: str
@@ -169,11 +152,37 @@ class AuditResult:
     draws: int
     t_d: np.ndarray = field(repr=False)
     t_d_prime: np.ndarray = field(repr=False)
+    method: str = "black box"
+    parts: tuple[AuditResult, ...] = field(default=(), repr=False)
+    calibration: tuple[str, ...] | None = None
+    pairs_tried: int = 0
+    path: str = "entry"
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def lower(self) -> float:
+        return self.epsilon_lower
+
+    @property
+    def margin(self) -> float:
+        """Audited bound minus the claim (positive: violated)."""
+        return self.epsilon_lower - self.claim.value
 
     @property
     def violated(self) -> bool:
-        """True when the lower bound exceeds the claim: the claim is false at this confidence."""
-        return self.epsilon_lower > self.claim.epsilon
+        """True when the bound exceeds the claim: the claim is false at this confidence."""
+        return self.epsilon_lower > self.claim.value
+
+    @property
+    def flagged(self) -> bool:
+        """True when the calibration check flags a stage (a noise or a charge off its claim)."""
+        return bool(self.calibration)
+
+    @property
+    def verdict(self) -> str:
+        if self.violated:
+            return "caught"
+        return "calibration flags" if self.flagged else "no violation found"
 
     def summary(self) -> dict[str, Any]:
         """One row for a table."""
@@ -181,185 +190,154 @@ class AuditResult:
             "estimator": self.estimator,
             "variant": self.variant,
             "relation": self.relation,
+            "method": self.method,
             "claim": self.claim.describe(),
-            "claimed ε": self.claim.epsilon,
+            f"claimed {self.claim.measure}": self.claim.value,
             "δ": self.claim.delta,
-            "audited ε̂ (lower bound)": self.epsilon_lower,
-            "plug-in ε": self.epsilon_point,
+            f"audited {self.claim.measure}̂ (lower bound)": self.epsilon_lower,
+            "plug-in": self.epsilon_point,
             "confidence": self.confidence,
-            "pair": self.pair.label,
+            "pair": f"{self.pair.label} [{self.pair.cell}]",
             "event": self.event.describe(),
             "hits": f"{self.hits[0]} / {self.hits[1]} of {self.draws}",
-            "violated": self.violated,
+            "pairs tried": self.pairs_tried,
+            "calibration": "not run"
+            if self.calibration is None
+            else "; ".join(self.calibration) or "ratio 1 at every stage",
+            "verdict": self.verdict,
         }
 
 
 # --------------------------------------------------------------------------------------------
-# Clopper–Pearson
+# draws
 
 
-def cp_lower(k: np.ndarray | int, m: int, alpha: float) -> np.ndarray:
-    """One-sided ``1 − alpha`` Clopper–Pearson lower bound on a binomial probability."""
-    k = np.asarray(k, float)
-    out = stats.beta.ppf(alpha, np.maximum(k, 1e-300), m - k + 1)
-    return np.where(k <= 0, 0.0, out)
-
-
-def cp_upper(k: np.ndarray | int, m: int, alpha: float) -> np.ndarray:
-    """One-sided ``1 − alpha`` Clopper–Pearson upper bound on a binomial probability."""
-    k = np.asarray(k, float)
-    out = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(m - k, 1e-300))
-    return np.where(k >= m, 1.0, out)
-
-
-def _log_ratio(top: np.ndarray, bottom: np.ndarray, delta: float) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.log(np.maximum(top - delta, 0.0) / bottom)
-    return np.where(np.isfinite(r), np.maximum(r, 0.0), 0.0)
-
-
-# --------------------------------------------------------------------------------------------
-# runners (every draw goes through registry.get(name).run)
-
-
-def statistic(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator) -> np.ndarray:
-    """``draws`` values of the 1-D statistic (mean of the released coordinates) on ``x``.
-
-    One public call per draw: the point of the audit is to exercise the public entry, so this
-    loops over repetitions (each call is vectorised inside)."""
+def _releases(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator) -> np.ndarray:
+    """``draws`` releases of ``runner`` on ``x``, shape ``(draws, d)`` (one public call each)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.fromiter((float(np.mean(runner(x, g))) for _ in range(draws)), float, count=draws)
+        return np.stack([np.ravel(runner(x, g)) for _ in range(draws)])
 
 
 def minimal_n(
-    name: str,
+    name: str | EstimatorSpec,
     *,
     relation: str | None = None,
     d: int | None = None,
     bounds: tuple[float, float] = (0.0, 1.0),
 ) -> int:
-    """The smallest ``n`` in :data:`N_LADDER` on which the estimator runs on every pair."""
-    spec = registry.get(name)
+    """The smallest ``n`` in :data:`N_LADDER` on which the estimator runs on the box pairs."""
+    spec = resolve(name)
     rel = relation or spec.neighbouring
     d = d or audit_dimension(spec)
     budget = Budget.pure(1.0) if spec.notion == "pure" else Budget.zcdp(0.5)
     g = np.random.default_rng(0)
     for n in N_LADDER:
         try:
-            for p in pairs_for(rel, n=n, d=d, bounds=bounds):
-                run = entry_runner(name, budget, p)
-                statistic(run, p.x, 1, g)
-                statistic(run, p.x_prime, 1, g)
+            for p in pairs_for(rel, n=n, d=d, bounds=bounds, outside=False):
+                run = entry_runner(spec, budget, p)
+                _releases(run, p.x, 1, g)
+                _releases(run, p.x_prime, 1, g)
         except ValueError:
             continue
         return n
-    raise ValueError(f"{name!r} does not run on any n in {N_LADDER}; pass n= explicitly.")
+    raise ValueError(f"{spec.name!r} does not run on any n in {N_LADDER}; pass n= explicitly.")
+
+
+def native_budget(spec: EstimatorSpec, budget: Budget) -> Budget:
+    """The guarantee ``spec`` claims at ``budget``: the budget in its native notion, times its
+    ``spend_factor`` (what an as-published reproduction really spends)."""
+    v = budget.to_native(spec.notion).value * spec.spend_factor
+    return Budget.pure(v) if spec.notion == "pure" else Budget.zcdp(v)
 
 
 # --------------------------------------------------------------------------------------------
-# event selection and evaluation
+# one statistical part
 
 
 @dataclass(frozen=True)
-class _Choice:
-    score: float
-    pair_index: int
-    event: Event
-    claim: Claim
+class _Part:
+    method: str
+    relation: str
+    pairs: list[NeighbourPair]
+    make: Callable[[NeighbourPair], Runner]
+    claims: list[Claim]
+    #: Draws multiplier: a stage alone is cheap to run, so it gets more draws (and more power).
+    factor: int = 1
 
 
-def _candidates(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    pooled = np.concatenate([a, b])
-    return np.unique(np.quantile(pooled, _LEVELS))
-
-
-def _best_event(
-    a: np.ndarray, b: np.ndarray, claims: Sequence[Claim], alpha: float, pair_index: int
-) -> _Choice:
-    """The event, direction and claim (δ) with the largest ``ε̂ − ε_claim`` on these draws."""
-    m = a.size
-    t = _candidates(a, b)
-    sa, sb = np.sort(a), np.sort(b)
-    best: _Choice | None = None
-    counts = {
-        ">": lambda s: s.size - np.searchsorted(s, t, side="right"),
-        "≥": lambda s: s.size - np.searchsorted(s, t, side="left"),
-        "<": lambda s: np.searchsorted(s, t, side="left"),
-        "≤": lambda s: np.searchsorted(s, t, side="right"),
-    }
-    for op, count in counts.items():
-        ka, kb = count(sa), count(sb)
-        for top, bottom, num in ((ka, kb, "D"), (kb, ka, "D′")):
-            lo, hi = cp_lower(top, m, alpha / 2), cp_upper(bottom, m, alpha / 2)
-            for c in claims:
-                score = _log_ratio(lo, hi, c.delta) - c.epsilon
-                i = int(np.argmax(score))
-                if best is None or score[i] > best.score:
-                    best = _Choice(float(score[i]), pair_index, Event(op, float(t[i]), num), c)
-    assert best is not None
-    return best
-
-
-def audit(
-    name: str,
-    budget: Budget,
-    *,
-    variant: str = "honest",
-    draws: int = 2000,
-    confidence: float = 0.99,
-    n: int | None = None,
-    pair_keys: Sequence[str] | None = None,
-    rng: RngLike = 0,
-) -> AuditResult:
-    """Audit a registered estimator on worst-case neighbours of its declared relation.
-
-    Parameters
-    ----------
-    name : str
-        Registry name.
-    budget : Budget
-        The budget passed to the public entry; its guarantee is the claim checked.
-    variant : str
-        ``"honest"`` (the registry entry as is) or a broken-on-purpose variant from
-        :func:`dpcore.audit.broken.variants_for`, run under the same claim.
-    draws : int
-        Draws per data set and per half (selection, then evaluation), at least 100.
-    confidence : float
-        ``1 − α`` of the lower bound, in (0, 1).
-    n : int, optional
-        Rows of ``D`` (default: the smallest in :data:`N_LADDER` the estimator runs on).
-    pair_keys : sequence of str, optional
-        Restrict to these pairs (:func:`dpcore.audit.neighbours.pairs_for` keys).
-    rng : None, int or Generator
-
-    Returns
-    -------
-    AuditResult
-
-    Raises
-    ------
-    ValueError
-        For the non-private reference, an unknown variant or pair, or bad ``draws``/``confidence``.
-
-    References
-    ----------
-    Jagielski et al. 2020; Nasr et al. 2021 (see the module docstring for the statistics).
-    """
-    spec = registry.get(name)
-    if spec.notion == "none":
+def _run_part(
+    part: _Part, *, draws: int, screen: int, alpha: float, g: np.random.Generator
+) -> dict[str, Any]:
+    """Select on ``screen`` draws per pair, evaluate the choice on ``draws`` fresh ones."""
+    best, tried, refused = None, 0, ""
+    draws = draws * part.factor
+    for p in part.pairs:
+        run = part.make(p)
+        try:
+            a = _releases(run, p.x, screen, g)
+            b = _releases(run, p.x_prime, screen, g)
+        except ValueError as err:  # the entry refuses this pair (too few rows, data outside it)
+            refused = refused or str(err)
+            continue
+        tried += 1
+        choice = best_event(statistics(a, p.x), statistics(b, p.x), part.claims, alpha)
+        if best is None or choice.score > best[0].score:
+            best = (choice, p)
+    if best is None:
         raise ValueError(
-            f"{name!r} is the non-private reference: it claims nothing, so there is nothing to audit."
+            f"{part.method}: the estimator ran on none of the {len(part.pairs)} pairs ({refused})"
         )
-    if int(draws) < 100:
-        raise ValueError(f"draws must be at least 100 per data set; got {draws!r}.")
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), e.g. 0.99; got {confidence!r}.")
-    draws, alpha = int(draws), 1.0 - float(confidence)
-    relation, make = variant_runner(name, variant, budget)
-    d = audit_dimension(spec)
-    n = int(n) if n is not None else minimal_n(name, relation=relation, d=d)
-    pairs = pairs_for(relation, n=n, d=d)
+    choice, pair = best
+    run = part.make(pair)
+    t_d = statistics(_releases(run, pair.x, draws, g), pair.x)[choice.event.statistic]
+    t_dp = statistics(_releases(run, pair.x_prime, draws, g), pair.x)[choice.event.statistic]
+    lower, point, hits = evaluate(choice.event, choice.claim, t_d, t_dp, alpha)
+    return {
+        "relation": part.relation,
+        "claim": choice.claim,
+        "epsilon_lower": lower,
+        "epsilon_point": point,
+        "pair": pair,
+        "event": choice.event,
+        "hits": hits,
+        "draws": draws,
+        "t_d": t_d,
+        "t_d_prime": t_dp,
+        "method": part.method,
+        "pairs_tried": tried,
+    }
+
+
+def _whole_part(
+    spec: EstimatorSpec,
+    budget: Budget,
+    claims: list[Claim],
+    *,
+    variant: str,
+    grid: str,
+    n: int | None,
+    pair_keys: Sequence[str] | None,
+    overrides: dict[str, Any],
+    path: str,
+) -> _Part:
+    relation: str
+    make: Callable[[NeighbourPair], Runner]
+    if path == "private bounds":
+        relation = spec.neighbouring
+        run_budget = budget
+        if variant != "honest":
+            run_budget = scaled_budget(spec, budget, variant_noise(variant))
+        make = functools.partial(private_bounds_runner, spec, run_budget)
+        method = "black box (private bounds, then the estimator)"
+    else:
+        relation, make = variant_runner(spec, variant, budget, **overrides)
+        method = "black box"
+    if n is not None:
+        pairs = pair_grid(spec, relation, n0=int(n), ns=(), ds=GRIDS[grid]["ds"], other_box=False)
+    else:
+        n0 = minimal_n(spec, relation=relation)
+        pairs = pair_grid(spec, relation, n0=n0, **GRIDS[grid])
     if pair_keys is not None:
         known = {p.key for p in pairs}
         if not set(pair_keys) <= known:
@@ -367,49 +345,172 @@ def audit(
                 f"pair_keys must be among {sorted(known)} for {relation}; got {list(pair_keys)}."
             )
         pairs = [p for p in pairs if p.key in pair_keys]
-    claims = claims_for(budget)
-    g = as_generator(rng)
-    best: _Choice | None = None
-    for i, p in enumerate(pairs):
-        run = make(p)
-        choice = _best_event(
-            statistic(run, p.x, draws, g), statistic(run, p.x_prime, draws, g), claims, alpha, i
+    return _Part(method, relation, pairs, make, claims)
+
+
+def _stage_parts(
+    spec: EstimatorSpec, budget: Budget, variant: str, overrides: dict[str, Any], grid: str
+) -> list[_Part]:
+    out = []
+    for st in stage_mod.stages_for(spec):
+        amount = stage_mod.stage_amount(spec, st, budget, overrides)
+        run_amount = stage_mod.stage_budget(st, amount, variant_noise(variant))
+        claim_budget = Budget.pure(amount) if st.notion == "pure" else Budget.zcdp(amount)
+        claims = claims_for(claim_budget, gaussian=st.gaussian)
+        ns = (2,) if grid == "quick" else stage_mod.STAGE_N
+        ds = (1,) if grid == "quick" else stage_mod.STAGE_D
+
+        def make(p: NeighbourPair, st: stage_mod.StageAudit = st, a: float = run_amount) -> Runner:
+            return st.runner(spec, p, a)
+
+        pairs = st.grid(ns, ds)
+        out.append(_Part(f"stage: {st.label}", "replace-one", pairs, make, claims, STAGE_FACTOR))
+    return out
+
+
+def _calibration(spec: EstimatorSpec, budget: Budget, overrides: dict[str, Any]) -> tuple[str, ...]:
+    from dpcore.audit.calibration import calibration, problems
+
+    try:
+        return tuple(problems(calibration(spec.name, budget, **overrides)))
+    except ValueError as err:
+        return (f"the calibration check could not run: {err}",)
+
+
+# --------------------------------------------------------------------------------------------
+# the audit
+
+
+def _check(spec: EstimatorSpec, draws: int, confidence: float, path: str, grid: str) -> None:
+    if spec.notion == "none":
+        raise ValueError(
+            f"{spec.name!r} is the non-private reference: it claims nothing, so there is nothing "
+            "to audit."
         )
-        if best is None or choice.score > best.score:
-            best = choice
-    assert best is not None
-    pair = pairs[best.pair_index]
-    run = make(pair)
-    ta, tb = statistic(run, pair.x, draws, g), statistic(run, pair.x_prime, draws, g)
-    ev = best.event
-    ka, kb = int(ev.hits(ta).sum()), int(ev.hits(tb).sum())
-    top, bottom = (ka, kb) if ev.numerator == "D" else (kb, ka)
-    lower = float(
-        _log_ratio(
-            cp_lower(top, draws, alpha / 2), cp_upper(bottom, draws, alpha / 2), best.claim.delta
-        )
-    )
-    with np.errstate(divide="ignore"):
-        point = float(
-            _log_ratio(
-                np.asarray(top / draws), np.asarray(max(bottom, 0.5) / draws), best.claim.delta
+    if int(draws) < 100:
+        raise ValueError(f"draws must be at least 100 per data set; got {draws!r}.")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), e.g. 0.99; got {confidence!r}.")
+    if path not in ("entry", "private bounds"):
+        raise ValueError(f"path must be 'entry' or 'private bounds'; got {path!r}.")
+    if grid not in GRIDS:
+        raise ValueError(f"grid must be one of {sorted(GRIDS)}; got {grid!r}.")
+
+
+def audit(
+    name: str | EstimatorSpec,
+    budget: Budget,
+    *,
+    variant: str = "honest",
+    draws: int = 2000,
+    screen: int | None = None,
+    confidence: float = 0.99,
+    grid: str | None = None,
+    n: int | None = None,
+    pair_keys: Sequence[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+    path: str = "entry",
+    stages: bool = True,
+    calibrate: bool = True,
+    rng: RngLike = 0,
+) -> AuditResult:
+    """Audit an estimator's claim at ``budget`` on worst-case neighbours of its declared relation.
+
+    Parameters
+    ----------
+    name : str or EstimatorSpec
+        A registry name, a broken-on-purpose spec's name (:data:`dpcore.audit.broken.BROKEN_SPECS`)
+        or a spec.
+    budget : Budget
+        The budget passed to the public entry; its native guarantee is the claim checked.
+    variant : str
+        ``"honest"`` or a broken-on-purpose variant (:func:`dpcore.audit.broken.variants_for`),
+        audited under the honest claim.
+    draws : int
+        Fresh draws per data set for the bound, at least 100.
+    screen : int, optional
+        Draws per data set and pair for the selection (default ``max(200, draws // 5)``).
+    confidence : float
+        ``1 − α`` of the lower bound, in (0, 1).
+    grid : {"default", "small", "quick"}, optional
+        The pairs of the whole-entry audit (:data:`GRIDS`); default ``"default"``, or ``"small"``
+        for an estimator that is also audited stage by stage.
+    n : int, optional
+        Audit at this ``n`` only (default: the n ladder from the smallest ``n`` it runs on).
+    pair_keys : sequence of str, optional
+        Restrict to these kinds of pair (``"replace-low"``, ``"add-outside"``, ...).
+    overrides : dict, optional
+        Public tuning passed to the entry (the registry refuses guarantee-defining ones).
+    path : {"entry", "private bounds"}
+        The entry as registered, or the Your data page's private-bounds release before it.
+    stages : bool
+        Also audit the stages of a multi-stage estimator (:mod:`dpcore.audit.stages`).
+    calibrate : bool
+        Run the white-box calibration check (registered entries, honest variant).
+    rng : None, int or Generator
+
+    Returns
+    -------
+    AuditResult
+        The part with the largest bound over its claim; ``parts`` holds every part.
+
+    Raises
+    ------
+    ValueError
+        For the non-private reference, an unknown variant or pair, or bad arguments.
+
+    Examples
+    --------
+    >>> from dpcore.privacy import Budget
+    >>> r = audit("clipped_laplace", Budget.pure(1.0), draws=200, grid="quick", rng=0)
+    >>> r.claim.describe(), r.violated
+    ('ε = 1 at δ = 0 (pure DP)', False)
+    """
+    spec = resolve(name)
+    overrides = dict(overrides or {})
+    if hasattr(spec, "check_overrides"):
+        overrides = spec.check_overrides(overrides)  # a guarantee-defining override raises here
+    stage_list = stage_mod.stages_for(spec) if stages and path == "entry" else []
+    grid = grid or ("small" if stage_list else "default")
+    _check(spec, draws, confidence, path, grid)
+    draws, alpha = int(draws), 1.0 - float(confidence)
+    screen = int(screen) if screen is not None else max(200, draws // 5)
+    native = native_budget(spec, budget)
+    gaussian = spec.name in GAUSSIAN_ENTRIES and path == "entry"
+    parts: list[_Part] = []
+    if not (variant == "noise_cut" and stage_list):
+        parts.append(
+            _whole_part(
+                spec,
+                budget,
+                claims_for(native, gaussian=gaussian),
+                variant=variant,
+                grid=grid,
+                n=n,
+                pair_keys=pair_keys,
+                overrides=overrides,
+                path=path,
             )
         )
-    return AuditResult(
-        name,
-        variant,
-        relation,
-        best.claim,
-        lower,
-        point,
-        float(confidence),
-        pair,
-        ev,
-        (top, bottom),
-        draws,
-        ta,
-        tb,
-    )
+    if stage_list:
+        variant_runner(spec, variant, budget)  # raises for a variant that does not apply
+        parts += _stage_parts(spec, budget, variant, overrides, grid)
+    g = as_generator(rng)
+    done = [_run_part(p, draws=draws, screen=screen, alpha=alpha / len(parts), g=g) for p in parts]
+    cal = None
+    if calibrate and variant == "honest" and path == "entry" and registered(spec.name):
+        cal = _calibration(spec, budget, overrides)
+    common: dict[str, Any] = {
+        "estimator": spec.name,
+        "variant": variant,
+        "confidence": float(confidence),
+        "calibration": cal,
+        "path": path,
+        "overrides": overrides,
+    }
+    results = [AuditResult(**common, **d) for d in done]
+    head = max(results, key=lambda r: r.margin)
+    return dataclasses.replace(head, parts=tuple(results))
 
 
 def likelihood_ratio(
@@ -451,7 +552,10 @@ def audit_all(
     rng: int = 0,
 ) -> list[AuditResult]:
     """Audit every private registered estimator (pure ones at ``budget_pure``, zCDP ones at
-    ``budget_zcdp``); for a notebook or a report. Takes a few minutes."""
+    ``budget_zcdp``) at the default settings; for a notebook or a report (long: see
+    ``python -m dpcore.audit``)."""
+    from dpcore import registry
+
     out = []
     for spec in registry.all_estimators():
         if spec.notion == "none":
