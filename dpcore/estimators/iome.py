@@ -34,7 +34,9 @@ Privacy
   std ``2C / sqrt(2 p2)`` on the sum, ``2C / (n sqrt(2 p2))`` on the mean, in every rotated
   coordinate. Rotating back keeps the noise isotropic, so every original coordinate gets the same
   std (the "noise shape" PLAN improves on).
-* Ledger: ``prop rho + p1 + p2 = rho`` exactly.
+* Ledger: ``prop rho + p1 + p2 = rho``; every line is written by the :mod:`dpcore.mechanisms` call
+  that drew the noise, inside the stage it belongs to (an exponential-mechanism line converts
+  ``eps**2 / 8``, so the total is ``rho`` to within a few ulps).
 
 Decisions (the spec is silent or the authors' choice does not transfer)
 ----------------------------------------------------------------------
@@ -338,6 +340,14 @@ def iome(
         (``rotation``, ``center_rotated`` ``c``, ``box_center`` ``m0``, ``ball_center`` and
         ``ball_radius`` (the clip ball as seen in original coordinates: a ball of that radius around
         that centre), ``clip_rank``, ``budgets``, ...).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public; ``rho``-zCDP. Stages: the centre (``prop rho``: ``D`` medians of
+    sensitivity 1, or CoinPress's spread and Gaussian steps of l2 sensitivity ``2 R_t / n``),
+    "clip radius" (``p1``: one rank quantile of the ``n`` norms, sensitivity 1) and "noisy sum"
+    (``p2``: l2 sensitivity ``2C / n`` of the clipped mean). The rotation and ``m0`` are data
+    independent. Non-finite public inputs are refused before anything is drawn.
 
     References
     ----------

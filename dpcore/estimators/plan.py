@@ -11,9 +11,13 @@ Algorithm 1 (specs/plan.md §2), with the stages as they appear in :func:`plan`:
 Privacy
 -------
 * Neighbouring relation: replace-one, ``n`` public (specs/plan.md §1).
-* zCDP composition: the four stages add up to ``rho`` (each stage's share is charged to the ledger
-  in rho units; the charges sum exactly to ``rho``). Default split of the paper's experiments
-  (§2 "Budgets", Listing 1): ``center 0.0625, variance 0.1875, radius 0.1875, noise 0.5625``.
+* zCDP composition: the four stages add up to ``rho``. Each stage is a
+  :func:`dpcore.mechanisms.stage` of the ledger, and every noise draw inside it is made by a
+  mechanism of :mod:`dpcore.mechanisms`, which writes the ledger line itself (sensitivity, scale,
+  the calibration ratio, and the budget: an exponential-mechanism draw in ``eps`` is converted to
+  ``eps**2 / 8`` rho, so the lines add up to ``rho`` to within a few ulps). Default split of the
+  paper's experiments (§2 "Budgets", Listing 1): ``center 0.0625, variance 0.1875, radius 0.1875,
+  noise 0.5625``.
 * Centre: ``d`` one-dimensional private medians with ``rho_center / d`` each (exponential mechanism,
   ``eps = sqrt(8 rho')``, utility sensitivity 1 under replace-one; or the Gaussian binary search).
   Default since issue 12 round 2 (``center_step="coinpress"``): CoinPress in the scaled space, run
@@ -472,6 +476,13 @@ def coinpress_scaled_center(
     sensitivity ``2 R_t`` of the clipped sum); the steps share ``rho`` equally. Returns the centre in
     original units and CoinPress's info (plus ``gamma``).
 
+    Privacy
+    -------
+    Replace-one, ``n`` public: ``spread_share rho`` for the private spread (log-grid exponential
+    mechanism, sensitivity 1), the rest over CoinPress's ``T`` Gaussian steps (l2 sensitivity
+    ``2 R_t / n`` of the clipped mean); ``rho``-zCDP in all, charged by the mechanisms to the
+    caller's open stage.
+
     References
     ----------
     Biswas, Dong, Kamath, Ullman, "CoinPress" (NeurIPS 2020), Algorithm 1; Laurent and Massart (2000),
@@ -557,6 +568,12 @@ def variance_estimate(
         ``sigma^2`` (biased low by about 3% for Gaussian data with ``k = 1``: ``median(chi^2_1) =
         0.4549 < (7/9)^3 = 0.4705``, so ``sigma^2 -> 0.967 sigma^2``; §9.16).
 
+    Privacy
+    -------
+    Replace-one, ``n`` public: one group value per person and column, so the ``d`` private medians
+    (sensitivity 1) cost ``rho / d`` each, ``rho``-zCDP in all, charged by the mechanisms to the
+    caller's open stage. The shuffle and the search ranges are data independent.
+
     References
     ----------
     PLAN, Algorithm 2 and Lemma D.1; specs/plan.md §4a.2, §4c, §10.1–10.2.
@@ -639,6 +656,11 @@ def variance_cap(
     Budget split: :func:`plan` spends :data:`VARIANCE_CAP_SHARE` of ``rho_variance`` here and the
     rest on Algorithm 2's medians (sequential composition, the two parts sum to ``rho_variance``
     exactly; specs/plan.md §2 "Budgets", §4c).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public: one exponential-mechanism draw, utility sensitivity 1,
+    ``rho``-zCDP, charged to the caller's open stage.
 
     References
     ----------
@@ -1096,6 +1118,20 @@ def plan(
         (original space), as a :class:`PlanDiagnostics` (``sigma_hat``, ``rank_slack``,
         ``clip_quantile``, ``radius_universe``, ``norms``, ``budgets`` per stage and more; read it
         with ``est.diagnostics_as(PlanDiagnostics)``).
+
+    Privacy
+    -------
+    Replace-one, ``n`` public; ``rho``-zCDP in total (``rho + 8 rho_center`` with
+    ``center_spread > 0``: ``1.5 rho`` at the paper's split).
+    Ledger stages, each charged by the mechanisms that draw in it: "centre (coordinate medians)"
+    (``rho_center``: medians of sensitivity 1, coarse-to-fine histograms of l2 sensitivity
+    ``sqrt(2 d)``, or CoinPress means of l2 sensitivity ``2 R_t / n``; with ``center_spread > 0``
+    the tripled data's sensitivity 3, charged ``9 rho_center``), "variances" (``rho_variance``:
+    rank utilities of sensitivity 1, or the frequencies' l2 sensitivity ``||hi - lo||_2 / n``),
+    "clip radius" (``rho_radius``: rank utility of sensitivity 1 over the ``n`` scaled norms) and
+    "noisy sum" (``rho_noise``: l2 sensitivity ``2C`` of the clipped sum). Everything else is
+    post-processing of public values and these releases. Public inputs that are NaN or infinite
+    are refused before anything is drawn.
 
     References
     ----------

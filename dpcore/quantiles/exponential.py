@@ -119,7 +119,9 @@ def exponential_quantile(
 
     Privacy: replace-one neighbours, ``n`` public. For every output point ``y`` the number of data
     points below ``y`` moves by at most 1 when one row is replaced, so the utility has sensitivity
-    ``Δu = 1`` (the default) and the mechanism is ``eps_col``-DP per column. Kaplan et al.'s code
+    ``Δu = 1`` (the default) and the mechanism is ``eps_col``-DP per column. The draw is made by
+    :func:`dpcore.mechanisms.exponential`, which charges the caller's open ledger stage
+    (``epsilon``, or ``rho`` in a zCDP ledger). Kaplan et al.'s code
     uses ``Δu = max(q, 1 - q)``, the add/remove constant (0.5 for the median); under replace-one it
     would double the real privacy loss at the median (specs/plan.md §10 item 9), so only pass it
     if you use add/remove neighbours. Budget split: with ``epsilon`` each column gets
@@ -407,6 +409,12 @@ def log_grid_quantile(
     -------
     float
         A grid radius.
+
+    Privacy
+    -------
+    Replace-one, ``n`` public: a count moves by at most 1, so the rank utility has sensitivity 1;
+    ``eps = sqrt(8 rho)``-DP, ``rho``-zCDP, charged by :func:`dpcore.mechanisms.exponential` to
+    the caller's open stage.
 
     References
     ----------
