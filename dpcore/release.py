@@ -96,6 +96,11 @@ def refusal(spec: EstimatorSpec) -> str | None:
     return FLOAT_UNSAFE.get(spec.name)
 
 
+def takes_bounds(spec: EstimatorSpec) -> bool:
+    """Whether ``spec`` takes public ``bounds`` (the 0/1 estimators do not)."""
+    return "bounds" in spec.public_keywords()
+
+
 # --------------------------------------------------------------------------------------------
 # the release
 
@@ -245,6 +250,10 @@ def _run(
 ) -> tuple[Estimate, dict[str, Any]]:
     d = x.shape[1]
     try:
+        if not takes_bounds(spec):
+            est = registry.run(spec.name, x, budget, rng=backend, **public)
+            lo, hi = np.zeros(d), np.ones(d)
+            return est, {"source": "not used: 0/1 columns", "lower": lo, "upper": hi}
         if bounds is not None:
             lo, hi = check_bounds(bounds, d, name="bounds")
             est = registry.run(spec.name, x, budget, rng=backend, bounds=(lo, hi), **public)
@@ -372,7 +381,8 @@ def accuracy(
     lo = np.asarray(bounds_info["lower"], dtype=float)
     hi = np.asarray(bounds_info["upper"], dtype=float)
     noisy = [dr for dr in backend.draws if dr.kind in ("laplace", "gaussian")]
-    if len(backend.draws) == 1 and len(noisy) == 1 and "coarse_lower" not in bounds_info:
+    typed = bounds_info["source"] == "typed public bounds"
+    if len(backend.draws) == 1 and len(noisy) == 1 and typed:
         half = _probe(spec, shape, lo, hi, budget, public)
         if half is not None:
             return half * FACTOR[noisy[0].kind], (
@@ -429,9 +439,12 @@ def simulate_accuracy(
     start = time.perf_counter()
     while len(rel) < runs and (len(rel) < MIN_SIM_RUNS or time.perf_counter() - start < seconds):
         z = lower + random_unit(n * d).reshape(n, d) * (upper - lower)
-        est = registry.run(
-            name, z, budget, rng=SimulationBackend(), bounds=(lower, upper), **public
-        )
+        kw = dict(public)
+        if takes_bounds(registry.get(name)):
+            kw["bounds"] = (lower, upper)
+        else:  # 0/1 columns
+            z = (z >= 0.5 * (lower + upper)).astype(float)
+        est = registry.run(name, z, budget, rng=SimulationBackend(), **kw)
         err = np.asarray(est.mean, dtype=float).reshape(-1) - z.mean(axis=0)
         rel.append(np.abs(err) / width)
     pooled = np.concatenate(rel)

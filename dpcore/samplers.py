@@ -237,6 +237,12 @@ class SafeBackend:
         out = np.empty(val.shape, dtype=float)
         if val.size == 0:
             return out
+        if _noise_alone(value):
+            raise UnsafeDraw(
+                "the noise is drawn alone (value=None) and added to the data's statistic by the "
+                "estimator in floating point, which leaks low bits; pass the statistic to the "
+                "mechanism so the noisy value is drawn exactly"
+            )
         pairs = np.stack([s.ravel(), b.ravel()], axis=1)
         keys, inverse = np.unique(pairs, axis=0, return_inverse=True)
         flat_val, flat_out = val.ravel(), out.reshape(-1)
@@ -341,6 +347,27 @@ class SafeBackend:
         out = pool[picks]
         return out.reshape(shape + pool.shape[1:]) if shape else out[0]
 
+    def binomial(self, n: Any, p: float, size: Any = None) -> np.ndarray:
+        """Binomial(n, 1/2) counts for imputed public rows (not a privacy draw): exact popcounts
+        for ``n <= 64``, the normal approximation rounded into ``[0, n]`` above."""
+        if p != 0.5:
+            raise UnsafeDraw("binomial draws other than p = 1/2 are not available in a release.")
+        shape = _size(size) or np.shape(n)
+        counts = np.broadcast_to(np.asarray(n, dtype=np.int64), shape).ravel()
+        bits = random_uint64(counts.size)
+        small = counts <= 64
+        mask = np.where(
+            counts >= 64,
+            np.uint64(2**64 - 1),
+            (np.uint64(1) << np.minimum(counts, 63).astype(np.uint64)) - np.uint64(1),
+        )
+        pop = np.array([int(v).bit_count() for v in (bits & mask)], dtype=np.int64)
+        big = counts.astype(float)
+        u1, u2 = 1.0 - random_unit(counts.size), random_unit(counts.size)
+        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        approx = np.clip(np.rint(big / 2 + np.sqrt(big) / 2 * z), 0, big).astype(np.int64)
+        return np.where(small, pop, approx).reshape(shape)
+
     def standard_normal(self, size: Any = None) -> Any:
         """Standard normals (Box–Muller on CSPRNG uniforms), for a public random rotation only."""
         caller = sys._getframe(1).f_globals.get("__name__", "")
@@ -359,6 +386,13 @@ class SafeBackend:
     def spawn(self, k: int) -> list[SafeBackend]:
         """``k`` handles on this backend (its draws are independent by construction)."""
         return [self] * int(k)
+
+
+def _noise_alone(value: Any) -> bool:
+    """Whether :mod:`dpcore.mechanisms` passed the placeholder of a noise-only draw: its ``0.0``
+    broadcast to the shape asked (every stride 0), as it does for ``value=None, shape=...``."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    return arr.ndim > 0 and all(st == 0 for st in arr.strides) and not np.any(arr)
 
 
 @functools.lru_cache(maxsize=1)
