@@ -4,12 +4,13 @@ Every ``import`` in every dpcore module (top level and inside functions, found w
 checked against this order, lowest first; a module may import its own layer or lower ones:
 
 0. ``_validation``, ``limits``, ``pool``        -- argument checks, resource limits, the fair worker pool
-1. ``privacy``, ``mechanisms``, ``metrics``, ``rotation``, ``export`` -- primitives
+1. ``privacy``, ``mechanisms``, ``samplers``, ``metrics``, ``rotation``, ``export`` -- primitives
+   (``samplers``: the floating-point-safe release backend of the mechanisms)
 2. ``quantiles``, ``data``, ``estimate``         -- private quantiles, data, the Estimate record
 3. ``estimators``, ``theory``                   -- estimators; closed forms (``theory.simplex`` and
    ``estimators.winsorized`` share closed forms, so the two sit on one layer)
 4. ``registry``                                 -- discovers ``dpcore.estimators`` by name
-5. ``audit``, ``experiments``                   -- through the public registry
+5. ``audit``, ``experiments``, ``release``       -- through the public registry
 6. ``figures``                                  -- draw summaries and studies
 7. ``report``                                   -- builds on figures
 ``dpcore/__init__.py`` (the public surface) and ``__main__`` modules (the command line, which
@@ -25,11 +26,11 @@ import dpcore
 
 LAYERS = [
     {"_validation", "limits", "glossary", "pool"},
-    {"privacy", "mechanisms", "metrics", "rotation", "export"},
+    {"privacy", "mechanisms", "samplers", "metrics", "rotation", "export"},
     {"quantiles", "data", "estimate"},
     {"estimators", "theory"},
     {"registry"},
-    {"audit", "experiments"},
+    {"audit", "experiments", "release"},
     {"figures"},
     {"report"},
 ]
