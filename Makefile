@@ -34,6 +34,13 @@ walk: $(STAMP)
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -n 2 -p no:randomly tests/fuzz $(PYTEST_ARGS)
 
+# The full privacy audit profile (dpcore.audit.profile): a table per estimator (claim, audited
+# bound, calibration, verdict) and the power table (caught k/N per broken family); about an hour on
+# one core. `make test` runs the quick profile (tests/audit). AUDIT_ARGS="--reps 5" for a shorter run.
+.PHONY: audit
+audit: $(STAMP)
+	$(BIN)/python -m dpcore.audit $(AUDIT_ARGS)
+
 lint: $(STAMP)
 	$(BIN)/ruff check dpcore pages tests benchmarks app.py
 	$(BIN)/ruff format --check dpcore pages tests benchmarks app.py
