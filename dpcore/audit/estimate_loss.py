@@ -368,11 +368,23 @@ def _stage_parts(
     return out
 
 
-def _calibration(spec: EstimatorSpec, budget: Budget, overrides: dict[str, Any]) -> tuple[str, ...]:
+def _calibration(
+    spec: EstimatorSpec, budget: Budget, variant: str, overrides: dict[str, Any]
+) -> tuple[str, ...]:
+    """What the calibration check flags for ``variant`` of the entry, claimed at ``budget`` (a
+    variant run at a larger budget charges more than it claims: the check says so)."""
+    from dpcore import registry
     from dpcore.audit.calibration import calibration, problems
 
+    noise = variant_noise(variant)
+    run_budget = budget if noise == 1.0 else scaled_budget(spec, budget, noise)
+    target = registry.get(spec.name)
+
+    def runner(x: Any, b: Budget, **kw: Any) -> Any:
+        return target.run(x, run_budget, **kw)
+
     try:
-        return tuple(problems(calibration(spec.name, budget, **overrides)))
+        return tuple(problems(calibration(spec.name, budget, runner=runner, **overrides)))
     except ValueError as err:
         return (f"the calibration check could not run: {err}",)
 
@@ -446,7 +458,8 @@ def audit(
     stages : bool
         Also audit the stages of a multi-stage estimator (:mod:`dpcore.audit.stages`).
     calibrate : bool
-        Run the white-box calibration check (registered entries, honest variant).
+        Run the white-box calibration check on the entry (registered entries; a variant run at
+        a larger budget than it claims is flagged there too).
     rng : None, int or Generator
 
     Returns
@@ -498,8 +511,11 @@ def audit(
     g = as_generator(rng)
     done = [_run_part(p, draws=draws, screen=screen, alpha=alpha / len(parts), g=g) for p in parts]
     cal = None
-    if calibrate and variant == "honest" and path == "entry" and registered(spec.name):
-        cal = _calibration(spec, budget, overrides)
+    stage_cut = variant == "noise_cut" and bool(stage_list)
+    if calibrate and path == "entry" and registered(spec.name) and not stage_cut:
+        cal = _calibration(
+            spec, budget, variant if variant != "data_derived_n" else "honest", overrides
+        )
     common: dict[str, Any] = {
         "estimator": spec.name,
         "variant": variant,
