@@ -4,7 +4,7 @@ nothing. Each returns ``(figure, DataFrame)`` with exactly the data drawn.
 
 References
 ----------
-Issue 11 ("One audit, in dpcore and in the app"); dpcore.audit.estimate_loss (the statistics).
+dpcore.audit.bounds (the statistics and the claims).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.
     )
     fig.update_layout(
         barmode="overlay",
-        xaxis_title="T = mean of the released coordinates",
+        xaxis_title=f"T = {r.event.statistic} of the release",
         yaxis_title="share of draws",
     )
     label = {e.name: e.label for e in registry.all_estimators()}.get(r.estimator, r.estimator)
@@ -76,7 +76,8 @@ def distributions_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.
 
 def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFrame]:
     """Per-bin ``ln(p_D/p_D′)`` against the band ``±ε`` the claim allows (pure DP; for an
-    ``(ε, δ)`` claim the band is where the ratio must stay up to the ``δ`` slack)."""
+    ``(ε, δ)`` claim the band is where the ratio must stay up to the ``δ`` slack). For ``ε``
+    claims only: a ``μ``-GDP claim has no such band."""
     df = _frame(r, bins)
     eps = r.claim.epsilon
     fig = go.Figure()
@@ -115,7 +116,7 @@ def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFram
         annotation_position="bottom right",
     )
     fig.update_layout(
-        xaxis_title="T = mean of the released coordinates", yaxis_title="ln likelihood ratio"
+        xaxis_title=f"T = {r.event.statistic} of the release", yaxis_title="ln likelihood ratio"
     )
     style(fig, title="Likelihood ratio against the e^ε band (bins with ≥ 5 draws on both sides)")
     fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))

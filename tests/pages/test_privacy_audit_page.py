@@ -1,6 +1,8 @@
-"""The "Privacy audit" page under streamlit.testing: it runs, shows both distributions and the
-ratio against the band, the bound next to the claim, and the broken toggle makes the audit catch
-the variant; bad input is an st.error, never a traceback."""
+"""The "Privacy audit" page under streamlit.testing: it audits the estimator's native claim (pure
+ε at δ = 0 even when the sidebar gives (ε, δ)), shows both distributions, the bound next to the
+claim, the calibration check stage by stage in words, the stage audits of a multi-stage
+estimator, and the broken toggle makes the audit catch the variant; bad input is an st.error,
+never a traceback."""
 
 import json
 
@@ -19,6 +21,10 @@ def _metric(at: AppTest, label: str) -> float:
     return float(next(m.value for m in at.metric if m.label.startswith(label)))
 
 
+def _text(at: AppTest) -> str:
+    return "\n".join(md.value for md in at.markdown) + "\n".join(c.value for c in at.caption)
+
+
 def test_page_runs_and_the_honest_estimator_passes():
     at = _page({"unit": "eps", "budget_value": "1.0"})
     assert not at.exception
@@ -27,10 +33,22 @@ def test_page_runs_and_the_honest_estimator_passes():
     assert len(charts) == 2
     names = {t.get("name") for t in json.loads(charts[0].proto.spec)["data"]}
     assert {"T on D", "T on D′"} <= names
-    assert _metric(at, "Claimed ε") == 1.0
+    assert _metric(at, "Claimed ε at δ = 0") == 1.0
     assert _metric(at, "Audited ε̂") <= 1.0
     assert at.success and not at.error
-    assert any("at least" in md.value for md in at.markdown)
+    text = _text(at)
+    assert "at least" in text
+    assert "noise as required (ratio 1.00)" in text
+
+
+def test_pure_estimator_is_audited_at_its_native_claim_under_an_eps_delta_budget():
+    """The sidebar's (ε, δ) converts to pure ε for a pure estimator: the audit checks ε at δ = 0
+    and the sidebar's budget is only the second line."""
+    at = _page({"unit": "eps_delta", "budget_value": "1.0", "delta": "1e-6"})
+    assert not at.exception
+    claimed = next(m for m in at.metric if m.label.startswith("Claimed"))
+    assert claimed.label == "Claimed ε at δ = 0"
+    assert "(pure DP)" in _text(at)
 
 
 def test_broken_toggle_is_caught():
@@ -41,11 +59,25 @@ def test_broken_toggle_is_caught():
     assert any("Caught" in e.value for e in at.error)
 
 
-def test_zcdp_budget_is_audited_through_eps_delta():
+def test_gaussian_release_is_audited_as_gaussian_dp():
     at = _page({"unit": "rho", "budget_value": "0.125"})
     at.selectbox(key="audit_estimator").set_value("gaussian_public").run()
     assert not at.exception
-    assert any("δ" in m.label for m in at.metric if m.label.startswith("Claimed"))
+    assert _metric(at, "Claimed μ") == 0.5
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_multi_stage_estimator_shows_its_stages():
+    at = _page({"unit": "rho", "budget_value": "0.5"})
+    at.radio(key="audit_grid").set_value("quick")
+    at.select_slider(key="audit_draws").set_value(500)
+    at.selectbox(key="audit_estimator").set_value("plan").run()
+    assert not at.exception
+    text = _text(at)
+    assert "Audited stage by stage" in text
+    assert "noisy sum:" in text  # the calibration line of PLAN's final stage
+    frames = [df.value for df in at.dataframe]
+    assert any("stage: PLAN's final noisy sum" in " ".join(map(str, f.iloc[:, 0])) for f in frames)
 
 
 def test_bad_budget_is_an_error_not_a_traceback():
