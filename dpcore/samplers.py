@@ -389,10 +389,14 @@ class SafeBackend:
 
 
 def _noise_alone(value: Any) -> bool:
-    """Whether :mod:`dpcore.mechanisms` passed the placeholder of a noise-only draw: its ``0.0``
-    broadcast to the shape asked (every stride 0), as it does for ``value=None, shape=...``."""
-    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
-    return arr.ndim > 0 and all(st == 0 for st in arr.strides) and not np.any(arr)
+    """Whether :mod:`dpcore.mechanisms` passed the placeholder of a noise-only draw: a 0-d ``0.0``
+    broadcast to the shape asked, as it does for ``value=None, shape=...``."""
+    if not isinstance(value, np.ndarray) or value.ndim == 0 or np.any(value):
+        return False
+    root = value
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root.ndim == 0
 
 
 @functools.lru_cache(maxsize=1)
