@@ -167,6 +167,7 @@ def release(
     bounds: Any = None,
     coarse_bounds: Any = None,
     share: float = 0.25,
+    quantiles: tuple[float, float] = (0.01, 0.99),
     source: bytes | None = None,
     **public: Any,
 ) -> Release:
@@ -187,6 +188,8 @@ def release(
         (:func:`dpcore.estimators.private_bounds.run_with_private_bounds`).
     coarse_bounds : (lower, upper), optional
         The wide public range the private bounds are searched in (needed when ``bounds`` is None).
+    share, quantiles : optional
+        The bounds' share of the budget and the private quantiles used as bounds.
     source : bytes, optional
         The uploaded file's bytes, hashed into the certificate (else the data's bytes are).
     **public
@@ -224,7 +227,9 @@ def release(
     x, columns = _as_matrix(data)
     d = x.shape[1]
     backend = SafeBackend()
-    est, bounds_info = _run(spec, x, budget, backend, bounds, coarse_bounds, share, public)
+    est, bounds_info = _run(
+        spec, x, budget, backend, bounds, (coarse_bounds, share, quantiles), public
+    )
     mean = np.asarray(est.mean, dtype=float).reshape(-1)
     if mean.shape != (d,) or not np.all(np.isfinite(mean)):
         raise ValueError(f"{name} gave no finite mean for each of the {d} column(s).")
@@ -244,11 +249,11 @@ def _run(
     budget: Budget,
     backend: SafeBackend,
     bounds: Any,
-    coarse_bounds: Any,
-    share: float,
+    private: tuple[Any, float, tuple[float, float]],
     public: dict[str, Any],
 ) -> tuple[Estimate, dict[str, Any]]:
     d = x.shape[1]
+    coarse_bounds, share, quantiles = private
     try:
         if not takes_bounds(spec):
             est = registry.run(spec.name, x, budget, rng=backend, **public)
@@ -268,7 +273,7 @@ def _run(
                 "public tuning parameters need typed bounds (the private-bounds path runs the "
                 f"estimator at its defaults); got {', '.join(sorted(public))}."
             )
-        est = _private_bounds_run(spec, x, budget, backend, coarse_bounds, share)
+        est = _private_bounds_run(spec, x, budget, backend, private)
     except AttributeError as err:  # the estimator asked the backend for a NumPy-only draw
         raise ValueError(
             f"{spec.name} cannot make a private release yet: it makes a draw the safe backend does "
@@ -297,17 +302,17 @@ def _private_bounds_run(
     x: np.ndarray,
     budget: Budget,
     backend: SafeBackend,
-    coarse_bounds: Any,
-    share: float,
+    private: tuple[Any, float, tuple[float, float]],
 ) -> Estimate:
     from dpcore.data.dataset import Dataset
     from dpcore.estimators.private_bounds import run_with_private_bounds
 
+    coarse_bounds, share, quantiles = private
     lo, hi = check_bounds(coarse_bounds, x.shape[1], name="coarse_bounds")
     # no true mean, no standard deviation: nothing but the rows and the public range
     data = Dataset(x, None, None, "real", (lo, hi), name="upload")  # type: ignore[arg-type]
     return run_with_private_bounds(
-        spec, data, budget, share=share, coarse_bounds=(lo, hi), rng=backend
+        spec, data, budget, share=share, coarse_bounds=(lo, hi), quantiles=quantiles, rng=backend
     )
 
 

@@ -180,3 +180,57 @@ def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
         else ""
     )
     return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi
+
+
+# ----------------------------------------------------------------------------------------------
+# release mode: the released means in the columns' units, with the accuracy in words
+
+#: Words in a column name that mark an amount of money (shown as $1,240).
+MONEY_WORDS = ("income", "wage", "salary", "earn", "pay", "price", "cost", "rent", "usd", "$")
+
+
+def is_money(column: str) -> bool:
+    """Whether a column's name says it holds an amount of money."""
+    low = str(column).lower()
+    return any(w in low for w in MONEY_WORDS)
+
+
+def format_value(value: float, money: bool = False) -> str:
+    """``value`` for a reader: ``$1,240`` for money, else four significant digits with commas.
+
+    >>> format_value(1239.6, money=True), format_value(0.123456), format_value(-52000.0)
+    ('$1,240', '0.1235', '-52,000')
+    """
+    v = float(value)
+    if money:
+        return ("-" if v < 0 else "") + f"${abs(v):,.0f}" if abs(v) >= 10 else f"${v:,.2f}"
+    if v != 0 and (abs(v) >= 1e4 or abs(v) < 1e-3):
+        return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.3g}"
+    return f"{v:.4g}"
+
+
+def accuracy_sentence(column: str, accuracy: float, level: float = 0.95) -> str:
+    """One sentence: how far the noise moved the released mean of ``column``, at most.
+
+    >>> accuracy_sentence("income", 1239.6)
+    'With 95% probability the noise moved the mean of income by less than $1,240.'
+    """
+    value = format_value(accuracy, is_money(column))
+    return (
+        f"With {level:.0%} probability the noise moved the mean of {column} by less than {value}."
+    )
+
+
+def release_table(columns: Iterable[str], mean: np.ndarray, accuracy: np.ndarray) -> pd.DataFrame:
+    """The released means and their accuracy per column, formatted in the columns' units."""
+    rows = []
+    for col, m, a in zip(columns, np.asarray(mean), np.asarray(accuracy), strict=True):
+        money = is_money(col)
+        rows.append(
+            {
+                "column": str(col),
+                "released mean": format_value(m, money),
+                "noise at most (95%)": "± " + format_value(a, money),
+            }
+        )
+    return pd.DataFrame(rows)
