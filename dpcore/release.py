@@ -253,7 +253,7 @@ def _run(
     public: dict[str, Any],
 ) -> tuple[Estimate, dict[str, Any]]:
     d = x.shape[1]
-    coarse_bounds, share, quantiles = private
+    coarse_bounds, share, _ = private
     try:
         if not takes_bounds(spec):
             est = registry.run(spec.name, x, budget, rng=backend, **public)
