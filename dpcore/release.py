@@ -36,7 +36,9 @@ import numpy as np
 
 from dpcore import registry
 from dpcore._validation import check_bounds, check_data
+from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.estimators.private_bounds import run_with_private_bounds
 from dpcore.privacy import Budget
 from dpcore.samplers import SafeBackend, opendp_version, random_unit, safe_scale
 
@@ -304,9 +306,6 @@ def _private_bounds_run(
     backend: SafeBackend,
     private: tuple[Any, float, tuple[float, float]],
 ) -> Estimate:
-    from dpcore.data.dataset import Dataset
-    from dpcore.estimators.private_bounds import run_with_private_bounds
-
     coarse_bounds, share, quantiles = private
     lo, hi = check_bounds(coarse_bounds, x.shape[1], name="coarse_bounds")
     # no true mean, no standard deviation: nothing but the rows and the public range
