@@ -446,16 +446,15 @@ def iome(
     z = (xr @ factor) / n
     tau = math.sqrt(2.0 * C * C / p2) / n
     with mechanisms.stage(ledger, "noisy sum"):
-        noise = mechanisms.gaussian(
-            None,
+        rel = mechanisms.gaussian(
+            z + c,  # c is an earlier release: the sensitivity is that of the clipped mean z
             sensitivity=2.0 * C / n,
             rho=p2,
             rng=g,
             scale=tau,
-            shape=(D,),
             note=f"Gaussian mechanism, l2 sensitivity 2C = {2 * C:.4g} on the sum",
-        ).noise
-    back = R.inverse(np.vstack([z + c, z + c + noise, c]), keep_padding=True)
+        )
+    back = R.inverse(np.vstack([z + c, rel.value, c]), keep_padding=True)
     noiseless = m0 + back[0, :d]
     mean = m0 + back[1, :d]
     center = m0 + back[2, :d]

@@ -286,9 +286,9 @@ def plan_core(
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
     clipped_sum = factor @ y
     tau = math.sqrt(2.0 * C * C / r3)  # = (2C) / sqrt(2 rho_noise)
-    eta = _noise(d, 2.0 * C, r3, tau, mechanisms.generator(rng))
+    noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, r3, tau, mechanisms.generator(rng))
     noiseless = c + clipped_sum / (n * s)
-    mean = c + (clipped_sum + eta) / (n * s)
+    mean = c + noisy_sum / (n * s)
     return PlanCore(
         mean=mean,
         noiseless_mean=noiseless,
@@ -307,18 +307,20 @@ def plan_core(
 # ----------------------------------------------------------------------------------------------
 
 
-def _noise(d: int, sensitivity: float, rho: float, tau: float, rng: Any) -> np.ndarray:
-    """Gaussian noise of std ``tau`` on a ``d``-vector of l2 ``sensitivity``, ``rho``-zCDP
-    (:func:`dpcore.mechanisms.gaussian`; charged to the caller's open stage)."""
-    return mechanisms.gaussian(
-        None,
+def _noisy_sum(
+    clipped_sum: np.ndarray, sensitivity: float, rho: float, tau: float, rng: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(clipped_sum + eta, eta)`` with Gaussian ``eta`` of std ``tau``: ``rho``-zCDP for an l2
+    ``sensitivity`` (:func:`dpcore.mechanisms.gaussian`, charged to the caller's open stage)."""
+    rel = mechanisms.gaussian(
+        clipped_sum,
         sensitivity=sensitivity,
         rho=rho,
         rng=rng,
         scale=tau,
-        shape=(d,),
         note=f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {sensitivity:.4g}",
-    ).noise
+    )
+    return np.asarray(rel.value, dtype=float), np.asarray(rel.noise, dtype=float)
 
 
 #: Largest share of ``rho`` the robust default moves to the centre when the range is wide (IOME's
@@ -1375,9 +1377,9 @@ def plan(
         clipped_sum += factor[rows] @ y
     tau = math.sqrt(2.0 * C * C / budgets["noise"])
     with mechanisms.stage(ledger, STAGE_LABELS["noise"]):
-        eta = _noise(d, 2.0 * C, budgets["noise"], tau, g)
+        noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, budgets["noise"], tau, g)
     noiseless = mu_t + clipped_sum / (n * s)
-    mean = mu_t + (clipped_sum + eta) / (n * s)
+    mean = mu_t + noisy_sum / (n * s)
     clipped = norms > C
     # Uses only private outputs (centre, radius, estimate) and public s: no extra privacy cost.
     pull = float(np.linalg.norm((mean - mu_t) * s))
