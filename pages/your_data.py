@@ -27,14 +27,17 @@ from dpcore.data import (
 from dpcore.experiments.studies import repeated_frame, run_estimator
 from dpcore.figures.your_data import (
     NONPRIVATE_COLUMN,
+    accuracy_sentence,
     data_scale,
     error_bar_chart,
     estimates_frame,
     one_release_sentence,
+    release_table,
     repeated_chart,
     spread_sentence,
 )
 from dpcore.privacy import Budget
+from dpcore.release import Odometer, refusal, release
 from pages._ui import (
     CACHE_TTL,
     URL_ERRORS,
@@ -59,14 +62,39 @@ st.markdown(
     "from the sidebar, and you see how far each lands from the **non-private mean — the answer an analyst "
     "would not see** in a real release."
 )
-st.warning(
-    "Exploration only: the noise here comes from a seeded NumPy generator, which is right for simulation but "
-    "**not a secure differentially private release** of real data. This app keeps your file in memory "
-    "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
-    f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
-    f"{limits.MAX_UPLOAD_MB} MB.",
-    icon=":material/science:",
+RUN_MODES = {
+    "explore": "Exploration (a seeded simulation)",
+    "release": "Release (a real private release)",
+}
+run_mode = url_widget(
+    st.radio,
+    "Mode",
+    list(RUN_MODES),
+    key="yd_run_mode",
+    default="explore",
+    valid=RUN_MODES.__contains__,
+    format_func=RUN_MODES.get,
+    horizontal=True,
+    help="Exploration compares every estimator on seeded NumPy noise (a simulation). Release runs "
+    "one estimator once, unseeded, with floating-point-safe samplers, and spends your session budget.",
 )
+if run_mode == "explore":
+    st.warning(
+        "Exploration only: the noise here comes from a seeded NumPy generator, which is right for simulation but "
+        "**not a secure differentially private release** of real data. This app keeps your file in memory "
+        "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
+        f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
+        f"{limits.MAX_UPLOAD_MB} MB.",
+        icon=":material/science:",
+    )
+else:
+    st.info(
+        "**Release mode**: one estimator runs once on your data with no seed, its noise drawn by "
+        "OpenDP's exact samplers from the operating system's random source. Each release spends part "
+        "of this session's total budget; the page shows the released means and their accuracy, never "
+        "the true means. Your file stays in memory for this session only.",
+        icon=":material/verified_user:",
+    )
 
 words_on_this_page(
     "IOME", "PLAN", "PMWM", "zCDP", "ε (pure DP)", "add-remove", "replace-one", "oracle"
@@ -369,6 +397,145 @@ with user_errors():
             df, columns, (lower, upper), nan_policy="drop" if drop_nan else "error"
         )
     budget = s.budget
+
+
+def _release_budget() -> Budget | None:
+    """The sidebar budget as a release counts it (ε or ρ), or None for an (ε, δ) budget."""
+    if s.unit == "eps":
+        return Budget.pure(s.budget_value)
+    if s.unit == "rho":
+        return Budget.zcdp(s.budget_value)
+    return None
+
+
+def _session_odometer(notion: str) -> Odometer:
+    """This session's odometer (its notion fixed by the first release mode visit), with the total
+    the user sets (default ε = 1 or ρ = 0.5)."""
+    ss = st.session_state
+    odo = ss.get("_yd_odometer")
+    if odo is None:
+        odo = Odometer(Budget.pure(1.0) if notion == "pure" else Budget.zcdp(0.5))
+        ss["_yd_odometer"] = odo
+    total = st.number_input(
+        f"Session total for all releases ({odo.unit})",
+        min_value=0.01,
+        max_value=100.0,
+        value=float(odo.amount),
+        step=0.1,
+        key="yd_odo_total",
+        help="Releases are refused once they would spend more than this in total.",
+    )
+    odo.total = Budget.pure(total) if odo.total.notion == "pure" else Budget.zcdp(total)
+    st.progress(
+        min(1.0, odo.spent / odo.amount),
+        text=f"Spent {odo.unit} = {odo.spent:.4g} of {odo.amount:g} this session; "
+        f"{odo.remaining:.4g} left.",
+    )
+    return odo
+
+
+def _release_mode(raw: object) -> None:
+    """Release mode: one estimator, one unseeded release, charged to the session odometer."""
+    st.subheader("Release")
+    if mode == "data":
+        st.error(
+            "Bounds read off the data are not private: choose typed or privately estimated bounds "
+            "for a release. Nothing was released."
+        )
+        return
+    if missing_in_chosen:
+        st.error(
+            f"{missing_in_chosen:,} rows have missing values (NaN) in these columns. A release does "
+            "not drop rows (how many are dropped is not private): clean the file first. Nothing "
+            "was released and nothing was charged."
+        )
+        return
+    b = _release_budget()
+    if b is None:
+        st.error(
+            "A release counts ε or ρ: give the sidebar budget as ε or ρ. Nothing was released."
+        )
+        return
+    odo = _session_odometer(b.notion)
+    capable = [
+        sp
+        for sp in registry.applicable(data.kind, data.d, peers=True)
+        if refusal(sp) is None and sp.meets(b)
+    ]
+    if not capable:
+        st.error(f"No estimator can release these columns at {b}. Nothing was released.")
+        return
+    names = [sp.name for sp in capable]
+    chosen = url_widget(
+        st.selectbox,
+        "Estimator",
+        names,
+        key="yd_rel_est",
+        default=names[0],
+        valid=names.__contains__,
+        format_func=lambda n: registry.get(n).label,
+    )
+    st.button(
+        f"Release the means at {b}",
+        key="yd_release_go",
+        type="primary",
+        on_click=st.session_state.__setitem__,
+        args=("_yd_release_asked", True),
+    )
+    if st.session_state.pop("_yd_release_asked", False):  # kept through any rerun before here
+        kw = (
+            {"bounds": data.bounds}
+            if mode == "public"
+            else {"coarse_bounds": data.bounds, "share": share, "quantiles": quantiles}
+        )
+        frame = pd.DataFrame(data.x, columns=[str(c) for c in columns])
+        try:
+            out = odo.run(
+                release,
+                chosen,
+                frame,
+                budget=b,
+                source=raw if isinstance(raw, bytes) else None,
+                **kw,
+            )
+        except (ValueError, RuntimeError) as err:
+            st.error(f"Nothing was released and nothing was charged: {err}")
+        else:
+            st.session_state["_yd_release"] = (out, [str(c) for c in columns])
+            st.rerun()  # the odometer above shows the new total
+    _show_release()
+
+
+def _show_release() -> None:
+    """The last release of this session: means in the columns' units, accuracy, certificate."""
+    kept = st.session_state.get("_yd_release")
+    if kept is None:
+        st.caption("No release yet in this session.")
+        return
+    out, cols = kept
+    cert = out.certificate
+    st.markdown(
+        f"**Released with {cert['estimator']['label']}** at {cert['guarantee']['budget_given']}."
+    )
+    st.dataframe(release_table(cols, out.mean, out.accuracy), hide_index=True, width="stretch")
+    st.markdown(
+        "\n".join(f"- {accuracy_sentence(c, a)}" for c, a in zip(cols, out.accuracy, strict=True))
+    )
+    st.caption(f"Accuracy: {cert['accuracy']['method']}.")
+    st.download_button(
+        "Download the certificate (JSON)",
+        out.certificate_json(),
+        file_name="release-certificate.json",
+        mime="application/json",
+        key="yd_cert_json",
+    )
+    st.markdown("**Certificate, as a paragraph for a report**")
+    st.write(out.certificate_text())
+
+
+if run_mode == "release":
+    _release_mode(raw_key)
+    st.stop()
 
 outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
 if mode == "public" and outside > 0:

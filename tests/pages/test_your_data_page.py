@@ -178,3 +178,78 @@ def test_a_link_to_an_upload_asks_for_the_file():
     assert not at.get("plotly_chart")  # no silent default data or bounds
     plain = _page({"yd_source": "upload"})
     assert any("Upload a CSV file to begin" in i.value for i in plain.info)
+
+
+# ---------------------------------------------------------------------------------------------
+# release mode: one unseeded release, a session odometer, the certificate, no true mean
+
+INCOMES = "age,income\n34,52000\n51,61000\n29,61000000\n46,48000\n38,75000\n" + "".join(
+    f"{20 + i % 40},{30000 + i * 37}\n" for i in range(300)
+)
+RELEASE_QUERY = {
+    "yd_run_mode": "release",
+    "yd_source": "paste",
+    "yd_bounds_mode_own": "public",
+    "unit": "eps",
+    "budget_value": "0.5",
+    "yd_bounds": json.dumps({"age": [0, 100], "income": [0, 200000]}),
+}
+
+
+def _release_page(text: str = INCOMES, **query: str) -> AppTest:
+    at = _page({**RELEASE_QUERY, **query})
+    at.text_area(key="yd_text").input(text).run()
+    return at
+
+
+def _spent(at: AppTest) -> str:
+    return at.session_state["_yd_odometer"].spent
+
+
+def test_release_mode_releases_once_and_charges_the_odometer():
+    at = _release_page()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not any("not a secure differentially private release" in w.value for w in at.warning)
+    assert not at.get("plotly_chart")  # no comparison with the true mean
+    assert _spent(at) == 0
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _spent(at) == 0.5
+    text = _markdown(at)
+    assert "With 95% probability the noise moved the mean of income by less than $" in text
+    table = at.dataframe[-1].value
+    assert list(table["column"]) == ["age", "income"]
+    assert table["released mean"].iloc[1].startswith("$")
+    assert any(b.label == "Download the certificate (JSON)" for b in at.get("download_button"))
+    paragraph = " ".join(str(m.value) for m in at.markdown)
+    assert "ε-differential privacy with ε = 0.5" in paragraph
+    # the true mean (about 232,000 with the $61M row) is nowhere on the page
+    assert "232" not in paragraph.replace(",", "")
+    # a second release fits (0.5 of 1 left), a third is refused and costs nothing
+    at.button(key="yd_release_go").click().run()
+    assert _spent(at) == 1.0
+    at.button(key="yd_release_go").click().run()
+    assert any("nothing was released" in e.value for e in at.error)
+    assert _spent(at) == 1.0
+
+
+def _nothing_charged(at: AppTest) -> bool:
+    return "_yd_release" not in at.session_state and (
+        "_yd_odometer" not in at.session_state or _spent(at) == 0
+    )
+
+
+def test_release_mode_bad_input_costs_nothing():
+    for at in (
+        _release_page(yd_bounds=json.dumps({"age": [100, 0], "income": [0, 1]})),  # wrong order
+        _release_page("age,income\n34,52000\n51,\n29,61000\n"),  # a NaN
+        _release_page(yd_bounds_mode_own="data"),  # bounds read off the data
+    ):
+        assert at.error and not at.exception, [e.value for e in at.error]
+        assert _nothing_charged(at)
+    for text in ("age,income\n34,52000\n51,lots\n29,61000\n", "age,income\n34,\n51,\n29,\n"):
+        at = _release_page(text)  # text in a numeric column; an empty column
+        ms = next(m for m in at.multiselect if m.label == "Columns to average")
+        ms.set_value(["age", "income"]).run()
+        assert at.error and not at.exception, text
+        assert _nothing_charged(at)
