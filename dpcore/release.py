@@ -48,9 +48,10 @@ LEVEL = 0.95
 FACTOR = {"laplace": math.log(1.0 / (1.0 - LEVEL)), "gaussian": 1.959963984540054}
 #: Simulated runs for the accuracy of a multi-stage estimator (at most; see :func:`simulate_accuracy`).
 SIM_RUNS = 20
-#: Seconds of simulation after which no new run starts (at least :data:`MIN_SIM_RUNS` run).
+#: Seconds of simulation after which no new run starts, once :data:`SIM_SAMPLES` errors are in.
 SIM_SECONDS = 0.5
-MIN_SIM_RUNS = 3
+#: Errors (runs × columns) wanted before the time limit applies; never fewer than 2 runs.
+SIM_SAMPLES = 100
 #: δ at which a zCDP guarantee is also stated as (ε, δ)-DP.
 DELTA = 1e-6
 
@@ -419,6 +420,25 @@ def _probe(
     return up
 
 
+def synthetic_rows(
+    n: int, d: int, lower: Any, upper: Any, *, offset: float = 0.0, binary: bool = False
+) -> np.ndarray:
+    """``n`` rows spread evenly over ``[lower, upper]``: column ``c`` holds the points
+    ``(j + 1/2)/n`` shifted by ``offset + c·φ`` (mod 1), φ the golden ratio's fraction, so the
+    columns are not copies of each other; ``binary``: the same points thresholded at 1/2.
+
+    >>> synthetic_rows(4, 1, 0.0, 1.0)[:, 0].tolist()
+    [0.125, 0.375, 0.625, 0.875]
+    """
+    phi = (math.sqrt(5.0) - 1.0) / 2.0
+    u = (np.arange(n)[:, None] + 0.5) / n + (offset + phi * np.arange(d))[None, :]
+    u %= 1.0
+    if binary:
+        return (u >= 0.5).astype(float)
+    lo, hi = np.broadcast_to(lower, (d,)), np.broadcast_to(upper, (d,))
+    return lo + u * (hi - lo)
+
+
 def simulate_accuracy(
     name: str,
     shape: tuple[int, int],
@@ -432,22 +452,23 @@ def simulate_accuracy(
 ) -> tuple[np.ndarray, int]:
     """95% quantile of ``|estimate - mean|`` per column by simulation on synthetic data.
 
-    Each run draws fresh synthetic rows uniform in ``[lower, upper]`` (public) and runs ``name``
-    with :class:`SimulationBackend`; runs stop after ``runs`` or once ``seconds`` have passed
-    (at least :data:`MIN_SIM_RUNS`). Errors are pooled over columns relative to each column's
-    width, so ``d`` columns give ``d`` samples per run. Returns ``(half-widths, runs done)``.
+    Each run makes synthetic rows spread evenly over ``[lower, upper]`` (:func:`synthetic_rows`,
+    public values only) and runs ``name`` with :class:`SimulationBackend`; runs stop after
+    ``runs``, or once ``seconds`` have passed and :data:`SIM_SAMPLES` errors are in. Errors are
+    pooled over columns relative to each column's width, so ``d`` columns give ``d`` samples per
+    run. Returns ``(half-widths, runs done)``.
     """
     n, d = shape
     width = np.broadcast_to(upper - lower, (d,))
+    kw = dict(public)
+    binary = not takes_bounds(registry.get(name))
+    if not binary:
+        kw["bounds"] = (lower, upper)
+    wanted = min(runs, max(2, -(-SIM_SAMPLES // d)))
     rel: list[np.ndarray] = []
     start = time.perf_counter()
-    while len(rel) < runs and (len(rel) < MIN_SIM_RUNS or time.perf_counter() - start < seconds):
-        z = lower + random_unit(n * d).reshape(n, d) * (upper - lower)
-        kw = dict(public)
-        if takes_bounds(registry.get(name)):
-            kw["bounds"] = (lower, upper)
-        else:  # 0/1 columns
-            z = (z >= 0.5 * (lower + upper)).astype(float)
+    while len(rel) < runs and (len(rel) < wanted or time.perf_counter() - start < seconds):
+        z = synthetic_rows(n, d, lower, upper, offset=float(random_unit(1)[0]), binary=binary)
         est = registry.run(name, z, budget, rng=SimulationBackend(), **kw)
         err = np.asarray(est.mean, dtype=float).reshape(-1) - z.mean(axis=0)
         rel.append(np.abs(err) / width)
