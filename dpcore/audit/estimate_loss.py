@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 
 from dpcore._validation import RngLike, as_generator
-from dpcore.audit import stages as stage_mod
 from dpcore.audit.bounds import (
     Claim,
     Event,
@@ -64,6 +63,7 @@ from dpcore.audit.neighbours import (
     pairs_for,
 )
 from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner, resolve
+from dpcore.audit.stages import STAGE_D, STAGE_N, StageAudit, stage_amount, stage_budget, stages_for
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
 
@@ -352,15 +352,15 @@ def _stage_parts(
     spec: EstimatorSpec, budget: Budget, variant: str, overrides: dict[str, Any], grid: str
 ) -> list[_Part]:
     out = []
-    for st in stage_mod.stages_for(spec):
-        amount = stage_mod.stage_amount(spec, st, budget, overrides)
-        run_amount = stage_mod.stage_budget(st, amount, variant_noise(variant))
+    for st in stages_for(spec):
+        amount = stage_amount(spec, st, budget, overrides)
+        run_amount = stage_budget(st, amount, variant_noise(variant))
         claim_budget = Budget.pure(amount) if st.notion == "pure" else Budget.zcdp(amount)
         claims = claims_for(claim_budget, gaussian=st.gaussian)
-        ns = (2,) if grid == "quick" else stage_mod.STAGE_N
-        ds = (1,) if grid == "quick" else stage_mod.STAGE_D
+        ns = (2,) if grid == "quick" else STAGE_N
+        ds = (1,) if grid == "quick" else STAGE_D
 
-        def make(p: NeighbourPair, st: stage_mod.StageAudit = st, a: float = run_amount) -> Runner:
+        def make(p: NeighbourPair, st: StageAudit = st, a: float = run_amount) -> Runner:
             return st.runner(spec, p, a)
 
         pairs = st.grid(ns, ds)
@@ -483,7 +483,7 @@ def audit(
     overrides = dict(overrides or {})
     if hasattr(spec, "check_overrides"):
         overrides = spec.check_overrides(overrides)  # a guarantee-defining override raises here
-    stage_list = stage_mod.stages_for(spec) if stages and path == "entry" else []
+    stage_list = stages_for(spec) if stages and path == "entry" else []
     grid = grid or ("small" if stage_list else "default")
     _check(spec, draws, confidence, path, grid)
     draws, alpha = int(draws), 1.0 - float(confidence)

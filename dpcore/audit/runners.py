@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import registry
+from dpcore.audit.fakes import BROKEN_SPECS
 from dpcore.audit.neighbours import NeighbourPair
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
@@ -27,8 +28,6 @@ def resolve(name: str | EstimatorSpec) -> EstimatorSpec:
     """The spec for ``name``: a registry entry, a broken-on-purpose spec's name, or a spec."""
     if isinstance(name, EstimatorSpec):
         return name
-    from dpcore.audit.broken import BROKEN_SPECS
-
     if name in BROKEN_SPECS:
         return BROKEN_SPECS[name]
     return registry.get(name)
