@@ -399,6 +399,10 @@ with user_errors():
     budget = s.budget
 
 
+#: The estimator a release starts from, by preference (one clipping stage per column).
+RELEASE_DEFAULTS = ("clipped_laplace", "clipped_box_zcdp", "plan", "pmwm")
+
+
 def _release_budget() -> Budget | None:
     """The sidebar budget as a release counts it (ε or ρ), or None for an (ε, δ) budget."""
     if s.unit == "eps":
@@ -466,12 +470,13 @@ def _release_mode(raw: object) -> None:
         st.error(f"No estimator can release these columns at {b}. Nothing was released.")
         return
     names = [sp.name for sp in capable]
+    first = [n for n in RELEASE_DEFAULTS if n in names] or names  # a box clipper, not a simplex
     chosen = url_widget(
         st.selectbox,
         "Estimator",
         names,
         key="yd_rel_est",
-        default=names[0],
+        default=first[0],
         valid=names.__contains__,
         format_func=lambda n: registry.get(n).label,
     )
