@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -259,12 +259,14 @@ def _run(
     coarse_bounds, share, _ = private
     try:
         if not takes_bounds(spec):
-            est = registry.run(spec.name, x, budget, rng=backend, **public)
+            est = registry.run(spec.name, x, budget, rng=cast(Any, backend), **public)
             lo, hi = np.zeros(d), np.ones(d)
             return est, {"source": "not used: 0/1 columns", "lower": lo, "upper": hi}
         if bounds is not None:
             lo, hi = check_bounds(bounds, d, name="bounds")
-            est = registry.run(spec.name, x, budget, rng=backend, bounds=(lo, hi), **public)
+            est = registry.run(
+                spec.name, x, budget, rng=cast(Any, backend), bounds=(lo, hi), **public
+            )
             return est, {"source": "typed public bounds", "lower": lo, "upper": hi}
         if coarse_bounds is None:
             raise ValueError(
@@ -312,7 +314,13 @@ def _private_bounds_run(
     # no true mean, no standard deviation: nothing but the rows and the public range
     data = Dataset(x, None, None, "real", (lo, hi), name="upload")  # type: ignore[arg-type]
     return run_with_private_bounds(
-        spec, data, budget, share=share, coarse_bounds=(lo, hi), quantiles=quantiles, rng=backend
+        spec,
+        data,
+        budget,
+        share=share,
+        coarse_bounds=(lo, hi),
+        quantiles=quantiles,
+        rng=cast(Any, backend),
     )
 
 
@@ -412,7 +420,9 @@ def _probe(
     z = np.broadcast_to(0.5 * (lo + hi), shape).copy()
     means = []
     for c in (0.0, 1.0, -1.0):
-        est = registry.run(spec.name, z, budget, rng=_ProbeBackend(c), bounds=(lo, hi), **public)
+        est = registry.run(
+            spec.name, z, budget, rng=cast(Any, _ProbeBackend(c)), bounds=(lo, hi), **public
+        )
         means.append(np.asarray(est.mean, dtype=float).reshape(-1))
     up, down = means[1] - means[0], means[0] - means[2]
     if not np.allclose(up, down, rtol=1e-6, atol=0.0) or not np.all(up > 0):
@@ -469,7 +479,7 @@ def simulate_accuracy(
     start = time.perf_counter()
     while len(rel) < runs and (len(rel) < wanted or time.perf_counter() - start < seconds):
         z = synthetic_rows(n, d, lower, upper, offset=float(random_unit(1)[0]), binary=binary)
-        est = registry.run(name, z, budget, rng=SimulationBackend(), **kw)
+        est = registry.run(name, z, budget, rng=cast(Any, SimulationBackend()), **kw)
         err = np.asarray(est.mean, dtype=float).reshape(-1) - z.mean(axis=0)
         rel.append(np.abs(err) / width)
     pooled = np.concatenate(rel)
