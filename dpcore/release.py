@@ -40,7 +40,13 @@ from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
 from dpcore.privacy import Budget
-from dpcore.samplers import SafeBackend, opendp_version, random_unit, safe_scale
+from dpcore.samplers import (
+    ProbeBackend,
+    SafeBackend,
+    SimulationBackend,
+    opendp_version,
+    random_unit,
+)
 
 #: Probability level of the accuracy statement.
 LEVEL = 0.95
@@ -328,51 +334,6 @@ def _private_bounds_run(
 # accuracy
 
 
-class _ProbeBackend(SafeBackend):
-    """Adds ``c`` times the safe scale, deterministically (the probe of :func:`accuracy`)."""
-
-    def __init__(self, c: float) -> None:
-        super().__init__()
-        self.c = c
-
-    def add_noise(self, kind: str, value: Any, scale: Any, sensitivity: Any) -> np.ndarray:
-        val = np.asarray(value, dtype=float)
-        b = np.broadcast_to(np.asarray(scale, dtype=float), val.shape)
-        s = np.broadcast_to(np.asarray(sensitivity, dtype=float), val.shape)
-        used = np.vectorize(lambda ss, bb: safe_scale(kind, float(ss), float(bb)))(s, b)
-        return val + self.c * used
-
-
-class SimulationBackend(SafeBackend):
-    """Fast float noise from CSPRNG uniforms, for simulating accuracy on synthetic data only."""
-
-    def add_noise(self, kind: str, value: Any, scale: Any, sensitivity: Any) -> np.ndarray:
-        val = np.asarray(value, dtype=float)
-        u = random_unit(val.size).reshape(val.shape)
-        if kind == "laplace":
-            z = np.sign(u - 0.5) * -np.log1p(-2.0 * np.abs(u - 0.5))
-        else:
-            z = _normals(val.shape)
-        return val + np.asarray(scale, dtype=float) * z
-
-    def noisy_max(self, scores: Any) -> np.ndarray:
-        s = np.asarray(scores, dtype=float)
-        gumbel = -np.log(-np.log(random_unit(s.size).reshape(s.shape) * (1 - 2e-16) + 1e-16))
-        return np.argmax(s + gumbel, axis=-1)
-
-    def add_walk_noise(self, noise: str, values: Any, budget: float) -> np.ndarray:
-        val = np.asarray(values, dtype=float)
-        if noise == "exponential":
-            return val - np.log1p(-random_unit(val.size).reshape(val.shape)) / budget
-        return val + _normals(val.shape) / math.sqrt(budget)
-
-
-def _normals(shape: tuple[int, ...]) -> np.ndarray:
-    n = int(np.prod(shape, dtype=np.int64))
-    u1, u2 = 1.0 - random_unit(n), random_unit(n)
-    return (np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)).reshape(shape)
-
-
 def accuracy(
     spec: EstimatorSpec,
     est: Estimate,
@@ -388,7 +349,7 @@ def accuracy(
     carried to the mean's units by running the estimator on synthetic data (the bounds' midpoint)
     with the noise set to ``0`` and ``±1`` scale (the estimate must move linearly). Otherwise:
     simulated, the 95% quantile of ``|estimate - mean|`` over runs of the estimator on synthetic
-    data uniform inside the bounds, with the same n, d, budget and public parameters, pooled over
+    data spread evenly over the bounds, with the same n, d, budget and public parameters, pooled over
     coordinates relative to each column's width (:func:`simulate_accuracy`).
     """
     lo = np.asarray(bounds_info["lower"], dtype=float)
@@ -404,8 +365,8 @@ def accuracy(
             )
     acc, runs = simulate_accuracy(spec.name, shape, lo, hi, budget, public)
     return acc, (
-        f"simulated: {LEVEL:.0%} quantile of |error| over {runs} runs on synthetic data uniform "
-        "inside the bounds (same n, d, budget and public parameters)"
+        f"simulated: {LEVEL:.0%} quantile of |error| over {runs} runs on synthetic data spread evenly "
+        "over the bounds (same n, d, budget and public parameters)"
     )
 
 
@@ -421,7 +382,7 @@ def _probe(
     means = []
     for c in (0.0, 1.0, -1.0):
         est = registry.run(
-            spec.name, z, budget, rng=cast(Any, _ProbeBackend(c)), bounds=(lo, hi), **public
+            spec.name, z, budget, rng=cast(Any, ProbeBackend(c)), bounds=(lo, hi), **public
         )
         means.append(np.asarray(est.mean, dtype=float).reshape(-1))
     up, down = means[1] - means[0], means[0] - means[2]

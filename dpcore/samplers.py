@@ -429,3 +429,53 @@ def _walk_integers(noise: str, units: float, count: int) -> np.ndarray:
         z[todo] = np.asarray(meas([0] * todo.size), dtype=np.int64)
         todo = todo[z[todo] < 0]
     raise RuntimeError("rejection sampling did not finish (probability below 2^-200).")
+
+
+# --------------------------------------------------------------------------------------------
+# backends for the accuracy of a release (synthetic data only)
+
+
+class ProbeBackend(SafeBackend):
+    """Adds ``c`` times the safe scale, deterministically (the accuracy probe of
+    :func:`dpcore.release.accuracy`: how the noise reaches the released mean)."""
+
+    def __init__(self, c: float) -> None:
+        super().__init__()
+        self.c = c
+
+    def add_noise(self, kind: str, value: Any, scale: Any, sensitivity: Any) -> np.ndarray:
+        val = np.asarray(value, dtype=float)
+        b = np.broadcast_to(np.asarray(scale, dtype=float), val.shape)
+        s = np.broadcast_to(np.asarray(sensitivity, dtype=float), val.shape)
+        used = np.vectorize(lambda ss, bb: safe_scale(kind, float(ss), float(bb)))(s, b)
+        return val + self.c * used
+
+
+class SimulationBackend(SafeBackend):
+    """Fast float noise from CSPRNG uniforms, for simulating accuracy on synthetic data only."""
+
+    def add_noise(self, kind: str, value: Any, scale: Any, sensitivity: Any) -> np.ndarray:
+        val = np.asarray(value, dtype=float)
+        u = random_unit(val.size).reshape(val.shape)
+        if kind == "laplace":
+            z = np.sign(u - 0.5) * -np.log1p(-2.0 * np.abs(u - 0.5))
+        else:
+            z = _normals(val.shape)
+        return val + np.asarray(scale, dtype=float) * z
+
+    def noisy_max(self, scores: Any) -> np.ndarray:
+        s = np.asarray(scores, dtype=float)
+        gumbel = -np.log(-np.log(random_unit(s.size).reshape(s.shape) * (1 - 2e-16) + 1e-16))
+        return np.argmax(s + gumbel, axis=-1)
+
+    def add_walk_noise(self, noise: str, values: Any, budget: float) -> np.ndarray:
+        val = np.asarray(values, dtype=float)
+        if noise == "exponential":
+            return val - np.log1p(-random_unit(val.size).reshape(val.shape)) / budget
+        return val + _normals(val.shape) / math.sqrt(budget)
+
+
+def _normals(shape: tuple[int, ...]) -> np.ndarray:
+    n = int(np.prod(shape, dtype=np.int64))
+    u1, u2 = 1.0 - random_unit(n), random_unit(n)
+    return (np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)).reshape(shape)
