@@ -44,7 +44,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.linalg import hadamard
 
-from dpcore._validation import RngLike, as_generator
+from dpcore._validation import RngLike
+from dpcore.mechanisms import generator
 
 #: Vectors transformed together at most (a ``(D, 128)`` buffer stays in cache up to D ~ 2^12).
 CHUNK = 128
@@ -158,7 +159,7 @@ class RandomizedHadamard:
         self.d = int(d)
         self.dim = next_power_of_two(self.d)
         self.rounds = int(rounds)
-        g = as_generator(rng)
+        g = generator(rng)  # a release backend passes through (its signs from the OS CSPRNG)
         self.signs = np.where(g.random((self.rounds, self.dim)) < 0.5, -1.0, 1.0)
         # the same signs as (rounds, D1, D2, 1), to multiply a (D1, D2, m) chunk of columns
         self._chunk_signs = self.signs.reshape(self.rounds, *_factor(self.dim), 1)
