@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast walk lint format bench fuzz paper-grid presets load profile deploy-test clean
+.PHONY: run test test-fast walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -70,6 +70,13 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# Server memory of one visitor pressing "New seed" on PLAN step by step at n = 488, d = 4096 for
+# 70 s (the served app; goal: under 1.5 GB). MEMORY_ARGS="--seconds 30" for a shorter run.
+MEMORY_ARGS ?=
+memory: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	$(BIN)/python benchmarks/memory.py --served --seconds 70 $(MEMORY_ARGS)
 
 # Where one page view's CPU goes (cProfile in the script thread; issue 18): make profile PAGE=compare
 PAGE ?= compare

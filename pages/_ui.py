@@ -7,11 +7,13 @@ URL query string, so a link reproduces the view. This module holds no DP logic.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -478,10 +480,51 @@ def _dataset(distribution: str, n: int, d: int, skew: float, seed: int) -> Datas
     return generate(distribution, n, d, skew, rng=seed)
 
 
+#: Datasets with more values than this are not kept in the cache all sessions share (8 entries
+#: there could hold 8 × 16 MB at the page limit); each session keeps only its latest one.
+SHARED_DATASET_CELLS = 250_000
+
+
+_LAST_COLLECT = [0.0]
+
+
+def _collect_old_runs(every: float = 2.0) -> None:
+    """Run Python's cycle collector (at most once per ``every`` seconds per process).
+
+    A page's previous runs end as reference cycles (its functions and its module namespace, which
+    holds that run's dataset); the collector runs by object counts, not bytes, so at the largest
+    sizes a visitor stepping through seeds would pile up one 16 MB dataset per run until it did.
+    """
+    now = time.monotonic()
+    if now - _LAST_COLLECT[0] >= every:
+        _LAST_COLLECT[0] = now
+        gc.collect()
+
+
 def dataset(s: Settings | None = None) -> Dataset:
-    """The dataset for the current settings (cached on plain values)."""
+    """The dataset for the current settings (cached on plain values).
+
+    Small datasets come from a cache shared by all sessions; one above
+    :data:`SHARED_DATASET_CELLS` values is kept per session, only the latest (a copy of its rows
+    is returned, as the shared cache returns copies).
+    """
     s = s or settings()
-    return _dataset(s.distribution, s.n, s.d, s.skew, s.seed)
+    key = (s.distribution, int(s.n), int(s.d), float(s.skew), int(s.seed))
+    if key[1] * key[2] <= SHARED_DATASET_CELLS:
+        return _dataset(*key)
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ss = st.session_state if get_script_run_ctx() is not None else None
+    except Exception:  # noqa: BLE001 - no session (a background thread): no per-session copy
+        ss = None
+    held = None if ss is None else ss.get("_large_dataset")
+    if held is None or held[0] != key:
+        _collect_old_runs()
+        held = (key, generate(key[0], key[1], key[2], key[3], rng=key[4]))
+        if ss is not None:
+            ss["_large_dataset"] = held
+    return replace(held[1], x=held[1].x.copy())
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from dpcore.figures.plan import (
 from dpcore.figures.style import error_split_chart, keep, plain
 from dpcore.glossary import define
 from dpcore.registry import get
+from pages._pool import byte_cached
 from pages._present import Deck, slides_button
 from pages._ui import (
     CACHE_TTL,
@@ -44,6 +45,8 @@ from pages._ui import (
 )
 
 MAX_POINTS = 2000
+#: Bytes each of the page's run caches may hold (its view caches twice this), for all sessions.
+PAGE_CACHE_BYTES = 64 * 2**20
 JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
 EXPONENTS = sorted({round(k * 0.05, 2) for k in range(11)} | {1 / 3})
 
@@ -157,7 +160,7 @@ plan_e = 1 / (p + 2)
 variances = "oracle" if source == "oracle" else ("binary" if binary else "private")
 
 
-@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+@byte_cached(16, PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _plan_run(
     distribution: str,
     n: int,
@@ -182,7 +185,7 @@ def _plan_run(
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+@byte_cached(16, PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _baselines(distribution: str, n: int, d: int, skew: float, seed: int, rho: float):
     ds = dataset(s)  # the cache key is the plain values above
     return (
@@ -218,7 +221,7 @@ def _plan_label(p: int, exponent: float) -> str:
 # Figures are cached as objects (st.cache_resource: no copy, no re-validation on a rerun); the page
 # never mutates them, so each is marked kept (the JSON sent for it is made once, issue 18). Keys are
 # plain values only.
-@st.cache_resource(show_spinner=False, max_entries=32)
+@byte_cached(32, 2 * PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
     est, iome_est, _ = _runs(key)
     ds = dataset(s)
@@ -250,7 +253,7 @@ def _exponent_curve(true_std: bytes, n: int, rho_noise: float, p: float, exponen
     return keep(fig), frame
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@byte_cached(32, 2 * PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _global_views(key: tuple) -> tuple:
     est = _runs(key)[0]
     ds = dataset(s)

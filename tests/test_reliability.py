@@ -263,3 +263,40 @@ def test_duplicate_header_refusal_is_linear_and_follows_quoted_line_breaks():
         with pytest.raises(ValueError, match=match):
             parse_csv(text.encode())
         assert time.perf_counter() - start < 0.5
+
+
+# ---- memory -------------------------------------------------------------------------------------
+
+
+def test_byte_cache_holds_at_most_its_bytes_and_skips_large_values():
+    import numpy as np
+
+    from pages._pool import ByteCache, deep_nbytes
+
+    cache = ByteCache(max_entries=100, max_bytes=10 * 2**20)
+    for seed in range(20):  # 20 values of 1 MB: at most 10 MB kept
+        cache.put(seed, (np.zeros(2**17), {"seed": seed}))
+        assert cache.bytes <= cache.max_bytes
+    assert cache.get(19)[0] and not cache.get(0)[0]
+    cache.put("big", np.zeros(2**20))  # 8 MB: above half the budget, not kept
+    assert not cache.get("big")[0]
+    x = np.zeros((100, 100))
+    assert deep_nbytes((x, x[:, 0], [x])) == x.nbytes  # a view counts its base once
+
+
+def test_byte_cached_functions_share_one_cache_across_page_runs():
+    """A page's script defines its functions again on every run; they must find one cache."""
+    from pages._pool import byte_cached
+
+    calls = []
+
+    def define():
+        @byte_cached(4, 2**20)
+        def square(v):
+            calls.append(v)
+            return v * v
+
+        return square
+
+    assert define()(3) == 9 and define()(3) == 9
+    assert calls == [3]
