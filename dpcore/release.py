@@ -364,9 +364,15 @@ def accuracy(
                 "scale used"
             )
     acc, runs = simulate_accuracy(spec.name, shape, lo, hi, budget, public)
+    caveat = (
+        "; it uses the number of rows, which an add-remove guarantee protects: publish it only "
+        "where n is public"
+        if spec.neighbouring == "add-remove"
+        else ""
+    )
     return acc, (
         f"simulated: {LEVEL:.0%} quantile of |error| over {runs} runs on synthetic data spread evenly "
-        "over the bounds (same n, d, budget and public parameters)"
+        "over the bounds (same n, d, budget and public parameters)" + caveat
     )
 
 
