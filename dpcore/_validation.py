@@ -124,6 +124,11 @@ def check_bounds(
         lower, upper = bounds
         lo = np.asarray(lower, dtype=float)
         hi = np.asarray(upper, dtype=float)
+    except OverflowError as err:  # a Python int beyond float range
+        raise ValueError(
+            f"{name} must be finite numbers within ±{limits.MAX_ABS_VALUE:g}; got a number beyond "
+            "the float range."
+        ) from err
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name} must be a pair (lower, upper) of numbers or arrays.") from err
     if d is not None:

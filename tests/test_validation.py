@@ -47,3 +47,10 @@ def test_shapes_bounds_and_seeds():
         as_generator(-1)
     with pytest.raises(ValueError, match="bool"):
         as_generator(True)
+
+
+@pytest.mark.parametrize("bounds", [(-(10**400), 10**400), (0, 10**400), ([-(10**400)], [1])])
+def test_integer_bounds_beyond_float_range_are_a_value_error(bounds):
+    """Reliability audit 2.7: OverflowError from check_bounds (43 fuzz cases, 23 estimators)."""
+    with pytest.raises(ValueError, match="bounds must be finite"):
+        check_bounds(bounds, 1)
