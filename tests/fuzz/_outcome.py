@@ -30,8 +30,10 @@ _INTERNAL = (
 
 
 def refused_clearly(err: BaseException) -> bool:
+    """A message of 15 characters or more with no internal fragment, or one dpcore wrapped with
+    its own fix (it names ``dpcore``, e.g. "help(dpcore.registry.get('plan').func) lists them")."""
     msg = str(err)
-    return len(msg) >= 15 and not any(frag in msg for frag in _INTERNAL)
+    return len(msg) >= 15 and ("dpcore" in msg or not any(frag in msg for frag in _INTERNAL))
 
 
 def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
