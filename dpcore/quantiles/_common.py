@@ -109,7 +109,7 @@ def check_public_bounds(
     if bounds is not None:
         try:
             ends = [np.asarray(b, dtype=float) for b in bounds]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # check_bounds names the problem
             ends = []
         if any(not np.all(np.isfinite(e)) for e in ends):
             raise ValueError(

@@ -49,7 +49,9 @@ def test_budgets_convert_correctly_or_refuse(case_counter, notion, value, delta,
     if kind == "refused":
         return
     for target in ("zcdp", "pure"):
-        conv = b.to_native(target, method)
+        done, conv = outcome(lambda t=target: b.to_native(t, method))
+        if done == "refused":  # e.g. a pure budget asked of a zCDP estimator: refused by name
+            continue
         assert math.isfinite(conv.value) and conv.value > 0, (b, target, conv)
     if (
         notion == "approx"
