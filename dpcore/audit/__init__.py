@@ -10,7 +10,7 @@ estimators and variants the audit must catch; :mod:`dpcore.audit.profile` runs t
 """
 
 from dpcore.audit.bounds import Claim, Event, claims_for
-from dpcore.audit.broken import VARIANT_LABELS, variants_for
+from dpcore.audit.broken import BROKEN_SPECS, VARIANT_LABELS, variants_for
 from dpcore.audit.estimate_loss import (
     GAUSSIAN_ENTRIES,
     AuditResult,
@@ -20,7 +20,6 @@ from dpcore.audit.estimate_loss import (
     minimal_n,
     native_budget,
 )
-from dpcore.audit.fakes import BROKEN_SPECS
 from dpcore.audit.neighbours import NeighbourPair, pair_grid, pairs_for
 
 __all__ = [

@@ -52,7 +52,13 @@ from dpcore.audit.bounds import (
     evaluate,
     statistics,
 )
-from dpcore.audit.broken import registered, scaled_budget, variant_noise, variant_runner
+from dpcore.audit.broken import (
+    registered,
+    resolve,
+    scaled_budget,
+    variant_noise,
+    variant_runner,
+)
 from dpcore.audit.neighbours import (
     GRID_D,
     GRID_N,
@@ -62,7 +68,7 @@ from dpcore.audit.neighbours import (
     pair_grid,
     pairs_for,
 )
-from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner, resolve
+from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner
 from dpcore.audit.stages import STAGE_D, STAGE_N, StageAudit, stage_amount, stage_budget, stages_for
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget

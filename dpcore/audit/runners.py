@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from dpcore import registry
-from dpcore.audit.fakes import BROKEN_SPECS
 from dpcore.audit.neighbours import NeighbourPair
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
@@ -25,11 +24,10 @@ Runner = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 
 def resolve(name: str | EstimatorSpec) -> EstimatorSpec:
-    """The spec for ``name``: a registry entry, a broken-on-purpose spec's name, or a spec."""
+    """The spec for ``name``: a registry entry or a spec (broken-on-purpose names:
+    :func:`dpcore.audit.broken.resolve`)."""
     if isinstance(name, EstimatorSpec):
         return name
-    if name in BROKEN_SPECS:
-        return BROKEN_SPECS[name]
     return registry.get(name)
 
 
