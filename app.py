@@ -7,6 +7,7 @@ over to the page the user picked. It holds no DP logic: that is all in ``dpcore`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from pages import _present
 from pages._showcase import warm
+from pages._spec import PAGES, page
 from pages._ui import (
     BUDGET_PRESETS,
     DEFAULTS,
@@ -39,39 +41,6 @@ st.set_page_config(
 )
 
 ROOT = Path(__file__).parent
-PAGES = [
-    ("pages/home.py", "Home", ":material/home:"),
-    ("pages/privacy_budget.py", "Privacy budget", ":material/balance:"),
-    ("pages/plan_step_by_step.py", "PLAN step by step", ":material/filter_center_focus:"),
-    ("pages/compare.py", "Compare estimators", ":material/leaderboard:"),
-    ("pages/side_by_side.py", "Side by side", ":material/compare:"),
-    ("pages/winsorized.py", "Winsorized mean", ":material/content_cut:"),
-    ("pages/simplex.py", "Free lunch (simplex)", ":material/change_history:"),
-    ("pages/binary_product.py", "Binary product", ":material/apps:"),
-    ("pages/your_data.py", "Your data", ":material/upload_file:"),
-    ("pages/privacy_audit.py", "Privacy audit", ":material/verified_user:"),
-]
-
-
-#: Sidebar controls a page does not use: greyed out there, with the reason as their help text.
-_OWN_DATA = "This page draws its own data"
-IGNORED: dict[str, dict[str, str]] = {
-    "pages/simplex.py": {
-        k: f"{_OWN_DATA}: one column on [0, R], placed by the p slider below (n and the "
-        "budget from the sidebar apply)."
-        for k in ("distribution", "skew", "d")
-    },
-    "pages/binary_product.py": {
-        k: f"{_OWN_DATA}: binary product profiles with this page's own n and d (the "
-        "budget and seed from the sidebar apply)."
-        for k in ("distribution", "skew", "n", "d")
-    },
-    "pages/your_data.py": {
-        k: "This page uses your file (or a bundled data set) with its own rows and columns; "
-        "the budget and seed from the sidebar apply."
-        for k in ("distribution", "skew", "n", "d")
-    },
-}
 
 
 def _init_state() -> None:
@@ -131,12 +100,9 @@ def _new_seed() -> None:
     st.session_state["seed"] = int(st.session_state["seed"]) + 1
 
 
-def sidebar(page: str) -> None:
-    """The global controls; those ``page`` does not use are greyed out with the reason."""
+def _data_controls(ignored: Mapping[str, str]) -> None:
+    """Distribution, skew, n and d; those in ``ignored`` greyed out with the reason."""
     sb = st.sidebar
-    ss = st.session_state
-    ignored = IGNORED.get(page, {})
-    send_values(*GLOBAL_KEYS, "budget_preset", "present")  # never a number box's minimum instead
     sb.markdown("### Data")
     sb.selectbox(
         "Distribution",
@@ -147,7 +113,7 @@ def sidebar(page: str) -> None:
         disabled="distribution" in ignored,
         help=ignored.get("distribution"),
     )
-    spec = DISTRIBUTIONS[ss["distribution"]]
+    spec = DISTRIBUTIONS[st.session_state["distribution"]]
     skew_reason = ignored.get("skew") or (
         None
         if spec.skew_applies
@@ -181,6 +147,12 @@ def sidebar(page: str) -> None:
         disabled="d" in ignored,
         help=ignored.get("d"),
     )
+
+
+def _budget_controls(page_path: str) -> None:
+    """Unit, preset, exact value and δ (used with the (ε, δ) unit and on the Privacy budget page)."""
+    sb = st.sidebar
+    ss = st.session_state
     sb.markdown("### Privacy budget")
     sb.radio(
         "Unit",
@@ -208,7 +180,7 @@ def sidebar(page: str) -> None:
     rule = ss.get("_unit_rule")
     if rule and rule[0] == ss["unit"]:
         sb.caption(rule[1])
-    uses_delta = ss["unit"] == "eps_delta" or page == "pages/privacy_budget.py"
+    uses_delta = ss["unit"] == "eps_delta" or page_path == "pages/privacy_budget.py"
     sb.number_input(
         "δ (smaller is more private)",
         key="delta",
@@ -224,6 +196,16 @@ def sidebar(page: str) -> None:
             "row meets (0, δ)-DP for δ ≥ 1/n, so this δ promises almost nothing. Use δ well below 1/n.",
             icon=":material/warning:",
         )
+
+
+def sidebar(page_path: str) -> None:
+    """The global controls; those the page does not use (its :class:`pages._spec.PageSpec`
+    ``ignores``) are greyed out with the reason."""
+    sb = st.sidebar
+    ignored = page(page_path).ignores if page_path else {}
+    send_values(*GLOBAL_KEYS, "budget_preset", "present")  # never a number box's minimum instead
+    _data_controls(ignored)
+    _budget_controls(page_path)
     c3, c4 = sb.columns([3, 2])
     c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
@@ -239,13 +221,14 @@ def sidebar(page: str) -> None:
 warm()  # once per server: computes the Home picture in a background thread
 _init_state()
 apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
-pages = [
-    st.Page(path, title=title, icon=icon, default=(path == "pages/home.py"))
-    for path, title, icon in PAGES
-    if (ROOT / path).exists()
-]
-nav = st.navigation(pages)
-page_path = next((p for p, t, _ in PAGES if t == nav.title), "")
+nav = st.navigation(
+    [
+        st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
+        for p in PAGES
+        if (ROOT / p.path).exists()
+    ]
+)
+page_path = next((p.path for p in PAGES if p.title == nav.title), "")
 sidebar(page_path)
 current = settings()
 for key in st.session_state.get(

@@ -46,6 +46,7 @@ from pages._pool import (
     with_pool,
 )
 from pages._present import Deck, slides_button
+from pages._spec import page
 from pages._ui import (
     AUTO_REFINE_SECONDS,
     LONG_RUN_SECONDS,
@@ -71,10 +72,7 @@ follow()  # a click on the chart asked for Side by side at that point
 s = settings()
 st.title("Compare estimators")
 #: presenter mode: one idea per screen (pages/_present.py)
-deck = Deck(
-    ["The story", "The chart", "The ranking", "The failure rate", "What each estimator needs"],
-    key="cmp_slide",
-)
+deck = Deck(page("pages/compare.py").steps, key="cmp_slide")
 st.markdown(
     "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
     "datasets; each point is the **median** error over repeated runs, with a light 10–90% band. The grey dash-dot "

@@ -7,6 +7,7 @@ import streamlit as st
 from dpcore.figures.style import prepared
 from dpcore.glossary import GLOSSARY
 from pages._showcase import evidence, why_plan_charts
+from pages._spec import tour
 from pages._ui import settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,38 +76,9 @@ c4.markdown(
 )
 
 st.subheader("A five-minute tour")
-tour = [
-    (
-        "pages/privacy_budget.py",
-        "1. Privacy budget",
-        "what ε, (ε, δ) and ρ mean, how they convert, and how each estimator splits its budget.",
-    ),
-    (
-        "pages/plan_step_by_step.py",
-        "2. PLAN step by step",
-        "centre, scale, clip, add noise: the PLAN paper's Figure 1, live, on your data.",
-    ),
-    (
-        "pages/compare.py",
-        "3. Compare estimators",
-        "error against the budget (or n, d, skew) for every estimator, beside the sampling floor.",
-    ),
-    (
-        "pages/winsorized.py",
-        "4. Winsorized mean",
-        "robust private means of one column, and subsample-and-aggregate.",
-    ),
-    (
-        "pages/simplex.py",
-        "5. Free lunch (simplex)",
-        "a private count for free when summing bounded data.",
-    ),
-    ("pages/binary_product.py", "6. Binary product", "pure-DP estimation of many rare bits."),
-    ("pages/your_data.py", "7. Your data", "bring a CSV, or use a bundled data set."),
-]
-for path, label, text in tour:
-    if (ROOT / path).exists():
-        st.page_link(path, label=f"**{label}**: {text}")
+for spec, label in tour():
+    if (ROOT / spec.path).exists():
+        st.page_link(spec.path, label=f"**{label}**: {spec.blurb}")
 
 st.info(
     f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "

@@ -16,7 +16,6 @@ from dpcore.estimators.plan import PlanDiagnostics, plan, thin_budget_risk
 from dpcore.experiments.cost import seconds_plan_page
 from dpcore.experiments.studies import display_sample
 from dpcore.figures.plan import (
-    PANEL_TITLES,
     error_split_frame,
     exponent_curve,
     noise_figure,
@@ -29,6 +28,7 @@ from dpcore.glossary import define
 from dpcore.registry import get
 from pages._pool import byte_cached
 from pages._present import Deck, slides_button
+from pages._spec import PLAN_STEPS, page
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -50,13 +50,9 @@ PAGE_CACHE_BYTES = 64 * 2**20
 JITTER = 0.1  # display-only spread for 0/1 data, whose rows sit on the four corners of a square
 EXPONENTS = sorted({round(k * 0.05, 2) for k in range(11)} | {1 / 3})
 
-STEPS = [PANEL_TITLES[k] for k in "abcd"]
-MORE = [
-    "The noise ellipse",
-    "Why the middle ground wins",
-    "Noise shapes over all coordinates",
-    "Where the error comes from",
-]
+#: presenter mode: PLAN's steps (a)-(d), then one idea per screen (pages/_spec.py)
+STEPS = list(PLAN_STEPS)
+MORE = list(page("pages/plan_step_by_step.py").steps[len(STEPS) :])
 
 s = settings()
 st.title("PLAN step by step")

@@ -18,6 +18,7 @@ from dpcore.registry import applicable, get
 from pages._goto import SEEN
 from pages._present import presenting
 from pages._present import step as present_step
+from pages._spec import page
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
 
 MAX_POINTS = 1500
@@ -356,12 +357,14 @@ def _deck() -> str:
     )
 
 
-SECTIONS = {
-    "Clipping and noise, side by side": _gallery_section,
-    "Draw 100 releases": _releases_section,
-    "PLAN's four steps (animated)": _steps_section,
-    "The scaling exponent (animated)": _sweep_section,
-}
+#: The page's sections, titled by its presenter steps (pages/_spec.py)
+SECTIONS = dict(
+    zip(
+        page("pages/side_by_side.py").steps,
+        (_gallery_section, _releases_section, _steps_section, _sweep_section),
+        strict=True,
+    )
+)
 if presenting():
     title = list(SECTIONS)[present_step(list(SECTIONS), key="sbs_slide")]
     SECTIONS[title]()

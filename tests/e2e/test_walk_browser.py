@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from dpcore.experiments.presets import PRESETS
+from pages._spec import PAGES as SPEC_PAGES
 
 #: About five minutes on two cores: run by ``make walk`` (and by CI after ``make test``), not by
 #: ``make test``, which must stay short.
@@ -25,19 +26,8 @@ pytestmark = [
     pytest.mark.skipif(os.environ.get("DPMEAN_WALK") != "1", reason="run by `make walk`"),
 ]
 
-#: Every page of the app (url path, a heading it shows).
-PAGES = [
-    ("", "dpmean lab"),
-    ("privacy_budget", "Privacy budget"),
-    ("plan_step_by_step", "PLAN"),
-    ("compare", "Compare estimators"),
-    ("side_by_side", "Side by side"),
-    ("winsorized", "Winsorized"),
-    ("simplex", "Free lunch"),
-    ("binary_product", "Binary product"),
-    ("your_data", "Your data"),
-    ("privacy_audit", "Privacy audit"),
-]
+#: Every page of the app (url path, navigation title), from pages/_spec.py.
+PAGES = [(p.url_path, p.title) for p in SPEC_PAGES]
 VIEWS = [(f"page-{path or 'home'}", path) for path, _ in PAGES] + [
     (f"preset-{name}", f"compare?preset={name}") for name in PRESETS
 ]

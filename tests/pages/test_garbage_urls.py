@@ -10,19 +10,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig
+from pages._spec import PAGES as SPEC_PAGES
 
 TIMEOUT = 180
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = [
-    "pages/home.py",
-    "pages/privacy_budget.py",
-    "pages/plan_step_by_step.py",
-    "pages/compare.py",
-    "pages/winsorized.py",
-    "pages/simplex.py",
-    "pages/binary_product.py",
-    "pages/your_data.py",
-]
+#: Every page of the app (pages/_spec.py).
+PAGES = [p.path for p in SPEC_PAGES]
 SMALL = {"n": "200", "d": "2"}
 
 

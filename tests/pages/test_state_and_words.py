@@ -18,6 +18,7 @@ from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.cost import estimate_seconds, seconds_per_run
 from dpcore.glossary import GLOSSARY, define
 from dpcore.privacy import approx_to_zcdp, zcdp_to_approx
+from pages._spec import PAGES as SPEC_PAGES
 from pages._ui import convert_unit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -304,16 +305,8 @@ def test_a_short_compare_run_shows_all_repetitions_at_once() -> None:
 # ---------------------------------------------------------------------------------------------
 # words
 
-PAGES = [
-    "pages/home.py",
-    "pages/privacy_budget.py",
-    "pages/plan_step_by_step.py",
-    "pages/compare.py",
-    "pages/winsorized.py",
-    "pages/simplex.py",
-    "pages/binary_product.py",
-    "pages/your_data.py",
-]
+#: Every page of the app (pages/_spec.py).
+PAGES = [p.path for p in SPEC_PAGES]
 FORBIDDEN = re.compile(r"spec §|specs/|\bspec\b|\b(S[1-4]|B1c?|B2|B3)\b")
 
 
