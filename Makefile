@@ -10,7 +10,7 @@ PORT   ?= 8501
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,peers,scale,export]'
+	$(BIN)/python -m pip install --quiet -e '.[test,peers,scale,export,docs]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -40,6 +40,13 @@ fuzz: $(STAMP)
 .PHONY: audit
 audit: $(STAMP)
 	$(BIN)/python -m dpcore.audit $(AUDIT_ARGS)
+
+# The documentation site (docs/, mkdocs.yml) built in strict mode: every warning (a broken link or
+# anchor, a docstring mkdocstrings cannot render) fails. Open $(DOCS_SITE)/index.html.
+DOCS_SITE ?= /tmp/dpmean-site
+.PHONY: docs
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict -d $(DOCS_SITE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check dpcore pages tests benchmarks app.py
