@@ -1,0 +1,212 @@
+"""PLAN's deterministic core: the scale vector and Algorithm 1 lines 5, 7 and 8 for a given centre,
+``sigma^`` and clip radius, with the constants every stage shares (budget splits, stage labels).
+
+References
+----------
+Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1; specs/plan.md §2, §9.2–9.6.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpcore import mechanisms
+from dpcore._validation import RngLike, check_data, check_positive
+
+#: The paper's experimental split (specs/plan.md §2 "Budgets").
+DEFAULT_SPLIT: dict[str, float] = {
+    "center": 0.0625,
+    "variance": 0.1875,
+    "radius": 0.1875,
+    "noise": 0.5625,
+}
+#: Split when no variance is estimated (oracle, no scaling): the centre gets the preprocessing share.
+NO_VARIANCE_SPLIT: dict[str, float] = {"center": 0.25, "radius": 0.1875, "noise": 0.5625}
+#: Split of the binary instantiation: the centre is the free frequency vector.
+BINARY_SPLIT: dict[str, float] = {"variance": 0.25, "radius": 0.1875, "noise": 0.5625}
+STAGES = ("center", "variance", "radius", "noise")
+
+STAGE_LABELS = {
+    "center": "centre (coordinate medians)",
+    "variance": "variances",
+    "radius": "clip radius",
+    "noise": "noisy sum",
+}
+
+_TINY = 1e-300
+
+
+def default_scale_exponent(p: float) -> float:
+    """PLAN's exponent ``e = 1/(p+2)``: ``s_i = sigma^_i ** (-2e) = (sigma^_i**2) ** (-1/(p+2))``."""
+    return 1.0 / (check_positive(p, "p") + 2.0)
+
+
+def scale_vector(
+    sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | None = None
+) -> np.ndarray:
+    """The scale vector ``s = sigma^ ** (-2 e)`` of Algorithm 1, line 5.
+
+    ``e = 1/(p+2)`` by default (``p = 2``: ``s = sigma^^(-1/2)``; ``p = 1``: ``sigma^^(-2/3)``);
+    ``e = 0`` is no scaling, ``e = 1/2`` the equal split ``s = 1/sigma^`` (Mahalanobis style).
+    """
+    sig = np.asarray(sigma_hat, dtype=float)
+    if sig.ndim != 1 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError(
+            "sigma_hat must be a 1-D array of positive finite numbers (one per coordinate)."
+        )
+    e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
+    if not math.isfinite(e) or e < 0:
+        raise ValueError(
+            f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}."
+        )
+    return sig ** (-2.0 * e)
+
+
+@dataclass
+class PlanCore:
+    """Result of :func:`plan_core` (Algorithm 1 lines 5–8 for a given centre, sigma^ and C).
+
+    Attributes
+    ----------
+    mean : ndarray (d,)
+        The output ``mu~ + (sum_j clip(y_j) + eta) / (n s)``.
+    noiseless_mean : ndarray (d,)
+        The same without ``eta``.
+    scale : ndarray (d,)
+        ``s``.
+    norms : ndarray (n,)
+        ``||y_j||_2`` of the scaled centred rows ``y_j = (x_j - mu~) * s``.
+    clipped : bool ndarray (n,)
+        ``norms > C``.
+    clipped_sum : ndarray (d,)
+        ``sum_j min(1, C/||y_j||) y_j`` (scaled space).
+    noise : ndarray (d,)
+        ``eta`` (scaled space, added to the sum).
+    noise_std_scaled : float
+        ``sqrt(2 C^2 / rho_noise)``, the std of each coordinate of ``eta``.
+    noise_std : ndarray (d,)
+        Per-coordinate std of the output noise in original space, ``noise_std_scaled / (n s)``.
+    """
+
+    mean: np.ndarray
+    noiseless_mean: np.ndarray
+    scale: np.ndarray
+    norms: np.ndarray
+    clipped: np.ndarray
+    clipped_sum: np.ndarray
+    noise: np.ndarray
+    noise_std_scaled: float
+    noise_std: np.ndarray
+
+
+def _row_norms(y: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ij,ij->i", y, y))
+
+
+def _scaled_rows(
+    X: np.ndarray, center: np.ndarray, s: np.ndarray
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """Yield ``(rows, y)`` with ``y = (X[rows] - center) * s`` for blocks of rows.
+
+    One reused block buffer instead of an ``(n, d)`` temporary (a fresh large array costs page
+    faults that can exceed the arithmetic on a shared machine).
+    """
+    n, d = X.shape
+    size = max(1, min(n, (1 << 16) // d))
+    buf = np.empty((size, d))
+    for j in range(0, n, size):
+        y = buf[: min(size, n - j)]
+        np.subtract(X[j : j + size], center, out=y)
+        y *= s
+        yield slice(j, j + y.shape[0]), y
+
+
+def plan_core(
+    x: np.ndarray,
+    center: np.ndarray,
+    sigma_hat: np.ndarray,
+    radius: float,
+    *,
+    rho_noise: float,
+    p: float = 2.0,
+    scale_exponent: float | None = None,
+    rng: RngLike = None,
+) -> PlanCore:
+    """Algorithm 1 lines 5, 7 and 8 for a given centre, ``sigma^`` and clip radius ``C``.
+
+    ``y_j = (x_j - center) * s``; ``z = sum_j min(1, C/||y_j||) y_j``; ``eta ~ N(0, 2C^2/rho_noise I)``;
+    returns ``center + (z + eta) / (n s)``.
+
+    Parameters
+    ----------
+    x : array (n, d)
+    center : array (d,)
+    sigma_hat : array (d,), positive
+    radius : float, > 0
+        ``C`` in scaled space.
+    rho_noise : float
+        zCDP budget of the Gaussian release.
+    p, scale_exponent : see :func:`scale_vector`.
+    rng : None, int or Generator
+
+    Returns
+    -------
+    PlanCore
+
+    Privacy
+    -------
+    Replace-one, ``n`` public. For fixed (public or privately computed) ``center``,
+    ``sigma_hat`` and ``radius`` the l2 sensitivity of ``z`` is ``2C``; ``eta`` is drawn by
+    :func:`dpcore.mechanisms.gaussian` (``rho_noise``-zCDP), charged to the caller's open stage.
+
+    References
+    ----------
+    PLAN, Algorithm 1; specs/plan.md §2 and §9.2–9.6.
+    """
+    X = check_data(x, ndim=2)
+    n, d = X.shape
+    c = np.broadcast_to(np.asarray(center, dtype=float), (d,))
+    C = check_positive(radius, "radius")
+    r3 = check_positive(rho_noise, "rho_noise")
+    s = scale_vector(np.broadcast_to(np.asarray(sigma_hat, dtype=float), (d,)), p, scale_exponent)
+    y = X - c
+    y *= s
+    norms = _row_norms(y)
+    factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
+    clipped_sum = factor @ y
+    tau = math.sqrt(2.0 * C * C / r3)  # = (2C) / sqrt(2 rho_noise)
+    noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, r3, tau, mechanisms.generator(rng))
+    noiseless = c + clipped_sum / (n * s)
+    mean = c + noisy_sum / (n * s)
+    return PlanCore(
+        mean=mean,
+        noiseless_mean=noiseless,
+        scale=s,
+        norms=norms,
+        clipped=norms > C,
+        clipped_sum=clipped_sum,
+        noise=eta,
+        noise_std_scaled=tau,
+        noise_std=tau / (n * s),
+    )
+
+
+def _noisy_sum(
+    clipped_sum: np.ndarray, sensitivity: float, rho: float, tau: float, rng: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(clipped_sum + eta, eta)`` with Gaussian ``eta`` of std ``tau``: ``rho``-zCDP for an l2
+    ``sensitivity`` (:func:`dpcore.mechanisms.gaussian`, charged to the caller's open stage)."""
+    rel = mechanisms.gaussian(
+        clipped_sum,
+        sensitivity=sensitivity,
+        rho=rho,
+        rng=rng,
+        scale=tau,
+        note=f"Gaussian mechanism on the clipped sum, l2 sensitivity 2C = {sensitivity:.4g}",
+    )
+    return np.asarray(rel.value, dtype=float), np.asarray(rel.noise, dtype=float)
