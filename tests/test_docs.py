@@ -1,12 +1,13 @@
 """The documentation site builds in strict mode, and every link into it resolves.
 
 ``make docs`` builds ``docs/`` with MkDocs (``mkdocs.yml``); these tests build it once into a
-temporary directory and check three things on the result:
+temporary directory and check:
 
 * the strict build succeeds (MkDocs turns every warning into an error: a broken link or anchor
   between pages, a missing page, a docstring mkdocstrings cannot render);
 * every relative link in ``docs/*.md`` points at an existing file, and its ``#anchor`` at an
   element of the built page;
+* every registered estimator is named on an estimator page;
 * every section reference in the code (``specs/plan.md §3b`` or ``docs/estimators/plan.md#s3b``
   in ``dpcore/``, ``pages/``, ``app.py`` and ``tests/``) names an anchor of the estimator page it
   stands for (``docs/references.md`` explains the mapping).
@@ -156,3 +157,13 @@ def test_code_references_resolve(site: Path) -> None:
                 bad.append(f"{where} (no anchor #{anchor} in docs/estimators/{page}.md)")
     assert seen > 0, "found no section references in the code (has their form changed?)"
     assert not bad, f"{len(bad)} references do not resolve:\n" + "\n".join(sorted(set(bad)))
+
+
+def test_every_estimator_is_documented() -> None:
+    """Each registered entry is named (in backticks) on an estimator page or the home page."""
+    from dpcore import registry
+
+    pages = [DOCS / "index.md", *sorted((DOCS / "estimators").glob("*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages)
+    missing = [s.name for s in registry.all_estimators() if f"`{s.name}`" not in text]
+    assert not missing, f"registered but not documented under docs/estimators/: {missing}"
