@@ -150,14 +150,15 @@ def coinpress_center(
         )
         f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
         shift = (diff @ f) / n if columns else (f @ diff) / n
-        c = mechanisms.gaussian(
+        step = mechanisms.gaussian(
             c + shift,
             sensitivity=2.0 * R / n,
             rho=rho_t,
             rng=g,
             scale=2.0 * R / (n * math.sqrt(2.0 * rho_t)),
             note=f"CoinPress step {t + 1} of {T}: clipped mean in a ball of radius {R:.4g}",
-        ).value
+        )
+        c = np.asarray(step.value, dtype=float)
         clip.append(R)
     return c, {"steps": T, "radii": radii, "clip_radii": clip, "budget_per_step": rho_t}
 

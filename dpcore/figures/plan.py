@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -91,7 +91,9 @@ def wrap_title(text: str) -> str:
     return text[:k] + "<br>" + text[k + 1 :]  # points on a drawn circle or ellipse
 
 
-def _outline(center: Sequence[float], semi_axes: Sequence[float]) -> np.ndarray:
+def _outline(
+    center: np.ndarray | Sequence[float], semi_axes: np.ndarray | Sequence[float]
+) -> np.ndarray:
     """Closed outline ``center + (a cos t, b sin t)`` of an axis-aligned ellipse, shape (181, 2)."""
     t = np.linspace(0.0, 2.0 * math.pi, _OUTLINE)
     return np.column_stack(
@@ -218,11 +220,10 @@ class _StepsGeometry:
 
     def lift(self, arr: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """1-D mode: add the jitter as a second column, scaled to the panel's width."""
-        return (
-            arr
-            if not self.one_d
-            else np.column_stack([arr[:, 0], self.heights * self.height_of(ref)])
-        )
+        if not self.one_d:
+            return arr
+        assert self.heights is not None  # 1-D mode draws every row at a height
+        return np.column_stack([arr[:, 0], self.heights * self.height_of(ref)])
 
     def ball(self, center: np.ndarray, semi: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Outline of the axis-aligned ellipse (2-D) or the interval's two edges (1-D)."""
@@ -249,14 +250,14 @@ def _steps_geometry(
     rows = np.arange(n) if sample is None else sample["row"].to_numpy(np.int64)
     c = np.asarray(dg.center, dtype=float)[cs]
     s = np.asarray(dg.scale, dtype=float)[cs]
-    C = float(dg.clip_radius)
+    C = float(cast(float, dg.clip_radius))
     norms_all = dg.norms if isinstance(dg, PlanDiagnostics | IomeDiagnostics) else None
     if norms_all is None:
         full = (X - np.asarray(dg.center, float)) * np.asarray(dg.scale, float)
         norms_all = np.sqrt(np.einsum("ij,ij->i", full, full))
     norms = np.asarray(norms_all, dtype=float)[rows]
     factor = np.minimum(1.0, C / np.maximum(norms, 1e-300))
-    pts = X[np.ix_(rows, cs)]
+    pts = X[np.ix_(rows, np.asarray(cs))]
     recentred = pts - c
     scaled = recentred * s
     pulled = scaled * factor[:, None]
@@ -656,7 +657,7 @@ def step_summary(estimate: Estimate, coords: Sequence[int], x: np.ndarray) -> di
     y = (X[:, cs] - np.asarray(dg.center, float)[cs]) * np.asarray(dg.scale, float)[cs]
     r2 = np.sqrt(np.einsum("ij,ij->i", y, y))
     clipped = np.asarray(dg.clipped, bool)
-    C = float(dg.clip_radius)
+    C = float(cast(float, dg.clip_radius))
     sd = X[:, cs].std(axis=0)
     ratio_before = float(sd[0] / sd[-1]) if len(cs) == 2 and sd[-1] > 0 else float("nan")
     sds = y.std(axis=0)

@@ -110,14 +110,15 @@ def _zoom(
     ok = (idx >= 0) & (idx < Bi)
     offsets = (B * np.arange(d))[None, :]
     counts = np.bincount((idx + offsets)[ok].astype(np.intp), minlength=B * d).reshape(d, B)
-    noisy = mechanisms.gaussian(
+    hist = mechanisms.gaussian(
         counts,
         sensitivity=math.sqrt(2.0 * d),
         rho=rho_l,
         rng=rng,
         scale=math.sqrt(d / rho_l),
         note=f"{d} noisy {B}-bin histograms (one value per column moves two counts by 1)",
-    ).value
+    )
+    noisy = np.asarray(hist.value, dtype=float)
     tri = noisy.copy()
     tri[:, 1:] += noisy[:, :-1]
     tri[:, :-1] += noisy[:, 1:]

@@ -48,6 +48,7 @@ def recenter(run: PlanRun, q_tilde: np.ndarray | None) -> np.ndarray | None:
     if how == "coinpress":
         return None
     if how == "frequencies":
+        assert q_tilde is not None  # the frequencies run before the centre for binary data
         return np.clip(q_tilde, lo, hi)
     if how == "box":
         return (lo + hi) / 2.0
@@ -55,7 +56,8 @@ def recenter(run: PlanRun, q_tilde: np.ndarray | None) -> np.ndarray | None:
     if how == "coarse_to_fine":
         mu, window = _c2f_centre(run.X, lo, hi, rho_c, run.ledger, run.g)
         run.extra["center_window"] = window
-        _warn_thin_center(run.warnings, *run.X.shape, run.rho, lo, hi, run.thin_share)
+        n, d = run.X.shape
+        _warn_thin_center(run.warnings, n, d, run.rho, lo, hi, run.thin_share)
         return mu
     spread = spec.center_spread
     mu = _median_centre(
@@ -95,7 +97,8 @@ def recenter_scaled(run: PlanRun, sigma_hat: np.ndarray, s: np.ndarray) -> np.nd
             rng=run.g,
         )
     run.extra["coinpress"] = cp
-    _warn_thin_center(run.warnings, *run.X.shape, run.rho, run.lo, run.hi, run.thin_share)
+    n, d = run.X.shape
+    _warn_thin_center(run.warnings, n, d, run.rho, run.lo, run.hi, run.thin_share)
     return mu
 
 

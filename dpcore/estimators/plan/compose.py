@@ -98,6 +98,7 @@ def _diagnostics(
     """What the run reports (public outputs, the data's norms for the pictures)."""
     spec, n = run.spec, run.X.shape[0]
     assert spec.scale_exponent is not None and spec.center is not None
+    assert spec.radius_universe_kind is not None
     return PlanDiagnostics(
         noiseless_mean=out.noiseless,
         center=mu,

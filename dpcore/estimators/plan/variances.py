@@ -122,14 +122,16 @@ def variance_estimate(
         check_positive(floor_ratio, "floor_ratio")
         floor = floor_ratio * top
         log_a = np.log(np.maximum(a, floor, out=a), out=a)  # in place: a is not used again
-        med = np.exp(
-            private_quantile(
-                log_a, 0.5, (np.log(floor), np.log(top)), rho=rho, method=method, steps=steps, rng=g
-            )
+        log_med = private_quantile(
+            log_a, 0.5, (np.log(floor), np.log(top)), rho=rho, method=method, steps=steps, rng=g
         )
+        med = np.exp(np.asarray(log_med, dtype=float))
     elif scale == "linear":
-        med = private_quantile(
-            a, 0.5, (np.zeros(d), top), rho=rho, method=method, steps=steps, rng=g
+        med = np.asarray(
+            private_quantile(
+                a, 0.5, (np.zeros(d), top), rho=rho, method=method, steps=steps, rng=g
+            ),
+            dtype=float,
         )
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
