@@ -32,13 +32,26 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 import types
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["BACKGROUND_NICE", "FairPool", "Lane", "process_pool", "workers_from_env"]
+__all__ = [
+    "BACKGROUND_NICE",
+    "FairPool",
+    "Lane",
+    "Stopped",
+    "TimeBudgetExceeded",
+    "call_each",
+    "process_pool",
+    "run_stoppable",
+    "workers_from_env",
+]
+
+T = TypeVar("T")
 
 #: Environment variable naming the number of worker processes of the app's shared pool
 #: (``0`` runs everything in the calling thread).
@@ -318,3 +331,150 @@ class Lane(Executor):
         """
         own, self._own = self._own, set()
         return self.pool.cancel(self.key, only=own)
+
+
+# ---------------------------------------------------------------------------------------------
+# work that can be stopped: one process per job
+
+
+class Stopped(Exception):  # noqa: N818 - a state, like CancelledError
+    """A job run by :func:`run_stoppable` was stopped before it finished (its caller asked)."""
+
+
+class TimeBudgetExceeded(ValueError):
+    """A job run by :func:`run_stoppable` ran past its time budget and was stopped.
+
+    A ``ValueError`` so that pages showing dpcore's refusals show this one too (with the budget).
+    """
+
+    def __init__(self, what: str, seconds: float) -> None:
+        self.what, self.seconds = what, float(seconds)
+        super().__init__(
+            f"{what} took longer than its time budget of {seconds:g} s and was stopped. Try fewer "
+            "columns, rows, repetitions or estimators, or leave the slow ones out."
+        )
+
+
+def call_each(calls: Iterable[tuple[Callable[..., Any], tuple, dict]]) -> list[tuple[bool, Any]]:
+    """Run each ``(fn, args, kwargs)`` in turn: ``[(True, result) or (False, exception)]``, so one
+    call's refusal does not lose the others' results (a job for :func:`run_stoppable`)."""
+    out: list[tuple[bool, Any]] = []
+    for fn, args, kwargs in calls:
+        try:
+            out.append((True, fn(*args, **kwargs)))
+        except Exception as err:  # noqa: BLE001 - handed back to the caller as it is
+            out.append((False, err))
+    return out
+
+
+def _child(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+    try:
+        result: tuple[bool, Any] = (True, fn(*args, **kwargs))
+    except BaseException as err:  # noqa: BLE001 - raised again in the caller
+        result = (False, err)
+    try:
+        conn.send(result)
+    except Exception as err:  # noqa: BLE001 - e.g. an exception or result that does not pickle
+        conn.send((False, RuntimeError(f"the job's result could not be sent back: {err!r}")))
+    conn.close()
+
+
+_SLOTS_LOCK = threading.Lock()
+_SLOTS: list[threading.BoundedSemaphore] = []
+_START_LOCK = threading.Lock()
+
+
+def _slots() -> threading.BoundedSemaphore:
+    """At most ``workers_from_env()`` (at least 1) stoppable jobs run at once in this process."""
+    with _SLOTS_LOCK:
+        if not _SLOTS:
+            _SLOTS.append(threading.BoundedSemaphore(max(1, workers_from_env())))
+        return _SLOTS[0]
+
+
+def _end(proc: Any) -> None:
+    """Stop ``proc`` (SIGTERM, then SIGKILL after a second) and reap it."""
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(1.0)
+        if proc.is_alive():
+            proc.kill()
+    proc.join(5.0)
+
+
+def run_stoppable(
+    fn: Callable[..., T],
+    /,
+    *args: Any,
+    seconds: float,
+    what: str = "The computation",
+    should_stop: Callable[[], bool] | None = None,
+    poll: float = 0.05,
+    **kwargs: Any,
+) -> T:
+    """``fn(*args, **kwargs)`` in a process of its own, which is ended when ``seconds`` pass or
+    ``should_stop()`` turns true (the caller left), so nothing keeps running for nobody.
+
+    A worker of a :class:`FairPool` cannot be stopped mid-job without breaking the whole pool; this
+    runs one job in one fresh process from the ``forkserver`` (about 40 ms to start once the server
+    runs), at most ``workers_from_env()`` at a time (waiting for a turn counts against ``seconds``).
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function of picklable arguments (it runs in another process).
+    seconds : float
+        The time budget, waiting for a turn included.
+    what : str
+        What the job is, for the message of :class:`TimeBudgetExceeded`.
+    should_stop : callable, optional
+        Asked every ``poll`` seconds; true ends the job and raises :class:`Stopped`.
+
+    Returns
+    -------
+    The job's result; an exception the job raised is raised here.
+
+    Raises
+    ------
+    TimeBudgetExceeded
+        When ``seconds`` pass first (the process is ended).
+    Stopped
+        When ``should_stop()`` turns true first (the process is ended).
+
+    Examples
+    --------
+    >>> run_stoppable(pow, 2, 10, seconds=60)
+    1024
+    """
+    deadline = time.monotonic() + float(seconds)
+    stop = should_stop or (lambda: False)
+    slots = _slots()
+    while not slots.acquire(timeout=poll):
+        if stop():
+            raise Stopped(what)
+        if time.monotonic() >= deadline:
+            raise TimeBudgetExceeded(what, seconds)
+    try:
+        ctx = multiprocessing.get_context("forkserver")
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(send, fn, args, kwargs), daemon=True)
+        with _START_LOCK, plain_main():
+            proc.start()
+        send.close()
+        try:
+            while not receive.poll(poll):
+                if stop():
+                    raise Stopped(what)
+                if time.monotonic() >= deadline:
+                    raise TimeBudgetExceeded(what, seconds)
+                if not proc.is_alive() and not receive.poll(0):
+                    raise RuntimeError(f"{what}: its process ended without a result")
+            ok, value = receive.recv()
+        finally:
+            receive.close()
+            _end(proc)
+    finally:
+        slots.release()
+    if not ok:
+        raise value
+    return value

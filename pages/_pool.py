@@ -25,7 +25,15 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dpcore.pool import BACKGROUND_NICE, FairPool, Lane, process_pool, workers_from_env
+from dpcore.pool import (
+    BACKGROUND_NICE,
+    FairPool,
+    Lane,
+    Stopped,
+    process_pool,
+    run_stoppable,
+    workers_from_env,
+)
 
 T = TypeVar("T")
 
@@ -375,3 +383,56 @@ def byte_cached(
         return wrapper
 
     return deco
+
+
+# ---------------------------------------------------------------------------------------------
+# work with a time budget, stopped when its visitor leaves
+
+#: Time budget of one view's peer-library runs (Your data, Compare's sweeps at least this).
+PEER_SECONDS = 30.0
+
+
+def visitor_gone() -> Callable[[], bool]:
+    """A test for "nobody waits for this run any more", bound to the current script run: true once
+    its session is closed or disconnected (the visitor left), or its run is asked to stop or rerun
+    (a widget changed; the next run asks again). Outside a script run, never true."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return lambda: False
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    session_id, requests = ctx.session_id, ctx.script_requests
+
+    def gone() -> bool:
+        if getattr(requests, "_state", ScriptRequestType.CONTINUE) != ScriptRequestType.CONTINUE:
+            return True
+        return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
+
+    return gone
+
+
+def run_bounded(fn: Callable[..., T], /, *args: Any, seconds: float, what: str, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a process of its own (:func:`dpcore.pool.run_stoppable`), ended
+    after ``seconds`` (:class:`~dpcore.pool.TimeBudgetExceeded`, a ``ValueError`` naming the budget,
+    which :func:`pages._ui.user_errors` shows) or as soon as its visitor leaves or the run is
+    replaced (the process is ended and the page run stopped: nobody is there to see it).
+
+    ``fn`` must be a module-level function of picklable arguments. ``DPMEAN_WORKERS=0`` (no
+    processes) runs it in this thread, without a time budget.
+    """
+    try:
+        in_thread = workers_from_env() == 0
+    except ValueError:
+        in_thread = False
+    if in_thread:
+        return fn(*args, **kwargs)
+    try:
+        return run_stoppable(
+            fn, *args, seconds=seconds, what=what, should_stop=visitor_gone(), **kwargs
+        )
+    except Stopped:
+        # the run ends quietly: Streamlit treats this exception as "stop here", no error shown
+        from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+        raise StopException() from None

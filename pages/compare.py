@@ -39,10 +39,12 @@ from dpcore.pool import workers_from_env
 from pages._goto import follow, on_compare_click
 from pages._pool import (
     FIRST_REPS,
+    PEER_SECONDS,
     SharedCache,
     call_on,
     poll_seconds,
     progressive,
+    run_bounded,
     with_pool,
 )
 from pages._present import Deck, slides_button
@@ -307,8 +309,25 @@ def _frames() -> SharedCache:
     return SharedCache(24)
 
 
+def _peer_seconds(config_json: str) -> float | None:
+    """The time budget of a sweep with a peer library in it (``None`` without one): at least
+    :data:`~pages._pool.PEER_SECONDS`, and three times the predicted time of an approved long run."""
+    cfg = ExperimentConfig.from_json(config_json)
+    names = {e if isinstance(e, str) else e.get("name") for e in cfg.estimators}
+    peers = {e.name for e in registry.all_estimators() if e.family == registry.PEERS}
+    if not names & peers:
+        return None
+    return max(PEER_SECONDS, 3.0 * estimate_seconds(cfg))
+
+
 def _run(config_json: str) -> pd.DataFrame:
     def compute() -> pd.DataFrame:
+        seconds = _peer_seconds(config_json)
+        if seconds is not None:  # in a process of its own, ended at its budget or when left
+            with st.spinner("Running the sweep with the peer libraries…"):
+                return run_bounded(
+                    run, config_json, seconds=seconds, what="The sweep with the peer libraries"
+                )
         bar = st.progress(0.0, text="Running the sweep…")
 
         def tick(done: int, total: int) -> None:

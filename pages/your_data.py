@@ -36,8 +36,10 @@ from dpcore.figures.your_data import (
     repeated_chart,
     spread_sentence,
 )
+from dpcore.pool import TimeBudgetExceeded, call_each
 from dpcore.privacy import Budget
 from dpcore.release import Odometer, refusal, release
+from pages._pool import PEER_SECONDS, run_bounded
 from pages._ui import (
     CACHE_TTL,
     URL_ERRORS,
@@ -574,6 +576,36 @@ if over := [sp.label for sp in left_out if sp not in zcdp_out]:
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
 
 
+def _run_specs(
+    chosen: list, b: Budget, mode: str, share: float | None, quantiles: tuple, seed: int
+) -> tuple[list, dict[str, list[dict[str, object]]], dict[str, str]]:
+    """Run each of ``chosen`` (here, or in a process of its own for the peer libraries, ended at
+    their time budget): ``(results, ledgers, refused)``; one refusal leaves the others."""
+    kw = dict(
+        private_share=share if mode == "private" else None,
+        coarse_bounds=data.bounds,
+        quantiles=quantiles,
+        rng=seed,
+    )
+    calls = [(run_estimator, (sp, data, b), kw) for sp in chosen]
+    peers = any(sp.family == registry.PEERS for sp in chosen)
+    outcomes = (
+        run_bounded(call_each, calls, seconds=PEER_SECONDS, what="The peer libraries' means")
+        if peers
+        else call_each(calls)
+    )
+    results, ledgers, refused = [], {}, {}
+    for sp, (ok, value) in zip(chosen, outcomes, strict=True):
+        if not ok and not isinstance(value, ValueError):
+            raise value
+        if not ok:  # one estimator's refusal (e.g. too few rows) leaves the others
+            refused[sp.label] = str(value)
+            continue
+        results.append((sp, value))
+        ledgers[sp.label] = value.ledger.to_records()
+    return results, ledgers, refused
+
+
 @st.cache_data(show_spinner="Running every estimator…", max_entries=16, ttl=CACHE_TTL)
 def _run_all(
     raw_key: object,
@@ -587,32 +619,14 @@ def _run_all(
     value: float,
     delta: float,
     seed: int,
-    peers_on: bool = False,
-) -> tuple[pd.DataFrame, dict[str, list[dict[str, object]]], dict[str, str]]:
+    names: tuple[str, ...] = (),
+) -> tuple[pd.DataFrame | None, dict[str, list[dict[str, object]]], dict[str, str]]:
+    """The estimators ``names`` once each: their error frame (``None`` when none ran), ledgers and
+    refusals. A peer-library run past its time budget raises (and is not cached)."""
     b = Budget.from_unit(unit, value, delta)
-    results, ledgers, refused = [], {}, {}
-    for sp in specs:
-        try:
-            est = run_estimator(
-                sp,
-                data,
-                b,
-                private_share=share if mode == "private" else None,
-                coarse_bounds=data.bounds,
-                quantiles=quantiles,
-                rng=seed,
-            )
-        except ValueError as err:  # one estimator's refusal (e.g. too few rows) leaves the others
-            refused[sp.label] = str(err)
-            continue
-        results.append((sp, est))
-        ledgers[sp.label] = est.ledger.to_records()
-    if not results:
-        raise ValueError(
-            "no estimator could run on this data: "
-            + "; ".join(f"{k}: {v}" for k, v in refused.items())
-        )
-    return estimates_frame(results, data.true_mean), ledgers, refused
+    chosen = [registry.get(n) for n in names]
+    results, ledgers, refused = _run_specs(chosen, b, mode, share, quantiles, seed)
+    return (estimates_frame(results, data.true_mean) if results else None), ledgers, refused
 
 
 @st.cache_data(show_spinner="Repeating runs…", max_entries=16, ttl=CACHE_TTL)
@@ -633,16 +647,24 @@ def _repeat(
 ) -> pd.DataFrame:
     b = Budget.from_unit(unit, value, delta)
     chosen = [registry.get(n) for n in names]
-    return repeated_frame(
-        chosen,
-        data,
-        b,
-        reps,
-        seed,
+    kw = dict(
         private_share=share if mode == "private" else None,
         coarse_bounds=data.bounds,
         quantiles=quantiles,
     )
+    if any(sp.family == registry.PEERS for sp in chosen):  # in a process ended at its budget
+        return run_bounded(
+            repeated_frame,
+            chosen,
+            data,
+            b,
+            reps,
+            seed,
+            seconds=PEER_SECONDS,
+            what="The repeated runs with the peer libraries",
+            **kw,
+        )
+    return repeated_frame(chosen, data, b, reps, seed, **kw)
 
 
 args = (
@@ -661,7 +683,23 @@ args = (
 with user_errors():
     if not specs:
         raise ValueError("no private estimator applies to these columns; choose other columns.")
-    table, ledgers, refused = _run_all(*args, peers_on)
+    own = tuple(sp.name for sp in specs if sp.family != registry.PEERS)
+    table, ledgers, refused = _run_all(*args, own)
+    if peers_on:
+        theirs = tuple(sp.name for sp in specs if sp.family == registry.PEERS)
+        try:
+            ptable, pledgers, prefused = _run_all(*args, theirs)
+        except TimeBudgetExceeded as err:  # the others are shown; the peers are left out
+            st.warning(f"{err}", icon=":material/timer_off:")
+        else:
+            table = pd.concat([t for t in (table, ptable) if t is not None], ignore_index=True)
+            table = table.sort_values("l2_error", kind="stable").reset_index(drop=True)
+            ledgers, refused = {**ledgers, **pledgers}, {**refused, **prefused}
+    if table is None:
+        raise ValueError(
+            "no estimator could run on this data: "
+            + "; ".join(f"{k}: {v}" for k, v in refused.items())
+        )
 
 st.subheader(f"One release per estimator, budget {budget}")
 run_code = (

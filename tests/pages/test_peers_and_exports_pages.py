@@ -85,3 +85,36 @@ def test_static_export_problem_names_the_fix(monkeypatch: pytest.MonkeyPatch) ->
         export.to_image({"data": []}, "png")
     with pytest.raises(ValueError, match="fmt"):
         export.to_image({"data": []}, "pdf")  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(None in peers.available().values(), reason="needs pip install -e '.[peers]'")
+def test_your_data_peers_past_their_time_budget_are_stopped_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A peer run longer than the view's budget (here the budget is cut to 50 ms) ends at the
+    budget: the page names it in a warning and shows the other estimators; no worker process or
+    thread is left running."""
+    import multiprocessing
+    import threading
+    import time
+
+    import streamlit as st
+
+    import pages._pool
+
+    st.cache_data.clear()  # an earlier test's peer results would be read from the cache
+    monkeypatch.setenv("DPMEAN_WORKERS", "1")
+    monkeypatch.setattr(pages._pool, "PEER_SECONDS", 0.05)
+    at = _page("pages/your_data.py")
+    threads = threading.active_count()
+    _toggle(at).set_value(True).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert any("time budget of 0.05 s" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert not any(str(label).startswith(("OpenDP", "diffprivlib")) for label in bars["y"])
+    assert len(bars["y"]) >= 3
+    time.sleep(0.5)
+    assert multiprocessing.active_children() == []
+    assert threading.active_count() <= threads
