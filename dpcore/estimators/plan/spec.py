@@ -1,6 +1,6 @@
 """PLAN's options as one frozen value: :class:`PlanSpec`.
 
-Every registered PLAN variant is a :class:`PlanSpec` (``dataclasses.replace`` of :data:`PLAN_L2`):
+Every registered PLAN variant is a :class:`PlanSpec` (``dataclasses.replace`` of ``plan_l2``):
 the same stages with other options. A spec is callable like an estimator function,
 ``spec(x, rho=..., bounds=..., rng=..., **options)``, and its signature lists the options a caller
 may change (the ones in ``fixed`` define the variant and are refused).
@@ -13,14 +13,14 @@ Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1; specs
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from dpcore._validation import check_positive, check_probability
 from dpcore.estimate import Estimate
+from dpcore.estimators._options import EstimatorOptions
 from dpcore.estimators.plan.compose import run_plan
 from dpcore.estimators.plan.core import default_scale_exponent
 from dpcore.estimators.plan.variances import VARIANCE_CAP_SHARE
@@ -33,11 +33,9 @@ RadiusStep = Literal["log_grid", "paper"]
 #: paper's medians over the whole range, the free private frequencies, or the public box centre.
 CentreRun = Literal["coinpress", "coarse_to_fine", "median", "frequencies", "box"]
 
-_META = ("name", "fixed")
-
 
 @dataclass(frozen=True, kw_only=True)
-class PlanSpec:
+class PlanSpec(EstimatorOptions):
     """The options of one PLAN run (see :func:`dpcore.estimators.plan.plan` for each one).
 
     ``name`` is the function name the spec shows (``spec.__name__``); ``fixed`` lists the options
@@ -46,8 +44,8 @@ class PlanSpec:
     Examples
     --------
     >>> import dataclasses
-    >>> from dpcore.estimators.plan import PLAN_L2
-    >>> dataclasses.replace(PLAN_L2, scale_exponent=0.5).scale_exponent
+    >>> from dpcore.estimators.plan import plan_l2
+    >>> dataclasses.replace(plan_l2, scale_exponent=0.5).scale_exponent
     0.5
     """
 
@@ -71,39 +69,24 @@ class PlanSpec:
     name: str = field(default="plan", compare=False)
     fixed: tuple[str, ...] = field(default=("variances",), compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "__name__", self.name)
-        object.__setattr__(self, "__qualname__", self.name)
-        object.__setattr__(self, "__signature__", self._signature())
+    call_keywords: ClassVar[tuple[str, ...]] = ("sigma",)
 
-    def _signature(self) -> inspect.Signature:
-        """``(x, *, rho, bounds=None, [sigma=None,] <free options>, rng=None)``."""
-        kw = inspect.Parameter.KEYWORD_ONLY
-        ps = [
-            inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-            inspect.Parameter("rho", kw),
-            inspect.Parameter("bounds", kw, default=None),
-        ]
-        if self.variances == "oracle":
-            ps.append(inspect.Parameter("sigma", kw, default=None))
-        ps += [
-            inspect.Parameter(f.name, kw, default=getattr(self, f.name))
-            for f in dataclasses.fields(self)
-            if f.name not in _META and f.name not in self.fixed
-        ]
-        ps.append(inspect.Parameter("rng", kw, default=None))
-        return inspect.Signature(ps)
+    def signature_keywords(self) -> tuple[str, ...]:
+        """``sigma`` (the known standard deviations) is shown for the oracle only."""
+        return ("sigma",) if self.variances == "oracle" else ()
 
-    def __call__(
-        self, x: Any, *, rho: float, bounds: Any = None, rng: Any = None, **options: Any
+    def run(
+        self,
+        x: Any,
+        *,
+        rho: float,
+        bounds: Any = None,
+        rng: Any = None,
+        sigma: Any = None,
+        **extra: Any,
     ) -> Estimate:
-        """Run PLAN with this spec, ``options`` replacing its free fields."""
-        clash = sorted(set(options) & (set(self.fixed) | set(_META)))
-        if clash:
-            raise TypeError(f"{self.name}() got multiple values for keyword argument {clash[0]!r}")
-        sigma = options.pop("sigma", None)
-        spec = dataclasses.replace(self, **options) if options else self
-        return run_plan(x, spec, rho=rho, bounds=bounds, sigma=sigma, rng=rng)
+        """PLAN with these options (:func:`~dpcore.estimators.plan.compose.run_plan`)."""
+        return run_plan(x, self, rho=rho, bounds=bounds, sigma=sigma, rng=rng)
 
     def resolved(self) -> PlanSpec:
         """The spec with every choice checked and every ``None`` default filled in.
