@@ -10,7 +10,6 @@ import pytest
 from dpcore import Budget, registry
 from dpcore.audit.low_bits import balanced, low_bit_attack
 from dpcore.release import FACTOR, Odometer, refusal, release
-from dpcore.samplers import UnsafeDraw
 
 rel_mod = importlib.import_module("dpcore.release")  # the module (dpcore.release is the function)
 
@@ -27,6 +26,7 @@ ONE_STAGE = {
     "simplex_gauss": RHO,
     "simplex_known_n_laplace_replace": EPS,
     "simplex_known_n_gauss_replace": RHO,
+    "gaussian_public": RHO,
 }
 
 
@@ -58,9 +58,14 @@ def test_reference_only_entries_refuse_with_the_reason(name, why):
         release(name, _data(), RHO if registry.get(name).notion == "zcdp" else EPS, bounds=(0, 1))
 
 
-def test_a_noise_only_estimator_refuses():
-    with pytest.raises(UnsafeDraw, match="drawn alone"):
-        release("gaussian_public", _data(), RHO, bounds=(0, 1))
+def test_gaussian_public_releases_its_noisy_sum_with_exact_accuracy():
+    x = _data(300, 3)
+    out = release("gaussian_public", x, RHO, bounds=(0.0, 1.0))
+    assert out.certificate["accuracy"]["method"].startswith("exact: one gaussian")
+    radius = math.sqrt(3) / 2  # half diagonal of the unit cube
+    want = FACTOR["gaussian"] * 2 * radius / (300 * math.sqrt(2 * RHO.rho_value))
+    assert out.accuracy == pytest.approx([want] * 3, rel=1e-5)
+    assert [d["kind"] for d in out.certificate["sampler"]["draws"]] == ["gaussian"]
 
 
 @pytest.fixture

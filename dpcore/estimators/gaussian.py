@@ -90,7 +90,10 @@ def gaussian_clipped_mean(
     -------
     Replace-one, ``n`` public; ``c`` and ``C`` public. Each clipped row has norm ``<= C``, so the
     clipped sum has l2 sensitivity ``2C``; one Gaussian release of std ``2C / sqrt(2 rho)``
-    (:func:`dpcore.mechanisms.gaussian`) is ``rho``-zCDP, the ledger's one stage "noisy sum".
+    (:func:`dpcore.mechanisms.gaussian`) is ``rho``-zCDP, the ledger's one stage "noisy sum". The
+    mechanism adds the noise to the clipped sum itself, so a release backend draws the noisy sum
+    exactly (no floating-point addition of noise to a data value outside the mechanism); the mean
+    is ``c + noisy sum / n``, post-processing.
     """
     arr = check_data(x)
     X = arr.reshape(arr.shape[0], -1)
@@ -99,20 +102,20 @@ def gaussian_clipped_mean(
     c, C = _public_ball(bounds, center, radius, d)
     ledger = Ledger("zcdp")
     clipped, mask, _ = clip_rows(X - c, C)
+    clipped_sum = clipped.sum(axis=0)
     noiseless = c + clipped.mean(axis=0)
     sensitivity = 2.0 * C  # replace-one: ||clip(x) - clip(x')|| <= 2C
     std_sum = sensitivity / np.sqrt(2.0 * rho)
     with mechanisms.stage(ledger, "noisy sum"):
-        noise = mechanisms.gaussian(
-            None,
+        noisy_sum = mechanisms.gaussian(
+            clipped_sum,
             sensitivity=sensitivity,
             rho=rho,
             rng=mechanisms.generator(rng),
             scale=std_sum,
-            shape=(d,),
             note=f"Gaussian mechanism, l2 sensitivity 2C = {sensitivity:.4g}",
-        ).noise
-    mean = noiseless + noise / n
+        ).value
+    mean = c + noisy_sum / n
     diag = Diagnostics(
         noiseless_mean=noiseless,
         center=c,
