@@ -7,6 +7,7 @@ show the message as it is (DESIGN.md, "Bad input gets a clear message").
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -89,8 +90,8 @@ def check_positive(value: Any, name: str, *, allow_inf: bool = False) -> float:
     """Return ``value`` as a float after checking that it is finite and > 0."""
     try:
         v = float(value)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a positive number; got {value!r}.") from err
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"{name} must be a positive finite number; got {_show(value)}.") from err
     if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
     return v
@@ -100,13 +101,136 @@ def check_probability(value: Any, name: str, *, open_interval: bool = True) -> f
     """Return ``value`` as a float in (0, 1) (or [0, 1] when ``open_interval`` is False)."""
     try:
         v = float(value)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be a number between 0 and 1; got {value!r}.") from err
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"{name} must be a number between 0 and 1; got {_show(value)}.") from err
     ok = (0 < v < 1) if open_interval else (0 <= v <= 1)
     if not ok:
         kind = "strictly between 0 and 1" if open_interval else "between 0 and 1"
         raise ValueError(f"{name} must be {kind}; got {value!r}.")
     return v
+
+
+def _show(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters (an integer beyond float range is named as such)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**308:
+        return "an integer beyond the float range"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_real(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    open_low: bool = False,
+    open_high: bool = False,
+    hint: str = "",
+) -> float:
+    """``value`` as a finite float in ``[low, high]`` (ends excluded when ``open_low`` /
+    ``open_high``), else a ``ValueError`` naming ``name``, the range and ``hint`` (what to pass).
+
+    Strings, containers, NaN, infinities and integers beyond float range are refused; ``True`` and
+    ``False`` are refused too (a flag is not a number).
+
+    Examples
+    --------
+    >>> check_real(0.25, "share", low=0.0, high=1.0)
+    0.25
+    >>> try:
+    ...     check_real(float("nan"), "share", low=0.0, high=1.0)
+    ... except ValueError as err:
+    ...     print(err)
+    share must be a finite number in [0, 1]; got nan.
+    """
+    lo_sym, hi_sym = ("(" if open_low else "["), (")" if open_high else "]")
+    where = (
+        ""
+        if low is None and high is None
+        else f" in {lo_sym}{'-inf' if low is None else f'{low:g}'}, "
+        f"{'inf' if high is None else f'{high:g}'}{hi_sym}"
+    )
+    message = f"{name} must be a finite number{where}"
+    try:
+        if isinstance(value, bool | np.bool_ | str | bytes):
+            raise TypeError(name)
+        v = float(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}") from err
+    bad = (
+        not np.isfinite(v)
+        or (low is not None and (v < low or (open_low and v == low)))
+        or (high is not None and (v > high or (open_high and v == high)))
+    )
+    if bad:
+        raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}")
+    return v
+
+
+def check_int(
+    value: Any,
+    name: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    hint: str = "",
+) -> int:
+    """``value`` as an ``int`` in ``[minimum, maximum]`` (a float is truncated as ``int()`` does),
+    else a ``ValueError`` naming ``name`` and the range.
+
+    Examples
+    --------
+    >>> check_int(5.0, "k", minimum=1)
+    5
+    >>> try:
+    ...     check_int(float("inf"), "k", minimum=1)
+    ... except ValueError as err:
+    ...     print(err)
+    k must be a whole number >= 1; got inf.
+    """
+    parts = [
+        f">= {minimum}" if minimum is not None else "",
+        f"<= {maximum}" if maximum is not None else "",
+    ]
+    where = " and ".join(p for p in parts if p)
+    message = f"{name} must be a whole number{' ' + where if where else ''}"
+    try:
+        if isinstance(value, bool | np.bool_ | str | bytes):
+            raise TypeError(name)
+        v = int(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}") from err
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}")
+    return v
+
+
+def check_fractions(value: Any, name: str, keys: Any) -> dict[str, float] | None:
+    """``value`` as ``{key: finite float}`` with keys among ``keys`` (``None`` passes through);
+    the caller checks what the fractions must add up to.
+
+    Examples
+    --------
+    >>> check_fractions({"a": 0.5, "b": 0.5}, "split", ("a", "b"))
+    {'a': 0.5, 'b': 0.5}
+    """
+    if value is None:
+        return None
+    allowed = list(keys)
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"{name} must be a dict of stage name to share, with names among {allowed}; "
+            f"got {_show(value)}."
+        )
+    out = {}
+    for key, share in value.items():
+        if key not in allowed:
+            raise ValueError(
+                f"{name} has an unknown stage {_show(key)}; use names among {allowed}."
+            )
+        out[key] = check_real(share, f"{name}[{key!r}]", low=0.0, high=1.0)
+    return out
 
 
 def check_bounds(

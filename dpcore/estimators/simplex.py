@@ -55,7 +55,7 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_bounds, check_data, check_positive
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -447,12 +447,13 @@ def _check_options(
     rel: Relation, known_n: bool, side_information: bool, count_fraction: float, combine: str
 ) -> float:
     """The public options of :func:`simplex_mean` checked (before anything is charged)."""
-    cf = float(count_fraction)
-    if not 0.0 <= cf < 1.0:
-        raise ValueError(
-            "count_fraction must be in [0, 1) (the share of the budget for an extra count); "
-            f"got {count_fraction!r}."
-        )
+    cf = check_real(
+        count_fraction,
+        "count_fraction (the share of the budget for an extra count)",
+        low=0.0,
+        high=1.0,
+        open_high=True,
+    )
     if combine not in ("blue", "paper"):
         raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
     if not known_n and rel == "replace-one":

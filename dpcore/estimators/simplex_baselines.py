@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import limits, mechanisms
-from dpcore._validation import RngLike
+from dpcore._validation import RngLike, check_real
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -124,12 +124,15 @@ def _split(split: float | str, mechanism: Mechanism, sens: float) -> float:
         if split != "opendp":
             raise ValueError(f"split must be a fraction in (0, 1) or 'opendp'; got {split!r}.")
         return sens / (sens + 1.0) if mechanism == "laplace" else sens**2 / (sens**2 + 1.0)
-    f = float(split)
-    if not 0.0 < f < 1.0:
-        raise ValueError(
-            f"split (the budget fraction for the sum) must be in (0, 1); got {split!r}."
-        )
-    return f
+    return check_real(
+        split,
+        "split (the budget fraction for the sum)",
+        low=0.0,
+        high=1.0,
+        open_low=True,
+        open_high=True,
+        hint="Or pass 'opendp'.",
+    )
 
 
 def _unit(mechanism: Mechanism) -> tuple[str, str]:

@@ -51,7 +51,13 @@ import pandas as pd
 from scipy import stats
 
 from dpcore import mechanisms, quantiles
-from dpcore._validation import RngLike, check_bounds, check_data, check_probability
+from dpcore._validation import (
+    RngLike,
+    check_bounds,
+    check_data,
+    check_int,
+    check_probability,
+)
 from dpcore.estimate import PURE_UNITS, REPLACE_ONE, ZCDP_UNITS, Estimate, EstimatorSpec, register
 from dpcore.estimators.winsorized import (
     DEFAULT_SPLIT,
@@ -143,11 +149,8 @@ def partition(
             "pass exactly one of k (number of groups) or group_size (units per group)."
         )
     if group_size is not None:
-        if int(group_size) < 1:
-            raise ValueError(f"group_size must be a positive integer; got {group_size!r}.")
-        k = n_units // int(group_size)
-    assert k is not None
-    k = int(k)
+        k = n_units // check_int(group_size, "group_size (units per group)", minimum=1)
+    k = check_int(k, "k (number of groups)")
     if k < 2:
         raise ValueError(
             f"subsample-and-aggregate needs at least 2 groups; with {n_units} units this gives "

@@ -61,7 +61,7 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore import mechanisms, quantiles
-from dpcore._validation import RngLike, check_bounds, check_data, check_positive
+from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -421,9 +421,8 @@ def _pmwm(
     n, d = X.shape
     budget = check_positive(budget, "epsilon" if notion == "pure" else "rho")
     s1, s2, s3 = check_split(split)
-    beta = float(beta)
-    if not (np.isfinite(beta) and beta > 1.0):
-        raise ValueError(f"beta (grid ratio) must be finite and > 1, e.g. 1.001; got {beta!r}.")
+    beta = check_real(beta, "beta (grid ratio)", low=1.0, open_low=True, hint="E.g. 1.001.")
+    eta = check_real(eta, "eta (maximum contamination fraction)", low=0.0, high=0.5, open_high=True)
     if walk not in ("pure", "gaussian"):
         raise ValueError(
             f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
