@@ -206,6 +206,33 @@ def check_int(
     return v
 
 
+def check_option(
+    value: Any,
+    name: str,
+    choices: tuple[str, ...],
+    *,
+    low: float | None = None,
+    open_low: bool = False,
+) -> str | float:
+    """``value`` when it is one of the strings ``choices``; else, when ``low`` is given, a finite
+    number above it (:func:`check_real`); else a ``ValueError`` naming ``name`` and what to pass.
+
+    Examples
+    --------
+    >>> check_option("plan", "rank_slack_kind", ("plan", "error_only"), low=0.0)
+    'plan'
+    >>> check_option(3, "rank_slack_kind", ("plan", "error_only"), low=0.0)
+    3.0
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    listed = ", ".join(repr(c) for c in choices)
+    if low is None or isinstance(value, str):
+        extra = "" if low is None else f" or a number {'>' if open_low else '>='} {low:g}"
+        raise ValueError(f"{name} must be one of {listed}{extra}; got {_show(value)}.")
+    return check_real(value, name, low=low, open_low=open_low, hint=f"Or one of {listed}.")
+
+
 def check_fractions(value: Any, name: str, keys: Any) -> dict[str, float] | None:
     """``value`` as ``{key: finite float}`` with keys among ``keys`` (``None`` passes through);
     the caller checks what the fractions must add up to.

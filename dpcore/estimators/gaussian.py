@@ -28,7 +28,13 @@ from typing import Any, Literal
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_data, check_positive
+from dpcore._validation import (
+    RngLike,
+    check_data,
+    check_fractions,
+    check_option,
+    check_positive,
+)
 from dpcore.estimate import (
     REPLACE_ONE,
     ZCDP_UNITS,
@@ -135,7 +141,7 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
     if center is not None:
         try:
             c = np.broadcast_to(np.asarray(center, dtype=float), (d,)).copy()
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, OverflowError) as err:
             raise ValueError(
                 f"center must be a number or an array of length d = {d}; got {center!r}."
             ) from err
@@ -147,7 +153,7 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
     if radius is not None:
         try:
             r = float(radius)
-        except (TypeError, ValueError) as err:
+        except (TypeError, ValueError, OverflowError) as err:
             raise ValueError(f"radius must be a positive number; got {radius!r}.") from err
         if not (math.isfinite(r) and r > 0):
             raise ValueError(
@@ -237,6 +243,8 @@ def gaussian_private_radius(
     ----------
     Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; specs/plan.md §5b–§5c.
     """
+    check_fractions(budget_split, "budget_split", ("center", "variance", "radius", "noise"))
+    check_option(rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
     from dpcore.estimators.plan import plan  # local import: plan registers estimators on import
 
     return plan(
