@@ -34,11 +34,14 @@ OpenDP 0.16: ``make_laplace``, ``make_gaussian``, ``make_noisy_max`` (https://do
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 import os
+import secrets
 import sys
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -55,6 +58,10 @@ MAX_REDRAWS = 200
 WALK_BITS = 20
 #: Modules allowed to ask the backend for standard normal values (a public random rotation).
 NORMAL_CALLERS = frozenset({"dpcore.rotation"})
+#: Rows longer than this are sampled by rejection from blocks (:func:`exact_noisy_max`).
+BLOCK_FROM = 1024
+#: Rejected trials before a long row goes to OpenDP whole.
+MAX_TRIALS = 64
 
 
 class UnsafeDraw(ValueError):
@@ -256,20 +263,18 @@ class SafeBackend:
         return out
 
     def noisy_max(self, scores: Any) -> np.ndarray:
-        """Index per row (last axis) drawn with probability ``∝ exp(score)``, exactly (OpenDP)."""
-        dp = _dp()
+        """Index per row (last axis) drawn with probability ``∝ exp(score)``, exactly
+        (:func:`exact_noisy_max`: OpenDP's noisy max, on blocks of candidates for long rows)."""
         s = np.asarray(scores, dtype=float)
         if s.ndim == 0 or s.shape[-1] == 0 or np.isnan(s).any() or np.isposinf(s).any():
             raise ValueError("noisy_max needs rows of finite or -inf scores.")
         rows = s.reshape(-1, s.shape[-1])
-        meas = _noisy_max_measurement()
         out = np.empty(rows.shape[0], dtype=np.intp)
         for i, row in enumerate(rows):
             keep = np.flatnonzero(np.isfinite(row))
             if keep.size == 0:
                 raise ValueError("noisy_max: a row has no candidate of positive weight.")
-            out[i] = keep[int(meas(row[keep] - row[keep].max()))]
-        del dp
+            out[i] = keep[exact_noisy_max(row[keep])]
         self.draws.append(Draw("exponential", int(s.size), 1.0, 1.0, 1.0, 2.0))
         return out.reshape(s.shape[:-1])
 
@@ -429,6 +434,136 @@ def _walk_integers(noise: str, units: float, count: int) -> np.ndarray:
         z[todo] = np.asarray(meas([0] * todo.size), dtype=np.int64)
         todo = todo[z[todo] < 0]
     raise RuntimeError("rejection sampling did not finish (probability below 2^-200).")
+
+
+# --------------------------------------------------------------------------------------------
+# the exponential mechanism, exactly
+
+
+def bernoulli(p: Fraction) -> bool:
+    """``True`` with probability exactly ``p`` (a rational in [0, 1]), from :mod:`secrets`."""
+    return secrets.randbelow(p.denominator) < p.numerator
+
+
+def bernoulli_exp(x: Fraction) -> bool:
+    """``True`` with probability exactly ``exp(-x)`` for a rational ``x ≥ 0``.
+
+    Canonne, Kamath and Steinke (2020), Algorithm 1: for ``γ ∈ [0, 1]`` draw ``Bernoulli(γ/k)``
+    for ``k = 1, 2, ...`` until one fails; the index of the failure is odd with probability
+    ``exp(-γ)``. Above 1, ``exp(-x) = exp(-1)^⌊x⌋ exp(-(x - ⌊x⌋))`` (stopping at the first failure).
+    """
+    if x < 0:
+        raise ValueError("bernoulli_exp needs x >= 0.")
+    while x > 1:
+        if not bernoulli_exp(Fraction(1)):
+            return False
+        x -= 1
+    k = 1
+    while bernoulli(x / k):
+        k += 1
+    return k % 2 == 1
+
+
+def exact_noisy_max(scores: np.ndarray) -> int:
+    """An index of ``scores`` (finite floats) drawn with probability exactly ``∝ exp(score)``.
+
+    Up to :data:`BLOCK_FROM` candidates: one call of OpenDP's ``make_noisy_max`` (exact Gumbel
+    comparisons in integer arithmetic). Longer rows: rejection from blocks. The candidates are cut
+    into ``B`` blocks of ``K ≈ √k`` consecutive ones, block ``b`` holding the mass
+    ``S_b = Σ_{i∈b} exp(s_i)``. Each block gets a public-to-the-sampler log-weight ``V_b ≥ ln S_b``
+    (its log-sum-exp in floats plus a margin of ``1e-6 + 1e-9·|V_b|``, far above the rounding; it
+    is the exact rational of the float passed to OpenDP plus the exact shift). A trial draws a
+    block with probability ``exp(V_b)/Σ exp(V)`` (OpenDP's noisy max on the ``B`` weights), a
+    candidate ``i`` of it with probability ``exp(s_i)/S_b`` (OpenDP's noisy max on the block), and
+    accepts with probability ``S_b·exp(-V_b) ≤ 1`` (:func:`bernoulli_sum_exp`, exact). A trial
+    outputs ``i`` with probability ``exp(s_i)/Σ exp(V)``, so an accepted draw has exactly the
+    exponential mechanism's distribution, whatever the trial; about one trial in ``e^{1e-6}``
+    is rejected. After :data:`MAX_TRIALS` rejections the row goes to OpenDP whole (exact too).
+
+    Privacy
+    -------
+    The output is the index alone, drawn with the exact probabilities ``exp(s_i)/Σ exp(s)`` of the
+    floating-point scores the estimator computed: no rounded weight, no float noise, no underflow
+    (the failure mode of a float inverse-CDF or a float Gumbel-max, whose noise is bounded so that
+    far candidates get probability 0 under one data set and not under its neighbour). The
+    guarantee is the exponential mechanism's on those scores, as with OpenDP on the whole row. The
+    number of trials depends on the scores (a timing channel, as in OpenDP's own samplers).
+
+    References
+    ----------
+    Canonne, Kamath, Steinke. "The Discrete Gaussian for Differential Privacy." NeurIPS 2020.
+    Ilvento. "Implementing the Exponential Mechanism with Base-2 Differential Privacy." CCS 2020.
+    """
+    s = np.asarray(scores, dtype=float)
+    k = s.size
+    meas = _noisy_max_measurement()
+    if k <= BLOCK_FROM:
+        return int(meas(s - s.max()))
+    size = math.isqrt(k - 1) + 1
+    padded = np.full(-(-k // size) * size, -np.inf)
+    padded[:k] = s
+    blocks = padded.reshape(-1, size)
+    tops = blocks.max(axis=1)
+    lse = tops + np.log(np.exp(blocks - tops[:, None]).sum(axis=1))
+    upper = lse + 1e-6 + 1e-9 * np.abs(lse)
+    shift = float(upper.max())
+    weights = upper - shift  # OpenDP draws ∝ exp(weights): V_b = weights_b + shift, exactly
+    for _ in range(MAX_TRIALS):
+        b = int(meas(weights))
+        row = blocks[b]
+        keep = np.flatnonzero(np.isfinite(row))
+        i = int(keep[int(meas(row[keep] - row[keep].max()))])
+        if bernoulli_sum_exp(row[keep], Fraction(float(weights[b])) + Fraction(shift)):
+            return b * size + i
+    return int(meas(s - s.max()))
+
+
+def bernoulli_sum_exp(scores: np.ndarray, v: Fraction) -> bool:
+    """``True`` with probability exactly ``q = Σ exp(s_i - v)`` (floats ``s_i``, rational ``v``,
+    ``q ≤ 1``): a uniform ``U`` drawn bit by bit from :mod:`secrets` is compared with ``q``,
+    known to an interval that narrows (floats, then :mod:`decimal` at growing precision) until
+    the interval and ``U``'s span are apart.
+
+    Raises
+    ------
+    RuntimeError
+        When ``q > 1`` (the caller's ``v`` was below ``ln Σ exp(s)``).
+    """
+    x = np.asarray(scores, dtype=float) - float(v)
+    terms = np.exp(x)
+    q = float(terms.sum())
+    err = 2.0**-40 * (terms.size + 1) * (q + float(np.sum(terms * (1.0 + np.abs(x)))) + 1e-300)
+    lo, hi = Fraction(max(q - err, 0.0)), Fraction(q + err)
+    bits, u = 0, 0
+    digits = 40
+    while True:
+        if lo > 1:
+            raise RuntimeError("bernoulli_sum_exp: the probability exceeds 1.")
+        while bits < 4 * digits:
+            u, bits = (u << 64) | secrets.randbits(64), bits + 64
+        u_lo, u_hi = Fraction(u, 1 << bits), Fraction(u + 1, 1 << bits)
+        if u_hi <= lo:
+            return True
+        if u_lo >= hi:
+            return False
+        lo, hi = _sum_exp_interval(scores, v, digits)
+        digits *= 2
+
+
+def _sum_exp_interval(scores: np.ndarray, v: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    """An interval holding ``Σ exp(s_i - v)``, from :mod:`decimal` at ``digits`` digits."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits + 10
+        dv = decimal.Decimal(v.numerator) / decimal.Decimal(v.denominator)
+        total, spread = decimal.Decimal(0), decimal.Decimal(0)
+        for si in np.asarray(scores, dtype=float):
+            xi = decimal.Decimal(float(si)) - dv
+            ti = xi.exp()
+            total += ti
+            spread += ti * (1 + abs(xi))
+    rel = Fraction(10) ** (-digits) * (len(scores) + 5)
+    mid, width = Fraction(total), Fraction(spread) * rel + Fraction(10) ** (-digits)
+    return mid - width, mid + width
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import mechanisms
+from dpcore import mechanisms, samplers
 from dpcore.samplers import (
     SafeBackend,
     UnsafeDraw,
@@ -122,3 +122,37 @@ def test_no_numpy_generator_is_created(monkeypatch):
     b.noisy_max(np.zeros((2, 3)))
     b.add_walk_noise("exponential", np.zeros(3), 1.0)
     b.random(3), b.integers(5, size=2), b.permutation(4), b.choice(5, 2)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [
+        np.random.default_rng(3).normal(0.0, 1.5, size=30),  # spread
+        np.r_[0.0, -40.0 + np.random.default_rng(4).normal(0.0, 1.0, 29)],  # one dominant
+        -np.abs(np.arange(30) - 11) * 2.0 - 5e4,  # peaked, far from zero
+    ],
+)
+def test_block_noisy_max_has_the_exponential_mechanisms_distribution(scores, monkeypatch):
+    monkeypatch.setattr(samplers, "BLOCK_FROM", 4)  # blocks of 6 on 30 candidates
+    p = np.exp(scores - scores.max())
+    p /= p.sum()
+    draws = 6_000
+    obs = np.bincount([samplers.exact_noisy_max(scores) for _ in range(draws)], minlength=30)
+    big = p * draws > 5
+    pooled_obs = np.r_[obs[big], obs[~big].sum()]
+    pooled_exp = np.r_[p[big], p[~big].sum()] * draws
+    keep = pooled_exp > 0
+    assert stats.chisquare(pooled_obs[keep], pooled_exp[keep]).pvalue > ALPHA
+
+
+def test_bernoulli_exp_and_sum_exp_probabilities():
+    from fractions import Fraction
+
+    for x, trials in ((0.3, 4000), (2.5, 4000)):
+        hits = sum(samplers.bernoulli_exp(Fraction(x)) for _ in range(trials))
+        assert stats.binomtest(hits, trials, math.exp(-x)).pvalue > ALPHA
+    s = np.array([-0.1, -2.0, -0.7])
+    hits = sum(samplers.bernoulli_sum_exp(s, Fraction(1)) for _ in range(4000))
+    assert stats.binomtest(hits, 4000, float(np.exp(s - 1).sum())).pvalue > ALPHA
+    with pytest.raises(RuntimeError, match="exceeds 1"):
+        samplers.bernoulli_sum_exp(np.zeros(3), Fraction(0))
