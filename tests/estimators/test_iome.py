@@ -160,3 +160,19 @@ def test_every_stage_is_drawn_by_a_mechanism_at_ratio_one(center_step, radius_st
     for c in est.ledger.charges:
         assert c.mechanism in ("gaussian", "exponential"), c
         assert c.ratio == pytest.approx(1.0, rel=1e-12), c
+
+
+def test_each_variant_is_a_spec_of_the_same_stages() -> None:
+    import dataclasses
+
+    assert I.iome_as_published == dataclasses.replace(
+        I.iome_paper, center_step="binary_search", radius_step="binary_search"
+    )
+    for name, preset in (("iome_original", "original"), ("iome_paper", "paper")):
+        spec = registry.get(name).func
+        assert isinstance(spec, I.IomeSpec)
+        assert {k: getattr(spec, k) for k in I.PRESETS[preset]} == I.PRESETS[preset]
+    ds = generate("gaussian", 300, 5, 1.0, rng=0)
+    a = I.iome_original(ds.x, rho=0.5, bounds=ds.bounds, rng=4)
+    b = I.iome(ds.x, rho=0.5, bounds=ds.bounds, rng=4, **I.PRESETS["original"])
+    assert np.array_equal(a.mean, b.mean)

@@ -729,3 +729,44 @@ def test_every_ledger_line_is_written_by_a_mechanism_at_ratio_one(name: str) -> 
     assert est.ledger.total() == pytest.approx(0.5, rel=1e-12)
     for c in est.ledger.charges:
         assert c.mechanism in ("gaussian", "exponential") and c.ratio == pytest.approx(1.0), c
+
+
+# ---------------------------------------------------------------------------------------------
+# variants as specs of the same stages
+# ---------------------------------------------------------------------------------------------
+
+
+def test_each_variant_is_a_spec_of_the_same_stages() -> None:
+    import dataclasses
+    import inspect
+
+    published = dataclasses.replace(
+        P.plan_l2, center_step="paper", radius_step="paper", center_spread=0.1
+    )
+    assert P.plan_as_published == dataclasses.replace(published, variance_cap_share=0.0)
+    assert all(
+        isinstance(registry.get(name).func, P.PlanSpec)
+        for name in ("plan", "plan_as_published", "plan_l1", "plan_oracle", "plan_noscale")
+    )
+    ds = _gauss(300, 6, 1.0, 0)
+    a = P.plan_equal_split(ds.x, rho=0.5, bounds=ds.bounds, rng=3)
+    b = P.plan(ds.x, rho=0.5, bounds=ds.bounds, scale_exponent=0.5, rng=3)
+    assert np.array_equal(a.mean, b.mean)
+    assert [c.stage for c in a.ledger.charges] == [c.stage for c in b.ledger.charges]
+    assert "sigma" in inspect.signature(P.plan_oracle).parameters
+    assert "sigma" not in inspect.signature(P.plan_l2).parameters
+    assert "variances" not in inspect.signature(P.plan_l2).parameters
+    with pytest.raises(TypeError, match="variances"):
+        P.plan_l2(ds.x, rho=0.5, bounds=ds.bounds, variances="oracle")
+
+
+def test_plan_composes_the_stages_in_order() -> None:
+    ds = _gauss(300, 6, 1.0, 1)
+    est = P.plan(ds.x, rho=0.5, bounds=ds.bounds, center_step="coarse_to_fine", rng=0)
+    stages = list(dict.fromkeys(c.stage for c in est.ledger.charges))
+    assert stages == [P.STAGE_LABELS[s] for s in ("center", "variance", "radius", "noise")]
+    est = P.plan(
+        ds.x, rho=0.5, bounds=ds.bounds, rng=0
+    )  # CoinPress: the centre after the variances
+    stages = list(dict.fromkeys(c.stage for c in est.ledger.charges))
+    assert stages == [P.STAGE_LABELS[s] for s in ("variance", "center", "radius", "noise")]

@@ -313,7 +313,7 @@ def iome(
         Override the search ranges of the medians (in rotated, ``m0``-shifted coordinates) and of
         the radius.
     radius_step : {"log_grid", "binary_search"}
-        How the clip radius is found with budget ``p1``. ``"log_grid"`` (default, issue 12): the
+        How the clip radius is found with budget ``p1``. ``"log_grid"`` (default): the
         exponential mechanism over the public grid ``U 1.002**-k`` spanning ``[U 1e-9, U]``
         (:func:`dpcore.quantiles.exponential.log_grid_quantile`, ``eps = sqrt(8 p1)``, rank utility of
         sensitivity 1, ``p1``-zCDP); a thin budget costs rank, never scale. ``"binary_search"``:
@@ -322,20 +322,19 @@ def iome(
         hundreds of times too large).
     center_step : {"coinpress", "coarse_to_fine", "binary_search"}
         How the centre ``c`` (rotated space) is found with ``prop rho``:
-        ``"coinpress"`` (the robust ``iome_paper`` default, issue 12): CoinPress's shrinking ball
+        ``"coinpress"`` (the robust ``iome_paper`` default): CoinPress's shrinking ball
         (:func:`dpcore.estimators._localise.coinpress_center`; Biswas et al. 2020) from the public
         ball ``B(0, ||hw||_2)`` that holds the shifted box, the l2 spread ``gamma`` either the public
         ``spread`` or :func:`~dpcore.estimators._localise.private_spread` with ``spread_share`` of
         ``prop rho``, the rest split equally over the public number of steps. Rotation invariant, so
-        the rotated range ``[-h, h]`` plays no part. Measured at A, d = 1024, 20 seeds: medians
-        1.94 / 1.35 / 1.005 at rho = 1/16, 1/8, 1/4 with every run within 1.06x the median (the
-        binary-search medians: 1174 / 172 / 1.01, worst 7.6x / 37x).
+        the rotated range ``[-h, h]`` plays no part (on Gaussian A, d = 1024, every run stays
+        close to the median where the binary searches miss by orders of magnitude at small rho).
         IOME's ``T``-step binary searches (``"binary_search"``, the function's default), or
         :func:`dpcore.quantiles.coarse_to_fine_median` (two noisy histogram zooms with half
         the budget, then the exponential-mechanism median in the final window; ``prop rho``-zCDP
-        in total). Measured on the paper's grid (issue 12) the coarse-to-fine step did not help
-        IOME: the rotated search range ``[-h, h]`` is several times wider than the original one,
-        and at A, d = 1024, rho = 1/8 both steps leave some rotated medians far from the data.
+        in total). The coarse-to-fine step does not help IOME much: the rotated search range
+        ``[-h, h]`` is several times wider than the original one, and at A, d = 1024, rho = 1/8
+        both median steps leave some rotated medians far from the data.
     spread : float, optional
         Public bound on the l2 spread ``||x - mu||_2`` of the rows (for ``center_step="coinpress"``);
         ``None`` (default): estimated privately with ``spread_share * prop rho``.

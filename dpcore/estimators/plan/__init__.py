@@ -20,14 +20,14 @@ Privacy
   noise 0.5625``.
 * Centre: ``d`` one-dimensional private medians with ``rho_center / d`` each (exponential mechanism,
   ``eps = sqrt(8 rho')``, utility sensitivity 1 under replace-one; or the Gaussian binary search).
-  Default since issue 12 round 2 (``center_step="coinpress"``): CoinPress in the scaled space, run
+  By default (``center_step="coinpress"``): CoinPress in the scaled space, run
   after the variances: a private l2 spread (log-grid exponential mechanism on ``n // 2`` disjoint
   pair distances, one person in one pair, ``0.1 rho_center``) then ``T`` noisy clipped means in
   balls of public radius ``R_t`` (l2 sensitivity ``2 R_t``, Gaussian std ``2 R_t / (n sqrt(2 rho_t))``
   on the mean, ``rho_t``-zCDP, ``sum rho_t = 0.9 rho_center``); see :func:`coinpress_scaled_center`.
 * Variances (real data, Algorithm 2 / §4c): one person sits in exactly one group of each column,
   so each private median of group statistics has the replace-one sensitivity of a quantile;
-  ``rho_variance / d`` per coordinate. Default since issue 12, third pass: ``0.1 rho_variance``
+  ``rho_variance / d`` per coordinate. By default ``0.1 rho_variance``
   first buys :func:`variance_cap`, a private bound on every ``sigma_i^2`` (one log-grid
   exponential-mechanism median of ``n // 2`` disjoint pair distances, one person in one pair,
   rank utility with sensitivity 1), which tops the search ranges; the medians then get

@@ -135,7 +135,7 @@ def coinpress_scaled_center(
     References
     ----------
     Biswas, Dong, Kamath, Ullman, "CoinPress" (NeurIPS 2020), Algorithm 1; Laurent and Massart (2000),
-    Lemma 1; issue 12 of this project.
+    Lemma 1.
     """
     n = X.shape[0]
     g = mechanisms.generator(rng)

@@ -87,24 +87,19 @@ def plan(
         Add ``||sigma^||_1 / d``; default True except for the oracle.
     rank_slack_kind : "plan", "error_only" or float
         ``k = sqrt(n) + rank error`` (PLAN), the rank error alone, or ``k`` as given.
-    center_step : {"coarse_to_fine", "paper"}
-        How the coordinate medians are found (``center="median"``, ``quantile="exponential"``):
-        :func:`coarse_to_fine_median` (default, issue 12: two noisy-histogram zooms with half of
-        ``rho_center``, then the exponential-mechanism median in the final window with the other
-        half), ``"coinpress"`` (default, issue 12 second pass; :func:`coinpress_scaled_center`:
-        CoinPress's shrinking ball in the scaled space, run after the variances;
-        ``coinpress_spread_share`` of ``rho_center`` for the private l2 spread, the rest over the
-        public number of steps; the same automatic centre share as coarse-to-fine), or the paper's
-        exponential mechanism over the whole public range. Measured (10-20 seeds): the two match on
-        Gaussian A (d = 1024, rho = 1/16: medians 5.6 / 5.7), but on the paper's wide B/C ranges
-        (+-50 d sqrt(sigma_max)) the per-coordinate zooms miss: B, alpha = 2, rho = 1/16: median
-        9.4 against 1268; C, d = 1024, rho = 1/16: 15 against 154 000.
-        With the oracle variances ``"coinpress"`` falls back to coarse-to-fine. Without scaling
+    center_step : {"coinpress", "coarse_to_fine", "paper"}
+        How the centre is found (``center="median"``): ``"coinpress"`` (default;
+        :func:`coinpress_scaled_center`: CoinPress's shrinking ball in the scaled space, run after
+        the variances; ``coinpress_spread_share`` of ``rho_center`` for the private l2 spread, the
+        rest over the public number of steps), ``"coarse_to_fine"``
+        (:func:`coarse_to_fine_median`: two noisy-histogram zooms with half of ``rho_center``, then
+        the exponential-mechanism median in the final window with the other half), or the paper's
+        exponential mechanism over the whole public range. Both robust steps get the automatic
+        centre share. On the paper's wide B/C ranges (``+-50 d sqrt(sigma_max)``) the
+        per-coordinate zooms miss where CoinPress does not (docs/estimators/plan.md). With the
+        oracle variances ``"coinpress"`` falls back to coarse-to-fine; without scaling
         (``variances="none"``: ``plan_noscale``, ``gaussian_private``) and with
-        ``quantile="exponential"`` CoinPress runs on the rows themselves (``s = 1``; issue 12,
-        third pass: ``gaussian_private`` on Gaussian A, d = 1024, rho = 1/16, 30 seeds: one run
-        74x the median with the coarse-to-fine centre, a coordinate of the centre 394 off; worst
-        1.9x with CoinPress, median 2.78 -> 2.76).
+        ``quantile="exponential"`` CoinPress runs on the rows themselves (``s = 1``).
     radius_step : {"log_grid", "paper"}
         How ``C`` is found (``quantile="exponential"``): the exponential mechanism over the public
         log grid ``U 1.002**-k`` on ``[U 1e-9, U]`` (default, :func:`dpcore.quantiles.exponential.log_grid_quantile`,
@@ -117,7 +112,7 @@ def plan(
         ``9 rho_center`` (group privacy for zCDP, ``k**2 rho``), and the ledger charges that.
     coinpress_spread_share : float
         Share of ``rho_center`` for the private l2 spread of the CoinPress centre (0 takes the spread
-        from ``sigma^`` instead: measured worse at d = 1024, where ``sigma^`` itself is noisy).
+        from ``sigma^`` instead, which is itself noisy at large ``d``).
     variance_cap_share : float
         Share of ``rho_variance`` for :func:`variance_cap`, a private bound on every ``sigma_i^2``
         that tops Algorithm 2's search ranges (default 0.1; 0 is the paper's Algorithm 2 alone,

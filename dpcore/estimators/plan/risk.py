@@ -73,24 +73,16 @@ def thin_budget_risk(
     not enough, some coordinates of the centre will likely land outside the data, the clip radius
     grows with them and the error is many times the typical one.
 
-    Calibration (issue 12, round 2, benchmarks/results/paper_grid_round2.md): with the default
-    CoinPress centre and the 0.2% log-grid radius no measured cell of the paper's grid had a run
-    beyond 3x its median except PLAN, C, d = 1024, rho = 1/16 (30 seeds: 10% of runs beyond 3x,
-    worst 3.3x). That tail did not come from the centre but from Algorithm 2's per-coordinate
-    variance medians (one or two of 1024 landing up to 4e5 sigma_i high on the +-1.6e6 range), so
-    this centre rule rightly did not flag it; the third pass removes it with :func:`variance_cap`
-    and :func:`variance_floor_ratio` (50 grid seeds: 2 -> 1 run beyond 3x). The rest of that tail
-    (grid seed 20: the largest variance estimated 2e-11 too low) is what the second sentence,
-    :func:`expected_low_variances`, warns about: it is above :data:`LOW_VARIANCE_ALERT` at that cell
-    (0.7) and below it at every other B/C cell of the grid; it also speaks for the thin A cells
-    (d >= 256 at small rho, n = 4000), where the misses happen but do no harm because every
-    coordinate has the same spread, hence its conditional wording. The centre sentence flags none of
-    the grid's cells and flags budgets below the grid (e.g. A, d = 1024, rho = 1/32), where the
-    centre share would have to exceed :data:`MAX_AUTO_CENTER_SHARE`.
+    The second sentence comes from :func:`expected_low_variances`: some of Algorithm 2's
+    per-coordinate variance medians land far below their data, which matters only when a few
+    coordinates vary much more than the rest. On the paper's grid the centre sentence flags no
+    cell (it flags budgets below the grid, e.g. A, d = 1024, rho = 1/32, where the centre share
+    would have to exceed :data:`MAX_AUTO_CENTER_SHARE`) and the variance sentence flags only
+    C, d = 1024, rho = 1/16 (benchmarks/results/paper_grid_round2.md).
 
     References
     ----------
-    Issue 12 of this project; specs/plan.md §2 (budgets), §10.10.
+    specs/plan.md §2 (budgets), §10.10.
     """
     check_positive(width, "width")
     need = needed_center_share(n, d, rho)
@@ -140,7 +132,7 @@ def expected_low_variances(n: int, d: int, rho: float) -> float:
 
     References
     ----------
-    McSherry and Talwar (FOCS 2007); issue 12 of this project; specs/plan.md §4c.
+    McSherry and Talwar (FOCS 2007); specs/plan.md §4c.
     """
     n, d = int(n), int(d)
     rho_med = DEFAULT_SPLIT["variance"] * (1.0 - VARIANCE_CAP_SHARE) * check_positive(rho, "rho")

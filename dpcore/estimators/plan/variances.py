@@ -138,8 +138,7 @@ def variance_estimate(
     return np.asarray(med, dtype=float) / (k * factor)
 
 
-#: Share of the variance budget that :func:`plan` spends on :func:`variance_cap` (issue 12,
-#: third pass).
+#: Share of the variance budget that :func:`plan` spends on :func:`variance_cap`.
 VARIANCE_CAP_SHARE = 0.1
 
 
@@ -164,11 +163,11 @@ def variance_cap(
     (Gaussian data), so that quantile is at least ``sigma_i sqrt(2 chi2_1^{-1}(q))`` and
     ``sigma_i^2 <= r^2 / (2 chi2_1^{-1}(q))`` for every ``i`` (``q`` floored at 0.01).
 
-    Why (issue 12, third pass): Algorithm 2's per-coordinate medians get ``rho_variance / d`` each;
-    on the paper's wide ranges (Gaussian C, ``d = 1024``, ``rho = 1/16``: ``+-1.6e6``, ``eps = 0.01``
-    per coordinate) one or two of the 1024 medians land in the empty stretch above the data, up to
+    Why: Algorithm 2's per-coordinate medians get ``rho_variance / d`` each; on the paper's wide
+    ranges (Gaussian C, ``d = 1024``, ``rho = 1/16``: ``+-1.6e6``, ``eps = 0.01`` per coordinate)
+    one or two of the 1024 medians can land in the empty stretch above the data, up to
     ``4e5 sigma_i``; ``s_i = sigma^_i^(-1/2)`` then sends ``sqrt(sigma^_i)`` of noise into that
-    coordinate (measured: 4 of 30 runs with 3-5x the median error, all from that noise). One extra
+    coordinate and the error is several times the typical one. One extra
     1-D median on ``n / 2`` values is accurate at a tenth of the variance share and bounds every
     ``sigma^_i`` by about ``1.7 ||sigma||_2``.
 
@@ -184,7 +183,7 @@ def variance_cap(
     References
     ----------
     McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; specs/plan.md §1 (replace-one), §4a.2,
-    §4c; issue 12 of this project.
+    §4c.
     """
     from statistics import NormalDist
 
@@ -215,7 +214,7 @@ def variance_floor_ratio(d: int) -> float:
 
     References
     ----------
-    Issue 12 of this project; specs/plan.md §4a.3, §4c.
+    specs/plan.md §4a.3, §4c.
     """
     return 1e-8 / float(max(int(d), 1)) ** 2
 
