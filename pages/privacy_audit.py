@@ -14,6 +14,7 @@ from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_l
 from dpcore.audit.neighbours import audit_dimension, is_binary
 from dpcore.figures.audit import clearly_outside, distributions_figure, ratio_figure
 from dpcore.privacy import Budget
+from pages._float_lesson import render as float_lesson
 from pages._ui import chart, settings, simulation_notice, user_errors
 
 s = settings()
@@ -242,3 +243,4 @@ with st.expander("How the bound is computed"):
     )
     st.dataframe(pd.DataFrame([r.summary()]).T.rename(columns={0: "value"}).astype(str))
 simulation_notice()
+float_lesson(s)

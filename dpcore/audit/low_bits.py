@@ -27,8 +27,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from dpcore import mechanisms
+from dpcore.privacy import Ledger
+from dpcore.samplers import SafeBackend
 
 #: The two neighbouring data sets of the attack (bounds [0, 1]).
 D = np.array([[0.0], [0.0]])
@@ -73,3 +79,119 @@ def balanced(hits_d: int, hits_d2: int, epsilon: float = 1.0) -> bool:
     slack = 4.0 * math.sqrt(max(hits_d, hits_d2, 1))
     e = math.exp(epsilon)
     return hits_d <= e * hits_d2 + slack and hits_d2 <= e * hits_d + slack
+
+
+# --------------------------------------------------------------------------------------------
+# the lesson: NumPy's Laplace against the safe sampler, live
+
+#: The clipped mean of D and of D' (bounds [0, 1], n = 2): the value the noise is added to.
+MEANS = {"D": 0.0, "D′": 0.5}
+#: Per-coordinate sensitivity (b - a)/n and Laplace scale (b - a)/(n ε) of that release at ε = 1.
+SENSITIVITY = 0.5
+SCALE = 0.5
+#: The two samplers of the lesson and how a page names them.
+SAMPLERS = {
+    "numpy": "NumPy's Laplace (simulations)",
+    "safe": "the safe sampler (releases: OpenDP)",
+}
+
+
+@dataclass(frozen=True)
+class LowBitLesson:
+    """Counts of the low-bit event over ``draws`` releases per sampler and data set.
+
+    Attributes
+    ----------
+    draws : int
+        Releases on each data set, per sampler.
+    hits : dict
+        ``hits[sampler][data set]``: how many releases had a bit below 2^-54 set
+        (samplers ``"numpy"`` and ``"safe"``, data sets ``"D"`` and ``"D′"``).
+    """
+
+    draws: int
+    hits: dict[str, dict[str, int]]
+
+    def share(self, sampler: str, data: str) -> float:
+        """The share of releases with the event."""
+        return self.hits[sampler][data] / self.draws
+
+
+def releases(value: float, draws: int, rng: Any) -> np.ndarray:
+    """``draws`` independent releases of clipped_laplace on a data set whose clipped mean is
+    ``value`` (n = 2, bounds [0, 1], ε = 1), all in one call of :func:`dpcore.mechanisms.laplace`
+    with the estimator's sensitivity and scale: a NumPy generator adds ``value + noise`` in floating
+    point, :class:`dpcore.samplers.SafeBackend` draws each noisy value exactly on a 2^k grid.
+    The ledger of the call is thrown away (an audit, not a release of data)."""
+    with mechanisms.stage(Ledger("pure"), "low-bit lesson"):
+        rel = mechanisms.laplace(
+            np.full(int(draws), float(value)), SENSITIVITY, 1.0, rng=rng, scale=SCALE
+        )
+    return np.asarray(rel.value, dtype=float)
+
+
+def lesson(draws: int, seed: int | None = 0) -> LowBitLesson:
+    """The low-bit event over ``draws`` releases on D and on D' for each sampler.
+
+    Parameters
+    ----------
+    draws : int
+        Releases per data set and sampler.
+    seed : int or None
+        Seed of the NumPy generator (the safe sampler takes none: the OS CSPRNG).
+
+    Returns
+    -------
+    LowBitLesson
+
+    Privacy
+    -------
+    An audit on two fixed public data sets; nothing about anyone's data is released.
+
+    Examples
+    --------
+    >>> out = lesson(400)
+    >>> out.hits["numpy"]["D"] > 50 and out.hits["numpy"]["D′"] == 0
+    True
+    """
+    g = np.random.default_rng(seed)
+    hits: dict[str, dict[str, int]] = {"numpy": {}, "safe": {}}
+    for data, value in MEANS.items():
+        for sampler, rng in (("numpy", g), ("safe", SafeBackend())):
+            y = releases(value, draws, rng)
+            hits[sampler][data] = int(sum(fine(v) for v in y))
+    return LowBitLesson(int(draws), hits)
+
+
+def _pct(share: float) -> str:
+    if share == 0.0:
+        return "never"
+    return f"{share:.0%} of the time" if share >= 0.01 else f"{share:.1%} of the time"
+
+
+def lesson_sentences(out: LowBitLesson) -> dict[str, str]:
+    """One plain sentence per sampler saying what an attacker learns from the low bits."""
+    words = {}
+    for sampler in ("numpy", "safe"):
+        a, b = out.share(sampler, "D"), out.share(sampler, "D′")
+        counts = (
+            f"({out.hits[sampler]['D']:,} and {out.hits[sampler]['D′']:,} of {out.draws:,} "
+            "releases)"
+        )
+        if balanced(out.hits[sampler]["D"], out.hits[sampler]["D′"]):
+            verdict = (
+                f"within the factor e^ε ≈ {math.e:.1f} that ε = 1 allows (up to sampling error): "
+                "the last bits leak nothing beyond the guarantee"
+            )
+        elif min(a, b) == 0.0:
+            verdict = (
+                "an attacker who sees one release with those bits set knows for sure it came from "
+                f"{'D' if a > b else 'D′'}: no ε, however large, allows that"
+            )
+        else:
+            verdict = "more often on one than e^ε allows: the claimed ε is false"
+        words[sampler] = (
+            f"With {SAMPLERS[sampler]}, under D the last bits are set {_pct(a)}, under D′ "
+            f"{_pct(b)} {counts}: {verdict}."
+        )
+    return words
