@@ -58,9 +58,7 @@ MAX_REDRAWS = 200
 WALK_BITS = 20
 #: Modules allowed to ask the backend for standard normal values (a public random rotation).
 NORMAL_CALLERS = frozenset({"dpcore.rotation"})
-#: Rows longer than this are sampled by rejection from blocks (:func:`exact_noisy_max`).
-BLOCK_FROM = 1024
-#: Rejected trials before a long row goes to OpenDP whole.
+#: Rejected trials of :func:`exact_noisy_max` before a row goes to OpenDP whole.
 MAX_TRIALS = 64
 
 
@@ -264,7 +262,7 @@ class SafeBackend:
 
     def noisy_max(self, scores: Any) -> np.ndarray:
         """Index per row (last axis) drawn with probability ``∝ exp(score)``, exactly
-        (:func:`exact_noisy_max`: OpenDP's noisy max, on blocks of candidates for long rows)."""
+        (:func:`exact_noisy_max`)."""
         s = np.asarray(scores, dtype=float)
         if s.ndim == 0 or s.shape[-1] == 0 or np.isnan(s).any() or np.isposinf(s).any():
             raise ValueError("noisy_max needs rows of finite or -inf scores.")
@@ -467,26 +465,27 @@ def bernoulli_exp(x: Fraction) -> bool:
 def exact_noisy_max(scores: np.ndarray) -> int:
     """An index of ``scores`` (finite floats) drawn with probability exactly ``∝ exp(score)``.
 
-    Up to :data:`BLOCK_FROM` candidates: one call of OpenDP's ``make_noisy_max`` (exact Gumbel
-    comparisons in integer arithmetic). Longer rows: rejection from blocks. The candidates are cut
-    into ``B`` blocks of ``K ≈ √k`` consecutive ones, block ``b`` holding the mass
-    ``S_b = Σ_{i∈b} exp(s_i)``. Each block gets a public-to-the-sampler log-weight ``V_b ≥ ln S_b``
-    (its log-sum-exp in floats plus a margin of ``1e-6 + 1e-9·|V_b|``, far above the rounding; it
-    is the exact rational of the float passed to OpenDP plus the exact shift). A trial draws a
-    block with probability ``exp(V_b)/Σ exp(V)`` (OpenDP's noisy max on the ``B`` weights), a
-    candidate ``i`` of it with probability ``exp(s_i)/S_b`` (OpenDP's noisy max on the block), and
-    accepts with probability ``S_b·exp(-V_b) ≤ 1`` (:func:`bernoulli_sum_exp`, exact). A trial
-    outputs ``i`` with probability ``exp(s_i)/Σ exp(V)``, so an accepted draw has exactly the
-    exponential mechanism's distribution, whatever the trial; about one trial in ``e^{1e-6}``
-    is rejected. After :data:`MAX_TRIALS` rejections the row goes to OpenDP whole (exact too).
+    Rejection from an exactly known proposal. With ``m`` the largest score and
+    ``w_i = exp(s_i - m)`` in floats, the integer thresholds ``T_i = ⌊2^53 · cumsum(w)_i / Σw⌋``
+    (the last set to ``2^53``) define the proposal: with probability 1/2 a uniform index, else the
+    index ``i`` with ``T_{i-1} ≤ u < T_i`` for a uniform integer ``u < 2^53``, so
+    ``q_i = 1/(2k) + (T_i - T_{i-1})/2^54``, a rational known exactly and never 0 (no
+    underflow can hide a candidate). The draw is accepted with probability
+    ``exp(-(m - s_i)) / (C q_i)``, with ``C`` a float bound on ``max_i w_i/q_i`` widened by
+    ``2^-20`` (far above the rounding of the floats), computed exactly by
+    :func:`bernoulli_sum_exp`. A trial outputs ``i`` with probability ``exp(s_i - m)/C``, so an
+    accepted draw has exactly the exponential mechanism's distribution whatever the trial; about
+    one trial in two is accepted. After :data:`MAX_TRIALS` rejections the row goes to OpenDP's
+    ``make_noisy_max`` (exact too).
 
     Privacy
     -------
     The output is the index alone, drawn with the exact probabilities ``exp(s_i)/Σ exp(s)`` of the
-    floating-point scores the estimator computed: no rounded weight, no float noise, no underflow
-    (the failure mode of a float inverse-CDF or a float Gumbel-max, whose noise is bounded so that
-    far candidates get probability 0 under one data set and not under its neighbour). The
-    guarantee is the exponential mechanism's on those scores, as with OpenDP on the whole row. The
+    floating-point scores the estimator computed: no rounded weight decides the output, no float
+    noise, no underflow (the failure mode of a float inverse-CDF or a float Gumbel-max, whose noise
+    is bounded so that far candidates get probability 0 under one data set and not under its
+    neighbour). The guarantee is the exponential mechanism's on those scores, as with OpenDP. An
+    acceptance probability above 1 (impossible with the margin) raises instead of releasing. The
     number of trials depends on the scores (a timing channel, as in OpenDP's own samplers).
 
     References
@@ -496,43 +495,41 @@ def exact_noisy_max(scores: np.ndarray) -> int:
     """
     s = np.asarray(scores, dtype=float)
     k = s.size
-    meas = _noisy_max_measurement()
-    if k <= BLOCK_FROM:
-        return int(meas(s - s.max()))
-    size = math.isqrt(k - 1) + 1
-    padded = np.full(-(-k // size) * size, -np.inf)
-    padded[:k] = s
-    blocks = padded.reshape(-1, size)
-    tops = blocks.max(axis=1)
-    lse = tops + np.log(np.exp(blocks - tops[:, None]).sum(axis=1))
-    upper = lse + 1e-6 + 1e-9 * np.abs(lse)
-    shift = float(upper.max())
-    weights = upper - shift  # OpenDP draws ∝ exp(weights): V_b = weights_b + shift, exactly
+    m = float(s.max())
+    w = np.exp(s - m)
+    cdf = np.cumsum(w)
+    thresholds = np.floor(cdf / cdf[-1] * 2.0**53).astype(np.int64)
+    thresholds[-1] = 2**53
+    counts = np.diff(thresholds, prepend=0)
+    q = 1.0 / (2.0 * k) + counts * 2.0**-54
+    bound = Fraction(float(np.max(w / q)) * (1.0 + 2.0**-20))
     for _ in range(MAX_TRIALS):
-        b = int(meas(weights))
-        row = blocks[b]
-        keep = np.flatnonzero(np.isfinite(row))
-        i = int(keep[int(meas(row[keep] - row[keep].max()))])
-        if bernoulli_sum_exp(row[keep], Fraction(float(weights[b])) + Fraction(shift)):
-            return b * size + i
-    return int(meas(s - s.max()))
+        if secrets.randbits(1):
+            i = secrets.randbelow(k)
+        else:
+            i = int(np.searchsorted(thresholds, secrets.randbelow(2**53), side="right"))
+        qi = Fraction(1, 2 * k) + Fraction(int(counts[i]), 2**54)
+        if bernoulli_sum_exp(s[i : i + 1], Fraction(m), 1 / (bound * qi)):
+            return i
+    return int(_noisy_max_measurement()(s - m))
 
 
-def bernoulli_sum_exp(scores: np.ndarray, v: Fraction) -> bool:
-    """``True`` with probability exactly ``q = Σ exp(s_i - v)`` (floats ``s_i``, rational ``v``,
-    ``q ≤ 1``): a uniform ``U`` drawn bit by bit from :mod:`secrets` is compared with ``q``,
-    known to an interval that narrows (floats, then :mod:`decimal` at growing precision) until
-    the interval and ``U``'s span are apart.
+def bernoulli_sum_exp(scores: np.ndarray, v: Fraction, factor: Fraction = Fraction(1)) -> bool:
+    """``True`` with probability exactly ``q = factor · Σ exp(s_i - v)`` (floats ``s_i``,
+    rationals ``v`` and ``factor > 0``, ``q ≤ 1``): a uniform ``U`` drawn bit by bit from
+    :mod:`secrets` is compared with ``q``, known to an interval that narrows (floats, then
+    :mod:`decimal` at growing precision) until the interval and ``U``'s span are apart.
 
     Raises
     ------
     RuntimeError
-        When ``q > 1`` (the caller's ``v`` was below ``ln Σ exp(s)``).
+        When ``q > 1``.
     """
     x = np.asarray(scores, dtype=float) - float(v)
     terms = np.exp(x)
-    q = float(terms.sum())
-    err = 2.0**-40 * (terms.size + 1) * (q + float(np.sum(terms * (1.0 + np.abs(x)))) + 1e-300)
+    f = float(factor)
+    q = f * float(terms.sum())
+    err = 2.0**-40 * (terms.size + 1) * f * (float(np.sum(terms * (2.0 + np.abs(x)))) + 1e-300)
     lo, hi = Fraction(max(q - err, 0.0)), Fraction(q + err)
     bits, u = 0, 0
     digits = 40
@@ -547,6 +544,7 @@ def bernoulli_sum_exp(scores: np.ndarray, v: Fraction) -> bool:
         if u_lo >= hi:
             return False
         lo, hi = _sum_exp_interval(scores, v, digits)
+        lo, hi = lo * factor, hi * factor
         digits *= 2
 
 
