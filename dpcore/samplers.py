@@ -60,6 +60,8 @@ WALK_BITS = 20
 NORMAL_CALLERS = frozenset({"dpcore.rotation"})
 #: Rejected trials of :func:`exact_noisy_max` before a row goes to OpenDP whole.
 MAX_TRIALS = 64
+#: Scores per chunk of rows in :func:`exact_noisy_max` (at least one row).
+CHUNK = 1 << 16
 
 
 class UnsafeDraw(ValueError):
@@ -267,12 +269,9 @@ class SafeBackend:
         if s.ndim == 0 or s.shape[-1] == 0 or np.isnan(s).any() or np.isposinf(s).any():
             raise ValueError("noisy_max needs rows of finite or -inf scores.")
         rows = s.reshape(-1, s.shape[-1])
-        out = np.empty(rows.shape[0], dtype=np.intp)
-        for i, row in enumerate(rows):
-            keep = np.flatnonzero(np.isfinite(row))
-            if keep.size == 0:
-                raise ValueError("noisy_max: a row has no candidate of positive weight.")
-            out[i] = keep[exact_noisy_max(row[keep])]
+        if not np.isfinite(rows).any(axis=1).all():
+            raise ValueError("noisy_max: a row has no candidate of positive weight.")
+        out = exact_noisy_max(rows)
         self.draws.append(Draw("exponential", int(s.size), 1.0, 1.0, 1.0, 2.0))
         return out.reshape(s.shape[:-1])
 
@@ -462,8 +461,9 @@ def bernoulli_exp(x: Fraction) -> bool:
     return k % 2 == 1
 
 
-def exact_noisy_max(scores: np.ndarray) -> int:
-    """An index of ``scores`` (finite floats) drawn with probability exactly ``∝ exp(score)``.
+def exact_noisy_max(scores: np.ndarray) -> np.ndarray:
+    """Per row of ``scores`` (floats or ``-inf``, each row with a finite one), an index drawn
+    with probability exactly ``∝ exp(score)``; the float work is vectorised over rows.
 
     Rejection from an exactly known proposal. With ``m`` the largest score and
     ``w_i = exp(s_i - m)`` in floats, the integer thresholds ``T_i = ⌊2^53 · cumsum(w)_i / Σw⌋``
@@ -493,32 +493,73 @@ def exact_noisy_max(scores: np.ndarray) -> int:
     Canonne, Kamath, Steinke. "The Discrete Gaussian for Differential Privacy." NeurIPS 2020.
     Ilvento. "Implementing the Exponential Mechanism with Base-2 Differential Privacy." CCS 2020.
     """
-    s = np.asarray(scores, dtype=float)
-    k = s.size
-    m = float(s.max())
-    w = np.exp(s - m)
-    cdf = np.cumsum(w)
-    thresholds = np.floor(cdf / cdf[-1] * 2.0**53).astype(np.int64)
-    thresholds[-1] = 2**53
-    counts = np.diff(thresholds, prepend=0)
+    s = np.atleast_2d(np.asarray(scores, dtype=float))
+    out = np.empty(s.shape[0], dtype=np.intp)
+    step = max(1, CHUNK // s.shape[1])  # rows per chunk: the float work stays in cache
+    for start in range(0, s.shape[0], step):
+        out[start : start + step] = _chunk(s[start : start + step])
+    return out
+
+
+def _chunk(s: np.ndarray) -> np.ndarray:
+    """:func:`exact_noisy_max` on a block of rows."""
+    k = s.shape[1]
+    m = s.max(axis=1, keepdims=True)
+    w = np.exp(s - m)  # 0 for -inf
+    cdf = np.cumsum(w, axis=1)
+    thresholds = np.floor(cdf / cdf[:, -1:] * 2.0**53).astype(np.int64)
+    thresholds[:, -1] = 2**53
+    counts = np.diff(thresholds, axis=1, prepend=0)
     q = 1.0 / (2.0 * k) + counts * 2.0**-54
-    bound = Fraction(float(np.max(w / q)) * (1.0 + 2.0**-20))
+    bounds = np.max(w / q, axis=1) * (1.0 + 2.0**-20)
+    out = np.empty(s.shape[0], dtype=np.intp)
+    for r in range(s.shape[0]):
+        out[r] = _accepted(s[r], float(m[r, 0]), thresholds[r], counts[r], float(bounds[r]))
+    return out
+
+
+def _accepted(s: np.ndarray, m: float, thresholds: np.ndarray, counts: Any, bound: float) -> int:
+    """One row of :func:`exact_noisy_max`: trials until one is accepted (OpenDP after
+    :data:`MAX_TRIALS`)."""
+    k = s.size
     for _ in range(MAX_TRIALS):
         if secrets.randbits(1):
             i = secrets.randbelow(k)
         else:
             i = int(np.searchsorted(thresholds, secrets.randbelow(2**53), side="right"))
-        qi = Fraction(1, 2 * k) + Fraction(int(counts[i]), 2**54)
-        if bernoulli_sum_exp(s[i : i + 1], Fraction(m), 1 / (bound * qi)):
+        if not math.isfinite(s[i]):
+            continue
+        # accept with probability exp(s_i - m) / (bound q_i): floats first, with a wide error
+        x = float(s[i]) - m
+        p = math.exp(x) / (bound * (1.0 / (2.0 * k) + float(counts[i]) * 2.0**-54))
+        err = p * (abs(x) + 16.0) * 2.0**-48
+        if p - err > 1.0:
+            raise RuntimeError("exact_noisy_max: an acceptance probability exceeds 1.")
+        u = secrets.randbits(64)
+        if u + 1 <= math.floor(math.ldexp(max(p - err, 0.0), 64)):
             return i
-    return int(_noisy_max_measurement()(s - m))
+        if u >= math.ceil(math.ldexp(p + err, 64)):
+            continue
+        qi = Fraction(1, 2 * k) + Fraction(int(counts[i]), 2**54)  # undecided: exactly
+        if bernoulli_sum_exp(s[i : i + 1], Fraction(m), 1 / (Fraction(bound) * qi), u=(u, 64)):
+            return i
+    keep = np.flatnonzero(np.isfinite(s))
+    return int(keep[int(_noisy_max_measurement()(s[keep] - m))])
 
 
-def bernoulli_sum_exp(scores: np.ndarray, v: Fraction, factor: Fraction = Fraction(1)) -> bool:
+def bernoulli_sum_exp(
+    scores: np.ndarray,
+    v: Fraction,
+    factor: Fraction = Fraction(1),
+    *,
+    u: tuple[int, int] = (0, 0),
+) -> bool:
     """``True`` with probability exactly ``q = factor · Σ exp(s_i - v)`` (floats ``s_i``,
     rationals ``v`` and ``factor > 0``, ``q ≤ 1``): a uniform ``U`` drawn bit by bit from
     :mod:`secrets` is compared with ``q``, known to an interval that narrows (floats, then
-    :mod:`decimal` at growing precision) until the interval and ``U``'s span are apart.
+    :mod:`decimal` at growing precision) until the interval and ``U``'s span are apart. ``u``:
+    the first bits of ``U`` already drawn (value, number of bits), when a caller's own comparison
+    was undecided.
 
     Raises
     ------
@@ -531,14 +572,14 @@ def bernoulli_sum_exp(scores: np.ndarray, v: Fraction, factor: Fraction = Fracti
     q = f * float(terms.sum())
     err = 2.0**-40 * (terms.size + 1) * f * (float(np.sum(terms * (2.0 + np.abs(x)))) + 1e-300)
     lo, hi = Fraction(max(q - err, 0.0)), Fraction(q + err)
-    bits, u = 0, 0
+    top, bits = u
     digits = 40
     while True:
         if lo > 1:
             raise RuntimeError("bernoulli_sum_exp: the probability exceeds 1.")
         while bits < 4 * digits:
-            u, bits = (u << 64) | secrets.randbits(64), bits + 64
-        u_lo, u_hi = Fraction(u, 1 << bits), Fraction(u + 1, 1 << bits)
+            top, bits = (top << 64) | secrets.randbits(64), bits + 64
+        u_lo, u_hi = Fraction(top, 1 << bits), Fraction(top + 1, 1 << bits)
         if u_hi <= lo:
             return True
         if u_lo >= hi:

@@ -131,13 +131,14 @@ def test_no_numpy_generator_is_created(monkeypatch):
         np.r_[0.0, -40.0 + np.random.default_rng(4).normal(0.0, 1.0, 29)],  # one dominant
         -np.abs(np.arange(30) - 11) * 2.0 - 5e4,  # peaked, far from zero
         np.r_[0.0, np.full(29, -800.0)],  # the others underflow in floats
+        np.r_[np.full(10, -np.inf), np.log(np.arange(1.0, 21.0))],  # impossible candidates
     ],
 )
 def test_exact_noisy_max_has_the_exponential_mechanisms_distribution(scores):
     p = np.exp(scores - scores.max())
     p /= p.sum()
     draws = 6_000
-    obs = np.bincount([samplers.exact_noisy_max(scores) for _ in range(draws)], minlength=30)
+    obs = np.bincount(samplers.exact_noisy_max(np.tile(scores, (draws, 1))), minlength=30)
     big = p * draws > 5
     pooled_obs = np.r_[obs[big], obs[~big].sum()]
     pooled_exp = np.r_[p[big], p[~big].sum()] * draws
