@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict
-from pathlib import Path
 
 import streamlit as st
 
@@ -26,10 +25,12 @@ from pages._ui import (
     UNITS,
     apply_sidebar,
     convert_unit,
+    navigation_pages,
     nearest_preset,
     parse_query,
     send_values,
     settings,
+    shell_runs,
     size_error,
 )
 
@@ -39,8 +40,6 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="collapsed" if st.query_params.get("present") == "1" else "auto",
 )
-
-ROOT = Path(__file__).parent
 
 
 def _init_state() -> None:
@@ -218,35 +217,36 @@ def sidebar(page_path: str) -> None:
     )
 
 
+def _shell() -> None:
+    """Read the URL on a session's first run, draw the sidebar, bind the settings to the URL and
+    run the page picked (or say why nothing can run: an impossible budget or size)."""
+    _init_state()
+    apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
+    nav = st.navigation(navigation_pages())
+    page_path = next((p.path for p in PAGES if p.title == nav.title), "")
+    sidebar(page_path)
+    current = settings()
+    for key in st.session_state.get(
+        "_page_keys", set()
+    ):  # the page writes its own keys back as it runs
+        st.query_params.pop(key, None)
+    st.query_params.update(current.to_query())
+    if _present.presenting():
+        st.query_params["present"] = "1"
+        _present.style()
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+    try:
+        _budget = current.budget  # validates the budget; raises ValueError naming the fix
+    except ValueError as err:
+        st.error(f"That privacy budget is impossible: {err}")
+        st.stop()
+    if (too_big := size_error(current.n, current.d)) is not None:
+        st.error(too_big)
+        st.stop()
+    nav.run()
+
+
 warm()  # once per server: computes the Home picture in a background thread
-_init_state()
-apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
-nav = st.navigation(
-    [
-        st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
-        for p in PAGES
-        if (ROOT / p.path).exists()
-    ]
-)
-page_path = next((p.path for p in PAGES if p.title == nav.title), "")
-sidebar(page_path)
-current = settings()
-for key in st.session_state.get(
-    "_page_keys", set()
-):  # the page writes its own keys back as it runs
-    st.query_params.pop(key, None)
-st.query_params.update(current.to_query())
-if _present.presenting():
-    st.query_params["present"] = "1"
-    _present.style()
-elif "present" in st.query_params:
-    del st.query_params["present"]
-try:
-    _budget = current.budget  # validates the budget; raises ValueError naming the fix
-except ValueError as err:
-    st.error(f"That privacy budget is impossible: {err}")
-    st.stop()
-if (too_big := size_error(current.n, current.d)) is not None:
-    st.error(too_big)
-    st.stop()
-nav.run()
+with shell_runs():  # pages reached through the shell: see pages._ui.shell_runs
+    _shell()

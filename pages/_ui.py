@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -78,21 +79,56 @@ class Settings:
 DEFAULTS = Settings()
 
 
+def navigation_pages() -> list[Any]:
+    """The app's pages for ``st.navigation``: one ``st.Page`` per entry of
+    :data:`pages._spec.PAGES` whose script exists, in that order (paths relative to ``app.py``)."""
+    from pathlib import Path
+
+    from pages._spec import PAGES
+
+    root = Path(__file__).resolve().parent.parent
+    return [
+        st.Page(p.path, title=p.title, icon=p.icon, default=p.default)
+        for p in PAGES
+        if (root / p.path).exists()
+    ]
+
+
+#: Whether ``app.py`` is running a page in this thread (set by :func:`shell_runs`).
+_SHELL = threading.local()
+
+
+@contextmanager
+def shell_runs() -> Iterator[None]:
+    """The context ``app.py`` runs the chosen page in (``with shell_runs(): nav.run()``): inside
+    it, :func:`settings` knows the page was reached through the shell."""
+    _SHELL.running = True
+    try:
+        yield
+    finally:
+        _SHELL.running = False
+
+
 def _leave_legacy_pages_mode() -> None:
     """Make sure ``app.py`` (the shell) runs, whatever page a fresh server is first asked for.
 
-    Streamlit still treats a folder called ``pages/`` next to the entry point as a legacy
-    (v1) multipage app until the entry point calls ``st.navigation``. If the first request to a
-    fresh server is a page URL (a shared link), Streamlit would run that page alone, without the
-    sidebar and URL binding of ``app.py``. Pages import this module first, so here we switch the
-    legacy mode off and rerun: the rerun executes ``app.py``, which routes to the same page.
-    (``AppTest`` resets the mode before every run, hence a check on every ``settings()`` call.)
+    Streamlit treats a folder called ``pages/`` next to the entry point as a legacy (v1) multipage
+    app until some session calls ``st.navigation`` ("as soon as any session of your app executes
+    the st.navigation command, your app will ignore the pages/ directory (across all sessions)",
+    Streamlit's ``st.navigation`` reference). If the first request to a fresh server is a page URL
+    (a shared link), Streamlit runs that page alone, without the sidebar and URL binding of
+    ``app.py``. Pages call :func:`settings` first, so a page run outside :func:`shell_runs` calls
+    ``st.navigation`` itself (with the app's own pages) and reruns: the rerun executes ``app.py``,
+    which routes to the same page. ``AppTest`` starts every run in the legacy mode, hence the
+    check on every call. Outside a script run (no server and no session the shell initialised,
+    e.g. a unit test calling :func:`settings`) nothing is done.
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+    if getattr(_SHELL, "running", False):
+        return
+    if not (st.runtime.exists() or st.session_state.get("_initialised")):
+        return
+    st.navigation(navigation_pages(), position="hidden")
+    st.rerun()
 
 
 #: Valid ranges of the numeric URL parameters (values outside fall back to the default, so no
@@ -513,10 +549,10 @@ def dataset(s: Settings | None = None) -> Dataset:
     if key[1] * key[2] <= SHARED_DATASET_CELLS:
         return _dataset(*key)
     try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ss = st.session_state if get_script_run_ctx() is not None else None
-    except Exception:  # noqa: BLE001 - no session (a background thread): no per-session copy
+        # in a thread outside a script run Streamlit hands out one process-wide stand-in state:
+        # the copy is then kept there (one at most), as for a session
+        ss: Any = st.session_state
+    except Exception:  # noqa: BLE001 - no session state at all: no per-session copy
         ss = None
     held = None if ss is None else ss.get("_large_dataset")
     if held is None or held[0] != key:
