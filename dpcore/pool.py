@@ -379,6 +379,9 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None
     conn.close()
 
 
+#: The name of :func:`run_stoppable`'s processes (``multiprocessing.active_children()`` shows it).
+STOPPABLE_NAME = "dpmean-stoppable"
+
 _SLOTS_LOCK = threading.Lock()
 _SLOTS: list[threading.BoundedSemaphore] = []
 _START_LOCK = threading.Lock()
@@ -457,7 +460,9 @@ def run_stoppable(
     try:
         ctx = multiprocessing.get_context("forkserver")
         receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(send, fn, args, kwargs), daemon=True)
+        proc = ctx.Process(
+            target=_child, args=(send, fn, args, kwargs), name=STOPPABLE_NAME, daemon=True
+        )
         with _START_LOCK, plain_main():
             proc.start()
         send.close()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from dpcore.pool import Stopped, TimeBudgetExceeded, call_each, run_stoppable
+from dpcore.pool import STOPPABLE_NAME, Stopped, TimeBudgetExceeded, call_each, run_stoppable
 
 
 def test_a_job_past_its_budget_is_ended_at_the_budget() -> None:
@@ -18,7 +18,7 @@ def test_a_job_past_its_budget_is_ended_at_the_budget() -> None:
     with pytest.raises(TimeBudgetExceeded, match=r"time budget of 0\.5 s"):
         run_stoppable(time.sleep, 60, seconds=0.5, what="A slow job")
     assert time.monotonic() - t0 < 3.0
-    assert multiprocessing.active_children() == []
+    assert not [p for p in multiprocessing.active_children() if p.name == STOPPABLE_NAME]
 
 
 def test_a_job_is_ended_when_its_caller_leaves() -> None:
@@ -28,7 +28,7 @@ def test_a_job_is_ended_when_its_caller_leaves() -> None:
     with pytest.raises(Stopped):
         run_stoppable(time.sleep, 60, seconds=60, should_stop=left.is_set)
     assert time.monotonic() - t0 < 3.0
-    assert multiprocessing.active_children() == []
+    assert not [p for p in multiprocessing.active_children() if p.name == STOPPABLE_NAME]
 
 
 def test_results_and_errors_come_back() -> None:
@@ -42,3 +42,30 @@ def test_results_and_errors_come_back() -> None:
 def test_the_budget_is_a_value_error_naming_it() -> None:
     err = TimeBudgetExceeded("The peer libraries' means", 30)
     assert isinstance(err, ValueError) and "30 s" in str(err)
+
+
+def test_visitor_gone_when_the_run_is_stopped_or_the_session_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
+
+    import pages._pool
+
+    assert pages._pool.visitor_gone()() is False  # outside a script run: never
+    requests = ScriptRequests()
+    ctx = SimpleNamespace(session_id="s1", script_requests=requests)
+    monkeypatch.setattr(pages._pool, "get_script_run_ctx", lambda: ctx)
+    active = {"s1"}
+    fake = SimpleNamespace(is_active_session=active.__contains__)
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: fake))
+    gone = pages._pool.visitor_gone()
+    assert gone() is False
+    active.clear()  # the browser left: the session is no longer active
+    assert gone() is True
+    active.add("s1")
+    requests.request_stop()  # the session shut down or the run was replaced
+    assert gone() is True
