@@ -168,6 +168,10 @@ def check_real(
     return v
 
 
+#: Whole numbers beyond this are refused by :func:`check_int` (counts and sizes never reach it).
+MAX_WHOLE = 2**62
+
+
 def check_int(
     value: Any,
     name: str,
@@ -201,7 +205,11 @@ def check_int(
         v = int(value)
     except (TypeError, ValueError, OverflowError) as err:
         raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}") from err
-    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+    if (
+        (minimum is not None and v < minimum)
+        or (maximum is not None and v > maximum)
+        or abs(v) > MAX_WHOLE
+    ):
         raise ValueError(f"{message}; got {_show(value)}.{hint and ' ' + hint}")
     return v
 

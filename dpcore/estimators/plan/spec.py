@@ -18,11 +18,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from dpcore._validation import check_positive, check_probability
+from dpcore._validation import (
+    check_fractions,
+    check_int,
+    check_option,
+    check_positive,
+    check_probability,
+    check_real,
+)
 from dpcore.estimate import Estimate
 from dpcore.estimators._options import EstimatorOptions
 from dpcore.estimators.plan.compose import run_plan
-from dpcore.estimators.plan.core import default_scale_exponent
+from dpcore.estimators.plan.core import STAGES, default_scale_exponent
 from dpcore.estimators.plan.variances import VARIANCE_CAP_SHARE
 from dpcore.quantiles.coordinate import QuantileMethod
 
@@ -114,6 +121,7 @@ class PlanSpec(EstimatorOptions):
                 "center='frequencies' reuses the private frequencies of variances='binary'."
             )
         self._check_steps()
+        self._check_public_options()
         e = self.scale_exponent
         if e is None:
             e = 0.0 if v == "none" else default_scale_exponent(p)
@@ -139,6 +147,26 @@ class PlanSpec(EstimatorOptions):
                 self.variance_cap_share, "variance_cap_share", open_interval=False
             ),
         )
+
+    def _check_public_options(self) -> None:
+        """Each public option of the wrong type or out of range refused with its name
+        (:mod:`dpcore._validation`), before anything is drawn."""
+        check_fractions(self.budget_split, "budget_split", STAGES)
+        check_option(self.rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
+        if self.radius_universe_kind is not None:
+            check_option(
+                self.radius_universe_kind,
+                "radius_universe_kind",
+                ("trimmed", "range"),
+                low=0.0,
+                open_low=True,
+            )
+        check_int(self.pairs_per_group, "pairs_per_group", minimum=1)
+        check_int(self.steps, "steps", minimum=1)
+        check_real(self.coinpress_spread_share, "coinpress_spread_share", low=0.0, high=1.0)
+        check_real(self.variance_cap_share, "variance_cap_share", low=0.0, high=1.0)
+        if self.scale_exponent is not None:
+            check_real(self.scale_exponent, "scale_exponent", low=0.0, hint="0 = no scaling.")
 
     def _check_steps(self) -> None:
         if self.center_step not in ("coarse_to_fine", "coinpress", "paper"):
