@@ -144,8 +144,8 @@ def _merged(old: Any, new: Any) -> Any:
 def axis_names(fig: go.Figure, row: int, col: int) -> tuple[str, str]:
     """The layout keys of the x and y axes of panel (``row``, ``col``) of a :func:`subplots` figure,
     e.g. ``("xaxis3", "yaxis3")``."""
-    x, y = fig._grid_ref[row - 1][col - 1][0].layout_keys
-    return x, y
+    panel = fig.get_subplot(row, col)
+    return panel.xaxis.plotly_name, panel.yaxis.plotly_name
 
 
 #: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
@@ -332,6 +332,13 @@ def _house_layout(title: str | None, height: int) -> tuple[tuple[str, Any], ...]
     return tuple((k, v) for k, v in fig.layout.to_plotly_json().items() if k not in before)
 
 
+def _is_set(value: Any) -> bool:
+    """Whether a layout property read from a figure was set: a value, or a non-empty object."""
+    if value is None:
+        return False
+    return bool(value.to_plotly_json()) if hasattr(value, "to_plotly_json") else True
+
+
 def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
     """The house style (:data:`HOUSE_TEMPLATE`): white background, light grid, legend on top.
 
@@ -341,7 +348,7 @@ def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.
     set_template(fig)
     settings = _house_settings(title, height)
     layout = fig.layout
-    if any(k in layout._props for k in settings):  # merge into what the builder set: plotly's way
+    if any(_is_set(layout[k]) for k in settings):  # merge into what the builder set: plotly's way
         fig.update_layout(**settings)
         return fig
     layout._validate = False  # plotly's own JSON of these settings, validated by _house_layout
@@ -438,22 +445,19 @@ def tidy_log_axes(fig: go.Figure) -> go.Figure:
     ``go.Figure`` (e.g. a figure cached as a plain dict) is returned unchanged."""
     if not isinstance(fig, go.Figure):
         return fig
-    # read from the figure's JSON: most figures have no such axis, and then no trace is looked at
+    # most figures have no such axis, and then no trace is looked at
     log_axes = {
-        name
-        for name, axis in fig._layout.items()
-        if name.startswith(("xaxis", "yaxis"))
-        and isinstance(axis, dict)
-        and axis.get("type") == "log"
-        and axis.get("tickvals") is None
+        axis.plotly_name
+        for axis in (*fig.select_xaxes(), *fig.select_yaxes())
+        if axis.type == "log" and axis.tickvals is None
     }
     if not log_axes:
         return fig
     values: dict[str, list[float]] = {}
-    for drawn in fig._data:
+    for drawn in fig.data:
         for letter in ("x", "y"):
-            data = drawn.get(letter)
-            ref = drawn.get(f"{letter}axis") or letter
+            data = getattr(drawn, letter, None)
+            ref = getattr(drawn, f"{letter}axis", None) or letter
             if data is not None and f"{letter}axis{ref[1:]}" in log_axes:
                 values.setdefault(f"{letter}axis{ref[1:]}", []).extend(_numbers(data))
     for name, nums in values.items():
