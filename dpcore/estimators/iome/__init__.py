@@ -69,8 +69,10 @@ from dpcore import mechanisms
 from dpcore._validation import (
     RngLike,
     check_data,
+    check_int,
     check_positive,
     check_probability,
+    check_real,
 )
 from dpcore.estimate import (
     REPLACE_ONE,
@@ -183,6 +185,11 @@ class IomeSpec(EstimatorOptions):
 
     def checked(self) -> IomeSpec:
         """The spec with every option checked (a ``ValueError`` naming the fix otherwise)."""
+        check_real(self.offset_factor, "offset_factor", low=0.0)
+        check_int(self.steps, "steps", minimum=1)
+        check_real(
+            self.spread_share, "spread_share", low=0.0, high=1.0, open_low=True, open_high=True
+        )
         f = float(self.offset_factor)
         if not math.isfinite(f) or f < 0:
             raise ValueError(
