@@ -241,6 +241,24 @@ def check_option(
     return check_real(value, name, low=low, open_low=open_low, hint=f"Or one of {listed}.")
 
 
+def check_vector(value: Any, name: str, d: int) -> np.ndarray:
+    """``value`` (a number or a length-``d`` sequence) as a float array of shape ``(d,)``, else a
+    ``ValueError`` naming ``name`` and the shape to pass; finiteness is the caller's to check.
+
+    Examples
+    --------
+    >>> check_vector(2, "sigma", 3)
+    array([2., 2., 2.])
+    """
+    try:
+        return np.broadcast_to(np.asarray(value, dtype=float), (d,)).copy()
+    except (TypeError, ValueError, OverflowError) as err:
+        raise ValueError(
+            f"{name} must be a number or an array of {d} numbers (one per coordinate); "
+            f"got {_show(value)}."
+        ) from err
+
+
 def check_fractions(value: Any, name: str, keys: Any) -> dict[str, float] | None:
     """``value`` as ``{key: finite float}`` with keys among ``keys`` (``None`` passes through);
     the caller checks what the fractions must add up to.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_data, check_positive
+from dpcore._validation import RngLike, check_data, check_positive, check_vector
 from dpcore.estimate import Estimate
 from dpcore.estimators.plan.centre import recenter, recenter_scaled
 from dpcore.estimators.plan.core import scale_vector
@@ -133,7 +133,7 @@ def _oracle_sigma(sigma: Any, d: int) -> np.ndarray:
         raise ValueError(
             "variances='oracle' needs the known standard deviations: pass sigma=(d,) array."
         )
-    raw = np.broadcast_to(np.asarray(sigma, dtype=float), (d,)).copy()
+    raw = check_vector(sigma, "sigma", d)
     if not np.all(np.isfinite(raw)) or np.any(raw < 0):
         raise ValueError(
             "sigma must be finite and >= 0 in every coordinate (no NaN or infinity); pass the "
