@@ -19,6 +19,7 @@ from dpcore.quantiles.coordinate import (
     C2F_LEVELS,
     QuantileMethod,
     coarse_to_fine_median,
+    norm_quantile,
     private_quantile,
 )
 from dpcore.quantiles.exponential import (
@@ -61,6 +62,7 @@ __all__ = [
     "log_grid_quantile",
     "log_grid_rank_error",
     "log_grid_size",
+    "norm_quantile",
     "premature_stop_risk",
     "private_quantile",
     "rank_error_bound",

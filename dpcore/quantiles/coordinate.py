@@ -27,7 +27,7 @@ from dpcore._validation import (
     check_probability,
 )
 from dpcore.quantiles.binary_search import binary_search_quantile
-from dpcore.quantiles.exponential import exponential_quantile_fast
+from dpcore.quantiles.exponential import exponential_quantile_fast, log_grid_quantile
 
 QuantileMethod = Literal["exponential", "binary_search"]
 
@@ -66,6 +66,45 @@ def private_quantile(
             x, q, bounds, rho=rho, steps=steps, rng=rng, points_per_person=points_per_person
         )
     raise ValueError(f"quantile must be 'exponential' or 'binary_search'; got {method!r}.")
+
+
+def norm_quantile(
+    norms: np.ndarray,
+    q: float,
+    upper: float,
+    *,
+    rho: float,
+    method: Literal["log_grid", "exponential", "binary_search"],
+    steps: int = 20,
+    rng: RngLike = None,
+) -> float:
+    """A private ``q``-quantile of ``n`` row norms below a public ``upper`` end: a clip radius.
+
+    ``"log_grid"``: the exponential mechanism over the public grid ``upper * 1.002**-k`` on
+    ``[upper 1e-9, upper]`` (:func:`~dpcore.quantiles.exponential.log_grid_quantile`; a thin
+    budget costs rank, never scale); ``"exponential"`` or ``"binary_search"``:
+    :func:`private_quantile` on ``[0, upper]``.
+
+    Privacy
+    -------
+    Replace-one, ``n`` public: one row changes one norm, so the rank utility (or each noisy count)
+    has sensitivity 1; ``rho``-zCDP, charged to the caller's open stage.
+
+    Examples
+    --------
+    >>> from dpcore import mechanisms
+    >>> from dpcore.privacy import Ledger
+    >>> led = Ledger("zcdp")
+    >>> with mechanisms.stage(led, "clip radius"):
+    ...     r = norm_quantile(np.arange(1.0, 101.0), 0.9, 200.0, rho=4.0, method="log_grid", rng=0)
+    >>> 80 < r < 100, round(led.total(), 12)
+    (True, 4.0)
+    """
+    if method == "log_grid":
+        return log_grid_quantile(norms, q, upper, rho=rho, rng=rng)
+    return float(
+        private_quantile(norms, q, (0.0, upper), rho=rho, method=method, steps=steps, rng=rng)
+    )
 
 
 #: Coarse-to-fine centre defaults: bins per level, zoom levels, share of the centre budget spent

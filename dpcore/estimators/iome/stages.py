@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -165,16 +165,15 @@ def radius(
         how = f"exponential mechanism on a log grid for {what} in [{U * 1e-9:.3g}, {U:.4g}]"
     else:
         how = f"binary search for {what} on [0, {U:.4g}]"
+    method: Literal["log_grid", "binary_search"] = (
+        "log_grid" if spec.radius_step == "log_grid" else "binary_search"
+    )
     with mechanisms.stage(ledger, "clip radius", note=how):
-        if spec.radius_step == "log_grid":
-            C = quantiles.log_grid_quantile(norms, q_clip, U, rho=p1, rng=g)
-        else:
-            C = float(
-                quantiles.binary_search_quantile(
-                    norms, q_clip, (0.0, U), rho=p1, steps=spec.steps, rng=g
-                )
-            )
-            C = max(C, U * 2.0 ** (-spec.steps - 1))
+        C = quantiles.norm_quantile(
+            norms, q_clip, U, rho=p1, method=method, steps=spec.steps, rng=g
+        )
+    if method == "binary_search":
+        C = max(C, U * 2.0 ** (-spec.steps - 1))
     return Radius(C, m, q_clip, U, norms)
 
 

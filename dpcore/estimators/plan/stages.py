@@ -41,7 +41,7 @@ from dpcore.estimators.plan.variances import (
     variance_floor_ratio,
 )
 from dpcore.privacy import Ledger
-from dpcore.quantiles.coordinate import QuantileMethod, private_quantile
+from dpcore.quantiles.coordinate import QuantileMethod
 
 if TYPE_CHECKING:
     from dpcore.estimators.plan.spec import PlanSpec
@@ -416,23 +416,13 @@ def threshold(run: PlanRun, mu: np.ndarray, sigma_hat: np.ndarray, s: np.ndarray
     else:
         how = f"on [0, {U:.4g}] ({spec.quantile})"
     note = f"private {q_clip:.4f}-quantile of the scaled norms {how}"
+    method = "log_grid" if spec.log_grid_radius else spec.quantile
     with mechanisms.stage(run.ledger, STAGE_LABELS["radius"], note=note):
-        if spec.log_grid_radius:
-            # The grid stops at the (trimmed) universe U: a radius capped there bounds the noise
-            # even when a few centre coordinates are off.
-            C = quantiles.log_grid_quantile(norms, q_clip, U, rho=rho_r, rng=run.g)
-        else:
-            C = float(
-                private_quantile(
-                    norms,
-                    q_clip,
-                    (0.0, U),
-                    rho=rho_r,
-                    method=spec.quantile,
-                    steps=spec.steps,
-                    rng=run.g,
-                )
-            )
+        # The log grid stops at the (trimmed) universe U: a radius capped there bounds the noise
+        # even when a few centre coordinates are off.
+        C = quantiles.norm_quantile(
+            norms, q_clip, U, rho=rho_r, method=method, steps=spec.steps, rng=run.g
+        )
     return Threshold(max(C, U * 1e-12), k, q_clip, U, norms)
 
 
