@@ -27,26 +27,6 @@ VALUES = {
     "1e400": 10**400,
 }
 
-#: Entries whose options live in modules being restructured (PLAN and IOME as stage packages):
-#: their keywords that still give Python's messages; checked by the xfail test below.
-PENDING = {
-    "plan": {
-        "budget_split",
-        "coinpress_spread_share",
-        "pairs_per_group",
-        "radius_universe_kind",
-        "rank_slack_kind",
-        "scale_exponent",
-        "variance_cap_share",
-        "sigma",
-    },
-    "iome": {"offset_factor", "steps", "spread_share"},
-}
-
-
-def _pending(name: str, keyword: str) -> bool:
-    return any(name.startswith(family) and keyword in kws for family, kws in PENDING.items())
-
 
 def _data(spec: registry.EstimatorSpec) -> np.ndarray:
     x = np.random.default_rng(0).random((60, 3))
@@ -77,33 +57,28 @@ def _outcome(spec: registry.EstimatorSpec, keyword: str, value: object) -> str |
     return None
 
 
-def _cases(pending: bool) -> list[tuple[str, str]]:
-    return [
-        (spec.name, kw)
-        for spec in registry.all_estimators()
-        for kw in sorted(spec.public_keywords())
-        if _pending(spec.name, kw) == pending
-    ]
+CASES = [
+    (spec.name, kw) for spec in registry.all_estimators() for kw in sorted(spec.public_keywords())
+]
 
 
-@pytest.mark.parametrize(("name", "keyword"), _cases(pending=False))
+@pytest.mark.parametrize(("name", "keyword"), CASES)
 def test_wrong_values_get_dpcores_message(name: str, keyword: str) -> None:
     spec = registry.get(name)
     bad = {label: why for label, v in VALUES.items() if (why := _outcome(spec, keyword, v))}
     assert not bad, f"{name}({keyword}=...): {bad}"
 
 
-@pytest.mark.xfail(reason="PLAN's and IOME's options are being restructured", strict=False)
-@pytest.mark.parametrize(("name", "keyword"), _cases(pending=True))
-def test_pending_options_get_dpcores_message(name: str, keyword: str) -> None:
-    spec = registry.get(name)
-    bad = {label: why for label, v in VALUES.items() if (why := _outcome(spec, keyword, v))}
-    assert not bad, f"{name}({keyword}=...): {bad}"
+def test_every_entry_has_cases() -> None:
+    assert {name for name, _ in CASES} >= {"plan", "iome_paper", "sa_pmwm_zcdp", "pmwm"}
+    assert len(CASES) >= 200
 
 
 def test_the_two_reported_cases() -> None:
     x = np.random.default_rng(0).random((60, 3))
     with pytest.raises(ValueError, match="budget_split"):
         registry.run("gaussian_private", x, Budget.zcdp(0.5), budget_split=float("nan"))
+    with pytest.raises(ValueError, match="pairs_per_group"):
+        registry.run("plan", x, Budget.zcdp(0.5), bounds=(0, 1), pairs_per_group=float("nan"))
     with pytest.raises(ValueError, match="group_size"):
         registry.run("sa_pmwm_zcdp", x, Budget.zcdp(0.5), bounds=(0, 1), group_size=float("nan"))
