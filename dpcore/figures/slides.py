@@ -113,8 +113,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
     unless :data:`dpcore.figures.style.VALIDATE` is on (the same bytes: tests/pages/
     test_unvalidated_figures.py draws the PLAN page's four panels both ways).
     """
-    # the figure's own JSON, not a copy (to_dict deep-copies it): the parts copy what they keep
-    d = {"data": fig._data, "layout": fig._layout} if isinstance(fig, go.Figure) else dict(fig)
+    d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
     layout = dict(d.get("layout", {}))
     xaxes = sorted(
         (k for k in layout if k.startswith("xaxis")), key=lambda k: int(_axis_number(k) or 1)
