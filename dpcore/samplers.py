@@ -638,9 +638,13 @@ class SimulationBackend(SafeBackend):
         return val + np.asarray(scale, dtype=float) * z
 
     def noisy_max(self, scores: Any) -> np.ndarray:
+        """Index per row ``∝ exp(score)`` by the float inverse CDF: one uniform per row."""
         s = np.asarray(scores, dtype=float)
-        gumbel = -np.log(-np.log(random_unit(s.size).reshape(s.shape) * (1 - 2e-16) + 1e-16))
-        return np.argmax(s + gumbel, axis=-1)
+        rows = s.reshape(-1, s.shape[-1])
+        cdf = np.cumsum(np.exp(rows - rows.max(axis=1, keepdims=True)), axis=1)
+        u = random_unit(rows.shape[0]) * cdf[:, -1]
+        idx = np.minimum((cdf <= u[:, None]).sum(axis=1), rows.shape[1] - 1)
+        return idx.reshape(s.shape[:-1])
 
     def add_walk_noise(self, noise: str, values: Any, budget: float) -> np.ndarray:
         val = np.asarray(values, dtype=float)
