@@ -531,10 +531,11 @@ def _simplex_draws(
     b_count = cf * budget
     b_release = budget - b_count
     key = "epsilon" if mech == "laplace" else "rho"
+    release_budget: dict[str, Any] = {key: b_release}
     side = SIDE_INFORMATION_NOTE if known_n and rel == "add-remove" else ""
     with mechanisms.stage(ledger, "simplex release", note=side):
         rel_out = simplex_release(
-            x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g, **{key: b_release}
+            x, bounds=bounds, neighbouring=rel, radius=radius, reps=reps, rng=g, **release_budget
         )
     data = rel_out.data
     R, n, d, v = data.radius, data.n, data.d, rel_out.variance
