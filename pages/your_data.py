@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -581,7 +582,7 @@ def _run_specs(
 ) -> tuple[list, dict[str, list[dict[str, object]]], dict[str, str]]:
     """Run each of ``chosen`` (here, or in a process of its own for the peer libraries, ended at
     their time budget): ``(results, ledgers, refused)``; one refusal leaves the others."""
-    kw = dict(
+    kw: dict[str, Any] = dict(
         private_share=share if mode == "private" else None,
         coarse_bounds=data.bounds,
         quantiles=quantiles,
@@ -647,7 +648,7 @@ def _repeat(
 ) -> pd.DataFrame:
     b = Budget.from_unit(unit, value, delta)
     chosen = [registry.get(n) for n in names]
-    kw = dict(
+    kw: dict[str, Any] = dict(
         private_share=share if mode == "private" else None,
         coarse_bounds=data.bounds,
         quantiles=quantiles,
