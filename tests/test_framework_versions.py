@@ -30,15 +30,16 @@ from plotly.subplots import make_subplots
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Plotly internals dpcore.figures.style still uses to skip validation (no public way to; the
-#: validated route costs about 3x a Compare figure): (object, attribute).
+#: Plotly internals dpcore.figures.style (and slides.split_subplots, ``go.Figure(d, _validate=)``)
+#: still use to skip validation, which has no public switch (the validated route costs about 3x
+#: the CPU of a Compare figure), and to hand a cached subplot grid to a new figure: (object,
+#: attribute).
 PLOTLY_INTERNALS = [
     ("go.Figure", "_data_validator"),
     ("go.Figure", "_validate"),
     ("go.Figure", "_grid_ref"),
     ("go.Figure", "_grid_str"),
     ("go.Layout", "_validate"),
-    ("go.Layout", "_props"),
 ]
 
 #: Streamlit internals pages/_pool.py still uses (a run's session id, whether its visitor left or

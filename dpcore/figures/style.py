@@ -12,7 +12,8 @@ import json
 import math
 import os
 import textwrap
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -120,15 +121,31 @@ def merge_layout(fig: go.Figure, **updates: dict[str, Any]) -> go.Figure:
     """
     if VALIDATE or not all(isinstance(v, dict) for v in updates.values()):
         return fig.update_layout(**updates)
+    with _unvalidated(fig) as layout:
+        for key, value in updates.items():
+            layout[key] = _merged(_json(layout[key]), value)
+    return fig
+
+
+def _json(value: Any) -> Any:
+    """A layout property as read from a figure, as JSON (``None`` when not set)."""
+    if value is None or not hasattr(value, "to_plotly_json"):
+        return value
+    return value.to_plotly_json() or None
+
+
+@contextmanager
+def _unvalidated(fig: go.Figure) -> Iterator[Any]:
+    """``fig.layout`` with plotly's per-object validation switched off inside the block, to write
+    JSON plotly validated before (its own output, kept). The only place besides :func:`trace`,
+    :func:`_as_built`, :func:`as_figure` and :func:`subplots` that uses plotly's private
+    attributes (``_validate``); tests/test_framework_versions.py checks they are still there."""
     layout = fig.layout
-    props = layout._props
     layout._validate = False
     try:
-        for key, value in updates.items():
-            layout[key] = _merged(props.get(key) if props is not None else None, value)
+        yield layout
     finally:
         layout._validate = fig._validate
-    return fig
 
 
 def _merged(old: Any, new: Any) -> Any:
@@ -187,12 +204,8 @@ def set_template(fig: go.Figure) -> go.Figure:
     once, when :data:`HOUSE_TEMPLATE` was built, so a copy of its JSON is set as is: the figure's
     JSON is byte-identical to the validated assignment (tests/figures/test_fast_figures.py).
     """
-    layout = fig.layout
-    layout._validate = False  # plotly's per-object switch (plotly.py PR 2403); restored below
-    try:
+    with _unvalidated(fig) as layout:
         layout["template"] = copy.deepcopy(_HOUSE_TEMPLATE_JSON)
-    finally:
-        layout._validate = fig._validate
     return fig
 
 
@@ -298,14 +311,10 @@ def subplots(*, styled: bool = False, **kwargs: Any) -> go.Figure:
     """
     layout_json, grid_ref, grid_str = _subplot_grid(json.dumps(kwargs, sort_keys=True))
     fig = figure(styled=styled)
-    layout = fig.layout
-    layout._validate = False  # a copy of JSON plotly validated when the grid was built
-    try:
+    with _unvalidated(fig) as layout:  # a copy of JSON plotly validated when the grid was built
         for key, value in layout_json.items():
             if key != "template":  # go.Figure() set the current default template, as make_subplots
                 layout[key] = copy.deepcopy(value)
-    finally:
-        layout._validate = fig._validate
     fig.__dict__["_grid_ref"] = grid_ref  # as make_subplots attaches them (read-only lists)
     fig.__dict__["_grid_str"] = grid_str
     return fig
@@ -332,13 +341,6 @@ def _house_layout(title: str | None, height: int) -> tuple[tuple[str, Any], ...]
     return tuple((k, v) for k, v in fig.layout.to_plotly_json().items() if k not in before)
 
 
-def _is_set(value: Any) -> bool:
-    """Whether a layout property read from a figure was set: a value, or a non-empty object."""
-    if value is None:
-        return False
-    return bool(value.to_plotly_json()) if hasattr(value, "to_plotly_json") else True
-
-
 def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.Figure:
     """The house style (:data:`HOUSE_TEMPLATE`): white background, light grid, legend on top.
 
@@ -348,15 +350,14 @@ def style(fig: go.Figure, *, title: str | None = None, height: int = 420) -> go.
     set_template(fig)
     settings = _house_settings(title, height)
     layout = fig.layout
-    if any(_is_set(layout[k]) for k in settings):  # merge into what the builder set: plotly's way
+    if any(
+        _json(layout[k]) is not None for k in settings
+    ):  # merge into what the builder set: plotly's way
         fig.update_layout(**settings)
         return fig
-    layout._validate = False  # plotly's own JSON of these settings, validated by _house_layout
-    try:
+    with _unvalidated(fig) as unchecked:  # plotly's own JSON, validated by _house_layout
         for key, value in _house_layout(title, height):
-            layout[key] = copy.deepcopy(value)
-    finally:
-        layout._validate = fig._validate
+            unchecked[key] = copy.deepcopy(value)
     return fig
 
 
