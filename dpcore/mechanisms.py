@@ -312,7 +312,7 @@ def gaussian_ratio(scale: Any, sensitivity: Any, rho: float, columns: int = 1) -
 def _additive(
     kind: Literal["laplace", "gaussian"],
     value: Any,
-    scale: np.ndarray,
+    scale: Any,
     rng: Any,
     shape: tuple[int, ...] | None,
     reps: int | None,

@@ -1,7 +1,8 @@
 """Layers only point down, and no dpcore module imports itself back (issue 14).
 
-Every ``import`` in every dpcore module (top level and inside functions, found with ``ast``) is
-checked against this order, lowest first; a module may import its own layer or lower ones:
+Every ``import`` in every dpcore module (top level and inside functions, found with ``ast``; not
+those under ``if TYPE_CHECKING:``, which only name types for annotations) is checked against this
+order, lowest first; a module may import its own layer or lower ones:
 
 0. ``_validation``, ``limits``, ``pool``        -- argument checks, resource limits, the fair worker pool
 1. ``privacy``, ``mechanisms``, ``samplers``, ``metrics``, ``rotation``, ``export`` -- primitives
@@ -66,7 +67,15 @@ def _layer(module: str) -> int:
 def _imports(module: str) -> set[str]:
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     found = set()
+    typing_only = {
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for n in ast.walk(block)
+    }
     for node in ast.walk(tree):
+        if id(node) in typing_only:  # annotations only: not an import at run time
+            continue
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import math
@@ -150,8 +151,8 @@ def _check_header(text: str, sep: str, max_columns: int) -> None:
         )
     names = [h.strip() for h in header]
     if len(set(names)) != len(names):
-        seen: set[str] = set()
-        twice = next(n for n in names if n in seen or seen.add(n))
+        counts = collections.Counter(names)
+        twice = next(n for n in names if counts[n] > 1)
         raise ValueError(
             f"Two columns have the same name ({twice[:40]!r}); give every column a unique name "
             "in the header row."
