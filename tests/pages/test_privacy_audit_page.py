@@ -25,17 +25,23 @@ def _text(at: AppTest) -> str:
     return "\n".join(md.value for md in at.markdown) + "\n".join(c.value for c in at.caption)
 
 
+def _audit_charts(at):
+    """The audit's own charts (the floating-point lesson below it draws one more)."""
+    return [c for c in at.get("plotly_chart") if "float_lesson" not in str(c.key)]
+
+
 def test_page_runs_and_the_honest_estimator_passes():
     at = _page({"unit": "eps", "budget_value": "1.0"})
     assert not at.exception
     assert at.title[0].value == "Privacy audit"
-    charts = at.get("plotly_chart")
+    charts = _audit_charts(at)
     assert len(charts) == 2
     names = {t.get("name") for t in json.loads(charts[0].proto.spec)["data"]}
     assert {"T on D", "T on D′"} <= names
     assert _metric(at, "Claimed ε at δ = 0") == 1.0
     assert _metric(at, "Audited ε̂") <= 1.0
-    assert at.success and not at.error
+    # the floating-point lesson below shows NumPy's leak as an error on purpose
+    assert at.success and not [e for e in at.error if "NumPy's Laplace" not in e.value]
     text = _text(at)
     assert "at least" in text
     assert "noise as required (ratio 1.00)" in text
@@ -64,7 +70,7 @@ def test_gaussian_release_is_audited_as_gaussian_dp():
     at.selectbox(key="audit_estimator").set_value("gaussian_public").run()
     assert not at.exception
     assert _metric(at, "Claimed μ") == 0.5
-    assert len(at.get("plotly_chart")) == 1
+    assert len(_audit_charts(at)) == 1
 
 
 def test_multi_stage_estimator_shows_its_stages():
