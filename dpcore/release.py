@@ -274,6 +274,8 @@ def _run(
             est = registry.run(spec.name, x, budget, rng=cast(Any, backend), **public)
             lo, hi = np.zeros(d), np.ones(d)
             return est, {"source": "not used: 0/1 columns", "lower": lo, "upper": hi}
+        if bounds is None and spec.data_kinds == {"binary"}:
+            bounds = (0.0, 1.0)  # 0/1 columns: the range is public by definition
         if bounds is not None:
             lo, hi = check_bounds(bounds, d, name="bounds")
             est = registry.run(

@@ -208,3 +208,12 @@ def test_low_bit_attack_fails_on_every_one_stage_release(name, monkeypatch):
     hits_d, hits_d2 = low_bit_attack(safe_draw, DRAWS)
     eps = budget.epsilon_value if budget.notion == "pure" else math.sqrt(2 * budget.rho_value)
     assert balanced(hits_d, hits_d2, max(eps, 1.0)), (hits_d, hits_d2)
+
+
+def test_a_binary_entry_releases_without_typed_bounds() -> None:
+    """0/1 columns have the public range [0, 1] by definition (PLAN's ℓ1 variant takes bounds)."""
+    from dpcore.data import binary_product
+
+    r = release("plan_l1", binary_product(500, 4, rng=0).x, Budget.zcdp(0.5))
+    assert r.mean.shape == (4,) and np.all(np.isfinite(r.mean))
+    assert r.certificate["bounds"]["upper"] == [1.0] * 4
