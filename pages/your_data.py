@@ -61,9 +61,10 @@ s = settings()
 st.title("Your data")
 st.markdown(
     "Bring a CSV file, or pick one of the bundled real data sets, choose the columns and say what you "
-    "know about their range. Every estimator that applies then releases a private mean with the budget "
-    "from the sidebar, and you see how far each lands from the **non-private mean — the answer an analyst "
-    "would not see** in a real release."
+    "know about their range. **Exploration** runs every estimator that applies with the sidebar's budget "
+    "and shows how far each lands from the non-private mean, the answer an analyst would not see. "
+    "**Release** runs one estimator once and gives you means you can publish, with their accuracy and "
+    "a certificate."
 )
 RUN_MODES = {
     "explore": "Exploration (a seeded simulation)",
