@@ -1,6 +1,6 @@
 """Error measures, and the split of an estimate's error into its three sources.
 
-The split follows the exact identity of specs/plan.md §2 ("Error identity"):
+The split follows the exact identity of docs/estimators/plan.md §2 ("Error identity"):
 
     estimate - truth = (x̄ - truth)               sampling error
                      + (noiseless - x̄)            clipping bias
@@ -55,8 +55,9 @@ def linf_error(estimate: Any, truth: Any) -> np.ndarray | float:
 
 
 def tv_error(estimate: Any, truth: Any) -> np.ndarray | float:
-    """``½ ||estimate - truth||_1``: the binary-data metric of the PLAN paper (specs/plan.md §4b,
-    unnormalised) and the total-variation proxy for binary products (specs/binary_product.md)."""
+    """``½ ||estimate - truth||_1``: the binary-data metric of the PLAN paper
+    (docs/estimators/plan.md §4b, unnormalised) and the total-variation proxy for binary products
+    (docs/estimators/binary-product.md)."""
     out = 0.5 * np.abs(_diff(estimate, truth)).sum(axis=-1)
     return float(out) if np.ndim(out) == 0 else out
 

@@ -10,7 +10,7 @@ Conversions used (each records a one-line statement of what was applied, shown i
 
 * ``epsilon``-DP  ⇒  ``epsilon**2 / 2``-zCDP (Bun & Steinke 2016, Prop. 1.4).
 * ``rho``-zCDP  ⇒  ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun & Steinke 2016, Prop. 1.3;
-  PLAN paper Lemma 2.3, specs/plan.md §1), or the tighter Canonne–Kamath–Steinke bound
+  PLAN paper Lemma 2.3, docs/estimators/plan.md §1), or the tighter Canonne–Kamath–Steinke bound
   (CKS 2020, Cor. 13): ``epsilon = inf_{a>1} a rho + (ln(1/delta) + (a-1) ln(1-1/a) - ln a)/(a-1)``.
 * ``(epsilon, delta)`` ⇒ ``rho``: the largest ``rho`` whose conversion gives at most ``epsilon`` at
   this ``delta`` (closed form for the standard bound, root finding for CKS).
@@ -20,7 +20,7 @@ References
 Bun, M. and Steinke, T. "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
 Bounds." TCC 2016.
 Canonne, C., Kamath, G. and Steinke, T. "The Discrete Gaussian for Differential Privacy." NeurIPS 2020.
-specs/plan.md §1.
+docs/estimators/plan.md §1.
 """
 
 from __future__ import annotations

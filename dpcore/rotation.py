@@ -34,7 +34,7 @@ References
 ----------
 Huang, Liang, Yi. "Instance-optimal Mean Estimation Under Differential Privacy." NeurIPS 2021
 (the rotation, three rounds). Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Section 7;
-specs/plan.md §5a and §9.11.
+docs/estimators/plan.md §5a and §9.11.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class RandomizedHadamard:
 
     References
     ----------
-    Huang, Liang, Yi (NeurIPS 2021); specs/plan.md §5a, §9.11.
+    Huang, Liang, Yi (NeurIPS 2021); docs/estimators/plan.md §5a, §9.11.
     """
 
     def __init__(self, d: int, *, rounds: int = 3, rng: RngLike = None) -> None:

@@ -1,5 +1,5 @@
 """Binary product: Singhal's pure ε-DP estimator (practical variant) against naive Laplace.
-Spec: specs/binary_product.md §6 (developer reference; the page names the paper)."""
+Spec: docs/estimators/binary-product.md §6 (developer reference; the page names the paper)."""
 
 from collections.abc import Callable
 

@@ -1,6 +1,7 @@
 """PLAN step by step: the paper's Figure 1, live, from one run of PLAN on the current data, with
 the clip ellipse, the noise ellipse, IOME's ball, the scaling exponent, the noise shapes and the
-error split. Spec: specs/plan.md §2, §6, §8 (developer reference; the page names the paper)."""
+error split. Spec: docs/estimators/plan.md §2, §6, §8 (developer reference; the page names the
+paper)."""
 
 from dataclasses import asdict
 from fractions import Fraction

@@ -1,6 +1,6 @@
 """Free lunch (simplex): send x to (x, R − x), release both sums with one mechanism, get a count (or a
-better sum) for free — and where that lunch is, honestly, not free. Spec: specs/simplex.md (developer
-reference; the page names the paper)."""
+better sum) for free — and where that lunch is, honestly, not free. Spec: docs/estimators/simplex.md
+(developer reference; the page names the paper)."""
 
 import numpy as np
 import pandas as pd

@@ -1,6 +1,6 @@
 """Winsorized mean: the private modified winsorized mean (PMWM) on one column, what outliers do
-to it and to the clipped mean, and subsample-and-aggregate with it. Spec: specs/winsorized.md (developer
-reference; the page names the paper)."""
+to it and to the clipped mean, and subsample-and-aggregate with it. Spec:
+docs/estimators/winsorized.md (developer reference; the page names the paper)."""
 
 import numpy as np
 import streamlit as st

@@ -20,7 +20,7 @@ pure ``ε``-DP under replace-one on the public box, like ``clipped_laplace``:
 
 References
 ----------
-specs/winsorized.md §4 (the clipped mean these break).
+docs/estimators/winsorized.md §4 (the clipped mean these break).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Binary product data: the probability profiles of specs/binary_product.md §5 and §6.7 and a sparse
-sampler of ``⊗ Ber(p_j)`` (moved from ``dpcore.theory.binary_product``: theory is closed forms only).
+"""Binary product data: the probability profiles of docs/estimators/binary-product.md §5 and §6.7
+and a sparse sampler of ``⊗ Ber(p_j)`` (moved from ``dpcore.theory.binary_product``: theory is closed
+forms only).
 
 References
 ----------
 V. Singhal, "A Polynomial Time, Pure Differentially Private Estimator for Binary Product
-Distributions", arXiv:2304.06787v4, §2.1; specs/binary_product.md §5, §6.7.
+Distributions", arXiv:2304.06787v4, §2.1; docs/estimators/binary-product.md §5, §6.7.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from scipy import sparse
 
 from dpcore._validation import RngLike, as_generator
 
-#: Probability profiles of specs/binary_product.md §5 and §6.7.
+#: Probability profiles of docs/estimators/binary-product.md §5 and §6.7.
 PROFILES: dict[str, str] = {
     "sparse": "every pⱼ = 1/d² (rare bits)",
     "skewed": "d/64 bits at ½, 3d/64 in U[0.01, 0.1], the rest 1/d²",
@@ -46,7 +47,7 @@ def profile(name: str, d: int, *, rng: RngLike = None) -> np.ndarray:
 
     References
     ----------
-    specs/binary_product.md §5 (profiles of the prototype table) and §6.7.
+    docs/estimators/binary-product.md §5 (profiles of the prototype table) and §6.7.
     """
     d = _check_d(d)
     if name == "dense":

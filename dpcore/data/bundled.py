@@ -20,8 +20,8 @@ of real data (DESIGN.md).
 References
 ----------
 Kaplan, Schnapp and Stemmer, "Differentially private approximate quantiles", ICML 2022, and
-specs/plan.md §3b (the exponential-mechanism quantile used for private bounds). diffprivlib's
-``PrivacyLeakWarning`` for bounds taken from the data (DESIGN.md, Conventions).
+docs/estimators/plan.md §3b (the exponential-mechanism quantile used for private bounds).
+diffprivlib's ``PrivacyLeakWarning`` for bounds taken from the data (DESIGN.md, Conventions).
 """
 
 from __future__ import annotations

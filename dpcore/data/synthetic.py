@@ -2,12 +2,12 @@
 true per-coordinate standard deviations.
 
 Skew means variance skew: coordinate ``i`` (1-based) has ``sigma_i**2 = (d / i)**alpha``, the PLAN
-paper's Gaussian B/C profile (specs/plan.md §7, Table 1). ``alpha = 0`` is no skew.
+paper's Gaussian B/C profile (docs/estimators/plan.md §7, Table 1). ``alpha = 0`` is no skew.
 
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024,
-Section 7 and Appendix E (specs/plan.md §7).
+Section 7 and Appendix E (docs/estimators/plan.md §7).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ References
 ----------
 Biswas, S., Dong, Y., Kamath, G., Ullman, J. "CoinPress: Practical Private Mean and Covariance
 Estimation." NeurIPS 2020 (Algorithm 1, Theorem 3.1). Bun, M. and Steinke, T. "Concentrated
-Differential Privacy." TCC 2016. Issue 12 of this project; specs/plan.md §2 line 4, §5a.
+Differential Privacy." TCC 2016. Issue 12 of this project; docs/estimators/plan.md §2 line 4, §5a.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:
 
     References
     ----------
-    specs/plan.md §5d ("Empirical mean (non-private sampling floor)").
+    docs/estimators/plan.md §5d ("Empirical mean (non-private sampling floor)").
     """
     arr = check_data(x)
     m = np.atleast_1d(arr.mean(axis=0))

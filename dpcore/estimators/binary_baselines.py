@@ -1,4 +1,4 @@
-"""Baselines for binary product distributions (specs/binary_product.md §3).
+"""Baselines for binary product distributions (docs/estimators/binary-product.md §3).
 
 * **B1 naive Laplace** (:func:`naive_laplace`, pure ε-DP): ``q = clip(x̄ + Lap(d/(nε))^d, 0, 1)``.
   Substitution changes a binary row by at most ``d`` in ℓ1, so the mean has ℓ1 sensitivity ``d/n``
@@ -21,7 +21,7 @@ distributions (:func:`dpcore.experiments.studies.product_tv`).
 References
 ----------
 Singhal, arXiv:2304.06787v4, §1 (naive approach); Kamath, Li, Singhal, Ullman, "Privately Learning
-High-Dimensional Distributions", COLT 2019; specs/binary_product.md §3 (B1, B2, B3).
+High-Dimensional Distributions", COLT 2019; docs/estimators/binary-product.md §3 (B1, B2, B3).
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
 
     References
     ----------
-    specs/binary_product.md §3 B1; Dwork et al. 2006 (Laplace mechanism).
+    docs/estimators/binary-product.md §3 B1; Dwork et al. 2006 (Laplace mechanism).
     """
     X = check_binary(x)
     n, d = X.shape
@@ -232,7 +232,7 @@ def truncated_laplace(
 
     References
     ----------
-    specs/binary_product.md §3 B2 (ours, isolates "clipping" from "bucketing").
+    docs/estimators/binary-product.md §3 B2 (ours, isolates "clipping" from "bucketing").
     """
     X = check_binary(x)
     n, d = X.shape
@@ -305,7 +305,7 @@ def klsu_style_zcdp(
 
     References
     ----------
-    Kamath, Li, Singhal, Ullman, COLT 2019; specs/binary_product.md §3 B3.
+    Kamath, Li, Singhal, Ullman, COLT 2019; docs/estimators/binary-product.md §3 B3.
     """
     return run_pde(
         x,

@@ -1,7 +1,7 @@
 """Pure ε-DP estimator for binary product distributions ("PureDPPDE"), practical variant.
 
-Spec: specs/binary_product.md §2.4 (the practical variant of the paper's Algorithm 1, §2.2).
-Pseudocode, as this module runs it::
+Spec: docs/estimators/binary-product.md §2.4 (the practical variant of the paper's Algorithm 1,
+§2.2). Pseudocode, as this module runs it::
 
     F. flip   : on the first 10% of the rows release ν = mean + Lap(d/(m_f ε));  Flip = {j: ν_j > ½};
                 every later stage reads the flipped bits 1 − x_j for j in Flip (so all p_j ≲ ½).
@@ -42,8 +42,8 @@ References
 ----------
 V. Singhal, "A Polynomial Time, Pure Differentially Private Estimator for Binary Product
 Distributions", arXiv:2304.06787v4 (2024), Algorithm 1, Theorem 3.1, Prop. 3.2, Lemma 3.5,
-Lemma 3.11. specs/binary_product.md §2.1 (corrected sensitivity), §2.4 (practical variant),
-§8 (ambiguities and resolutions).
+Lemma 3.11. docs/estimators/binary-product.md §2.1 (corrected sensitivity), §2.4 (practical
+variant), §8 (ambiguities and resolutions).
 """
 
 from __future__ import annotations
@@ -322,7 +322,7 @@ def split_rows(
 
     References
     ----------
-    Singhal, PureDPPDE (sample split); specs/binary_product.md §2.4.
+    Singhal, PureDPPDE (sample split); docs/estimators/binary-product.md §2.4.
     """
     R = max(0, math.ceil(math.log2(d)) - 1)
     mf = int(math.floor(flip_fraction * n)) if flip else 0
@@ -373,7 +373,7 @@ def truncated_mean_release(
 
     References
     ----------
-    Singhal, PureDPPDE lines 1-2 and 4-5; specs/binary_product.md §2.1, §2.4.
+    Singhal, PureDPPDE lines 1-2 and 4-5; docs/estimators/binary-product.md §2.1, §2.4.
     """
     m, k = block.shape[0], int(coords.sum())
     a, hit = _clipped_mean(block, coords.astype(float), radius, sign, flipped.astype(float))
@@ -825,7 +825,8 @@ def pure_dp_pde(
 
     References
     ----------
-    Singhal, arXiv:2304.06787v4, Algorithm 1 and Theorem 3.1; specs/binary_product.md §2.4, §8.
+    Singhal, arXiv:2304.06787v4, Algorithm 1 and Theorem 3.1; docs/estimators/binary-product.md
+    §2.4, §8.
     """
     return run_pde(
         x,

@@ -1,12 +1,13 @@
 """The Gaussian-mechanism clipped mean: the baseline every other estimator is compared with.
 
-Spec: specs/plan.md §5c. Centre ``c``, clip each ``x_j - c`` to the l2 ball of radius ``C``, release
+Spec: docs/estimators/plan.md §5c. Centre ``c``, clip each ``x_j - c`` to the l2 ball of radius
+``C``, release
 
     c + ( sum_j clip_C(x_j - c) + N(0, (2C)² / (2 rho) I) ) / n.
 
 Privacy
 -------
-* Neighbouring relation: replace-one, ``n`` public (specs/plan.md §1).
+* Neighbouring relation: replace-one, ``n`` public (docs/estimators/plan.md §1).
 * Sensitivity: each clipped row has norm <= C, so replacing one row moves the sum by at most
   ``2C`` in l2 (not ``C``: that would be add/remove).
 * Budget: the whole ``rho`` goes to the one Gaussian release when ``c`` and ``C`` are public.
@@ -17,7 +18,7 @@ so nothing inside the box is clipped (the worst case the PLAN paper's Theorem 1.
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1 and §4.5; specs/plan.md §5c.
+Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1 and §4.5; docs/estimators/plan.md §5c.
 """
 
 from __future__ import annotations
@@ -201,8 +202,8 @@ def gaussian_private_radius(
 ) -> Estimate:
     """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).
 
-    specs/plan.md §5c with both public quantities replaced by private ones: a private centre ``c``
-    (``rho_center``), ``C`` = private ``(n - k)/n``-quantile of ``||x_j - c||_2`` below
+    docs/estimators/plan.md §5c with both public quantities replaced by private ones: a private
+    centre ``c`` (``rho_center``), ``C`` = private ``(n - k)/n``-quantile of ``||x_j - c||_2`` below
     ``||hi - lo||_2`` (``rho_radius``), then the clipped sum with ``N(0, (2C)^2 / (2 rho_noise) I)``
     (l2 sensitivity ``2C`` under replace-one). No scaling: the noise is the same in every
     coordinate (the classical Gaussian mechanism's "noise shape"). Default split ``center 0.25,
@@ -241,7 +242,8 @@ def gaussian_private_radius(
 
     References
     ----------
-    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; specs/plan.md §5b–§5c.
+    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; docs/estimators/plan.md
+    §5b–§5c.
     """
     check_fractions(budget_split, "budget_split", ("center", "variance", "radius", "noise"))
     check_option(rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)

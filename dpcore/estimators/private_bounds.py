@@ -54,7 +54,7 @@ def private_bounds(
     Privacy
     -------
     * Mechanism: :func:`dpcore.quantiles.exponential.exponential_quantile` for ``quantiles[0]`` and then for
-      ``quantiles[1]``, each over all columns (specs/plan.md §3b).
+      ``quantiles[1]``, each over all columns (docs/estimators/plan.md §3b).
     * Neighbouring relation: replace-one (``n`` public), and also add/remove: the utility
       ``-|i - q n|`` moves by at most 1 in both (adding or removing a row changes the count ``i``
       below a point by at most 1 and ``q n`` by ``q``, and ``|1 - q|, q <= 1``), so the default
@@ -79,7 +79,7 @@ def private_bounds(
 
     References
     ----------
-    Kaplan, Schnapp and Stemmer (ICML 2022); specs/plan.md §3b.
+    Kaplan, Schnapp and Stemmer (ICML 2022); docs/estimators/plan.md §3b.
     """
     arr = check_data(x, name="x", ndim=2)
     d = arr.shape[1]

@@ -1,6 +1,6 @@
 """Simplex-augmented private sums, counts and means: the "free lunch" (Fitzsimons et al. 2024).
 
-Pseudocode (specs/simplex.md §2.3)
+Pseudocode (docs/estimators/simplex.md §2.3)
 ----------------------------------
 S1 SimplexRelease
     1. ``z_i = clamp(x_i, L, U) - L`` per column, then l1-clip the row to ``sum_j z_ij <= R``
@@ -43,7 +43,7 @@ A seeded numpy generator is fine for teaching, not for a secure release (spec §
 References
 ----------
 Fitzsimons, Honaker, Shoemate, Singhal. "Private Means and the Curious Incident of the Free Lunch."
-arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. specs/simplex.md §1, §2, §4, §7.
+arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. docs/estimators/simplex.md §1, §2, §4, §7.
 """
 
 from __future__ import annotations
@@ -302,7 +302,7 @@ def simplex_release(
 
     References
     ----------
-    Paper §4 eq. (2)-(5) and App. B; specs/simplex.md §2.3 S1.
+    Paper §4 eq. (2)-(5) and App. B; docs/estimators/simplex.md §2.3 S1.
     """
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
@@ -373,7 +373,7 @@ def mean_from_sums(sums: np.ndarray, count: np.ndarray | float, lower: np.ndarra
 
 @dataclass(kw_only=True)
 class SimplexDiagnostics(Diagnostics):
-    """The simplex estimator's specifics (specs/simplex.md §2.3, S1-S4).
+    """The simplex estimator's specifics (docs/estimators/simplex.md §2.3, S1-S4).
 
     Attributes
     ----------
@@ -654,7 +654,7 @@ def simplex_mean(
 
     References
     ----------
-    Paper §4.1, §4.1.2, §4.2, App. B; specs/simplex.md §2.3 (S1-S4) and §4.
+    Paper §4.1, §4.1.2, §4.2, App. B; docs/estimators/simplex.md §2.3 (S1-S4) and §4.
     """
     dr = _simplex_draws(
         x,

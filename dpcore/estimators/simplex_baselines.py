@@ -1,4 +1,5 @@
-"""The baselines the simplex paper compares with (specs/simplex.md §3), with their noise variances.
+"""The baselines the simplex paper compares with (docs/estimators/simplex.md §3), with their noise
+variances.
 
 * **B1** ``noisy_sum_mean(centred=False)``: known ``n``, ``μ̂ = L + (sum z + Z)/n`` (paper eq. 1;
   DiffPrivLib, Opacus). Variance ``v/n²``.
@@ -43,7 +44,7 @@ Privacy
 References
 ----------
 Fitzsimons, Honaker, Shoemate, Singhal. "Private Means and the Curious Incident of the Free Lunch."
-arXiv:2408.10438 (2024), §3, §5, App. C. specs/simplex.md §1, §3, §4.
+arXiv:2408.10438 (2024), §3, §5, App. C. docs/estimators/simplex.md §1, §3, §4.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ def _unit(mechanism: Mechanism) -> tuple[str, str]:
 
 @dataclass(kw_only=True)
 class NoisySumDiagnostics(Diagnostics):
-    """The simplex baselines' specifics (specs/simplex.md §3, B1-B4); a field a baseline has not is ``None``.
+    """The simplex baselines' specifics (docs/estimators/simplex.md §3, B1-B4); a field a baseline
+    has not is ``None``.
 
     Attributes
     ----------
@@ -291,7 +293,7 @@ def noisy_sum_mean(
 
     References
     ----------
-    Paper §3 eq. (1); specs/simplex.md §3 (B1, B1c) and §4.
+    Paper §3 eq. (1); docs/estimators/simplex.md §3 (B1, B1c) and §4.
     """
     means, noiseless, ledger, std, data, extra = _noisy_sum_draws(
         x,
@@ -413,7 +415,7 @@ def plugin_mean(
 
     References
     ----------
-    Paper §3 and §5; specs/simplex.md §3 (B2, OpenDP) and §4.
+    Paper §3 and §5; docs/estimators/simplex.md §3 (B2, OpenDP) and §4.
     """
     out = _ratio_draws(
         x,
@@ -450,7 +452,7 @@ def centred_mean(
 
     References
     ----------
-    Paper App. C.1; specs/simplex.md §3 (B3) and §4.
+    Paper App. C.1; docs/estimators/simplex.md §3 (B3) and §4.
     """
     out = _ratio_draws(
         x,
@@ -653,7 +655,7 @@ def resize_mean(
 
     References
     ----------
-    Paper App. C.2 (after Covington's generalized resize); specs/simplex.md §3 (B4).
+    Paper App. C.2 (after Covington's generalized resize); docs/estimators/simplex.md §3 (B4).
     """
     out = _resize_draws(
         x,

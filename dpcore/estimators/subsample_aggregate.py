@@ -1,6 +1,6 @@
 """Subsample-and-aggregate (S&A) with the private modified winsorized mean as the aggregator.
 
-Pseudocode (specs/winsorized.md §3)::
+Pseudocode (docs/estimators/winsorized.md §3)::
 
     1  draw a data-independent random partition of the N units (rows, or persons given ``ids``)
        into k groups of m = floor(N / k) units; drop the remainder
@@ -35,7 +35,7 @@ not over rows); ``"mean"`` and ``"median"`` without ``ids`` are vectorised.
 
 References
 ----------
-Ramsay & Spicker, arXiv 2501.14095 (v1), §5 and Corollary 5.1; specs/winsorized.md §3.
+Ramsay & Spicker, arXiv 2501.14095 (v1), §5 and Corollary 5.1; docs/estimators/winsorized.md §3.
 Nissim, Raskhodnikova, Smith. "Smooth sensitivity and sampling in private data analysis." STOC 2007.
 """
 
@@ -141,7 +141,7 @@ def partition(
 
     References
     ----------
-    specs/winsorized.md §3 step 1 and §9 property 10.
+    docs/estimators/winsorized.md §3 step 1 and §9 property 10.
     """
     n_units = int(n_units)
     if (k is None) == (group_size is None):
@@ -184,7 +184,8 @@ def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
 
     References
     ----------
-    specs/winsorized.md §3 step 1; issue 11 item 5. Aumasson & Bernstein, "SipHash" (2012).
+    docs/estimators/winsorized.md §3 step 1; issue 11 item 5. Aumasson & Bernstein, "SipHash"
+    (2012).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k (the public number of groups) must be an integer >= 2; got {k!r}.")
@@ -320,7 +321,7 @@ def subsample_and_aggregate(
 
     References
     ----------
-    Ramsay & Spicker (2025) §5; specs/winsorized.md §3, §9 property 10.
+    Ramsay & Spicker (2025) §5; docs/estimators/winsorized.md §3, §9 property 10.
     """
     if (epsilon is None) == (rho is None):
         raise ValueError("pass exactly one of epsilon (pure DP) or rho (zCDP).")
@@ -441,7 +442,7 @@ def sa_error_bound(
 
     References
     ----------
-    Ramsay & Spicker (2025) Corollary 5.1; specs/winsorized.md §3 "Guidance on k".
+    Ramsay & Spicker (2025) Corollary 5.1; docs/estimators/winsorized.md §3 "Guidance on k".
     """
     if (epsilon is None) == (rho is None):
         raise ValueError("pass exactly one of epsilon (pure) or rho (zCDP).")
@@ -498,7 +499,8 @@ def choose_k(
 
     References
     ----------
-    specs/winsorized.md §3 "Guidance on k" and §2.6; Ramsay & Spicker (2025) Corollary 5.1.
+    docs/estimators/winsorized.md §3 "Guidance on k" and §2.6; Ramsay & Spicker (2025) Corollary
+    5.1.
     """
     if (epsilon is None) == (rho is None):
         raise ValueError("pass exactly one of epsilon (pure) or rho (zCDP).")

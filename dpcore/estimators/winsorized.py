@@ -1,6 +1,6 @@
 """The private modified winsorized mean (PMWM): pure eps-DP (default) and rho-zCDP versions.
 
-Pseudocode (specs/winsorized.md §2.3, the authors' ``private_tm_prac``), per coordinate:
+Pseudocode (docs/estimators/winsorized.md §2.3, the authors' ``private_tm_prac``), per coordinate:
 
     1  tau <- min(max(c/n, eta), max(0.025, eta))                    # trim level (§2.2)
     2  eps1, eps2, eps3 <- split * eps                                # default (1/4, 1/4, 1/2)
@@ -16,7 +16,8 @@ PQ is the unbounded private quantile (AboveThreshold on a geometric grid, Durfee
 
 Privacy
 -------
-* Neighbouring relation: replace-one (swap one point), ``n`` public (specs/winsorized.md §1).
+* Neighbouring relation: replace-one (swap one point), ``n`` public
+  (docs/estimators/winsorized.md §1).
 * Each quantile is (eps_T + eps_Q)-DP (AboveThreshold with one-sided exponential noise on
   monotone counting queries, sensitivity 1; spec §2.1). Two quantiles cost ``eps1 + eps2``.
 * Step 5 is post-processing of the private (L, U).
@@ -49,7 +50,7 @@ References
 Ramsay, K. and Spicker, D. "Improved subsample-and-aggregate via the private modified winsorized
 mean." arXiv 2501.14095 (v1), Algorithms 1–2, Theorem 3.1, Lemma D.1.
 Durfee, D. "Unbounded differentially private quantile and maximum estimation." NeurIPS 2023.
-specs/winsorized.md §2 (estimator), §7 (d dimensions), §9 (testable properties).
+docs/estimators/winsorized.md §2 (estimator), §7 (d dimensions), §9 (testable properties).
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def walk_budgets(
 
     References
     ----------
-    specs/winsorized.md §2.5 (budget split) and §7 (d dimensions).
+    docs/estimators/winsorized.md §2.5 (budget split) and §7 (d dimensions).
     """
     if notion == "pure":
         return WalkBudget(
@@ -248,7 +249,7 @@ def private_interval(
 
     References
     ----------
-    Ramsay and Spicker, Algorithm 1 steps 3-5; specs/winsorized.md §2.2-§2.4.
+    Ramsay and Spicker, Algorithm 1 steps 3-5; docs/estimators/winsorized.md §2.2-§2.4.
     """
     with mechanisms.stage(ledger, "upper quantile", note=walk.note):
         up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
@@ -298,7 +299,7 @@ def noisy_winsorized_mean(
 
     References
     ----------
-    Ramsay and Spicker, Algorithm 1 steps 6-7, Theorem 3.1; specs/winsorized.md §2.1, §7.
+    Ramsay and Spicker, Algorithm 1 steps 6-7, Theorem 3.1; docs/estimators/winsorized.md §2.1, §7.
     """
     n, d = X.shape
     m = np.clip(X, L, U).mean(axis=0)
@@ -538,7 +539,8 @@ def winsorized_mean(
 
     References
     ----------
-    Ramsay & Spicker (2025), Algorithm 2 (practical version); specs/winsorized.md §2.3, §2.6, §7.
+    Ramsay & Spicker (2025), Algorithm 2 (practical version); docs/estimators/winsorized.md §2.3,
+    §2.6, §7.
     """
     return _pmwm(
         x,
@@ -598,7 +600,7 @@ def winsorized_mean_zcdp(
     References
     ----------
     Ramsay & Spicker (2025), §4 and Lemma D.1; Durfee (NeurIPS 2023); Bun & Steinke (TCC 2016),
-    Prop. 1.4; specs/winsorized.md §2.4, §7.
+    Prop. 1.4; docs/estimators/winsorized.md §2.4, §7.
     """
     return _pmwm(
         x,

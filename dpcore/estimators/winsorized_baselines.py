@@ -18,7 +18,7 @@ Widened winsorized mean (Smith 2011; spec §4, second bullet), pure, per coordin
 
 Privacy
 -------
-* Neighbouring relation: replace-one (swap), n public (specs/winsorized.md §1).
+* Neighbouring relation: replace-one (swap), n public (docs/estimators/winsorized.md §1).
 * Clipped mean: swap sensitivity of the mean of values in ``[a_r, b_r]`` is ``(b_r - a_r)/n`` per
   coordinate; pure: eps/d per coordinate (basic composition), so Laplace scale
   ``d (b_r - a_r)/(n eps)``; zCDP: joint l2 sensitivity ``||b - a||_2 / n`` with all of rho.
@@ -31,7 +31,7 @@ Privacy
 
 References
 ----------
-Ramsay & Spicker, arXiv 2501.14095 (v1), §5 and Appendix A.1; specs/winsorized.md §4.
+Ramsay & Spicker, arXiv 2501.14095 (v1), §5 and Appendix A.1; docs/estimators/winsorized.md §4.
 Smith, A. "Privacy-preserving statistical estimation with optimal convergence rates." STOC 2011.
 """
 
@@ -111,7 +111,8 @@ def clipped_mean_laplace(
 
     References
     ----------
-    specs/winsorized.md §4 ("Clipped mean", the original subsample-and-aggregate aggregator).
+    docs/estimators/winsorized.md §4 ("Clipped mean", the original subsample-and-aggregate
+    aggregator).
     """
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape
@@ -171,7 +172,7 @@ def clipped_mean_box_zcdp(
 
     References
     ----------
-    specs/winsorized.md §4 ("Clipped mean", zCDP form).
+    docs/estimators/winsorized.md §4 ("Clipped mean", zCDP form).
     """
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape
@@ -264,7 +265,7 @@ def widened_winsorized_mean(
 
     References
     ----------
-    Smith (2011); specs/winsorized.md §4 ("Widened winsorized mean").
+    Smith (2011); docs/estimators/winsorized.md §4 ("Widened winsorized mean").
     """
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape

@@ -80,7 +80,8 @@ def default_estimators(kind: str, unit: str = "rho", d: int | None = None) -> li
 
 
 def default_metric(kind: str) -> str:
-    """The PLAN paper's metric: ℓ2 for real data, ½ℓ1 (``tv``) for binary data (specs/plan.md §7)."""
+    """The PLAN paper's metric: ℓ2 for real data, ½ℓ1 (``tv``) for binary data
+    (docs/estimators/plan.md §7)."""
     return "tv" if kind == "binary" else "l2"
 
 

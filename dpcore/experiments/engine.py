@@ -7,7 +7,7 @@ the seed. :func:`run` returns one row per (estimator, setting, repetition) with
 
 * the error in every norm (``err_l1``, ``err_l2``, ``err_linf``; ``err_tv`` = ½ℓ1 for binary data),
 * its split into sampling error, clipping bias and DP noise (``sampling_*``, ``clipping_*``,
-  ``noise_*``; the identity of specs/plan.md §2, computed with :mod:`dpcore.metrics`),
+  ``noise_*``; the identity of docs/estimators/plan.md §2, computed with :mod:`dpcore.metrics`),
 * the budget in the user's unit, in the estimator's native unit (``native_budget``,
   ``native_unit``), the conversion rule applied (``conversion``) and the ledger total, and
 * the time the estimator took (``seconds``).
@@ -60,7 +60,7 @@ works), with a tqdm progress bar. Shipped configs: ``dpcore/experiments/configs/
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024,
-Section 7, Table 1 (specs/plan.md §7); error identity specs/plan.md §2.
+Section 7, Table 1 (docs/estimators/plan.md §7); error identity docs/estimators/plan.md §2.
 NumPy SPEC 7 and :class:`numpy.random.SeedSequence` (child streams).
 """
 

@@ -458,12 +458,13 @@ def needed_for_target(
     return out
 
 
-#: PLAN's default noise share ρ3 = 0.5625 ρ (specs/plan.md §2; also the private-radius Gaussian mechanism's).
+#: PLAN's default noise share ρ3 = 0.5625 ρ (docs/estimators/plan.md §2; also the private-radius
+#: Gaussian mechanism's).
 NOISE_SHARE = 0.5625
 
 
 def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> pd.DataFrame:
-    """Idealised theory curves at each sweep point (specs/plan.md §6), where they apply.
+    """Idealised theory curves at each sweep point (docs/estimators/plan.md §6), where they apply.
 
     Only for ℓ2 on real or bounded data drawn from the distribution (not contaminated): PLAN's
     noise ``G_2 sqrt(2/ρ3) ||σ||_1 / n`` and the

@@ -2,7 +2,7 @@
 
 References
 ----------
-specs/binary_product.md §6 (what the teaching app should show).
+docs/estimators/binary-product.md §6 (what the teaching app should show).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ app can offer it as a CSV and a notebook can re-plot it. Input is the tidy frame
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Section 7 (the figures this reproduces);
-specs/plan.md §6 (idealised curves) and §7.
+docs/estimators/plan.md §6 (idealised curves) and §7.
 """
 
 from __future__ import annotations

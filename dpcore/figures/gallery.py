@@ -6,7 +6,8 @@ releases, the true mean), so the page can offer it as a CSV.
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Figure 1 (the four steps); specs/plan.md §2, §5.
+Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Figure 1 (the four steps); docs/estimators/plan.md
+§2, §5.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ scaling-exponent sweep. No streamlit here; these draw a run they are given and c
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Figure 1, Algorithm 1 and Appendix C;
-specs/plan.md §2, §6.
+docs/estimators/plan.md §2, §6.
 """
 
 from __future__ import annotations

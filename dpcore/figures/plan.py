@@ -26,7 +26,7 @@ points of the circles and ellipses, the marked means), so it can be downloaded a
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024,
-Figure 1, Algorithm 1, Appendix C (Figure 6); specs/plan.md §2, §6 and §8.
+Figure 1, Algorithm 1, Appendix C (Figure 6); docs/estimators/plan.md §2, §6 and §8.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def plan_steps_figure(
 
     References
     ----------
-    PLAN (PETS 2024), Figure 1 and Algorithm 1 lines 4–8; specs/plan.md §8.
+    PLAN (PETS 2024), Figure 1 and Algorithm 1 lines 4–8; docs/estimators/plan.md §8.
     """
     X = check_data(x, ndim=2)
     _need(estimate, "center", "scale", "clip_radius", "clipped")
@@ -710,7 +710,7 @@ def noise_figure(
 
     References
     ----------
-    PLAN, Algorithm 1 line 7 and Appendix C; specs/plan.md §8 overlay (ii).
+    PLAN, Algorithm 1 line 7 and Appendix C; docs/estimators/plan.md §8 overlay (ii).
     """
     if not entries:
         raise ValueError("entries must hold at least one (label, colour, Estimate).")
@@ -949,7 +949,7 @@ def exponent_curve(
 
     References
     ----------
-    PLAN, Appendix C and Theorem 4.5; specs/plan.md §6; :mod:`dpcore.theory.plan`.
+    PLAN, Appendix C and Theorem 4.5; docs/estimators/plan.md §6; :mod:`dpcore.theory.plan`.
     """
     sig = np.asarray(sigma, dtype=float)
     sh = _floor(sig if sigma_hat is None else np.asarray(sigma_hat, dtype=float))

@@ -5,7 +5,7 @@ offer it as CSV and a notebook can re-plot it.
 
 References
 ----------
-specs/simplex.md §4 (plots to offer) and §6 (teaching visualisation).
+docs/estimators/simplex.md §4 (plots to offer) and §6 (teaching visualisation).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ the budget; see tests/estimators/test_winsorized.py).
 
 References
 ----------
-Ramsay & Spicker, arXiv 2501.14095; specs/winsorized.md §8 (teaching visualisation).
+Ramsay & Spicker, arXiv 2501.14095; docs/estimators/winsorized.md §8 (teaching visualisation).
 """
 
 from __future__ import annotations

@@ -3,13 +3,13 @@
 Three routines, each used by several estimators:
 
 * :func:`binary_search_quantile` -- noisy binary search with Gaussian counts, ``rho``-zCDP
-  (Smith 2011; Huang, Liang & Yi 2021; PLAN paper Lemma 2.8; specs/plan.md §3a).
+  (Smith 2011; Huang, Liang & Yi 2021; PLAN paper Lemma 2.8; docs/estimators/plan.md §3a).
 * :func:`exponential_quantile` -- the exponential mechanism over the gaps of the sorted data
   (Smith 2011; Kaplan, Schnapp & Stemmer 2022), pure ``epsilon``-DP or ``rho``-zCDP
-  (specs/plan.md §3b).
+  (docs/estimators/plan.md §3b).
 * :func:`unbounded_quantile` -- Durfee's AboveThreshold walk over a geometric grid with one-sided
   exponential noise, pure DP (or Gaussian noise for zCDP) (Durfee 2023; Ramsay & Spicker 2025;
-  specs/winsorized.md §2.1, §2.4, §2.6).
+  docs/estimators/winsorized.md §2.1, §2.4, §2.6).
 
 Conventions shared by all three (DESIGN.md):
 
@@ -31,11 +31,11 @@ Smith, A. "Privacy-preserving statistical estimation with optimal convergence ra
 Huang, Z., Liang, Y. and Yi, K. "Instance-optimal mean estimation under differential privacy."
 NeurIPS 2021.
 Aumüller, M., Lebeda, C. J., Nelson, B. and Pagh, R. "PLAN: Variance-aware private mean
-estimation." PETS 2024 (arXiv 2306.08745), Lemma 2.8; specs/plan.md §3.
+estimation." PETS 2024 (arXiv 2306.08745), Lemma 2.8; docs/estimators/plan.md §3.
 Kaplan, H., Schnapp, S. and Stemmer, U. "Differentially private approximate quantiles." ICML 2022.
 Durfee, D. "Unbounded differentially private quantile and maximum estimation." NeurIPS 2023.
 Ramsay, K. and Spicker, D. "Improved subsample-and-aggregate via the private modified winsorized
-mean." arXiv 2501.14095 (2025); specs/winsorized.md §2.
+mean." arXiv 2501.14095 (2025); docs/estimators/winsorized.md §2.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The private quantile by binary search with Gaussian noisy counts (specs/plan.md §3a).
+"""The private quantile by binary search with Gaussian noisy counts (docs/estimators/plan.md §3a).
 
 The ``T x d`` count noises are drawn by :func:`dpcore.mechanisms.gaussian`, which charges the
 caller's open ledger stage (:func:`dpcore.mechanisms.stage`); these routines open no stage.
@@ -23,7 +23,7 @@ from dpcore._validation import (
 from dpcore.quantiles._common import Bounds, _as_columns, _check_steps, _finish
 
 # ----------------------------------------------------------------------------------------------
-# 1. binary search with Gaussian counts (specs/plan.md §3a)
+# 1. binary search with Gaussian counts (docs/estimators/plan.md §3a)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -49,10 +49,10 @@ def rank_error_bound(steps: int, rho: float, beta: float) -> float:
     ``sqrt(T ln(T / beta) / (2 rho))`` with ``T = steps`` (PLAN paper, Lemma 2.8): with probability
     at least ``1 - beta`` the final interval of :func:`binary_search_quantile` contains a point
     whose rank differs from the target rank ``q n`` by at most this amount. The lemma holds up to
-    constants (specs/plan.md §10 item 16): a union bound over the ``T`` Gaussian counts with the
-    tail ``2 exp(-r**2 / (2 s**2))``, ``s**2 = T / (2 rho)``, gives the rigorous but larger
+    constants (docs/estimators/plan.md §10 item 16): a union bound over the ``T`` Gaussian counts
+    with the tail ``2 exp(-r**2 / (2 s**2))``, ``s**2 = T / (2 rho)``, gives the rigorous but larger
     ``sqrt(T ln(2 T / beta) / rho)``. This helper returns the paper's form, as used for the PLAN
-    clip quantile (specs/plan.md §2).
+    clip quantile (docs/estimators/plan.md §2).
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ def rank_error_bound(steps: int, rho: float, beta: float) -> float:
 
     References
     ----------
-    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Lemma 2.8; specs/plan.md §3a.
+    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Lemma 2.8; docs/estimators/plan.md §3a.
     """
     t = _check_steps(steps)
     r = check_positive(rho, "rho")
@@ -236,7 +236,7 @@ def binary_search_trace(
 
     References
     ----------
-    specs/plan.md §3a; see :func:`binary_search_quantile`.
+    docs/estimators/plan.md §3a; see :func:`binary_search_quantile`.
     """
     X, one_d = _as_columns(x)
     _n, d = X.shape
@@ -326,7 +326,7 @@ def binary_search_quantile(
     References
     ----------
     Smith (STOC 2011); Huang, Liang and Yi (NeurIPS 2021); Aumüller, Lebeda, Nelson, Pagh, PLAN
-    (PETS 2024), Lemmas 2.8-2.9; specs/plan.md §3a.
+    (PETS 2024), Lemmas 2.8-2.9; docs/estimators/plan.md §3a.
     """
     return binary_search_trace(
         x,

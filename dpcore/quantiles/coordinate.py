@@ -8,7 +8,7 @@ References
 ----------
 Karwa, V. and Vadhan, S. "Finite sample differentially private confidence intervals." ITCS 2018.
 Kaplan, H., Schnapp, S. and Stemmer, U. "Differentially private approximate quantiles." ICML 2022.
-Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Lemma 2.8; specs/plan.md §2 line 4, §3.
+Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Lemma 2.8; docs/estimators/plan.md §2 line 4, §3.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def private_quantile(
     rng: RngLike = None,
     points_per_person: int = 1,
 ) -> float | np.ndarray:
-    """``PrivQuantile`` of specs/plan.md §3 on each column of ``x`` with total budget ``rho``.
+    """``PrivQuantile`` of docs/estimators/plan.md §3 on each column of ``x`` with total budget
+    ``rho``.
 
     ``"exponential"``: :func:`~dpcore.quantiles.exponential.exponential_quantile_fast`, the
     exponential mechanism over the gaps (``eps = sqrt(8 rho/d)`` per column, utility sensitivity
@@ -217,7 +218,7 @@ def coarse_to_fine_median(
     ----------
     Karwa, V. and Vadhan, S. "Finite sample differentially private confidence intervals." ITCS 2018
     (private range by a histogram, then clipping). Kaplan, Schnapp, Stemmer (ICML 2022) for the
-    median. specs/plan.md §2 line 4, §3b.
+    median. docs/estimators/plan.md §2 line 4, §3b.
     """
     X = check_data(x, ndim=2)
     d = X.shape[1]

@@ -26,7 +26,7 @@ from dpcore._validation import (
 from dpcore.quantiles._common import Bounds, _as_columns, _finish
 
 # ----------------------------------------------------------------------------------------------
-# 2. exponential-mechanism quantile (specs/plan.md §3b)
+# 2. exponential-mechanism quantile (docs/estimators/plan.md §3b)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -80,7 +80,7 @@ def exponential_quantile_probabilities(
 
     References
     ----------
-    Kaplan, Schnapp, Stemmer (ICML 2022); specs/plan.md §3b.
+    Kaplan, Schnapp, Stemmer (ICML 2022); docs/estimators/plan.md §3b.
     """
     arr = check_data(x_col, name="x_col", ndim=1)
     qq = check_probability(q, "q")
@@ -123,8 +123,8 @@ def exponential_quantile(
     :func:`dpcore.mechanisms.exponential`, which charges the caller's open ledger stage
     (``epsilon``, or ``rho`` in a zCDP ledger). Kaplan et al.'s code
     uses ``Δu = max(q, 1 - q)``, the add/remove constant (0.5 for the median); under replace-one it
-    would double the real privacy loss at the median (specs/plan.md §10 item 9), so only pass it
-    if you use add/remove neighbours. Budget split: with ``epsilon`` each column gets
+    would double the real privacy loss at the median (docs/estimators/plan.md §10 item 9), so only
+    pass it if you use add/remove neighbours. Budget split: with ``epsilon`` each column gets
     ``eps_col = epsilon / d`` (total ``epsilon``-DP by composition); with ``rho`` each column
     gets ``eps_col = sqrt(8 rho / d)``, because the exponential mechanism is a bounded-range
     mechanism and ``eps``-DP EM is ``eps**2 / 8``-zCDP (Cesar and Rogers 2021), i.e.
@@ -159,7 +159,7 @@ def exponential_quantile(
     McSherry and Talwar (FOCS 2007); Smith (STOC 2011); Kaplan, Schnapp and Stemmer,
     "Differentially private approximate quantiles" (ICML 2022); Cesar and Rogers, "Bounding,
     concentrating, and truncating: unifying privacy loss composition for data analytics"
-    (ALT 2021); Aumüller et al., PLAN (PETS 2024) §7; specs/plan.md §3b and §10 item 9.
+    (ALT 2021); Aumüller et al., PLAN (PETS 2024) §7; docs/estimators/plan.md §3b and §10 item 9.
     """
     X, one_d = _as_columns(x)
     n, d = X.shape
@@ -265,8 +265,8 @@ def exponential_quantile_fast(
 
     References
     ----------
-    Kaplan, Schnapp, Stemmer (ICML 2022); Cesar and Rogers (ALT 2021); specs/plan.md §3b, §9.17,
-    §10.10.
+    Kaplan, Schnapp, Stemmer (ICML 2022); Cesar and Rogers (ALT 2021); docs/estimators/plan.md §3b,
+    §9.17, §10.10.
     """
     arr = check_data(x, name="x")
     one_d = arr.ndim == 1
@@ -382,7 +382,8 @@ def log_grid_quantile(
     Utility ``u_k = -|#{x_j <= r_k} - q n|`` (rank based). Under replace-one a count changes by at
     most 1, so the sensitivity is 1; the mechanism samples ``k`` with probability
     ``∝ exp(eps u_k / 2)``, ``eps = sqrt(8 rho)``: ``eps``-DP, hence ``eps**2 / 8 = rho``-zCDP by
-    the bounded-range argument (specs/plan.md §1, as for the other exponential-mechanism quantile).
+    the bounded-range argument (docs/estimators/plan.md §1, as for the other exponential-mechanism
+    quantile).
 
     Unlike a noisy binary search (one wrong turn early on is never undone) or the exponential
     mechanism over the gaps of ``[0, upper]`` (the empty stretch above the data carries weight
@@ -419,7 +420,7 @@ def log_grid_quantile(
     References
     ----------
     McSherry and Talwar (FOCS 2007); Smith (STOC 2011) for rank utilities; issue 12 of this
-    project; specs/plan.md §3b.
+    project; docs/estimators/plan.md §3b.
     """
     arr = check_data(x, name="x")
     if arr.ndim != 1:

@@ -27,7 +27,7 @@ from dpcore.quantiles._common import (
 )
 
 # ----------------------------------------------------------------------------------------------
-# 3. unbounded quantile, AboveThreshold on a geometric grid (specs/winsorized.md §2)
+# 3. unbounded quantile, AboveThreshold on a geometric grid (docs/estimators/winsorized.md §2)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -97,7 +97,7 @@ def grid_size(bounds: Bounds, beta: float = 1.001) -> int | np.ndarray:
 
     References
     ----------
-    Durfee (NeurIPS 2023); specs/winsorized.md §2.6.
+    Durfee (NeurIPS 2023); docs/estimators/winsorized.md §2.6.
     """
     lo, hi = check_bounds(bounds)
     k = _grid_size(np.atleast_1d(lo), np.atleast_1d(hi), _check_beta(beta))
@@ -112,7 +112,7 @@ def premature_stop_risk(
 
     Below the data every count is 0, so each of the ``K`` grid points there stops the walk when
     its query noise exceeds the target ``q n`` (plus the non-negative threshold noise):
-    ``P(early) ≈ 1 - exp(-K exp(-eps_Q q n))`` (specs/winsorized.md §2.6). It ignores the
+    ``P(early) ≈ 1 - exp(-K exp(-eps_Q q n))`` (docs/estimators/winsorized.md §2.6). It ignores the
     threshold noise, so it errs on the side of warning. For ``q < 1/2`` the walk is mirrored and
     targets ``(1 - q) n``, so ``max(q, 1 - q)`` is used.
 
@@ -135,7 +135,7 @@ def premature_stop_risk(
     References
     ----------
     Durfee (NeurIPS 2023); Ramsay and Spicker (arXiv 2501.14095) Remarks 3.2-3.3;
-    specs/winsorized.md §2.6.
+    docs/estimators/winsorized.md §2.6.
     """
     nn = check_positive(n, "n")
     qq = check_probability(q, "q")
@@ -221,7 +221,8 @@ def _walk_up(
     budget_q: float,
     gen: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """UQ_UP of specs/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over columns.
+    """UQ_UP of docs/estimators/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over
+    columns.
 
     Privacy
     -------
@@ -327,8 +328,9 @@ def unbounded_quantile(
     Replace-one neighbours, ``n`` public (the target ``q n`` uses it). The counts have
     sensitivity 1 and are monotone (replacing a row moves all of them in the same direction), so
     AboveThreshold with one-sided noise is ``(eps_T + eps_Q)``-DP per column (Durfee 2023;
-    specs/winsorized.md §2.1). Budget split: the budgets passed are totals; each of the ``d``
-    columns gets ``eps_T / d`` and ``eps_Q / d``, and the call costs ``eps_T + eps_Q`` in total.
+    docs/estimators/winsorized.md §2.1). Budget split: the budgets passed are totals; each of
+    the ``d`` columns gets ``eps_T / d`` and ``eps_Q / d``, and the call costs ``eps_T + eps_Q``
+    in total.
     The noise is drawn by :func:`dpcore.mechanisms.above_threshold`, which charges the ledger
     stage the caller has open (lines "<stage>: threshold" and "<stage>: queries"; in a zCDP
     ledger the pure walk converts as a whole, ``d (eps_T/d + eps_Q/d)**2 / 2``, split in
@@ -336,13 +338,13 @@ def unbounded_quantile(
 
     The Gaussian variant (``rho_threshold``, ``rho_query``) is **not DP-accounted**: its
     ``(rho_T + rho_Q)``-zCDP per column is Ramsay and Spicker's Lemma D.1, which is unproven
-    (specs/winsorized.md §2.4, §10 item 6); its ledger lines say "unproven accounting". It is a
-    research option for reproducing the paper's tables, not a registered release.
+    (docs/estimators/winsorized.md §2.4, §10 item 6); its ledger lines say "unproven accounting". It
+    is a research option for reproducing the paper's tables, not a registered release.
 
     Notes
     -----
-    Vectorised as in specs/winsorized.md §2.6: exact counts for all ``K`` grid points of all
-    columns at once (a histogram of grid indices, equal to ``searchsorted`` on the sorted
+    Vectorised as in docs/estimators/winsorized.md §2.6: exact counts for all ``K`` grid points of
+    all columns at once (a histogram of grid indices, equal to ``searchsorted`` on the sorted
     column), all noises drawn at once, and the first exceedance by ``argmax`` on a boolean array;
     the same distribution as the sequential loop. Columns are processed in chunks when ``K * d``
     is large. With few data points or a small ``eps_Q`` the walk may stop below the data
@@ -352,8 +354,8 @@ def unbounded_quantile(
     ----------
     Durfee, D. "Unbounded differentially private quantile and maximum estimation." NeurIPS 2023.
     Ramsay and Spicker, "Improved subsample-and-aggregate via the private modified winsorized
-    mean", arXiv 2501.14095, Algorithm (private quantile) and Lemma D.1; specs/winsorized.md
-    §2.1, §2.4 and §2.6.
+    mean", arXiv 2501.14095, Algorithm (private quantile) and Lemma D.1;
+    docs/estimators/winsorized.md §2.1, §2.4 and §2.6.
     """
     X, one_d = _as_columns(x)
     _n, d = X.shape

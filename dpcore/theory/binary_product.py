@@ -1,6 +1,6 @@
 """Binary product distributions: closed forms only: the reference curves (TV error against n, d, eps)
-of specs/binary_product.md §4, the Hellinger bounds on product TV and the separation rule. The
-profiles and the sampler are in :mod:`dpcore.data.binary`; the exact/Monte Carlo TV is the study
+of docs/estimators/binary-product.md §4, the Hellinger bounds on product TV and the separation rule.
+The profiles and the sampler are in :mod:`dpcore.data.binary`; the exact/Monte Carlo TV is the study
 :func:`dpcore.experiments.studies.product_tv`.
 
 Everything here is public-parameter arithmetic; nothing is private.
@@ -13,7 +13,7 @@ unbiased Monte Carlo estimate otherwise. :func:`dpcore.experiments.studies.produ
 References
 ----------
 V. Singhal, "A Polynomial Time, Pure Differentially Private Estimator for Binary Product
-Distributions", arXiv:2304.06787v4, §2.1, Theorem 3.1; specs/binary_product.md §1, §4, §5.
+Distributions", arXiv:2304.06787v4, §2.1, Theorem 3.1; docs/estimators/binary-product.md §1, §4, §5.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def hellinger_tv_bounds(p: Any, q: Any) -> tuple[float, float]:
 
     References
     ----------
-    specs/binary_product.md §1 (Hellinger bounds) and §7 E10.
+    docs/estimators/binary-product.md §1 (Hellinger bounds) and §7 E10.
     """
     pv, qv = _check_pq(p, q)
     terms = np.sqrt(pv * qv) + np.sqrt((1 - pv) * (1 - qv))
@@ -81,7 +81,7 @@ def paper_sample_size(
     d: int, alpha: float, epsilon: float, beta: float = 0.1, c_alpha: float = 1.0
 ) -> float:
     """Curve 3's ingredient: the paper's explicit sufficient size ``R m + m0 + m1`` (Algorithm 1,
-    step 1; ``C_alpha = 1``), reconstructed in specs/binary_product.md §2.2."""
+    step 1; ``C_alpha = 1``), reconstructed in docs/estimators/binary-product.md §2.2."""
     R = max(0, math.ceil(math.log2(d)) - 1)
     lg = math.log
     m = 2048 * d * lg(d / beta) + 2048 * d * lg(d / (epsilon * beta)) / epsilon
@@ -135,7 +135,7 @@ def separation_light(
     References
     ----------
     V. Singhal, arXiv:2304.06787v4, §3 (the sorting step's union bound over d coordinates and R rounds);
-    specs/binary_product.md §6.
+    docs/estimators/binary-product.md §6.
     """
     d, _, beta = check_curve_args(d, 1.0, beta)
     target = 16.0 * math.log(d * max(int(rounds), 1) / beta)

@@ -11,22 +11,23 @@ the plane of coordinates ``i, j``):
 
 * PLAN and the Gaussian mechanism with a private radius: ``{x : ||(x - c) * s||_2 <= C}``, an
   axis-aligned ellipsoid with semi-axes ``C / s_k``; its projection is the ellipse with semi-axes
-  ``C / s_i, C / s_j`` around ``(c_i, c_j)`` (``s = 1``: a disk of radius ``C``). specs/plan.md §2,
-  Algorithm 1 lines 5-8.
+  ``C / s_i, C / s_j`` around ``(c_i, c_j)`` (``s = 1``: a disk of radius ``C``).
+  docs/estimators/plan.md §2, Algorithm 1 lines 5-8.
 * Gaussian mechanism with public bounds: the same with ``s = 1``, ``c`` the box centre and ``C`` the
-  box's half diagonal (specs/plan.md §5c).
+  box's half diagonal (docs/estimators/plan.md §5c).
 * IOME: a ball of radius ``C`` around the private rotated median ``c`` in the rotated (zero-padded,
   dimension ``D``) space. A rotation keeps distances, so in original space the set is again a ball
   around ``R^T c``; the data live in the first ``d`` coordinates, which cut that ball in a ``d``-ball
   of radius ``sqrt(C^2 - ||pad||^2)`` (``ball_radius``) around the first ``d`` coordinates of
-  ``R^T c``. Its projection on two coordinates is a disk of that radius (specs/plan.md §5a).
+  ``R^T c``. Its projection on two coordinates is a disk of that radius (docs/estimators/plan.md
+  §5a).
 * Winsorized family and clipped means: the per-coordinate (private or public) intervals
-  ``clip_interval``, a box (specs/winsorized.md §3).
+  ``clip_interval``, a box (docs/estimators/winsorized.md §3).
 * Simplex family: the box ``[L, U]`` cut by the l1 clip ``sum_k (x_k - L_k) <= R``; its projection is
-  ``{L <= x <= U, (x_i - L_i) + (x_j - L_j) <= R}`` (specs/simplex.md §2.1, S1 step 1).
+  ``{L <= x <= U, (x_i - L_i) + (x_j - L_j) <= R}`` (docs/estimators/simplex.md §2.1, S1 step 1).
 * Binary family: values stay in ``[0, 1]``; the truncated estimators (``clip_radius`` = row weight
   bound ``B``) keep rows with ``||x||_1 <= B``, projected: ``x_i + x_j <= B`` inside the unit square
-  (specs/binary_product.md §2.4).
+  (docs/estimators/binary-product.md §2.4).
 
 A projection is a *necessary* condition only: a point whose two coordinates lie inside the drawn
 region can still be clipped because of its other ``d - 2`` coordinates.
@@ -42,10 +43,10 @@ inside with probability ``prob`` given the run's centre, scale and radius.
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Algorithm 1; specs/plan.md §2, §5a-§5c.
-Lin, Kifer et al. (private modified winsorized mean), specs/winsorized.md §3.
-Fitzsimons, Honaker, Shoemate, Singhal (2024), specs/simplex.md §2.1.
-specs/binary_product.md §2.4.
+Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Algorithm 1; docs/estimators/plan.md §2, §5a-§5c.
+Lin, Kifer et al. (private modified winsorized mean), docs/estimators/winsorized.md §3.
+Fitzsimons, Honaker, Shoemate, Singhal (2024), docs/estimators/simplex.md §2.1.
+docs/estimators/binary-product.md §2.4.
 """
 
 from __future__ import annotations

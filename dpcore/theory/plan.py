@@ -1,8 +1,8 @@
 """Reference curves for PLAN and its baselines, and the optimal-scaling result of Appendix C.
 
-Idealised noise errors (specs/plan.md §6, "Idealised curves for the app"): with ``sigma^ = sigma``
-and a clip radius equal to ``margin`` times the typical scaled norm, the noise of each estimator in
-``(E ||noise||_p^p)^(1/p)`` is
+Idealised noise errors (docs/estimators/plan.md §6, "Idealised curves for the app"): with
+``sigma^ = sigma`` and a clip radius equal to ``margin`` times the typical scaled norm, the noise
+of each estimator in ``(E ||noise||_p^p)^(1/p)`` is
 
 * PLAN:               ``c G_p sqrt(2/rho) ||sigma||_{q*} / n``, ``q* = 2p/(p+2)`` (``||sigma||_1`` for p=2)
 * Gaussian mechanism: ``c G_p sqrt(2/rho) d^(1/p) ||sigma||_2 / n``
@@ -26,7 +26,7 @@ vector, so PLAN's ``s_i = sigma_i^{-2/(p+2)}`` is the reciprocal of this divisor
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Theorems 1.1, 4.3, 4.5 and Appendix C;
-specs/plan.md §6, §8 (Figure 6 numbers), §9.10, §10.12–10.13.
+docs/estimators/plan.md §6, §8 (Figure 6 numbers), §9.10, §10.12–10.13.
 """
 
 from __future__ import annotations
@@ -122,7 +122,8 @@ def sampling_error(sigma: Any, n: int, p: float = 2.0) -> float:
 def reference_curves(
     sigma: Any, n: int, rho: float, p: float = 2.0, margin: float = 1.0
 ) -> dict[str, float]:
-    """All four reference errors of specs/plan.md §6 (``rho`` = the noise budget ``rho_3``)."""
+    """All four reference errors of docs/estimators/plan.md §6 (``rho`` = the noise budget
+    ``rho_3``)."""
     return {
         "plan": plan_noise_error(sigma, n, rho, p, margin),
         "gaussian_mechanism": gaussian_mechanism_noise_error(sigma, n, rho, p, margin),
@@ -184,7 +185,7 @@ def figure6_stds(delta: Any = (4.0, 1.0)) -> dict[str, np.ndarray]:
     sensitivities ``delta`` under no scaling, the equal split and the p=1 / p=2 optima.
 
     For ``delta = (4, 1)``: no scaling (4.12, 4.12); equal split (5.66, 1.41); p=1 (4.73, 1.88);
-    p=2 (4.47, 2.24) (specs/plan.md §8 (iii)).
+    p=2 (4.47, 2.24) (docs/estimators/plan.md §8 (iii)).
     """
     dl = _vec(delta, "delta")
     unit = 0.5  # rho = 1/2 makes 1/sqrt(2 rho) = 1

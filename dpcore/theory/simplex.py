@@ -19,8 +19,8 @@ Coefficients (spec §4 table, ``d = 1``): ``MSE = c_G R²/(ρ N²)`` or ``c_L R�
 References
 ----------
 Fitzsimons, Honaker, Shoemate, Singhal. arXiv:2408.10438 (2024), eq. (5)-(13).
-specs/simplex.md §3 and §4 (every formula re-derived and Monte Carlo checked there; re-checked in
-tests/estimators/test_simplex.py).
+docs/estimators/simplex.md §3 and §4 (every formula re-derived and Monte Carlo checked there;
+re-checked in tests/estimators/test_simplex.py).
 """
 
 from __future__ import annotations

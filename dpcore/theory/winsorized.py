@@ -8,7 +8,8 @@ References
 ----------
 Ramsay, K. and Spicker, D. "Improved subsample-and-aggregate via the private modified winsorized
 mean." arXiv 2501.14095 (v1), Theorem 3.1, Corollaries 3.7 and 5.1, Lemmas E.1 and G.1.
-specs/winsorized.md §2.6 (premature stopping), §5 (theory in plottable form), §3 (k guidance).
+docs/estimators/winsorized.md §2.6 (premature stopping), §5 (theory in plottable form), §3 (k
+guidance).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def trim_level(n: int, c: float = 10.0, eta: float = 0.0) -> float:
 
     References
     ----------
-    specs/winsorized.md §2.2 (the authors' ``P_Trimed_Mean.py``), §9 property 7.
+    docs/estimators/winsorized.md §2.2 (the authors' ``P_Trimed_Mean.py``), §9 property 7.
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive integer; got {n!r}.")
@@ -94,7 +95,7 @@ def premature_stop_probability(
 
     References
     ----------
-    specs/winsorized.md §2.6 "Premature stopping" and §5 (quantile accuracy, Lemma E.1).
+    docs/estimators/winsorized.md §2.6 "Premature stopping" and §5 (quantile accuracy, Lemma E.1).
     """
     if (epsilon_query is None) == (rho_query is None):
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
@@ -123,8 +124,9 @@ def premature_stop_warning(
     with probability above about ``e^{-3}`` (5%).
 
     Pure: ``eps_Q (1 - tau) n < log K + 3``; zCDP: ``rho_Q ((1 - tau) n)^2 / 2 < log K + 3``, with
-    ``K = dpcore.quantiles.unbounded.grid_size((lower, upper), beta)`` (specs/winsorized.md §2.6, "the app must warn").
-    The pure rule is exactly :func:`dpcore.quantiles.premature_stop_risk` (the probability, the one
+    ``K = dpcore.quantiles.unbounded.grid_size((lower, upper), beta)``
+    (docs/estimators/winsorized.md §2.6, "the app must warn"). The pure rule is exactly
+    :func:`dpcore.quantiles.premature_stop_risk` (the probability, the one
     function of that name) above ``1 - exp(-e^{-3})`` ≈ 4.9% with ``K`` the whole grid; the zCDP rule
     is the same threshold on the Chernoff bound ``K exp(-ρ_Q t²/2)`` of the Gaussian tail.
 
@@ -132,7 +134,7 @@ def premature_stop_warning(
 
     References
     ----------
-    specs/winsorized.md §2.6 ("Premature stopping": the app must warn).
+    docs/estimators/winsorized.md §2.6 ("Premature stopping": the app must warn).
     """
     if (epsilon_query is None) == (rho_query is None):
         raise ValueError("pass exactly one of epsilon_query (pure) or rho_query (zCDP).")
@@ -188,7 +190,7 @@ def pmwm_error_bound(
 
     References
     ----------
-    Ramsay & Spicker (2025) Theorem 3.1; specs/winsorized.md §5.
+    Ramsay & Spicker (2025) Theorem 3.1; docs/estimators/winsorized.md §5.
     """
     if (epsilon is None) == (rho is None):
         raise ValueError("pass exactly one of epsilon (pure) or rho (zCDP).")

@@ -1,7 +1,7 @@
 """IOME-style mean estimation: random rotation, private coordinate medians, shifted clipped mean.
 
 The baseline the PLAN paper compares with (Huang, Liang and Yi 2021), as run by the PLAN authors
-(specs/plan.md §5a)::
+(docs/estimators/plan.md §5a)::
 
     0. x~ = x - m0                    m0 = centre of the public box (public, free)
     1. xr = R x~                      R = (H D3)(H D2)(H D1), zero padding to D = 2^ceil(log2 d)
@@ -52,8 +52,8 @@ Decisions (the spec is silent or the authors' choice does not transfer)
 References
 ----------
 Huang, Liang, Yi. "Instance-optimal Mean Estimation Under Differential Privacy." NeurIPS 2021.
-Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Section 7 and Appendix F; specs/plan.md §5a,
-§9.8, §9.11, §10.17.
+Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Section 7 and Appendix F; docs/estimators/plan.md
+§5a, §9.8, §9.11, §10.17.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ from dpcore.privacy import Ledger
 from dpcore.quantiles._common import check_public_bounds
 from dpcore.rotation import RandomizedHadamard
 
-#: The two presets of specs/plan.md §5a.
+#: The two presets of docs/estimators/plan.md §5a.
 PRESETS: dict[str, dict[str, float]] = {
     "original": {"steps": 10, "radius_share": 0.25, "offset_factor": 1.0},
     "paper": {"steps": 20, "radius_share": 0.01, "offset_factor": 2.0},
@@ -108,7 +108,8 @@ PRESETS: dict[str, dict[str, float]] = {
 
 @dataclass(kw_only=True)
 class IomeDiagnostics(Diagnostics):
-    """IOME's specifics on top of :class:`~dpcore.estimate.Diagnostics` (specs/plan.md §5a).
+    """IOME's specifics on top of :class:`~dpcore.estimate.Diagnostics` (docs/estimators/plan.md
+    §5a).
 
     Attributes
     ----------
@@ -368,7 +369,7 @@ def iome(
 
     References
     ----------
-    Huang, Liang, Yi (NeurIPS 2021); PLAN paper §7; specs/plan.md §5a.
+    Huang, Liang, Yi (NeurIPS 2021); PLAN paper §7; docs/estimators/plan.md §5a.
     """
     spec = IomeSpec(
         steps=steps,

@@ -5,7 +5,7 @@ The rotation, the box centre ``m0`` and the search ranges are public; every nois
 
 References
 ----------
-Huang, Liang, Yi (NeurIPS 2021); PLAN paper §7; specs/plan.md §5a, §9.8, §10.17.
+Huang, Liang, Yi (NeurIPS 2021); PLAN paper §7; docs/estimators/plan.md §5a, §9.8, §10.17.
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def clip_rank(
     radius_step: str = "binary_search",
     beta: float = 0.1,
 ) -> float:
-    """IOME's clip rank ``m = n - f (2 sqrt(D / (2 p2)) + r)`` (specs/plan.md §5a).
+    """IOME's clip rank ``m = n - f (2 sqrt(D / (2 p2)) + r)`` (docs/estimators/plan.md §5a).
 
     ``r`` is the rank error of the radius step: ``sqrt(T / (2 p1))`` for the binary search (IOME's
     own term), ``2 ln(G / beta) / sqrt(8 p1)`` for the log-grid exponential mechanism

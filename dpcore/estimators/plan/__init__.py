@@ -1,6 +1,6 @@
 """PLAN: variance-aware private mean estimation (Algorithm 1), with its variance estimators.
 
-Algorithm 1 (specs/plan.md §2), with the stages as they appear in :func:`plan`::
+Algorithm 1 (docs/estimators/plan.md §2), with the stages as they appear in :func:`plan`::
 
     1. centre   mu~  = coordinate-wise private median               rho_center   (rho_center/d per coordinate)
     2. spread   s_i  = sigma^_i ** (-2 e),  e = 1/(p+2) by default    rho_variance (private sigma^, §4)
@@ -10,7 +10,7 @@ Algorithm 1 (specs/plan.md §2), with the stages as they appear in :func:`plan`:
 
 Privacy
 -------
-* Neighbouring relation: replace-one, ``n`` public (specs/plan.md §1).
+* Neighbouring relation: replace-one, ``n`` public (docs/estimators/plan.md §1).
 * zCDP composition: the four stages add up to ``rho``. Each stage is a
   :func:`dpcore.mechanisms.stage` of the ledger, and every noise draw inside it is made by a
   mechanism of :mod:`dpcore.mechanisms`, which writes the ledger line itself (sensitivity, scale,
@@ -44,7 +44,7 @@ Privacy
 Everything else (the scale vector, the universe ``U``, the rank slack ``k``) is computed from
 public values and from outputs of earlier private stages, so it is post-processing.
 
-Decisions where the paper or the spec is silent or wrong (see specs/plan.md §10)
+Decisions where the paper or the spec is silent or wrong (see docs/estimators/plan.md §10)
 ---------------------------------------------------------------------------------
 * Chi-square median correction in the right direction (§10.1): ``sigma^2 = m / (k (1 - 2/(9k))^3)``,
   i.e. ``m * (9/7)^3`` for one pair per group.
@@ -83,7 +83,7 @@ References
 ----------
 Aumüller, Lebeda, Nelson, Pagh. "PLAN: Variance-Aware Private Mean Estimation." PETS 2024
 (arXiv 2306.08745v3): Algorithm 1, Listing 1, Algorithm 2 (App. D.1), Sections 4–7.
-specs/plan.md §2–§5, §9, §10.
+docs/estimators/plan.md §2–§5, §9, §10.
 """
 
 from __future__ import annotations

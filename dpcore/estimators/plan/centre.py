@@ -7,7 +7,7 @@ them by CoinPress in the scaled space (:func:`recenter_scaled`).
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1 line 4; Biswas, Dong, Kamath,
-Ullman, "CoinPress" (NeurIPS 2020); specs/plan.md §2, §3, §10.10.
+Ullman, "CoinPress" (NeurIPS 2020); docs/estimators/plan.md §2, §3, §10.10.
 """
 
 from __future__ import annotations
@@ -196,8 +196,8 @@ def _median_centre(
     Privacy
     -------
     Replace-one: ``rho_c / d`` per coordinate, utility (or count) sensitivity 1, ``rho_c`` in all.
-    With ``spread > 0`` (the authors' code, specs/plan.md §10.10) the medians run on the tripled
-    data ``{x - spread, x, x + spread}`` with the noise of ``rho_c``; one person moves three
+    With ``spread > 0`` (the authors' code, docs/estimators/plan.md §10.10) the medians run on the
+    tripled data ``{x - spread, x, x + spread}`` with the noise of ``rho_c``; one person moves three
     points, so the sensitivity is 3 and the mechanisms charge the true ``9 rho_c``.
     """
     n, d = X.shape

@@ -4,7 +4,7 @@ variances and a private clip radius).
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1, Algorithm 2;
-specs/plan.md §2–§5, §10.
+docs/estimators/plan.md §2–§5, §10.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1; specs/plan.md §2, §9.2–9.6.
+Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1; docs/estimators/plan.md §2, §9.2–9.6.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from dpcore import mechanisms
 from dpcore._validation import RngLike, check_data, check_positive
 
-#: The paper's experimental split (specs/plan.md §2 "Budgets").
+#: The paper's experimental split (docs/estimators/plan.md §2 "Budgets").
 DEFAULT_SPLIT: dict[str, float] = {
     "center": 0.0625,
     "variance": 0.1875,
@@ -166,7 +166,7 @@ def plan_core(
 
     References
     ----------
-    PLAN, Algorithm 1; specs/plan.md §2 and §9.2–9.6.
+    PLAN, Algorithm 1; docs/estimators/plan.md §2 and §9.2–9.6.
     """
     X = check_data(x, ndim=2)
     n, d = X.shape

@@ -12,7 +12,8 @@ from dpcore.estimate import Diagnostics
 
 @dataclass(kw_only=True)
 class PlanDiagnostics(Diagnostics):
-    """PLAN's specifics on top of :class:`~dpcore.estimate.Diagnostics` (specs/plan.md §2–§5).
+    """PLAN's specifics on top of :class:`~dpcore.estimate.Diagnostics` (docs/estimators/plan.md
+    §2–§5).
 
     Also what ``gaussian_private`` and ``plan_*`` return (they run :func:`plan`).
 

@@ -106,8 +106,9 @@ def plan(
         rank slack ``sqrt(n) + 2 ln(G / beta) / sqrt(8 rho_radius)``), or the paper's exponential
         mechanism over the gaps of ``[0, U]`` with [R]'s rank slack.
     center_spread : float
-        0 (default, honest). A positive value reproduces the authors' code ([R], specs/plan.md
-        §10.10): the centre medians run on the tripled data ``{x - c, x, x + c}`` with the centre
+        0 (default, honest). A positive value reproduces the authors' code ([R],
+        docs/estimators/plan.md §10.10): the centre medians run on the tripled data
+        ``{x - c, x, x + c}`` with the centre
         budget as given; one person then moves three points, so the release really costs
         ``9 rho_center`` (group privacy for zCDP, ``k**2 rho``), and the ledger charges that.
     coinpress_spread_share : float
@@ -144,7 +145,7 @@ def plan(
     References
     ----------
     Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1, Algorithm 2;
-    specs/plan.md §2–§5, §10.
+    docs/estimators/plan.md §2–§5, §10.
     """
     spec = PlanSpec(
         variances=variances,

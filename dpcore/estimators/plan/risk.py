@@ -4,7 +4,8 @@ Every function here reads public values only (``n``, ``d``, ``rho``, the range w
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), §2 budgets; specs/plan.md §2, §4c, §10.10.
+Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), §2 budgets; docs/estimators/plan.md §2, §4c,
+§10.10.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def thin_budget_risk(
 
     References
     ----------
-    specs/plan.md §2 (budgets), §10.10.
+    docs/estimators/plan.md §2 (budgets), §10.10.
     """
     check_positive(width, "width")
     need = needed_center_share(n, d, rho)
@@ -132,7 +133,7 @@ def expected_low_variances(n: int, d: int, rho: float) -> float:
 
     References
     ----------
-    McSherry and Talwar (FOCS 2007); specs/plan.md §4c.
+    McSherry and Talwar (FOCS 2007); docs/estimators/plan.md §4c.
     """
     n, d = int(n), int(d)
     rho_med = DEFAULT_SPLIT["variance"] * (1.0 - VARIANCE_CAP_SHARE) * check_positive(rho, "rho")

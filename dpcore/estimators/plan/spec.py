@@ -7,7 +7,8 @@ may change (the ones in ``fixed`` define the variant and are refused).
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1; specs/plan.md §2–§5.
+Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1; docs/estimators/plan.md
+§2–§5.
 """
 
 from __future__ import annotations

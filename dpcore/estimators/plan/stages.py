@@ -7,7 +7,7 @@ composes them; every noise draw is a :mod:`dpcore.mechanisms` call inside a ledg
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 1, Listing 1, Algorithm 2;
-specs/plan.md §2–§5, §10.
+docs/estimators/plan.md §2–§5, §10.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def rank_slack(
     beta: float = 0.1,
     include_sqrt_n: bool = True,
 ) -> float:
-    """``k = sqrt(n) + rank error`` of the clip quantile (specs/plan.md §2, §10.16).
+    """``k = sqrt(n) + rank error`` of the clip quantile (docs/estimators/plan.md §2, §10.16).
 
     Exponential mechanism: [R]'s ``sqrt((T/2) ln(T/beta) / rho_radius)`` with ``T = max(ln width, 1)``.
     Binary search: Lemma 2.8, ``sqrt(T ln(T/beta) / (2 rho_radius))`` with ``T = steps``.
@@ -328,7 +328,8 @@ def radius_universe(
     n: int,
     beta: float = 0.1,
 ) -> float:
-    """Upper end ``U`` of the clip-radius search ``[0, U]`` (specs/plan.md §2, §10.5–10.8).
+    """Upper end ``U`` of the clip-radius search ``[0, U]`` (docs/estimators/plan.md §2,
+    §10.5–10.8).
 
     ``"range"``: ``||(hi - lo) * s||_2``, the largest scaled norm of ``x - c`` with ``x`` and ``c`` in
     the box (safe). ``"trimmed"``: ``sqrt(ln max(n, d) ln(1/beta) sum_i sigma^_i^2 s_i^2)`` (for

@@ -4,7 +4,7 @@ binary instantiation's frequencies; the regulariser ``sigma^ + ||sigma^||_1 / d`
 References
 ----------
 Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), Algorithm 2 (App. D.1), Lemma 5.3;
-specs/plan.md §4a–§4c, §10.1–10.2.
+docs/estimators/plan.md §4a–§4c, §10.1–10.2.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def chi_square_median_factor(k: int) -> float:
     """Wilson–Hilferty median of ``chi^2_k`` divided by ``k``: ``(1 - 2/(9k))^3`` (``(7/9)^3`` for k=1).
 
     Algorithm 2's group statistic is ``sigma^2 chi^2_k`` for Gaussian data, so the private median
-    is divided by ``k * (1 - 2/(9k))^3`` (specs/plan.md §4c, §10.1 — the paper's §7.1 prints the
-    reciprocal).
+    is divided by ``k * (1 - 2/(9k))^3`` (docs/estimators/plan.md §4c, §10.1 — the paper's §7.1
+    prints the reciprocal).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"pairs_per_group must be a positive integer; got {k!r}.")
@@ -72,7 +72,7 @@ def variance_estimate(
     ``d = 128``, ``rho = 0.125``: over 10% of coordinates get ``sigma^ / sigma`` of about 10^4).
     In log space that interval is only ``log(top / max y)`` long. ``scale="linear"`` is the
     spec's literal ``[0, 2M^2]`` version. (The authors' code masks the problem with a "spreading"
-    trick that triples every point, which is a privacy bug: specs/plan.md §10.10.)
+    trick that triples every point, which is a privacy bug: docs/estimators/plan.md §10.10.)
 
     ``max_variance`` (public, or the output of an earlier private step such as
     :func:`variance_cap`) lowers the top of every search range to
@@ -93,7 +93,7 @@ def variance_estimate(
 
     References
     ----------
-    PLAN, Algorithm 2 and Lemma D.1; specs/plan.md §4a.2, §4c, §10.1–10.2.
+    PLAN, Algorithm 2 and Lemma D.1; docs/estimators/plan.md §4a.2, §4c, §10.1–10.2.
     """
     X = check_data(x, ndim=2)
     n, d = X.shape
@@ -173,7 +173,7 @@ def variance_cap(
 
     Budget split: :func:`plan` spends :data:`VARIANCE_CAP_SHARE` of ``rho_variance`` here and the
     rest on Algorithm 2's medians (sequential composition, the two parts sum to ``rho_variance``
-    exactly; specs/plan.md §2 "Budgets", §4c).
+    exactly; docs/estimators/plan.md §2 "Budgets", §4c).
 
     Privacy
     -------
@@ -182,8 +182,8 @@ def variance_cap(
 
     References
     ----------
-    McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; specs/plan.md §1 (replace-one), §4a.2,
-    §4c.
+    McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; docs/estimators/plan.md §1 (replace-one),
+    §4a.2, §4c.
     """
     from statistics import NormalDist
 
@@ -214,7 +214,7 @@ def variance_floor_ratio(d: int) -> float:
 
     References
     ----------
-    specs/plan.md §4a.3, §4c.
+    docs/estimators/plan.md §4a.3, §4c.
     """
     return 1e-8 / float(max(int(d), 1)) ** 2
 
@@ -222,7 +222,7 @@ def variance_floor_ratio(d: int) -> float:
 def binary_frequencies(
     x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, rng: RngLike = None
 ) -> tuple[np.ndarray, float]:
-    """Private coordinate means by the Gaussian mechanism (specs/plan.md §4b.1).
+    """Private coordinate means by the Gaussian mechanism (docs/estimators/plan.md §4b.1).
 
     Rows are clamped into the public box; ``q~ = mean + N(0, ||hi-lo||_2^2 / (2 rho n^2) I)``.
 
@@ -253,13 +253,15 @@ def binary_frequencies(
 
 
 def binary_variances(q_tilde: np.ndarray) -> np.ndarray:
-    """``sigma^2 = q~ (1 - q~)`` floored at ``d^(-2/5)`` (Lemma 5.3; specs/plan.md §4b.1)."""
+    """``sigma^2 = q~ (1 - q~)`` floored at ``d^(-2/5)`` (Lemma 5.3; docs/estimators/plan.md
+    §4b.1)."""
     q = np.asarray(q_tilde, dtype=float)
     return np.maximum(q * (1.0 - q), q.size ** (-0.4))
 
 
 def regularise(sigma_hat: np.ndarray) -> np.ndarray:
-    """``sigma^ + ||sigma^||_1 / d`` (specs/plan.md §4a.3), floored at a tiny positive value."""
+    """``sigma^ + ||sigma^||_1 / d`` (docs/estimators/plan.md §4a.3), floored at a tiny positive
+    value."""
     sig = np.maximum(np.asarray(sigma_hat, dtype=float), 0.0)
     out = sig + sig.sum() / sig.size
     return _floor_positive(out)

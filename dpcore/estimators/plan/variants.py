@@ -6,7 +6,8 @@
                     ``sigma^2 = q~ (1 - q~)`` floored at ``d^(-2/5)``; bounds default to the unit box
 ``plan_as_published``  the authors' code: the paper's centre and radius steps, the centre medians
                     on the tripled data ``{x - 0.1, x, x + 0.1}`` (charged ``9 rho_center``, so
-                    ``1.5 rho`` in all at the default split; specs/plan.md §10.10), no variance cap
+                    ``1.5 rho`` in all at the default split; docs/estimators/plan.md §10.10), no
+                    variance cap
 ``plan_oracle``     the true standard deviations (teaching oracle, not a private estimate)
 ``plan_noscale``    ``sigma^ = 1`` (the paper's Section 6, §5b)
 ``plan_equal_split``  ``s = sigma^^(-1)`` (Mahalanobis-style teaching contrast)
@@ -14,7 +15,7 @@
 
 References
 ----------
-Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), §4–§7; specs/plan.md §4–§5, §10.10.
+Aumüller, Lebeda, Nelson, Pagh, PLAN (PETS 2024), §4–§7; docs/estimators/plan.md §4–§5, §10.10.
 """
 
 from __future__ import annotations

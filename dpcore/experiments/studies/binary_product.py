@@ -4,7 +4,7 @@ Monte Carlo).
 
 References
 ----------
-specs/binary_product.md §1 (computing TV), §5 and §6.
+docs/estimators/binary-product.md §1 (computing TV), §5 and §6.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def simulate_tv(
 
     References
     ----------
-    specs/binary_product.md §5 (prototype table) and §6.5 (TV against n and d).
+    docs/estimators/binary-product.md §5 (prototype table) and §6.5 (TV against n and d).
     """
     epsilon = check_positive(epsilon, "epsilon")
     Budget.pure(epsilon)  # the budget's own checks, before any work
@@ -107,7 +107,7 @@ def binary_single_run(
 
     References
     ----------
-    specs/binary_product.md §6 (the page's single run).
+    docs/estimators/binary-product.md §6 (the page's single run).
     """
     p = profile(profile_name, d, rng=seed)
     X = sample_binary_product(p, n, rng=seed + 1)
@@ -159,7 +159,7 @@ def product_tv(
 
     References
     ----------
-    specs/binary_product.md §1 ("Computing TV in the app").
+    docs/estimators/binary-product.md §1 ("Computing TV in the app").
     """
     return float(product_tv_many(p, [q], rng=rng, draws=draws, exact_max_d=exact_max_d)[0])
 

@@ -220,7 +220,7 @@ def count_draws(
 
     References
     ----------
-    specs/simplex.md §2.3 (S2, the free count) and §6.4.
+    docs/estimators/simplex.md §2.3 (S2, the free count) and §6.4.
     """
     g = as_generator(rng)
     x = sample_at(0.5, n, radius, rng=g)
