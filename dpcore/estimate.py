@@ -195,11 +195,11 @@ class EstimatorSpec:
         Dimensions it applies to.
     uses_oracle : bool
         True when the estimator is handed a value that is not private (e.g. the true variances):
-        a teaching reference, never ranked or starred as the best private estimator (issue 15).
+        a teaching reference, never ranked or starred as the best private estimator.
     spend_factor : float
         How many times the given budget the estimator really spends (1 for every honest estimator).
         Reproductions of published code that overspend (``plan_as_published`` spends 1.5 ρ: its
-        centre medians run on tripled data, issue 12) say so here and in their ledger; they do not
+        centre medians run on tripled data) say so here and in their ledger; they do not
         meet the budget they are given, so they are never ranked with the honest estimators.
     seeded : bool
         ``False`` when the same ``rng`` does not give the same estimate (a peer library drawing
@@ -406,7 +406,7 @@ class EstimatorSpec:
                 continue
             if key == "sigma" and std_from_data:
                 # A data set's own empirical standard deviation is not public: never hand it to an
-                # estimator as "known" sigma (issue 11, item 7).
+                # estimator as "known" sigma.
                 if self.accepts("sigma"):
                     raise ValueError(
                         f"{self.name} needs a public sigma (known standard deviations), but this data set's "

@@ -140,7 +140,7 @@ def browser_path() -> str | None:
 @functools.cache
 def _kaleido_installed() -> bool:
     """Whether kaleido is importable; asked once per process (``find_spec`` takes the interpreter's
-    import lock, which every page view's download buttons contended for; issue 18)."""
+    import lock, which every page view's download buttons contend for)."""
     return importlib.util.find_spec("kaleido") is not None
 
 

@@ -21,7 +21,8 @@ This module does not import streamlit; the app keeps one :class:`FairPool` per s
 
 References
 ----------
-Issue 18 (classroom load); :mod:`dpcore.experiments` ("Parallel runs").
+Classroom load (a class of students sharing one server); :mod:`dpcore.experiments` ("Parallel
+runs").
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ is an interactive Plotly div, tables are plain HTML. Built by the Compare page's
 References
 ----------
 DESIGN.md ("Presenters ... figures and tables to download"; "The UI shows the implication it
-applied"); issue 17 ("A one-click report of the current view").
+applied"); a one-click report of the current view.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""From a point of the Compare chart to the Side by side page at that point (issue 16).
+"""From a point of the Compare chart to the Side by side page at that point.
 
 A click on an estimator's line in Compare's error chart (``st.plotly_chart(on_select=...)``, points
 mode) calls :func:`on_compare_click`, which maps the clicked point to its sweep point's settings with

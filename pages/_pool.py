@@ -1,4 +1,4 @@
-"""The worker pool every session shares (issue 18): heavy numeric work runs in worker processes,
+"""The worker pool every session shares: heavy numeric work runs in worker processes,
 outside the script threads' GIL, and a round-robin dispatcher (:class:`dpcore.pool.FairPool`)
 gives each session its own lane, so one heavy session cannot starve the others.
 
@@ -156,7 +156,7 @@ def poll_seconds(in_flight: int, seconds_each: float, workers: int) -> float:
 
     Each ask is a fragment run in the server's one process (about 10–20 ms of its CPU). Thirty
     students waiting behind one another's refinements asked 30 times a second, every second, a
-    share of the CPU their own first results needed (issue 18); alone, a student still sees the
+    share of the CPU their own first results needed; alone, a student still sees the
     refined chart within a second of it being ready.
     """
     wait = max(in_flight, 1) * max(seconds_each, 0.0) / max(workers, 1)
@@ -179,7 +179,7 @@ class SharedCache:
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
         """The value for ``key``: from the cache, else ``compute()`` (stored), computed once when
         several sessions ask at the same time. Thirty students opening the same link would
-        otherwise run the same sweep thirty times (issue 18); the others wait for the first and
+        otherwise run the same sweep thirty times; the others wait for the first and
         read its result. If the first one's run stops (its student changed a widget) or fails,
         the next waiting session computes it."""
         hit = self.get(key)

@@ -28,7 +28,7 @@ def evidence() -> Evidence:
 @st.cache_resource(show_spinner=False)
 def why_plan_charts(dark: bool) -> tuple[dict, dict]:
     """Home's two figures (noise shape, error), as drawn in a dark or light theme, as plain dicts:
-    built once per theme and server from :func:`evidence`, not once per visitor (issue 18)."""
+    built once per theme and server from :func:`evidence`, not once per visitor."""
     ev = evidence()
     figures = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
     left, right = (drawn_dict(on_dark(f) if dark else f) for f in figures)

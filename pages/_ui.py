@@ -334,7 +334,7 @@ def send_values(*keys: str) -> None:
     no ``value=``/``index=``). Streamlit sends a widget's value only in a run that set it through the
     session (``set_value``); otherwise the message carries the widget's own default (a multiselect's
     empty list, a select box's first option, a number box's minimum), and a browser that has dropped
-    its copy of the value draws that. Seen (issue 15): Compare's estimators drawn empty and its story
+    its copy of the value draws that. Seen in use: Compare's estimators drawn empty and its story
     as "Your sidebar settings" after the background refinement's ``st.rerun()``, and the sidebar at
     n = 2, d = 1, ρ = 0, seed 0 after a page change under load, while the server held other values.
     """

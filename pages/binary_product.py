@@ -116,7 +116,7 @@ def _tv_sweeps() -> SharedCache:
 #: The TV sweeps' seed: a study of how the estimators behave (mean TV of 2 repetitions), not of the
 #: visitor's dataset, so it does not follow the sidebar's seed. Every visitor with the same profile,
 #: ε and flip then shares one sweep from the cache: about 1 s of both cores, once per server, not on
-#: every new seed (issue 18: the page's first view alone took 0.9–1.1 s).
+#: every new seed.
 STUDY_SEED = 0
 
 

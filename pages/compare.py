@@ -353,7 +353,7 @@ if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"
             _risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))
         ) is not None:
             st.warning("**Before the run:** " + _risk)
-# One flow for a first result (issues 15 and 18): the first FIRST_REPS repetitions are drawn at once
+# One flow for a first result: the first FIRST_REPS repetitions are drawn at once
 # (exactly those of the full sweep). When all of them are predicted to be short, the full sweep then
 # runs by itself (in the background on the shared pool, or at once without one); when it is long,
 # the user chooses: all repetitions (with the time), or a smaller n, d or repetition count.
@@ -443,7 +443,7 @@ if shown is not config and want_full:  # refine in the background; the fragment 
     def _refine(ex: Executor) -> pd.DataFrame:
         """The full sweep, and its views at this axis and norm (and its target view at the target
         shown, once the page has drawn it), all on the background pool: the rerun that draws them
-        then only reads them (issue 18)."""
+        then only reads them."""
         full = run(config_json, executor=ex)
         views = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
         _view_cache().put((config_json, x, metric), (*views, tail_table(full, metric)))
@@ -505,7 +505,7 @@ def _views(
 ) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
     sweep, computed in a worker of the shared pool (outside this process's GIL; here without one),
-    and the failure-rate table; kept for every session (issue 18)."""
+    and the failure-rate table; kept for every session."""
 
     def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         frame = _run(config_json)
@@ -604,7 +604,7 @@ else:
             f"(at worst {top['worst_regret']:.2f}×), winning {int(top['wins'])} of {int(top['settings'])} "
             f"points."
         )
-        # one link per row: the Side by side page at this comparison's base point (issue 16)
+        # one link per row: the Side by side page at this comparison's base point
         part = part.assign(
             **{
                 "side by side": [

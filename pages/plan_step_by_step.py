@@ -216,7 +216,7 @@ def _plan_label(p: int, exponent: float) -> str:
 
 
 # Figures are cached as objects (st.cache_resource: no copy, no re-validation on a rerun); the page
-# never mutates them, so each is marked kept (the JSON sent for it is made once, issue 18). Keys are
+# never mutates them, so each is marked kept (the JSON sent for it is made once). Keys are
 # plain values only.
 @byte_cached(32, 2 * PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
@@ -245,7 +245,7 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _exponent_curve(true_std: bytes, n: int, rho_noise: float, p: float, exponent: float) -> tuple:
     """The idealised noise curve: it does not depend on the seed (true σ, n and the budget only), so
-    every session with the same data shape shares it (issue 18)."""
+    every session with the same data shape shares it."""
     fig, frame = exponent_curve(np.frombuffer(true_std), n, rho_noise, p, current=exponent)
     return keep(fig), frame
 

@@ -143,7 +143,7 @@ def _sweeps() -> SharedCache:
 
 # The contamination sweep (both estimators 40 times at 9 levels, most of the page's work) starts
 # now on this session's lane of the shared pool, while the script draws the single run above it
-# (issue 18: the page ran it all in the script thread, on one core).
+# (not in the script thread, on one core).
 _sweep_kw = dict(
     shift=float(shift),
     notion=version,

@@ -1,7 +1,7 @@
 """Private localisation in high dimension: CoinPress's shrinking ball and a private l2 spread.
 
 Used as the centre step of IOME (rotated space) and of PLAN (scaled space) when the per-coordinate
-medians are too thin (issue 12). Both steps are rotation invariant and spend their budget on the
+medians are too thin. Both steps are rotation invariant and spend their budget on the
 whole vector at once, so a thin budget shrinks every coordinate a little instead of sending a few
 coordinates across the whole public range.
 
@@ -34,7 +34,7 @@ References
 ----------
 Biswas, S., Dong, Y., Kamath, G., Ullman, J. "CoinPress: Practical Private Mean and Covariance
 Estimation." NeurIPS 2020 (Algorithm 1, Theorem 3.1). Bun, M. and Steinke, T. "Concentrated
-Differential Privacy." TCC 2016. Issue 12 of this project; docs/estimators/plan.md §2 line 4, §5a.
+Differential Privacy." TCC 2016. docs/estimators/plan.md §2 line 4, §5a.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ def private_spread(
 
     References
     ----------
-    Issue 12 of this project; :func:`dpcore.quantiles.log_grid_quantile`.
+    :func:`dpcore.quantiles.log_grid_quantile`.
     """
     Y = np.asarray(y, dtype=float)
     n, d = (Y.shape[::-1]) if columns else Y.shape
@@ -215,7 +215,7 @@ def pair_distance_median(
 
     References
     ----------
-    McSherry and Talwar (FOCS 2007); issue 12 of this project.
+    McSherry and Talwar (FOCS 2007).
     """
     Y = np.asarray(y, dtype=float)
     m = Y.shape[1 if columns else 0] // 2

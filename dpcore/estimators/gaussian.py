@@ -213,7 +213,7 @@ def gaussian_private_radius(
     radius aims at the data diameter, ``C ≈ Θ(||sigma||_2)`` as in the Theorem 1.1 comparison, and
     clips only a handful of rows.
 
-    Steps with ``quantile="exponential"`` (default since issue 12, third pass; PLAN's robust steps
+    Steps with ``quantile="exponential"`` (the default; PLAN's robust steps
     with ``s = 1``):
 
     * centre: CoinPress (:func:`dpcore.estimators.plan.coinpress_scaled_center` with ``s = 1``):
@@ -231,12 +231,9 @@ def gaussian_private_radius(
     (Lemma 2.8). Its radius search never recovers from one wrong noisy comparison early on: on the
     Home setting (Gaussian, ``sigma_i^2 = (d/i)^2``, n = 4000, d = 128, rho = 1/4, data seeds
     0-39) it returned ``C = 72 000`` and ``4 500`` where the rows' largest distance is about 500
-    (errors 729 and 54 against a median 4.5; 8% of runs beyond 3x the median). Measured with the
-    default (issue 12, third pass): Home, 60 seeds: median 4.44, worst 5.99 (1.35x); Gaussian A,
-    n = 4000, d = 1024, rho = 1/16, range +-25 sqrt(d), 30 seeds: median 2.76, worst 5.27 (1.9x)
-    (binary searches: median 77, worst 976; the coarse-to-fine centre instead of CoinPress: one run
-    74x the median). With ``rank_slack_kind="plan"`` this estimator is exactly PLAN without
-    scaling (``plan_noscale``).
+    (errors 729 and 54 against a median 4.5; 8% of runs beyond 3x the median); the default's worst
+    run on these settings stays within 2x its median. With ``rank_slack_kind="plan"`` this
+    estimator is exactly PLAN without scaling (``plan_noscale``).
 
     Privacy: replace-one neighbours, ``n`` public; the three stages compose to ``rho`` (ledger).
 

@@ -100,7 +100,7 @@ def library_version(dist: str) -> str | None:
     """The installed version of distribution ``dist``, or ``None`` when it does not import.
 
     Asked once per process: the lookups take the import lock and read package metadata, on every
-    Compare view otherwise (issue 18); a library installed later needs a restart to be used anyway.
+    Compare view otherwise; a library installed later needs a restart to be used anyway.
     """
     module = {"diffprivlib": "diffprivlib", "opendp": "opendp"}.get(dist, dist)
     if importlib.util.find_spec(module) is None:

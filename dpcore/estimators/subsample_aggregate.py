@@ -184,7 +184,7 @@ def hash_groups(ids: np.ndarray, k: int, *, rng: RngLike = None) -> np.ndarray:
 
     References
     ----------
-    docs/estimators/winsorized.md §3 step 1; issue 11 item 5. Aumasson & Bernstein, "SipHash"
+    docs/estimators/winsorized.md §3 step 1. Aumasson & Bernstein, "SipHash"
     (2012).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
@@ -400,7 +400,7 @@ def subsample_and_aggregate(
             mean_noise="per_coordinate",
             rng=g,
         )
-    # The number of failed groups depends on the data: not part of the release (issue 11 item 6).
+    # The number of failed groups depends on the data: not part of the release.
     est.diagnostics.nonprivate["failed_groups"] = int(failed.sum())
     agg = est.diagnostics
     est.diagnostics = SubsampleDiagnostics(

@@ -35,7 +35,7 @@ Privacy
   ``N(0, 1/rho_Q)``, accounted as ``(rho_T + rho_Q)``-zCDP per quantile by the paper's Lemma D.1.
   Spec §10.6 flags that proof as nonstandard, and a numeric lower bound on the Rényi divergence of
   neighbours differing late in a long walk exceeds the lemma's claim for walks longer than about
-  1e12 steps (issue 11 item 8); the grid cap (at most ``ceil(log_beta(b - a + 1))`` points, under
+  1e12 steps; the grid cap (at most ``ceil(log_beta(b - a + 1))`` points, under
   1e7) may be what keeps it safe, but that is not proven here. It is kept for reproducing the
   paper's tables only and is not registered.
 * d dimensions (coordinate-wise PMWM, spec §7; *not from the paper*): every quantile part is

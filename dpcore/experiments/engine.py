@@ -398,7 +398,7 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
 class FrameAttr(dict[str, Any]):
     """A dict for ``frame.attrs`` that pandas copies by reference: pandas deep-copies ``attrs`` into
     every frame and series it derives (each column access, each group), and the config's deep copy
-    was a sixth of the Compare view's work (issue 18 profile). Treat it as read-only."""
+    is a sixth of the Compare view's work. Treat it as read-only."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> FrameAttr:
         return self
@@ -472,7 +472,7 @@ def tail_table(
     """Per private estimator: the typical error and how often a run lands far beyond it.
 
     For every point (setting) the median error of each estimator is its typical run; a run
-    *fails* when its error exceeds ``factor`` times that median (issue 12: a robust estimator
+    *fails* when its error exceeds ``factor`` times that median (a robust estimator
     degrades gracefully, so its worst run stays within 3x its median). Columns: ``label``,
     ``median`` (median over points of the per-point medians), ``failure_rate`` (share of runs
     beyond ``factor`` x their point's median), ``worst_ratio`` (largest max / median over points),
@@ -486,7 +486,7 @@ def tail_table(
         return pd.DataFrame(columns=columns)
     # numpy on the columns, equal to pandas' groupby medians to the last bit (tests/
     # test_summaries_fast.py keeps the pandas version as the reference): it runs in the page's
-    # script thread on every Compare view (issue 18: 27 ms in pandas)
+    # script thread on every Compare view
     err = work[col].to_numpy(dtype=float)
     est, names = pd.factorize(work["estimator"])  # first-appearance order, as groupby(sort=False)
     point = pd.factorize(pd.MultiIndex.from_arrays([est, work["setting"].to_numpy()]))[0]

@@ -9,7 +9,7 @@ when a claim does not hold.
 
 References
 ----------
-Issue 15 ("every story the app tells is true"); PLAN paper (``papers/plan.txt``) Section 6 for the
+The app's rule that every story it tells is true; PLAN paper (``papers/plan.txt``) Section 6 for the
 skew story, ``papers/simplex-free-lunch.txt`` for the free-lunch story, ``papers/winsorized.txt``
 for the heavy-tail story.
 """

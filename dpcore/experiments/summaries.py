@@ -1,7 +1,7 @@
 """``FAILURE_MULTIPLE``, ``summarise``, ``guarantee_label``, ``_private_flags``, ``private_only``,
 ``regret_table``, ``needed_for_target`` (moved from ``experiments.py``).
 
-Issue 18: these run on every Compare view, so they compute in numpy on the frame's columns (one
+These run on every Compare view, so they compute in numpy on the frame's columns (one
 :class:`Groups` per grouping, every group's statistics at once) instead of a dozen pandas groupbys
 each, with pandas' own grouped arithmetic so the numbers are unchanged bit for bit;
 tests/test_summaries_fast.py keeps the pandas versions as the reference. ``regret_table`` and
@@ -32,7 +32,7 @@ _POINT = ("setting", "n", "d", "skew", "budget")
 
 #: A run "fails" when its error exceeds this multiple of the median error of the same estimator at the
 #: same point (a blow-up against the estimator's own typical run); summaries state the failure rate
-#: next to the median so that one blow-up can neither dominate nor hide (issue 15).
+#: next to the median so that one blow-up can neither dominate nor hide.
 FAILURE_MULTIPLE = 3.0
 
 
@@ -41,7 +41,7 @@ _PARTS = ("sampling", "clipping", "noise")
 
 
 # --------------------------------------------------------------------------------------------
-# group arithmetic in numpy (issue 18): the same numbers as pandas' groupby, bit for bit
+# group arithmetic in numpy: the same numbers as pandas' groupby, bit for bit
 
 
 class Groups:
@@ -165,8 +165,8 @@ def summarise(
     The cells are those of pandas' ``groupby(["estimator", *by], sort=False, dropna=False)``, in
     that order. Every statistic is computed in numpy on the frame's columns for all cells at once,
     with pandas' grouped arithmetic (Kahan-summed means, its median and linear quantile formulas),
-    so the numbers are pandas' own, bit for bit (issue 18: a page view computed this with a dozen
-    pandas groupbys; tests/test_summaries_fast.py keeps that version as the reference).
+    so the numbers are pandas' own, bit for bit (tests/test_summaries_fast.py keeps a version
+    with pandas groupbys as the reference).
     """
     col = f"err_{metric}"
     point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))

@@ -144,7 +144,7 @@ def tv_summary(records: list[dict[str, Any]], x: str) -> pd.DataFrame:
 def tv_headline(
     tv: Mapping[str, float], labels: Mapping[str, str], *, reference: str = "empirical"
 ) -> str:
-    """The one-draw headline, computed against **every** private estimator in ``tv`` (issue 15).
+    """The one-draw headline, computed against **every** private estimator in ``tv``.
 
     ``tv`` maps a key to its TV; ``reference`` (the non-private mean) is reported as the sampling
     cost and never named the winner. The winner is the private estimator with the smallest TV; the

@@ -130,7 +130,7 @@ def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
 
     When every ``x`` appears once (a sweep of one facet, the page's usual case) each aggregate is the
     row's own value, so the rows are taken as they are: the same frame as the groupby's, without its
-    cost (about 20 ms per estimator, in every Compare view; issue 18)."""
+    cost (about 20 ms per estimator, in every Compare view)."""
     if g[x].notna().all() and g[x].is_unique:
         rows = g.sort_values(x)
         return pd.DataFrame(
@@ -641,7 +641,7 @@ def compare_views(
     conversions there), the regret table and the summary, computed once for all of them.
 
     A pure function of picklable values (``config`` is the config's JSON), so the page can run it
-    in a worker process of the shared pool, outside the script threads' GIL (issue 18).
+    in a worker process of the shared pool, outside the script threads' GIL.
     """
     cfg = ExperimentConfig.from_json(config)
     summary = summarise(frame, metric)
@@ -680,7 +680,7 @@ def target_views(
 
     ``summary`` is :func:`summarise` of ``frame`` for ``metric``. A pure function of picklable
     values, so the page runs it in a worker of the shared pool and keeps it for every session on
-    the same link (issue 18). Raises ``ValueError`` as :func:`needed_for_target` does.
+    the same link. Raises ``ValueError`` as :func:`needed_for_target` does.
     """
     need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summary)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))

@@ -69,7 +69,7 @@ COLORS = {
     "private": "#2ca02c",
     "noiseless": "#1d2733",
     "centre": "#08519c",
-    "iome": "#D55E00",  # = the registry colour of IOME (colour-blind-safe palette, issue 16)
+    "iome": "#D55E00",  # = the registry colour of IOME (colour-blind-safe palette)
     "noise": ERROR_SOURCE_COLORS["noise"],
     "sampling": ERROR_SOURCE_COLORS["sampling"],
 }
@@ -395,7 +395,7 @@ _WHERE = {"a": (1, 1), "b": (1, 2), "c": (2, 1), "d": (2, 2)}
 @dataclass(frozen=True)
 class _Part:
     """Some rows of the frame of :func:`_steps_frame` (one panel and role), as numpy columns:
-    pandas' filtering and column selection were a third of the figure's time (issue 18)."""
+    pandas' filtering and column selection were a third of the figure's time."""
 
     row: np.ndarray
     x: np.ndarray
@@ -422,7 +422,7 @@ class _StepsPlot:
     def __init__(self, geo: _StepsGeometry, df: pd.DataFrame) -> None:
         self.geo, self.df = geo, df
         # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
-        # (a 390 px screen gives each panel about 150 px; issue 16)
+        # (a 390 px screen gives each panel about 150 px)
         self.fig = subplots(
             styled=True,
             rows=2,

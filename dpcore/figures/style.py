@@ -29,10 +29,10 @@ from dpcore.privacy import zcdp_to_approx
 from dpcore.registry import ERROR_SOURCE_COLORS
 
 #: Whether plotly validates what the builders put into a figure (traces, layout edits) as they build
-#: it. Off in the app and in notebooks: validation was about half of a page view's figure time (issue
-#: 18 profile), and what the builders write does not depend on the user's input in ways validation
-#: would catch (property names are fixed in the code, values are numbers, numpy arrays and our own
-#: strings). The test suite turns it on (``DPMEAN_VALIDATE_FIGURES=1`` in tests/conftest.py), so a
+#: it. Off in the app and in notebooks: validation is about half of a page view's figure time, and
+#: what the builders write does not depend on the user's input in ways validation would catch
+#: (property names are fixed in the code, values are numbers, numpy arrays and our own strings).
+#: The test suite turns it on (``DPMEAN_VALIDATE_FIGURES=1`` in tests/conftest.py), so a
 #: misspelt property fails every test that draws it, and tests/test_figures_fast.py checks that each
 #: builder's JSON built without validation is byte for byte its JSON built with it (a value plotly
 #: would coerce, e.g. a bare title string or a pandas Series, shows there). Read at call time, so a
@@ -165,7 +165,7 @@ def axis_names(fig: go.Figure, row: int, col: int) -> tuple[str, str]:
     return panel.xaxis.plotly_name, panel.yaxis.plotly_name
 
 
-#: No font colour: in the app Streamlit's light or dark theme sets it (issue 16); elsewhere plotly's.
+#: No font colour: in the app Streamlit's light or dark theme sets it; elsewhere plotly's.
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
 
 
@@ -174,7 +174,7 @@ def _house_template() -> go.layout.Template:
 
     The same look for every figure here, but about a third of the size: handing plotly the full
     template (defaults for two dozen trace types) costs ~30-100 ms of validation per figure, the
-    largest single cost of a page view (issue 18 profile), and its JSON goes to every browser.
+    largest single cost of a page view, and its JSON goes to every browser.
     """
     white = pio.templates["plotly_white"]
     kinds = ("scatter", "bar", "box", "histogram", "scatterternary", "table")
@@ -200,7 +200,7 @@ def set_template(fig: go.Figure) -> go.Figure:
     """Give ``fig`` the :data:`HOUSE_TEMPLATE` without re-validating it.
 
     ``fig.update_layout(template=HOUSE_TEMPLATE)`` validates the whole template again for every
-    figure (about 10 ms, two thirds of :func:`style`; issue 18 profile). The template was validated
+    figure (about 10 ms, two thirds of :func:`style`). The template was validated
     once, when :data:`HOUSE_TEMPLATE` was built, so a copy of its JSON is set as is: the figure's
     JSON is byte-identical to the validated assignment (tests/figures/test_fast_figures.py).
     """
@@ -212,7 +212,7 @@ def set_template(fig: go.Figure) -> go.Figure:
 class PreparedFigure(go.Figure):
     """A figure that is already its ``to_dict()``: ``st.plotly_chart`` asks a figure for exactly
     that (a deep copy of every trace, then every array turned into base64) before it writes the
-    JSON, about 5–10 ms per chart in the server's one process on every view (issue 18). Made from
+    JSON, about 5–10 ms per chart in the server's one process on every view. Made from
     a ``to_dict()`` kept in a cache or sent back by a worker process, it hands that dict over as it
     is, so the JSON sent is the same bytes.
 
@@ -232,7 +232,7 @@ def keep(fig: go.Figure) -> go.Figure:
     """Mark ``fig`` as kept (in a cache shared by views and sessions) and never changed again: the
     app may then remember the JSON it sends for it (:func:`remembered`) instead of rebuilding it
     (``to_dict``: a deep copy and a base64 pass over every array) every time it is drawn again, for
-    another student on the same link or after a widget change (issue 18). Returns ``fig``."""
+    another student on the same link or after a widget change. Returns ``fig``."""
     fig.__dict__["_dpmean_drawn"] = {}
     return fig
 

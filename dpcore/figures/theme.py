@@ -1,4 +1,4 @@
-"""Charts on a dark background (issue 16): the near-black "ink" the builders draw outlines,
+"""Charts on a dark background: the near-black "ink" the builders draw outlines,
 reference lines and marker edges with (the clip ball, the non-private mean, theory curves, the
 true mean's outline) turned light, so that nothing vanishes under the app's dark theme.
 

@@ -136,7 +136,7 @@ FAR_OFF_MULTIPLE = 1.0
 
 def one_release_sentence(table: pd.DataFrame, scale: float, data: Dataset | None = None) -> str:
     """The sentence under the one-release chart: a range, never a winner (one noisy draw cannot rank),
-    and a warning instead when every estimate is far off (issue 15)."""
+    and a warning instead when every estimate is far off."""
     far = _far_off(float(table["l2_error"].min()), scale, data)
     if far:
         return far

@@ -324,11 +324,11 @@ def _check_points(points: object) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
-# 4. exponential mechanism over a public log-spaced grid (robust radius; issue 12)
+# 4. exponential mechanism over a public log-spaced grid (robust radius)
 # ----------------------------------------------------------------------------------------------
 
 #: Default ratio between neighbouring grid radii and span ``upper / lowest`` of the log grid.
-#: The ratio is 1.002 (issue 12, second pass): in high dimension the norms of the rows sit in a band
+#: The ratio is 1.002: in high dimension the norms of the rows sit in a band
 #: only ``1 / sqrt(2 d)`` wide (2% at d = 1024); with a 2% step the best grid point near the data was
 #: often 70+ ranks off the target while the empty grid above the data was only 93 ranks off, and
 #: the mechanism returned a radius 5-12x the largest norm in about one run in four (PLAN, A,
@@ -419,8 +419,8 @@ def log_grid_quantile(
 
     References
     ----------
-    McSherry and Talwar (FOCS 2007); Smith (STOC 2011) for rank utilities; issue 12 of this
-    project; docs/estimators/plan.md §3b.
+    McSherry and Talwar (FOCS 2007); Smith (STOC 2011) for rank utilities;
+    docs/estimators/plan.md §3b.
     """
     arr = check_data(x, name="x")
     if arr.ndim != 1:
