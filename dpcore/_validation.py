@@ -1,7 +1,7 @@
 """Input checks shared by every dpcore function.
 
 Each check raises a ``ValueError`` that names the argument and says how to fix it, so the app can
-show the message as it is (DESIGN.md, "Bad input gets a clear message").
+show the message as it is (docs/architecture.md, "Bad input gets a clear message").
 """
 
 from __future__ import annotations

@@ -315,7 +315,7 @@ class Budget:
         """Whether an estimator native to ``notion`` can meet this budget by a valid implication.
 
         Everything meets every budget except a zCDP estimator under a pure ε budget: nothing turns
-        ρ-zCDP into ε-DP (DESIGN.md, "Budgets are comparable across notions only through a stated
+        ρ-zCDP into ε-DP (docs/architecture.md, "Budgets are comparable across notions only through a stated
         implication").
         """
         return not (self.notion == "pure" and notion == "zcdp")
@@ -385,7 +385,7 @@ class Budget:
         References
         ----------
         Bun & Steinke (2016), Prop. 1.3 and 1.4; Canonne, Kamath & Steinke (2020), Cor. 13.
-        DESIGN.md, "Budgets are comparable across notions only through a stated implication".
+        docs/architecture.md, "Budgets are comparable across notions only through a stated implication".
         """
         if self.notion != "pure":
             return self.to_native("zcdp", method)

@@ -6,7 +6,7 @@ is an interactive Plotly div, tables are plain HTML. Built by the Compare page's
 
 References
 ----------
-DESIGN.md ("Presenters ... figures and tables to download"; "The UI shows the implication it
+docs/architecture.md ("Presenters ... figures and tables to download"; "The UI shows the implication it
 applied"); a one-click report of the current view.
 """
 

@@ -15,13 +15,13 @@ Three kinds of input end up as a :class:`dpcore.data.dataset.Dataset`:
   :class:`~dpcore._validation.PrivacyLeakWarning` as diffprivlib does.
 
 A seeded NumPy generator is right for exploration and simulation; it is not a secure DP release
-of real data (DESIGN.md).
+of real data (docs/architecture.md).
 
 References
 ----------
 Kaplan, Schnapp and Stemmer, "Differentially private approximate quantiles", ICML 2022, and
 docs/estimators/plan.md §3b (the exponential-mechanism quantile used for private bounds).
-diffprivlib's ``PrivacyLeakWarning`` for bounds taken from the data (DESIGN.md, Conventions).
+diffprivlib's ``PrivacyLeakWarning`` for bounds taken from the data (docs/architecture.md, Conventions).
 """
 
 from __future__ import annotations

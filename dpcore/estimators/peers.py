@@ -34,7 +34,7 @@ References
 ----------
 OpenDP Library, ``make_mean`` / ``make_laplace`` / ``make_gaussian`` and their privacy maps
 (https://docs.opendp.org). Holohan et al., "Diffprivlib: The IBM Differential Privacy Library"
-(2019), ``diffprivlib.tools.mean``. DESIGN.md ("Budgets are comparable across notions only
+(2019), ``diffprivlib.tools.mean``. docs/architecture.md ("Budgets are comparable across notions only
 through a stated implication"); docs/estimators/plan.md §5c (the clipped-mean baseline these match).
 """
 

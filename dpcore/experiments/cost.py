@@ -10,7 +10,7 @@ errs on the long side.
 
 References
 ----------
-DESIGN.md, "App conventions" (interaction budget: a time estimate before a long run).
+docs/architecture.md, "App conventions" (interaction budget: a time estimate before a long run).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ estimator satisfies the user's guarantee (pure-DP estimators under a ρ budget r
 ``ε = sqrt(2ρ)``, which implies ρ-zCDP). The rule is recorded in every row. Under a pure ε budget
 (``unit="eps"``) zCDP estimators are skipped, with the reason in ``frame.attrs["skipped"]``: ε-DP
 implies ε²/2-zCDP, but nothing turns a zCDP guarantee into ε-DP, so they cannot be run at "the same
-budget" nor ranked with the ε-DP estimators (DESIGN.md).
+budget" nor ranked with the ε-DP estimators (docs/architecture.md).
 
 Randomness and reproducibility
 ------------------------------

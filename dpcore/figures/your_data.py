@@ -6,7 +6,7 @@ release would *not* see.
 
 References
 ----------
-DESIGN.md (app conventions: fixed colours, a sentence with the number, the data behind a chart).
+docs/architecture.md (app conventions: fixed colours, a sentence with the number, the data behind a chart).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Three routines, each used by several estimators:
   exponential noise, pure DP (or Gaussian noise for zCDP) (Durfee 2023; Ramsay & Spicker 2025;
   docs/estimators/winsorized.md §2.1, §2.4, §2.6).
 
-Conventions shared by all three (DESIGN.md):
+Conventions shared by all three (docs/architecture.md):
 
 * ``x`` is 1-D (``n`` values; the result is a ``float``) or 2-D (``n`` rows by ``d`` columns; the
   result is an array of shape ``(d,)``, one quantile per column).

@@ -206,7 +206,7 @@ def _median_centre(
         note = (
             f"as published: {d} medians of the tripled data {{x - {spread:g}, x, x + {spread:g}}} "
             f"run with rho {rho_c:.4g}; one person moves 3 points, so the true cost is "
-            f"9 x {rho_c:.4g} (specs/plan.md §10.10)"
+            f"9 x {rho_c:.4g} (docs/estimators/plan.md §10.10)"
         )
     else:
         data, k = X, 1
