@@ -195,10 +195,13 @@ with user_errors():
         st.info(
             f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back)."
         )
-    elif preset != "custom":  # the preset's estimators and sweep, at the sidebar's data and budget
+    elif (
+        preset != "custom"
+    ):  # the preset's estimators and sweep, at the sidebar's data, budget and seed
         base = ExperimentConfig.from_dict(
             {
                 **PRESETS[preset].experiment().to_dict(),
+                "seed": int(s.seed),
                 "distribution": s.distribution,
                 "n": int(s.n),
                 "d": int(s.d),

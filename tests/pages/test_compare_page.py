@@ -187,3 +187,15 @@ def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
     labels = {s.label: s.notion for s in registry.all_estimators()}
     assert {g.split(",")[0] for g in ranking["guarantee"]} == {"pure ε-DP"}
     assert all(labels[lab] == "pure" for lab in ranking["label"])
+
+
+def test_preset_runs_at_the_sidebar_seed() -> None:
+    """Two sidebar seeds give two different runs of a preset, and the story callout follows the run."""
+    figures, callouts = [], []
+    for seed in ("3", "4"):
+        at = _page({"preset": "no_skew_tie", "seed": seed})
+        assert at.selectbox(key="cmp_preset").value == "no_skew_tie"
+        figures.append([t.get("y") for t in _figure(at)["data"]])
+        callouts.append([m.value for m in (*at.success, *at.warning)])
+    assert figures[0] != figures[1]
+    assert callouts[0] != callouts[1]
