@@ -18,7 +18,7 @@ from dpcore.audit.calibration import calibration, problems
 from dpcore.estimate import Diagnostics, Estimate
 from dpcore.privacy import Budget, Ledger
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 X = np.random.default_rng(0).random((60, 1))
 
 GUARANTEE_OVERRIDES = [

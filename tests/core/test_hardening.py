@@ -22,7 +22,7 @@ from dpcore.experiments.__main__ import main, write_outputs
 from dpcore.export import escape_formulas, to_csv
 from dpcore.privacy import Budget, approx_to_zcdp, zcdp_to_approx
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------------------------------------
 # server exhaustion

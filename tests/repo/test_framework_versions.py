@@ -28,7 +28,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 from plotly.subplots import make_subplots
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Plotly internals dpcore.figures.style (and slides.split_subplots, ``go.Figure(d, _validate=)``)
 #: still use to skip validation, which has no public switch (the validated route costs about 3x

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: (file, exact text, reason) for the matches that are allowed to stay.
 EXCEPTIONS: list[tuple[str, str, str]] = []
