@@ -54,7 +54,7 @@ lint: $(STAMP)
 	$(BIN)/mypy dpcore
 
 # Format the tree with ruff (settings in pyproject's [tool.ruff.format]); `make lint` and
-# tests/test_lint.py::test_ruff_format_clean fail on an unformatted file.
+# tests/repo/test_lint.py::test_ruff_format_clean fail on an unformatted file.
 format: $(STAMP)
 	$(BIN)/ruff format dpcore pages tests benchmarks app.py
 
@@ -93,7 +93,7 @@ profile: $(STAMP)
 # Two replicas behind Debian's nginx on loopback, sticky sessions and websockets (deploy/README.md).
 deploy-test: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
-	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/test_deploy.py $(PYTEST_ARGS)
+	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/repo/test_deploy.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

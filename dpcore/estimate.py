@@ -368,7 +368,7 @@ class EstimatorSpec:
         ``meets_budget=False`` and the (ε', δ)-DP it gives (:meth:`Budget.implied_zcdp`).
 
         A budget in a unit outside ``units``, or a ``relation`` outside ``relations``, raises
-        ``ValueError`` (the declaration is what ``run`` accepts; tests/test_registry.py checks it).
+        ``ValueError`` (the declaration is what ``run`` accepts; tests/core/test_registry.py checks it).
         """
         _check_budget(budget)
         if relation is not None and relation not in self.relations:

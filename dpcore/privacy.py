@@ -452,7 +452,7 @@ class Ledger:
 
         Only :mod:`dpcore.mechanisms` calls this (with ``drawn``: the mechanism, its sensitivity,
         scale and calibration ratio); estimators open a :func:`dpcore.mechanisms.stage` and let the
-        mechanism that draws the noise write the line (tests/test_mechanisms.py checks the source).
+        mechanism that draws the noise write the line (tests/core/test_mechanisms.py checks the source).
         """
         a = float(amount)
         if not math.isfinite(a) or a < 0:

@@ -4,7 +4,7 @@
 These run on every Compare view, so they compute in numpy on the frame's columns (one
 :class:`Groups` per grouping, every group's statistics at once) instead of a dozen pandas groupbys
 each, with pandas' own grouped arithmetic so the numbers are unchanged bit for bit;
-tests/test_summaries_fast.py keeps the pandas versions as the reference. ``regret_table`` and
+tests/experiments/test_summaries_fast.py keeps the pandas versions as the reference. ``regret_table`` and
 ``needed_for_target`` take the ``summary`` a caller has already computed.
 """
 
@@ -165,7 +165,7 @@ def summarise(
     The cells are those of pandas' ``groupby(["estimator", *by], sort=False, dropna=False)``, in
     that order. Every statistic is computed in numpy on the frame's columns for all cells at once,
     with pandas' grouped arithmetic (Kahan-summed means, its median and linear quantile formulas),
-    so the numbers are pandas' own, bit for bit (tests/test_summaries_fast.py keeps a version
+    so the numbers are pandas' own, bit for bit (tests/experiments/test_summaries_fast.py keeps a version
     with pandas groupbys as the reference).
     """
     col = f"err_{metric}"

@@ -362,7 +362,7 @@ def _steps_frame(geo: _StepsGeometry, iome: Estimate | None) -> tuple[pd.DataFra
 
     Columns are collected as numpy arrays and made into one frame (one small frame per part and a
     ``concat`` was a sixth of the figure's time); ``clipped`` holds Python bools, and ``None`` for
-    outlines and means, as the concatenated frames did (tests/test_figures_fast.py).
+    outlines and means, as the concatenated frames did (tests/figures/test_figures_fast.py).
     """
     parts, has_iome = _steps_parts(geo, iome)
     cols: dict[str, list[np.ndarray]] = {

@@ -33,7 +33,7 @@ from dpcore.registry import ERROR_SOURCE_COLORS
 #: what the builders write does not depend on the user's input in ways validation would catch
 #: (property names are fixed in the code, values are numbers, numpy arrays and our own strings).
 #: The test suite turns it on (``DPMEAN_VALIDATE_FIGURES=1`` in tests/conftest.py), so a
-#: misspelt property fails every test that draws it, and tests/test_figures_fast.py checks that each
+#: misspelt property fails every test that draws it, and tests/figures/test_figures_fast.py checks that each
 #: builder's JSON built without validation is byte for byte its JSON built with it (a value plotly
 #: would coerce, e.g. a bare title string or a pandas Series, shows there). Read at call time, so a
 #: test can switch it.
@@ -139,7 +139,7 @@ def _unvalidated(fig: go.Figure) -> Iterator[Any]:
     """``fig.layout`` with plotly's per-object validation switched off inside the block, to write
     JSON plotly validated before (its own output, kept). The only place besides :func:`trace`,
     :func:`_as_built`, :func:`as_figure` and :func:`subplots` that uses plotly's private
-    attributes (``_validate``); tests/test_framework_versions.py checks they are still there."""
+    attributes (``_validate``); tests/repo/test_framework_versions.py checks they are still there."""
     layout = fig.layout
     layout._validate = False
     try:
@@ -270,7 +270,7 @@ def as_figure(fig: go.Figure | dict) -> go.Figure:
 
     ``st.plotly_chart`` validates a dict again (``go.Figure(**d).to_dict()``); a dict that came from
     ``to_dict()`` is plotly's validated JSON already, so wrapping it unvalidated sends the same JSON
-    for a fraction of the cost (tests/test_figures_fast.py).
+    for a fraction of the cost (tests/figures/test_figures_fast.py).
     """
     if isinstance(fig, go.Figure):
         return fig
@@ -284,7 +284,7 @@ def add_shapes(fig: go.Figure, shapes: Sequence[dict]) -> go.Figure:
     (quadratic in the number of shapes, a few ms each); one assignment validates each new shape
     once. ``add_hline(y=v, line=..., row=r, col=c)`` is the dict ``{"line": ..., "type": "line",
     "x0": 0, "x1": 1, "xref": "<x axis of (r, c)> domain", "y0": v, "y1": v, "yref": "<y axis>"}``:
-    the same JSON (tests/test_figures_fast.py).
+    the same JSON (tests/figures/test_figures_fast.py).
     """
     fig.layout.shapes = (*fig.layout.shapes, *shapes)
     return fig
@@ -306,7 +306,7 @@ def subplots(*, styled: bool = False, **kwargs: Any) -> go.Figure:
     so its validated layout is kept and copied into each new figure without validating it again,
     with the grid references ``add_trace(row=, col=)`` reads. Later layout edits are validated as
     usual, traces only when :data:`VALIDATE` is on (:func:`figure`);
-    the JSON is byte-identical to ``make_subplots`` (tests/test_figures_fast.py). ``styled``: as for
+    the JSON is byte-identical to ``make_subplots`` (tests/figures/test_figures_fast.py). ``styled``: as for
     :func:`figure`.
     """
     layout_json, grid_ref, grid_str = _subplot_grid(json.dumps(kwargs, sort_keys=True))

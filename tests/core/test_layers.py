@@ -61,7 +61,7 @@ def _layer(module: str) -> int:
     for i, group in enumerate(LAYERS):
         if parts[1] in group:
             return i
-    raise AssertionError(f"{module} has no layer: add it to LAYERS in tests/test_layers.py")
+    raise AssertionError(f"{module} has no layer: add it to LAYERS in tests/core/test_layers.py")
 
 
 def _imports(module: str) -> set[str]:

@@ -98,7 +98,7 @@ def test_new_seed_mid_sweep_settles_with_a_chart(
             expect(main).to_contain_text("Running the sweep", timeout=60_000)
         except AssertionError:
             # on an idle machine the first result can finish in about a second, before a press can
-            # land in it; the overlap itself is covered without timing by tests/test_pool.py and
+            # land in it; the overlap itself is covered without timing by tests/core/test_pool.py and
             # tests/pages/test_prefetch.py (both fail on the old pool code)
             pytest.skip("the sweep finished before the test could interrupt it")
         page.get_by_role("button", name="New seed").click()  # mid-sweep

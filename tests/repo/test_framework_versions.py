@@ -52,11 +52,11 @@ STREAMLIT_INTERNALS = [
 ]
 
 RECHECK = (
-    "Before moving the pin in pyproject.toml, re-check: tests/test_figures*.py and "
+    "Before moving the pin in pyproject.toml, re-check: tests/figures/test_figures*.py and "
     "tests/pages/test_unvalidated_figures.py (figure JSON byte for byte), tests/pages/test_shell.py "
     "(navigation), a shared page link opened first on a fresh server "
     "(REQUIRE_BROWSER=1 pytest tests/e2e/test_state_browser.py), and the internals listed in "
-    "tests/test_framework_versions.py."
+    "tests/repo/test_framework_versions.py."
 )
 
 

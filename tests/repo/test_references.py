@@ -4,7 +4,7 @@
   live under ``docs/estimators/``; ``docs/references.md`` explains the section anchors).
 * None mentions an issue number (``issue 12``, ``issues 15 and 18``, ``issue #7``): what an issue
   meant belongs in the comment in a few words, its history in the commit messages.
-* Every ``docs/....md`` path the code names is a file of this repository (``tests/test_docs.py``
+* Every ``docs/....md`` path the code names is a file of this repository (``tests/repo/test_docs.py``
   checks the ``§`` sections against the built site's anchors).
 
 Strings shown to users are not comments: the exceptions below name each one and why it stays.
