@@ -547,8 +547,16 @@ if preset != "custom" and upload is None:
     claim = PRESETS[preset].claim
     if x == "budget" and set(claim.contenders) <= set(chosen):
         result = check_claim(frame, claim, x=x, metric=metric, unit=config.unit)
+        narrow = result.close and claim.kind == "wins"  # a win inside the run-to-run spread
         (st.success if result.holds else st.warning)(
-            ("The story holds in this run. " if result.holds else "") + result.sentence,
+            (
+                "The story holds"
+                + (" only narrowly" if narrow else "")
+                + f" in this run (seed {config.seed}). "
+                if result.holds
+                else f"Seed {config.seed}: "
+            )
+            + result.sentence,
             icon=":material/check_circle:" if result.holds else ":material/warning:",
         )
     else:
