@@ -1,6 +1,6 @@
 """Every Compare preset's claim at many seeds (issue 15): ``make presets``.
 
-``tests/test_presets.py`` checks each claim at two or three seeds in ``make test``; this runs each
+``tests/experiments/test_presets.py`` checks each claim at two or three seeds in ``make test``; this runs each
 preset with its own parameters (only the claim's contenders: an estimator's runs do not depend on
 the others in the config) at seeds 0, 1, ..., ``--seeds`` - 1 (seed 0 is the sidebar's default,
 the seed a preset opens at on Compare) and prints, per preset, how many seeds the claim holds at,

@@ -7,7 +7,7 @@ the failure rate (runs above :data:`dpcore.experiments.summaries.FAILURE_MULTIPL
 the estimators it names. Where the gap between the named estimators is inside the run-to-run spread
 (the claim's ``tolerance``), the sentence says so ("within 15%, IOME slightly ahead everywhere")
 instead of naming a clear winner. Compare runs a preset at the sidebar's seed, so the sentence is
-computed at the seed shown; ``tests/test_presets.py`` runs every preset at several seeds and fails
+computed at the seed shown; ``tests/experiments/test_presets.py`` runs every preset at several seeds and fails
 when a claim does not hold.
 
 References
