@@ -279,14 +279,12 @@ class EstimatorSpec:
         ``true_mean`` are public: the estimator clamps to the bounds it is given, so any public
         value keeps the guarantee.
         """
-        return _signature(self.func) - self.locked_keywords() - _NOT_KEYWORDS - {"params"}
+        return _signature(self.func) - self.locked_keywords() - _NOT_KEYWORDS
 
     def locked_keywords(self) -> frozenset[str]:
         """Keywords that define the guarantee: the registered ``params`` (a different value is a
-        different registered entry) and every :data:`GUARANTEE_KEYWORDS` that ``func`` names (all
-        of them when ``func`` passes ``**params`` on to an inner estimator)."""
-        named = GUARANTEE_KEYWORDS if _forwards(self.func) else _signature(self.func)
-        return frozenset(self.params) | (named & GUARANTEE_KEYWORDS)
+        different registered entry) and every :data:`GUARANTEE_KEYWORDS` that ``func`` names."""
+        return frozenset(self.params) | (_signature(self.func) & GUARANTEE_KEYWORDS)
 
     def check_overrides(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
         """``overrides`` checked against the contract, or a ``ValueError`` naming the fix.
@@ -313,7 +311,7 @@ class EstimatorSpec:
                 registered = self.params.get(key, _default_of(self.func, key))
                 if not _same(value, registered):
                     raise ValueError(self._locked_message(key, value, registered))
-            elif key not in _signature(self.func) and not _forwards(self.func):
+            elif key not in _signature(self.func):
                 raise ValueError(
                     f"{self.name} has no parameter {key!r}; its public tuning parameters are "
                     f"{', '.join(sorted(self.public_keywords())) or 'none'}."
@@ -416,15 +414,7 @@ class EstimatorSpec:
                     )
                 continue
             kwargs[key] = value
-        try:
-            est = self.func(x, rng=rng, **kwargs)
-        except TypeError as err:
-            if "keyword argument" not in str(err) or not overrides:
-                raise
-            raise ValueError(
-                f"{self.name}: {err}. Pass only public tuning parameters "
-                f"(help(dpcore.registry.get({self.name!r}).func) lists them)."
-            ) from None
+        est = self.func(x, rng=rng, **kwargs)
         est.estimator = self.name
         est.conversion = conv
         return est
@@ -450,13 +440,6 @@ GUARANTEE_KEYWORDS = frozenset(
 #: Budget keywords: set from the ``Budget`` by :meth:`EstimatorSpec.run`, never by a caller.
 BUDGET_KEYWORDS = frozenset({"epsilon", "rho", "delta", "budget"})
 _NOT_KEYWORDS = BUDGET_KEYWORDS | {"x", "data", "rng", "self"}
-
-
-def _forwards(func: Callable[..., Any]) -> bool:
-    """Whether ``func`` passes ``**params`` on to an inner estimator (which checks the names)."""
-    return any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in inspect.signature(func).parameters.values()
-    )
 
 
 def _default_of(func: Callable[..., Any], key: str) -> Any:

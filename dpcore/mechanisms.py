@@ -56,8 +56,6 @@ import numpy as np
 from dpcore._validation import RngLike, as_generator, check_positive
 from dpcore.privacy import Ledger
 
-Kind = Literal["laplace", "gaussian", "exponential", "above_threshold"]
-
 
 class Release(NamedTuple):
     """A noisy value, the noise scale used (Laplace ``b`` or Gaussian σ) and the noise added."""
@@ -222,10 +220,6 @@ def _charge(
         scale=scale,
         ratio=ratio,
     )
-
-
-def _observe_variates(shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=np.int64)) if shape else 1
 
 
 def _columns(columns: int) -> int:
@@ -468,21 +462,6 @@ def gaussian(
         variates=int(np.size(noise)),
     )
     return Release(noisy, float(sd) if np.ndim(sd) == 0 else sd, noise)
-
-
-# Backwards-compatible names: a whole-vector Laplace / Gaussian release.
-def laplace_mechanism(
-    value: Any, sensitivity: float, epsilon: float, *, rng: RngLike = None
-) -> Release:
-    """:func:`laplace` with one ℓ1 query (``value + Lap(Δ/ε)`` per coordinate)."""
-    return laplace(value, sensitivity, epsilon, rng=rng)
-
-
-def gaussian_mechanism(
-    value: Any, sensitivity: float, rho: float, *, rng: RngLike = None
-) -> Release:
-    """:func:`gaussian` with one ℓ2 query (``value + N(0, Δ²/(2ρ))`` per coordinate)."""
-    return gaussian(value, sensitivity, rho, rng=rng)
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import math
@@ -158,39 +157,10 @@ def _check_depth(text: str) -> None:
             depth -= 1
 
 
-def _keywords(func: Any, depth: int = 2) -> set[str] | None:
-    """The keyword names ``func`` takes, following a ``**params`` catch-all into the functions of
-    its module that it calls (``None`` when they cannot be known)."""
-    sig = inspect.signature(func).parameters
-    names = {k for k, p in sig.items() if p.kind is not p.VAR_KEYWORD}
-    if not any(p.kind is p.VAR_KEYWORD for p in sig.values()):
-        return names
-    callees = [
-        func.__globals__[c]
-        for c in getattr(getattr(func, "__code__", None), "co_names", ())
-        if inspect.isfunction(func.__globals__.get(c))
-    ]
-    if depth == 0 or not callees:
-        return None
-    for callee in callees:
-        inner = _keywords(callee, depth - 1)
-        if inner is None:
-            return None
-        names |= inner
-    return names
-
-
 def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
-    """Refuse parameters ``spec`` does not take (or that would change its guarantee)."""
-    if hasattr(spec, "check_overrides"):
-        spec.check_overrides(params)
-    known = _keywords(spec.func)
-    unknown = sorted(k for k in params if known is not None and k not in known)
-    if unknown:
-        raise ValueError(
-            f"estimator {spec.name!r} takes no parameter(s) {unknown}; see "
-            f"help(dpcore.registry.get({spec.name!r}).func) for its parameters."
-        )
+    """Refuse parameters ``spec`` does not take, or that would change its guarantee (the
+    registry's one contract: :meth:`dpcore.estimate.EstimatorSpec.check_overrides`)."""
+    spec.check_overrides(params)
 
 
 def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
