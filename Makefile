@@ -23,13 +23,13 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The browser walk (issue 15's done-criterion, ~5 min, so not in `make test`; CI runs both): every
+# The browser walk (~5 min, so not in `make test`; CI runs both): every
 # page at its defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
 WALK_SCREENSHOTS ?= /tmp/dpmean-walk
 walk: $(STAMP)
 	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
 
-# The long fuzz profile (issue 13): >= 10,000 generated cases over every estimator, the budgets,
+# The long fuzz profile: >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -n 2 -p no:randomly tests/fuzz $(PYTEST_ARGS)
@@ -67,11 +67,11 @@ paper-grid: $(STAMP)
 	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid_final.md
 
-# Every Compare preset's claim at 12 seeds with its own parameters (issue 15; about 10 min on 2 cores).
+# Every Compare preset's claim at 12 seeds with its own parameters (about 10 min on 2 cores).
 presets: $(STAMP)
 	$(BIN)/python benchmarks/presets.py $(PRESETS_ARGS)
 
-# Classroom load test (issue 18): N concurrent websocket sessions (Home, PLAN, Compare) against the
+# Classroom load test: N concurrent websocket sessions (Home, PLAN, Compare) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.
 LOAD_ARGS ?=
 load: $(STAMP)
@@ -85,7 +85,7 @@ memory: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	$(BIN)/python benchmarks/memory.py --served --seconds 70 $(MEMORY_ARGS)
 
-# Where one page view's CPU goes (cProfile in the script thread; issue 18): make profile PAGE=compare
+# Where one page view's CPU goes (cProfile in the script thread): make profile PAGE=compare
 PAGE ?= compare
 profile: $(STAMP)
 	DPMEAN_WORKERS=0 $(BIN)/python benchmarks/profile_pages.py $(PAGE) $(PROFILE_ARGS)
