@@ -139,47 +139,34 @@ def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
     return g.groupby(x, as_index=False).agg(**_PER_X).sort_values(x)
 
 
-def error_figure(
-    frame: pd.DataFrame,
-    *,
-    x: str = "budget",
-    metric: str = "l2",
-    config: ExperimentConfig | Mapping[str, Any] | None = None,
-    band: tuple[float, float] = (0.1, 0.9),
-    theory_curves: bool = True,
-    height: int = 520,
-    summary: pd.DataFrame | None = None,
-) -> tuple[go.Figure, pd.DataFrame]:
-    """Error against ``x`` per estimator: mean line, 10–90% band, sampling floor, theory, best marked.
-
-    Returns the figure and its data: one row per (estimator, point) with ``mean``, ``lo``, ``hi``,
-    ``best`` (the best private estimator there) plus rows for the floor and the theory curves.
-    ``summary``: ``summarise(frame, metric, low=band[0], high=band[1])`` when the caller has it.
-    """
-    cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
-    if x not in ("budget", "n", "d", "skew"):
-        raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
-    s = summarise(frame, metric, low=band[0], high=band[1]) if summary is None else summary
+def _marked(s: pd.DataFrame) -> pd.DataFrame:
+    """The summary's finite cells with ``best`` (the best private estimator of its guarantee at
+    its point: stars never go to an oracle or a non-private reference) and ``curve`` (its label)."""
     s = s[np.isfinite(s["median"])]
-    # Stars only for private estimators (no oracle, no non-private reference), and per guarantee.
     priv = s[s["private"]]
     best_idx = (
         priv.groupby(["guarantee", "setting"])["median"].idxmin()
         if not priv.empty
         else pd.Series(dtype=int)
     )
-    s = s.assign(best=s.index.isin(best_idx.to_numpy()), curve=s["label"])
-    # The floor is the same statistic as the lines (the median over runs) of the same runs' sampling
-    # error ‖x̄ − μ‖, so it lies on the non-private mean's line when that one is drawn.
-    floor = (
+    return s.assign(best=s.index.isin(best_idx.to_numpy()), curve=s["label"])
+
+
+def floor_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The sampling floor per sweep point: the median over runs of the runs' sampling error
+    ‖x̄ − μ‖, the same statistic as the estimators' lines, so it lies on the non-private mean's
+    line when that one is drawn (columns ``setting, n, d, skew, budget, value, curve``)."""
+    return (
         frame.groupby(["setting", "n", "d", "skew", "budget"], sort=False)[f"sampling_{metric}"]
         .median()
         .reset_index()
         .rename(columns={f"sampling_{metric}": "value"})
         .assign(curve=FLOOR_NAME)
     )
-    th = theory_frame(s, cfg, metric) if theory_curves else pd.DataFrame()
-    facets = _facets(s, x, cfg)
+
+
+def _grid(facets: list[tuple[str, dict[str, Any]]]) -> tuple[go.Figure, int, int]:
+    """The panels: up to four per row, titled when there are several; the figure, columns, rows."""
     ncols = min(len(facets), 4)
     nrows = math.ceil(len(facets) / ncols)
     fig = subplots(
@@ -191,221 +178,234 @@ def error_figure(
         horizontal_spacing=0.06,
         vertical_spacing=0.14,
     )
-    mlabel = METRIC_LABEL.get(metric, metric)
-    warned_any = False
-    for i, (_title, where) in enumerate(facets):
-        row, col = i // ncols + 1, i % ncols + 1
-        first = i == 0
-        sub = _select(s, where)
-        for est, g in sub.groupby("estimator", sort=False):
-            g = _per_x(g, x)
-            color, label = g["color"].iloc[0], g["label"].iloc[0]
-            xs = g[x].tolist()
-            fig.add_trace(
-                trace(
-                    go.Scatter,
-                    x=xs + xs[::-1],
-                    y=g["hi"].tolist() + g["lo"].tolist()[::-1],
-                    fill="toself",
-                    mode="lines",  # the default for < 20 points adds stray vertex markers
-                    fillcolor=rgba(color, BAND_ALPHA),
-                    line=dict(width=0),
-                    hoverinfo="skip",
-                    legendgroup=str(est),
-                    showlegend=False,
-                    name=f"{label} 10–90%",
-                ),
-                row=row,
-                col=col,
-            )
-            dash = "solid" if bool(g["private"].iloc[0]) else "dot"
-            fig.add_trace(
-                trace(
-                    go.Scatter,
-                    x=xs,
-                    y=g["median"],
-                    mode="lines+markers",
-                    name=label,
-                    legendgroup=str(est),
-                    showlegend=first,
-                    line=dict(color=color, width=2.2, dash=dash),
-                    marker=dict(size=6, color=color),
-                    customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
-                    hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
-                    "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
-                    f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
-                    "%{customdata[2]:.0f}%<extra></extra>",
-                ),
-                row=row,
-                col=col,
-            )
-            flagged = g[(g["worst"] > BLOWUP_MULTIPLE * g["median"]) | (g["warned"] > 0)]
-            if not flagged.empty:  # warnings and blow-ups shown where they happen
-                text = [
-                    (f"{w} of {r} runs warned" if w else "")
-                    + ("; " if w and f else "")
-                    + (
-                        f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
-                        f"worst {times(mx / md)} the median"
-                        if f
-                        else ""
-                    )
-                    for w, r, f, mx, md in zip(
-                        flagged["warned"],
-                        flagged["runs"],
-                        flagged["failure_rate"],
-                        flagged["worst"],
-                        flagged["median"],
-                        strict=True,
-                    )
-                ]
-                fig.add_trace(
-                    trace(
-                        go.Scatter,
-                        x=flagged[x],
-                        y=flagged["median"],
-                        mode="markers",
-                        name="warning or blow-up",
-                        legendgroup="warn",
-                        showlegend=False,
-                        text=text,
-                        marker=dict(
-                            symbol="triangle-up-open",
-                            size=13,
-                            color=WARN_COLOR,
-                            line=dict(width=2, color=WARN_COLOR),
-                        ),
-                        hovertemplate=f"<b>{label}</b>: %{{text}}<extra></extra>",
-                    ),
-                    row=row,
-                    col=col,
-                )
-                warned_any = True
-        fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
-        if not fl.empty and cfg.truth != "empirical":
-            fig.add_trace(
-                trace(
-                    go.Scatter,
-                    x=fl[x],
-                    y=fl["value"],
-                    mode="lines",
-                    name=FLOOR_NAME,
-                    legendgroup="floor",
-                    showlegend=first,
-                    line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
-                    hovertemplate=f"{FLOOR_NAME} %{{y:.4g}}<extra></extra>",
-                ),
-                row=row,
-                col=col,
-            )
-        if not th.empty:
-            for curve, g in _select(th, where).groupby("curve", sort=False):
-                g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
-                name = str(curve)
-                fig.add_trace(
-                    trace(
-                        go.Scatter,
-                        x=g[x],
-                        y=g["value"],
-                        mode="lines",
-                        name=name,
-                        legendgroup=name,
-                        showlegend=first,
-                        opacity=0.8,
-                        line=dict(
-                            color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]
-                        ),
-                        hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
-                    ),
-                    row=row,
-                    col=col,
-                )
-        b = (
-            sub[sub["best"]]
-            .groupby([x, "guarantee"], as_index=False)
-            .agg(median=("median", "first"), label=("label", "first"), color=("color", "first"))
+    return fig, ncols, nrows
+
+
+def _band_trace(g: pd.DataFrame, x: str, est: Any) -> go.Scatter:
+    """One estimator's 10–90% band, a light filled polygon (no hover, no legend entry)."""
+    color, label = g["color"].iloc[0], g["label"].iloc[0]
+    xs = g[x].tolist()
+    return trace(
+        go.Scatter,
+        x=xs + xs[::-1],
+        y=g["hi"].tolist() + g["lo"].tolist()[::-1],
+        fill="toself",
+        mode="lines",  # the default for < 20 points adds stray vertex markers
+        fillcolor=rgba(color, BAND_ALPHA),
+        line=dict(width=0),
+        hoverinfo="skip",
+        legendgroup=str(est),
+        showlegend=False,
+        name=f"{label} 10–90%",
+    )
+
+
+def _median_trace(g: pd.DataFrame, x: str, est: Any, mlabel: str, first: bool) -> go.Scatter:
+    """One estimator's median line (dotted for an oracle or a non-private reference)."""
+    color, label = g["color"].iloc[0], g["label"].iloc[0]
+    dash = "solid" if bool(g["private"].iloc[0]) else "dot"
+    return trace(
+        go.Scatter,
+        x=g[x].tolist(),
+        y=g["median"],
+        mode="lines+markers",
+        name=label,
+        legendgroup=str(est),
+        showlegend=first,
+        line=dict(color=color, width=2.2, dash=dash),
+        marker=dict(size=6, color=color),
+        customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
+        hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
+        "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
+        f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
+        "%{customdata[2]:.0f}%<extra></extra>",
+    )
+
+
+def _warning_text(flagged: pd.DataFrame) -> list[str]:
+    """The hover text of each flagged point: runs that warned, and the blow-ups."""
+    return [
+        (f"{w} of {r} runs warned" if w else "")
+        + ("; " if w and f else "")
+        + (
+            f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
+            f"worst {times(mx / md)} the median"
+            if f
+            else ""
         )
-        if not b.empty:
-            fig.add_trace(
-                trace(
-                    go.Scatter,
-                    x=b[x],
-                    y=b["median"],
-                    mode="markers",
-                    name="best private at this point",
-                    legendgroup="best",
-                    showlegend=first,
-                    text=b["label"],
-                    marker=dict(
-                        symbol="star",
-                        size=15,
-                        color=b["color"].tolist(),
-                        line=dict(color="#1d2733", width=1),
-                    ),
-                    customdata=b["guarantee"],
-                    hovertemplate="best private (%{customdata}): %{text}<br>%{y:.4g}<extra></extra>",
-                ),
-                row=row,
-                col=col,
-            )
-    if warned_any:  # one legend entry for the warning markers
-        fig.add_trace(
-            legend_entry(
-                "warning or blow-up (hover)",
-                mode="markers",
-                legendgroup="warn",
-                marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
+        for w, r, f, mx, md in zip(
+            flagged["warned"],
+            flagged["runs"],
+            flagged["failure_rate"],
+            flagged["worst"],
+            flagged["median"],
+            strict=True,
+        )
+    ]
+
+
+def _warning_trace(g: pd.DataFrame, x: str) -> go.Scatter | None:
+    """Red triangles where an estimator warned or its worst run blew up (``None``: nowhere)."""
+    flagged = g[(g["worst"] > BLOWUP_MULTIPLE * g["median"]) | (g["warned"] > 0)]
+    if flagged.empty:
+        return None
+    return trace(
+        go.Scatter,
+        x=flagged[x],
+        y=flagged["median"],
+        mode="markers",
+        name="warning or blow-up",
+        legendgroup="warn",
+        showlegend=False,
+        text=_warning_text(flagged),
+        marker=dict(
+            symbol="triangle-up-open",
+            size=13,
+            color=WARN_COLOR,
+            line=dict(width=2, color=WARN_COLOR),
+        ),
+        hovertemplate=f"<b>{g['label'].iloc[0]}</b>: %{{text}}<extra></extra>",
+    )
+
+
+def _floor_trace(fl: pd.DataFrame, x: str, first: bool) -> go.Scatter:
+    """The sampling floor of one panel, grey dash-dot."""
+    return trace(
+        go.Scatter,
+        x=fl[x],
+        y=fl["value"],
+        mode="lines",
+        name=FLOOR_NAME,
+        legendgroup="floor",
+        showlegend=first,
+        line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
+        hovertemplate=f"{FLOOR_NAME} %{{y:.4g}}<extra></extra>",
+    )
+
+
+def _theory_traces(th: pd.DataFrame, x: str, first: bool) -> list[go.Scatter]:
+    """The theory curves of one panel (thin, dark, dashed per curve)."""
+    out = []
+    for curve, g in th.groupby("curve", sort=False):
+        g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
+        name = str(curve)
+        out.append(
+            trace(
+                go.Scatter,
+                x=g[x],
+                y=g["value"],
+                mode="lines",
+                name=name,
+                legendgroup=name,
+                showlegend=first,
+                opacity=0.8,
+                line=dict(color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]),
+                hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
             )
         )
-    # log scale when every private band is positive (a zero line, e.g. the non-private mean measured against
-    # itself, is simply not drawn on it)
+    return out
+
+
+def _best_trace(sub: pd.DataFrame, x: str, first: bool) -> go.Scatter | None:
+    """Stars on the best private estimator of each guarantee at each point of one panel."""
+    b = (
+        sub[sub["best"]]
+        .groupby([x, "guarantee"], as_index=False)
+        .agg(median=("median", "first"), label=("label", "first"), color=("color", "first"))
+    )
+    if b.empty:
+        return None
+    return trace(
+        go.Scatter,
+        x=b[x],
+        y=b["median"],
+        mode="markers",
+        name="best private at this point",
+        legendgroup="best",
+        showlegend=first,
+        text=b["label"],
+        marker=dict(
+            symbol="star",
+            size=15,
+            color=b["color"].tolist(),
+            line=dict(color="#1d2733", width=1),
+        ),
+        customdata=b["guarantee"],
+        hovertemplate="best private (%{customdata}): %{text}<br>%{y:.4g}<extra></extra>",
+    )
+
+
+def _panel(
+    sub: pd.DataFrame, fl: pd.DataFrame, th: pd.DataFrame, x: str, mlabel: str, first: bool
+) -> tuple[list[go.Scatter], bool]:
+    """The traces of one panel in drawing order (per estimator its band, median line and warning
+    markers; then the floor, the theory curves and the stars), and whether any point warned."""
+    traces: list[go.Scatter] = []
+    warned = False
+    for est, g in sub.groupby("estimator", sort=False):
+        g = _per_x(g, x)
+        traces += [_band_trace(g, x, est), _median_trace(g, x, est, mlabel, first)]
+        warn = _warning_trace(g, x)
+        if warn is not None:
+            traces.append(warn)
+            warned = True
+    if not fl.empty:
+        traces.append(_floor_trace(fl, x, first))
+    if not th.empty:
+        traces += _theory_traces(th, x, first)
+    best = _best_trace(sub, x, first)
+    return traces + ([best] if best is not None else []), warned
+
+
+def _axes(fig: go.Figure, s: pd.DataFrame, x: str, unit: str, mlabel: str) -> None:
+    """Log axes where they apply (x for budget, n, d; y when every private band is positive: a
+    zero line, e.g. the non-private mean measured against itself, is then simply not drawn)."""
     positive = bool((s.loc[s["private"], "lo"] > 0).all()) if s["private"].any() else False
     logx = x in ("budget", "n", "d")
     fig.update_xaxes(
         type="log" if logx else "linear",
-        title_text=x_title(x, cfg.unit),
+        title_text=x_title(x, unit),
         **(log_ticks(s[x]) if logx else {}),
     )
+    ys = np.r_[s["lo"], s["hi"], s["median"]]
     fig.update_yaxes(
-        type="log" if positive else "linear",
-        **(
-            log_ticks(
-                np.r_[s["lo"], s["hi"], s["median"]][np.r_[s["lo"], s["hi"], s["median"]] > 0]
-            )
-            if positive
-            else {}
-        ),
+        type="log" if positive else "linear", **(log_ticks(ys[ys > 0]) if positive else {})
     )
     fig.update_yaxes(title_text=f"median {mlabel} error", row=1, col=1)  # band: in the hover
-    style(fig, height=height if nrows == 1 else 360 * nrows)
-    data = pd.concat(
+
+
+#: The columns of an estimator's rows in :func:`error_figure`'s data.
+_DATA_COLUMNS = [
+    "kind",
+    "estimator",
+    "label",
+    "guarantee",
+    "setting",
+    "n",
+    "d",
+    "skew",
+    "budget",
+    "median",
+    "mean",
+    "lo",
+    "hi",
+    "max",
+    "failure_rate",
+    "warned",
+    "runs",
+    "best",
+    "sampling",
+    "sampling_median",
+    "clipping",
+    "noise",
+]
+
+
+def _figure_data(s: pd.DataFrame, floor: pd.DataFrame, th: pd.DataFrame) -> pd.DataFrame:
+    """The data drawn: the estimators' cells, then the floor's and the theory's points."""
+    return pd.concat(
         [
-            s.assign(kind="estimator")[
-                [
-                    "kind",
-                    "estimator",
-                    "label",
-                    "guarantee",
-                    "setting",
-                    "n",
-                    "d",
-                    "skew",
-                    "budget",
-                    "median",
-                    "mean",
-                    "lo",
-                    "hi",
-                    "max",
-                    "failure_rate",
-                    "warned",
-                    "runs",
-                    "best",
-                    "sampling",
-                    "sampling_median",
-                    "clipping",
-                    "noise",
-                ]
-            ],
+            s.assign(kind="estimator")[_DATA_COLUMNS],
             floor.assign(kind="floor", label=FLOOR_NAME).rename(columns={"value": "median"})[
                 ["kind", "label", "setting", "n", "d", "skew", "budget", "median"]
             ],
@@ -415,7 +415,77 @@ def error_figure(
         ],
         ignore_index=True,
     )
-    return fig, data
+
+
+def error_figure(
+    frame: pd.DataFrame,
+    *,
+    x: str = "budget",
+    metric: str = "l2",
+    config: ExperimentConfig | Mapping[str, Any] | None = None,
+    band: tuple[float, float] = (0.1, 0.9),
+    theory_curves: bool = True,
+    height: int = 520,
+    summary: pd.DataFrame | None = None,
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Error against ``x`` per estimator: median line, 10–90% band, sampling floor, theory, best marked.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Output of :func:`dpcore.experiments.engine.run`.
+    x : {"budget", "n", "d", "skew"}
+        The swept key on the x axis; other swept keys with several values become panels.
+    metric : str
+        Error norm (``l2``, ``l1``, ``linf`` or ``tv``).
+    config : ExperimentConfig or mapping, optional
+        The sweep's config (default: ``frame.attrs["config"]``).
+    band : (float, float)
+        Quantiles of the shaded band.
+    theory_curves : bool
+        Draw the theory curves where they apply (:func:`~dpcore.experiments.summaries.theory_frame`).
+    height : int
+        Figure height for one row of panels (360 per row otherwise).
+    summary : DataFrame, optional
+        ``summarise(frame, metric, low=band[0], high=band[1])`` when the caller has it.
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        The figure and its data: one row per (estimator, point) with ``median``, ``lo``, ``hi``,
+        ``best`` (the best private estimator there), plus rows for the floor and the theory curves.
+    """
+    cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
+    if x not in ("budget", "n", "d", "skew"):
+        raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
+    s = _marked(summarise(frame, metric, low=band[0], high=band[1]) if summary is None else summary)
+    floor = floor_frame(frame, metric)
+    th = theory_frame(s, cfg, metric) if theory_curves else pd.DataFrame()
+    facets = _facets(s, x, cfg)
+    fig, ncols, nrows = _grid(facets)
+    mlabel = METRIC_LABEL.get(metric, metric)
+    warned_any = False
+    for i, (_title, where) in enumerate(facets):
+        fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
+        if cfg.truth == "empirical":
+            fl = fl.iloc[:0]
+        th_i = _select(th, where) if not th.empty else th
+        traces, warned = _panel(_select(s, where), fl, th_i, x, mlabel, i == 0)
+        warned_any |= warned
+        for t in traces:
+            fig.add_trace(t, row=i // ncols + 1, col=i % ncols + 1)
+    if warned_any:  # one legend entry for the warning markers
+        fig.add_trace(
+            legend_entry(
+                "warning or blow-up (hover)",
+                mode="markers",
+                legendgroup="warn",
+                marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
+            )
+        )
+    _axes(fig, s, x, cfg.unit, mlabel)
+    style(fig, height=height if nrows == 1 else 360 * nrows)
+    return fig, _figure_data(s, floor, th)
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:
