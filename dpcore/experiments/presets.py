@@ -311,58 +311,83 @@ def check_claim(
         )
     best = table.idxmin(axis=1)
     ratio = table.max(axis=1) / table.min(axis=1)
-    spread = float(ratio.max())
-    mid = table.index[points // 2]
     if claim.kind == "tie":
         return _tie_result(claim, table, best, ratio, labels, sym, tail, fails)
+    return _wins_result(claim, table, best, labels, sym, tail, fails)
+
+
+def _wins_text(
+    claim: Claim, table: pd.DataFrame, best: pd.Series, labels: Mapping[str, str], sym: str
+) -> tuple[bool, bool, str]:
+    """Whether a ``"wins"`` claim holds, whether its gap is inside the run-to-run spread, and the
+    sentence: a clear win, a win inside the spread ("Close: within 12% ..."), or what the run shows
+    instead."""
+    points = len(table)
+    mid = table.index[points // 2]
     w = str(claim.winner)
     won = int((best == w).sum())
     others = table.drop(columns=w)
-    runner = others.loc[mid].idxmin()
+    runner = labels[others.loc[mid].idxmin()]
     margin = float(others.loc[mid].min() / table.loc[mid, w])
     holds = won >= int(np.ceil(claim.min_share * points)) and margin >= claim.margin
     lead = others.min(axis=1) / table[w]  # per point: the best other's median over the winner's
-    gap = float(max(lead.max(), 1.0 / lead.min()))
     clear = int((lead >= claim.tolerance).sum())  # points won by more than the spread allows
     close = holds and margin < claim.tolerance
+    at = f"at {sym} = {mid:g}"
     if close and clear == 0:  # every gap is inside the run-to-run spread: no clear winner
+        gap = float(max(lead.max(), 1.0 / lead.min()))
         ahead = "slightly ahead everywhere" if won == points else f"ahead at {won} of {points}"
         text = (
             f"Close: within {_pct(gap)} at every {sym} in the sweep, **{labels[w]}** {ahead} "
-            f"(at {sym} = {mid:g}, {margin:.2f}× below {labels[runner]}); a gap under "
-            f"{claim.tolerance:g}× is inside the run-to-run spread, so this run shows no clear winner."
+            f"({at}, {margin:.2f}× below {runner}); a gap under {claim.tolerance:g}× is inside "
+            "the run-to-run spread, so this run shows no clear winner."
         )
     elif close:  # a clear win somewhere, but not at the middle point
         text = (
             f"**{labels[w]}** has the lowest median error at {won} of {points} points, by more than "
-            f"the run-to-run spread ({claim.tolerance:g}×) at {clear} of them; at {sym} = {mid:g} it "
-            f"is only {margin:.2f}× below {labels[runner]}, inside that spread."
+            f"the run-to-run spread ({claim.tolerance:g}×) at {clear} of them; {at} it is only "
+            f"{margin:.2f}× below {runner}, inside that spread."
         )
-    elif holds and len(claim.contenders) == 2:  # a duel: name the one it beats
+    elif holds:  # a duel names the one it beats; a field names the runner-up
         text = (
-            f"**{labels[w]}** has a lower median error than {labels[runner]} at {won} of {points} "
-            f"points; at {sym} = {mid:g} it is {margin:.2f}× below."
-        )
-    elif holds:
-        text = (
-            f"**{labels[w]}** has the lowest median error at {won} of {points} points; at {sym} = {mid:g} "
-            f"it is {margin:.2f}× below the runner-up, {labels[runner]}."
+            f"**{labels[w]}** has a lower median error than {runner} at {won} of {points} points; "
+            f"{at} it is {margin:.2f}× below."
+            if len(claim.contenders) == 2
+            else f"**{labels[w]}** has the lowest median error at {won} of {points} points; {at} "
+            f"it is {margin:.2f}× below the runner-up, {runner}."
         )
     else:
         leader = best.mode().iloc[0]
         text = (
             f"The story does not hold in this run: {labels[w]} is lowest at {won} of {points} points "
-            f"(**{labels[leader]}** at {int((best == leader).sum())}); at {sym} = {mid:g} the ratio of the "
+            f"(**{labels[leader]}** at {int((best == leader).sum())}); {at} the ratio of the "
             f"runner-up's median to {labels[w]}'s is {margin:.2f}."
         )
+    return holds, close, text
+
+
+def _wins_result(
+    claim: Claim,
+    table: pd.DataFrame,
+    best: pd.Series,
+    labels: Mapping[str, str],
+    sym: str,
+    tail: str,
+    fails: pd.Series,
+) -> ClaimResult:
+    """The outcome of a ``"wins"`` claim (arguments as for :func:`_tie_result`)."""
+    holds, close, text = _wins_text(claim, table, best, labels, sym)
+    w = str(claim.winner)
+    mid = table.index[len(table) // 2]
+    margin = float(table.drop(columns=w).loc[mid].min() / table.loc[mid, w])
     return ClaimResult(
         holds,
         text + tail,
         w if holds else str(best.mode().iloc[0]),
-        won,
-        points,
+        int((best == w).sum()),
+        len(table),
         margin,
-        spread,
+        float((table.max(axis=1) / table.min(axis=1)).max()),
         dict(fails),
         close,
     )
