@@ -10,10 +10,10 @@ from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.experiments import default_estimators, studies
 from dpcore.experiments.studies import subsample
-from dpcore.figures.gallery import gallery_figure, releases_figure
+from dpcore.figures.gallery import ZOOMS, gallery_figure, releases_figure, shapes_headline
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures.slides import deck_html
-from dpcore.figures.style import plain, times
+from dpcore.figures.style import plain
 from dpcore.registry import applicable, get
 from pages._goto import SEEN
 from pages._present import presenting
@@ -28,10 +28,11 @@ REPS = 100
 s = settings()
 st.title("Side by side")
 (st.caption if presenting() else st.markdown)(
-    "Every estimator on **the same data**, in **two coordinates you choose**, at **one scale**. For each, the "
-    "outlined region is where it **clips** (rows outside are pulled in before averaging) and the small filled "
-    "shape is where its **noise** puts the release with the stated probability (an ellipse for Gaussian noise, "
-    "a diamond for Laplace noise). The marker is the release of one real run; the star is the true mean."
+    "Every estimator on **the same data**, in **two coordinates you choose**. Top row, at one scale: the "
+    "outlined region is where it **clips** (rows outside are pulled in before averaging). Bottom row, zoomed "
+    "in: the filled shape is where its **noise** puts the release with the stated probability (an ellipse for "
+    "Gaussian noise, a diamond for Laplace noise). The marker is the release of one real run; the star is "
+    "the true mean."
 )
 
 with user_errors():
@@ -59,7 +60,7 @@ if query_est in options:
         f"n = {n:,}, d = {d}, {s.budget}."
     )
 ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
-for key, default in (("sbs_i", 1), ("sbs_j", d)):
+for key, default in (("sbs_i", 1), ("sbs_j", 2)):  # adjacent: every region shows its shape
     ss[key] = min(max(int(ss.get(key, default)), 1), d)
 
 # in presenter mode the controls fold into a popover, so each screen is the chart
@@ -84,16 +85,19 @@ view = c4.radio(
 )
 zoom = c5.radio(
     "Frame",
-    ["data", "clip", "noise"],
+    list(ZOOMS),
     horizontal=True,
     key="sbs_zoom",
     format_func={
+        "both": "regions and noise",
         "data": "the data",
         "clip": "every whole region",
         "noise": "zoom on the noise",
     }.get,
-    help="'The data' frames the rows (larger regions run off the edges); 'every whole region' "
-    "zooms out until every clipping region fits; 'zoom on the noise' frames the noise shapes.",
+    help="'Regions and noise': every whole clipping region above every noise shape, zoomed in "
+    "(the noise is about a hundred times smaller); 'the data' frames the rows (larger regions "
+    "run off the edges); 'every whole region' zooms out until every clipping region fits; "
+    "'zoom on the noise' frames the noise shapes.",
 )
 prob = c6.select_slider(
     "Noise shape holds the release with probability",
@@ -143,31 +147,7 @@ fig, frame = gallery_figure(entries, points, truth, coords, view=view, zoom=zoom
 i, j = coords
 
 
-def _sentence() -> str:
-    errs = {e.label: float(np.linalg.norm(e.release - truth)) for e in entries}
-    best = min(errs, key=errs.get)
-    noisy = [e for e in entries if e.noise.kind != "none"]
-    widest = max(noisy, key=lambda e: float(np.prod(e.noise.scale * e.noise.radius)), default=None)
-    tightest = min(
-        noisy, key=lambda e: float(np.prod(e.noise.scale * e.noise.radius)), default=None
-    )
-    out = (
-        f"In coordinates {i + 1} and {j + 1}, **{best}** lands closest to the true mean "
-        f"({plain(errs[best])} away in these two coordinates)."
-    )
-    if widest is not None and tightest is not None and widest is not tightest:
-        ratio = float(
-            np.prod(widest.noise.scale * widest.noise.radius)
-            / np.prod(tightest.noise.scale * tightest.noise.radius)
-        )
-        out += (
-            f" The {prob:.0%} noise shape of **{widest.label}** covers {times(ratio)} the area of "
-            f"**{tightest.label}**'s."
-        )
-    return out
-
-
-sentence = _sentence()
+sentence = shapes_headline(entries, coords)
 code = (
     s.code()
     + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.style import figure, rgba, style, subplots, trace, wrap_label
+from dpcore.figures.style import figure, rgba, style, subplots, times, trace, wrap_label
 from dpcore.theory.gallery import GalleryEntry
 
 #: Line dashes and marker symbols cycled over estimators, so no estimator is told apart by colour only.
@@ -104,11 +104,90 @@ def _extent(
     allp = np.vstack([p for p in parts if p.size])
     allp = allp[np.all(np.isfinite(allp), axis=1)]
     lo, hi = allp.min(axis=0), allp.max(axis=0)
-    pad = np.maximum((hi - lo) * 0.05, 1e-9 + 1e-6 * np.abs(hi))
+    share = 0.1 if zoom == "noise" else 0.05  # room for the star's and markers' size
+    pad = np.maximum((hi - lo) * share, 1e-9 + 1e-6 * np.abs(hi))
     return [float(lo[0] - pad[0]), float(hi[0] + pad[0])], [
         float(lo[1] - pad[1]),
         float(hi[1] + pad[1]),
     ]
+
+
+def panel_titles(entries: Sequence[GalleryEntry], width: int = 16) -> list[str]:
+    """Short panel titles: each label up to its first " (" (``"IOME (PLAN paper's …)"`` ->
+    ``"IOME"``), the whole label where two short names would be the same; wrapped at ``width``
+    characters, so the titles of narrow panels (a phone) do not run into each other."""
+    short = [e.label.split(" (")[0] for e in entries]
+    return [
+        wrap_label(s if short.count(s) == 1 else e.label, width)
+        for s, e in zip(short, entries, strict=True)
+    ]
+
+
+def _add_outline(
+    fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool, part: str
+) -> None:
+    """The clipping region (``part="region"``, lightly filled) or the noise shape (``"noise"``)
+    of ``e``: its outline in the estimator's colour and dash; nothing for no region or no noise."""
+    shape = e.region if part == "region" else e.noise
+    if shape.kind == "none":
+        return
+    if part == "region":
+        name, alpha, width = wrap_label(e.label, 34), 0.08, 2.5
+        hover = f"clip region: {e.region.note}"
+    else:
+        name, alpha, width = f"{wrap_label(e.label, 34)}: {e.noise.prob:.0%} noise", 0.25, 2
+        hover = (
+            f"{_NOISE_WORD[e.noise.kind]} holding the release with probability {e.noise.prob:.0%}"
+        )
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=shape.outline[:, 0],
+            y=shape.outline[:, 1],
+            mode="lines",
+            fill="toself",
+            fillcolor=rgba(e.color, alpha),
+            line=dict(color=e.color, width=width, dash=DASHES[k % len(DASHES)]),
+            name=name,
+            legendgroup=e.name,
+            showlegend=legend,
+            hovertemplate=f"{e.label}<br>{hover}<extra></extra>",
+        ),
+        **where,
+    )
+
+
+def _add_region(fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
+    """The clipping region's outline, lightly filled (nothing for an estimator that does not clip)."""
+    _add_outline(fig, e, k, where, legend, "region")
+
+
+def _add_release(fig: go.Figure, e: GalleryEntry, k: int, where: dict) -> None:
+    """The run's release, a marker in the estimator's colour and symbol."""
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=[e.release[0]],
+            y=[e.release[1]],
+            mode="markers",
+            name=f"{wrap_label(e.label, 34)}: release",
+            legendgroup=e.name,
+            showlegend=False,
+            marker=dict(
+                symbol=SYMBOLS[k % len(SYMBOLS)],
+                size=11,
+                color=e.color,
+                line=dict(color="white", width=1.2),
+            ),
+            hovertemplate=f"{e.label}<br>release (%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
+        ),
+        **where,
+    )
+
+
+def _add_noise(fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
+    """The noise shape, drawn after the release marker so that the marker never hides it."""
+    _add_outline(fig, e, k, where, legend, "noise")
 
 
 def _add_entry(
@@ -121,60 +200,13 @@ def _add_entry(
     legend: bool = True,
     zoom: str = "clip",
 ) -> None:
-    dash, symbol = DASHES[k % len(DASHES)], SYMBOLS[k % len(SYMBOLS)]
+    """One estimator in one panel: its region (not when zoomed on the noise), its release, then its
+    noise shape on top."""
     where = {"row": row, "col": col} if row is not None else {}
-    group = e.name
-    if zoom != "noise" and e.region.kind != "none":
-        fig.add_trace(
-            trace(
-                go.Scatter,
-                x=e.region.outline[:, 0],
-                y=e.region.outline[:, 1],
-                mode="lines",
-                fill="toself",
-                fillcolor=rgba(e.color, 0.08),
-                line=dict(color=e.color, width=2.5, dash=dash),
-                name=wrap_label(e.label, 34),
-                legendgroup=group,
-                showlegend=legend,
-                hovertemplate=f"{e.label}<br>clip region: {e.region.note}<extra></extra>",
-            ),
-            **where,
-        )
-    if e.noise.kind != "none":
-        fig.add_trace(
-            trace(
-                go.Scatter,
-                x=e.noise.outline[:, 0],
-                y=e.noise.outline[:, 1],
-                mode="lines",
-                fill="toself",
-                fillcolor=rgba(e.color, 0.18),
-                line=dict(color=e.color, width=1.5, dash=dash),
-                name=f"{wrap_label(e.label, 34)}: {e.noise.prob:.0%} noise",
-                legendgroup=group,
-                showlegend=legend and zoom == "noise",
-                hovertemplate=(
-                    f"{e.label}<br>{_NOISE_WORD[e.noise.kind]} holding the release with probability "
-                    f"{e.noise.prob:.0%}<extra></extra>"
-                ),
-            ),
-            **where,
-        )
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=[e.release[0]],
-            y=[e.release[1]],
-            mode="markers",
-            name=f"{wrap_label(e.label, 34)}: release",
-            legendgroup=group,
-            showlegend=False,
-            marker=dict(symbol=symbol, size=11, color=e.color, line=dict(color="white", width=1.2)),
-            hovertemplate=f"{e.label}<br>release (%{{x:.4g}}, %{{y:.4g}})<extra></extra>",
-        ),
-        **where,
-    )
+    if zoom != "noise":
+        _add_region(fig, e, k, where, legend)
+    _add_release(fig, e, k, where)
+    _add_noise(fig, e, k, where, legend and zoom == "noise")
 
 
 def _add_common(
@@ -220,6 +252,139 @@ def _add_common(
     )
 
 
+def _equal_aspect(fig: go.Figure, panels: int, ranges: Sequence[tuple[list, list]]) -> None:
+    """Panel ``k`` (1-based axis suffix) gets ``ranges[k]`` and one unit the same length on both
+    axes, so a circle looks round; tick labels only on the first column of each row."""
+    for k in range(panels):
+        xr, yr = ranges[k]
+        sx = "" if k == 0 else str(k + 1)
+        fig.layout[f"xaxis{sx}"].update(range=xr)
+        fig.layout[f"yaxis{sx}"].update(
+            range=yr, scaleanchor=f"x{sx}", scaleratio=1, constrain="domain"
+        )
+
+
+def _both_rows(
+    entries: Sequence[GalleryEntry],
+    pts: np.ndarray,
+    true_mean: Sequence[float],
+    coords: Sequence[int],
+    height: int | None,
+) -> go.Figure:
+    """Two rows, one column per estimator: where each clips (the data and every whole region, one
+    scale) above where its noise puts the release (zoomed in, one scale of its own)."""
+    cols = len(entries)
+    titles = panel_titles(entries) + [""] * cols
+    fig = subplots(
+        rows=2, cols=cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.16
+    )
+    for k, e in enumerate(entries):
+        _add_common(fig, pts, true_mean, row=1, col=k + 1, legend=k == 0)
+        _add_region(fig, e, k, {"row": 1, "col": k + 1}, legend=False)
+        _add_release(fig, e, k, {"row": 1, "col": k + 1})
+        _add_common(fig, np.empty((0, 2)), true_mean, row=2, col=k + 1, legend=False)
+        _add_release(fig, e, k, {"row": 2, "col": k + 1})
+        _add_noise(fig, e, k, {"row": 2, "col": k + 1}, legend=False)
+    top = _extent(entries, pts, true_mean, "clip")
+    bottom = _extent(entries, pts, true_mean, "noise")
+    _equal_aspect(fig, 2 * cols, [top] * cols + [bottom] * cols)
+    i, j = (int(c) + 1 for c in coords)
+    for c in range(cols):
+        fig.update_xaxes(title=f"coord. {i}", row=2, col=c + 1)
+        if c:
+            fig.update_yaxes(showticklabels=False, row=1, col=c + 1)
+            fig.update_yaxes(showticklabels=False, row=2, col=c + 1)
+    fig.update_yaxes(title=f"clip · coord. {j}", row=1, col=1)
+    fig.update_yaxes(title=f"noise · coord. {j}", row=2, col=1)
+    for ann in fig.layout.annotations:
+        ann.font = dict(size=12)
+    fig.update_xaxes(nticks=4)
+    fig.update_yaxes(nticks=5)
+    style(fig, title="Clipping (top) and noise (bottom, zoomed in)", height=height or 640)
+    fig.update_layout(showlegend=False, margin=dict(t=96))
+    return fig
+
+
+def _small_multiples(
+    entries: Sequence[GalleryEntry],
+    pts: np.ndarray,
+    true_mean: Sequence[float],
+    coords: Sequence[int],
+    zoom: str,
+    columns: int,
+    height: int | None,
+) -> go.Figure:
+    """One panel per estimator, every panel at one scale and with equal aspect."""
+    cols = max(1, min(int(columns), len(entries)))
+    rows = math.ceil(len(entries) / cols)
+    fig = subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=panel_titles(entries),
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12 if rows > 1 else 0.08,
+    )
+    draw_pts = pts if zoom != "noise" else np.empty((0, 2))
+    for k, e in enumerate(entries):
+        r, c = divmod(k, cols)
+        _add_common(fig, draw_pts, true_mean, row=r + 1, col=c + 1, legend=k == 0)
+        _add_entry(fig, e, k, row=r + 1, col=c + 1, legend=True, zoom=zoom)
+    _equal_aspect(fig, rows * cols, [_extent(entries, pts, true_mean, zoom)] * (rows * cols))
+    i, j = (int(c) for c in coords)
+    for c in range(cols):
+        fig.update_xaxes(title=f"coordinate {i + 1}", row=rows, col=c + 1)
+    for r in range(rows):
+        fig.update_yaxes(title=f"coordinate {j + 1}", row=r + 1, col=1)
+    for ann in fig.layout.annotations:
+        ann.font = dict(size=12)
+    what = "noise shapes (zoomed)" if zoom == "noise" else "clipping regions and noise shapes"
+    style(fig, title=f"Each estimator's {what}, one scale", height=height or 300 * rows + 110)
+    if any("<br>" in (a.text or "") for a in fig.layout.annotations):
+        fig.update_layout(  # two-line panel titles: the figure title above them, not across
+            margin=dict(t=96), title=dict(y=1.0, yref="container", yanchor="top", pad=dict(t=8))
+        )
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def _overlay(
+    entries: Sequence[GalleryEntry],
+    pts: np.ndarray,
+    true_mean: Sequence[float],
+    coords: Sequence[int],
+    zoom: str,
+    height: int | None,
+) -> go.Figure:
+    """Every estimator in one panel, each region labelled at its top in the estimator's colour."""
+    fig = figure()
+    _add_common(fig, pts if zoom != "noise" else np.empty((0, 2)), true_mean)
+    for k, e in enumerate(entries):
+        _add_entry(fig, e, k, zoom=zoom, legend=True)
+        if zoom != "noise" and e.region.kind != "none":
+            top = e.region.outline[np.argmax(e.region.outline[:, 1])]
+            fig.add_annotation(
+                x=top[0],
+                y=top[1],
+                text=panel_titles([e])[0],
+                showarrow=False,
+                yanchor="bottom",
+                yshift=4,
+                font=dict(color=e.color, size=11),
+            )
+    _equal_aspect(fig, 1, [_extent(entries, pts, true_mean, zoom)])
+    i, j = (int(c) for c in coords)
+    fig.update_xaxes(title=f"coordinate {i + 1}")
+    fig.update_yaxes(title=f"coordinate {j + 1}")
+    what = "noise shapes (zoomed)" if zoom == "noise" else "clipping regions and noise shapes"
+    style(fig, title=f"All {what}, one scale", height=height or 560)
+    fig.update_layout(legend=dict(font=dict(size=11)))
+    return fig
+
+
+#: The frames of :func:`gallery_figure`: what each one shows.
+ZOOMS = ("both", "data", "clip", "noise")
+
+
 def gallery_figure(
     entries: Sequence[GalleryEntry],
     points: np.ndarray,
@@ -227,11 +392,12 @@ def gallery_figure(
     coords: Sequence[int],
     *,
     view: str = "small",
-    zoom: str = "data",
+    zoom: str = "both",
     columns: int = 3,
     height: int | None = None,
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """Clipping regions and noise shapes of ``entries`` at one shared scale.
+    """Clipping regions and noise shapes of ``entries`` at one shared scale, with equal aspect (one
+    unit is as long across as up, so a disk looks round and areas compare by eye).
 
     Parameters
     ----------
@@ -244,73 +410,43 @@ def gallery_figure(
     coords : (i, j)
         0-based coordinates, for the axis titles.
     view : {"small", "overlay"}
-        Small multiples (one panel per estimator, shared axes) or one overlaid panel.
-    zoom : {"data", "clip", "noise"}
-        Frame the data (regions larger than the data run off the frame), the data and every whole
-        clipping region, or zoom on the noise shapes and releases.
+        Small multiples (one panel per estimator) or one overlaid panel.
+    zoom : {"both", "data", "clip", "noise"}
+        ``"both"``: two rows, every whole clipping region at one scale above every noise shape at
+        a zoomed-in scale of its own (the noise is usually a hundred times smaller than the
+        region); ``"data"``: frame the data (larger regions run off the frame); ``"clip"``: the
+        data and every whole clipping region; ``"noise"``: the noise shapes and releases. The
+        noise shape is drawn over the release marker.
     columns : int
-        Panels per row in the small-multiples view.
+        Panels per row in the small-multiples view (not for ``"both"``: one column per estimator).
+
+    Returns
+    -------
+    (Figure, DataFrame)
+        The figure and :func:`gallery_frame`, exactly what is drawn.
+
+    Examples
+    --------
+    >>> from dpcore.data import generate
+    >>> from dpcore.experiments.studies import run_gallery
+    >>> from dpcore.privacy import Budget
+    >>> ds = generate("gaussian", 500, 4, 2.0, rng=0)
+    >>> entries, _ = run_gallery(ds, Budget.zcdp(0.5), ["plan", "gaussian_private"], (0, 1))
+    >>> fig, frame = gallery_figure(entries, ds.x[:, :2], ds.true_mean[:2], (0, 1))
+    >>> sorted(set(frame["shape"]))
+    ['clip region', 'noise shape', 'release', 'true mean']
     """
     if view not in ("small", "overlay"):
         raise ValueError(f"view must be 'small' or 'overlay'; got {view!r}.")
-    if zoom not in ("data", "clip", "noise"):
-        raise ValueError(f"zoom must be 'data', 'clip' or 'noise'; got {zoom!r}.")
+    if zoom not in ZOOMS:
+        raise ValueError(f"zoom must be one of {', '.join(map(repr, ZOOMS))}; got {zoom!r}.")
     pts = np.asarray(points, float).reshape(-1, 2)
-    draw_pts = pts if zoom != "noise" else np.empty((0, 2))
-    xr, yr = _extent(entries, pts, true_mean, zoom)
-    i, j = (int(c) for c in coords)
-    what = "noise shapes (zoomed)" if zoom == "noise" else "clipping regions and noise shapes"
     if view == "overlay" or not entries:
-        fig = figure()
-        _add_common(fig, draw_pts, true_mean)
-        for k, e in enumerate(entries):
-            _add_entry(fig, e, k, zoom=zoom, legend=True)
-            if zoom != "noise" and e.region.kind != "none":
-                top = e.region.outline[np.argmax(e.region.outline[:, 1])]
-                fig.add_annotation(
-                    x=top[0],
-                    y=top[1],
-                    text=wrap_label(e.label, 22),
-                    showarrow=False,
-                    yanchor="bottom",
-                    yshift=4,
-                    font=dict(color=e.color, size=11),
-                )
-        fig.update_xaxes(range=xr, title=f"coordinate {i + 1}")
-        fig.update_yaxes(range=yr, title=f"coordinate {j + 1}")
-        style(fig, title=f"All {what}, one scale", height=height or 560)
-        fig.update_layout(legend=dict(font=dict(size=11)))
-        return fig, gallery_frame(entries, true_mean)
-    cols = max(1, min(int(columns), len(entries)))
-    rows = math.ceil(len(entries) / cols)
-    fig = subplots(
-        rows=rows,
-        cols=cols,
-        shared_xaxes="all",
-        shared_yaxes="all",
-        subplot_titles=[wrap_label(e.label, 30) for e in entries],  # whole, on 1-2 lines
-        horizontal_spacing=0.04,
-        vertical_spacing=0.12 if rows > 1 else 0.08,
-    )
-    for k, e in enumerate(entries):
-        r, c = divmod(k, cols)
-        _add_common(fig, draw_pts, true_mean, row=r + 1, col=c + 1, legend=k == 0)
-        _add_entry(fig, e, k, row=r + 1, col=c + 1, legend=True, zoom=zoom)
-    fig.update_xaxes(range=xr)
-    fig.update_yaxes(range=yr)
-    for c in range(cols):
-        fig.update_xaxes(title=f"coordinate {i + 1}", row=rows, col=c + 1)
-    for r in range(rows):
-        fig.update_yaxes(title=f"coordinate {j + 1}", row=r + 1, col=1)
-    for ann in fig.layout.annotations:
-        ann.font = dict(size=12)
-    two_lines = any("<br>" in (a.text or "") for a in fig.layout.annotations)
-    style(fig, title=f"Each estimator's {what}, one scale", height=height or 300 * rows + 110)
-    if two_lines:  # the panel titles take two lines: the figure title above them, not across
-        fig.update_layout(
-            margin=dict(t=96), title=dict(y=1.0, yref="container", yanchor="top", pad=dict(t=8))
-        )
-    fig.update_layout(showlegend=False)
+        fig = _overlay(entries, pts, true_mean, coords, "clip" if zoom == "both" else zoom, height)
+    elif zoom == "both":
+        fig = _both_rows(entries, pts, true_mean, coords, height)
+    else:
+        fig = _small_multiples(entries, pts, true_mean, coords, zoom, columns, height)
     return fig, gallery_frame(entries, true_mean)
 
 
@@ -444,3 +580,47 @@ def why_plan_figures(errors: pd.DataFrame, noise: pd.DataFrame) -> tuple[go.Figu
     style(right, title=f"…so its error is smaller ({errors['seed'].nunique()} runs)", height=380)
     right.update_layout(showlegend=False)
     return left, right
+
+
+def _area(outline: np.ndarray) -> float:
+    """Area inside a closed outline (shoelace formula; 0 for no outline)."""
+    if outline.size == 0:
+        return 0.0
+    x, y = outline[:, 0], outline[:, 1]
+    return float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
+
+
+def shapes_headline(entries: Sequence[GalleryEntry], coords: Sequence[int]) -> str:
+    """The sentence under the gallery, about shapes (one run cannot rank accuracy): the largest and
+    smallest clipping region and noise shape in the two coordinates, as area ratios.
+
+    Examples
+    --------
+    >>> from dpcore.data import generate
+    >>> from dpcore.experiments.studies import run_gallery
+    >>> from dpcore.privacy import Budget
+    >>> ds = generate("gaussian", 500, 4, 2.0, rng=0)
+    >>> entries, _ = run_gallery(ds, Budget.zcdp(0.5), ["plan", "gaussian_private"], (0, 1))
+    >>> "the area of" in shapes_headline(entries, (0, 1))
+    True
+    """
+    i, j = (int(c) + 1 for c in coords)
+    out = f"In coordinates {i} and {j}:"
+    for what, part, row in (("clip region", "region", "top"), ("noise shape", "noise", "bottom")):
+        sized = [(e, _area(getattr(e, part).outline)) for e in entries]
+        sized = [(e, a) for e, a in sized if a > 0]
+        if len(sized) < 2:
+            continue
+        big = max(sized, key=lambda ea: ea[1])
+        small = min(sized, key=lambda ea: ea[1])
+        if big[0] is small[0]:
+            continue
+        prob = f"{entries[0].noise.prob:.0%} " if part == "noise" else ""
+        out += (
+            f" the {prob}{what} of **{big[0].label}** covers {times(big[1] / small[1])} the area "
+            f"of **{small[0].label}**'s ({row} row);"
+        )
+    return out.rstrip(";:") + (
+        ". One run cannot rank accuracy: *Draw 100 releases* below shows the spread, Compare "
+        "the errors over many runs."
+    )

@@ -8,8 +8,6 @@ from urllib.parse import unquote
 
 from streamlit.testing.v1 import AppTest
 
-from dpcore.registry import get
-
 TIMEOUT = 180
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/side_by_side.py"
@@ -32,12 +30,15 @@ def _text(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def test_default_page_draws_every_default_estimator_in_small_multiples():
+def test_default_page_shows_every_region_and_noise_shape_at_equal_aspect():
     at = _page({"n": "1000", "d": "8"})
     assert not at.exception
     assert at.title[0].value == "Side by side"
     names = at.multiselect(key="sbs_names").value
     assert "plan" in names and "iome_paper" in names and "gaussian_private" in names
+    # adjacent coordinates and both rows: every clip region and every noise shape is a shape
+    assert (at.number_input(key="sbs_i").value, at.number_input(key="sbs_j").value) == (1, 2)
+    assert at.radio(key="sbs_zoom").value == "both"
     specs = _specs(at)
     assert len(specs) == 3  # the gallery and two animations (plotly frames with a play button)
     assert [len(sp.get("frames", [])) for sp in specs[1:]] == [4, 11]
@@ -45,13 +46,27 @@ def test_default_page_draws_every_default_estimator_in_small_multiples():
         sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:]
     )
     spec = specs[0]
-    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    layout = spec["layout"]
+    # two rows of one panel per estimator, each panel at equal aspect (a circle looks round)
+    yaxes = sorted(k for k in layout if k.startswith("yaxis"))
+    assert len(yaxes) == 2 * len(names)
+    assert all(layout[k]["scaleanchor"] == "x" + k[5:] for k in yaxes)
+    # the noise shape of each panel is drawn after (above) its release marker
+    for axes in {(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]}:
+        names_here = [
+            t["name"] for t in spec["data"] if (t.get("xaxis", "x"), t.get("yaxis", "y")) == axes
+        ]
+        for k, nm in enumerate(names_here):
+            if nm.endswith("noise"):
+                assert any(m.endswith(": release") for m in names_here[:k]), names_here
+    # short panel titles (a phone fits them side by side), the whole label in the hover text
+    titles = [a["text"] for a in layout["annotations"] if a["text"]]
     assert len(titles) == len(names)
-    # every panel title is the whole label (on two lines when long), never cut with "…"
-    labels = {n: get(n).label for n in names}
-    assert sorted(t.replace("<br>", " ") for t in titles) == sorted(labels.values())
-    assert "lands closest to the true mean" in _text(at)
-    assert not re.search(r"\de[+-]\d", _text(at)), "a number in scientific notation"
+    assert all(len(line) <= 18 for t in titles for line in t.split("<br>")), titles
+    text = _text(at)
+    assert "the area of" in text and "cannot rank" in text
+    assert "lands closest" not in text  # one run does not rank estimators
+    assert not re.search(r"\de[+-]\d", text), "a number in scientific notation"
     # overlay: one panel with a direct label per estimator
     at.radio(key="sbs_view").set_value("overlay").run()
     assert not at.exception

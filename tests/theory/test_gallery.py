@@ -183,10 +183,22 @@ def test_figures_draw_the_data_regions_and_share_one_scale(real_entries):
     entries = list(by.values())
     pts = ds.x[:200][:, list(COORDS)]
     truth = ds.true_mean[list(COORDS)]
-    fig, frame = gallery_figure(entries, pts, truth, COORDS, view="small")
+    fig, frame = gallery_figure(entries, pts, truth, COORDS, view="small", zoom="clip")
     assert any(t.name == "data (sample of rows)" and len(t.x) == 200 for t in fig.data)
     ranges = {tuple(fig.layout[k].range) for k in fig.layout if k.startswith("xaxis")}
     assert len(ranges) == 1  # one shared scale
+    # the default: every whole region (top row) above every noise shape (bottom row, zoomed in)
+    both, _ = gallery_figure(entries, pts, truth, COORDS)
+    k = len(entries)
+    top = {tuple(both.layout["xaxis" + (str(c) if c > 1 else "")].range) for c in range(1, k + 1)}
+    low = {tuple(both.layout[f"xaxis{c}"].range) for c in range(k + 1, 2 * k + 1)}
+    assert len(top) == len(low) == 1 and top != low
+    (x0, x1), (n0, n1) = next(iter(top)), next(iter(low))
+    assert n1 - n0 < (x1 - x0) / 5  # the noise row is zoomed in
+    for e in entries:  # every whole region fits the top row, every noise shape the bottom one
+        for shape, (lo, hi) in ((e.region, (x0, x1)), (e.noise, (n0, n1))):
+            if shape.outline.size:
+                assert lo <= shape.outline[:, 0].min() and shape.outline[:, 0].max() <= hi
     assert set(frame["shape"]) == {"clip region", "noise shape", "release", "true mean"}
     fig2, _ = gallery_figure(entries, pts, truth, COORDS, view="overlay", zoom="noise")
     assert not any(t.name == "data (sample of rows)" for t in fig2.data)
