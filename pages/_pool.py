@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError, Executor, Future
@@ -23,13 +24,11 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpcore.pool import (
     BACKGROUND_NICE,
     FairPool,
     Lane,
-    Stopped,
     process_pool,
     run_stoppable,
     workers_from_env,
@@ -75,11 +74,23 @@ def background_pool() -> FairPool | None:
         return None
 
 
+#: The ``st.session_state`` key of this session's lane of the shared pool (a random id).
+LANE_KEY = "_dpmean_lane"
+
+
+def session_key() -> str:
+    """This session's key for the fair pool: a random id kept in ``st.session_state`` (made on the
+    session's first ask, the same on every page and run after it). Call it in the script thread."""
+    key = st.session_state.get(LANE_KEY)
+    if not isinstance(key, str):
+        key = st.session_state[LANE_KEY] = uuid.uuid4().hex
+    return key
+
+
 def session_lane() -> Lane | None:
     """This session's lane of the shared pool (a fresh view), or ``None`` when there is no pool."""
     pool = shared_pool()
-    ctx = get_script_run_ctx()
-    return None if pool is None or ctx is None else pool.lane(ctx.session_id)
+    return None if pool is None else pool.lane(session_key())
 
 
 def with_pool(work: Callable[[Executor | None], T]) -> T:
@@ -386,37 +397,31 @@ def byte_cached(
 
 
 # ---------------------------------------------------------------------------------------------
-# work with a time budget, stopped when its visitor leaves
+# work with a time budget, stopped when its visitor leaves (or the run is replaced)
 
 #: Time budget of one view's peer-library runs (Your data, Compare's sweeps at least this).
 PEER_SECONDS = 30.0
 
 
-def visitor_gone() -> Callable[[], bool]:
-    """A test for "nobody waits for this run any more", bound to the current script run: true once
-    its session is closed or disconnected (the visitor left), or its run is asked to stop or rerun
-    (a widget changed; the next run asks again). Outside a script run, never true."""
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        return lambda: False
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+def stop_point() -> bool:
+    """Let Streamlit stop this script run here if it was asked to; else ``False`` ("go on").
 
-    session_id, requests = ctx.session_id, ctx.script_requests
-
-    def gone() -> bool:
-        if getattr(requests, "_state", ScriptRequestType.CONTINUE) != ScriptRequestType.CONTINUE:
-            return True
-        return Runtime.exists() and not Runtime.instance().is_active_session(session_id)
-
-    return gone
+    Streamlit stops a run at its next *yield point* once the run is asked to stop: the visitor left
+    (closing the tab disconnects the session, which stops its run) or a widget changed (the new run
+    replaces this one). Reading ``st.session_state`` in the script thread is such a point: there
+    Streamlit raises its own quiet stop, which ends this run without an error on the page. A call
+    from another thread, or outside a script run, reads and goes on.
+    """
+    st.session_state.get(LANE_KEY)
+    return False
 
 
 def run_bounded(fn: Callable[..., T], /, *args: Any, seconds: float, what: str, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` in a process of its own (:func:`dpcore.pool.run_stoppable`), ended
     after ``seconds`` (:class:`~dpcore.pool.TimeBudgetExceeded`, a ``ValueError`` naming the budget,
     which :func:`pages._ui.user_errors` shows) or as soon as its visitor leaves or the run is
-    replaced (the process is ended and the page run stopped: nobody is there to see it).
+    replaced: the wait passes a :func:`stop_point` every 0.05 s, where Streamlit ends the run, and
+    the process is ended on the way out (nobody is there to see it).
 
     ``fn`` must be a module-level function of picklable arguments. ``DPMEAN_WORKERS=0`` (no
     processes) runs it in this thread, without a time budget.
@@ -427,12 +432,4 @@ def run_bounded(fn: Callable[..., T], /, *args: Any, seconds: float, what: str, 
         in_thread = False
     if in_thread:
         return fn(*args, **kwargs)
-    try:
-        return run_stoppable(
-            fn, *args, seconds=seconds, what=what, should_stop=visitor_gone(), **kwargs
-        )
-    except Stopped:
-        # the run ends quietly: Streamlit treats this exception as "stop here", no error shown
-        from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-
-        raise StopException() from None
+    return run_stoppable(fn, *args, seconds=seconds, what=what, should_stop=stop_point, **kwargs)

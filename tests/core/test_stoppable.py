@@ -42,30 +42,3 @@ def test_results_and_errors_come_back() -> None:
 def test_the_budget_is_a_value_error_naming_it() -> None:
     err = TimeBudgetExceeded("The peer libraries' means", 30)
     assert isinstance(err, ValueError) and "30 s" in str(err)
-
-
-def test_visitor_gone_when_the_run_is_stopped_or_the_session_closed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from types import SimpleNamespace
-
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
-
-    import pages._pool
-
-    assert pages._pool.visitor_gone()() is False  # outside a script run: never
-    requests = ScriptRequests()
-    ctx = SimpleNamespace(session_id="s1", script_requests=requests)
-    monkeypatch.setattr(pages._pool, "get_script_run_ctx", lambda: ctx)
-    active = {"s1"}
-    fake = SimpleNamespace(is_active_session=active.__contains__)
-    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
-    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: fake))
-    gone = pages._pool.visitor_gone()
-    assert gone() is False
-    active.clear()  # the browser left: the session is no longer active
-    assert gone() is True
-    active.add("s1")
-    requests.request_stop()  # the session shut down or the run was replaced
-    assert gone() is True

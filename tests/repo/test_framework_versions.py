@@ -8,13 +8,13 @@ re-check before the pin is moved:
 - the public behaviour relied on still holds (a figure's ``to_dict`` layout, the panel names
   ``get_subplot`` gives, ``st.plotly_chart`` sending a figure's ``to_dict``, ``st.navigation``
   switching off the legacy ``pages/`` mode);
-- the few framework internals still used (listed in :data:`PLOTLY_INTERNALS` and
-  :data:`STREAMLIT_INTERNALS`, with where) are still there.
+- the few framework internals still used (listed in :data:`PLOTLY_INTERNALS`, with where) are
+  still there (Streamlit's are none: tests/core/test_pool_streamlit.py pins the public behaviour
+  the worker pool relies on).
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import tomllib
 from pathlib import Path
@@ -42,20 +42,12 @@ PLOTLY_INTERNALS = [
     ("go.Layout", "_validate"),
 ]
 
-#: Streamlit internals pages/_pool.py still uses (a run's session id, whether its visitor left or
-#: a rerun was asked for, and the quiet stop of a run): module, attribute.
-STREAMLIT_INTERNALS = [
-    ("streamlit.runtime.scriptrunner", "get_script_run_ctx"),
-    ("streamlit.runtime", "Runtime"),
-    ("streamlit.runtime.scriptrunner_utils.script_requests", "ScriptRequestType"),
-    ("streamlit.runtime.scriptrunner_utils.exceptions", "StopException"),
-]
-
 RECHECK = (
     "Before moving the pin in pyproject.toml, re-check: tests/figures/test_figures*.py and "
     "tests/pages/test_unvalidated_figures.py (figure JSON byte for byte), tests/pages/test_shell.py "
     "(navigation), a shared page link opened first on a fresh server "
-    "(REQUIRE_BROWSER=1 pytest tests/e2e/test_state_browser.py), and the internals listed in "
+    "(REQUIRE_BROWSER=1 pytest tests/e2e/test_state_browser.py), tests/core/test_pool_streamlit.py "
+    "(a session-state read stops a run asked to stop) and the internals listed in "
     "tests/repo/test_framework_versions.py."
 )
 
@@ -132,10 +124,3 @@ def test_plotly_internals_still_used_are_there(owner, attribute):
     if attribute == "_data_validator":
         params = inspect.signature(type(obj._data_validator).validate_coerce).parameters
         assert "_validate" in params, f"validate_coerce lost _validate. {RECHECK}"
-
-
-@pytest.mark.parametrize(("module", "attribute"), STREAMLIT_INTERNALS)
-def test_streamlit_internals_still_used_are_there(module, attribute):
-    assert hasattr(importlib.import_module(module), attribute), (
-        f"streamlit {st.__version__}: {module}.{attribute} is gone (pages/_pool.py). {RECHECK}"
-    )
