@@ -3,55 +3,31 @@ sweep of the budget, n, d or the skew; the sampling floor and the theory beside 
 
 from __future__ import annotations
 
-import logging
 import time
-from concurrent.futures import Executor
 from urllib.parse import urlencode
 
 import numpy as np
-import pandas as pd
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
-from dpcore.estimators.plan import thin_budget_risk
-from dpcore.experiments import (
-    FAILURE_MULTIPLE,
-    ExperimentConfig,
-    default_estimators,
-    make_dataset,
-    plan_tasks,
-    run,
-    tail_table,
-)
+from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, plan_tasks
 from dpcore.experiments.config import check_app_limits
-from dpcore.experiments.cost import estimate_seconds
-from dpcore.experiments.presets import PRESETS, check_claim
-from dpcore.figures.compare import (
-    BLOWUP_MULTIPLE,
-    METRIC_LABEL,
-    compare_views,
-    target_views,
+from dpcore.experiments.presets import (
+    PRESETS,
+    check_claim,
+    estimator_choices,
+    sidebar_config,
+    with_choices,
 )
+from dpcore.experiments.progressive import before_run_warning
+from dpcore.figures.compare import BLOWUP_MULTIPLE, METRIC_LABEL
 from dpcore.glossary import define
-from dpcore.pool import workers_from_env
+from pages import _compare_run as runs
 from pages._goto import follow, on_compare_click
-from pages._pool import (
-    FIRST_REPS,
-    PEER_SECONDS,
-    SharedCache,
-    call_on,
-    poll_seconds,
-    progressive,
-    run_bounded,
-    with_pool,
-)
 from pages._present import Deck, slides_button
 from pages._spec import page
 from pages._ui import (
-    AUTO_REFINE_SECONDS,
-    LONG_RUN_SECONDS,
     chart,
     download_csv,
     duration_text,
@@ -62,7 +38,6 @@ from pages._ui import (
     settings,
     show_code,
     simulation_notice,
-    smaller_data_choices,
     url_sync,
     url_value,
     url_widget,
@@ -109,28 +84,12 @@ PRESET_LABEL = {"custom": "Your sidebar settings", **{k: p.label for k, p in PRE
 _OWN = ("cmp_x", "cmp_metric", "cmp_reps", "cmp_est", "cmp_est_peers", "cmp_target")
 
 
-def _preset_sidebar(name: str) -> dict:
-    """The sidebar values a preset sets: its data, n, d, skew, budget and unit (the seed stays the user's)."""
-    p = PRESETS[name].config
-    out = {
-        "distribution": p["distribution"],
-        "n": int(p["n"]),
-        "d": int(p["d"]),
-        "skew": float(p["skew"]),
-        "budget_value": float(p["budget"]),
-        "unit": p["unit"],
-    }
-    if "delta" in p:
-        out["delta"] = float(p["delta"])
-    return out
-
-
 def _on_preset() -> None:
     """Choosing a preset writes its settings into the sidebar, so the sidebar and the URL carry one state."""
     name = st.session_state["cmp_preset"]
     forget(*_OWN)
     if name in PRESETS:
-        set_sidebar(_preset_sidebar(name))
+        set_sidebar(PRESETS[name].sidebar())
 
 
 if "cmp_preset" not in st.session_state:
@@ -142,9 +101,7 @@ if "cmp_preset" not in st.session_state:
         and "_keep_cmp_preset" not in st.session_state
     ):
         st.session_state["_keep_cmp_preset"] = first
-        set_sidebar(
-            _preset_sidebar(first), rerun=True
-        )  # a bare ?preset= link: the preset sets the sidebar
+        set_sidebar(PRESETS[first].sidebar(), rerun=True)  # a bare ?preset= link sets the sidebar
 else:  # never drawn as the first option, "Your sidebar settings", instead (see send_values)
     send_values("cmp_preset")
 
@@ -164,7 +121,7 @@ if preset == "custom":
     st.query_params.pop("preset", None)
 else:
     url_sync("preset", preset)
-    differ = {k: v for k, v in _preset_sidebar(preset).items() if getattr(s, k) != v}
+    differ = {k: v for k, v in PRESETS[preset].sidebar().items() if getattr(s, k) != v}
     if differ:
         c1.caption(
             "Changed from the preset: "
@@ -195,33 +152,16 @@ with user_errors():
         st.info(
             f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back)."
         )
-    elif (
-        preset != "custom"
-    ):  # the preset's estimators and sweep, at the sidebar's data, budget and seed
-        base = ExperimentConfig.from_dict(
-            {
-                **PRESETS[preset].experiment().to_dict(),
-                "seed": int(s.seed),
-                "distribution": s.distribution,
-                "n": int(s.n),
-                "d": int(s.d),
-                "skew": float(s.skew),
-                "budget": float(s.budget_value),
-                "unit": s.unit,
-                "delta": float(s.delta),
-            }
-        )
-    else:
-        base = ExperimentConfig(
+    else:  # a preset's estimators and sweep (or the defaults) at the sidebar's data, budget, seed
+        base = sidebar_config(
+            None if preset == "custom" else preset,
             distribution=s.distribution,
             n=int(s.n),
             d=int(s.d),
             skew=float(s.skew),
-            budget=float(s.budget_value),
-            unit=s.unit,
+            budget=s.budget,
             delta=float(s.delta),
             seed=int(s.seed),
-            estimators=default_estimators(s.kind, s.unit, int(s.d)) or ["empirical"],
         )
 
 AXES = {"budget": "budget", "n": "n", "d": "d", "skew": "skew"}
@@ -262,14 +202,8 @@ reps = url_widget(
 
 
 peers_on = include_peers("cmp_peers")
-options = [e.name for e in registry.applicable(base.kind, base.d, peers=peers_on)]
+options, chosen_default = estimator_choices(base, peers_on)
 labels = {e.name: e.label for e in registry.all_estimators()}
-chosen_default = [e["name"] for e in base.estimator_entries() if e["name"] in options]
-chosen_default += [
-    e.name
-    for e in registry.applicable(base.kind, base.d, peers=True)
-    if peers_on and e.family == registry.PEERS and e.name not in chosen_default
-]
 chosen = url_widget(
     st.multiselect,
     f"Estimators ({len(options)} apply to this {base.kind} data)",
@@ -285,204 +219,54 @@ if not chosen:
     st.stop()
 
 with user_errors():
-    values = base.to_dict()
-    values["estimators"] = [
-        e for e in base.estimators if (e if isinstance(e, str) else e["name"]) in chosen
-    ]
-    values["estimators"] += [
-        n
-        for n in chosen
-        if n not in {(e if isinstance(e, str) else e["name"]) for e in values["estimators"]}
-    ]
-    values["repetitions"] = int(reps)
-    values["metric"] = metric
-    if x not in base.sweep or len(base.sweep[x]) < 2:
-        values["sweep"] = {x: base.sweep_around(x)}
-    config = check_app_limits(ExperimentConfig.from_dict(values))
+    config = check_app_limits(with_choices(base, chosen, repetitions=reps, metric=metric, x=x))
 
 
-@st.cache_resource(show_spinner=False)
-def _frames() -> SharedCache:
-    """Finished sweeps keyed on the JSON config string, shared by all sessions and the background
-    refiners (at most 24 kept).
-
-    Not ``st.cache_data``: its replay of elements cannot drive a progress bar drawn outside the
-    cached function, and long sweeps need one. Same key, same frame: the engine is deterministic.
-    """
-    return SharedCache(24)
-
-
-def _peer_seconds(config_json: str) -> float | None:
-    """The time budget of a sweep with a peer library in it (``None`` without one): at least
-    :data:`~pages._pool.PEER_SECONDS`, and three times the predicted time of an approved long run."""
-    cfg = ExperimentConfig.from_json(config_json)
-    names = {e if isinstance(e, str) else e.get("name") for e in cfg.estimators}
-    peers = {e.name for e in registry.all_estimators() if e.family == registry.PEERS}
-    if not names & peers:
-        return None
-    return max(PEER_SECONDS, 3.0 * estimate_seconds(cfg))
-
-
-def _run(config_json: str) -> pd.DataFrame:
-    def compute() -> pd.DataFrame:
-        seconds = _peer_seconds(config_json)
-        if seconds is not None:  # in a process of its own, ended at its budget or when left
-            with st.spinner("Running the sweep with the peer libraries…"):
-                return run_bounded(
-                    run, config_json, seconds=seconds, what="The sweep with the peer libraries"
-                )
-        bar = st.progress(0.0, text="Running the sweep…")
-
-        def tick(done: int, total: int) -> None:
-            bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
-
-        frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))  # shared pool
-        bar.empty()
-        return frame
-
-    return _frames().get_or_compute(config_json, compute)
-
-
-config_json = config.to_json(indent=None)
 what = (
     f"{len(plan_tasks(config)[0])} datasets, {len(chosen)} estimators, {config.repetitions} "
     f"repetitions per point at n = {config.n:,}, d = {config.d}"
 )
-_names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
-if config.unit == "rho" and _names & {"plan", "plan_noscale", "plan_equal_split"}:
-    with user_errors():  # before the run: public values only (n, d, rho and the public range)
-        _lo, _hi = make_dataset(config, config.n, config.d, config.base_skew(), 0).bounds
-        if (
-            _risk := thin_budget_risk(config.n, config.d, config.budget, float(np.max(_hi - _lo)))
-        ) is not None:
-            st.warning("**Before the run:** " + _risk)
-# One flow for a first result: the first FIRST_REPS repetitions are drawn at once
-# (exactly those of the full sweep). When all of them are predicted to be short, the full sweep then
-# runs by itself (in the background on the shared pool, or at once without one); when it is long,
-# the user chooses: all repetitions (with the time), or a smaller n, d or repetition count.
-predicted = estimate_seconds(config)
-first_cfg = (
-    config
-    if config.repetitions <= FIRST_REPS
-    else ExperimentConfig.from_dict({**config.to_dict(), "repetitions": FIRST_REPS})
-)
-first_json = first_cfg.to_json(indent=None)
-approved: set = st.session_state.setdefault("_approved_runs", set())
-background = progressive()
-#: a full sweep within this runs by itself: in the background on the pool, else in this run
-auto_limit = AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS
-full_ready = config_json in _frames()
-want_full = full_ready or config_json in approved or predicted <= auto_limit
-
-
-def _cost(n_: int, d_: int) -> float:
-    return estimate_seconds(ExperimentConfig.from_dict({**config.to_dict(), "n": n_, "d": d_}))
-
-
-def _offer(box: DeltaGenerator, runs: list[tuple[str, float, str]]) -> None:
-    """Buttons in ``box``: each of ``runs`` (label, seconds, the run key it approves), then the smaller
-    settings whose full sweep runs by itself (a smaller n or d, or fewer repetitions)."""
-    per_rep = predicted / config.repetitions
-    fit = min(config.repetitions - 1, int(auto_limit / max(per_rep, 1e-9)))
-    fewer = (
-        [
-            (
-                f"Use {fit} repetitions",
-                per_rep * fit,
-                lambda v=fit: st.session_state.update(cmp_reps=v),
-            )
-        ]
-        if FIRST_REPS < fit
-        else []
-    )
-    smaller = smaller_data_choices(config.n, config.d, _cost, within=auto_limit) + fewer
-    cols = box.columns(len(runs) + len(smaller))
-    for col, (label, secs, key) in zip(cols, runs, strict=False):
-        col.button(
-            f"{label} (≈ {duration_text(secs)})",
-            type="primary" if key == config_json else "secondary",
-            key=f"approve-{label}",
-            on_click=approved.add,
-            args=(key,),
-        )
-    for col, (label, secs, callback) in zip(cols[len(runs) :], smaller, strict=True):
-        col.button(f"{label} (≈ {duration_text(secs)})", on_click=callback, key=f"smaller-{label}")
-
-
-first_seconds = estimate_seconds(first_cfg)
-if (
-    not want_full
-    and first_json not in _frames()
-    and first_json not in approved
-    and first_seconds > LONG_RUN_SECONDS
-):  # even the first result is long: the time first, and a choice
+with user_errors():  # before the run: public values only (n, d, rho and the public range)
+    if (risk := before_run_warning(config)) is not None:
+        st.warning("**Before the run:** " + risk)
+# a first result at once; the full sweep by itself when short, else offered (dpcore decides)
+plan = runs.decision(config)
+config_json = config.to_json(indent=None)
+if plan.state == "ask":  # even the first result is long: the time first, and a choice
     box = st.container(border=True)
     box.markdown(
-        f"**This comparison takes about {duration_text(predicted)}** ({what}); a first result with "
-        f"{first_cfg.repetitions} repetitions per point takes about {duration_text(first_seconds)}."
+        f"**This comparison takes about {duration_text(plan.predicted)}** ({what}); a first result "
+        f"with {plan.first.repetitions} repetitions per point takes about "
+        f"{duration_text(plan.first_seconds)}."
     )
-    _offer(
-        box,
-        [
-            (f"Run all {config.repetitions} repetitions", predicted, config_json),
-            (f"Run {first_cfg.repetitions} repetitions first", first_seconds, first_json),
-        ][: 1 if first_cfg is config else 2],
-    )
+    runs.offer_buttons(box, plan)
     st.stop()
-shown = (
-    config if (full_ready or first_cfg is config or (want_full and not background)) else first_cfg
-)
-shown_json = shown.to_json(indent=None)
+assert plan.shown is not None
+shown_json = plan.shown.to_json(indent=None)
 t0 = time.perf_counter()
 with user_errors():
-    n_tasks = len(plan_tasks(shown)[0])
-    frame = _run(shown_json)
+    n_tasks = len(plan_tasks(plan.shown)[0])
+    frame = runs.sweep(shown_json)
 elapsed = time.perf_counter() - t0
-status = f"{first_cfg.repetitions} of {config.repetitions} repetitions per point"
+status = f"{plan.first.repetitions} of {config.repetitions} repetitions per point"
 #: the target this run shows (set further down): the refiner draws that view too
 shown_target: dict[str, float] = {}
-if shown is not config and want_full:  # refine in the background; the fragment redraws when done
-
-    def _refine(ex: Executor) -> pd.DataFrame:
-        """The full sweep, and its views at this axis and norm (and its target view at the target
-        shown, once the page has drawn it), all on the background pool: the rerun that draws them
-        then only reads them."""
-        full = run(config_json, executor=ex)
-        views = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
-        _view_cache().put((config_json, x, metric), (*views, tail_table(full, metric)))
-        if "target" in shown_target:
-            target_ = shown_target["target"]
-            unit = ExperimentConfig.from_json(config_json).unit
-            try:
-                made = call_on(ex, target_views, full, views[4], x, target_, metric, unit)
-                _target_cache().put((config_json, x, metric, target_), made)
-            except Exception:  # only the head start is lost: the rerun computes it (or shows why)
-                logging.getLogger(__name__).exception("target view of %s", config_json)
-        return full
-
-    _frames().refine(config_json, _refine)
-
-    @st.fragment(
-        run_every=poll_seconds(_frames().in_flight(), predicted, max(workers_from_env(), 1))
+if plan.refine:  # refine in the background; the fragment redraws when done
+    runs.refine(config_json, x, metric, shown_target)
+    runs.refining_notice(
+        config_json,
+        f"**Showing {status}, refining in the background** (all {config.repetitions} take about "
+        f"{duration_text(plan.predicted)}); the chart updates by itself.",
+        plan.predicted,
     )
-    def _refined() -> None:
-        """Redraw the page with the full sweep as soon as it is there."""
-        if _frames().get(config_json) is not None:
-            st.rerun()
-        st.info(
-            f"**Showing {status}, refining in the background** (all {config.repetitions} take about "
-            f"{duration_text(predicted)}); the chart updates by itself.",
-            icon=":material/hourglass_top:",
-        )
-
-    _refined()
-elif shown is not config:  # a long full run: offered, not started
+elif plan.state == "offered":  # a long full run: offered, not started
     box = st.container(border=True)
     box.markdown(
         f"**Showing {status}: a quick first result.** All {config.repetitions} take about "
-        f"{duration_text(predicted)} ({what}); run them for numbers to rely on, or pick a smaller setting."
+        f"{duration_text(plan.predicted)} ({what}); run them for numbers to rely on, or pick a "
+        "smaller setting."
     )
-    _offer(box, [(f"Run all {config.repetitions} repetitions", predicted, config_json)])
+    runs.offer_buttons(box, plan)
 else:
     st.caption(f"Showing all {config.repetitions} repetitions per point.")
 
@@ -492,57 +276,11 @@ failed = frame[frame["failed"] != ""]
 if not failed.empty:
     first = failed.iloc[0]
     st.warning(
-        f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: {first['failed']}"
+        f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: "
+        f"{first['failed']}"
     )
 
-
-@st.cache_resource(show_spinner=False)
-def _view_cache() -> SharedCache:
-    """:func:`_views` of recent sweeps, shared by all sessions and the background refiners, which
-    fill it for the refined sweep before the page asks. The page only reads what it gets."""
-    return SharedCache(32)
-
-
-def _views(
-    config_json: str, x: str, metric: str
-) -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The chart (as a plain dict), its data, the sentence, the regret table and the summary for one
-    sweep, computed in a worker of the shared pool (outside this process's GIL; here without one),
-    and the failure-rate table; kept for every session."""
-
-    def compute() -> tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        frame = _run(config_json)
-        views = with_pool(
-            lambda ex: call_on(ex, compare_views, frame, config_json, x, metric, drawn=True)
-        )
-        return (*views, tail_table(frame, metric))
-
-    return _view_cache().get_or_compute((config_json, x, metric), compute)
-
-
-@st.cache_resource(show_spinner=False)
-def _target_cache() -> SharedCache:
-    """:func:`_target_views` of recent sweeps and targets, shared by all sessions."""
-    return SharedCache(64)
-
-
-def _target_views(
-    config_json: str, x: str, metric: str, target: float
-) -> tuple[dict, pd.DataFrame, str]:
-    """The "what does each estimator need" chart, its data and its sentence for one sweep and
-    target, computed in a worker of the shared pool (here without one) and kept for every session."""
-
-    def compute() -> tuple[dict, pd.DataFrame, str]:
-        frame, summary = _run(config_json), _views(config_json, x, metric)[4]
-        unit = ExperimentConfig.from_json(config_json).unit
-        return with_pool(
-            lambda ex: call_on(ex, target_views, frame, summary, x, target, metric, unit)
-        )
-
-    return _target_cache().get_or_compute((config_json, x, metric, target), compute)
-
-
-fig_dict, data, sentence, table, summ, tails = _views(shown_json, x, metric)
+fig_dict, data, sentence, table, summ, tails = runs.views(shown_json, x, metric)
 if preset != "custom" and upload is None:
     claim = PRESETS[preset].claim
     if x == "budget" and set(claim.contenders) <= set(chosen):
@@ -744,7 +482,7 @@ else:
     )
     shown_target["target"] = float(target)
     with user_errors():
-        tfig, tdata, words = _target_views(shown_json, x, metric, float(target))
+        tfig, tdata, words = runs.target(shown_json, x, metric, float(target))
     chart(
         tfig,
         tdata,

@@ -27,8 +27,10 @@ import numpy as np
 import pandas as pd
 
 from dpcore import registry
-from dpcore.experiments.config import ExperimentConfig
+from dpcore.data import DISTRIBUTIONS
+from dpcore.experiments.config import ExperimentConfig, default_estimators
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, summarise
+from dpcore.privacy import Budget
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,22 @@ class Preset:
 
     def experiment(self, **overrides: Any) -> ExperimentConfig:
         return ExperimentConfig.from_dict({**self.config, **overrides})
+
+    def sidebar(self) -> dict[str, Any]:
+        """The sidebar values this preset sets: data, n, d, skew, budget and unit (and δ when it
+        has one); the seed stays the user's."""
+        p = self.config
+        out = {
+            "distribution": p["distribution"],
+            "n": int(p["n"]),
+            "d": int(p["d"]),
+            "skew": float(p["skew"]),
+            "budget_value": float(p["budget"]),
+            "unit": p["unit"],
+        }
+        if "delta" in p:
+            out["delta"] = float(p["delta"])
+        return out
 
 
 _PLAN_SET = ["empirical", "plan", "plan_oracle", "iome_paper", "gaussian_private"]
@@ -250,6 +268,72 @@ PRESETS: dict[str, Preset] = {
         ),
     ]
 }
+
+
+def sidebar_config(
+    preset: str | None,
+    *,
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    budget: Budget,
+    delta: float,
+    seed: int,
+) -> ExperimentConfig:
+    """The comparison for the sidebar's data, budget and seed: with ``preset``, that preset's
+    estimators and sweep at these settings; without, the main estimators for the data
+    (:func:`~dpcore.experiments.config.default_estimators`) swept around the budget.
+
+    ``budget`` is the sidebar's budget; ``delta`` the sidebar's δ, kept in the config even for a
+    ρ or ε budget (it is the δ that budget conversions report).
+    """
+    value = budget.rho_value if budget.notion == "zcdp" else budget.epsilon_value
+    at = {
+        "seed": int(seed),
+        "distribution": distribution,
+        "n": int(n),
+        "d": int(d),
+        "skew": float(skew),
+        "budget": float(value),
+        "unit": budget.unit,
+        "delta": float(delta),
+    }
+    if preset is not None:
+        return ExperimentConfig.from_dict({**PRESETS[preset].experiment().to_dict(), **at})
+    kind = DISTRIBUTIONS[distribution].kind
+    estimators = default_estimators(kind, budget.unit, int(d)) or ["empirical"]
+    return ExperimentConfig.from_dict({**at, "estimators": estimators})
+
+
+def estimator_choices(base: ExperimentConfig, peers: bool) -> tuple[list[str], list[str]]:
+    """The estimators a comparison of ``base``'s data may pick from the registry (with the peer
+    libraries when ``peers``) and those picked by default: ``base``'s own, then every peer."""
+    options = [e.name for e in registry.applicable(base.kind, base.d, peers=peers)]
+    chosen = [e["name"] for e in base.estimator_entries() if e["name"] in options]
+    chosen += [
+        e.name
+        for e in registry.applicable(base.kind, base.d, peers=True)
+        if peers and e.family == registry.PEERS and e.name not in chosen
+    ]
+    return options, chosen
+
+
+def with_choices(
+    base: ExperimentConfig, chosen: list[str], *, repetitions: int, metric: str, x: str
+) -> ExperimentConfig:
+    """``base`` with the estimators ``chosen`` (``base``'s entries first, keeping their
+    parameters), ``repetitions``, ``metric`` and a sweep of ``x`` (five values around the base
+    value when ``base`` does not sweep it)."""
+    values = base.to_dict()
+    keep = [e for e in base.estimators if (e if isinstance(e, str) else e["name"]) in chosen]
+    names = {e if isinstance(e, str) else e["name"] for e in keep}
+    values["estimators"] = keep + [c for c in chosen if c not in names]
+    values["repetitions"] = int(repetitions)
+    values["metric"] = metric
+    if x not in base.sweep or len(base.sweep[x]) < 2:
+        values["sweep"] = {x: base.sweep_around(x)}
+    return ExperimentConfig.from_dict(values)
 
 
 def _medians(

@@ -1,0 +1,208 @@
+"""The Compare page's run wiring: the shared caches, the sweep on the worker pool, the background
+refinement and the buttons of :func:`dpcore.experiments.progressive.decide`'s offers.
+
+What to show, offer and refine is decided in dpcore (:mod:`dpcore.experiments.progressive`); this
+module only connects that decision to Streamlit's caches, the shared pool (``pages/_pool.py``) and
+the widgets. Every cache is keyed on the config's JSON: the engine is deterministic, so the same
+key always holds the same frame, for every session.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import Executor
+
+import pandas as pd
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from dpcore import registry
+from dpcore.experiments import ExperimentConfig, cost, run, tail_table
+from dpcore.experiments.progressive import Decision, decide
+from dpcore.figures.compare import compare_views, target_views
+from dpcore.pool import workers_from_env
+from pages import _pool
+from pages._pool import (
+    FIRST_REPS,
+    SharedCache,
+    call_on,
+    poll_seconds,
+    progressive,
+    run_bounded,
+    with_pool,
+)
+from pages._ui import (
+    AUTO_REFINE_SECONDS,
+    D_CHOICES,
+    LONG_RUN_SECONDS,
+    N_CHOICES,
+    duration_text,
+    set_sidebar,
+)
+
+#: The views of one sweep: chart dict, its data, sentence, regret table, summary, far-off table.
+Views = tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]
+
+
+@st.cache_resource(show_spinner=False)
+def frames() -> SharedCache:
+    """Finished sweeps keyed on the JSON config string, shared by all sessions and the background
+    refiners (at most 24 kept).
+
+    Not ``st.cache_data``: its replay of elements cannot drive a progress bar drawn outside the
+    cached function, and long sweeps need one. Same key, same frame: the engine is deterministic.
+    """
+    return SharedCache(24)
+
+
+@st.cache_resource(show_spinner=False)
+def view_cache() -> SharedCache:
+    """:func:`views` of recent sweeps, shared by all sessions and the background refiners, which
+    fill it for the refined sweep before the page asks. The page only reads what it gets."""
+    return SharedCache(32)
+
+
+@st.cache_resource(show_spinner=False)
+def target_cache() -> SharedCache:
+    """:func:`target` of recent sweeps and targets, shared by all sessions."""
+    return SharedCache(64)
+
+
+def decision(config: ExperimentConfig) -> Decision:
+    """:func:`~dpcore.experiments.progressive.decide` for ``config`` on this server: refine in the
+    background when the shared pool can, with this session's approvals and the shared cache."""
+    background = progressive()
+    return decide(
+        config,
+        limit=AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS,
+        ask_above=LONG_RUN_SECONDS,
+        first_reps=FIRST_REPS,
+        background=background,
+        ready=frames(),
+        approved=st.session_state.setdefault("_approved_runs", set()),
+        n_choices=N_CHOICES,
+        d_choices=D_CHOICES,
+    )
+
+
+def _peer_seconds(config_json: str) -> float | None:
+    """The time budget of a sweep with a peer library in it (``None`` without one): at least
+    PEER_SECONDS (``pages/_pool.py``, read at each call), and three times the predicted time of an approved long run."""
+    cfg = ExperimentConfig.from_json(config_json)
+    names = {e if isinstance(e, str) else e.get("name") for e in cfg.estimators}
+    peers = {e.name for e in registry.all_estimators() if e.family == registry.PEERS}
+    if not names & peers:
+        return None
+    return max(_pool.PEER_SECONDS, 3.0 * cost.estimate_seconds(cfg))
+
+
+def sweep(config_json: str) -> pd.DataFrame:
+    """The finished sweep of ``config_json``: from the cache, else run on this session's lane of
+    the shared pool with a progress bar (a sweep with a peer library in a process of its own,
+    ended at its time budget)."""
+
+    def compute() -> pd.DataFrame:
+        seconds = _peer_seconds(config_json)
+        if seconds is not None:
+            with st.spinner("Running the sweep with the peer libraries…"):
+                return run_bounded(
+                    run, config_json, seconds=seconds, what="The sweep with the peer libraries"
+                )
+        bar = st.progress(0.0, text="Running the sweep…")
+
+        def tick(done: int, total: int) -> None:
+            bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
+
+        frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))
+        bar.empty()
+        return frame
+
+    return frames().get_or_compute(config_json, compute)
+
+
+def views(config_json: str, x: str, metric: str) -> Views:
+    """The chart (as a plain dict), its data, the sentence, the regret table, the summary and the
+    far-off table of one sweep, computed in a worker of the shared pool (outside this process's
+    GIL; here without one) and kept for every session."""
+
+    def compute() -> Views:
+        frame = sweep(config_json)
+        made = with_pool(
+            lambda ex: call_on(ex, compare_views, frame, config_json, x, metric, drawn=True)
+        )
+        return (*made, tail_table(frame, metric))
+
+    return view_cache().get_or_compute((config_json, x, metric), compute)
+
+
+def target(config_json: str, x: str, metric: str, value: float) -> tuple[dict, pd.DataFrame, str]:
+    """The "what does each estimator need" chart, its data and its sentence for one sweep and
+    target ``value``, computed in a worker of the shared pool and kept for every session."""
+
+    def compute() -> tuple[dict, pd.DataFrame, str]:
+        frame, summary = sweep(config_json), views(config_json, x, metric)[4]
+        unit = ExperimentConfig.from_json(config_json).unit
+        return with_pool(
+            lambda ex: call_on(ex, target_views, frame, summary, x, value, metric, unit)
+        )
+
+    return target_cache().get_or_compute((config_json, x, metric, value), compute)
+
+
+def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]) -> None:
+    """Start the full sweep of ``config_json`` in the background, with its views at this axis and
+    norm and (once the page has drawn it) its target view at ``shown_target["target"]``: the rerun
+    that draws them then only reads them."""
+
+    def work(ex: Executor) -> pd.DataFrame:
+        full = run(config_json, executor=ex)
+        made = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
+        view_cache().put((config_json, x, metric), (*made, tail_table(full, metric)))
+        if "target" in shown_target:
+            value = shown_target["target"]
+            unit = ExperimentConfig.from_json(config_json).unit
+            try:
+                done = call_on(ex, target_views, full, made[4], x, value, metric, unit)
+                target_cache().put((config_json, x, metric, value), done)
+            except Exception:  # only the head start is lost: the rerun computes it (or shows why)
+                logging.getLogger(__name__).exception("target view of %s", config_json)
+        return full
+
+    frames().refine(config_json, work)
+
+
+def refining_notice(config_json: str, text: str, predicted: float) -> None:
+    """``text`` in an info box that reruns the page as soon as the full sweep is there."""
+
+    @st.fragment(
+        run_every=poll_seconds(frames().in_flight(), predicted, max(workers_from_env(), 1))
+    )
+    def _refined() -> None:
+        if frames().get(config_json) is not None:
+            st.rerun()
+        st.info(text, icon=":material/hourglass_top:")
+
+    _refined()
+
+
+def _callback(action: str, value: str | int) -> Callable[[], None]:
+    """What an offer's button does: approve a long run, or set the repetitions, n or d."""
+    if action == "approve":
+        approved: set = st.session_state.setdefault("_approved_runs", set())
+        return lambda: approved.add(value)
+    if action == "repetitions":
+        return lambda: st.session_state.update(cmp_reps=value)
+    return lambda: set_sidebar({action: value})
+
+
+def offer_buttons(box: DeltaGenerator, made: Decision) -> None:
+    """One button per offer of ``made`` in a row of ``box``, each with its predicted time."""
+    cols = box.columns(len(made.offers))
+    for col, offer in zip(cols, made.offers, strict=True):
+        col.button(
+            f"{offer.label} (≈ {duration_text(offer.seconds)})",
+            type="primary" if offer.primary else "secondary",
+            key=f"{'approve' if offer.action == 'approve' else 'smaller'}-{offer.label}",
+            on_click=_callback(offer.action, offer.value),
+        )
