@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from pages import _present
+from pages._notebook import notebook_button
 from pages._showcase import warm
 from pages._spec import PAGES, page
 from pages._ui import (
@@ -245,6 +246,8 @@ def _shell() -> None:
         st.error(too_big)
         st.stop()
     nav.run()
+    if page_path:
+        notebook_button(page(page_path), current)
 
 
 warm()  # once per server: computes the Home picture in a background thread

@@ -29,6 +29,7 @@ from dpcore.figures.slides import split_subplots
 from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
+from pages._notebook import record
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -678,6 +679,7 @@ def chart(
                 col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
     st.markdown(sentence)
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
+    record(name, sentence, code)  # for the notebook of this view (pages/_notebook.py)
     if st.session_state.get(
         "present", False
     ):  # presenter mode (pages/_present.py): no downloads, no code

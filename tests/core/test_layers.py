@@ -27,11 +27,11 @@ import dpcore
 
 LAYERS = [
     {"_validation", "limits", "glossary", "pool"},
-    {"privacy", "mechanisms", "samplers", "metrics", "rotation", "export"},
+    {"privacy", "mechanisms", "samplers", "metrics", "rotation", "export", "notebook"},
     {"quantiles", "data", "estimate"},
     {"estimators", "theory"},
     {"registry"},
-    {"audit", "experiments", "release"},
+    {"audit", "experiments", "release", "release_accuracy", "remeasure"},
     {"figures"},
     {"report"},
 ]
