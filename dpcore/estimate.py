@@ -1,5 +1,6 @@
-"""``DataKind``, ``Neighbouring``, ``Diagnostics``, ``Estimate``, ``EstimatorSpec``, ``_REGISTRY``,
-``register`` (moved from ``registry.py``).
+"""The records every estimator shares: ``Diagnostics``, ``Estimate``, ``EstimatorSpec`` (one
+registered estimator: its guarantee, its names and its place in lists) and :func:`register`, which
+the estimator modules call; :mod:`dpcore.registry` reads what they registered.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ Neighbouring = Literal["replace-one", "add-remove", "none"]
 PURE_UNITS: frozenset[BudgetUnit] = frozenset({"eps", "eps_delta", "rho"})
 ZCDP_UNITS: frozenset[BudgetUnit] = frozenset({"eps_delta", "rho"})
 ANY_UNIT: frozenset[BudgetUnit] = PURE_UNITS  # the non-private reference spends nothing
+
+#: Longest :attr:`EstimatorSpec.label` (a legend entry on one line, a phone-width selector).
+LABEL_MAX = 24
 
 #: Neighbouring relations (``EstimatorSpec.relations``).
 REPLACE_ONE: frozenset[Neighbouring] = frozenset({"replace-one"})
@@ -168,7 +172,18 @@ class EstimatorSpec:
     name : str
         Stable identifier (used in configs, URLs and data frames).
     label : str
-        Human label for the app.
+        Short display name (a registered one has at most :data:`LABEL_MAX` characters) for legends, selectors and
+        tables: every chart shows this one. A trailing "(ε)" marks a pure ε-DP entry and "(ρ)" a
+        ρ-zCDP one where the family has both; the words it uses are defined in
+        :mod:`dpcore.glossary`.
+    detail : str
+        The full name, with what sets the entry apart from its siblings (parameters, mechanism,
+        guarantee, library version): for hover text, the glossary and the release certificate.
+    order : int or None
+        Place in every list of estimators (:func:`dpcore.registry.all_estimators` sorts by it,
+        so the order never depends on which module was imported first). Every registered entry
+        needs one, unique among the registered entries; ``None`` only for a spec that is never
+        registered.
     color : str
         Fixed colour used in every chart.
     notion : {"pure", "zcdp", "none"}
@@ -222,6 +237,8 @@ class EstimatorSpec:
     units: frozenset[BudgetUnit]
     relations: frozenset[Neighbouring]
     func: Callable[..., Estimate]
+    detail: str = ""
+    order: int | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     family: str = "baseline"
     description: str = ""
@@ -472,8 +489,21 @@ _REGISTRY: dict[str, EstimatorSpec] = {}
 
 
 def register(spec: EstimatorSpec) -> EstimatorSpec:
-    """Add ``spec`` to the registry (its name must be new)."""
+    """Add ``spec`` to the registry: its name must be new, its ``order`` set and not taken by
+    another registered entry, its ``label`` short (a ``ValueError`` naming the fix otherwise)."""
     if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
         raise ValueError(f"an estimator named {spec.name!r} is already registered.")
+    if spec.order is None:
+        raise ValueError(f"{spec.name}: a registered estimator needs order= (its place in lists).")
+    if len(spec.label) > LABEL_MAX:
+        raise ValueError(
+            f"{spec.name}: label {spec.label!r} has {len(spec.label)} characters; keep it to "
+            f"{LABEL_MAX} and put the rest in detail=."
+        )
+    taken = [s.name for s in _REGISTRY.values() if s.order == spec.order and s.name != spec.name]
+    if taken:
+        raise ValueError(
+            f"{spec.name}: order={spec.order} is already {taken[0]!r}'s; choose a free number."
+        )
     _REGISTRY[spec.name] = spec
     return spec

@@ -11,6 +11,12 @@ Huang, Liang and Yi, *Instance-optimal mean estimation under differential privac
 Bun and Steinke, *Concentrated differential privacy*, TCC 2016.
 Canonne, Kamath and Steinke, *The discrete Gaussian for differential privacy*, NeurIPS 2020.
 Ramsay and Spicker, *Improved subsample-and-aggregate via the private modified winsorized mean*, 2025.
+Kamath, Li, Singhal and Ullman, *Privately learning high-dimensional distributions*, COLT 2019.
+Smith, *Privacy-preserving statistical estimation with optimal convergence rates*, STOC 2011.
+
+An estimator's short name (``EstimatorSpec.label``) uses only words defined here (its
+abbreviations in :data:`ESTIMATOR_WORDS`); its full description is ``EstimatorSpec.detail``
+(``tests/core/test_registry_order.py`` checks both).
 """
 
 from __future__ import annotations
@@ -56,6 +62,33 @@ GLOSSARY: dict[str, str] = {
     "sensitivity": "The most one person can change the quantity released; noise is scaled to it.",
 }
 
+#: Words in the estimators' short names (``EstimatorSpec.label``) that a reader may not know; each
+#: estimator's full description is its ``EstimatorSpec.detail``.
+ESTIMATOR_WORDS: dict[str, str] = {
+    "(ε) and (ρ)": "In an estimator's short name, (ε) marks the pure ε-DP member of a pair (Laplace "
+    "noise) and (ρ) the ρ-zCDP one (Gaussian noise).",
+    "Gaussian mechanism": "The baseline: clip every row to a ball around a centre and add the same "
+    "Gaussian noise to every coordinate of the mean (here with a private centre and radius).",
+    "as published": "An estimator run as the authors' code runs it, including steps that spend more "
+    "than the stated budget; labelled so and never ranked with the honest estimators.",
+    "PureDPPDE": "The pure ε-DP estimator for binary product distributions (practical version): "
+    "rounds on disjoint blocks of rows sort the coordinates by how often they are 1, and each group "
+    "gets its own truncation radius and Laplace noise, so rare coordinates get little noise.",
+    "KLSU": "Kamath, Li, Singhal and Ullman (2019): private learning of binary product "
+    'distributions. "KLSU-style Gaussian" is a ρ-zCDP estimator in that spirit, not their exact '
+    "algorithm.",
+    "Simplex": 'The simplex "free lunch": data on a simplex (each row\'s entries sum to a known '
+    "total) let a private sum also give a private count, so the mean needs no separate count budget.",
+    "known n": "The number of rows is public (replace-one neighbours), so the mean is a noisy sum "
+    "divided by the true n.",
+    "S&A": "Subsample and aggregate: split the data into groups, estimate on each group, and combine "
+    "the group estimates privately (here with PMWM).",
+    "Widened WM": "Smith's (2011) widened winsorized mean: a private interval from the private "
+    "quartiles, widened by a factor that grows with n, then a clipped mean with Laplace noise.",
+    "OpenDP": 'The OpenDP library (Harvard); "OpenDP mean" is its mean transformation with its '
+    "Laplace or Gaussian measurement, run for comparison.",
+}
+
 #: Aliases a page may use for a glossary entry.
 ALIASES: dict[str, str] = {
     "ε": "ε (pure DP)",
@@ -63,11 +96,16 @@ ALIASES: dict[str, str] = {
     "δ": "(ε, δ)-DP",
     "add/remove": "add-remove",
     "add-and-remove": "add-remove",
+    "(ε)": "(ε) and (ρ)",
+    "(ρ)": "(ε) and (ρ)",
+    "KLSU-style": "KLSU",
+    "WM": "Widened WM",
 }
 
 
 def define(term: str) -> str:
-    """The definition of ``term`` (a key of :data:`GLOSSARY` or an alias).
+    """The definition of ``term`` (a key of :data:`GLOSSARY` or :data:`ESTIMATOR_WORDS`, or an
+    alias).
 
     Raises
     ------
@@ -75,8 +113,10 @@ def define(term: str) -> str:
         If the term is not in the glossary (add it to :data:`GLOSSARY`).
     """
     key = ALIASES.get(term, term)
-    if key not in GLOSSARY:
+    words = {**GLOSSARY, **ESTIMATOR_WORDS}
+    if key not in words:
         raise ValueError(
-            f"term {term!r} is not in dpcore.glossary.GLOSSARY; add a definition there."
+            f"term {term!r} is not in dpcore.glossary.GLOSSARY (or ESTIMATOR_WORDS); add a "
+            "definition there."
         )
-    return GLOSSARY[key]
+    return words[key]

@@ -3,7 +3,8 @@
 Each estimator lives in one module of :mod:`dpcore.estimators` and registers itself there with
 :func:`register`; the registry discovers every module of that package on first use, so adding an
 estimator is one module plus one ``register(...)`` entry. The app and the experiment runner iterate
-over :func:`all_estimators` / :func:`applicable`.
+over :func:`all_estimators` / :func:`applicable`, in each entry's ``order``. An entry's ``label`` is
+its short display name; its ``detail`` is the full one, for hover text and the glossary.
 
 An estimator function has the signature ``func(x, *, <epsilon|rho>, rng, **params) -> Estimate``.
 It may also accept ``bounds=`` (public range), ``sigma=`` (known per-coordinate standard deviations,
@@ -49,9 +50,10 @@ def _discover() -> None:
 
 
 def all_estimators() -> list[EstimatorSpec]:
-    """Every registered estimator, in registration order."""
+    """Every registered estimator, in the order its ``order`` gives (never the import order):
+    the order of every selector, legend and table."""
     _discover()
-    return list(_REGISTRY.values())
+    return sorted(_REGISTRY.values(), key=lambda s: (s.order is None, s.order or 0))
 
 
 def get(name: str) -> EstimatorSpec:

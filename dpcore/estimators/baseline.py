@@ -38,7 +38,9 @@ def empirical_mean(x: np.ndarray, *, rng: RngLike = None) -> Estimate:
 register(
     EstimatorSpec(
         name="empirical",
-        label="Empirical mean (not private)",
+        label="Empirical (not private)",
+        detail="Empirical mean (not private)",
+        order=100,
         color="#000000",
         notion="none",
         data_kinds=frozenset({"real", "bounded", "binary"}),

@@ -326,7 +326,9 @@ def klsu_style_zcdp(
 register(
     EstimatorSpec(
         name="binary_naive_laplace",
-        label="Naive Laplace (pure ε)",
+        label="Naive Laplace (ε)",
+        detail="Naive Laplace (pure ε)",
+        order=210,
         color="#AA3377",
         notion="pure",
         data_kinds=frozenset({"binary"}),
@@ -343,7 +345,9 @@ register(
 register(
     EstimatorSpec(
         name="binary_truncated_laplace",
-        label="Truncated Laplace, one clip radius (pure ε)",
+        label="Truncated Laplace (ε)",
+        detail="Truncated Laplace, one clip radius (pure ε)",
+        order=220,
         color="#4477AA",
         notion="pure",
         data_kinds=frozenset({"binary"}),
@@ -360,7 +364,9 @@ register(
 register(
     EstimatorSpec(
         name="binary_klsu_zcdp",
-        label="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
+        label="KLSU-style Gaussian (ρ)",
+        detail="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
+        order=230,
         color="#332288",
         notion="zcdp",
         data_kinds=frozenset({"binary"}),

@@ -849,7 +849,9 @@ def pure_dp_pde(
 register(
     EstimatorSpec(
         name="binary_pde",
-        label="PureDPPDE (practical, pure ε)",
+        label="PureDPPDE (ε)",
+        detail="PureDPPDE (practical, pure ε)",
+        order=200,
         color="#DDAA33",
         notion="pure",
         data_kinds=frozenset({"binary"}),

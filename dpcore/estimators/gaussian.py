@@ -174,7 +174,9 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
 register(
     EstimatorSpec(
         name="gaussian_public",
-        label="Gaussian mechanism (public bounds)",
+        label="Gaussian (public bounds)",
+        detail="Gaussian mechanism (public bounds)",
+        order=300,
         color="#8c564b",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
@@ -265,7 +267,9 @@ def gaussian_private_radius(
 register(
     EstimatorSpec(
         name="gaussian_private",
-        label="Gaussian mechanism (private centre and radius)",
+        label="Gaussian mechanism",
+        detail="Gaussian mechanism (private centre and radius)",
+        order=310,
         color="#CC79A7",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),

@@ -500,7 +500,9 @@ if _OPENDP is not None:
     register(
         EstimatorSpec(
             name="peer_opendp_laplace",
-            label=f"OpenDP {_OPENDP} mean (Laplace)",
+            label="OpenDP mean (Laplace)",
+            detail=f"OpenDP {_OPENDP} mean (Laplace)",
+            order=500,
             color="#8c510a",
             notion="pure",
             data_kinds=_KINDS,
@@ -520,7 +522,9 @@ if _OPENDP is not None:
     register(
         EstimatorSpec(
             name="peer_opendp_gauss",
-            label=f"OpenDP {_OPENDP} mean (Gaussian)",
+            label="OpenDP mean (Gaussian)",
+            detail=f"OpenDP {_OPENDP} mean (Gaussian)",
+            order=510,
             color="#bf812d",
             notion="zcdp",
             data_kinds=_KINDS,
@@ -541,7 +545,9 @@ if _DIFFPRIVLIB is not None:
     register(
         EstimatorSpec(
             name="peer_diffprivlib",
-            label=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
+            label="diffprivlib mean",
+            detail=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
+            order=520,
             color="#01665e",
             notion="pure",
             data_kinds=_KINDS,

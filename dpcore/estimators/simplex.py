@@ -735,7 +735,9 @@ _KINDS = frozenset({"bounded", "binary"})
 _SIMPLEX = register(
     EstimatorSpec(
         name="simplex_laplace",
-        label="Simplex, free count (Laplace)",
+        label="Simplex (ε)",
+        detail="Simplex, free count (Laplace, pure ε)",
+        order=700,
         color="#EE7733",
         notion="pure",
         data_kinds=_KINDS,
@@ -757,7 +759,9 @@ register(
     replace(
         _SIMPLEX,
         name="simplex_gauss",
-        label="Simplex, free count (Gaussian)",
+        label="Simplex (ρ)",
+        detail="Simplex, free count (Gaussian, zCDP)",
+        order=710,
         color="#80cbc4",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -772,7 +776,9 @@ register(
 _SIMPLEX_KNOWN_N_REPLACE = register(
     EstimatorSpec(
         name="simplex_known_n_laplace_replace",
-        label="Simplex, known n, replace-one (Laplace)",
+        label="Simplex, known n (ε)",
+        detail="Simplex, known n, replace-one (Laplace, pure ε)",
+        order=720,
         color="#44337A",
         notion="pure",
         data_kinds=_KINDS,
@@ -794,7 +800,9 @@ register(
     replace(
         _SIMPLEX_KNOWN_N_REPLACE,
         name="simplex_known_n_gauss_replace",
-        label="Simplex, known n, replace-one (Gaussian)",
+        label="Simplex, known n (ρ)",
+        detail="Simplex, known n, replace-one (Gaussian, zCDP)",
+        order=730,
         color="#E69F00",
         notion="zcdp",
         units=ZCDP_UNITS,

@@ -768,7 +768,9 @@ def _batched_resize(x: Any, **kw: Any) -> np.ndarray:
 _SUM_KNOWN_N_REPLACE = register(
     EstimatorSpec(
         name="sum_known_n_laplace_replace",
-        label="Noisy sum / n, replace-one (Laplace)",
+        label="Noisy sum / n (ε)",
+        detail="Noisy sum / n, replace-one (Laplace)",
+        order=800,
         color="#009988",
         notion="pure",
         data_kinds=_KINDS,
@@ -786,7 +788,9 @@ register(
     replace(
         _SUM_KNOWN_N_REPLACE,
         name="sum_known_n_gauss_replace",
-        label="Noisy sum / n, replace-one (Gaussian)",
+        label="Noisy sum / n (ρ)",
+        detail="Noisy sum / n, replace-one (Gaussian)",
+        order=810,
         color="#fdae6b",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -796,7 +800,9 @@ register(
 _CENTRED_SUM_KNOWN_N = register(
     EstimatorSpec(
         name="centred_sum_known_n_laplace",
-        label="Centred noisy sum / n, replace-one (Laplace)",
+        label="Centred sum / n (ε)",
+        detail="Centred noisy sum / n, replace-one (Laplace)",
+        order=820,
         color="#9467bd",
         notion="pure",
         data_kinds=_KINDS,
@@ -817,7 +823,9 @@ register(
     replace(
         _CENTRED_SUM_KNOWN_N,
         name="centred_sum_known_n_gauss",
-        label="Centred noisy sum / n, replace-one (Gaussian)",
+        label="Centred sum / n (ρ)",
+        detail="Centred noisy sum / n, replace-one (Gaussian)",
+        order=830,
         color="#c5b0d5",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -831,7 +839,9 @@ register(
 _PLUGIN = register(
     EstimatorSpec(
         name="plugin_laplace",
-        label="Noisy sum / noisy count (Laplace)",
+        label="Sum / noisy count (ε)",
+        detail="Noisy sum / noisy count (Laplace)",
+        order=840,
         color="#d62728",
         notion="pure",
         data_kinds=_KINDS,
@@ -848,7 +858,9 @@ register(
     replace(
         _PLUGIN,
         name="plugin_gauss",
-        label="Noisy sum / noisy count (Gaussian)",
+        label="Sum / noisy count (ρ)",
+        detail="Noisy sum / noisy count (Gaussian)",
+        order=850,
         color="#ff9896",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -858,7 +870,9 @@ register(
 _CENTRED_PLUGIN = register(
     EstimatorSpec(
         name="centred_plugin_laplace",
-        label="Centred sum / noisy count (Laplace)",
+        label="Centred sum / count (ε)",
+        detail="Centred sum / noisy count (Laplace)",
+        order=860,
         color="#1f77b4",
         notion="pure",
         data_kinds=_KINDS,
@@ -875,7 +889,9 @@ register(
     replace(
         _CENTRED_PLUGIN,
         name="centred_plugin_gauss",
-        label="Centred sum / noisy count (Gaussian)",
+        label="Centred sum / count (ρ)",
+        detail="Centred sum / noisy count (Gaussian)",
+        order=870,
         color="#aec7e8",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -885,7 +901,9 @@ register(
 _RESIZE = register(
     EstimatorSpec(
         name="resize_laplace",
-        label="Resize (Laplace)",
+        label="Resize (ε)",
+        detail="Resize (Laplace)",
+        order=880,
         color="#a6761d",
         notion="pure",
         data_kinds=_KINDS,
@@ -902,7 +920,9 @@ register(
     replace(
         _RESIZE,
         name="resize_gauss",
-        label="Resize (Gaussian)",
+        label="Resize (ρ)",
+        detail="Resize (Gaussian)",
+        order=890,
         color="#c49c94",
         notion="zcdp",
         units=ZCDP_UNITS,
@@ -914,7 +934,9 @@ register(
 _NOISY_SUM_COUNT_EQUAL_SCALE = register(
     EstimatorSpec(
         name="noisy_sum_count_equal_scale_laplace",
-        label="Noisy sum / noisy count, equal scales (OpenDP-style, Laplace)",
+        label="One-scale sum/count (ε)",
+        detail="Noisy sum / noisy count, equal noise scales (Laplace)",
+        order=900,
         color="#e377c2",
         notion="pure",
         data_kinds=_KINDS,
@@ -935,7 +957,9 @@ register(
     replace(
         _NOISY_SUM_COUNT_EQUAL_SCALE,
         name="noisy_sum_count_equal_scale_gauss",
-        label="Noisy sum / noisy count, equal scales (OpenDP-style, Gaussian)",
+        label="One-scale sum/count (ρ)",
+        detail="Noisy sum / noisy count, equal noise scales (Gaussian)",
+        order=910,
         color="#f7b6d2",
         notion="zcdp",
         units=ZCDP_UNITS,

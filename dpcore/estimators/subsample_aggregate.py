@@ -586,7 +586,9 @@ def sa_winsorized_zcdp(
 register(
     EstimatorSpec(
         name="sa_pmwm",
-        label="Subsample & aggregate (PMWM, pure ε)",
+        label="S&A PMWM (ε)",
+        detail="Subsample & aggregate (PMWM, pure ε)",
+        order=1020,
         color="#1a9e8f",
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
@@ -603,7 +605,9 @@ register(
 register(
     EstimatorSpec(
         name="sa_pmwm_zcdp",
-        label="Subsample & aggregate (PMWM, zCDP)",
+        label="S&A PMWM (ρ)",
+        detail="Subsample & aggregate (PMWM, zCDP)",
+        order=1030,
         color="#8fd4cb",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),

@@ -620,7 +620,9 @@ def winsorized_mean_zcdp(
 register(
     EstimatorSpec(
         name="pmwm",
-        label="Winsorized mean (PMWM, pure ε)",
+        label="PMWM (ε)",
+        detail="Winsorized mean (PMWM, pure ε)",
+        order=1000,
         color="#009E73",
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
@@ -638,7 +640,9 @@ register(
 register(
     EstimatorSpec(
         name="pmwm_zcdp",
-        label="Winsorized mean (PMWM, zCDP)",
+        label="PMWM (ρ)",
+        detail="Winsorized mean (PMWM, zCDP)",
+        order=1010,
         color="#007A5A",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),

@@ -310,7 +310,9 @@ def widened_winsorized_mean(
 register(
     EstimatorSpec(
         name="clipped_laplace",
-        label="Clipped mean (public bounds, Laplace)",
+        label="Clipped mean (ε)",
+        detail="Clipped mean (public bounds, Laplace, pure ε)",
+        order=1100,
         color="#88CCEE",
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),
@@ -327,7 +329,9 @@ register(
 register(
     EstimatorSpec(
         name="clipped_box_zcdp",
-        label="Clipped mean (public box, Gaussian)",
+        label="Clipped box mean (ρ)",
+        detail="Clipped mean (public box, Gaussian, zCDP)",
+        order=1110,
         color="#b5b5b5",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded"}),
@@ -343,7 +347,9 @@ register(
 register(
     EstimatorSpec(
         name="wwm_smith",
-        label="Widened winsorized mean (Smith 2011)",
+        label="Widened WM (Smith)",
+        detail="Widened winsorized mean (Smith 2011, pure ε)",
+        order=1120,
         color="#bcbd22",
         notion="pure",
         data_kinds=frozenset({"real", "bounded"}),

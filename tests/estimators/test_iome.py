@@ -30,9 +30,10 @@ def test_ledger_sums_exactly(rho: float, name: str) -> None:
 def test_presets_and_labels() -> None:
     assert I.PRESETS["original"] == {"steps": 10, "radius_share": 0.25, "offset_factor": 1.0}
     assert I.PRESETS["paper"] == {"steps": 20, "radius_share": 0.01, "offset_factor": 2.0}
-    assert registry.get("iome_original").label == "IOME (original parameters)"
+    assert registry.get("iome_original").detail == "IOME (original parameters)"
+    assert registry.get("iome_paper").label == "IOME"
     assert (
-        registry.get("iome_paper").label
+        registry.get("iome_paper").detail
         == "IOME (PLAN paper's parameters, robust centre and radius)"
     )
     # the paper's clip rank doubles both offset terms

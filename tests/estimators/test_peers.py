@@ -30,7 +30,7 @@ def test_registered_as_an_opt_in_group_with_library_version_notion_and_relation(
     for name, (notion, seeded, lib) in expected.items():
         spec = names[name]
         assert (spec.notion, spec.neighbouring, spec.seeded) == (notion, "replace-one", seeded)
-        assert spec.label.split()[:2] == [
+        assert spec.detail.split()[:2] == [
             {"opendp": "OpenDP"}.get(lib, lib),
             peers.library_version(lib),
         ]

@@ -44,10 +44,10 @@ def test_compare_switch_adds_the_peers_to_the_same_sweep() -> None:
     assert not at.exception, at.exception
     names = {t.get("name") for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
     assert {
-        f"OpenDP {peers.library_version('opendp')} mean (Laplace)",
-        f"diffprivlib {peers.library_version('diffprivlib')} tools.mean",
+        "OpenDP mean (Laplace)",
+        "diffprivlib mean",
     } <= names
-    assert "PLAN (ℓ2, private variances)" in names
+    assert "PLAN" in names
     labels = _labels(at)
     assert (
         labels.count("PNG") == labels.count("SVG") == labels.count("Download the data (CSV)") >= 1

@@ -403,7 +403,9 @@ iome_as_published = dataclasses.replace(
 register(
     EstimatorSpec(
         name="iome_original",
-        label="IOME (original parameters)",
+        label="IOME (original)",
+        detail="IOME (original parameters)",
+        order=400,
         color="#fd8d3c",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
@@ -421,7 +423,9 @@ register(
 register(
     EstimatorSpec(
         name="iome_as_published",
-        label="IOME as published (binary-search radius)",
+        label="IOME as published",
+        detail="IOME as published (binary-search radius)",
+        order=410,
         color="#fc9272",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),
@@ -437,7 +441,9 @@ register(
 register(
     EstimatorSpec(
         name="iome_paper",
-        label="IOME (PLAN paper's parameters, robust centre and radius)",
+        label="IOME",
+        detail="IOME (PLAN paper's parameters, robust centre and radius)",
+        order=420,
         color="#D55E00",
         notion="zcdp",
         data_kinds=frozenset({"real", "bounded", "binary"}),

@@ -49,7 +49,9 @@ _REAL = frozenset({"real", "bounded"})
 register(
     EstimatorSpec(
         name="plan",
-        label="PLAN (ℓ2, private variances)",
+        label="PLAN",
+        detail="PLAN (ℓ2, private variances)",
+        order=600,
         color="#0072B2",
         notion="zcdp",
         data_kinds=_REAL,
@@ -69,7 +71,9 @@ register(
 register(
     EstimatorSpec(
         name="plan_as_published",
-        label="PLAN as published (spends 9× centring budget)",
+        label="PLAN as published",
+        detail="PLAN as published (spends 9× centring budget)",
+        order=610,
         color="#9ecae1",
         notion="zcdp",
         data_kinds=_REAL,
@@ -91,7 +95,9 @@ register(
 register(
     EstimatorSpec(
         name="plan_l1",
-        label="PLAN (ℓ1, binary data)",
+        label="PLAN ℓ1 (binary)",
+        detail="PLAN (ℓ1, binary data)",
+        order=620,
         color="#56B4E9",
         notion="zcdp",
         data_kinds=frozenset({"binary"}),
@@ -110,7 +116,9 @@ register(
 register(
     EstimatorSpec(
         name="plan_oracle",
-        label="PLAN with known variances (oracle)",
+        label="PLAN, known σ (oracle)",
+        detail="PLAN with known variances (oracle)",
+        order=630,
         color="#6baed6",
         notion="zcdp",
         data_kinds=_REAL,
@@ -131,6 +139,8 @@ register(
     EstimatorSpec(
         name="plan_noscale",
         label="PLAN without scaling",
+        detail="PLAN without scaling",
+        order=640,
         color="#238b45",
         notion="zcdp",
         data_kinds=_REAL,
@@ -149,7 +159,9 @@ register(
 register(
     EstimatorSpec(
         name="plan_equal_split",
-        label="Equal split (scale by σ̂⁻¹)",
+        label="Equal split (σ̂⁻¹)",
+        detail="Equal split (scale by σ̂⁻¹)",
+        order=650,
         color="#a1d99b",
         notion="zcdp",
         data_kinds=_REAL,
