@@ -12,9 +12,12 @@ from dpcore.audit import VARIANT_LABELS, audit, pairs_for, variants_for
 from dpcore.audit.calibration import calibration
 from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_lines, parts_table
 from dpcore.audit.neighbours import audit_dimension, is_binary
+from dpcore.experiments.plain import audit_words
 from dpcore.figures.audit import clearly_outside, distributions_figure, ratio_figure
+from dpcore.figures.risk import audit_points, tradeoff_figure
 from dpcore.privacy import Budget
 from pages._float_lesson import render as float_lesson
+from pages._plain import plain_box
 from pages._ui import chart, settings, simulation_notice, user_errors
 
 s = settings()
@@ -170,6 +173,7 @@ else:
         f"No violation found: the lower bound {mu} = {r.lower:.3f} is at most the claim "
         f"{r.claim.value:.3f}."
     )
+plain_box(budget, words=audit_words(r, budget, delta=s.delta))
 if len(r.parts) > 1:
     st.markdown(
         "**Audited stage by stage.** On a whole multi-stage estimator the black box has little "
@@ -225,6 +229,21 @@ else:
         "A Gaussian release has no band its log ratio must stay in (the ratio grows without limit "
         "in the tails); its exact guarantee is **μ-Gaussian DP**: telling D from D′ is no easier "
         "than telling N(0, 1) from N(μ, 1). The audit measures how easily it can tell them apart."
+    )
+    pts = audit_points(r)
+    fig3, df3 = tradeoff_figure(mu=r.claim.value, points=pts, points_label="the audit's tests")
+    event = pts.iloc[0]
+    top, bottom = (r.event.numerator, "D′" if r.event.numerator == "D" else "D")
+    chart(
+        fig3,
+        df3,
+        "audit_tradeoff",
+        f"Every test of D against D′ has error rates on or above the curve μ = {r.claim.value:.3g} "
+        f"allows (up to sampling noise). Saying “{top}” when the audit's event happens is wrong "
+        f"on **{event.alpha:.1%}** of the releases from {bottom} (false positives) and misses "
+        f"**{event.beta:.1%}** of those from {top} (false negatives); the other dots are the same "
+        "test at other thresholds.",
+        code + "from dpcore.figures.risk import audit_points\nprint(audit_points(r))\n",
     )
 with st.expander("How the bound is computed"):
     st.markdown(

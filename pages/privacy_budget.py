@@ -1,16 +1,39 @@
-"""Privacy budget: the conversions between ε, (ε, δ) and ρ, the odds framing, and how each
-registered estimator would split the chosen budget."""
+"""Privacy budget: why noise at all (the differencing attack on a mean, exact and against a
+private release), the conversions between ε, (ε, δ) and ρ, what a budget risks (an attacker's
+belief, the best attacker's errors, budgets real deployments published), and how each registered
+estimator would split the chosen budget. Logic in dpcore.experiments.attack and
+dpcore.theory.risk; figures in dpcore.figures.risk."""
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dpcore import registry
 from dpcore.experiments import default_estimators
+from dpcore.experiments.attack import (
+    AttackRun,
+    attack,
+    attack_curve,
+    differencing,
+    exact_sentence,
+    success_sentence,
+    tradeoff_points,
+)
+from dpcore.figures.risk import (
+    attack_figure,
+    deployments_figure,
+    guesses_figure,
+    posterior_figure,
+    tradeoff_figure,
+)
 from dpcore.figures.style import epsilon_delta_curve, ledger_chart, ledger_frame
 from dpcore.privacy import Budget
+from dpcore.theory.risk import deployments_on_scale, gdp_mu, odds_epsilon
+from pages._plain import plain_box
 from pages._ui import (
+    BUDGET_PRESETS,
     CACHE_TTL,
     Settings,
     chart,
@@ -21,6 +44,21 @@ from pages._ui import (
     words_on_this_page,
 )
 
+#: Releases per data set in the attack lesson.
+ATTACK_DRAWS = 2000
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+def _attack(current: Settings) -> tuple[AttackRun, pd.DataFrame]:
+    data = dataset(current)
+    run = attack(data, current.budget, draws=ATTACK_DRAWS, delta=current.delta, rng=current.seed)
+    values = tuple(sorted({*BUDGET_PRESETS, float(current.budget_value)}))
+    curve = attack_curve(
+        data, current.unit, values, delta=current.delta, draws=ATTACK_DRAWS, rng=current.seed
+    )
+    return run, curve
+
+
 s = settings()
 st.title("Privacy budget")
 st.markdown(
@@ -29,6 +67,58 @@ st.markdown(
     "estimator spends the budget you chose in the sidebar."
 )
 words_on_this_page("ε (pure DP)", "(ε, δ)-DP", "zCDP", "ρ", "CKS", "add-remove", "replace-one")
+
+with user_errors():
+    run, curve = _attack(s)
+exact = differencing(dataset(s))
+plain_box(
+    s.budget,
+    np.abs(run.releases - run.truth),
+    delta=s.delta,
+    what=f"the average of the first column ({run.n:,} people)",
+)
+
+st.header("Why noise at all: the differencing attack")
+st.markdown(
+    "Publish the average of a column, then the same average without one person: the two "
+    "averages give that person's value **exactly**. On the data in the sidebar (first column, "
+    "the target is row 1):"
+)
+st.markdown(exact_sentence(exact))
+st.markdown(
+    f"Now publish the average privately, through the registry entry **{registry.get(run.estimator).label}** "
+    f"at your budget ({s.budget}). The attacker is as strong as DP assumes: she knows every "
+    f"other row, n and the public range [{run.lo:.4g}, {run.hi:.4g}], and that the target's "
+    f"value is either her real one ({run.value:.4g}) or {run.alternative:.4g}. From each release "
+    "she reconstructs the value, n × release − (the others' sum), and picks the nearer candidate."
+)
+attack_code = s.code() + (
+    "from dpcore.experiments.attack import attack, attack_curve, differencing\n"
+    "print(differencing(data))\n"
+    f"run = attack(data, budget, draws={ATTACK_DRAWS}, delta={s.delta!r}, rng={s.seed})\n"
+    "print(run.success, run.bound)\n"
+)
+fig, df = guesses_figure(run)
+chart(fig, df, "attack_guesses", success_sentence(run), attack_code)
+unit_label = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[s.unit]
+fig, df = attack_figure(curve, s.budget_value, unit_label)
+lowest = curve.iloc[0]
+chart(
+    fig,
+    df,
+    "attack_curve",
+    f"Without noise the attacker is always right. With noise her success falls as the budget "
+    f"shrinks: **{lowest.success:.0%}** at {unit_label} = {lowest.budget:g} (a coin flip is 50%), "
+    f"never above what the budget allows (dashed).",
+    attack_code
+    + f"curve = attack_curve(data, {s.unit!r}, {tuple(curve.budget)!r}, draws={ATTACK_DRAWS}, "
+    f"rng={s.seed})\n",
+)
+st.page_link(
+    "pages/privacy_audit.py",
+    label="Attack any estimator on worst-case neighbours: the Privacy audit",
+    icon=":material/verified_user:",
+)
 
 with user_errors():
     budget = s.budget
@@ -109,6 +199,78 @@ chart(
     "halving δ costs little ε.",
     f"from dpcore.privacy import zcdp_to_approx\nzcdp_to_approx({rho!r}, 1e-6, method='cks')",
 )
+
+st.header("What a budget risks")
+odds = odds_epsilon(budget, s.delta)
+fig, df = posterior_figure(odds.epsilon, odds.delta)
+at_half = float(df.loc[df.prior.sub(0.5).abs().idxmin(), "posterior_max"])
+chart(
+    fig,
+    df,
+    "risk_posterior",
+    f"An attacker who thought something about one person was a coin flip (50%) can believe it "
+    f"at most **{at_half:.0%}** after one release at your budget ({odds.rule}"
+    + (", except with probability δ" if odds.delta else "")
+    + ").",
+    "from dpcore.theory.risk import odds_epsilon, posterior_bound\n"
+    f"odds = odds_epsilon(budget, {s.delta!r})\nposterior_bound(0.5, odds.epsilon)\n",
+)
+points = tradeoff_points(run)
+gaussian = registry.get(run.estimator).notion == "zcdp"
+mu = gdp_mu(budget.to_native("zcdp").value) if gaussian else None
+fig, df = tradeoff_figure(
+    mu=mu,
+    epsilon=None if gaussian else odds.epsilon,
+    points=points,
+    points_label="the differencing attack",
+)
+chart(
+    fig,
+    df,
+    "risk_tradeoff",
+    (
+        f"No test can beat the curve: a Gaussian release at ρ = {budget.to_native('zcdp').value:.3g} "
+        f"is μ = √(2ρ) = {mu:.3g} Gaussian DP, so at 5% false positives an attacker misses at "
+        f"least **{float(df.beta[df.kind == 'bound'].iloc[10]):.0%}** of the time."
+        if gaussian
+        else f"No test can beat the curve of ε = {odds.epsilon:.3g}: at 5% false positives an "
+        f"attacker misses at least **{float(df.beta[df.kind == 'bound'].iloc[10]):.0%}** of the time."
+    )
+    + " The dots are the differencing attack above at several thresholds; the Privacy audit "
+    "page puts its measured points on the same curve.",
+    "from dpcore.experiments.attack import tradeoff_points\n"
+    "from dpcore.theory.risk import gdp_tradeoff, dp_tradeoff\nprint(tradeoff_points(run))\n",
+)
+rows = deployments_on_scale(s.delta)
+fig, df = deployments_figure(rows, odds.epsilon, s.delta)
+below = sum(eps < odds.epsilon for _, eps, _ in rows)
+chart(
+    fig,
+    df,
+    "risk_deployments",
+    f"Your budget reads as ε = {odds.epsilon:.3g}; {below} of the {len(rows)} published "
+    "deployments listed chose a smaller ε. Their units differ (a whole census per person, a "
+    "day of one user's data, a month of one analyst's queries), so compare with care.",
+    f"from dpcore.theory.risk import deployments_on_scale\ndeployments_on_scale({s.delta!r})\n",
+)
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "who": d.who,
+                "what": d.what,
+                "published": d.label(),
+                "model": d.model,
+                "protects": d.per,
+                "source": d.source,
+            }
+            for d, _, _ in rows
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+)
+st.caption("Sources and what each number protects: docs/reference-budgets.md in the repository.")
 
 st.subheader("Conversion table")
 rows = []

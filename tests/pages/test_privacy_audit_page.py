@@ -65,11 +65,27 @@ def test_broken_toggle_is_caught():
 
 
 def test_gaussian_release_is_audited_as_gaussian_dp():
+    """A Gaussian release: no ratio band, but its tests on the μ-GDP trade-off curve, the audit's
+    own event first."""
     at = _page({"unit": "rho", "budget_value": "0.125"})
     at.selectbox(key="audit_estimator").set_value("gaussian_public").run()
     assert not at.exception
     assert _metric(at, "Claimed μ") == 0.5
-    assert len(_audit_charts(at)) == 1
+    charts = _audit_charts(at)
+    assert [str(c.key) for c in charts] == ["chart-audit_distributions", "chart-audit_tradeoff"]
+    traces = json.loads(charts[1].proto.spec)["data"]
+    assert traces[0]["name"].startswith("best possible (μ = 0.5")
+    assert traces[-1]["name"] == "the audit's tests"
+    assert "on or above the curve μ = 0.5" in _text(at)
+
+
+def test_plain_box_states_the_audits_finding_and_the_odds():
+    at = _page({"unit": "eps", "budget_value": "1.0"})
+    text = _text(at)
+    assert "What this means for your organisation" in text
+    lower = _metric(at, "Audited ε̂")
+    assert f"measured ε at least {lower:.3g}, promised at most 1)" in text
+    assert "at most 2.7-fold." in text
 
 
 def test_multi_stage_estimator_shows_its_stages():

@@ -1,0 +1,237 @@
+"""Plotly builders for the Privacy budget page's lessons: the differencing attack
+(:mod:`dpcore.experiments.attack`) and what a budget risks (:mod:`dpcore.theory.risk`). They draw
+what those modules computed; they simulate nothing. Each returns ``(figure, DataFrame)`` with
+exactly the data drawn. Legends sit below the plot and titles are short, so each fits a phone.
+
+References
+----------
+docs/lessons.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dpcore.audit import AuditResult
+from dpcore.audit.bounds import Event
+from dpcore.experiments.attack import AttackRun
+from dpcore.figures.style import rgba, style
+from dpcore.theory.risk import (
+    Deployment,
+    dp_tradeoff,
+    gdp_tradeoff,
+    posterior_bound,
+    posterior_floor,
+)
+
+VALUE_COLOR = "#1f77b4"
+OTHER_COLOR = "#d62728"
+BOUND_COLOR = "#555555"
+MEASURED_COLOR = "#ff7f0e"
+
+
+def _below(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+    """House style with the legend under the plot (room for it at the bottom)."""
+    style(fig, title=title, height=height)
+    fig.update_layout(
+        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0),
+        margin=dict(l=60, r=20, t=50, b=110),
+    )
+    return fig
+
+
+def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFrame]:
+    """Histograms of the attacker's reconstruction of the target's value, on the data with her
+    real value and on the data with the other candidate, with both candidates marked (the 1% most
+    extreme reconstructions are counted in the end bins)."""
+    both = np.concatenate([run.guesses_value, run.guesses_alternative])
+    lo, hi = np.quantile(both, [0.005, 0.995])
+    lo, hi = min(lo, run.value, run.alternative), max(hi, run.value, run.alternative)
+    edges = np.linspace(lo, hi, bins + 1)
+    centre = 0.5 * (edges[:-1] + edges[1:])
+    counts = {  # the rare releases beyond the edges are counted in the end bins
+        "her real value": np.histogram(np.clip(run.guesses_value, lo, hi), edges)[0],
+        "the other value": np.histogram(np.clip(run.guesses_alternative, lo, hi), edges)[0],
+    }
+    df = pd.DataFrame({"bin_centre": centre, **{f"count ({k})": v for k, v in counts.items()}})
+    fig = go.Figure()
+    for (label, count), colour in zip(counts.items(), (VALUE_COLOR, OTHER_COLOR), strict=True):
+        fig.add_bar(
+            x=centre,
+            y=count / run.draws,
+            width=float(edges[1] - edges[0]),
+            name=f"data with {label}",
+            marker_color=rgba(colour, 0.55),
+            marker_line_width=0,
+        )
+    for x, colour, text in (
+        (run.value, VALUE_COLOR, "real"),
+        (run.alternative, OTHER_COLOR, "other"),
+    ):
+        fig.add_vline(x=x, line_color=colour, line_dash="dash", annotation_text=text)
+    fig.update_layout(
+        barmode="overlay",
+        xaxis_title="attacker's reconstruction of her value",
+        yaxis_title="share of releases",
+    )
+    return _below(fig, "What the attacker reconstructs"), df
+
+
+def attack_figure(
+    curve: pd.DataFrame, current: float, unit_label: str
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The attacker's measured success against the budget, beside the most the budget allows,
+    a coin flip and the exact attack without noise; the sidebar's budget marked."""
+    fig = go.Figure()
+    x = curve["budget"].tolist()
+    fig.add_scatter(
+        x=x,
+        y=curve["bound"].tolist(),
+        mode="lines",
+        name="most the budget allows",
+        line=dict(color=BOUND_COLOR, dash="dash"),
+    )
+    fig.add_scatter(
+        x=x,
+        y=curve["success"].tolist(),
+        mode="lines+markers",
+        name="measured success",
+        line=dict(color=MEASURED_COLOR, width=3),
+        marker=dict(size=8),
+    )
+    fig.add_hline(y=1.0, line_color=OTHER_COLOR, annotation_text="no noise: always right")
+    fig.add_hline(y=0.5, line_color="#999999", line_dash="dot", annotation_text="coin flip")
+    fig.add_vline(x=current, line_color="#333333", line_dash="dot", annotation_text="your budget")
+    fig.update_xaxes(type="log", title=f"budget {unit_label} (left: more private)")
+    fig.update_yaxes(title="attacker right", tickformat=".0%", range=[0.4, 1.05])
+    return _below(fig, "Attack success vs budget"), curve.copy()
+
+
+def posterior_figure(epsilon: float, delta: float = 0.0) -> tuple[go.Figure, pd.DataFrame]:
+    """How far one release can move an attacker's belief about one person: from each prior, the
+    highest and lowest posterior the budget allows (odds at most ``e^ε`` times higher or lower)."""
+    prior = np.linspace(0.0, 1.0, 101)
+    df = pd.DataFrame(
+        {
+            "prior": prior,
+            "posterior_max": posterior_bound(prior, epsilon),
+            "posterior_min": posterior_floor(prior, epsilon),
+        }
+    )
+    fig = go.Figure()
+    fig.add_scatter(
+        x=prior, y=df["posterior_min"], mode="lines", line=dict(width=0), showlegend=False
+    )
+    fig.add_scatter(
+        x=prior,
+        y=df["posterior_max"],
+        mode="lines",
+        fill="tonexty",
+        fillcolor=rgba(OTHER_COLOR, 0.15),
+        line=dict(color=OTHER_COLOR, width=3),
+        name=f"where the belief can end (ε = {epsilon:.3g})",
+    )
+    fig.add_scatter(
+        x=[0, 1], y=[0, 1], mode="lines", line=dict(color="#999999", dash="dot"), name="no release"
+    )
+    slack = f", up to δ = {delta:g}" if delta > 0 else ""
+    fig.update_xaxes(title="belief before the release (prior)", tickformat=".0%")
+    fig.update_yaxes(title=f"belief after{slack}", tickformat=".0%", range=[0, 1])
+    return _below(fig, "What one release can teach"), df
+
+
+def tradeoff_figure(
+    *,
+    mu: float | None = None,
+    epsilon: float | None = None,
+    delta: float = 0.0,
+    points: pd.DataFrame | None = None,
+    points_label: str = "measured",
+) -> tuple[go.Figure, pd.DataFrame]:
+    """The best attacker's trade-off: the least false-negative rate at each false-positive rate a
+    μ-GDP (``mu``) or ``(ε, δ)``-DP release allows, with measured ``(alpha, beta)`` points; every
+    test lies on or above the curve."""
+    alpha = np.linspace(0.0, 1.0, 201)
+    if mu is not None:
+        beta, label = gdp_tradeoff(alpha, mu), f"best possible (μ = {mu:.3g} Gaussian DP)"
+    elif epsilon is not None:
+        beta, label = dp_tradeoff(alpha, epsilon, delta), f"best possible (ε = {epsilon:.3g})"
+    else:
+        raise ValueError("give mu= (Gaussian DP) or epsilon= (and delta=) for the curve.")
+    df = pd.DataFrame({"alpha": alpha, "beta": beta, "kind": "bound"})
+    fig = go.Figure()
+    fig.add_scatter(
+        x=alpha, y=beta, mode="lines", line=dict(color=BOUND_COLOR, width=3), name=label
+    )
+    fig.add_scatter(
+        x=[0, 1], y=[1, 0], mode="lines", line=dict(color="#999999", dash="dot"), name="guessing"
+    )
+    if points is not None and len(points):
+        fig.add_scatter(
+            x=points["alpha"].tolist(),
+            y=points["beta"].tolist(),
+            mode="markers",
+            marker=dict(color=MEASURED_COLOR, size=9),
+            name=points_label,
+        )
+        df = pd.concat([df, points.assign(kind=points_label)[["alpha", "beta", "kind"]]])
+    fig.update_xaxes(title="false positives (α)", range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(title="false negatives (β)", range=[0, 1], tickformat=".0%")
+    return _below(fig, "Best attacker's errors", height=460), df.reset_index(drop=True)
+
+
+def audit_points(r: AuditResult, k: int = 15) -> pd.DataFrame:
+    """The audit's measured error rates: its chosen event (``kind = "event"``) and the same event
+    at ``k`` other thresholds (``"threshold"``), on its evaluation draws. An attacker says "the
+    data set on top" when the event happens: ``alpha`` is how often that happens on the other data
+    set, ``beta`` how often it fails to on the top one."""
+    top, other = (r.t_d, r.t_d_prime) if r.event.numerator == "D" else (r.t_d_prime, r.t_d)
+    qs = np.quantile(np.concatenate([top, other]), np.linspace(0.05, 0.95, k))
+    events = [r.event] + [Event(r.event.op, float(q), r.event.numerator) for q in qs]
+    return pd.DataFrame(
+        {
+            "threshold": [e.threshold for e in events],
+            "alpha": [float(e.hits(other).mean()) for e in events],
+            "beta": [1.0 - float(e.hits(top).mean()) for e in events],
+            "kind": ["event"] + ["threshold"] * k,
+        }
+    )
+
+
+def deployments_figure(
+    rows: list[tuple[Deployment, float, float]], current: float, delta: float
+) -> tuple[go.Figure, pd.DataFrame]:
+    """Published deployments on one ε scale (each read as an odds bound at the δ it states, a ρ
+    at ``delta``), with the sidebar's budget read the same way."""
+    df = pd.DataFrame(
+        [
+            {
+                "deployment": f"{d.who}: {d.what}",
+                "short": f"{d.who} {d.what.split(' (')[0][:22]}",
+                "published": d.label(),
+                "model": d.model,
+                "per": d.per,
+                "epsilon": eps,
+                "delta": dl,
+            }
+            for d, eps, dl in rows
+        ]
+    )
+    fig = go.Figure()
+    for model, colour in (("central", VALUE_COLOR), ("local", OTHER_COLOR)):
+        part = df[df["model"] == model]
+        fig.add_scatter(
+            x=part["epsilon"].tolist(),
+            y=part["short"].tolist(),
+            mode="markers",
+            marker=dict(color=colour, size=11),
+            name=f"{model} DP",
+            customdata=part[["published", "per"]].to_numpy(),
+            hovertemplate="%{y}: %{customdata[0]} per %{customdata[1]}<extra></extra>",
+        )
+    fig.add_vline(x=current, line_color="#333333", line_dash="dot", annotation_text="your budget")
+    fig.update_xaxes(type="log", title=f"ε (a ρ read at δ = {delta:g})")
+    fig.update_yaxes(autorange="reversed")
+    return _below(fig, "Budgets others published", height=440), df
