@@ -15,6 +15,7 @@ import streamlit as st
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from pages import _present
+from pages._follow import follow, publish, room_controls
 from pages._notebook import notebook_button
 from pages._showcase import warm
 from pages._spec import PAGES, page
@@ -216,6 +217,7 @@ def sidebar(page_path: str) -> None:
         help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
         "In the link as ?present=1.",
     )
+    room_controls()  # open a room for the class's phones, or join one
 
 
 def _shell() -> None:
@@ -225,6 +227,7 @@ def _shell() -> None:
     apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
     nav = st.navigation(navigation_pages())
     page_path = next((p.path for p in PAGES if p.title == nav.title), "")
+    follow(page_path)  # a phone in a class room takes the lecturer's newer view first
     sidebar(page_path)
     current = settings()
     for key in st.session_state.get(
@@ -248,6 +251,7 @@ def _shell() -> None:
     nav.run()
     if page_path:
         notebook_button(page(page_path), current)
+        publish(page_path, current.to_query())  # a lecturer's room follows this view
 
 
 warm()  # once per server: computes the Home picture in a background thread

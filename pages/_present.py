@@ -94,6 +94,7 @@ def step(titles: Sequence[str], key: str) -> int:
         NEXT, key=f"{key}-next", on_click=move, args=(1,), disabled=i == n - 1, width="stretch"
     )
     keyboard()
+    st.session_state["_slide_now"] = (key, i)  # a class room follows it (pages/_follow.py)
     return i
 
 
