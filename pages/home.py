@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.figures.style import prepared
+from dpcore.figures.style import plain, prepared
 from dpcore.glossary import GLOSSARY
 from pages._showcase import evidence, why_plan_charts
 from pages._spec import tour
@@ -15,8 +15,8 @@ s = settings()
 st.title("dpmean lab")
 st.markdown(
     "**Explore differentially private (DP) mean estimation, live.** Pick a distribution, its skew, "
-    "the number of rows *n*, the dimension *d* and a privacy budget in the sidebar; every page "
-    "shows what the estimators do to the data (centring, scaling, clipping, noise) and how accurate "
+    "the number of rows *n*, the dimension *d* and a privacy budget in the sidebar; the pages "
+    "show what the estimators do to that data (centring, scaling, clipping, noise) and how accurate "
     "they are. Everything is computed by the Python package `dpcore`, so a notebook reproduces "
     "every number with the same seed."
 )
@@ -32,13 +32,18 @@ def _why_plan() -> None:
     med, worst = ev.medians(), ev.worst()
     wins = round(ev.win_rate() * st_["seeds"])
     sentence = (
-        f"**On data whose coordinates vary very differently** (Gaussian, σᵢ² = (d/i)², n = {st_['n']:,}, "
-        f"d = {st_['d']}, ρ = {st_['rho']:g}), **PLAN puts less noise where the data vary less**, so its error "
-        f"was the smallest of the three in **{wins} of {st_['seeds']} runs** (median ℓ2 error {med['plan']:.2f} "
-        f"against {med['iome_paper']:.2f} for IOME and {med['gaussian_private']:.2f} for the Gaussian mechanism; "
-        f"worst runs {worst['plan']:.3g}, {worst['iome_paper']:.3g} and {worst['gaussian_private']:.3g})."
+        f"**On data whose coordinates vary very differently** (the example above), **PLAN puts less "
+        f"noise where the data vary less**, so its error was the smallest of the three in **{wins} of "
+        f"{st_['seeds']} runs** (median ℓ2 error {plain(med['plan'])} against {plain(med['iome_paper'])} "
+        f"for IOME and {plain(med['gaussian_private'])} for the Gaussian mechanism; worst runs "
+        f"{plain(worst['plan'])}, {plain(worst['iome_paper'])} and {plain(worst['gaussian_private'])})."
     )
     left, right = why_plan_charts(st.context.theme.type == "dark")
+    st.markdown(
+        f"**Example** (a fixed setting, not your sidebar's): Gaussian data with σᵢ² = (d/i)², "
+        f"n = {st_['n']:,} rows, d = {st_['d']} columns, ρ = {st_['rho']:g} (zCDP), "
+        f"{st_['seeds']} runs."
+    )
     c1, c2 = st.columns(2)
     c1.plotly_chart(prepared(left), key="home-why-noise", alt=sentence)
     c2.plotly_chart(prepared(right), key="home-why-error", alt=sentence)
@@ -81,8 +86,8 @@ for spec, label in tour():
         st.page_link(spec.path, label=f"**{label}**: {spec.blurb}")
 
 st.info(
-    f"Current settings: {s.n:,} rows × {s.d} columns, {s.budget}. Copy the address bar to share "
-    "exactly this view."
+    f"Your sidebar settings, which the other pages use: {s.n:,} rows × {s.d} columns, {s.budget}. "
+    "Copy the address bar to share exactly this view."
 )
 st.subheader("Glossary")
 st.markdown("The words the pages use, in one place (each page also defines them on hover).")

@@ -20,7 +20,8 @@ from dpcore.estimators.binary_product import BinaryProductDiagnostics
 from dpcore.figures.style import add_shapes, subplots
 from dpcore.registry import get
 
-FINAL_COLOR = "#2ca02c"
+#: The final round's colour: teal, which no bucket colour (Dark2 after its first, then Set1) uses.
+FINAL_COLOR = "#17becf"
 NAIVE_COLOR = get("binary_naive_laplace").color  # the registry colour, as everywhere
 
 
@@ -119,6 +120,17 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
             for row in rounds
         ],
     )
+    for r, row in enumerate(rounds, start=1):  # each dotted line says which round's threshold
+        fig.add_annotation(
+            x=1,
+            xref="x domain",
+            y=float(np.log10(row["tau"])),
+            yref="y",
+            text=f"τ{_subscript(r)}",
+            showarrow=False,
+            xanchor="left",
+            font={"size": 11, "color": "#777"},
+        )
     fig.update_yaxes(
         type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
     )
@@ -130,6 +142,11 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
         height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
     )
     return fig
+
+
+def _subscript(k: int) -> str:
+    """``k`` in Unicode subscript digits (τ₁, τ₂, …)."""
+    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def tv_summary(records: list[dict[str, Any]], x: str) -> pd.DataFrame:
@@ -189,14 +206,49 @@ def _label(name: str) -> tuple[str, str]:
     return spec.label, spec.color
 
 
+def _shade_naive_wins(fig: go.Figure, summary: pd.DataFrame, x: str) -> None:
+    """Shade the grid points where naive Laplace has a smaller mean TV than PureDPPDE, each from
+    the geometric midpoint to its neighbours (no gaps between neighbouring shaded points)."""
+    piv = summary.pivot(index=x, columns="estimator", values="tv_mean")
+    if not {"binary_pde", "binary_naive_laplace"} <= set(piv.columns):
+        return
+    xs = piv.index.to_numpy(float)
+    wins = piv["binary_naive_laplace"].to_numpy() < piv["binary_pde"].to_numpy()
+    mids = np.sqrt(xs[1:] * xs[:-1])
+    lows = np.concatenate([[xs[0] / (xs[1] / xs[0]) ** 0.5 if len(xs) > 1 else xs[0] * 0.8], mids])
+    highs = np.concatenate(
+        [mids, [xs[-1] * (xs[-1] / xs[-2]) ** 0.5 if len(xs) > 1 else xs[0] * 1.2]]
+    )
+    shade = {"fillcolor": NAIVE_COLOR, "line": {"width": 0}, "opacity": 0.1, "type": "rect"}
+    add_shapes(  # fig.add_vrect(x0, x1, ...) per point where naive Laplace wins, batched
+        fig,
+        [
+            {**shade, "x0": lo, "x1": hi, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
+            for lo, hi, w in zip(lows, highs, wins, strict=True)
+            if w
+        ],
+    )
+    if wins.any():
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name="shaded: naive Laplace beats PureDPPDE",
+                marker={"symbol": "square", "size": 12, "color": NAIVE_COLOR, "opacity": 0.25},
+            )
+        )
+
+
 def tv_figure(
     summary: pd.DataFrame,
     x: str,
     curves: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
     title: str = "",
 ) -> go.Figure:
-    """TV against ``x`` (log-log), mean ± sd over seeds, with reference curves (dotted) and the
-    region where a baseline (naive or truncated Laplace) beats PureDPPDE shaded."""
+    """TV against ``x`` (log-log), mean ± sd over seeds, with reference curves (dotted, cut at 1)
+    and shaded where naive Laplace, the paper's baseline, beats PureDPPDE. TV lies in [0, 1], so
+    the axis ends at 1."""
     fig = go.Figure()
     for name, sub in summary.groupby("estimator", sort=False):
         label, color = _label(str(name))
@@ -212,38 +264,22 @@ def tv_figure(
         )
     for label, (xs, ys) in (curves or {}).items():
         fig.add_trace(
-            go.Scatter(x=xs, y=ys, name=label, mode="lines", line={"dash": "dot", "width": 1.5})
+            go.Scatter(
+                x=xs,
+                y=np.minimum(ys, 1.0),  # a bound above 1 says nothing about a TV
+                name=label,
+                mode="lines",
+                line={"dash": "dot", "width": 1.5},
+            )
         )
-    piv = summary.pivot(index=x, columns="estimator", values="tv_mean")
-    baselines = [
-        c for c in ("binary_naive_laplace", "binary_truncated_laplace") if c in piv.columns
-    ]
-    if "binary_pde" in piv.columns and baselines:
-        xs = piv.index.to_numpy()
-        naive_wins = piv[baselines].min(axis=1).to_numpy() < piv["binary_pde"].to_numpy()
-        half = np.sqrt(xs[1] / xs[0]) if len(xs) > 1 else None  # half a grid step (log scale)
-        shade = {"fillcolor": NAIVE_COLOR, "line": {"width": 0}, "opacity": 0.08, "type": "rect"}
-        add_shapes(  # fig.add_vrect(x0, x1, ...) per winning point, batched (the same JSON)
-            fig,
-            [
-                {
-                    **shade,
-                    "x0": xv / half if half else xv * 0.8,
-                    "x1": xv * half if half else xv * 1.2,
-                    "xref": "x",
-                    "y0": 0,
-                    "y1": 1,
-                    "yref": "y domain",
-                }
-                for xv, wins in zip(xs, naive_wins, strict=True)
-                if wins
-            ],
-        )
+    _shade_naive_wins(fig, summary, x)
     grid = np.sort(summary[x].unique())
     fig.update_xaxes(type="log", title_text=x, tickvals=grid, ticktext=[f"{v:,.0f}" for v in grid])
+    low = float(np.nanmin(summary["tv_mean"].to_numpy(float), initial=1.0))
     fig.update_yaxes(
         type="log",
         title_text="total variation to the true distribution",
+        range=[np.log10(max(low, 1e-6)) - 0.25, 0.0],
         dtick=1,
         exponentformat="power",
     )

@@ -135,6 +135,12 @@ def test_home_opens_with_the_why_plan_picture_and_a_link_to_the_story():
     assert len(_specs(at)) == 2
     text = _text(at)
     assert "PLAN puts less noise where the data vary less" in text and "of 20 runs" in text
+    # the figure's fixed setting is labelled as an example, apart from the sidebar's settings
+    assert "**Example** (a fixed setting, not your sidebar's)" in text
+    assert "n = 4,000 rows, d = 128 columns, ρ = 0.25" in text
+    assert "Your sidebar settings, which the other pages use: 2,000 rows × 32 columns" in " ".join(
+        i.value for i in at.info
+    )
 
 
 def test_presenter_mode_one_section_per_screen_without_downloads_or_code():

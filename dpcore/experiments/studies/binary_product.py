@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from dpcore import registry
 from dpcore._validation import RngLike, check_positive, spawn_generators
 from dpcore.data.binary import _check_d, profile, sample_binary_product
-from dpcore.estimators.binary_baselines import naive_laplace, truncated_laplace
-from dpcore.estimators.binary_product import pure_dp_pde
 from dpcore.privacy import Budget
 from dpcore.theory.binary_product import _check_pq
 
@@ -34,8 +33,6 @@ def _tv_point(
 ) -> list[dict[str, Any]]:
     """One ``(n, d)`` point and repetition ``s`` of :func:`simulate_tv` on its own child stream ``g``
     (a module-level function, so a process pool can run it)."""
-    from dpcore import registry
-
     budget = Budget.pure(epsilon)
     p = profile(profile_name, int(d), rng=g)
     X = sample_binary_product(p, int(n), rng=g)
@@ -50,10 +47,18 @@ def _tv_point(
     ]
 
 
+def _epsilon(budget: Budget | float) -> float:
+    """The pure ε of ``budget`` (a :class:`Budget` converted to its pure-DP level, which a zCDP or
+    (ε, δ) budget refuses with the reason; or a bare positive ε)."""
+    if isinstance(budget, Budget):
+        return float(budget.to_native("pure").value)
+    return check_positive(budget, "epsilon")
+
+
 def simulate_tv(
     profile_name: str,
     grid: list[tuple[int, int]],
-    epsilon: float,
+    epsilon: Budget | float,
     *,
     seeds: int = 3,
     estimators: tuple[str, ...] = ("binary_pde", "binary_naive_laplace"),
@@ -63,7 +68,8 @@ def simulate_tv(
 ) -> list[dict[str, Any]]:
     """Mean TV of each estimator over ``seeds`` repetitions at each ``(n, d)`` of ``grid``.
 
-    Each repetition draws a fresh dataset from :func:`profile` (sparse storage) with a child of
+    ``epsilon`` is a :class:`~dpcore.privacy.Budget` or a bare pure ε. Each repetition draws a
+    fresh dataset from :func:`profile` (sparse storage) with a child of
     ``rng`` (:func:`~dpcore._validation.spawn_generators`: a Generator's own children, so the same
     Generator state gives the same numbers), runs every estimator at pure ``epsilon`` through the registry
     (a zCDP estimator raises ``ValueError``: it cannot meet a pure ε budget) and measures
@@ -77,7 +83,7 @@ def simulate_tv(
     ----------
     docs/estimators/binary-product.md §5 (prototype table) and §6.5 (TV against n and d).
     """
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = _epsilon(epsilon)
     Budget.pure(epsilon)  # the budget's own checks, before any work
     children = spawn_generators(rng, len(grid) * seeds)
     jobs = [
@@ -95,12 +101,14 @@ def simulate_tv(
 
 
 def binary_single_run(
-    profile_name: str, d: int, n: int, epsilon: float, seed: int, flip: bool
+    profile_name: str, d: int, n: int, budget: Budget | float, seed: int, flip: bool
 ) -> dict[str, Any]:
-    """One dataset of the binary product page at pure ``epsilon``: the profile's ``p`` (seed
-    ``seed``), ``n`` rows (``seed + 1``), PureDPPDE (``seed + 2``, ``flip`` as given), naive Laplace
-    (``seed + 3``) and one-radius truncated Laplace (``seed + 4``); and the :func:`product_tv` of
-    each and of the non-private mean against ``p`` (one Monte Carlo draw on ``seed``, shared).
+    """One dataset of the binary product page under ``budget`` (a pure :class:`Budget`, or a bare
+    ε): the profile's ``p`` (seed ``seed``), ``n`` rows (``seed + 1``), then through the registry
+    PureDPPDE (``binary_pde``, seed ``seed + 2``, ``flip`` as given), naive Laplace
+    (``binary_naive_laplace``, ``seed + 3``) and one-radius truncated Laplace
+    (``binary_truncated_laplace``, ``seed + 4``); and the :func:`product_tv` of each and of the
+    non-private mean against ``p`` (one Monte Carlo draw on ``seed``, shared).
 
     Returns ``{"p", "pde", "naive", "tv"}`` (the two estimates whole, TVs keyed ``pde``, ``naive``,
     ``truncated``, ``empirical``). A module-level function, so a process pool can run it.
@@ -109,11 +117,12 @@ def binary_single_run(
     ----------
     docs/estimators/binary-product.md §6 (the page's single run).
     """
+    pure = Budget.pure(_epsilon(budget))
     p = profile(profile_name, d, rng=seed)
     X = sample_binary_product(p, n, rng=seed + 1)
-    pde = pure_dp_pde(X, epsilon=epsilon, rng=seed + 2, flip=flip)
-    naive = naive_laplace(X, epsilon=epsilon, rng=seed + 3)
-    trunc = truncated_laplace(X, epsilon=epsilon, rng=seed + 4)
+    pde = registry.run("binary_pde", X, pure, rng=seed + 2, flip=flip)
+    naive = registry.run("binary_naive_laplace", X, pure, rng=seed + 3)
+    trunc = registry.run("binary_truncated_laplace", X, pure, rng=seed + 4)
     xbar = np.asarray(X.mean(axis=0)).ravel()
     means = {"pde": pde.mean, "naive": naive.mean, "truncated": trunc.mean, "empirical": xbar}
     # product_tv(p, q, rng=seed) of each, sharing its Monte Carlo draws (the same rows each time)
