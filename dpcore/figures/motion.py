@@ -10,6 +10,7 @@ docs/estimators/plan.md §2, §6.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -94,6 +95,102 @@ def plan_steps_animation(
     ``x`` is the whole data (n, d); ``rows`` the subsample to draw (default: all). The estimate must
     be a PLAN estimate (diagnostics ``center``, ``scale``, ``clip_radius`` and ``norms``).
     """
+    steps = _animation_steps(x, estimate, coords, true_mean, rows)
+    fig = go.Figure(
+        data=steps.traces("a"),
+        frames=[
+            go.Frame(data=steps.traces(k), name=k, layout=dict(title_text=PANEL_TITLES[k]))
+            for k in STEP_KEYS
+        ],
+    )
+    lo, hi = steps.extent()
+    pad = (hi - lo) * 0.05
+    cs = steps.cs
+    fig.update_xaxes(range=[lo[0] - pad[0], hi[0] + pad[0]], title=f"coordinate {cs[0] + 1}")
+    fig.update_yaxes(range=[lo[1] - pad[1], hi[1] + pad[1]], title=f"coordinate {cs[1] + 1}")
+    style(fig, title=PANEL_TITLES["a"], height=560)
+    fig.update_layout(
+        updatemenus=_play_buttons(duration),
+        sliders=_slider(
+            [PANEL_TITLES[k].split(")")[0] + ")" for k in STEP_KEYS], list(STEP_KEYS), "step "
+        ),
+        margin=dict(b=140),
+    )
+    df = pd.concat(
+        [
+            pd.DataFrame(
+                {"step": k, "row": steps.idx, "x": v[:, 0], "y": v[:, 1], "clipped": steps.clipped}
+            )
+            for k, v in steps.positions.items()
+        ],
+        ignore_index=True,
+    )
+    return fig, df
+
+
+@dataclass
+class _AnimationSteps:
+    """Where the drawn rows, the clip ball and the marked mean sit at each step (a)-(d)."""
+
+    cs: list[int]
+    idx: np.ndarray
+    positions: dict[str, np.ndarray]
+    ball: dict[str, np.ndarray | None]
+    marks: dict[str, np.ndarray]
+    clipped: np.ndarray
+
+    def extent(self) -> tuple[np.ndarray, np.ndarray]:
+        """Lowest and highest drawn point over every step (the fixed axis ranges)."""
+        balls = (v for v in self.ball.values() if v is not None)
+        allp = np.vstack([*self.positions.values(), *balls])
+        return np.nanmin(allp, axis=0), np.nanmax(allp, axis=0)
+
+    def traces(self, k: str) -> list[go.Scatter]:
+        """Step ``k``'s rows (orange: clipped), clip ball or ellipse, and true or private mean."""
+        outline = self.ball[k]
+        b = outline if outline is not None else np.full((2, 2), np.nan)
+        colors = np.where(self.clipped, "#d55e00", "#0072b2")
+        return [
+            trace(
+                go.Scatter,
+                x=self.positions[k][:, 0],
+                y=self.positions[k][:, 1],
+                mode="markers",
+                name="rows (orange: clipped)",
+                marker=dict(size=4, color=colors, opacity=0.6),
+            ),
+            trace(
+                go.Scatter,
+                x=b[:, 0],
+                y=b[:, 1],
+                mode="lines",
+                name="clip ball / ellipse",
+                line=dict(color="#1d2733", width=2, dash="dash"),
+            ),
+            trace(
+                go.Scatter,
+                x=[self.marks[k][0]],
+                y=[self.marks[k][1]],
+                mode="markers",
+                name="true mean" if k != "d" else "private mean",
+                marker=dict(
+                    symbol="star",
+                    size=16,
+                    color="#1d2733" if k != "d" else "#cc79a7",
+                    line=dict(color="white", width=1),
+                ),
+            ),
+        ]
+
+
+def _animation_steps(
+    x: np.ndarray,
+    estimate: Estimate,
+    coords: Sequence[int],
+    true_mean: np.ndarray,
+    rows: np.ndarray | None,
+) -> _AnimationSteps:
+    """Recentre, scale, clip (by the full d-dimensional norm) and map back the drawn rows."""
     dg = estimate.diagnostics
     if (
         not isinstance(dg, PlanDiagnostics | IomeDiagnostics)
@@ -114,84 +211,19 @@ def plan_steps_animation(
     norms = np.asarray(dg.norms, float)[idx]
     y = (pts - c) * s
     yc = y * np.minimum(1.0, C / np.maximum(norms, 1e-300))[:, None]
-    back = c + yc / s
-    release, truth = estimate.mean[cs], np.asarray(true_mean, float)[cs]
-    positions = {"a": pts, "b": y, "c": yc, "d": back}
-    ball = {
-        "a": None,
-        "b": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
-        "c": np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)]),
-        "d": np.column_stack(
-            [c[0] + C / s[0] * np.cos(_CIRCLE), c[1] + C / s[1] * np.sin(_CIRCLE)]
-        ),
-    }
-    marks = {"a": truth, "b": (truth - c) * s, "c": (truth - c) * s, "d": release}
-    clipped = norms > C
-    colors = np.where(clipped, "#d55e00", "#0072b2")
-
-    def traces(k: str) -> list[go.Scatter]:
-        outline = ball[k]
-        b = outline if outline is not None else np.full((2, 2), np.nan)
-        return [
-            trace(
-                go.Scatter,
-                x=positions[k][:, 0],
-                y=positions[k][:, 1],
-                mode="markers",
-                name="rows (orange: clipped)",
-                marker=dict(size=4, color=colors, opacity=0.6),
-            ),
-            trace(
-                go.Scatter,
-                x=b[:, 0],
-                y=b[:, 1],
-                mode="lines",
-                name="clip ball / ellipse",
-                line=dict(color="#1d2733", width=2, dash="dash"),
-            ),
-            trace(
-                go.Scatter,
-                x=[marks[k][0]],
-                y=[marks[k][1]],
-                mode="markers",
-                name="true mean" if k != "d" else "private mean",
-                marker=dict(
-                    symbol="star",
-                    size=16,
-                    color="#1d2733" if k != "d" else "#cc79a7",
-                    line=dict(color="white", width=1),
-                ),
-            ),
-        ]
-
-    allp = np.vstack([*positions.values(), *(v for v in ball.values() if v is not None)])
-    lo, hi = np.nanmin(allp, axis=0), np.nanmax(allp, axis=0)
-    pad = (hi - lo) * 0.05
-    fig = go.Figure(
-        data=traces("a"),
-        frames=[
-            go.Frame(data=traces(k), name=k, layout=dict(title_text=PANEL_TITLES[k]))
-            for k in STEP_KEYS
-        ],
+    circle = np.column_stack([C * np.cos(_CIRCLE), C * np.sin(_CIRCLE)])
+    ellipse = np.column_stack(
+        [c[0] + C / s[0] * np.cos(_CIRCLE), c[1] + C / s[1] * np.sin(_CIRCLE)]
     )
-    fig.update_xaxes(range=[lo[0] - pad[0], hi[0] + pad[0]], title=f"coordinate {cs[0] + 1}")
-    fig.update_yaxes(range=[lo[1] - pad[1], hi[1] + pad[1]], title=f"coordinate {cs[1] + 1}")
-    style(fig, title=PANEL_TITLES["a"], height=560)
-    fig.update_layout(
-        updatemenus=_play_buttons(duration),
-        sliders=_slider(
-            [PANEL_TITLES[k].split(")")[0] + ")" for k in STEP_KEYS], list(STEP_KEYS), "step "
-        ),
-        margin=dict(b=140),
+    truth = np.asarray(true_mean, float)[cs]
+    return _AnimationSteps(
+        cs=cs,
+        idx=idx,
+        positions={"a": pts, "b": y, "c": yc, "d": c + yc / s},
+        ball={"a": None, "b": circle, "c": circle, "d": ellipse},
+        marks={"a": truth, "b": (truth - c) * s, "c": (truth - c) * s, "d": estimate.mean[cs]},
+        clipped=norms > C,
     )
-    df = pd.concat(
-        [
-            pd.DataFrame({"step": k, "row": idx, "x": v[:, 0], "y": v[:, 1], "clipped": clipped})
-            for k, v in positions.items()
-        ],
-        ignore_index=True,
-    )
-    return fig, df
 
 
 def exponent_sweep_animation(
