@@ -253,6 +253,101 @@ def group_statistics(
     return theta, failed
 
 
+def _check_inputs(
+    x: Any,
+    epsilon: float | None,
+    rho: float | None,
+    ids: Any,
+    k: int | None,
+    group_size: int | None,
+    statistic: Any,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The data and the unit ids checked (a ``ValueError`` naming the fix)."""
+    if (epsilon is None) == (rho is None):
+        raise ValueError("pass exactly one of epsilon (pure DP) or rho (zCDP).")
+    arr = check_data(x, min_rows=4)
+    if ids is not None:
+        ids = np.asarray(ids)
+        if ids.shape != (arr.shape[0],):
+            raise ValueError(
+                f"ids must have one entry per row (shape ({arr.shape[0]},)); got {ids.shape}."
+            )
+        if k is None or group_size is not None:
+            raise ValueError(
+                "with ids, pass k (the public number of groups) and not group_size: the number "
+                "of persons is not public under person-level add/remove, so k must not be "
+                "derived from it."
+            )
+    if not (isinstance(statistic, str) and statistic in _NAMED) and not callable(statistic):
+        raise ValueError(
+            f"statistic must be 'mean', 'median', 'slope' or a callable; got {statistic!r}."
+        )
+    return arr, ids
+
+
+def _split_groups(
+    n_units: int, ids: np.ndarray | None, k: int | None, group_size: int | None, g: Any
+) -> tuple[np.ndarray | list[np.ndarray], int, int | None]:
+    """The groups (row indices), their number and their common size (``None`` under ids)."""
+    if ids is None:
+        groups = partition(n_units, k=k, group_size=group_size, rng=g)
+        return groups, int(groups.shape[0]), int(groups.shape[1])
+    labels = hash_groups(ids, int(k), rng=g)  # type: ignore[arg-type]
+    return rows_of_groups(labels, int(k)), int(k), None  # type: ignore[arg-type]
+
+
+def _statistic_range(
+    arr: np.ndarray, statistic: Any, bounds: Any, dim: int | None, failure_value: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The statistic's public range ``(a, b)`` in its dimension, and a failed group's value."""
+    lo_in = (
+        np.asarray(bounds[0], dtype=float)
+        if isinstance(bounds, (tuple, list)) and len(bounds) == 2
+        else None
+    )
+    if lo_in is None:
+        raise ValueError("bounds must be a pair (lower, upper) for the statistic's range.")
+    hi_in = np.asarray(bounds[1], dtype=float)
+    if dim is None:
+        sizes = {lo_in.size, hi_in.size} - {1}
+        if failure_value is not None and np.size(failure_value) > 1:
+            sizes.add(int(np.size(failure_value)))
+        if sizes:
+            dim = max(sizes)
+        elif isinstance(statistic, str) and statistic in ("mean", "median"):
+            dim = arr.shape[1] if arr.ndim == 2 else 1
+        else:
+            dim = 1  # a callable with scalar bounds is taken to return one number
+    a, b = check_bounds(bounds, int(dim))
+    fail = (
+        (a + b) / 2.0
+        if failure_value is None
+        else np.broadcast_to(np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
+    )
+    if not np.all(np.isfinite(fail)):
+        raise ValueError(
+            f"failure_value must be finite (a failed group's public value); got {failure_value!r}."
+        )
+    return a, b, fail
+
+
+def _aggregate(
+    theta: np.ndarray,
+    epsilon: float | None,
+    rho: float | None,
+    bounds: tuple[np.ndarray, np.ndarray],
+    g: Any,
+    **pmwm: Any,
+) -> Estimate:
+    """The private modified winsorized mean of the group statistics (pure ε or ρ-zCDP)."""
+    if epsilon is not None:
+        return winsorized_mean(theta, epsilon=epsilon, bounds=bounds, rng=g, **pmwm)
+    assert rho is not None  # exactly one of epsilon, rho (checked by _check_inputs)
+    return winsorized_mean_zcdp(
+        theta, rho=rho, bounds=bounds, mean_noise="per_coordinate", rng=g, **pmwm
+    )
+
+
 def subsample_and_aggregate(
     x: np.ndarray,
     statistic: Statistic = "mean",
@@ -323,83 +418,18 @@ def subsample_and_aggregate(
     ----------
     Ramsay & Spicker (2025) §5; docs/estimators/winsorized.md §3, §9 property 10.
     """
-    if (epsilon is None) == (rho is None):
-        raise ValueError("pass exactly one of epsilon (pure DP) or rho (zCDP).")
-    arr = check_data(x, min_rows=4)
-    if ids is not None:
-        ids = np.asarray(ids)
-        if ids.shape != (arr.shape[0],):
-            raise ValueError(
-                f"ids must have one entry per row (shape ({arr.shape[0]},)); got {ids.shape}."
-            )
-        if k is None or group_size is not None:
-            raise ValueError(
-                "with ids, pass k (the public number of groups) and not group_size: the number "
-                "of persons is not public under person-level add/remove, so k must not be "
-                "derived from it."
-            )
-    if not (isinstance(statistic, str) and statistic in _NAMED) and not callable(statistic):
-        raise ValueError(
-            f"statistic must be 'mean', 'median', 'slope' or a callable; got {statistic!r}."
-        )
+    arr, ids = _check_inputs(x, epsilon, rho, ids, k, group_size, statistic)
     n_units = arr.shape[0]
     if k is None and group_size is None:
         k = choose_k(n_units, epsilon=epsilon, rho=rho, c=c, eta=eta, beta=beta).k
     g = mechanisms.generator(rng)
-    groups: np.ndarray | list[np.ndarray]
-    if ids is None:
-        groups = partition(n_units, k=k, group_size=group_size, rng=g)
-        k_used, size = int(groups.shape[0]), int(groups.shape[1])
-    else:
-        labels = hash_groups(ids, int(k), rng=g)  # type: ignore[arg-type]
-        groups = rows_of_groups(labels, int(k))  # type: ignore[arg-type]
-        k_used, size = int(k), None  # type: ignore[arg-type]
-    lo_in = (
-        np.asarray(bounds[0], dtype=float)
-        if isinstance(bounds, (tuple, list)) and len(bounds) == 2
-        else None
-    )
-    if lo_in is None:
-        raise ValueError("bounds must be a pair (lower, upper) for the statistic's range.")
-    hi_in = np.asarray(bounds[1], dtype=float)
-    if dim is None:
-        sizes = {lo_in.size, hi_in.size} - {1}
-        if failure_value is not None and np.size(failure_value) > 1:
-            sizes.add(int(np.size(failure_value)))
-        if sizes:
-            dim = max(sizes)
-        elif isinstance(statistic, str) and statistic in ("mean", "median"):
-            dim = arr.shape[1] if arr.ndim == 2 else 1
-        else:
-            dim = 1  # a callable with scalar bounds is taken to return one number
-    a, b = check_bounds(bounds, int(dim))
-    fail = (
-        (a + b) / 2.0
-        if failure_value is None
-        else np.broadcast_to(np.asarray(failure_value, dtype=float), (int(dim),)).astype(float)
-    )
-    if not np.all(np.isfinite(fail)):
-        raise ValueError(
-            f"failure_value must be finite (a failed group's public value); got {failure_value!r}."
-        )
+    # 1. split the units into k disjoint groups (public sizes; persons by hash under ids)
+    groups, k_used, size = _split_groups(n_units, ids, k, group_size, g)
+    # 2. the statistic on every group, a failed group giving its public value
+    a, b, fail = _statistic_range(arr, statistic, bounds, dim, failure_value)
     theta, failed = group_statistics(arr, statistic, groups, failure_value=fail)
-    if epsilon is not None:
-        est = winsorized_mean(
-            theta, epsilon=epsilon, bounds=(a, b), c=c, eta=eta, beta=beta, split=split, rng=g
-        )
-    else:
-        assert rho is not None  # exactly one of epsilon, rho (checked above)
-        est = winsorized_mean_zcdp(
-            theta,
-            rho=rho,
-            bounds=(a, b),
-            c=c,
-            eta=eta,
-            beta=beta,
-            split=split,
-            mean_noise="per_coordinate",
-            rng=g,
-        )
+    # 3. aggregate the k group statistics with the private modified winsorized mean
+    est = _aggregate(theta, epsilon, rho, (a, b), g, c=c, eta=eta, beta=beta, split=split)
     # The number of failed groups depends on the data: not part of the release.
     est.diagnostics.nonprivate["failed_groups"] = int(failed.sum())
     agg = est.diagnostics

@@ -363,7 +363,18 @@ class ExperimentConfig:
     # ---- validation ------------------------------------------------------------------------------
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the field and the fix (limits: :mod:`dpcore.limits`)."""
+        """Raise ``ValueError`` naming the field and the fix (limits: :mod:`dpcore.limits`): the
+        field types, the scalar fields, the sweep, the estimators, the grid's cells and work, the
+        generator's parameters and the public bounds, in that order."""
+        self._check_types()
+        self._check_scalars()
+        self._check_sweep()
+        entries = self._check_estimators()
+        self._check_grid(len(entries))
+        _check_data_params(self)
+        self._check_bounds()
+
+    def _check_types(self) -> None:
         for f in fields(self):
             allowed = _FIELD_TYPES[f.name]
             v = getattr(self, f.name)
@@ -374,6 +385,8 @@ class ExperimentConfig:
                 raise ValueError(f"{f.name} must be {names}; got {v!r:.80}.")
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(f"{f.name} must be a finite number; got {v!r}.")
+
+    def _check_scalars(self) -> None:
         if self.distribution not in DISTRIBUTIONS:
             raise ValueError(
                 f"distribution must be one of {list(DISTRIBUTIONS)}; got {self.distribution!r}."
@@ -399,6 +412,8 @@ class ExperimentConfig:
             )
         if self.metric is not None and self.metric not in NORMS:
             raise ValueError(f"metric must be one of {list(NORMS)} or null; got {self.metric!r}.")
+
+    def _check_sweep(self) -> None:
         if not isinstance(self.sweep, dict):
             raise ValueError('sweep must be a JSON object such as {"budget": [0.125, 0.25, 0.5]}.')
         for key, values in self.sweep.items():
@@ -415,6 +430,8 @@ class ExperimentConfig:
                 f"the sweep grid has {grid:,} points; the limit is {limits.MAX_GRID} "
                 "(dpcore.limits). Sweep fewer values."
             )
+
+    def _check_estimators(self) -> list[dict[str, Any]]:
         if not isinstance(self.estimators, list | tuple) or not self.estimators:
             raise ValueError(
                 "estimators must be a non-empty list of registry names (see dpcore.registry.all_estimators())."
@@ -434,8 +451,11 @@ class ExperimentConfig:
             raise ValueError(
                 f"estimator ids must be unique; got {ids}. Give repeated estimators an 'id'."
             )
+        return entries
+
+    def _check_grid(self, n_entries: int) -> None:
         spec = DISTRIBUTIONS[self.distribution]
-        limits.check_tasks(len(self.settings()), len(entries), self.repetitions)
+        limits.check_tasks(len(self.settings()), n_entries, self.repetitions)
         work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
@@ -450,14 +470,15 @@ class ExperimentConfig:
                         f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}."
                     )
             limits.check_size(s["n"], s["d"])
-            work += self.repetitions * s["n"] * s["d"] * len(entries)
+            work += self.repetitions * s["n"] * s["d"] * n_entries
         if work > limits.MAX_WORK:
             raise ValueError(
                 f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
                 f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
                 "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d."
             )
-        _check_data_params(self)
+
+    def _check_bounds(self) -> None:
         if self.bounds is not None:
             if not isinstance(self.bounds, dict) or "half_width" not in self.bounds:
                 raise ValueError(

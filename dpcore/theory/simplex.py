@@ -143,34 +143,54 @@ def mse(
         v = _v(mech, R, budget)
         return v * (1 - 2 * P + (d + 1) * P**2) / N**2
     if estimator == "simplex_extra_count":
-        cf = float(count_fraction)
-        if not 0 < cf < 1:
-            raise ValueError(f"count_fraction must be in (0, 1); got {count_fraction!r}.")
-        v = _v(mech, R, budget * (1 - cf))
-        v_w = _v(mech, 1.0, budget * cf)
-        var_hat = (d + 1) * v / R**2
-        w = (1 / var_hat) / (1 / var_hat + 1 / v_w)
-        if combine == "blue":
-            alpha = w * (1 / (d + 1) - P) - 1 / (d + 1)
-            out = (
-                v * ((1 + alpha) ** 2 + d * alpha**2)
-                + R**2 * (1 / (d + 1) - P) ** 2 * (1 - w) ** 2 * v_w
-            )
-        elif combine == "paper":
-            out = v * ((1 - P * w) ** 2 + d * (P * w) ** 2) + (P * R) ** 2 * (1 - w) ** 2 * v_w
-        else:
-            raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
-        return out / N**2
+        return _extra_count_mse(mech, budget, P, R, d, count_fraction, combine) / N**2
+    return _count_baseline_mse(estimator, mech, budget, P, R, d, split, lower) / N**2
+
+
+def _extra_count_mse(
+    mech: str, budget: float, P: np.ndarray, R: float, d: int, count_fraction: float, combine: str
+) -> np.ndarray:
+    """S4 times n²: the simplex release with ``count_fraction`` of the budget on an extra count,
+    the two counts combined by ``combine``."""
+    cf = float(count_fraction)
+    if not 0 < cf < 1:
+        raise ValueError(f"count_fraction must be in (0, 1); got {count_fraction!r}.")
+    v = _v(mech, R, budget * (1 - cf))
+    v_w = _v(mech, 1.0, budget * cf)
+    var_hat = (d + 1) * v / R**2
+    w = (1 / var_hat) / (1 / var_hat + 1 / v_w)
+    if combine == "blue":
+        alpha = w * (1 / (d + 1) - P) - 1 / (d + 1)
+        return (
+            v * ((1 + alpha) ** 2 + d * alpha**2)
+            + R**2 * (1 / (d + 1) - P) ** 2 * (1 - w) ** 2 * v_w
+        )
+    if combine == "paper":
+        return v * ((1 - P * w) ** 2 + d * (P * w) ** 2) + (P * R) ** 2 * (1 - w) ** 2 * v_w
+    raise ValueError(f"combine must be 'blue' or 'paper'; got {combine!r}.")
+
+
+def _count_baseline_mse(
+    estimator: str,
+    mech: str,
+    budget: float,
+    P: np.ndarray,
+    R: float,
+    d: int,
+    split: float,
+    lower: float,
+) -> np.ndarray:
+    """B2 (``plugin``, ``plugin_oracle``, ``plugin_raw``, ``opendp``) and B3 (``centred``) times
+    n²: a noisy sum over a noisy count, first order."""
     if estimator == "plugin":
         f = _fraction(split)
-        return (_v(mech, R, budget * f) + (P * R) ** 2 * _v(mech, 1.0, budget * (1 - f))) / N**2
+        return _v(mech, R, budget * f) + (P * R) ** 2 * _v(mech, 1.0, budget * (1 - f))
     if estimator == "plugin_oracle":
         a = _v(mech, R, budget)
         b = (P * R) ** 2 * _v(mech, 1.0, budget)
-        best = (
+        return (
             (np.sqrt(a) + np.sqrt(b)) ** 2 if mech == "gaussian" else (np.cbrt(a) + np.cbrt(b)) ** 3
         )
-        return best / N**2
     if estimator in ("plugin_raw", "opendp"):
         L = float(lower)
         if d != 1:
@@ -181,12 +201,10 @@ def mse(
         else:
             f = _fraction(split)
         mu = L + P * R
-        return (_v(mech, sens, budget * f) + mu**2 * _v(mech, 1.0, budget * (1 - f))) / N**2
+        return _v(mech, sens, budget * f) + mu**2 * _v(mech, 1.0, budget * (1 - f))
     # centred (B3), d = 1
     f = _fraction(split)
-    return (
-        _v(mech, R / 2, budget * f) + ((P - 0.5) * R) ** 2 * _v(mech, 1.0, budget * (1 - f))
-    ) / N**2
+    return _v(mech, R / 2, budget * f) + ((P - 0.5) * R) ** 2 * _v(mech, 1.0, budget * (1 - f))
 
 
 def _fraction(split: float) -> float:

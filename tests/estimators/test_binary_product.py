@@ -686,7 +686,7 @@ def test_run_pde_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatc
         seen.append(int(coords.sum()))
         return real(block, coords, *args, **kwargs)
 
-    monkeypatch.setattr(BP, "truncated_mean_release", spy)
+    monkeypatch.setattr(BP.stages, "truncated_mean_release", spy)  # where the stages call it
     X = (np.random.default_rng(4).random((4000, 64)) < np.linspace(0.01, 0.6, 64)).astype(float)
     est = BP.pure_dp_pde(X, epsilon=1.0, rng=0)
     dg = est.diagnostics_as(BP.BinaryProductDiagnostics)

@@ -40,6 +40,10 @@ cost of that choice under Gaussian noise: the box itself has ``Δ2 = ||U - L||_2
 
 A seeded numpy generator is fine for teaching, not for a secure release (spec §8.10).
 
+Layout: ``_shared`` (mechanism, relation, noise draw, clamped data; shared with the baselines),
+``release`` (S1 and the post-processing S2-S4); this module composes them into the estimator,
+re-exports them and registers the entries.
+
 References
 ----------
 Fitzsimons, Honaker, Shoemate, Singhal. "Private Means and the Curious Incident of the Free Lunch."
@@ -49,13 +53,13 @@ arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. docs/estimators/sim
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
+from dpcore._validation import RngLike, check_real
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -67,305 +71,30 @@ from dpcore.estimate import (
     EstimatorSpec,
     register,
 )
+from dpcore.estimators.simplex._shared import (
+    Combine,
+    Mechanism,
+    Preprocessed,
+    Relation,
+    add_noise,
+    check_relation,
+    check_reps,
+    mechanism_of,
+    noise_variance,
+    nonprivate_counts,
+    preprocess,
+)
+from dpcore.estimators.simplex.release import (
+    SimplexRelease,
+    combine_counts,
+    free_count,
+    mean_from_sums,
+    project_sums,
+    simplex_release,
+    simplex_sensitivity,
+    simplex_transform,
+)
 from dpcore.privacy import Ledger
-
-Mechanism = Literal["laplace", "gaussian"]
-Relation = Literal["add-remove", "replace-one"]
-Combine = Literal["blue", "paper"]
-
-# --------------------------------------------------------------------------------------------
-# shared helpers (also used by simplex_baselines.py)
-
-
-def mechanism_of(epsilon: float | None, rho: float | None) -> tuple[Mechanism, float]:
-    """Return ``("laplace", ε)`` or ``("gaussian", ρ)``; exactly one budget must be given."""
-    if (epsilon is None) == (rho is None):
-        raise ValueError(
-            "pass exactly one budget: epsilon= (Laplace, pure DP) or rho= (Gaussian, zCDP)."
-        )
-    if epsilon is not None:
-        return "laplace", check_positive(epsilon, "epsilon")
-    return "gaussian", check_positive(rho, "rho")
-
-
-def check_relation(neighbouring: str) -> Relation:
-    """Validate the neighbouring relation name."""
-    if neighbouring not in ("add-remove", "replace-one"):
-        raise ValueError(
-            f"neighbouring must be 'add-remove' or 'replace-one'; got {neighbouring!r}."
-        )
-    return neighbouring  # type: ignore[return-value]
-
-
-def noise_variance(mechanism: Mechanism, sensitivity: float, budget: float) -> float:
-    """Per-coordinate noise variance ``v``: Laplace ``2 (Δ1/ε)²``, Gaussian ``Δ2²/(2ρ)`` (spec §1)."""
-    if mechanism == "laplace":
-        return 2.0 * (sensitivity / budget) ** 2
-    return sensitivity**2 / (2.0 * budget)
-
-
-def add_noise(
-    value: np.ndarray | np.float64,
-    mechanism: Mechanism,
-    sensitivity: float,
-    budget: float,
-    reps: int,
-    rng: Any,
-    note: str = "",
-) -> tuple[np.ndarray, float]:
-    """``reps`` independent releases of ``value`` (shape ``(reps,) + value.shape``) and the scale.
-
-    Parameters
-    ----------
-    value : float or array
-        The exact query answer.
-    mechanism : {"laplace", "gaussian"}
-        :func:`dpcore.mechanisms.laplace` (``b = Δ1/ε``) or :func:`dpcore.mechanisms.gaussian`
-        (``σ = Δ2/√(2ρ)``).
-    sensitivity, budget : float
-        The query's sensitivity in the mechanism's norm, and ``ε`` or ``ρ``.
-    reps : int
-        Simulated copies of the same release (iid noise per row and coordinate).
-    rng : Generator or release backend
-    note : str
-        What the release is, for the ledger line.
-
-    Returns
-    -------
-    (ndarray, float)
-        The noisy copies and the noise scale.
-
-    Privacy
-    -------
-    Inside a :func:`dpcore.mechanisms.stage` the release is charged once (``reps`` copies are a
-    simulation of one release); outside any stage nothing is charged.
-    """
-    draw = mechanisms.laplace if mechanism == "laplace" else mechanisms.gaussian
-    rel = draw(value, sensitivity, budget, rng=rng, reps=reps, note=note)
-    return np.asarray(rel.value, float), float(rel.scale)
-
-
-def check_reps(reps: int) -> int:
-    """Validate a repetition count."""
-    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 1:
-        raise ValueError(f"reps must be a positive integer; got {reps!r}.")
-    return int(reps)
-
-
-@dataclass
-class Preprocessed:
-    """Data clamped to the public box, shifted to start at 0, and l1-clipped to ``radius``."""
-
-    z: np.ndarray  # (n, d), z >= 0, row sums <= radius
-    lower: np.ndarray  # (d,)
-    upper: np.ndarray  # (d,)
-    radius: float
-    clipped: np.ndarray  # (n,) bool: row changed by clamping or rescaling (diagnostic only)
-    was_1d: bool
-
-    @property
-    def widths(self) -> np.ndarray:
-        return self.upper - self.lower
-
-    @property
-    def n(self) -> int:
-        return int(self.z.shape[0])
-
-    @property
-    def d(self) -> int:
-        return int(self.z.shape[1])
-
-
-def preprocess(
-    x: Any, bounds: Any, radius: float | None = None, *, min_rows: int = 1
-) -> Preprocessed:
-    """Clamp to ``bounds``, shift to ``[0, U - L]`` and l1-clip rows to ``radius`` (spec §2.1).
-
-    ``radius`` defaults to ``sum_j (U_j - L_j)`` (so nothing inside the box is rescaled); for one
-    column that is ``R = U - L``.
-    """
-    arr = check_data(x, min_rows=min_rows)
-    X = arr.reshape(arr.shape[0], -1)
-    d = X.shape[1]
-    lo, hi = check_bounds(bounds, d)
-    if not np.all(np.isfinite(hi - lo)) or not math.isfinite(float(np.sum(hi - lo))):
-        raise ValueError(
-            "bounds are too wide: the box's widths U - L (or their sum, the l1 diameter) overflow "
-            "to infinity; pass a narrower public range."
-        )
-    R = float(np.sum(hi - lo)) if radius is None else check_positive(radius, "radius")
-    z = np.clip(X, lo, hi) - lo
-    changed = np.any((X < lo) | (X > hi), axis=1)
-    tot = z.sum(axis=1)
-    over = tot > R
-    if np.any(over):
-        z[over] *= (R / tot[over])[:, None]
-    return Preprocessed(
-        z=z, lower=lo, upper=hi, radius=R, clipped=changed | over, was_1d=arr.ndim == 1
-    )
-
-
-def nonprivate_counts(data: Preprocessed) -> dict[str, int]:
-    """The data-dependent counts for ``Diagnostics.nonprivate`` (not private, teaching only): rows
-    changed by clamping or l1 rescaling, and the true ``n`` (private under add/remove)."""
-    return {"clamped_rows": int(data.clipped.sum()), "n": data.n}
-
-
-# --------------------------------------------------------------------------------------------
-# S1: the transformation and the release
-
-
-def simplex_transform(z: np.ndarray, radius: float) -> np.ndarray:
-    """Append the padding coordinate: ``y_i = (z_i, R - sum_j z_ij)`` (spec §2.1).
-
-    ``z`` must already be clamped, shifted and l1-clipped (use :func:`preprocess`), so every
-    ``y_i`` lies on ``R`` times the probability simplex: ``y >= 0`` and ``||y_i||_1 = R``.
-    """
-    Z = np.asarray(z, float)
-    Z = Z.reshape(Z.shape[0], -1)
-    if np.any(Z < 0) or np.any(Z.sum(axis=1) > radius * (1 + 1e-12)):
-        raise ValueError(
-            "z must be clamped and shifted first (z >= 0, row sums <= radius); use preprocess()."
-        )
-    pad = np.maximum(radius - Z.sum(axis=1), 0.0)
-    return np.column_stack([Z, pad])
-
-
-def simplex_sensitivity(neighbouring: str, radius: float) -> tuple[float, float]:
-    """``(Δ1, Δ2)`` of the augmented column sums (spec §1 table).
-
-    add/remove: one row of l1 norm ``R`` (and l2 norm <= R) appears or disappears: ``(R, R)``.
-    replace-one: ``||y - y'||_1 <= 2R`` and ``||y - y'||_2² <= ||y||² + ||y'||² <= 2R²`` since
-    ``y, y' >= 0``: ``(2R, sqrt(2) R)``, both attained at two different vertices.
-    """
-    rel = check_relation(neighbouring)
-    R = check_positive(radius, "radius")
-    return (R, R) if rel == "add-remove" else (2.0 * R, math.sqrt(2.0) * R)
-
-
-@dataclass
-class SimplexRelease:
-    """The noisy augmented sums ``m = s + Z`` (shape ``(reps, d + 1)``) and what produced them."""
-
-    m: np.ndarray
-    s: np.ndarray
-    variance: float  # per-coordinate noise variance v
-    scale: float  # Laplace b or Gaussian sigma
-    sensitivity: float
-    mechanism: Mechanism
-    budget: float
-    neighbouring: Relation
-    data: Preprocessed = field(repr=False)
-
-
-def simplex_release(
-    x: Any,
-    *,
-    epsilon: float | None = None,
-    rho: float | None = None,
-    bounds: Any = None,
-    neighbouring: str = "add-remove",
-    radius: float | None = None,
-    reps: int = 1,
-    rng: RngLike = None,
-    note: str = "",
-) -> SimplexRelease:
-    """Algorithm S1: release the column sums of the simplex-augmented rows with one mechanism.
-
-    Parameters
-    ----------
-    x : array, shape (n,) or (n, d)
-        Data; clamped to ``bounds`` first.
-    epsilon, rho : float
-        Exactly one: ``epsilon`` gives the Laplace mechanism (pure DP), ``rho`` the Gaussian (zCDP).
-        The whole budget is spent on this one release.
-    bounds : (lower, upper)
-        Public range per column.
-    neighbouring : {"add-remove", "replace-one"}
-        Relation; sets the sensitivity (:func:`simplex_sensitivity`).
-    radius : float, optional
-        Public l1 bound ``R`` on the shifted rows (default ``sum_j (U_j - L_j)``).
-    reps : int
-        Number of independent releases (rows of ``m``), for simulation.
-    rng : None, int, Generator or release backend
-    note : str
-        The ledger line's note (default: the mechanism, the number of sums and the sensitivity).
-
-    Returns
-    -------
-    SimplexRelease
-
-    Privacy
-    -------
-    One Laplace or Gaussian release through :mod:`dpcore.mechanisms`: charged to the active
-    :func:`dpcore.mechanisms.stage` (once for all ``reps`` copies), or to nothing outside one.
-
-    References
-    ----------
-    Paper §4 eq. (2)-(5) and App. B; docs/estimators/simplex.md §2.3 S1.
-    """
-    mech, budget = mechanism_of(epsilon, rho)
-    rel = check_relation(neighbouring)
-    data = preprocess(x, bounds, radius)
-    y = simplex_transform(data.z, data.radius)
-    s = y.sum(axis=0)
-    d1, d2 = simplex_sensitivity(rel, data.radius)
-    sens = d1 if mech == "laplace" else d2
-    note = note or (
-        f"{'Laplace' if mech == 'laplace' else 'Gaussian'} on the {data.d + 1} augmented sums, "
-        f"{rel} sensitivity {sens:.4g}, {'ε' if mech == 'laplace' else 'ρ'} = {budget:.4g}"
-    )
-    m, scale = add_noise(s, mech, sens, budget, check_reps(reps), mechanisms.generator(rng), note)
-    return SimplexRelease(
-        m=m,
-        s=s,
-        variance=noise_variance(mech, sens, budget),
-        scale=scale,
-        sensitivity=sens,
-        mechanism=mech,
-        budget=budget,
-        neighbouring=rel,
-        data=data,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# S2-S4: post-processing (batched over leading axes; pure functions of the release)
-
-
-def free_count(m: np.ndarray, radius: float) -> np.ndarray:
-    """S2 step 1: ``N̂ = sum_k m_k / R`` (signed sum, spec §8.5). Variance ``(d + 1) v / R²``."""
-    return np.asarray(m, float).sum(axis=-1) / radius
-
-
-def project_sums(m: np.ndarray, total: np.ndarray | float) -> np.ndarray:
-    """S3: orthogonal projection of ``m`` onto ``{sum_k s_k = total}`` (the GLS/BLUE for iid noise).
-
-    ``ŝ_k = m_k - (sum_k m_k - total) / (d + 1)``; with ``total = N R`` each ``ŝ_j`` has variance
-    ``v d / (d + 1)``.
-    """
-    M = np.asarray(m, float)
-    excess = (M.sum(axis=-1) - np.asarray(total, float)) / M.shape[-1]
-    return M - excess[..., None]
-
-
-def combine_counts(
-    n_hat: np.ndarray, var_hat: float, n_extra: np.ndarray, var_extra: float
-) -> tuple[np.ndarray, float, float]:
-    """S4: inverse-variance combination ``N* = w N̂ + (1 - w) N'``.
-
-    Returns ``(N*, Var(N*), w)`` with ``w = (1/var_hat) / (1/var_hat + 1/var_extra)`` in ``[0, 1]``.
-    """
-    w = (1.0 / var_hat) / (1.0 / var_hat + 1.0 / var_extra)
-    n_star = w * np.asarray(n_hat, float) + (1.0 - w) * np.asarray(n_extra, float)
-    return n_star, 1.0 / (1.0 / var_hat + 1.0 / var_extra), float(w)
-
-
-def mean_from_sums(sums: np.ndarray, count: np.ndarray | float, lower: np.ndarray) -> np.ndarray:
-    """``L_j + ŝ_j / max(count, 1)``: the floored count keeps the ratio finite (spec §2.3 S2.3)."""
-    c = np.maximum(np.asarray(count, float), 1.0)
-    return lower + np.asarray(sums, float) / np.asarray(c)[..., None]
-
 
 # --------------------------------------------------------------------------------------------
 # the estimator
@@ -813,3 +542,30 @@ register(
         ),
     )
 )
+
+__all__ = [
+    "SIDE_INFORMATION_NOTE",
+    "Combine",
+    "Mechanism",
+    "Preprocessed",
+    "Relation",
+    "SimplexDiagnostics",
+    "SimplexRelease",
+    "add_noise",
+    "check_known_n",
+    "check_relation",
+    "check_reps",
+    "combine_counts",
+    "free_count",
+    "mean_from_sums",
+    "mechanism_of",
+    "noise_variance",
+    "nonprivate_counts",
+    "preprocess",
+    "project_sums",
+    "simplex_mean",
+    "simplex_mean_draws",
+    "simplex_release",
+    "simplex_sensitivity",
+    "simplex_transform",
+]
