@@ -200,6 +200,15 @@ class StreamlitClient:
         self.ws.close()
 
 
+def url_seed(query: str) -> int:
+    """The seed in a page's URL query string (the app keeps its settings there); -1 if absent."""
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if key == "seed" and value.lstrip("-").isdigit():
+            return int(value)
+    return -1
+
+
 # ---------------------------------------------------------------------------------------------
 # Locust: one user = one student's journey, then it stops
 
@@ -213,6 +222,8 @@ class Classroom:
     done = 0
     times: ClassVar[dict[str, list[float]]] = {}
     errors: ClassVar[list[str]] = []
+    #: page title -> the seeds its views were drawn at (read back from each view's URL)
+    seeds_seen: ClassVar[dict[str, list[int]]] = {}
 
 
 class Student(User):
@@ -246,6 +257,7 @@ class Student(User):
             Classroom.errors.append(f"{title} (seed {seed}): {exc}")
             raise locust.exception.StopUser
         Classroom.times.setdefault(title, []).append(seconds)
+        Classroom.seeds_seen.setdefault(title, []).append(url_seed(client.query))
         if refined is not None:
             Classroom.times.setdefault(f"{title} refined", []).append(refined)
 
@@ -374,6 +386,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
                 {},
                 [],
             )
+            Classroom.seeds_seen = {}
             _drive(1, args, limit)
         Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
             itertools.repeat(seed0) if args.same_seed else itertools.count(seed0),
@@ -381,12 +394,14 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
             {},
             [],
         )
+        Classroom.seeds_seen = {}
         t0 = time.perf_counter()
         _drive(sessions, args, limit)
         wall = time.perf_counter() - t0
         return {
             "sessions": sessions,
             "times": dict(Classroom.times),
+            "seeds": {k: len(set(v)) for k, v in Classroom.seeds_seen.items()},
             "errors": list(Classroom.errors),
             "done": Classroom.done,
             "peak_mb": peak[0],
@@ -410,6 +425,80 @@ def _drive(sessions: int, args: argparse.Namespace, limit: float) -> None:
             f"{sessions - Classroom.done} sessions unfinished after {limit:.0f} s"
         )
     runner.quit()
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU per view: one student at a time
+
+
+def _cpu(server: psutil.Process) -> tuple[float, float, float]:
+    """CPU seconds so far of the server process, of its live children at normal priority (the
+    shared worker pool) and of those at a lower one (the background refinements' pool)."""
+    own = server.cpu_times()
+    pool = [0.0, 0.0]
+    for child in server.children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            t = child.cpu_times()
+            pool[child.nice() > 0] += t.user + t.system
+    return own.user + own.system, pool[0], pool[1]
+
+
+def cpu_per_view(args: argparse.Namespace) -> int:
+    """One student at a time on a fresh server (after one warm-up journey): the CPU seconds each
+    view costs the server process (where every session's script runs, under one GIL), the shared
+    worker pool and the background pool (psutil, 10 ms ticks), and its wall time; Compare's
+    background refinement is waited for and counted on a row of its own (the part of it that ran
+    while the view was still drawing counts in the view's row).
+
+    With ``N`` students at once on ``C`` cores, the last one waits at least about ``N`` times the
+    total CPU of a journey divided by ``C``, and at least ``N`` times the server's share of it
+    where that share holds the GIL: the floor this table puts under the load table's p95.
+    """
+    port = free_port()
+    proc = start_server(port, args.workers, args.app_dir)
+    server = psutil.Process(proc.pid)
+    pages = [*JOURNEY, f"{JOURNEY[2]} refined"]
+    rows: dict[str, list[tuple[float, ...]]] = {p: [] for p in pages}
+    seeds_seen: dict[str, set[int]] = {p: set() for p in JOURNEY}
+    try:
+        for i in range(args.cpu + 1):  # the first journey warms the server up (not counted)
+            seed = 5000 + i
+            client = StreamlitClient(f"127.0.0.1:{port}", args.timeout)
+            try:
+                for j, title in enumerate(JOURNEY):
+                    before, t0 = _cpu(server), time.perf_counter()
+                    result = client.run_page(
+                        None if j == 0 else title, query=f"seed={seed}" if j == 0 else None
+                    )
+                    after, mid = _cpu(server), time.perf_counter()
+                    if result.errors:
+                        raise PageError(f"{title} (seed {seed}): {'; '.join(result.errors)}")
+                    if i:
+                        used = [b - a for a, b in zip(before, after, strict=True)]
+                        rows[title].append((*used, mid - t0))
+                        seeds_seen[title].add(url_seed(client.query))
+                    if client.wait_refined(mid) is not None and i:
+                        used = [b - a for a, b in zip(after, _cpu(server), strict=True)]
+                        rows[pages[-1]].append((*used, time.perf_counter() - mid))
+            finally:
+                client.close()
+    finally:
+        stop_server(proc)
+    print(
+        "| view | server CPU | pool CPU | background pool CPU | total CPU | wall | seeds |\n"
+        "|---|---|---|---|---|---|---|"
+    )
+    for page in pages:
+        if not rows[page]:
+            continue
+        own, pool, low, wall = (float(np.median(c)) for c in zip(*rows[page], strict=True))
+        seeds = len(seeds_seen.get(page, set())) or "—"
+        print(
+            f"| {page} | {own:.3f} s | {pool:.3f} s | {low:.3f} s | {own + pool + low:.3f} s "
+            f"| {wall:.2f} s | {seeds} |"
+        )
+    print(f"# medians of {args.cpu} journeys, one at a time; load after: {os.getloadavg()[0]:.2f}")
+    return 0
 
 
 def fmt(xs: list[float]) -> str:
@@ -471,7 +560,17 @@ def main(argv: list[str] | None = None) -> int:
         default=ROOT,
         help="checkout whose app.py to serve (e.g. an export of another branch, for a before/after)",
     )
+    parser.add_argument(
+        "--cpu",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of the load table: N journeys one at a time, the CPU seconds each view costs "
+        "the server process and the worker pools (medians)",
+    )
     args = parser.parse_args(argv)
+    if args.cpu:
+        return cpu_per_view(args)
     if any(s < 1 or s > 100 for s in args.sessions):
         parser.error("--sessions: each level must be between 1 and 100")
     print(
@@ -482,16 +581,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         "| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
-        "| journeys done | errors | peak server memory |"
+        "| journeys done | distinct seeds on Compare | errors | peak server memory |"
     )
-    print(header + "\n|---|---|---|---|---|---|---|---|", flush=True)
+    print(header + "\n|---|---|---|---|---|---|---|---|---|", flush=True)
     failed = False
     end = time.monotonic() + args.total_timeout
     for level, sessions in enumerate(args.sessions):
         limit = min(args.level_timeout, end - time.monotonic())
         if limit < 60:  # not enough of the budget left for a server start, a warm-up and a level
             print(
-                f"| {sessions} | not run: --total-timeout spent | — | — | — | 0/{sessions} | — | — |"
+                f"| {sessions} | not run: --total-timeout spent | — | — | — | 0/{sessions} | — | — | — |"
             )
             failed = True
             continue
@@ -501,8 +600,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
             f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
-            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {len(r['errors'])} | "
-            f"{memory} |",
+            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
+            f"{len(r['errors'])} | {memory} |",
             flush=True,
         )
         for e in r["errors"][:5]:

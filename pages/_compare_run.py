@@ -19,7 +19,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dpcore import registry
 from dpcore.experiments import ExperimentConfig, cost, run, tail_table
-from dpcore.experiments.progressive import Decision, decide
+from dpcore.experiments.progressive import Decision, decide, first_config
 from dpcore.figures.compare import compare_views, target_views
 from dpcore.pool import workers_from_env
 from pages import _pool
@@ -155,8 +155,10 @@ def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]
     norm and (once the page has drawn it) its target view at ``shown_target["target"]``: the rerun
     that draws them then only reads them."""
 
+    first = first_config(ExperimentConfig.from_json(config_json), FIRST_REPS).to_json(indent=None)
+
     def work(ex: Executor) -> pd.DataFrame:
-        full = run(config_json, executor=ex)
+        full = run(config_json, executor=ex, reuse=frames().get(first))  # only the missing reps
         made = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
         view_cache().put((config_json, x, metric), (*made, tail_table(full, metric)))
         if "target" in shown_target:

@@ -395,6 +395,18 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
     return tasks, skipped
 
 
+def _reusable(cfg: ExperimentConfig, reuse: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The rows of ``reuse`` that :func:`run` of ``cfg`` may take as they are: those of its
+    repetitions below ``cfg.repetitions``, when ``reuse`` ran the same config but for the number of
+    repetitions and every repetition has a task of its own (``resample="data"``); else ``None``."""
+    if reuse is None or cfg.resample != "data":
+        return None
+    made = dict(reuse.attrs.get("config") or {})
+    if {**made, "repetitions": cfg.repetitions} != cfg.to_dict():
+        return None
+    return reuse[reuse["rep"] < cfg.repetitions].reindex(columns=list(COLUMNS))
+
+
 class FrameAttr(dict[str, Any]):
     """A dict for ``frame.attrs`` that pandas copies by reference: pandas deep-copies ``attrs`` into
     every frame and series it derives (each column access, each group), and the config's deep copy
@@ -408,6 +420,7 @@ def run(
     config: ExperimentConfig | Mapping[str, Any] | str | Path,
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    reuse: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Run an experiment; one row per (estimator, setting, repetition).
 
@@ -420,6 +433,12 @@ def run(
         frame does not depend on it.
     progress : callable(done, total), optional
         Called after each finished task (for a progress bar).
+    reuse : pandas.DataFrame, optional
+        A frame this function returned for the same config with fewer repetitions (a first
+        result): its repetitions are taken from it instead of being run again. They are the same
+        rows (every stream is addressed by content, see "Randomness and reproducibility"), so the
+        frame is identical but for the ``seconds`` of those rows. Ignored when its config differs
+        in anything but ``repetitions``, and under ``resample="noise"`` (repetitions share a task).
 
     Returns
     -------
@@ -439,6 +458,10 @@ def run(
     """
     cfg = ExperimentConfig.coerce(config)
     tasks, skipped = plan_tasks(cfg)
+    kept = _reusable(cfg, reuse)
+    if kept is not None:
+        have = set(kept["rep"].tolist())
+        tasks = [t for t in tasks if not set(t["reps"]) <= have]
     total = len(tasks)
     results: list[list[dict[str, Any]]] = []
     if executor is None:
@@ -457,6 +480,10 @@ def run(
     frame = pd.DataFrame(rows)
     if frame.empty:
         frame = pd.DataFrame(columns=[*COLUMNS, "_order"])
+    if kept is not None and not kept.empty:
+        order = {e["id"]: i for i, e in enumerate(cfg.estimator_entries())}
+        kept = kept.assign(_order=kept["estimator"].map(order))
+        frame = kept if frame.empty else pd.concat([frame, kept], ignore_index=True)
     frame = frame.sort_values(["_order", "setting", "rep"], kind="stable").drop(columns="_order")
     frame = frame.reindex(columns=list(COLUMNS)).reset_index(drop=True)
     for col in ("setting", "n", "d", "rep"):

@@ -32,6 +32,16 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
         put(self, key, value)
 
     monkeypatch.setattr(SharedCache, "put", recorded)
+    import pages._compare_run as runs
+
+    reused: list[object] = []  # the first result each refinement took its repetitions from
+
+    def recorded_run(config: object, *args: object, **kwargs: object) -> object:
+        if kwargs.get("reuse") is not None:
+            reused.append(kwargs["reuse"])
+        return run(config, *args, **kwargs)
+
+    monkeypatch.setattr(runs, "run", recorded_run)
     at = AppTest.from_file(APP, default_timeout=300)
     at.query_params.update({"n": "300", "d": "4", "seed": "11"})
     at.run()
@@ -59,6 +69,8 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
     full = run(cfg)
     assert f"{len(full):,} runs" in _captions(at)
     assert "Showing all 10 repetitions per point" in _captions(at)
+    # the refinement ran only the missing repetitions: it took the first three from the first result
+    assert len(reused) == 1 and sorted(set(reused[0]["rep"])) == [0, 1, 2], reused
     # the first result is exactly the full sweep's first three repetitions
     part = full[full["rep"] < 3].reset_index(drop=True).drop(columns="seconds")
     assert part.equals(run(first).drop(columns="seconds"))
