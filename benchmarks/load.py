@@ -568,7 +568,17 @@ def main(argv: list[str] | None = None) -> int:
         help="instead of the load table: N journeys one at a time, the CPU seconds each view costs "
         "the server process and the worker pools (medians)",
     )
+    parser.add_argument(
+        "--first-reps",
+        type=int,
+        default=0,
+        metavar="R",
+        help="DPMEAN_FIRST_REPS for the server: repetitions per point of Compare's first result "
+        "(default: the app's own, 3)",
+    )
     args = parser.parse_args(argv)
+    if args.first_reps:
+        os.environ["DPMEAN_FIRST_REPS"] = str(args.first_reps)
     if args.cpu:
         return cpu_per_view(args)
     if any(s < 1 or s > 100 for s in args.sessions):
@@ -576,6 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
         f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}, "
+        f"first result {os.environ.get('DPMEAN_FIRST_REPS', 'default')} reps, "
         + ("all sessions of a level on one seed" if args.same_seed else "a seed per session"),
         flush=True,
     )

@@ -36,11 +36,42 @@ from dpcore.pool import (
 
 T = TypeVar("T")
 
+#: The environment variable that sets :data:`FIRST_REPS` (a positive integer; default 3).
+FIRST_REPS_ENV = "DPMEAN_FIRST_REPS"
+
+
+def first_reps_from_env(default: int = 3) -> int:
+    """Repetitions per point of a long sweep's first result: ``$DPMEAN_FIRST_REPS``, else ``default``.
+
+    Fewer make a lighter first view (a class of students on their own seeds costs each about a
+    sixth of a CPU second less per repetition at Compare's defaults, benchmarks/results/load.md)
+    and a rougher first chart; the refined chart is the same either way.
+
+    Raises
+    ------
+    ValueError
+        If the variable is set to anything but a positive integer.
+    """
+    raw = os.environ.get(FIRST_REPS_ENV, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(
+            f"{FIRST_REPS_ENV}={raw!r} is not a number of repetitions; set it to an integer >= 1 "
+            f"(or unset it for {default})."
+        )
+    return int(raw)
+
+
 #: Repetitions per point of the first result a long sweep draws at once; the full sweep runs on
 #: the pool behind every page view and replaces it (``DPMEAN_PROGRESSIVE=0`` turns this off).
 #: Repetition r's data and noise do not depend on the number of repetitions (content-addressed
 #: streams), so the first result is exactly the first FIRST_REPS repetitions of the full one.
-FIRST_REPS = 3
+try:
+    FIRST_REPS = first_reps_from_env()
+except ValueError as _bad:  # a server misconfigured: say so in its log, serve the default
+    logging.getLogger(__name__).warning("%s; using 3", _bad)
+    FIRST_REPS = 3
 
 #: A page waiting for a background refinement asks whether it is done every POLL_SECONDS, at
 #: least the first and at most the second (see :func:`poll_seconds`).

@@ -279,3 +279,14 @@ def test_get_or_compute_does_not_serialise_different_keys():
     with ThreadPoolExecutor(2) as ex:
         jobs = [ex.submit(cache.get_or_compute, k, lambda k=k: compute(k)) for k in (1, 2)]
         assert [j.result(timeout=20) for j in jobs] == [1, 2]
+
+
+def test_first_reps_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(_pool.FIRST_REPS_ENV, raising=False)
+    assert _pool.first_reps_from_env() == 3
+    monkeypatch.setenv(_pool.FIRST_REPS_ENV, "1")
+    assert _pool.first_reps_from_env() == 1
+    for bad in ("0", "-2", "two", "1.5"):
+        monkeypatch.setenv(_pool.FIRST_REPS_ENV, bad)
+        with pytest.raises(ValueError, match=r"DPMEAN_FIRST_REPS.*integer >= 1"):
+            _pool.first_reps_from_env()
