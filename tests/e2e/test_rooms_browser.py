@@ -1,0 +1,77 @@
+"""A class follows the lecturer in real browsers: the lecturer opens a room on PLAN step by step,
+phones (375x812 contexts) join with the room's link, the lecturer sees them, steps to the next
+slide, and every phone follows; a wrong code gets a clear message.
+
+``make test`` runs it with :data:`PHONES` phones; ``make classroom`` with 30
+(``DPMEAN_ROOM_PHONES=30``), printing how long the lecturer's own view and the phones took.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PHONES = int(os.environ.get("DPMEAN_ROOM_PHONES", "4"))
+PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
+MAIN_H1 = '[data-testid="stMain"] h1'
+
+
+def _wait_text(pg, pattern: str, timeout: float = 120.0) -> float:
+    """Seconds until the page's text matches ``pattern`` (fails after ``timeout``)."""
+    start = time.monotonic()
+    pg.wait_for_function(
+        "p => new RegExp(p).test(document.body.innerText)", arg=pattern, timeout=timeout * 1000
+    )
+    return time.monotonic() - start
+
+
+def _open_room(lecturer, url: str) -> str:
+    lecturer.goto(f"{url}/plan_step_by_step")
+    lecturer.wait_for_selector(MAIN_H1, timeout=180_000)
+    lecturer.get_by_role("button", name="Open a room for the class").click()
+    _wait_text(lecturer, r"Room [A-Z0-9]{4} ·")
+    code = re.search(r"Room ([A-Z0-9]{4}) ·", lecturer.inner_text("body"))
+    assert code
+    lecturer.get_by_text("Presenter mode").click()
+    _wait_text(lecturer, r"1 / \d+ ·")
+    return code.group(1)
+
+
+def test_phones_follow_the_lecturers_slides(browser, app_url):
+    lecturer = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    code = _open_room(lecturer, app_url)
+
+    phones = []
+    for _ in range(PHONES):
+        pg = browser.new_context(**PHONE).new_page()
+        pg.goto(f"{app_url}/?room={code}")
+        phones.append(pg)
+    for pg in phones:  # each lands on the lecturer's page, at the lecturer's slide
+        _wait_text(pg, r"1 / \d+ ·", timeout=240)
+        assert pg.inner_text(MAIN_H1) == lecturer.inner_text(MAIN_H1)
+    _wait_text(lecturer, rf"{PHONES} phones following", timeout=60)
+
+    start = time.monotonic()
+    lecturer.get_by_role("button", name="Next ▶").first.click()
+    lecturer_s = _wait_text(lecturer, r"2 / \d+ ·", timeout=60)
+    follow_s = [_wait_text(pg, r"2 / \d+ ·", timeout=240) for pg in phones]
+    total = time.monotonic() - start
+    print(
+        f"\n{PHONES} phones: the lecturer's next slide in {lecturer_s:.2f} s; "
+        f"every phone on it after {total:.1f} s (last wait {max(follow_s):.1f} s)"
+    )
+
+
+def test_a_wrong_room_code_says_so(browser, app_url):
+    pg = browser.new_context(**PHONE).new_page()
+    pg.goto(f"{app_url}/?room=QQQQ")
+    pg.wait_for_selector(MAIN_H1, timeout=180_000)
+    pg.locator(
+        '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]'
+    ).first.click()
+    _wait_text(pg, "There is no room 'QQQQ'", timeout=60)
