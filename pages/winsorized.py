@@ -5,23 +5,16 @@ docs/estimators/winsorized.md (developer reference; the page names the paper).""
 import numpy as np
 import streamlit as st
 
-from dpcore.estimators.subsample_aggregate import SubsampleDiagnostics, subsample_and_aggregate
-from dpcore.estimators.winsorized import (
-    WinsorizedDiagnostics,
-    winsorized_mean,
-    winsorized_mean_zcdp,
-)
-from dpcore.estimators.winsorized_baselines import (
-    ClippedMeanDiagnostics,
-    clipped_mean_box_zcdp,
-    clipped_mean_laplace,
-)
+from dpcore.estimators.subsample_aggregate import SubsampleDiagnostics
+from dpcore.estimators.winsorized import WinsorizedDiagnostics
+from dpcore.estimators.winsorized_baselines import ClippedMeanDiagnostics
 from dpcore.experiments.studies import (
     contaminate,
     contamination_sweep,
     full_statistic,
     sa_error_by_group_size,
 )
+from dpcore.figures.style import plain
 from dpcore.figures.winsorized import (
     contamination_figure,
     interval_histogram,
@@ -29,6 +22,7 @@ from dpcore.figures.winsorized import (
     sa_strip,
 )
 from dpcore.glossary import define
+from dpcore.registry import get
 from pages._pool import SharedCache, call_on, prefetch
 from pages._ui import (
     CACHE_TTL,
@@ -77,13 +71,14 @@ if version == "zcdp":
     )
 eta = url_widget(
     c2.slider,
-    "η: expected share of outliers (trim level)",
+    "η: expected share of outliers",
     0.0,
     0.45,
     step=0.01,
     key="wins_eta",
     default=0.10,
-    help="τ = min(max(c/n, η), max(0.025, η)); with η ≥ 0.025 the trim level is η.",
+    help="Sets the trim level τ, the share of points the interval leaves out on each side: "
+    "τ = min(max(c/n, η), max(0.025, η)), which is η itself once η ≥ 0.025.",
 )
 contam = url_widget(
     c3.slider,
@@ -103,25 +98,30 @@ shift = url_widget(
     key="wins_shift",
     default=10.0,
 )
-c5, c6, _ = st.columns([1, 1, 2])
-c_trim = url_widget(
-    c5.number_input,
-    "c: points to trim per side with no outliers",
-    0.5,
-    500.0,
-    step=0.5,
-    key="wins_c",
-    default=10.0,
-)
-BETAS = [1.0005, 1.001, 1.005, 1.01, 1.05]
-beta = url_widget(
-    c6.select_slider,
-    "Grid ratio β",
-    BETAS,
-    key="wins_beta",
-    default=1.001,
-    valid=BETAS.__contains__,
-)
+with st.expander("Advanced: the trim floor c and the quantile grid β"):
+    c5, c6 = st.columns(2)
+    c_trim = url_widget(
+        c5.number_input,
+        "c: points to trim per side with no outliers",
+        0.5,
+        500.0,
+        step=0.5,
+        key="wins_c",
+        default=10.0,
+        format="%g",
+        help="With η = 0 the interval still leaves out c points on each side (τ = c/n).",
+    )
+    BETAS = [1.0005, 1.001, 1.005, 1.01, 1.05]
+    beta = url_widget(
+        c6.select_slider,
+        "Grid ratio β",
+        BETAS,
+        key="wins_beta",
+        default=1.001,
+        valid=BETAS.__contains__,
+        help="The quantile walks step over a geometric grid with ratio β: smaller is finer and "
+        "needs more steps.",
+    )
 
 with user_errors():
     conv = native_budget(s.budget, version)
@@ -132,7 +132,10 @@ with user_errors():
     truth = float(data.true_mean[0])
     x = contaminate(clean, contam, shift, rng=s.seed)
 unit = "ε" if version == "pure" else "ρ"
-bkw = "epsilon" if version == "pure" else "rho"
+#: The registry entries this page runs, by version: PMWM, the clipped mean, S&A with PMWM.
+PMWM = {"pure": "pmwm", "zcdp": "pmwm_zcdp"}[version]
+CLIPPED = {"pure": "clipped_laplace", "zcdp": "clipped_box_zcdp"}[version]
+SA = {"pure": "sa_pmwm", "zcdp": "sa_pmwm_zcdp"}[version]
 
 
 @st.cache_resource(show_spinner=False)
@@ -173,8 +176,8 @@ def _one_run(
     d: int,
     skew: float,
     seed: int,
+    budget_key: tuple,
     version: str,
-    budget: float,
     eta: float,
     c: float,
     beta: float,
@@ -182,16 +185,27 @@ def _one_run(
     shift: float,
 ) -> tuple:
     x = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
-    func = winsorized_mean if version == "pure" else winsorized_mean_zcdp
-    est = func(x, bounds=(a, b), eta=eta, c=c, beta=beta, rng=seed, **{bkw: budget})
-    clip_fn = clipped_mean_laplace if version == "pure" else clipped_mean_box_zcdp
-    base = clip_fn(x, bounds=(a, b), rng=seed + 1, **{bkw: budget})
+    run = dict(at_implied_level=True, bounds=(a, b))
+    est = get(PMWM).run(x, s.budget, rng=seed, eta=eta, c=c, beta=beta, **run)
+    base = get(CLIPPED).run(x, s.budget, rng=seed + 1, **run)
     return est, base
 
 
+budget_key = (s.unit, s.budget_value, s.delta)
 with user_errors(), st.spinner("Running the private winsorized mean and the clipped mean…"):
     est, base = _one_run(
-        s.distribution, s.n, s.d, s.skew, s.seed, version, budget, eta, c_trim, beta, contam, shift
+        s.distribution,
+        s.n,
+        s.d,
+        s.skew,
+        s.seed,
+        budget_key,
+        version,
+        eta,
+        c_trim,
+        beta,
+        contam,
+        shift,
     )
 
 dg = est.diagnostics_as(WinsorizedDiagnostics)
@@ -211,13 +225,14 @@ m1, m2, m3, m4 = st.columns(4)
 m1.metric(
     "PMWM estimate",
     f"{est.mean[0]:.4g}",
-    f"{est.mean[0] - truth:+.3g} vs true mean",
+    f"{est.mean[0] - truth:+.3g} vs the true mean",
     delta_color="off",
+    help="The true mean of the distribution the clean data come from (outliers not included).",
 )
 m2.metric(
     "Clipped mean (public bounds)",
     f"{base.mean[0]:.4g}",
-    f"{base.mean[0] - truth:+.3g} vs true mean",
+    f"{base.mean[0] - truth:+.3g} vs the true mean",
     delta_color="off",
 )
 m3.metric(
@@ -225,7 +240,12 @@ m3.metric(
     f"{dg.noise_scale[0]:.3g}",
     help="Laplace b = (Û − L̂)/(n ε₃)" if version == "pure" else "Gaussian sd = (Û − L̂)/(n √(2ρ₃))",
 )
-m4.metric("Trim level τ", f"{dg.tau:.3g}")
+m4.metric(
+    "Trim level τ (from η)",
+    plain(dg.tau),
+    help="The share of points the interval leaves out on each side: "
+    f"τ = min(max(c/n, η), max(0.025, η)) = {plain(dg.tau)} here.",
+)
 
 fig, df = interval_histogram(x, est, true_mean=truth)
 pulled = int((df.status != "kept").sum())
@@ -240,10 +260,10 @@ chart(
     "prior range: PMWM lands "
     f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
     + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
-    s.code() + "from dpcore.experiments.studies import contaminate\n"
-    f"from dpcore.estimators.winsorized import {'winsorized_mean' if version == 'pure' else 'winsorized_mean_zcdp'}"
-    f" as pmwm\nx = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
-    f"est = pmwm(x, {bkw}={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, beta={beta!r}, rng={s.seed})\n"
+    s.code() + "from dpcore import registry\nfrom dpcore.experiments.studies import contaminate\n"
+    f"x = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
+    f"est = registry.run({PMWM!r}, x, budget, rng={s.seed}, at_implied_level=True, bounds=({a!r}, {b!r}), "
+    f"eta={eta!r}, c={c_trim!r}, beta={beta!r})\n"
     "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()",
 )
 
@@ -267,9 +287,10 @@ chart(
     sweep,
     "winsorized_contamination",
     f"With {round(contam / 0.05) * 5:.0f}% of points moved {shift:g} sd to the right, PMWM with η = {eta:g} misses "
-    f"the clean mean by {pm:.3g} (RMSE over 40 runs) and the clipped mean by {cm:.3g}: the clipped mean keeps every "
-    "outlier inside its public range, PMWM pulls them in as long as η covers their share.",
-    s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import contamination_sweep\n"
+    f"the clean data's mean by {pm:.3g} (RMSE over 40 runs) and the clipped mean by {cm:.3g}: the "
+    "clipped mean keeps every outlier inside its public range, PMWM pulls them in as long as η "
+    "covers their share.",
+    s.code() + "import numpy as np\nfrom dpcore.experiments.studies import contamination_sweep\n"
     f"contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, notion={version!r}, "
     f"budget={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, reps=40, rng={s.seed})",
 )
@@ -293,26 +314,12 @@ statistic = url_widget(
     valid=STATS.__contains__,
 )
 max_size = max(2, min(500, x.size // 4))
-if max_size > 2:
-    size = url_widget(
-        s2.slider,
-        "Units per group",
-        2,
-        max_size,
-        step=1,
-        key="wins_size",
-        default=min(50, max_size),
-        valid=lambda v: isinstance(v, int) and 2 <= v <= max_size,
-    )
-else:  # a slider needs min < max: with n <= 11 rows only groups of 2 are possible
-    size = 2
-    s2.caption(f"Units per group: 2 (with n = {x.size} rows there is no other choice).")
 spread = float(b - a)
 sa_bounds = (a, b) if statistic != "variance (MLE)" else (0.0, (spread / 2.0) ** 2)
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _sa(
+def _sa_curve(
     distribution: str,
     n: int,
     d: int,
@@ -321,25 +328,78 @@ def _sa(
     version: str,
     budget: float,
     statistic: str,
+    contam: float,
+    shift: float,
+):
+    xx = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
+    sizes = np.unique(np.geomspace(2, max(3, xx.size // 8), 12).astype(int))
+    curve = sa_error_by_group_size(
+        xx, statistic, sizes, notion=version, budget=budget, bounds=sa_bounds, reps=30, rng=seed
+    )
+    return full_statistic(xx, statistic), curve
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
+def _sa_run(
+    distribution: str,
+    n: int,
+    d: int,
+    skew: float,
+    seed: int,
+    budget_key: tuple,
+    version: str,
+    statistic: str,
     size: int,
     contam: float,
     shift: float,
 ):
     xx = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
     stat = {"mean": "mean", "median": "median", "variance (MLE)": np.var}[statistic]
-    est = subsample_and_aggregate(
-        xx, stat, bounds=sa_bounds, group_size=size, rng=seed, **{bkw: budget}
+    return get(SA).run(
+        xx,
+        s.budget,
+        rng=seed,
+        at_implied_level=True,
+        bounds=sa_bounds,
+        statistic=stat,
+        group_size=size,
     )
-    sizes = np.unique(np.geomspace(2, max(3, xx.size // 8), 12).astype(int))
-    curve = sa_error_by_group_size(
-        xx, statistic, sizes, notion=version, budget=budget, bounds=sa_bounds, reps=30, rng=seed
-    )
-    return est, full_statistic(xx, statistic), curve
 
 
 with user_errors(), st.spinner("Running subsample and aggregate over the group sizes…"):
-    sa_est, full, curve = _sa(
-        s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, size, contam, shift
+    full, curve = _sa_curve(
+        s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, contam, shift
+    )
+# the slider starts at the group size with the smallest error where the fallback never fired
+calm = curve[(curve.fallbacks == 0) & (curve.group_size <= max_size)]
+best_size = int(calm.loc[calm.rmse.idxmin()].group_size) if len(calm) else 2
+if max_size > 2:
+    size = url_widget(
+        s2.slider,
+        "Units per group",
+        2,
+        max_size,
+        step=1,
+        key="wins_size",
+        default=min(max(2, best_size), max_size),
+        valid=lambda v: isinstance(v, int) and 2 <= v <= max_size,
+    )
+else:  # a slider needs min < max: with n <= 11 rows only groups of 2 are possible
+    size = 2
+    s2.caption(f"Units per group: 2 (with n = {x.size} rows there is no other choice).")
+with user_errors(), st.spinner("Running subsample and aggregate…"):
+    sa_est = _sa_run(
+        s.distribution,
+        s.n,
+        s.d,
+        s.skew,
+        s.seed,
+        budget_key,
+        version,
+        statistic,
+        size,
+        contam,
+        shift,
     )
 sa_dg = sa_est.diagnostics_as(SubsampleDiagnostics)
 theta = sa_dg.group_statistics[:, 0]
@@ -354,10 +414,11 @@ chart(
     df,
     "winsorized_sa_groups",
     f"{k} groups of {size} rows: the private aggregate is {sa_est.mean[0]:.4g}, the non-private {statistic} of all "
-    f"the data is {full:.4g} (difference {sa_est.mean[0] - full:+.3g}).",
-    s.code() + "from dpcore.estimators.subsample_aggregate import subsample_and_aggregate\n"
-    f"subsample_and_aggregate(x, {statistic!r} if {statistic!r} != 'variance (MLE)' else np.var, "
-    f"bounds={sa_bounds!r}, group_size={size}, {bkw}={budget!r}, rng={s.seed})",
+    f"the data is {full:.4g} (difference {sa_est.mean[0] - full:+.3g}). The target here is that non-private "
+    "statistic of all the rows, outliers included, not the clean mean above.",
+    s.code() + "import numpy as np\nfrom dpcore import registry\n"
+    f"registry.run({SA!r}, x, budget, rng={s.seed}, at_implied_level=True, bounds={sa_bounds!r}, "
+    f"statistic={'np.var' if statistic == 'variance (MLE)' else repr(statistic)}, group_size={size})",
 )
 best = curve.loc[curve.rmse.idxmin()]
 chart(
@@ -373,7 +434,7 @@ chart(
         if (curve.fallbacks > 0).any()
         else "."
     ),
-    s.code() + "import numpy as np\nfrom dpcore.figures.winsorized import sa_error_by_group_size\n"
+    s.code() + "import numpy as np\nfrom dpcore.experiments.studies import sa_error_by_group_size\n"
     f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
     f"bounds={sa_bounds!r}, reps=30, rng={s.seed})",
 )

@@ -54,6 +54,30 @@ def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
     return df
 
 
+def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
+    """Each round's threshold τ_r as a dotted line across the top panel, labelled at its right."""
+    thresholds = {"color": "#999", "dash": "dot", "width": 1}  # add_hline(row=1, col=1), batched
+    add_shapes(
+        fig,
+        [
+            {"line": thresholds, "type": "line", "x0": 0, "x1": 1, "xref": "x domain"}
+            | {"y0": row["tau"], "y1": row["tau"], "yref": "y"}
+            for row in rounds
+        ],
+    )
+    for r, row in enumerate(rounds, start=1):  # each dotted line says which round's threshold
+        fig.add_annotation(
+            x=1,
+            xref="x domain",
+            y=float(np.log10(row["tau"])),
+            yref="y",
+            text=f"τ{_subscript(r)}",
+            showarrow=False,
+            xanchor="left",
+            font={"size": 11, "color": "#777"},
+        )
+
+
 def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
     """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
     thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
@@ -111,26 +135,7 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
         row=2,
         col=1,
     )
-    thresholds = {"color": "#999", "dash": "dot", "width": 1}  # add_hline(row=1, col=1), batched
-    add_shapes(
-        fig,
-        [
-            {"line": thresholds, "type": "line", "x0": 0, "x1": 1, "xref": "x domain"}
-            | {"y0": row["tau"], "y1": row["tau"], "yref": "y"}
-            for row in rounds
-        ],
-    )
-    for r, row in enumerate(rounds, start=1):  # each dotted line says which round's threshold
-        fig.add_annotation(
-            x=1,
-            xref="x domain",
-            y=float(np.log10(row["tau"])),
-            yref="y",
-            text=f"τ{_subscript(r)}",
-            showarrow=False,
-            xanchor="left",
-            font={"size": 11, "color": "#777"},
-        )
+    _thresholds(fig, rounds)
     fig.update_yaxes(
         type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
     )

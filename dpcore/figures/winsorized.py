@@ -31,6 +31,78 @@ CLIPPED_COLOR = get("clipped_laplace").color
 NONPRIVATE_COLOR = "#444444"
 
 
+def _view(x: np.ndarray, L: float, U: float) -> tuple[float, float]:
+    """The histogram's x range: the data and the private interval, padded by 5%."""
+    lo = min(float(x.min()), L if np.isfinite(L) else float(x.min()))
+    hi = max(float(x.max()), U)
+    pad = 0.05 * (hi - lo + 1e-12)
+    return lo - pad, hi + pad
+
+
+def _interval_lines(
+    fig: go.Figure, x: np.ndarray, est: Estimate, view: tuple[float, float]
+) -> None:
+    """The private interval [L̂, Û] (solid), the non-private quantiles it aims at (dashed) and the
+    shaded clipping zones outside it, each with its legend entry."""
+    d = est.diagnostics_as(WinsorizedDiagnostics)
+    assert d.clip_interval is not None  # every winsorized estimate records it
+    L, U = float(d.clip_interval[0][0]), float(d.clip_interval[1][0])
+    tau = float(d.tau)
+    ql, qu = (float(v[0]) for v in trimmed_interval(x, tau))
+    for x0, x1 in ((view[0], L), (U, view[1])):
+        fig.add_vrect(
+            x0=x0, x1=x1, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
+        )
+    for v, name, dash, color in [
+        (L, "private L̂", "solid", PMWM_COLOR),
+        (U, "private Û", "solid", PMWM_COLOR),
+        (ql, f"non-private {tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
+        (qu, f"non-private {1 - tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
+    ]:
+        fig.add_vline(x=v, line_dash=dash, line_color=color, line_width=2)
+        fig.add_trace(legend_entry(name, line={"dash": dash, "color": color}))
+
+
+def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
+    """A rug of the points pulled in to the interval's edges, with the count on each side."""
+    pulled = df[df.status != "kept"]
+    color = ERROR_SOURCE_COLORS["clipping"]
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=pulled.value,
+            y=np.zeros(len(pulled)),
+            mode="markers",
+            name="points pulled in",
+            marker={"symbol": "line-ns-open", "size": 14, "color": color},
+            yaxis="y2",
+        )
+    )
+    n_lo, n_hi = int((df.value < L).sum()), int((df.value > U).sum())
+    for x, text, anchor in (
+        (L, f"{n_lo} pulled up →", "right"),
+        (U, f"← {n_hi} pulled down", "left"),
+    ):
+        fig.add_annotation(
+            x=x,
+            y=1.0,
+            yref="paper",
+            text=text,
+            showarrow=False,
+            xanchor=anchor,
+            font={"color": color},
+        )
+
+
+def _mean_lines(fig: go.Figure, released: float, true_mean: float | None) -> None:
+    """The released private mean and, when given, the true mean, with their legend entries."""
+    fig.add_vline(x=released, line_color="#d62728", line_width=3)
+    fig.add_trace(legend_entry("private mean", line={"color": "#d62728"}))
+    if true_mean is not None:
+        fig.add_vline(x=true_mean, line_color="black", line_dash="dot")
+        fig.add_trace(legend_entry("true mean", line={"color": "black", "dash": "dot"}))
+
+
 def interval_histogram(
     x: np.ndarray, est: Estimate, *, true_mean: float | None = None
 ) -> tuple[go.Figure, pd.DataFrame]:
@@ -43,94 +115,25 @@ def interval_histogram(
     d = est.diagnostics_as(WinsorizedDiagnostics)
     assert d.clip_interval is not None  # every winsorized estimate records it
     L, U = float(d.clip_interval[0][0]), float(d.clip_interval[1][0])
-    tau = float(d.tau)
-    ql, qu = (float(v[0]) for v in trimmed_interval(x, tau))
-    fallback = bool(d.fallback[0])
     status = np.where(x < L, "pulled up to L̂", np.where(x > U, "pulled down to Û", "kept"))
     df = pd.DataFrame({"value": x, "status": status})
-    span = np.quantile(x, [0.0, 1.0])
-    lo_view = min(span[0], L if np.isfinite(L) else span[0])
-    hi_view = max(span[1], U)
-    pad = 0.05 * (hi_view - lo_view + 1e-12)
-    lo_view, hi_view = lo_view - pad, hi_view + pad
+    view = _view(x, L, U)
     fig = figure()
     fig.add_trace(
         trace(go.Histogram, x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85)
     )
-    fig.add_vrect(
-        x0=lo_view, x1=L, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
-    )
-    fig.add_vrect(
-        x0=U, x1=hi_view, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
-    )
-    for v, name, dash, color in [
-        (L, "private L̂", "solid", PMWM_COLOR),
-        (U, "private Û", "solid", PMWM_COLOR),
-        (ql, f"non-private {tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
-        (qu, f"non-private {1 - tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
-    ]:
-        fig.add_vline(x=v, line_dash=dash, line_color=color, line_width=2)
-        fig.add_trace(
-            legend_entry(
-                name,
-                line={"dash": dash, "color": color},
-            )
-        )
-    pulled = df[df.status != "kept"]
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=pulled.value,
-            y=np.zeros(len(pulled)),
-            mode="markers",
-            name="points pulled in",
-            marker={"symbol": "line-ns-open", "size": 14, "color": ERROR_SOURCE_COLORS["clipping"]},
-            yaxis="y2",
-        )
-    )
-    n_lo, n_hi = int((x < L).sum()), int((x > U).sum())
-    fig.add_annotation(
-        x=L,
-        y=1.0,
-        yref="paper",
-        text=f"{n_lo} pulled up →",
-        showarrow=False,
-        xanchor="right",
-        font={"color": ERROR_SOURCE_COLORS["clipping"]},
-    )
-    fig.add_annotation(
-        x=U,
-        y=1.0,
-        yref="paper",
-        text=f"← {n_hi} pulled down",
-        showarrow=False,
-        xanchor="left",
-        font={"color": ERROR_SOURCE_COLORS["clipping"]},
-    )
-    fig.add_vline(x=float(est.mean[0]), line_color="#d62728", line_width=3)
-    fig.add_trace(
-        legend_entry(
-            "private mean",
-            line={"color": "#d62728"},
-        )
-    )
-    if true_mean is not None:
-        fig.add_vline(x=true_mean, line_color="black", line_dash="dot")
-        fig.add_trace(
-            legend_entry(
-                "true mean",
-                line={"color": "black", "dash": "dot"},
-            )
-        )
+    _interval_lines(fig, x, est, view)
+    _pulled_marks(fig, df, L, U)
+    _mean_lines(fig, float(est.mean[0]), true_mean)
     title = "Data, private interval [L̂, Û] and the points pulled in"
-    if fallback:
+    if bool(d.fallback[0]):
         title = "FALLBACK: the private interval came out inverted, so the prior range is used"
     fig.update_layout(
         title=title,
         xaxis_title="value",
         yaxis_title="count",
         bargap=0.02,
-        xaxis_range=[lo_view, hi_view],
+        xaxis_range=list(view),
         legend={"orientation": "h", "y": -0.2},
         yaxis2={"overlaying": "y", "range": [0, 1], "visible": False},
         height=430,

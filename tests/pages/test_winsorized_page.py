@@ -1,8 +1,10 @@
 """The "Winsorized mean" page under streamlit.testing: it runs, its widgets change what it shows,
 the fallback is made visible, and bad input is an st.error, never a traceback."""
 
+import base64
 import json
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from tests.pages._apptest import open_page
@@ -12,6 +14,13 @@ TIMEOUT = 120
 
 def _page(query: dict[str, str] | None = None) -> AppTest:
     return open_page("pages/winsorized.py", query, timeout=TIMEOUT)
+
+
+def _values(value: object) -> np.ndarray:
+    """A plotly JSON array (a list, or a typed array ``{"dtype", "bdata"}``) as floats."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+    return np.asarray(value, dtype=float)
 
 
 def _metric(at: AppTest, label: str) -> str:
@@ -77,3 +86,23 @@ def test_zcdp_version_under_pure_budget_is_labelled_not_eps_dp():
     assert not at.exception
     assert any("Not ε-DP" in w.value for w in at.warning)
     assert any("ε-DP implies ε²/2-zCDP" in c.value and "Lemma D.1" in c.value for c in at.caption)
+
+
+def test_advanced_controls_fold_away_and_the_group_size_starts_where_no_fallback_fires():
+    at = _page({"n": "2000", "d": "1"})
+    assert not at.exception
+    advanced = next(e for e in at.expander if e.label.startswith("Advanced"))
+    assert {w.key for w in advanced.number_input} == {"wins_c"}
+    assert {w.key for w in advanced.select_slider} == {"wins_beta"}
+    assert at.number_input(key="wins_c").value == 10.0
+    assert _metric(at, "Trim level τ (from η)") == "0.1"
+    # the slider starts at the best group size among those where the aggregator never fell back
+    curve = json.loads(at.get("plotly_chart")[3].proto.spec)
+    size = at.slider(key="wins_size").value
+    fell_back = [t for t in curve["data"] if t.get("name") == "fallback fired in some runs"]
+    assert fell_back, "n = 2,000: the fallback fires for the largest groups"
+    assert size < _values(fell_back[0]["x"]).min(), size
+    sizes, rmse = (_values(curve["data"][0][k]) for k in ("x", "y"))
+    assert rmse[sizes == size][0] == rmse[sizes < _values(fell_back[0]["x"]).min()].min()
+    text = " ".join(md.value for md in at.markdown)
+    assert "outliers included, not the clean mean above" in text
