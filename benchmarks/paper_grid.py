@@ -1,9 +1,10 @@
-"""PLAN and IOME on the PLAN paper's Gaussian grid: median, p90 and worst run per cell (issue 12).
+"""PLAN and IOME on the PLAN paper's Gaussian grid: median, p90 and worst run per cell.
 
 Run: ``.venv/bin/python benchmarks/paper_grid.py [--reps 50] [--quick] [--before] [--out FILE]``
 (or ``make paper-grid``).
 
-Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
+Cases (docs/estimators/plan.md §7, Table 1, with the authors' ranges, §10.4; one cell at
+many seeds: benchmarks/paper_grid_cell.py and docs/estimators/paper-grid.md):
 
 * A: n = 4000, Σ = I, mean 0, public range ±25 √d, d ∈ {16, ..., 1024};
 * B: n = 10⁴, d = 512, σᵢ² = (d/i)^α, α ∈ {0, 0.5, ..., 2}, mean 10, range ±50 d √σ_max;
@@ -12,7 +13,7 @@ Cases (specs/plan.md §7, Table 1, with the authors' ranges, §10.4):
 ρ ∈ {1/16, 1/8, 1/4, 1/2, 1} everywhere. Every cell runs the empirical mean, ``plan`` and
 ``iome_paper`` (the robust defaults: CoinPress centres, PLAN's capped private variances, both
 with the 0.2%-step log-grid radius) through :func:`dpcore.experiments.run` with a process pool of
-two; ``--before`` adds the pre-issue-12 steps (``plan`` with ``center_step="paper",
+two; ``--before`` adds the paper's own steps (``plan`` with ``center_step="paper",
 radius_step="paper"`` and ``iome_as_published``) for comparison (``--only-before``: those alone).
 The ℓ2 error is to the true mean.
 A cell passes when its worst run is within 3x its median.
@@ -193,11 +194,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="a subset of d and alpha")
-    ap.add_argument("--before", action="store_true", help="also run the pre-issue-12 steps")
+    ap.add_argument(
+        "--before", action="store_true", help="also run the paper's own steps (as published)"
+    )
     ap.add_argument(
         "--only-before",
         action="store_true",
-        help="only the pre-issue-12 steps (and the empirical mean)",
+        help="only the paper's own steps (and the empirical mean)",
     )
     ap.add_argument("--cases", default="ABC")
     ap.add_argument(

@@ -57,8 +57,8 @@ def test_unknown_estimator_message():
 
 
 def test_gaussian_public_under_a_pure_budget_is_refused_or_labelled() -> None:
-    """Issue 11 item 4: gaussian_public under Budget.pure(1) used to run at rho = 1/2 as if that were
-    eps = 1 (likelihood ratio ~7 on neighbours against e^1 allowed). It is refused; run at the
+    """gaussian_public under Budget.pure(1) must not run at rho = 1/2 as if that were eps = 1
+    (likelihood ratio ~7 on neighbours against e^1 allowed). It is refused; run at the
     implied level it is labelled as not meeting the budget."""
     spec = registry.get("gaussian_public")
     ds = generate("gaussian", 300, 3, rng=0)
@@ -74,7 +74,7 @@ def test_gaussian_public_under_a_pure_budget_is_refused_or_labelled() -> None:
 
 
 def test_batched_path_is_declared_by_the_spec():
-    """The registry says which estimators have a batched path (issue 14): exactly the simplex family
+    """The registry says which estimators have a batched path: exactly the simplex family
     and its baselines, and a batched draw has the shape (reps, d)."""
     import numpy as np
 
@@ -97,7 +97,7 @@ def _data_for(spec: registry.EstimatorSpec):
 
 @pytest.mark.parametrize("spec", registry.all_estimators(), ids=lambda s: s.name)
 def test_declared_units_and_relations_are_what_run_accepts(spec: registry.EstimatorSpec) -> None:
-    """Every estimator declares its budget units and neighbouring relations (issue 14), and ``run``
+    """Every estimator declares its budget units and neighbouring relations, and ``run``
     accepts exactly those: a budget in each declared unit runs, one in any other unit (only the
     pure ε unit for a zCDP estimator) and any undeclared relation raise ``ValueError``."""
     assert spec.units and spec.units <= {"eps", "eps_delta", "rho"}
@@ -130,7 +130,7 @@ def test_a_spec_must_declare_consistent_units_and_relations() -> None:
 
 
 def test_default_selection_is_declared_by_the_specs() -> None:
-    """The pages' default selection comes from each spec's ``default`` (issue 14), with the lists
+    """The pages' default selection comes from each spec's ``default``, with the lists
     the pages showed before (the ``"pmwm*"`` placeholder is gone)."""
     from dpcore.experiments import default_estimators
 

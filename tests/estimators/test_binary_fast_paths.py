@@ -1,4 +1,4 @@
-"""The binary product page's fast paths (issue 18) give the same numbers, to the bit, as the plain
+"""The binary product page's fast paths give the same numbers, to the bit, as the plain
 paths they replace: the sampler's CSR, row blocks as views, the identity row order without a
 gather, the truncated mean's mask sum, one Monte Carlo draw for several TVs, the batched shading
 of the TV figure. Each test builds the reference the old way and compares exactly."""
@@ -23,7 +23,7 @@ from dpcore.figures.binary_product import NAIVE_COLOR, tv_figure, tv_summary
 
 
 def _reference_sample(p: np.ndarray, n: int, rng: int) -> sparse.csr_matrix:
-    """The sampler's matrix as it was built before issue 18: the same ones, COO -> CSR (which sorts
+    """The sampler's matrix built the plain way: the same ones, COO -> CSR (which sorts
     each row's columns)."""
     rows, cols = binary_data._ones(p, n, np.random.default_rng(rng))
     return sparse.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, p.size)).tocsr()

@@ -598,7 +598,7 @@ def test_registered_binary_only():
         assert names[n].neighbouring == "replace-one"
         assert n not in {s.name for s in registry.applicable("real")}
     X = np.eye(40)[np.arange(400) % 40]
-    # a pure eps budget is not met by a zCDP estimator (issue 11 item 4): refused, or run at the
+    # a pure eps budget is not met by a zCDP estimator: refused, or run at the
     # implied rho = eps²/2 and labelled as not meeting it
     with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
         registry.run("binary_klsu_zcdp", X, Budget.pure(1.0), rng=0)
@@ -642,7 +642,7 @@ def test_theory_curves():
 
 
 # ------------------------------------------------------------------------------------------------
-# the stage functions run_pde calls (issue 14)
+# the stage functions run_pde calls
 
 
 @pytest.mark.parametrize("noise", ["laplace", "gaussian"])

@@ -705,7 +705,7 @@ class TestTable1:
 
 
 # ------------------------------------------------------------------------------------------
-# issue 11 items 1-3 and 6
+# the guarantee at the API edge: relations, known n, side information, released warnings
 
 
 class TestKnownNRelation:

@@ -87,7 +87,7 @@ def test_person_level_groups_keep_all_rows_of_a_person() -> None:
 
 
 def test_replacing_one_person_moves_only_that_persons_rows() -> None:
-    """Issue 11 item 5: a person's group depends on their own id (and the key) only. Replace person
+    """A person's group depends on their own id (and the key) only. Replace person
     17 by a new person 10_000 (different id, different rows), drop person 3, add person 20_000:
     every other row keeps its group. (The old rank-among-distinct-ids assignment moved everyone
     above the replaced id: a new largest id shifts every rank.)"""
@@ -216,7 +216,7 @@ def test_registered() -> None:
 
 
 def test_failed_group_count_is_not_released() -> None:
-    """Issue 11 item 6: the number of failed groups depends on the data; neighbours with 0 and 1
+    """The number of failed groups depends on the data; neighbours with 0 and 1
     failed groups give identical warnings, and the count sits in ``diagnostics.nonprivate``."""
 
     def fragile(g: np.ndarray) -> float:

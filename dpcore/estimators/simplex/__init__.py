@@ -235,6 +235,41 @@ def _with_extra_count(
     return mean_from_sums(sums, n_star, data.lower), var_mean
 
 
+def _free_count_means(
+    rel_out: SimplexRelease,
+    ledger: Ledger,
+    b_count: float,
+    combine: str,
+    reps: int,
+    g: Any,
+    extra: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray]:
+    """S2 (the free count) or S4 (the free count combined with an extra noisy count, when
+    ``b_count > 0``): the means of the ``reps`` releases and their noise variance (times n²)."""
+    data, m, v, mech = rel_out.data, rel_out.m, rel_out.variance, extra["mechanism"]
+    R, n, d = data.radius, data.n, data.d
+    n_hat = free_count(m, R)
+    var_hat = (d + 1) * v / R**2
+    extra.update(free_count=float(n_hat[0]), free_count_variance=var_hat)
+    if b_count > 0:
+        unit = "ε" if mech == "laplace" else "ρ"
+        with mechanisms.stage(ledger, "extra count"):
+            n_extra, _ = add_noise(
+                np.float64(n),
+                mech,
+                1.0,
+                b_count,
+                reps,
+                g,
+                f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+            )
+        var_w = noise_variance(mech, 1.0, b_count)
+        return _with_extra_count(m, rel_out, n_hat, var_hat, n_extra, var_w, combine, extra)
+    p = rel_out.s[:d] / (n * R)
+    means = mean_from_sums(m[..., :d], n_hat, data.lower)
+    return means, v * (1 - 2 * p + (d + 1) * p**2)
+
+
 def _simplex_draws(
     x: Any,
     *,
@@ -255,7 +290,6 @@ def _simplex_draws(
     rel = check_relation(neighbouring)
     cf = _check_options(rel, known_n, side_information, count_fraction, combine)
     g = mechanisms.generator(rng)
-    unit = "ε" if mech == "laplace" else "ρ"
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
     b_count = cf * budget
     b_release = budget - b_count
@@ -270,7 +304,6 @@ def _simplex_draws(
     R, n, d, v = data.radius, data.n, data.d, rel_out.variance
     m = rel_out.m
     noiseless = data.lower + rel_out.s[:d] / n
-    p = rel_out.s[:d] / (n * R)
     extra: dict[str, Any] = {
         "radius": R,
         "noise_variance": v,
@@ -284,27 +317,7 @@ def _simplex_draws(
         means = data.lower + sums / n
         std = np.full(d, math.sqrt(v * d / (d + 1)) / n)
     else:
-        n_hat = free_count(m, R)
-        var_hat = (d + 1) * v / R**2
-        extra.update(free_count=float(n_hat[0]), free_count_variance=var_hat)
-        if cf > 0:
-            with mechanisms.stage(ledger, "extra count"):
-                n_extra, _ = add_noise(
-                    np.float64(n),
-                    mech,
-                    1.0,
-                    b_count,
-                    reps,
-                    g,
-                    f"noisy count, add/remove sensitivity 1, {unit} = {b_count:.4g}",
-                )
-            var_w = noise_variance(mech, 1.0, b_count)
-            means, var_mean = _with_extra_count(
-                m, rel_out, n_hat, var_hat, n_extra, var_w, combine, extra
-            )
-        else:
-            means = mean_from_sums(m[..., :d], n_hat, data.lower)
-            var_mean = v * (1 - 2 * p + (d + 1) * p**2)
+        means, var_mean = _free_count_means(rel_out, ledger, b_count, combine, reps, g, extra)
         std = np.sqrt(var_mean) / n
     clamped = np.clip(means, data.lower, data.upper)
     extra["mean_unclamped"] = means[0].copy()

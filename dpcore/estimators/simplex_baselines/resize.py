@@ -16,6 +16,7 @@ from dpcore.estimate import (
     Estimate,
 )
 from dpcore.estimators.simplex import (
+    Mechanism,
     Preprocessed,
     add_noise,
     mechanism_of,
@@ -103,6 +104,34 @@ def _resized_sums(
     return kept, k_add
 
 
+def _noisy_size(
+    n: int, mech: Mechanism, b_count: float, reps: int, g: Any, ledger: Ledger
+) -> np.ndarray:
+    """B4's first stage: the noisy count (add/remove sensitivity 1), rounded and floored at 1:
+    the public size ``ñ`` of each of the ``reps`` resized data sets."""
+    count_scale = 1.0 / b_count if mech == "laplace" else 1.0 / math.sqrt(2.0 * b_count)
+    if count_scale > limits.MAX_COUNT_NOISE_SCALE:
+        raise ValueError(
+            f"resize: the count's budget {b_count:.3g} gives a noise scale of {count_scale:.3g} rows, "
+            f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
+            "more budget (a larger total or a smaller split)."
+        )
+    unit, name = _unit(mech)
+    with mechanisms.stage(ledger, "noisy count"):
+        N, _ = add_noise(
+            np.float64(n),
+            mech,
+            1.0,
+            b_count,
+            reps,
+            g,
+            f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}",
+        )
+    # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
+    # at the scale allowed above, but keeps the int64 cast exact)
+    return np.clip(np.rint(N), 1.0, 2.0**62).astype(np.int64)  # (reps,)
+
+
 def _resize_draws(
     x: Any,
     *,
@@ -124,28 +153,9 @@ def _resize_draws(
     b_sum = f * budget
     b_count = budget - b_sum
     n, d = data.n, data.d
-    count_scale = 1.0 / b_count if mech == "laplace" else 1.0 / math.sqrt(2.0 * b_count)
-    if count_scale > limits.MAX_COUNT_NOISE_SCALE:
-        raise ValueError(
-            f"resize: the count's budget {b_count:.3g} gives a noise scale of {count_scale:.3g} rows, "
-            f"above the limit of {limits.MAX_COUNT_NOISE_SCALE:g} (dpcore.limits); give the count "
-            "more budget (a larger total or a smaller split)."
-        )
     unit, name = _unit(mech)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")
-    with mechanisms.stage(ledger, "noisy count"):
-        N, _ = add_noise(
-            np.float64(n),
-            mech,
-            1.0,
-            b_count,
-            reps,
-            g,
-            f"{name}, add/remove sensitivity 1, {unit} = {b_count:.4g}",
-        )
-    # post-processing of the noisy count: round, floor at 1 and cap (the cap is never reached
-    # at the scale allowed above, but keeps the int64 cast exact)
-    n_t = np.clip(np.rint(N), 1.0, 2.0**62).astype(np.int64)  # (reps,)
+    n_t = _noisy_size(n, mech, b_count, reps, g, ledger)
     kept, k_add = _resized_sums(data, n_t, impute, g)
     # the resized data has public size n_t and every row in the domain: replace-one sensitivity
     sens = sum_sensitivity(data, mech, "replace-one", "shift")
