@@ -6,8 +6,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore.estimators.simplex import simplex_mean
-from dpcore.estimators.simplex_baselines import plugin_mean
 from dpcore.experiments.studies import (
     count_draws,
     sample_at,
@@ -15,6 +13,7 @@ from dpcore.experiments.studies import (
     simulated_points,
     variance_curves,
 )
+from dpcore.experiments.studies.simplex import triangle_sample
 from dpcore.figures.simplex import (
     count_figure,
     geometry_d1,
@@ -23,6 +22,7 @@ from dpcore.figures.simplex import (
     variance_figure,
 )
 from dpcore.glossary import define
+from dpcore.registry import get
 from dpcore.theory.simplex import extra_count_weight, free_count_variance, mse
 from pages._ui import (
     CACHE_TTL,
@@ -38,11 +38,15 @@ from pages._ui import (
 s = settings()
 st.title("Free lunch (simplex)")
 st.markdown(
-    "Each record **x** in **[0, R]** becomes the pair **(x, R − x)**. Every pair has l1 norm exactly R, so "
+    "Each record **x** in **[0, R]** becomes the pair **(x, R − x)**. Every pair has ℓ1 norm exactly R, so "
     "releasing *both* column sums with one mechanism costs the same budget as the plain sum. The two sums "
     "add up to **n·R**: with n unknown that is a **count for free**; with n known it is a second estimate of "
     "the sum. (Fitzsimons, Honaker, Shoemate and Singhal, *Private Means and the Curious Incident of the Free "
-    "Lunch*, 2024.)"
+    "Lunch*, 2024.)\n\n"
+    "**The point:** against the noisy-sum / noisy-count plug-in that most libraries ship, the pair "
+    "gives a **count for free** and 2–5× (Gaussian) to 4–10× (Laplace) lower variance. Against an "
+    "estimator that first centres the data the gain is smaller or none: the box after the variance "
+    "charts says where."
 )
 words_on_this_page("add-remove", "replace-one", "ε (pure DP)", "zCDP", "sensitivity")
 
@@ -110,7 +114,7 @@ R = 1.0
 with user_errors():
     conv = native_budget(s.budget, "pure" if mech == "laplace" else "zcdp")
     budget = conv.value
-    bkw = {"epsilon": budget} if mech == "laplace" else {"rho": budget}
+    bkw = conv.kwargs  # {"epsilon": ε} or {"rho": ρ}, for the studies
     if relation == "replace-one":
         count_fraction = 0.0
 c6.metric("Budget used here", f"{'ε' if mech == 'laplace' else 'ρ'} = {budget:.4g}", help=conv.rule)
@@ -120,34 +124,6 @@ st.caption(
     "noise type, never across."
 )
 code_budget = f"{'epsilon' if mech == 'laplace' else 'rho'}={budget!r}"
-
-# ---------------------------------------------------------------------------------------------
-# the caveats, up front
-
-cg = {
-    k: float(mse(k, p_now, n=n, radius=R, rho=1.0))
-    for k in ("simplex", "centred", "simplex_known_n", "centred_sum_known_n")
-}
-cl = {k: float(mse(k, p_now, n=n, radius=R, epsilon=1.0)) for k in ("simplex", "centred")}
-st.warning(
-    "**Where the lunch is not free** (our derivation from the closed forms below; the paper does not say "
-    "this):\n\n"
-    f"1. **Gaussian noise:** the simplex mean with a free count is *identical in distribution* to the centred "
-    f"estimator (centre the data, noisy sum over noisy count, budget split equally, as PipelineDP does): "
-    f"at p = {p_now:.2f} both have MSE coefficient {cg['simplex'] * n**2:.3f} vs {cg['centred'] * n**2:.3f}. "
-    f"With **Laplace** noise the simplex *is* {cl['centred'] / cl['simplex']:.0f}× better than that centred "
-    "estimator.\n"
-    f"2. **Known n, one column:** with n as public side information, simply centring the data (noisy "
-    f"centred sum / n) has half the simplex's variance (coefficient "
-    f"{cg['centred_sum_known_n'] * n**2:.3f} vs {cg['simplex_known_n'] * n**2:.3f}, Gaussian). That "
-    "comparison uses n as public side information under add/remove, so it compares against a mechanism "
-    "that is **not DP** (n is private there, and both estimates divide by it). Under **replace-one** "
-    "neighbours, where n is public and known n is DP, centring gains nothing and the known-n gain "
-    "disappears (Gaussian) or turns into a 2× loss (Laplace), because the pair's sensitivity doubles (l1) "
-    "or grows by √2 (l2).\n\n"
-    "The big gains are against the *uncentred* noisy-sum / noisy-count plug-in that most libraries ship: "
-    "2–5× (Gaussian) and 4–10× (Laplace) lower variance."
-)
 
 # ---------------------------------------------------------------------------------------------
 # geometry
@@ -161,16 +137,16 @@ with g1, user_errors():
         fig,
         df,
         "simplex_geometry",
-        f"All {len(df)} records sit on the segment y₁ + y₂ = R: each uses the **whole l1 budget** (l1 norm "
-        f"exactly {R:g}), so Laplace noise is spent with no slack. Their l2 norms run from "
+        f"All {len(df)} records sit on the segment y₁ + y₂ = R: each uses the **whole ℓ1 budget** (ℓ1 norm "
+        f"exactly {R:g}), so Laplace noise is spent with no slack. Their ℓ2 norms run from "
         f"{df.l2_norm_over_R.min():.2f}·R to {df.l2_norm_over_R.max():.2f}·R (never below 0.71·R, at x = R/2): "
-        "the segment is only a chord of the l2 ball, which is why Gaussian noise gains less.",
+        "the segment is only a chord of the ℓ2 ball, which is why Gaussian noise gains less.",
         f"from dpcore.figures.simplex import geometry_d1\nfrom dpcore.experiments.studies import sample_at\n"
         f"fig, df = geometry_d1(sample_at({p_now!r}, 40, {R!r}, rng={s.seed}), {R!r})",
         narrow=True,
     )
 with g2, user_errors():
-    z2 = np.random.default_rng(s.seed).dirichlet([3 * p_now + 0.5, 1.5, 1.5], 150)[:, :2] * 1.1 * R
+    z2 = triangle_sample(p_now, 150, R, rng=s.seed)
     fig, df = triangle_d2(z2, R)
     k = int(df.rescaled.sum())
     chart(
@@ -179,21 +155,23 @@ with g2, user_errors():
         "simplex_triangle",
         f"Two columns: each row (z₁, z₂) with z ≥ 0, z₁ + z₂ ≤ R gets a third, padding coordinate "
         f"R − z₁ − z₂ and lands on the triangle. {k} of {len(df)} rows had z₁ + z₂ > R and were rescaled onto "
-        "it first (red) — clamping must come before augmenting, or the padding goes negative.",
-        "from dpcore.figures.simplex import triangle_d2\nfig, df = triangle_d2(z, radius=1.0)  # z: (n, 2) >= 0",
+        "it first (orange crosses): clamping must come before augmenting, or the padding goes negative.",
+        "from dpcore.experiments.studies.simplex import triangle_sample\n"
+        "from dpcore.figures.simplex import triangle_d2\n"
+        f"fig, df = triangle_d2(triangle_sample({p_now!r}, 150, {R!r}, rng={s.seed}), {R!r})",
         narrow=True,
     )
 
 with user_errors():
-    x_rel = sample_at(p_now, min(n, 200), R, rng=s.seed)
+    x_rel = sample_at(p_now, n, R, rng=s.seed)
     fig, df = release_picture(simplex_releases(x_rel, R, reps=300, rng=s.seed, **bkw))
     shape = "square-ish (Laplace)" if mech == "laplace" else "round (Gaussian)"
     chart(
         fig,
         df,
         "simplex_release",
-        f"300 noisy releases m = s + Z of {len(x_rel)} records: a {shape} cloud around the true sums. Knowing n, "
-        "each release is projected onto the line m₁ + m₂ = nR (green segments): that removes the noise along "
+        f"300 noisy releases m = s + Z of the same {len(x_rel):,} records: a {shape} cloud around the true sums. "
+        "Knowing n, each release is projected onto the line m₁ + m₂ = nR (grey segments): that removes the noise along "
         f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
         f"is {df.free_count.std():.2f}.",
         f"from dpcore.experiments.studies import simplex_releases\n"
@@ -288,6 +266,34 @@ chart(
 )
 
 # ---------------------------------------------------------------------------------------------
+# the caveats, after the charts they refer to
+
+cg = {
+    k: float(mse(k, p_now, n=n, radius=R, rho=1.0))
+    for k in ("simplex", "centred", "simplex_known_n", "centred_sum_known_n")
+}
+cl = {k: float(mse(k, p_now, n=n, radius=R, epsilon=1.0)) for k in ("simplex", "centred")}
+st.warning(
+    "**Where the lunch is not free** (our derivation from the closed forms above; the paper does not say "
+    "this):\n\n"
+    f"1. **Gaussian noise:** the simplex mean with a free count is *identical in distribution* to the centred "
+    f"estimator (centre the data, noisy sum over noisy count, budget split equally, as PipelineDP does): "
+    f"at p = {p_now:.2f} both have MSE coefficient {cg['simplex'] * n**2:.3f} vs {cg['centred'] * n**2:.3f}. "
+    f"With **Laplace** noise the simplex *is* {cl['centred'] / cl['simplex']:.0f}× better than that centred "
+    "estimator.\n"
+    f"2. **Known n, one column:** with n as public side information, simply centring the data (noisy "
+    f"centred sum / n) has half the simplex's variance (coefficient "
+    f"{cg['centred_sum_known_n'] * n**2:.3f} vs {cg['simplex_known_n'] * n**2:.3f}, Gaussian). That "
+    "comparison uses n as public side information under add/remove, so it compares against a mechanism "
+    "that is **not DP** (n is private there, and both estimates divide by it). Under **replace-one** "
+    "neighbours, where n is public and known n is DP, centring gains nothing and the known-n gain "
+    "disappears (Gaussian) or turns into a 2× loss (Laplace), because the pair's sensitivity doubles (l1) "
+    "or grows by √2 (l2).\n\n"
+    "The big gains are against the *uncentred* noisy-sum / noisy-count plug-in that most libraries ship: "
+    "2–5× (Gaussian) and 4–10× (Laplace) lower variance."
+)
+
+# ---------------------------------------------------------------------------------------------
 # the free count
 
 if relation == "add-remove":
@@ -323,31 +329,34 @@ if relation == "add-remove":
         st.info(
             f"With {count_fraction:.0%} of the budget on an extra noisy count, the two counts are combined by "
             f"inverse-variance weighting with weight **w = {w:.3f}** on the free count. The sums are then "
-            "re-projected onto R·N* (the BLUE, never worse than the paper's m₁/N*)."
+            "re-projected onto R·n̂, with n̂ the combined count (the BLUE, never worse than the paper's "
+            "m₁/n̂)."
         )
 
 # ---------------------------------------------------------------------------------------------
 # ledgers
 
 st.header("What each one spends")
+#: The registry entries of this section, by noise and relation (replace-one: n is public, known n)
+SIMPLEX = {
+    ("laplace", "add-remove"): "simplex_laplace",
+    ("gaussian", "add-remove"): "simplex_gauss",
+    ("laplace", "replace-one"): "simplex_known_n_laplace_replace",
+    ("gaussian", "replace-one"): "simplex_known_n_gauss_replace",
+}[(mech, relation)]
+PLUGIN = {"laplace": "plugin_laplace", "gaussian": "plugin_gauss"}[mech]
+known = relation == "replace-one"
 with user_errors():
     x_led = sample_at(p_now, n, R, rng=s.seed)
-    known = relation == "replace-one"
-    est_s = simplex_mean(
-        x_led,
-        bounds=(0, R),
-        known_n=known,
-        neighbouring=relation,
-        count_fraction=count_fraction,
-        rng=s.seed,
-        **bkw,
-    )
+    run = dict(rng=s.seed, at_implied_level=True, bounds=(0, R))
+    extra = {} if known else {"count_fraction": count_fraction}
+    est_s = get(SIMPLEX).run(x_led, s.budget, **run, **extra)
     rows = [
         {"estimator": "Simplex" + (" (known n)" if known else ""), **r}
         for r in est_s.ledger.to_records()
     ]
     if not known:
-        est_p = plugin_mean(x_led, bounds=(0, R), split=split, rng=s.seed, **bkw)
+        est_p = get(PLUGIN).run(x_led, s.budget, **run, split=split)
         rows += [{"estimator": "Noisy sum / noisy count", **r} for r in est_p.ledger.to_records()]
 led = pd.DataFrame(rows)
 st.dataframe(led, hide_index=True, width="stretch")
@@ -360,10 +369,10 @@ st.markdown(
 )
 with st.expander("Show the code"):
     st.code(
-        f"from dpcore.estimators.simplex import simplex_mean\n"
-        f"from dpcore.estimators.simplex_baselines import plugin_mean\n"
-        f"est = simplex_mean(x, bounds=(0, {R!r}), known_n={known}, neighbouring={relation!r}, "
-        f"count_fraction={count_fraction!r}, {code_budget}, rng={s.seed})\n"
+        s.code() + "from dpcore import registry\nfrom dpcore.experiments.studies import sample_at\n"
+        f"x = sample_at({p_now!r}, {n}, {R!r}, rng={s.seed})\n"
+        f"est = registry.run({SIMPLEX!r}, x, budget, rng={s.seed}, at_implied_level=True, "
+        f"bounds=(0, {R!r}){'' if known else f', count_fraction={count_fraction!r}'})\n"
         f"print(est.mean, est.ledger.by_stage())",
         language="python",
     )

@@ -24,9 +24,12 @@ from dpcore.experiments.studies import LABELS
 from dpcore.figures.style import figure, style, trace
 from dpcore.registry import get
 
-#: Plotly's "Viridis" as the [position, colour] list its validation makes of the name (the traces
-#: here are built unvalidated in the app, dpcore.figures.style.VALIDATE).
+#: Plotly's "Viridis" as the [position, colour] list its validation makes of the name.
 VIRIDIS = go.scatter.Marker(colorscale="Viridis").to_plotly_json()["colorscale"]
+
+#: Two colours told apart by every common colour-vision deficiency (Okabe and Ito's blue and
+#: orange), for the two-group charts: records kept or rescaled, free or paid count.
+PAIR = ("#0072B2", "#E69F00")
 
 #: One colour per estimator on this page (same as the registry entries' families).
 COLORS = {
@@ -52,7 +55,8 @@ COLORS = {
 
 
 def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
-    """Each value ``x`` drawn as ``(x, R - x)``: on an edge of the l1 ball, a chord of the l2 ball.
+    """Each value ``x`` drawn as ``(x, R - x)``: on an edge of the ℓ1 ball, a chord of the ℓ2 ball
+    (the first quadrant of both balls is drawn: the records never leave it).
 
     Points are coloured by ``||y||_2 / R`` in ``[1/sqrt 2, 1]`` (spec §6.1).
     """
@@ -70,25 +74,15 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     )
     R = radius
     fig = figure()
-    t = np.linspace(0, 2 * math.pi, 241)
+    t = np.linspace(0, math.pi / 2, 61)
     fig.add_trace(
         trace(
             go.Scatter,
             x=R * np.cos(t),
             y=R * np.sin(t),
             mode="lines",
-            name="l2 ball (Gaussian budget)",
-            line=dict(color="#1f77b4", dash="dot"),
-        )
-    )
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=[R, 0, -R, 0, R],
-            y=[0, R, 0, -R, 0],
-            mode="lines",
-            name="l1 ball (Laplace budget)",
-            line=dict(color="#d62728", dash="dash"),
+            name="ℓ2 ball of radius R (Gaussian budget)",
+            line=dict(color=PAIR[0], dash="dot", width=2),
         )
     )
     fig.add_trace(
@@ -97,7 +91,7 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
             x=[0, R],
             y=[R, 0],
             mode="lines",
-            name="y₁ + y₂ = R",
+            name="y₁ + y₂ = R: the ℓ1 ball's edge (Laplace budget)",
             line=dict(color="#555", width=3),
         )
     )
@@ -121,9 +115,9 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
             hovertemplate="x = %{customdata[0]:.3g}<br>‖y‖₂/R = %{customdata[1]:.3f}<extra></extra>",
         )
     )
-    fig.update_xaxes(title="y₁ = x", range=[-0.15 * R, 1.15 * R], zeroline=True)
+    fig.update_xaxes(title="y₁ = x", range=[-0.05 * R, 1.1 * R], zeroline=True)
     fig.update_yaxes(
-        title="y₂ = R − x (padding)", range=[-0.15 * R, 1.15 * R], scaleanchor="x", scaleratio=1
+        title="y₂ = R − x (padding)", range=[-0.05 * R, 1.1 * R], scaleanchor="x", scaleratio=1
     )
     style(fig, height=460)
     return fig, df
@@ -142,7 +136,12 @@ def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
             c=df.padding,
             mode="markers",
             name="records",
-            marker=dict(size=7, color=np.where(df.rescaled, "#d62728", "#2ca02c"), opacity=0.8),
+            marker=dict(
+                size=7,
+                color=np.where(df.rescaled, PAIR[1], PAIR[0]),
+                symbol=np.where(df.rescaled, "x", "circle"),
+                opacity=0.85,
+            ),
             hovertemplate="z₁ = %{a:.3g}<br>z₂ = %{b:.3g}<br>padding R − z₁ − z₂ = %{c:.3g}<extra></extra>",
         )
     )
@@ -160,8 +159,8 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     """The releases ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2), drawn from
     the frame of :func:`dpcore.experiments.studies.simplex_releases` (returned unchanged).
 
-    Known ``n``: the perpendicular projection onto ``m₁ + m₂ = N R`` (S3). Unknown ``n``: the ray
-    from the origin through ``m`` crosses ``y₁ + y₂ = R`` at ``(μ̂, R − μ̂)`` scaled by ``N``.
+    Known ``n``: the perpendicular projection onto ``m₁ + m₂ = n R`` (S3). Unknown ``n``: the ray
+    from the origin through ``m`` crosses ``y₁ + y₂ = R`` at ``(μ̂, R − μ̂)`` scaled by ``n``.
     """
     df = releases
     N, R = df.attrs["n"], df.attrs["radius"]
@@ -179,7 +178,7 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
             x=line_x,
             y=N * R - line_x,
             mode="lines",
-            name="m₁ + m₂ = N R (true count)",
+            name="m₁ + m₂ = n R (the true count n)",
             line=dict(color="#555"),
         )
     )
@@ -205,7 +204,7 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
             y=ys,
             mode="lines",
             name="known n: project onto the line",
-            line=dict(color="#006d2c", width=1),
+            line=dict(color="#555", width=1),
         )
     )
     fig.add_trace(
@@ -271,7 +270,7 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
                 marker=dict(color=COLORS[name], size=9, symbol="circle-open", line=dict(width=2)),
             )
         )
-    fig.update_xaxes(title="where the data's mean sits in its range, p = (μ − L)/(U − L)")
+    fig.update_xaxes(title="where the data's mean sits in [0, R]: p = μ/R")
     fig.update_yaxes(title="MSE of the mean", type="log")
     style(fig, height=440)
     fig.update_layout(legend=dict(font=dict(size=11)))
@@ -294,7 +293,7 @@ def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
     # shared, explicit bins, so the tallest bar is known and the "true n" label gets room above it
     edges = np.histogram_bin_edges(df["count"].to_numpy(float), bins=60)
     tallest = 1
-    for src, color in zip(df.source.unique(), ["#2ca02c", "#d62728"], strict=True):
+    for src, color, pattern in zip(df.source.unique(), PAIR, ("", "/"), strict=True):
         counts = df[df.source == src]["count"].to_numpy(float)
         tallest = max(tallest, int(np.histogram(counts, bins=edges)[0].max(initial=0)))
         fig.add_trace(
@@ -303,7 +302,7 @@ def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
                 x=counts,
                 name=src,
                 opacity=0.6,
-                marker_color=color,
+                marker=dict(color=color, pattern=dict(shape=pattern)),
                 xbins=dict(
                     start=float(edges[0]), end=float(edges[-1]), size=float(edges[1] - edges[0])
                 ),

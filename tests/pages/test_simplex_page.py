@@ -82,3 +82,31 @@ def test_extra_count_weight_shown():
 def test_bad_budget_is_an_error_not_a_traceback():
     at = _page({"unit": "rho", "budget_value": "-1"})
     assert not at.exception
+
+
+def test_one_notation_one_n_and_colour_blind_safe_overlays():
+    at = _page()
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    text = _text(at)
+    # the release cloud uses the sidebar's n rows, as the histogram and the ledger do
+    assert "of the same 2,000 records" in text
+    # one notation: p = μ/R on the slider and on the variance axes; n, never N, on the charts
+    assert at.slider(key="simplex_p").label.endswith("p = μ/R")
+    axes = [c["layout"].get("xaxis", {}).get("title", {}).get("text", "") for c in charts]
+    assert sum("p = μ/R" in a for a in axes) == 2 and not any("(μ − L)" in a for a in axes)
+    names = [t.get("name", "") for c in charts for t in c["data"]]
+    assert not any(" N " in f" {nm} " for nm in names), names
+    # no red-green pair: the two-group overlays use blue and orange (and different marks)
+    colours = {
+        str(t.get("marker", {}).get("color"))
+        for c in charts
+        for t in c["data"]
+        if t.get("type") in ("histogram", "scatterternary")
+    }
+    assert not any(g in col for col in colours for g in ("#2ca02c", "#d62728")), colours
+    # the ℓ1 ball is drawn as its edge in the first quadrant, no stubs outside the picture
+    geometry = charts[0]
+    assert not any("l1 ball" in t.get("name", "") for t in geometry["data"])
+    assert "ℓ1" in text and " l1 " not in text
+    # the takeaway comes first, the caveats after the charts they refer to
+    assert text.index("**The point:**") < text.index("Where the lunch is not free")

@@ -59,6 +59,22 @@ def sample_at(p: float, n: int, radius: float = 1.0, *, rng: RngLike = None) -> 
     return np.clip(x, 0, 1) * radius
 
 
+def triangle_sample(p: float, m: int, radius: float = 1.0, *, rng: RngLike = None) -> np.ndarray:
+    """``m`` rows of two non-negative columns for the triangle picture
+    (:func:`dpcore.figures.simplex.triangle_d2`): Dirichlet(3p + 0.5, 1.5, 1.5) draws, first two
+    coordinates, times ``1.1 R``, so that a few rows have ``z₁ + z₂ > R`` and must be rescaled
+    onto the simplex before the padding coordinate is added.
+
+    Examples
+    --------
+    >>> z = triangle_sample(0.65, 150, rng=0)
+    >>> z.shape, bool((z >= 0).all()), bool((z.sum(axis=1) > 1).any())
+    ((150, 2), True, True)
+    """
+    g = as_generator(rng)
+    return g.dirichlet([3 * p + 0.5, 1.5, 1.5], int(m))[:, :2] * 1.1 * radius
+
+
 def _draws_at(
     x: np.ndarray,
     radius: float,
