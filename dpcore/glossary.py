@@ -51,6 +51,10 @@ GLOSSARY: dict[str, str] = {
     "estimator.",
     "regret": "An estimator's error divided by the best private estimator's error at the same setting: 1 means "
     "it was the best there, 2 means twice the best error.",
+    "far-off run": "A run whose error is more than 3 times the median error of the same estimator at "
+    "the same setting: a blow-up against its own typical run. Tables give the share of an "
+    "estimator's runs that are far off over the whole sweep; a chart's hover, the share at that "
+    "point.",
     "add-remove": "Neighbouring datasets differ by adding or removing one person's row, so the number of rows n "
     "is itself private.",
     "replace-one": "Neighbouring datasets differ by replacing one person's row with another, so n is public. "

@@ -21,7 +21,7 @@ from dpcore.experiments.presets import (
     with_choices,
 )
 from dpcore.experiments.progressive import before_run_warning
-from dpcore.figures.compare import BLOWUP_MULTIPLE, METRIC_LABEL
+from dpcore.figures.compare import BLOWUP_MULTIPLE, METRIC_LABEL, far_off_view, outliers_note
 from dpcore.glossary import define
 from pages import _compare_run as runs
 from pages._goto import follow, on_compare_click
@@ -51,15 +51,22 @@ st.title("Compare estimators")
 #: presenter mode: one idea per screen (pages/_present.py)
 deck = Deck(page("pages/compare.py").steps, key="cmp_slide")
 st.markdown(
-    "Every estimator gets **the same privacy budget** (converted to its own unit by a stated rule) and the same "
-    "datasets; each point is the **median** error over repeated runs, with a light 10–90% band. The grey dash-dot "
-    "line is the sampling floor (the median error of the non-private mean, the same statistic as the lines); stars "
-    "mark the best private estimator of each guarantee at each point (oracle and non-private references, dotted, "
-    "are never starred); red triangles mark points where an estimator warned or a run blew up (worst run above "
-    f"{BLOWUP_MULTIPLE:g}× the median; hover for the failure rate, runs above {FAILURE_MULTIPLE:g}× the median). "
-    "**IOME** is instance-optimal mean estimation (Huang, Liang and Yi 2021: rotate the data at random, private "
-    "coordinate medians for a centre, then a shifted, clipped mean with Gaussian noise), run as the PLAN paper ran it."
+    "Every estimator gets **the same privacy budget** and the same data; each point is the "
+    "**median** error over repeated runs."
 )
+with st.expander("How to read the chart"):
+    st.markdown(
+        "Budgets are converted to each estimator's own unit by the rule stated under the chart. The "
+        "light band around a line spans the 10–90% of its runs. The grey dash-dot line is the "
+        "sampling floor: the median error of the non-private mean, the same statistic as the lines. "
+        "The thin dark lines are the idealised theory (σ known), also as medians. Stars mark the best "
+        "private estimator of each guarantee at each point (oracle and non-private references, "
+        "dotted, are never starred). Red triangles mark points where an estimator warned or a run "
+        f"blew up (worst run above {BLOWUP_MULTIPLE:g}× the median); a **far-off run** is one more "
+        f"than {FAILURE_MULTIPLE:g}× the median of the same estimator at the same point, and the "
+        "hover gives their share there. **IOME** is instance-optimal mean estimation (Huang, Liang "
+        "and Yi 2021), run as the PLAN paper ran it."
+    )
 words_on_this_page(
     "IOME",
     "PLAN",
@@ -69,6 +76,7 @@ words_on_this_page(
     "TV",
     "oracle",
     "regret",
+    "far-off run",
     "sampling floor",
     "add-remove",
     "replace-one",
@@ -312,6 +320,8 @@ chart(
     config.code(),
     on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
 )
+if (note := outliers_note(config, data)) is not None:
+    st.info(note, icon=":material/info:")
 st.caption(
     "Click a point on an estimator's line to open **Side by side** at that point: its clipping "
     "region and noise shape next to the others', at that point's settings."
@@ -343,8 +353,8 @@ else:
         f"Regret is an estimator's **median** error divided by the smallest median error of a private "
         f"estimator **with the same guarantee** at the same point (1 = best). Estimators are ranked only "
         f"within one guarantee (privacy notion and neighbouring relation); oracle and non-private references "
-        f"are not ranked. Failure rate: the share of runs above {FAILURE_MULTIPLE:g}× the median at a point "
-        "(the worst point shown)."
+        "are not ranked. Far-off runs: the share of an estimator's runs, over the whole sweep, more "
+        f"than {FAILURE_MULTIPLE:g}× its median at their point."
     )
     for g, part in table.groupby("guarantee", sort=False):
         top = part.iloc[0]
@@ -367,7 +377,8 @@ else:
         part = part.assign(
             won=[
                 f"{int(w)} of {int(n)}" for w, n in zip(part["wins"], part["settings"], strict=True)
-            ]
+            ],
+            failure_rate=[f"{v:.0%}" for v in part["failure_rate"]],
         )
         drawn = [
             "won" if c == "wins" else c
@@ -386,14 +397,14 @@ else:
                 "label": st.column_config.TextColumn("estimator", width="large"),
                 "mean_regret": st.column_config.NumberColumn(
                     "typical regret",
-                    format="%.2f×",
+                    format="%.3g×",
                     help="Typical regret (× best): the geometric mean over the sweep's points of this "
                     "estimator's median error divided by the smallest median error of a private estimator "
                     "with the same guarantee at the same point (1 = best).",
                 ),
                 "worst_regret": st.column_config.NumberColumn(
                     "worst",
-                    format="%.2f×",
+                    format="%.3g×",
                     help="Worst regret: the largest of those ratios over the points.",
                 ),
                 "won": st.column_config.TextColumn(
@@ -401,11 +412,10 @@ else:
                     help="Points of the sweep at which this estimator had the smallest median error of "
                     "its guarantee, of all the points.",
                 ),
-                "failure_rate": st.column_config.NumberColumn(
-                    "failures",
-                    format="percent",
-                    help=f"Failure rate: the share of runs above {FAILURE_MULTIPLE:g}× the median at a "
-                    "point (the worst point shown).",
+                "failure_rate": st.column_config.TextColumn(
+                    "far-off runs",
+                    help=f"The share of this estimator's runs, over the whole sweep, more than "
+                    f"{FAILURE_MULTIPLE:g}× its median at their point.",
                 ),
                 "side by side": st.column_config.LinkColumn(
                     "side by side",
@@ -433,8 +443,8 @@ else:
 deck.mark("The failure rate")
 if not tails.empty:
     st.markdown(
-        f"**Failure rate.** A run fails when its error is more than **{FAILURE_MULTIPLE:g}×** the median of the same "
-        "estimator at the same point."
+        f"**Far-off runs.** A run is far off when its error is more than **{FAILURE_MULTIPLE:g}×** "
+        "the median of the same estimator at the same point; the table counts them over the sweep."
         + (
             " “As published” PLAN spends 9× its centring budget (1.5 ρ in all), as the authors' "
             "code does; the honest estimators spend ρ."
@@ -442,20 +452,7 @@ if not tails.empty:
             else ""
         )
     )
-    st.dataframe(
-        tails.drop(columns="estimator").rename(
-            columns={
-                "median": "median error (typical point)",
-                "failure_rate": "runs > 3× median (all points)",
-                "worst_ratio": "worst run / median",
-            }
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "runs > 3× median (all points)": st.column_config.NumberColumn(format="percent")
-        },
-    )
+    st.dataframe(far_off_view(tails), hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------------------------------------
 deck.mark("What each estimator needs")

@@ -21,6 +21,7 @@ docs/estimators/plan.md §6 (idealised curves) and §7.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +57,9 @@ METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)
 FLOOR_COLOR = "#7f7f7f"
 #: The floor's name on the chart: the median over runs of ‖x̄ − μ‖ (the non-private mean's error).
 FLOOR_NAME = "sampling floor (median ‖x̄ − μ‖)"
+#: The floor's name when the data are contaminated: the non-private mean follows the outliers, so
+#: its error is no floor for a robust estimator.
+OUTLIER_FLOOR_NAME = "non-private mean (pulled by the outliers)"
 #: Opacity of the 10–90% bands: light, so that five overlapping bands stay readable.
 BAND_ALPHA = 0.06
 #: A point gets a warning marker when an estimator warned there or its worst run exceeds this multiple of
@@ -79,6 +83,28 @@ def x_title(x: str, unit: str) -> str:
 
 def _fmt(v: float) -> str:
     return plain(v)
+
+
+def chance(p: float) -> str:
+    """A small probability in words a class can say: ``1e-06`` -> ``"1 in a million"``.
+
+    >>> chance(1e-6), chance(1e-5), chance(2.5e-9), chance(0.01)
+    ('1 in a million', '1 in 100,000', '1 in 400 million', '1 in 100')
+    """
+    if not 0.0 < p < 1.0:
+        return plain(p)
+    one_in = 1.0 / p
+    for big, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if one_in >= big:
+            amount = one_in / big
+            return f"1 in a {word}" if round(amount, 2) == 1 else f"1 in {plain(amount)} {word}"
+    return f"1 in {plain(one_in)}"
+
+
+def in_words(text: str) -> str:
+    """``text`` with every number in scientific notation (``1e-06``) said as a chance
+    (:func:`chance`)."""
+    return re.sub(r"\b\d+(?:\.\d+)?e-\d+\b", lambda m: chance(float(m.group(0))), text)
 
 
 def _facets(
@@ -137,6 +163,51 @@ def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
             {x: rows[x].to_numpy(), **{k: rows[c].to_numpy() for k, (c, _) in _PER_X.items()}}
         )
     return g.groupby(x, as_index=False).agg(**_PER_X).sort_values(x)
+
+
+def floor_name(cfg: ExperimentConfig) -> str:
+    """The floor line's name: the sampling floor, or on contaminated data the non-private mean."""
+    return OUTLIER_FLOOR_NAME if cfg.distribution == "contaminated" else FLOOR_NAME
+
+
+def outliers_note(cfg: ExperimentConfig, data: pd.DataFrame) -> str | None:
+    """On contaminated data, why the error can rise with the budget and why the floor line sits
+    above the robust estimators, with the floor's value at the base point from ``data`` (the
+    chart's data); ``None`` on other data.
+    """
+    if cfg.distribution != "contaminated":
+        return None
+    eta = float(cfg.data_params.get("eta", 0.05))
+    shift = float(cfg.data_params.get("shift", 20.0))
+    floor = data[data["kind"] == "floor"]
+    at = (
+        floor.iloc[int(np.argmin(np.abs(np.log(floor["budget"] / cfg.budget))))]
+        if len(floor)
+        else None
+    )
+    level = f" ({plain(float(at['median']))} here)" if at is not None else ""
+    return (
+        f"**Heavy tails:** {eta:.0%} of the rows are outliers {shift:g}σ away on every coordinate, "
+        "and the error is measured against the clean rows' mean. The non-private mean follows the "
+        f"outliers{level}, so its line is no floor here. More budget lets an estimator follow its "
+        "data more faithfully, outliers included: an estimator whose clipping region grows to take "
+        "them in gets worse as the budget grows, while one with a robust (median-based) centre and "
+        "radius keeps cutting them off."
+    )
+
+
+def far_off_view(tails: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~dpcore.experiments.engine.tail_table` as the page shows it: readable headers and
+    numbers to 3 significant figures (the raw table is the one to download)."""
+    return pd.DataFrame(
+        {
+            "estimator": tails["label"],
+            "typical median error": [plain(v) for v in tails["median"]],
+            "far-off runs": [f"{v:.0%}" for v in tails["failure_rate"]],
+            "worst run ÷ its median": [times(v) for v in tails["worst_ratio"]],
+            "runs": [f"{int(v):,}" for v in tails["runs"]],
+        }
+    )
 
 
 def _marked(s: pd.DataFrame) -> pd.DataFrame:
@@ -217,7 +288,7 @@ def _median_trace(g: pd.DataFrame, x: str, est: Any, mlabel: str, first: bool) -
         customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
         hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
         "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
-        f"<br>runs above {FAILURE_MULTIPLE:g}× the median: "
+        f"<br>far-off runs here (> {FAILURE_MULTIPLE:g}× the median): "
         "%{customdata[2]:.0f}%<extra></extra>",
     )
 
@@ -228,7 +299,7 @@ def _warning_text(flagged: pd.DataFrame) -> list[str]:
         (f"{w} of {r} runs warned" if w else "")
         + ("; " if w and f else "")
         + (
-            f"{f:.0%} of runs above {FAILURE_MULTIPLE:g}× the median, "
+            f"{f:.0%} of runs far off (> {FAILURE_MULTIPLE:g}× the median), "
             f"worst {times(mx / md)} the median"
             if f
             else ""
@@ -268,18 +339,18 @@ def _warning_trace(g: pd.DataFrame, x: str) -> go.Scatter | None:
     )
 
 
-def _floor_trace(fl: pd.DataFrame, x: str, first: bool) -> go.Scatter:
-    """The sampling floor of one panel, grey dash-dot."""
+def _floor_trace(fl: pd.DataFrame, x: str, first: bool, name: str = FLOOR_NAME) -> go.Scatter:
+    """The sampling floor (named ``name``) of one panel, grey dash-dot."""
     return trace(
         go.Scatter,
         x=fl[x],
         y=fl["value"],
         mode="lines",
-        name=FLOOR_NAME,
+        name=name,
         legendgroup="floor",
         showlegend=first,
         line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
-        hovertemplate=f"{FLOOR_NAME} %{{y:.4g}}<extra></extra>",
+        hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
     )
 
 
@@ -300,7 +371,7 @@ def _theory_traces(th: pd.DataFrame, x: str, first: bool) -> list[go.Scatter]:
                 showlegend=first,
                 opacity=0.8,
                 line=dict(color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]),
-                hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
+                hovertemplate=f"{name} (median, idealised) %{{y:.3g}}<extra></extra>",
             )
         )
     return out
@@ -336,7 +407,13 @@ def _best_trace(sub: pd.DataFrame, x: str, first: bool) -> go.Scatter | None:
 
 
 def _panel(
-    sub: pd.DataFrame, fl: pd.DataFrame, th: pd.DataFrame, x: str, mlabel: str, first: bool
+    sub: pd.DataFrame,
+    fl: pd.DataFrame,
+    th: pd.DataFrame,
+    x: str,
+    mlabel: str,
+    first: bool,
+    floor: str = FLOOR_NAME,
 ) -> tuple[list[go.Scatter], bool]:
     """The traces of one panel in drawing order (per estimator its band, median line and warning
     markers; then the floor, the theory curves and the stars), and whether any point warned."""
@@ -350,7 +427,7 @@ def _panel(
             traces.append(warn)
             warned = True
     if not fl.empty:
-        traces.append(_floor_trace(fl, x, first))
+        traces.append(_floor_trace(fl, x, first, floor))
     if not th.empty:
         traces += _theory_traces(th, x, first)
     best = _best_trace(sub, x, first)
@@ -406,10 +483,10 @@ def _figure_data(s: pd.DataFrame, floor: pd.DataFrame, th: pd.DataFrame) -> pd.D
     return pd.concat(
         [
             s.assign(kind="estimator")[_DATA_COLUMNS],
-            floor.assign(kind="floor", label=FLOOR_NAME).rename(columns={"value": "median"})[
+            floor.assign(kind="floor", label=floor["curve"]).rename(columns={"value": "median"})[
                 ["kind", "label", "setting", "n", "d", "skew", "budget", "median"]
             ],
-            th.assign(kind="theory").rename(columns={"curve": "label", "value": "mean"})
+            th.assign(kind="theory").rename(columns={"curve": "label", "value": "median"})
             if not th.empty
             else None,
         ],
@@ -470,7 +547,7 @@ def error_figure(
         if cfg.truth == "empirical":
             fl = fl.iloc[:0]
         th_i = _select(th, where) if not th.empty else th
-        traces, warned = _panel(_select(s, where), fl, th_i, x, mlabel, i == 0)
+        traces, warned = _panel(_select(s, where), fl, th_i, x, mlabel, i == 0, floor_name(cfg))
         warned_any |= warned
         for t in traces:
             fig.add_trace(t, row=i // ncols + 1, col=i % ncols + 1)
@@ -485,7 +562,7 @@ def error_figure(
         )
     _axes(fig, s, x, cfg.unit, mlabel)
     style(fig, height=height if nrows == 1 else 360 * nrows)
-    return fig, _figure_data(s, floor, th)
+    return fig, _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:
@@ -730,7 +807,7 @@ def compare_views(
         if r.notion != "none"
     )
     if conv_text:
-        sentence += f" Budget conversions there — {conv_text}."
+        sentence += f" Budget conversions there — {in_words(conv_text)}."
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
     chart = drawn_dict(fig) if drawn else fig.to_dict()
     return chart, data, sentence, regret_table(frame, metric, summary=summary), summary

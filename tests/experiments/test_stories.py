@@ -143,9 +143,8 @@ def test_warning_markers_where_runs_blow_up() -> None:
         config=ExperimentConfig(n=10, d=1, estimators=["plan"], sweep={"budget": [1.0, 2.0]}),
     )
     marks = [t for t in fig.data if t.name == "warning or blow-up"]
-    assert (
-        len(marks) == 1 and list(marks[0].x) == [1.0] and "20% of runs above 3×" in marks[0].text[0]
-    )
+    assert len(marks) == 1 and list(marks[0].x) == [1.0]
+    assert "20% of runs far off (> 3×" in marks[0].text[0]
     assert "worst 476× the median" in marks[0].text[0]
 
 

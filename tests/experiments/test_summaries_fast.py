@@ -205,6 +205,10 @@ def ref_regret_table(frame: pd.DataFrame, metric: str = "l2") -> pd.DataFrame:
     )
     t.insert(1, "rank", t.groupby("guarantee").cumcount() + 1)
     t["wins"] = t["wins"].astype(int)
+    # the share of far-off runs over the sweep: the far-off table's number
+    t["failure_rate"] = t["estimator"].map(
+        ref_tail_table(frame, metric).set_index("estimator")["failure_rate"]
+    )
     return t[cols]
 
 

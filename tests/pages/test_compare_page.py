@@ -45,8 +45,8 @@ def test_default_view() -> None:
     text = _text(at)
     assert "At ρ = 0.5" in text and "ℓ2 error" in text  # the number in words
     assert "ranks first" in text
-    assert len(at.dataframe) == 2  # the regret table and the failure rates (issue 12)
-    assert "runs > 3× median (all points)" in at.dataframe[1].value.columns
+    assert len(at.dataframe) == 2  # the regret table and the far-off runs
+    assert "far-off runs" in at.dataframe[1].value.columns
     ms = at.multiselect[0]
     assert set(ms.value) == {"empirical", "plan", "iome_paper", "gaussian_private", "pmwm_zcdp"}
     assert len(ms.options) > len(ms.value)  # every applicable estimator can be picked
@@ -88,7 +88,7 @@ def test_presets_from_url_and_selector() -> None:
     assert "Simplex (ε)" in names
     assert "ε" in _text(at)
     assert at.slider(key="cmp_reps").value == 50  # the preset's own repetitions, within the slider
-    assert "Failure rate" in _text(at) and "As published" not in _text(at)  # no PLAN here
+    assert "Far-off runs" in _text(at) and "As published" not in _text(at)  # no PLAN here
     _select(at, "Story").set_value("sparse_binary").run()
     assert not at.exception
     assert "½ℓ1" in _text(at) or "TV" in _text(at)
@@ -194,3 +194,48 @@ def test_preset_runs_at_the_sidebar_seed() -> None:
         callouts.append([m.value for m in (*at.success, *at.warning)])
     assert figures[0] != figures[1]
     assert callouts[0] != callouts[1]
+
+
+def _all_text(at: AppTest) -> str:
+    return "\n".join(
+        m.value for m in [*at.markdown, *at.caption, *at.info, *at.success, *at.warning]
+    )
+
+
+def test_heavy_tails_explains_the_rising_error_and_names_its_floor() -> None:
+    at = _page({"preset": "heavy_tails", "distribution": "contaminated", "skew": "0.0"})
+    text = _all_text(at)
+    assert "**Heavy tails:** 5% of the rows are outliers 20σ away" in text
+    assert "its line is no floor here" in text
+    names = {t.get("name") for t in _figure(at)["data"]}
+    assert "non-private mean (pulled by the outliers)" in names and FLOOR_NAME not in names
+    # on clean data: the sampling floor, and no note
+    at = _page()
+    assert "Heavy tails" not in _all_text(at)
+    assert FLOOR_NAME in {t.get("name") for t in _figure(at)["data"]}
+
+
+def test_one_definition_of_a_far_off_run_in_every_table() -> None:
+    at = _page()
+    ranking, far = at.dataframe[0].value, at.dataframe[1].value
+    assert list(far.columns) == [
+        "estimator", "typical median error", "far-off runs", "worst run ÷ its median", "runs"
+    ]  # fmt: skip
+    # the same share for the same estimator in both tables (the ranking's over the sweep too)
+    by_label = dict(zip(far["estimator"], far["far-off runs"], strict=True))
+    for label, share in zip(ranking["label"], ranking["failure_rate"], strict=True):
+        assert by_label[label] == share, (label, share, by_label)
+    text = _all_text(at)
+    assert "Failure rate" not in text and "failures" not in text
+    assert "far-off" in text.lower()
+    # 3 significant figures: no raw 4-decimal numbers in the far-off table
+    assert all(
+        len(v.replace(",", "").replace(".", "").lstrip("0")) <= 3
+        for v in far["typical median error"]
+    )
+
+
+def test_theory_is_drawn_as_medians() -> None:
+    fig = _figure(_page())
+    theory = [t for t in fig["data"] if str(t.get("name", "")).startswith("theory: ")]
+    assert theory and all("median" in t["hovertemplate"] for t in theory)
