@@ -190,11 +190,13 @@ def test_tv_figure_shading_is_add_vrect() -> None:
     ref = go.Figure(fig)
     ref.layout.shapes = ()
     xs = np.sort(summary["n"].unique()).astype(float)
+    # each shaded point reaches the geometric midpoints to its neighbours (half a step outside
+    # at the two ends), so neighbouring shaded points leave no gap
+    mids = np.sqrt(xs[1:] * xs[:-1])
+    lows = [xs[0] / (xs[1] / xs[0]) ** 0.5, *mids]
+    highs = [*mids, xs[-1] * (xs[-1] / xs[-2]) ** 0.5]
     for shape in fig.layout.shapes:
         i = int(np.argmin(np.abs(np.log(xs) - np.log(np.sqrt(shape.x0 * shape.x1)))))
-        half = np.sqrt(xs[1] / xs[0])
-        ref.add_vrect(
-            x0=xs[i] / half, x1=xs[i] * half, fillcolor=NAIVE_COLOR, opacity=0.08, line_width=0
-        )
+        ref.add_vrect(x0=lows[i], x1=highs[i], fillcolor=NAIVE_COLOR, opacity=0.1, line_width=0)
     # the same JSON (as a dict: the reference sets its shapes last, the figure where add_vrect did)
     assert json.loads(fig.to_json()) == json.loads(ref.to_json())
