@@ -17,6 +17,7 @@ from dpcore.data import DISTRIBUTIONS
 from pages import _present
 from pages._follow import follow, publish, room_controls
 from pages._notebook import notebook_button
+from pages._phone import phone_style
 from pages._showcase import warm
 from pages._spec import PAGES, page
 from pages._ui import (
@@ -229,6 +230,7 @@ def _shell() -> None:
     page_path = next((p.path for p in PAGES if p.title == nav.title), "")
     follow(page_path)  # a phone in a class room takes the lecturer's newer view first
     sidebar(page_path)
+    phone_style()  # a chart's title, legend and toolbar kept apart on a phone
     current = settings()
     for key in st.session_state.get(
         "_page_keys", set()

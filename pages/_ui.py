@@ -30,6 +30,7 @@ from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
 from pages._notebook import record
+from pages._phone import figure_title, title_line
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -666,6 +667,7 @@ def chart(
         )
     parts = parts if panel is None else [parts[panel]]
     if len(parts) == 1:
+        title_line(st, parts[0][1] or figure_title(parts[0][0]))  # shown on a phone only
         st.plotly_chart(
             parts[0][0],
             key=f"chart-{name}",
@@ -676,6 +678,7 @@ def chart(
         for start in range(0, len(parts), columns):
             row = zip(st.columns(columns), parts[start : start + columns], strict=False)
             for k, (col, (part, title)) in enumerate(row):
+                title_line(col, title)
                 col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
     st.markdown(sentence)
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)

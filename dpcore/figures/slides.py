@@ -17,8 +17,6 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dpcore.figures import style
-
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -109,9 +107,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
 
     Notes
     -----
-    The parts are plotly's JSON of ``fig`` rearranged, so plotly does not validate them again
-    unless :data:`dpcore.figures.style.VALIDATE` is on (the same bytes: tests/pages/
-    test_unvalidated_figures.py draws the PLAN page's four panels both ways).
+    The parts are plotly's JSON of ``fig`` rearranged (each part validated by plotly as it is made).
     """
     d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
     layout = dict(d.get("layout", {}))
@@ -119,7 +115,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         (k for k in layout if k.startswith("xaxis")), key=lambda k: int(_axis_number(k) or 1)
     )
     if len(xaxes) <= 1:
-        return [go.Figure(d, _validate=style.VALIDATE)]
+        return [go.Figure(d)]
     rows = len({tuple(layout[k].get("domain", (0, 1))) for k in (f"y{k[1:]}" for k in xaxes)})
     each = height or int(layout.get("height", 450 * rows) / max(rows, 1)) + 60
     common = {
@@ -178,8 +174,5 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         if title:
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
         part_json = {"data": traces, "layout": part}
-        if style.VALIDATE:
-            out.append(go.Figure(part_json))
-        else:  # the nested keys as validation orders them (the figure's own order is how they were set)
-            out.append(go.Figure(style.in_plotly_order(part_json), _validate=False))
+        out.append(go.Figure(part_json))
     return out

@@ -40,4 +40,4 @@ def on_dark(fig: go.Figure | dict) -> go.Figure:
     colours, and figures without dark ink, come back unchanged.
     """
     d = fig.to_dict() if isinstance(fig, go.Figure) else fig
-    return go.Figure(_swap(d, False), _validate=False)  # swapping colours keeps valid JSON valid
+    return go.Figure(_swap(d, False))

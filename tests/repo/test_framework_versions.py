@@ -8,14 +8,17 @@ re-check before the pin is moved:
 - the public behaviour relied on still holds (a figure's ``to_dict`` layout, the panel names
   ``get_subplot`` gives, ``st.plotly_chart`` sending a figure's ``to_dict``, ``st.navigation``
   switching off the legacy ``pages/`` mode);
-- the few framework internals still used (listed in :data:`PLOTLY_INTERNALS`, with where) are
-  still there (Streamlit's are none: tests/core/test_pool_streamlit.py pins the public behaviour
-  the worker pool relies on).
+- no framework internals are used: no private Plotly name appears in dpcore/, pages/ or app.py,
+  and the public behaviour dpcore.figures.style builds on still holds (a trace as a dict, a
+  subplot grid copied with ``go.Figure(fig)``, ``make_subplots(figure=...)``); Streamlit's
+  internals are none either (tests/core/test_pool_streamlit.py pins the public behaviour the
+  worker pool relies on).
 """
 
 from __future__ import annotations
 
-import inspect
+import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -30,24 +33,12 @@ from plotly.subplots import make_subplots
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Plotly internals dpcore.figures.style (and slides.split_subplots, ``go.Figure(d, _validate=)``)
-#: still use to skip validation, which has no public switch (the validated route costs about 3x
-#: the CPU of a Compare figure), and to hand a cached subplot grid to a new figure: (object,
-#: attribute).
-PLOTLY_INTERNALS = [
-    ("go.Figure", "_data_validator"),
-    ("go.Figure", "_validate"),
-    ("go.Figure", "_grid_ref"),
-    ("go.Figure", "_grid_str"),
-    ("go.Layout", "_validate"),
-]
-
 RECHECK = (
     "Before moving the pin in pyproject.toml, re-check: tests/figures/test_figures*.py and "
-    "tests/pages/test_unvalidated_figures.py (figure JSON byte for byte), tests/pages/test_shell.py "
+    "tests/pages/test_chart_json.py (the JSON every page sends), tests/pages/test_shell.py "
     "(navigation), a shared page link opened first on a fresh server "
     "(REQUIRE_BROWSER=1 pytest tests/e2e/test_state_browser.py), tests/core/test_pool_streamlit.py "
-    "(a session-state read stops a run asked to stop) and the internals listed in "
+    "(a session-state read stops a run asked to stop) and the behaviour pinned in "
     "tests/repo/test_framework_versions.py."
 )
 
@@ -115,12 +106,44 @@ def test_navigation_still_switches_off_the_pages_folder():
     assert callable(st.runtime.exists) and callable(st.rerun)
 
 
-@pytest.mark.parametrize(("owner", "attribute"), PLOTLY_INTERNALS)
-def test_plotly_internals_still_used_are_there(owner, attribute):
-    obj = go.Figure() if owner == "go.Figure" else go.Figure().layout
-    assert hasattr(obj, attribute), (
-        f"plotly {plotly.__version__}: {owner}.{attribute} is gone. {RECHECK}"
-    )
-    if attribute == "_data_validator":
-        params = inspect.signature(type(obj._data_validator).validate_coerce).parameters
-        assert "_validate" in params, f"validate_coerce lost _validate. {RECHECK}"
+#: Plotly's private names (``_validate`` switches validation off, ``_grid_ref``/``_grid_str`` and
+#: ``_data_validator`` are a figure's internals): none may appear in the app's code.
+PLOTLY_PRIVATE = re.compile(r"\b_(validate|grid_ref|grid_str|data_validator|props)\b")
+
+
+def test_no_private_plotly_names_in_the_code():
+    files = [
+        ROOT / "app.py",
+        *sorted((ROOT / "dpcore").rglob("*.py")),
+        *(ROOT / "pages").glob("*.py"),
+    ]
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in files
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if PLOTLY_PRIVATE.search(line)
+    ]
+    assert not found, f"private plotly names in {found}: use plotly's public API"
+
+
+def test_a_trace_may_be_a_dict_with_its_type():
+    """dpcore.figures.style.trace hands plotly dicts: the same JSON as the trace object."""
+    props = dict(x=np.arange(3.0), y=[1, 2, 3], mode="lines", line=dict(width=2, color="red"))
+    from_dict = go.Figure().add_trace({"type": "scatter", **props})
+    from_object = go.Figure().add_trace(go.Scatter(**props))
+    assert from_dict.to_json() == from_object.to_json(), RECHECK
+
+
+def test_a_copied_subplot_figure_keeps_its_grid():
+    """dpcore.figures.style.subplots builds a grid once (``make_subplots(figure=...)``) and copies
+    it with ``go.Figure(grid)``: the copy must know its panels (``add_trace(row=, col=)``) and be
+    make_subplots' figure."""
+    kwargs = dict(rows=1, cols=2, subplot_titles=["a", "b"])
+    grid = make_subplots(figure=go.Figure(layout={"template": {}}), **kwargs)
+    copy = go.Figure(grid)
+    copy.add_trace(go.Scatter(x=[1], y=[2]), row=1, col=2)
+    assert copy.data[0].xaxis == "x2", f"go.Figure(fig) no longer carries the grid. {RECHECK}"
+    ref = make_subplots(**kwargs)
+    ref.layout.template = copy.layout.template
+    ref.add_trace(go.Scatter(x=[1], y=[2]), row=1, col=2)
+    assert json.loads(copy.to_json()) == json.loads(ref.to_json()), RECHECK
