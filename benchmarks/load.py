@@ -1,4 +1,4 @@
-"""Classroom load test (issue 18): N students open the app's link at once.
+"""Classroom load test: N students open the app's link at once.
 
 Starts the app with the README command on a free loopback port (127.0.0.1 only), then lets Locust
 drive N concurrent sessions. Each session speaks Streamlit's own websocket protocol (protobuf
@@ -8,9 +8,13 @@ estimators at the default settings. A page counts as rendered when the server re
 run finished (``script_finished``: every element of the page has been sent). Prints one row per
 level::
 
-    sessions | Home | PLAN | Compare | Compare refined (p50 / p95 each) | errors | peak server memory
+    sessions | Home | PLAN | Compare | Compare refined (p50 / p95 each) | journeys done
+    | distinct seeds on Compare | errors | peak server memory
 
-Errors are exceptions shown on a page, ``st.error`` messages, timeouts and broken connections.
+Errors are exceptions shown on a page, ``st.error`` messages, timeouts and broken connections; a
+failed view counts in its page's percentiles with the time it took to fail (a lower bound: a view
+that timed out took at least ``--timeout``). "distinct seeds on Compare" counts the seeds read back
+from the URLs of the Compare views that rendered (one per student when every seed reached it).
 Peak memory is the proportional set size (PSS) of the server process plus its children (the worker
 pool), sampled every 0.2 s. Every
 level starts a fresh server (cold caches), warms it with one session on a seed of its own, and
@@ -234,8 +238,8 @@ class Student(User):
     def _page(self, client: StreamlitClient, title: str, first: bool, seed: int) -> None:
         exc: Exception | None = None
         refined = None
+        t0 = time.perf_counter()
         try:
-            t0 = time.perf_counter()
             result = client.run_page(
                 None if first else title, query=f"seed={seed}" if first else None
             )
@@ -244,7 +248,7 @@ class Student(User):
                 exc = PageError("; ".join(result.errors))
             refined = client.wait_refined(t0)
         except Exception as err:  # noqa: BLE001 - every failure is counted, none stops the test
-            seconds, exc = float("nan"), err
+            seconds, exc = time.perf_counter() - t0, err  # (Locust's statistics refuse a NaN)
         events.request.fire(
             request_type="WS",
             name=title,
@@ -253,10 +257,10 @@ class Student(User):
             exception=exc,
             context={},
         )
+        Classroom.times.setdefault(title, []).append(seconds)  # a failed view: at least this long
         if exc is not None:
             Classroom.errors.append(f"{title} (seed {seed}): {exc}")
             raise locust.exception.StopUser
-        Classroom.times.setdefault(title, []).append(seconds)
         Classroom.seeds_seen.setdefault(title, []).append(url_seed(client.query))
         if refined is not None:
             Classroom.times.setdefault(f"{title} refined", []).append(refined)
@@ -401,7 +405,10 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
         return {
             "sessions": sessions,
             "times": dict(Classroom.times),
-            "seeds": {k: len(set(v)) for k, v in Classroom.seeds_seen.items()},
+            "seeds": {
+                **{k: len(set(v)) for k, v in Classroom.seeds_seen.items()},
+                **{f"{k} done": len(v) for k, v in Classroom.seeds_seen.items()},
+            },
             "errors": list(Classroom.errors),
             "done": Classroom.done,
             "peak_mb": peak[0],
@@ -611,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
             f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
-            f"{len(t.get(JOURNEY[2], []))}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
+            f"{r['seeds'].get(JOURNEY[2] + ' done', 0)}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
             f"{len(r['errors'])} | {memory} |",
             flush=True,
         )

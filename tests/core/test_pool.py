@@ -1,4 +1,4 @@
-"""The shared worker pool (issue 18): round-robin fairness across lanes, cancellation, failure
+"""The shared worker pool: round-robin fairness across lanes, cancellation, failure
 handling, and bit-identical experiment frames with and without the process pool."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Compare under the shared worker pool (issue 18): a long sweep first shows its first repetitions,
+"""Compare under the shared worker pool: a long sweep first shows its first repetitions,
 the full sweep runs on the pool in the background and then replaces it; the numbers are those of
 the engine run in the script thread."""
 
@@ -61,7 +61,7 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
         "the full sweep never replaced the first result"
     )
     # the refiner drew the full sweep's views and its target view too (on the background pool),
-    # before the sweep itself appeared: the rerun that shows them computes nothing (issue 18)
+    # before the sweep itself appeared: the rerun that shows them computes nothing
     refined = [key for name, key in puts if name == "dpmean-refine"]
     assert len(refined) == 3 and isinstance(refined[-1], str), puts  # the sweep comes last
     assert refined[0] == (refined[-1], "budget", "l2"), puts  # its views

@@ -1,4 +1,4 @@
-"""``pages._pool.prefetch`` (issue 18): work started early on the session's lane, waited for later,
+"""``pages._pool.prefetch``: work started early on the session's lane, waited for later,
 shared through the cache; without a pool it runs on demand in the script thread. And
 ``pages._pool.with_pool``: an interrupted run cancels only its own jobs."""
 
@@ -46,7 +46,7 @@ def test_prefetch_runs_on_the_lane_and_caches(lane):
 
 def test_sessions_prefetching_the_same_key_at_once_share_one_computation(lane):
     """Binary product's TV sweeps are the same for every visitor: thirty students opening the page
-    together start one sweep, not thirty (issue 18)."""
+    together start one sweep, not thirty."""
     cache, calls, gate = _pool.SharedCache(4), [], threading.Event()
 
     def work(ex):
@@ -184,7 +184,7 @@ def test_refine_runs_on_the_background_pool_when_there_is_one(monkeypatch):
 
 def test_a_waiting_page_polls_less_often_when_many_refinements_are_queued():
     """Alone, a page asks every second; behind thirty refinements of ~1.3 s on two workers it asks
-    every 4 s (each ask is a fragment run in the server's one process, issue 18); never outside
+    every 4 s (each ask is a fragment run in the server's one process); never outside
     POLL_SECONDS, and never less often when fewer refinements are queued."""
     low, high = _pool.POLL_SECONDS
     assert _pool.poll_seconds(1, 1.3, 2) == low
@@ -218,7 +218,7 @@ def test_in_flight_counts_the_refinements_not_yet_stored(monkeypatch):
 
 def test_get_or_compute_computes_once_for_sessions_asking_together():
     """Thirty students on the same link ask for the same sweep at once: one computes, the others
-    wait and read its result (issue 18); the cache keeps no lock once nobody waits."""
+    wait and read its result; the cache keeps no lock once nobody waits."""
     cache = _pool.SharedCache(4)
     calls: list[str] = []
     started = threading.Event()
