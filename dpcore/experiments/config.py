@@ -1,7 +1,7 @@
-"""``SWEEPABLE``, ``NORMS``, ``UNIT_LABEL``, ``NATIVE_UNIT``, ``COLUMNS``, ``default_estimators``,
-``default_metric``, ``_JSON_NAME``, ``_NUM``, ``_FIELD_TYPES``, ``_reject_constant``, ``_check_depth``,
-``_check_data_params``, ``ExperimentConfig``, ``shipped_configs`` (moved from
-``experiments.py``).
+"""An experiment: :class:`ExperimentConfig` (the data, the budget, the estimators, the sweep and
+the repetitions, as JSON a notebook and the app share), its validation (a ``ValueError`` naming
+the field and the fix, within :mod:`dpcore.limits`) and the configs shipped in ``configs/``.
+The JSON types and pre-parse checks live in :mod:`dpcore.experiments._config_json`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from dpcore import limits, registry
 from dpcore.data.synthetic import DISTRIBUTIONS, generate
+from dpcore.experiments._config_json import _FIELD_TYPES, _JSON_NAME, _check_depth, _reject_constant
 from dpcore.privacy import Budget
 
 SWEEPABLE = ("budget", "n", "d", "skew")
@@ -86,75 +87,6 @@ def default_metric(kind: str) -> str:
 
 # --------------------------------------------------------------------------------------------
 # config
-
-
-_JSON_NAME = {
-    str: "a string",
-    int: "an integer",
-    float: "a number",
-    list: "a list",
-    dict: "an object",
-}
-
-
-_NUM = (int, float)  # "an integer or a number": JSON has one number type
-
-
-#: The JSON types each config field accepts (checked before anything else reads a value).
-_FIELD_TYPES: dict[str, tuple[type, ...]] = {
-    "name": (str,),
-    "description": (str,),
-    "notes": (str,),
-    "distribution": (str,),
-    "unit": (str,),
-    "conversion": (str,),
-    "truth": (str,),
-    "resample": (str,),
-    "metric": (str, type(None)),
-    "data_params": (dict,),
-    "n": (int,),
-    "d": (int,),
-    "repetitions": (int,),
-    "seed": (int,),
-    "skew": (*_NUM, type(None)),
-    "budget": _NUM,
-    "delta": _NUM,
-    "estimators": (list, tuple),
-    "sweep": (dict,),
-    "bounds": (dict, type(None)),
-}
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(
-        f"the config holds {name}, which is not a number JSON allows; use a finite number."
-    )
-
-
-def _check_depth(text: str) -> None:
-    """Reject JSON nested deeper than :data:`dpcore.limits.MAX_JSON_DEPTH` before parsing it
-    (deep nesting would otherwise end in a ``RecursionError``)."""
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limits.MAX_JSON_DEPTH:
-                raise ValueError(
-                    f"the config is nested more than {limits.MAX_JSON_DEPTH} levels deep; "
-                    "a config is a flat object of values, lists and small objects."
-                )
-        elif ch in "]}":
-            depth -= 1
 
 
 def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
