@@ -32,6 +32,15 @@ BOUND_COLOR = "#555555"
 MEASURED_COLOR = "#ff7f0e"
 
 
+def _decades(values: list[float]) -> dict[str, list]:
+    """Ticks at the powers of ten spanning ``values``, written in full (few enough to stay level
+    on a phone)."""
+    lo = int(np.floor(np.log10(min(values))))
+    hi = int(np.ceil(np.log10(max(values))))
+    ticks = [10.0**k for k in range(lo, hi + 1)]
+    return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
 def _below(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     """House style with the legend under the plot (room for it at the bottom)."""
     style(fig, title=title, height=height)
@@ -101,10 +110,25 @@ def attack_figure(
         line=dict(color=MEASURED_COLOR, width=3),
         marker=dict(size=8),
     )
-    fig.add_hline(y=1.0, line_color=OTHER_COLOR, annotation_text="no noise: always right")
-    fig.add_hline(y=0.5, line_color="#999999", line_dash="dot", annotation_text="coin flip")
-    fig.add_vline(x=current, line_color="#333333", line_dash="dot", annotation_text="your budget")
-    fig.update_xaxes(type="log", title=f"budget {unit_label} (left: more private)")
+    ends = [min(x[0], current), max(x[-1], current)]
+    fig.add_scatter(
+        x=ends, y=[1.0, 1.0], mode="lines", line=dict(color=OTHER_COLOR), name="no noise"
+    )
+    fig.add_scatter(
+        x=ends, y=[0.5, 0.5], mode="lines", line=dict(color="#999999", dash="dot"), name="coin flip"
+    )
+    fig.add_scatter(
+        x=[current, current],
+        y=[0.4, 1.05],
+        mode="lines",
+        line=dict(color="#333333", dash="dot"),
+        name="your budget",
+    )
+    fig.update_xaxes(
+        type="log",
+        title=f"budget {unit_label} (left: more private)",
+        **_decades([*x, current]),
+    )
     fig.update_yaxes(title="attacker right", tickformat=".0%", range=[0.4, 1.05])
     return _below(fig, "Attack success vs budget"), curve.copy()
 
@@ -209,7 +233,7 @@ def deployments_figure(
         [
             {
                 "deployment": f"{d.who}: {d.what}",
-                "short": f"{d.who} {d.what.split(' (')[0][:22]}",
+                "short": d.short,
                 "published": d.label(),
                 "model": d.model,
                 "per": d.per,
@@ -231,7 +255,18 @@ def deployments_figure(
             customdata=part[["published", "per"]].to_numpy(),
             hovertemplate="%{y}: %{customdata[0]} per %{customdata[1]}<extra></extra>",
         )
-    fig.add_vline(x=current, line_color="#333333", line_dash="dot", annotation_text="your budget")
-    fig.update_xaxes(type="log", title=f"ε (a ρ read at δ = {delta:g})")
-    fig.update_yaxes(autorange="reversed")
+    order = df["short"].tolist()
+    fig.add_scatter(
+        x=[current, current],
+        y=[order[0], order[-1]],
+        mode="lines",
+        line=dict(color="#333333", dash="dot"),
+        name="your budget",
+    )
+    fig.update_xaxes(
+        type="log",
+        title=f"ε (a ρ read at δ = {delta:g})",
+        **_decades([*df["epsilon"], current]),
+    )
+    fig.update_yaxes(categoryorder="array", categoryarray=order, autorange="reversed")
     return _below(fig, "Budgets others published", height=440), df

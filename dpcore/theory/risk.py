@@ -203,6 +203,8 @@ class Deployment:
         What the budget protects and over which period ("person, whole release", "user-day", ...).
     source : str
         The document the value is read from, with its year.
+    short : str
+        A label short enough for a phone's chart axis.
     """
 
     who: str
@@ -213,6 +215,7 @@ class Deployment:
     model: str
     per: str
     source: str
+    short: str = ""
 
     def budget(self) -> Budget:
         """The value as a :class:`~dpcore.privacy.Budget`."""
@@ -239,6 +242,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "central",
         "person, whole release",
         "DAS 2020 Redistricting Production Code (2021): global_scale = 339/542, ρ = (542/339)²",
+        "Census 2020 persons",
     ),
     Deployment(
         "Google",
@@ -249,6 +253,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "central",
         "user-day",
         "Bavadekar et al., arXiv:2009.01265 (2020)",
+        "Google symptoms",
     ),
     Deployment(
         "Google",
@@ -259,6 +264,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "central",
         "user-day",
         "Bavadekar et al., arXiv:2107.01179 (2021)",
+        "Google vaccination",
     ),
     *(
         Deployment(
@@ -271,11 +277,12 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
             "user-day",
             "Apple, Differential Privacy Overview (2017); per user-day in Desfontaines' list "
             "(2021)",
+            f"Apple {short}",
         )
-        for what, eps in (
-            ("Health Type Usage", 2.0),
-            ("Emoji suggestions", 4.0),
-            ("QuickType suggestions", 16.0),
+        for what, eps, short in (
+            ("Health Type Usage", 2.0, "health"),
+            ("Emoji suggestions", 4.0, "emoji"),
+            ("QuickType suggestions", 16.0, "QuickType"),
         )
     ),
     Deployment(
@@ -287,6 +294,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "central",
         "member, per analyst and month",
         "Rogers et al., arXiv:2002.05839 (2020)",
+        "LinkedIn engagements",
     ),
 )
 

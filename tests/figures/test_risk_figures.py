@@ -80,4 +80,5 @@ def test_deployments_figure_lists_every_deployment():
     fig, df = deployments_figure(rows, 5.2, 1e-6)
     _phone_ready(fig)
     assert len(df) == len(rows)
-    assert sum(len(t.x) for t in fig.data) == len(rows)
+    assert sum(len(t.x) for t in fig.data if t.mode == "markers") == len(rows)
+    assert list(fig.layout.yaxis.categoryarray) == df["short"].tolist()  # smallest ε on top

@@ -100,6 +100,7 @@ def test_every_deployment_names_its_source_year_and_unit():
     for d in DEPLOYMENTS:
         assert any(str(y) in d.source for y in range(2014, 2025)), d
         assert d.model in {"central", "local"} and d.per
+        assert 0 < len(d.short) <= 22, d.short
         assert d.budget().notion == {"rho": "zcdp", "eps": "pure", "eps_delta": "approx"}[d.unit]
     rows = deployments_on_scale(1e-6)
     eps = [e for _, e, _ in rows]
