@@ -21,7 +21,13 @@ from dpcore.experiments.presets import (
     with_choices,
 )
 from dpcore.experiments.progressive import before_run_warning
-from dpcore.figures.compare import BLOWUP_MULTIPLE, METRIC_LABEL, far_off_view, outliers_note
+from dpcore.figures.compare import (
+    BLOWUP_MULTIPLE,
+    METRIC_LABEL,
+    far_off_view,
+    outliers_note,
+    round_target,
+)
 from dpcore.glossary import define
 from pages import _compare_run as runs
 from pages._goto import follow, on_compare_click
@@ -312,15 +318,16 @@ if preset != "custom" and upload is None:
             + " selected."
         )
 deck.mark("The chart")
+note = outliers_note(config, data)  # on a projector: with the sentence, in the speaker notes
 chart(
     fig_dict,
     data,
     "compare_error",
-    sentence,
+    sentence + (f" {note}" if note and deck.on else ""),
     config.code(),
     on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
 )
-if (note := outliers_note(config, data)) is not None:
+if note is not None and not deck.on:
     st.info(note, icon=":material/info:")
 st.caption(
     "Click a point on an estimator's line to open **Side by side** at that point: its clipping "
@@ -463,7 +470,7 @@ if x not in ("budget", "n"):
     )
 else:
     finite = summ["median"][np.isfinite(summ["median"]) & summ["private"]]
-    default_target = float(np.round(np.exp(np.log(finite).median()), 3)) if len(finite) else 1.0
+    default_target = round_target(finite)
     # in the URL like the other controls; a new axis or norm starts from its own default target
     if st.session_state.get("_cmp_target_for", (x, metric)) != (x, metric):
         forget("cmp_target")

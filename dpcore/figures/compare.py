@@ -95,7 +95,7 @@ def chance(p: float) -> str:
         return plain(p)
     one_in = 1.0 / p
     for big, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
-        if one_in >= big:
+        if one_in >= big * (1.0 - 1e-9):  # 1 / 1e-9 is 999,999,999.9999999 in floating point
             amount = one_in / big
             return f"1 in a {word}" if round(amount, 2) == 1 else f"1 in {plain(amount)} {word}"
     return f"1 in {plain(one_in)}"
@@ -105,6 +105,25 @@ def in_words(text: str) -> str:
     """``text`` with every number in scientific notation (``1e-06``) said as a chance
     (:func:`chance`)."""
     return re.sub(r"\b\d+(?:\.\d+)?e-\d+\b", lambda m: chance(float(m.group(0))), text)
+
+
+def round_target(medians: Any) -> float:
+    """A round default target error for "what does each estimator need": the value of the
+    1–2–5 series nearest (on a log scale) to the median of the finite positive ``medians``
+    (1.0 when there is none).
+
+    >>> round_target([0.7, 1.5]), round_target([0.03, 0.04]), round_target([])
+    (1.0, 0.05, 1.0)
+    """
+    v = np.asarray(medians, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return 1.0
+    centre = float(np.median(np.log10(v)))
+    decade = math.floor(centre)
+    steps = [m * 10.0**k for k in (decade - 1, decade, decade + 1) for m in (1.0, 2.0, 5.0)]
+    best = min(steps, key=lambda t: abs(math.log10(t) - centre))
+    return float(f"{best:.3g}")
 
 
 def _facets(
