@@ -10,6 +10,8 @@ docs/lessons.md.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -39,6 +41,19 @@ def _decades(values: list[float]) -> dict[str, list]:
     hi = int(np.ceil(np.log10(max(values))))
     ticks = [10.0**k for k in range(lo, hi + 1)]
     return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
+
+
+def _your_budget(fig: go.Figure, current: float, span: list, title: str, xs: Any) -> None:
+    """A dotted vertical "your budget" line (a legend entry: plotly misplaces a vline's annotation
+    on a log axis) and the log x axis with decade ticks spanning ``xs`` and ``current``."""
+    fig.add_scatter(
+        x=[current, current],
+        y=span,
+        mode="lines",
+        line=dict(color="#333333", dash="dot"),
+        name="your budget",
+    )
+    fig.update_xaxes(type="log", title=title, **_decades([*xs, current]))
 
 
 def _below(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
@@ -117,18 +132,7 @@ def attack_figure(
     fig.add_scatter(
         x=ends, y=[0.5, 0.5], mode="lines", line=dict(color="#999999", dash="dot"), name="coin flip"
     )
-    fig.add_scatter(
-        x=[current, current],
-        y=[0.4, 1.05],
-        mode="lines",
-        line=dict(color="#333333", dash="dot"),
-        name="your budget",
-    )
-    fig.update_xaxes(
-        type="log",
-        title=f"budget {unit_label} (left: more private)",
-        **_decades([*x, current]),
-    )
+    _your_budget(fig, current, [0.4, 1.05], f"budget {unit_label} (left: more private)", x)
     fig.update_yaxes(title="attacker right", tickformat=".0%", range=[0.4, 1.05])
     return _below(fig, "Attack success vs budget"), curve.copy()
 
@@ -256,17 +260,8 @@ def deployments_figure(
             hovertemplate="%{y}: %{customdata[0]} per %{customdata[1]}<extra></extra>",
         )
     order = df["short"].tolist()
-    fig.add_scatter(
-        x=[current, current],
-        y=[order[0], order[-1]],
-        mode="lines",
-        line=dict(color="#333333", dash="dot"),
-        name="your budget",
-    )
-    fig.update_xaxes(
-        type="log",
-        title=f"ε (a ρ read at δ = {delta:g})",
-        **_decades([*df["epsilon"], current]),
+    _your_budget(
+        fig, current, [order[0], order[-1]], f"ε (a ρ read at δ = {delta:g})", df["epsilon"]
     )
     fig.update_yaxes(categoryorder="array", categoryarray=order, autorange="reversed")
     return _below(fig, "Budgets others published", height=440), df
