@@ -93,6 +93,7 @@ class ClaimResult:
     margin: float
     spread: float
     failure_rate: Mapping[str, float]
+    """Each contender's share of far-off runs over the sweep (:func:`far_off_share`)."""
     close: bool = False
     """The gap between the named estimators is inside the run-to-run spread (the claim's
     ``tolerance``): the sentence says so instead of naming a clear winner."""
@@ -510,7 +511,7 @@ def _tie_result(
     sym : str
         The swept quantity's symbol, for the sentence.
     tail, fails
-        The sentence's closing note on repetitions and failure rates, and the failure rates.
+        The sentence's closing note on repetitions and far-off runs, and the far-off shares.
 
     Returns
     -------

@@ -157,13 +157,13 @@ def summarise(
     low: float = 0.1,
     high: float = 0.9,
 ) -> pd.DataFrame:
-    """Median, mean, ``low``–``high`` quantile band, 90th percentile and failure rate of ``err_<metric>``
-    per (estimator, setting).
+    """Median, mean, ``low``–``high`` quantile band, 90th percentile and share of far-off runs of
+    ``err_<metric>`` per (estimator, setting).
 
-    ``failure_rate`` is the share of runs whose error exceeds ``FAILURE_MULTIPLE`` times the cell's
-    median (or that raised); ``max`` the worst run. Also the mean sampling error, clipping bias and
-    noise, their medians (``sampling_median`` is the floor drawn beside median lines: the same
-    statistic of the same runs), and the runs that failed to run.
+    ``failure_rate`` is the share of the cell's runs that are far off (error above
+    ``FAILURE_MULTIPLE`` times the cell's median, or raised); ``max`` the worst run. Also the mean
+    sampling error, clipping bias and noise, their medians (``sampling_median`` is the floor drawn
+    beside median lines: the same statistic of the same runs), and the runs that failed to run.
 
     The cells are those of pandas' ``groupby(["estimator", *by], sort=False, dropna=False)``, in
     that order. Every statistic is computed in numpy on the frame's columns for all cells at once,
@@ -312,8 +312,8 @@ def regret_table(
 
     At each setting the regret of an estimator is its **median** error divided by the smallest
     median error of a private estimator *with the same guarantee* there (1 = best); medians so that
-    one blow-up cannot dominate, with the failure rate (runs above ``FAILURE_MULTIPLE`` × the cell's
-    median) reported beside. The table gives, per guarantee, the geometric-mean regret over the
+    one blow-up cannot dominate, with the share of far-off runs (above ``FAILURE_MULTIPLE`` × the
+    median at their point) reported beside. The table gives, per guarantee, the geometric-mean regret over the
     sweep (the ranking key), the worst regret, the settings won and the share of far-off runs over
     the sweep (``failure_rate``, :func:`far_off_share`). Rows are
     ordered by guarantee, then rank; estimators of different guarantees are never ranked together.

@@ -63,7 +63,8 @@ OUTLIER_FLOOR_NAME = "non-private mean (pulled by the outliers)"
 #: Opacity of the 10–90% bands: light, so that five overlapping bands stay readable.
 BAND_ALPHA = 0.06
 #: A point gets a warning marker when an estimator warned there or its worst run exceeds this multiple of
-#: its median (a blow-up; the failure rate at ``FAILURE_MULTIPLE`` is in the hover and the tables).
+#: its median (a blow-up; the share of far-off runs, above ``FAILURE_MULTIPLE`` × the median, is in
+#: the hover and the tables).
 BLOWUP_MULTIPLE = 10.0
 #: Colour of the markers for estimator warnings and blow-ups.
 WARN_COLOR = "#d62728"
@@ -728,8 +729,8 @@ def headline(
 
     Only private estimators (no oracle, no non-private reference) are named, and only against
     estimators with the same guarantee (notion and neighbouring relation); with several guarantees
-    there is one clause per guarantee, side by side. Medians over runs, with the failure rate
-    (runs above ``FAILURE_MULTIPLE`` × the median) when it is not zero. ``at`` is the ``x`` value
+    there is one clause per guarantee, side by side. Medians over runs, with the share of far-off
+    runs at that point (above ``FAILURE_MULTIPLE`` × the median) when it is not zero. ``at`` is the ``x`` value
     (default: the middle of the sweep); ``versus`` an estimator id to compare with (default: the
     runner-up within the same guarantee); ``summary``: ``summarise(frame, metric)`` when the caller
     has it already. Example: "At ρ = 0.25, among ρ-zCDP, replace-one
