@@ -14,6 +14,7 @@ from dpcore.experiments.studies import (
     full_statistic,
     sa_error_by_group_size,
 )
+from dpcore.experiments.studies.winsorized import suggested_group_size
 from dpcore.figures.style import plain
 from dpcore.figures.winsorized import (
     contamination_figure,
@@ -370,9 +371,7 @@ with user_errors(), st.spinner("Running subsample and aggregate over the group s
     full, curve = _sa_curve(
         s.distribution, s.n, s.d, s.skew, s.seed, version, budget, statistic, contam, shift
     )
-# the slider starts at the group size with the smallest error where the fallback never fired
-calm = curve[(curve.fallbacks == 0) & (curve.group_size <= max_size)]
-best_size = int(calm.loc[calm.rmse.idxmin()].group_size) if len(calm) else 2
+best_size = suggested_group_size(curve, max_size)  # where the fallback never fired
 if max_size > 2:
     size = url_widget(
         s2.slider,

@@ -73,7 +73,8 @@ def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
             yref="y",
             text=f"τ{_subscript(r)}",
             showarrow=False,
-            xanchor="left",
+            xanchor="right",
+            yanchor="bottom",
             font={"size": 11, "color": "#777"},
         )
 

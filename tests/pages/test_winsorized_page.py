@@ -103,6 +103,8 @@ def test_advanced_controls_fold_away_and_the_group_size_starts_where_no_fallback
     assert fell_back, "n = 2,000: the fallback fires for the largest groups"
     assert size < _values(fell_back[0]["x"]).min(), size
     sizes, rmse = (_values(curve["data"][0][k]) for k in ("x", "y"))
-    assert rmse[sizes == size][0] == rmse[sizes < _values(fell_back[0]["x"]).min()].min()
+    calm = sizes < _values(fell_back[0]["x"]).min()
+    assert rmse[sizes == size][0] <= 1.5 * rmse[calm].min()  # near the best error
+    assert size > 2  # and larger groups than the smallest, where that costs little
     text = " ".join(md.value for md in at.markdown)
     assert "outliers included, not the clean mean above" in text

@@ -168,3 +168,23 @@ def sa_error_by_group_size(
             }
         )
     return pd.DataFrame(rows)
+
+
+def suggested_group_size(curve: pd.DataFrame, largest: int, *, slack: float = 1.5) -> int:
+    """The group size to start subsample-and-aggregate at, read off a
+    :func:`sa_error_by_group_size` curve: the largest size up to ``largest`` where the aggregator
+    never fell back and the RMSE is within ``slack`` times the best such RMSE (larger groups give
+    each statistic more rows at little cost in error); 2 when every size fell back.
+
+    Examples
+    --------
+    >>> curve = pd.DataFrame({"group_size": [2, 5, 10, 50], "rmse": [1.0, 1.2, 2.0, 0.5],
+    ...                       "fallbacks": [0, 0, 0, 3]})
+    >>> suggested_group_size(curve, 100)
+    5
+    """
+    calm = curve[(curve.fallbacks == 0) & (curve.group_size <= largest)]
+    if not len(calm):
+        return 2
+    near = calm[calm.rmse <= slack * float(calm.rmse.min())]
+    return int(near.group_size.max())
