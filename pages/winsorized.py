@@ -8,6 +8,7 @@ import streamlit as st
 from dpcore.estimators.subsample_aggregate import SubsampleDiagnostics
 from dpcore.estimators.winsorized import WinsorizedDiagnostics
 from dpcore.estimators.winsorized_baselines import ClippedMeanDiagnostics
+from dpcore.experiments.plain import release_words
 from dpcore.experiments.studies import (
     contaminate,
     contamination_sweep,
@@ -24,6 +25,7 @@ from dpcore.figures.winsorized import (
 )
 from dpcore.glossary import define
 from dpcore.registry import get
+from pages._plain import plain_box
 from pages._pool import SharedCache, call_on, prefetch
 from pages._ui import (
     CACHE_TTL,
@@ -63,13 +65,6 @@ version = url_widget(
     format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
     help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"),
 )
-if version == "zcdp":
-    st.caption(
-        "ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
-        "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
-        "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
-        "is not proven for long walks, so it is not used here."
-    )
 eta = url_widget(
     c2.slider,
     "η: expected share of outliers",
@@ -268,11 +263,21 @@ chart(
     "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()",
 )
 
+releases = {get(PMWM).label: est.mean, get(CLIPPED).label: base.mean}  # the chart's two runs
+plain_box(s.budget, words=release_words(s.budget, releases, truth, delta=s.delta, what="the mean"))
 st.caption(
     "Budget spent: "
     + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.ledger.by_stage().items())
     + f" — total {est.ledger.total():.4g}{unit}."
 )
+
+if version == "zcdp":  # the accounting detail, after the chart it concerns
+    st.caption(
+        "ρ-zCDP version: the two quantile walks run as the pure-ε AboveThreshold walk at ε = √(2ρ_walk) "
+        "per coordinate, which is ρ_walk-zCDP because ε-DP implies ε²/2-zCDP (Bun–Steinke), for any walk "
+        "length; the mean gets Gaussian noise. The paper's Gaussian walk rests on its Lemma D.1, which "
+        "is not proven for long walks, so it is not used here."
+    )
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("What outliers do")

@@ -289,5 +289,10 @@ def tv_figure(
         dtick=1,
         exponentformat="power",
     )
-    fig.update_layout(title=title, height=430, margin={"t": 50, "b": 40})
+    fig.update_layout(  # the legend below the chart: on a phone a side legend covers the lines
+        title=title,
+        height=520,
+        margin={"t": 50, "b": 40},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+    )
     return fig

@@ -289,11 +289,11 @@ def _both_rows(
     bottom = _extent(entries, pts, true_mean, "noise")
     _equal_aspect(fig, 2 * cols, [top] * cols + [bottom] * cols)
     i, j = (int(c) + 1 for c in coords)
-    for c in range(cols):
-        fig.update_xaxes(title=f"coord. {i}", row=2, col=c + 1)
-        if c:
-            fig.update_yaxes(showticklabels=False, row=1, col=c + 1)
-            fig.update_yaxes(showticklabels=False, row=2, col=c + 1)
+    for c in range(1, cols):  # one scale per row: its ticks once, in the first column
+        for r in (1, 2):
+            fig.update_xaxes(showticklabels=False, row=r, col=c + 1)
+            fig.update_yaxes(showticklabels=False, row=r, col=c + 1)
+    fig.update_xaxes(title=f"coord. {i}", row=2, col=1)
     fig.update_yaxes(title=f"clip · coord. {j}", row=1, col=1)
     fig.update_yaxes(title=f"noise · coord. {j}", row=2, col=1)
     for ann in fig.layout.annotations:

@@ -87,6 +87,7 @@ def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
             x=x,
             y=1.0,
             yref="paper",
+            yanchor="bottom",  # just above the plot: never over a bar or a tick label
             text=text,
             showarrow=False,
             xanchor=anchor,
