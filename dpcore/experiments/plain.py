@@ -15,16 +15,21 @@ docs/lessons.md (the plain-language box and how it is checked).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
+from dpcore.experiments.summaries import private_only
 from dpcore.privacy import Budget
 from dpcore.theory.risk import odds_epsilon
 
 if TYPE_CHECKING:
     from dpcore.audit import AuditResult
+    from dpcore.experiments.config import ExperimentConfig
+    from dpcore.experiments.studies.gallery import Evidence
 
 #: The box's heading.
 HEADING = "What this means for your organisation"
@@ -46,6 +51,12 @@ class PlainWords:
         ``e^ε``: the most an attacker's odds about one person can grow.
     delta : float
         The probability the odds bound may fail (0 for pure DP).
+    method : str
+        The method that came closest, when the runs compare several (:func:`choice_words`).
+    runner_up : str
+        The next closest method ("" for one method).
+    runner_up_error : float
+        Its median error (``nan`` for one method).
     """
 
     sentences: tuple[str, str]
@@ -53,6 +64,9 @@ class PlainWords:
     runs: int
     odds_factor: float
     delta: float
+    method: str = ""
+    runner_up: str = ""
+    runner_up_error: float = math.nan
 
     @property
     def text(self) -> str:
@@ -172,3 +186,203 @@ def audit_words(result: AuditResult, budget: Budget, *, delta: float = 1e-6) -> 
         )
     second, factor, slack = _odds_sentence(budget, delta)
     return PlainWords((first, second), math.nan, int(result.draws), factor, slack)
+
+
+def _medians(errors: Mapping[str, Sequence[float] | np.ndarray]) -> list[tuple[str, float, int]]:
+    """``(method, median |error|, runs)`` per method with a finite error, smallest median first."""
+    out = []
+    for method, values in errors.items():
+        err = np.abs(np.asarray(values, float).ravel())
+        err = err[np.isfinite(err)]
+        if err.size:
+            out.append((str(method), float(np.median(err)), int(err.size)))
+    if not out:
+        raise ValueError("errors must hold at least one finite error; run the estimators first.")
+    return sorted(out, key=lambda row: row[1])
+
+
+def choice_words(
+    budget: Budget,
+    errors: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    delta: float = 1e-6,
+    what: str = "the average",
+    distance: str = "",
+) -> PlainWords:
+    """The box for a page that ran several methods at one budget: which came closest, and by how much.
+
+    Parameters
+    ----------
+    budget : Budget
+        The budget of the runs on screen.
+    errors : mapping of str to array of float
+        Per method (its display name), the error of each of its runs on screen.
+    delta : float
+        The δ a ρ budget is read at (:func:`dpcore.theory.risk.odds_epsilon`).
+    what : str
+        What was estimated ("the average income", ...).
+    distance : str
+        How the error is measured, said after the number (" (total-variation distance)", ...).
+
+    Returns
+    -------
+    PlainWords
+        ``typical_error`` and ``runs`` are the closest method's (``method``); ``runner_up`` and
+        ``runner_up_error`` the next one's (empty and ``nan`` for one method).
+
+    Examples
+    --------
+    >>> w = choice_words(Budget.zcdp(0.5), {"A": [0.3, 0.5], "B": [0.2, 0.4, 0.1]})
+    >>> print(w.sentences[0])  # doctest: +NORMALIZE_WHITESPACE
+    With this budget, B came closest to the average: typically within 0.2 of the truth over its 3
+    runs on screen, against 0.4 for A.
+    """
+    ranked = _medians(errors)
+    method, typical, runs = ranked[0]
+    over = f"over its {runs:,} runs on screen" if runs > 1 else "in its run on screen"
+    first = (
+        f"With this budget, {method} came closest to {what}: typically within {number(typical)} "
+        f"of the truth{distance} {over}"
+        if len(ranked) > 1
+        else f"With this budget, {method} estimated {what} typically within {number(typical)} of "
+        f"the truth{distance} {over}"
+    )
+    runner, runner_error = (ranked[1][0], ranked[1][1]) if len(ranked) > 1 else ("", math.nan)
+    if runner:
+        next_best = "for" if len(ranked) == 2 else "for the next best,"
+        first += f", against {number(runner_error)} {next_best} {runner}"
+    second, factor, slack = _odds_sentence(budget, delta)
+    return PlainWords(
+        (first + ".", second), typical, runs, factor, slack, method, runner, runner_error
+    )
+
+
+def release_errors(
+    releases: Mapping[str, Sequence[np.ndarray] | np.ndarray], truth: np.ndarray | float
+) -> dict[str, np.ndarray]:
+    """Per method, the ℓ2 distance of each of its releases (rows) from ``truth``.
+
+    Examples
+    --------
+    >>> release_errors({"A": [[3.0, 4.0]], "B": [[0.0, 0.5], [1.0, 0.0]]}, [0.0, 0.0])
+    {'A': array([5.]), 'B': array([0.5, 1. ])}
+    """
+    target = np.atleast_1d(np.asarray(truth, float))
+    out = {}
+    for method, rel in releases.items():
+        rows = np.asarray(rel, float).reshape(-1, target.size)
+        out[str(method)] = np.linalg.norm(rows - target, axis=1)
+    return out
+
+
+def release_words(
+    budget: Budget,
+    releases: Mapping[str, Sequence[np.ndarray] | np.ndarray],
+    truth: np.ndarray | float,
+    *,
+    delta: float = 1e-6,
+    what: str = "the average",
+) -> PlainWords:
+    """:func:`choice_words` for releases (per method, one row per run) against ``truth``, each
+    run's error its ℓ2 distance (:func:`release_errors`)."""
+    return choice_words(budget, release_errors(releases, truth), delta=delta, what=what)
+
+
+def frame_words(
+    budget: Budget,
+    frame: pd.DataFrame,
+    *,
+    by: str,
+    error: str,
+    delta: float = 1e-6,
+    what: str = "the average",
+    distance: str = "",
+) -> PlainWords:
+    """:func:`choice_words` over a tidy frame of runs: one row per run, the method in column
+    ``by`` and its error in column ``error`` (methods in their order of appearance)."""
+    errors = {
+        str(method): part[error].to_numpy(float) for method, part in frame.groupby(by, sort=False)
+    }
+    return choice_words(budget, errors, delta=delta, what=what, distance=distance)
+
+
+def evidence_words(evidence: Evidence, *, delta: float = 1e-6) -> PlainWords:
+    """The box under Home's example: its estimators' ℓ2 errors over its seeds, at its ρ."""
+    setting = evidence.setting
+    return frame_words(
+        Budget.zcdp(float(setting["rho"])),
+        evidence.errors,
+        by="label",
+        error="error",
+        delta=delta,
+        what=f"the {setting['d']} column averages of the example",
+    )
+
+
+def split_words(split: pd.DataFrame, rho: float, p: float, *, delta: float = 1e-6) -> PlainWords:
+    """The box under PLAN step by step's error split: one run per estimator (``split``:
+    :func:`dpcore.figures.plan.error_split_frame`, its ``total`` the ℓp error), all ρ-zCDP at ``rho``."""
+    d = "" if p == 2 else f" (ℓ{p:g} distance)"
+    return frame_words(
+        Budget.zcdp(rho),
+        split,
+        by="estimator",
+        error="total",
+        delta=delta,
+        what="the mean",
+        distance=d,
+    )
+
+
+def your_data_words(
+    frame: pd.DataFrame, column: str, budget: Budget, *, delta: float = 1e-6
+) -> PlainWords:
+    """The box on Your data: each estimator's error on ``column`` (estimate − the column's mean,
+    in its own units) over its runs (``frame``: :attr:`dpcore.experiments.studies.your_data.Runs.frame`)."""
+    rows = frame[frame["column"] == str(column)]
+    if rows.empty:
+        raise ValueError(f"no run estimated the column {column!r}; choose one of the columns run.")
+    return frame_words(
+        budget, rows, by="estimator", error="error", delta=delta, what=f"the average {column}"
+    )
+
+
+def sweep_point(frame: pd.DataFrame, x: str, value: float) -> pd.DataFrame:
+    """The rows of a Compare sweep at the point of axis ``x`` nearest ``value`` (on a log scale
+    when every value is positive)."""
+    values = frame[x].to_numpy(float)
+    grid = np.unique(values[np.isfinite(values)])
+    if grid.size == 0:
+        raise ValueError(f"the sweep has no {x} values; run a comparison first.")
+    if grid.min() > 0 and value > 0:
+        nearest = grid[np.argmin(np.abs(np.log(grid) - math.log(value)))]
+    else:
+        nearest = grid[np.argmin(np.abs(grid - value))]
+    return frame[values == nearest]
+
+
+def sweep_words(
+    frame: pd.DataFrame,
+    table: pd.DataFrame,
+    config: ExperimentConfig,
+    x: str,
+    metric: str,
+    *,
+    delta: float = 1e-6,
+) -> PlainWords:
+    """The box under Compare's chart: which private estimator came closest at the sweep's point
+    nearest the config's own setting on axis ``x``, and what that point's budget risks.
+
+    Only the estimators ranked first's guarantee (``table``: the regret table,
+    :func:`dpcore.experiments.summaries.regret_table`) are compared, as the ranking does.
+    """
+    base = {"n": config.n, "d": config.d, "skew": config.base_skew(), "budget": config.budget}
+    rows = private_only(sweep_point(frame, x, float(base[x])))
+    ranked = table.loc[table["guarantee"] == table["guarantee"].iloc[0], "estimator"]
+    rows = rows[(rows["failed"] == "") & rows["estimator"].isin(list(ranked))]
+    if rows.empty:
+        raise ValueError("no ranked private estimator ran at this point; pick other estimators.")
+    first = rows.iloc[0]
+    budget = Budget.from_unit(str(first["unit"]), float(first["budget"]), float(first["delta"]))
+    what = f"the {int(first['d'])} column averages of {int(first['n']):,} rows"
+    return frame_words(budget, rows, by="label", error=f"err_{metric}", delta=delta, what=what)
