@@ -70,7 +70,12 @@ def accuracy(
     hi = np.asarray(bounds_info["upper"], dtype=float)
     noisy = [dr for dr in backend.draws if dr.kind in ("laplace", "gaussian")]
     typed = bounds_info["source"] == "typed public bounds"
-    if len(backend.draws) == 1 and len(noisy) == 1 and typed:
+    one_stage = (  # one draw, or one draw per column (per-column bounds), all of one kind
+        len(noisy) == len(backend.draws) >= 1
+        and len({dr.kind for dr in noisy}) == 1
+        and (len(noisy) == 1 or (len(noisy) == shape[1] and all(dr.variates == 1 for dr in noisy)))
+    )
+    if one_stage and typed:
         half = exact_accuracy(spec, est, noisy, shape, lo, hi, budget, public)
         if half is not None:
             std = half / FACTOR[noisy[0].kind]

@@ -103,8 +103,9 @@ def combine(releases: Sequence[Release]) -> Combined:
         The combined means, variance, 95% half-width and weights. The half-width is exact
         (``1.96 √V``) when every release's noise is Gaussian; when one is Laplace it is the 95%
         quantile of the weighted sum of the releases' noise distributions, drawn
-        :data:`QUANTILE_DRAWS` times from public parameters; a simulated release's noise is taken
-        as Gaussian with its simulated variance (said in ``method``).
+        :data:`QUANTILE_DRAWS` times from public parameters (not a privacy draw); with a simulated
+        release, ``√V`` times the largest ratio of a release's stated half-width to its standard
+        deviation, at least 1.96 (an approximation, said in ``method``).
 
     Privacy
     -------
@@ -123,38 +124,43 @@ def combine(releases: Sequence[Release]) -> Combined:
     mean, var = inverse_variance(means, variances)
     weights = (1.0 / variances) * var
     kinds = [r.noise for r in releases]
-    half, method = _half_width(kinds, weights, variances, var)
+    ratio = max(
+        float(np.max(np.asarray(r.accuracy, dtype=float) / np.sqrt(r.variance))) for r in releases
+    )
+    half, method = _half_width(kinds, weights, variances, var, ratio)
     return Combined(mean, var, half, weights, method)
 
 
 def _half_width(
-    kinds: list[str], weights: np.ndarray, variances: np.ndarray, var: np.ndarray
+    kinds: list[str], weights: np.ndarray, variances: np.ndarray, var: np.ndarray, ratio: float
 ) -> tuple[np.ndarray, str]:
-    """The 95% half-width of ``sum_i w_i E_i`` (``E_i`` the release noises) and its method."""
+    """The 95% half-width of ``sum_i w_i E_i`` (``E_i`` the release noises) and its method;
+    ``ratio`` is the largest ratio of a release's stated half-width to its standard deviation."""
     if len(kinds) == 1 and kinds[0] in FACTOR:  # one release: its own exact statement
         k = kinds[0]
         scale = np.sqrt(var / 2.0) if k == "laplace" else np.sqrt(var)
         return FACTOR[k] * scale, f"exact: one {k} release"
-    if "laplace" not in kinds:
-        exact = all(k == "gaussian" for k in kinds)
+    if all(k == "gaussian" for k in kinds):
         return FACTOR["gaussian"] * np.sqrt(var), (
             "exact: a weighted sum of Gaussian noises is Gaussian, 1.96 √V"
-            if exact
-            else "approximate: the combined noise taken as Gaussian with the combined variance "
-            "(a simulated release's noise is not known exactly)"
+        )
+    if "simulated" in kinds:  # the noise's shape is not known: keep the releases' own ratio
+        factor = max(FACTOR["gaussian"], ratio)
+        return factor * np.sqrt(var), (
+            f"approximate: {factor:.3g} √V, the largest ratio of a release's stated half-width "
+            "to its standard deviation (a simulated release's noise is not known exactly)"
         )
     g = np.random.default_rng(0)  # public parameters only: not a privacy draw
     total = np.zeros((QUANTILE_DRAWS, var.shape[0]))
-    for k, w, v in zip(kinds, weights, variances, strict=True):
+    for k, w, v in zip(kinds, weights, variances, strict=True):  # unit draws shared by columns
         if k == "laplace":
-            total += w * g.laplace(0.0, np.sqrt(v / 2.0), size=total.shape)
+            total += w * np.sqrt(v / 2.0) * g.laplace(0.0, 1.0, size=(QUANTILE_DRAWS, 1))
         else:
-            total += w * g.normal(0.0, np.sqrt(v), size=total.shape)
+            total += w * np.sqrt(v) * g.normal(0.0, 1.0, size=(QUANTILE_DRAWS, 1))
     half = np.quantile(np.abs(total), LEVEL, axis=0)
     return half, (
         f"the {LEVEL:.0%} quantile of the weighted sum of the releases' noise distributions "
         f"({QUANTILE_DRAWS:,} draws from public parameters)"
-        + ("; a simulated release's noise taken as Gaussian" if "simulated" in kinds else "")
     )
 
 

@@ -1,12 +1,11 @@
-"""Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, and compare
-every applicable estimator on it. Parsing, bounds and estimation live in dpcore.data and
-dpcore.figures.your_data; the app keeps uploaded bytes in memory (see the page's notice for the web
-server's temporary file)."""
+"""Your data: bring a CSV (or pick a bundled real data set), choose columns and bounds, then either
+explore (every applicable estimator, repeated, in each column's units; a seeded simulation) or
+release (pages/_your_data_release.py). Parsing lives in dpcore.data, the runs in
+dpcore.experiments.studies.your_data, the pictures in dpcore.figures.your_data; the app keeps uploaded
+bytes in memory (see the page's notice for the web server's temporary file)."""
 
 from __future__ import annotations
 
-import json
-import math
 import warnings
 from typing import Any
 
@@ -17,54 +16,53 @@ import streamlit as st
 from dpcore import limits, registry
 from dpcore._validation import PrivacyLeakWarning
 from dpcore.data import (
-    BUNDLED,
-    bundled_frame,
     describe_columns,
     from_dataframe,
     load_bundled,
-    parse_csv,
     spread_columns,
 )
-from dpcore.experiments.studies import repeated_frame, run_estimator
-from dpcore.figures.your_data import (
-    NONPRIVATE_COLUMN,
-    accuracy_sentence,
-    data_scale,
-    error_bar_chart,
-    estimates_frame,
-    one_release_sentence,
-    release_table,
-    repeated_chart,
-    spread_sentence,
+from dpcore.experiments.plain import your_data_words
+from dpcore.experiments.studies.your_data import (
+    Runs,
+    best_few,
+    clipping_frame,
+    data_spread,
+    repeated_runs,
+    summary,
 )
-from dpcore.pool import TimeBudgetExceeded, call_each
+from dpcore.figures.your_data import (
+    FEW,
+    clipping_summary,
+    dots_chart,
+    dots_sentence,
+    is_money,
+)
+from dpcore.pool import TimeBudgetExceeded
 from dpcore.privacy import Budget
-from dpcore.release import Odometer, refusal, release
+from pages._plain import plain_box
 from pages._pool import PEER_SECONDS, run_bounded
 from pages._ui import (
     CACHE_TTL,
-    URL_ERRORS,
     chart,
     include_peers,
     settings,
     simulation_notice,
-    url_json,
-    url_number,
-    url_sync,
-    url_value,
     url_widget,
     user_errors,
     words_on_this_page,
 )
+from pages._your_data_form import keep_typed_bounds, load_frame, typed_bounds
+from pages._your_data_release import Inputs, release_mode
 
 s = settings()
 st.title("Your data")
 st.markdown(
     "Bring a CSV file, or pick one of the bundled real data sets, choose the columns and say what you "
     "know about their range. **Exploration** runs every estimator that applies with the sidebar's budget "
-    "and shows how far each lands from the non-private mean, the answer an analyst would not see. "
+    "many times and shows, column by column and in each column's units, how far each lands from "
+    "the non-private mean (raw and clipped to your bounds), the answer an analyst would not see. "
     "**Release** runs one estimator once and gives you means you can publish, with their accuracy and "
-    "a certificate."
+    "a certificate; if the accuracy is not enough, spend more, re-measure and combine the releases."
 )
 RUN_MODES = {
     "explore": "Exploration (a seeded simulation)",
@@ -130,87 +128,8 @@ else:
         + ("file" if source == "upload" else "pasted text")
         + "**; whoever opens it supplies the same data."
     )
-#: Controls of this page that only make sense with the data they were chosen for.
-_DATA_KEYS = ("yd_cols", "yd_bounds", "yd_rep_names", "yd_ledger")
-
-
-def _keep_upload() -> None:
-    """Keep the uploaded file's name and bytes for this session, so it survives a page change (the
-    uploader's own state does not); removing the file in the uploader drops it."""
-    f = st.session_state.get("yd_file")
-    st.session_state["_yd_upload"] = (f.name, f.getvalue()) if f is not None else None
-
-
-@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _parse(raw: bytes) -> pd.DataFrame:
-    return parse_csv(raw)
-
-
 with user_errors():
-    if source == "bundled":
-        name = url_widget(
-            st.selectbox,
-            "Bundled data set",
-            list(BUNDLED),
-            key="yd_bundled",
-            default=next(iter(BUNDLED)),
-            valid=BUNDLED.__contains__,
-            format_func=lambda k: BUNDLED[k].label,
-        )
-        info = BUNDLED[name]
-        st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
-        df = bundled_frame(name)
-        raw_key: object = name
-    elif source == "upload":
-        up = st.file_uploader(
-            "CSV file (first row: column names)",
-            type=None,
-            key="yd_file",
-            on_change=_keep_upload,
-            help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
-            f"{limits.MAX_COLUMNS} columns.",
-        )
-        kept_file = st.session_state.get("_yd_upload")
-        if up is None and kept_file is not None:  # uploaded before this page was left
-            st.caption(
-                f"Using **{kept_file[0]}**, uploaded earlier in this session (upload another to replace it)."
-            )
-            raw = kept_file[1]
-        elif up is None:
-            carried = [k for k in _DATA_KEYS if url_value(k)]
-            st.info(
-                "**Upload the CSV file this link was made with.** The link carries the settings "
-                "(columns, bounds, budget) but not the file; they apply once the same file is here."
-                if carried
-                else "Upload a CSV file to begin, or pick a bundled data set above.",
-                icon=":material/upload_file:",
-            )
-            st.stop()
-        else:
-            raw = up.getvalue()
-        df = _parse(raw)
-        raw_key = raw
-    else:
-        st.session_state.setdefault("yd_text", st.session_state.get("_keep_yd_text", ""))
-        text = st.text_area(
-            "CSV text (first row: column names)",
-            key="yd_text",
-            height=140,
-            max_chars=limits.MAX_UPLOAD_BYTES,
-            placeholder="age,income\n34,52000\n51,61000\n...",
-        )
-        st.session_state["_keep_yd_text"] = text  # kept across pages, never put in the URL
-        if not text.strip():
-            st.info(
-                "**Paste the CSV text this link was made with.** The link carries the settings "
-                "(columns, bounds, budget) but not the data."
-                if any(url_value(k) for k in _DATA_KEYS)
-                else "Paste CSV text to begin."
-            )
-            st.stop()
-        raw = text.encode()
-        df = _parse(raw)
-        raw_key = raw
+    df, raw_key, name = load_frame(source)
 
 st.subheader("Columns")
 info_df = describe_columns(df)
@@ -244,42 +163,6 @@ if missing_in_chosen:
         default=True,
         help="The number of dropped rows depends on the data and is not private.",
     )
-
-
-def _typed_bounds() -> dict[str, tuple[float, float]]:
-    """The ranges typed so far, per column (kept across pages; on a session's first visit read
-    from the link's ``yd_bounds``, a JSON object ``{column: [lower, upper]}``)."""
-    ss = st.session_state
-    if "_yd_typed" not in ss:
-        ss["_yd_typed"] = {}
-        raw = url_value("yd_bounds")
-        try:
-            got = url_json(raw) if raw else {}
-            ss["_yd_typed"] = {
-                str(c): (url_number(str(v[0])), url_number(str(v[1])))
-                for c, v in got.items()
-                if isinstance(v, list) and len(v) == 2
-            }
-        except URL_ERRORS:
-            pass  # a broken link: no typed ranges, the table asks for them
-    return dict(ss["_yd_typed"])
-
-
-def _keep_typed_bounds(
-    kept: dict[str, tuple[float, float]], edited: pd.DataFrame, documented: dict
-) -> None:
-    """Keep the ranges in the table (those that differ from a documented range) and put them in the URL."""
-    for row in edited.itertuples():
-        lo, hi = pd.to_numeric(pd.Series([row.lower, row.upper]), errors="coerce")
-        if math.isfinite(lo) and math.isfinite(hi) and documented.get(row.column) != (lo, hi):
-            kept[str(row.column)] = (float(lo), float(hi))
-        else:
-            kept.pop(str(row.column), None)
-    st.session_state["_yd_typed"] = kept
-    if kept:
-        url_sync(
-            "yd_bounds", json.dumps({c: list(v) for c, v in kept.items()}, separators=(",", ":"))
-        )
 
 
 st.subheader("Bounds")
@@ -326,7 +209,7 @@ if mode != "data":
         )
         + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
     )
-    typed_now = _typed_bounds()
+    typed_now = typed_bounds()
     start = {c: typed_now.get(c, pub.get(c, (np.nan, np.nan))) for c in columns}
     table = pd.DataFrame(
         {
@@ -342,7 +225,7 @@ if mode != "data":
         key=f"yd_bounds_editor_{abs(hash(tuple(columns)))}",
         width="stretch",
     )
-    _keep_typed_bounds(typed_now, edited, pub)
+    keep_typed_bounds(typed_now, edited, pub)
 share = None
 quantiles = (0.01, 0.99)
 if mode == "private":
@@ -403,153 +286,36 @@ with user_errors():
     budget = s.budget
 
 
-#: The estimator a release starts from, by preference (one clipping stage per column).
-RELEASE_DEFAULTS = ("clipped_laplace", "clipped_box_zcdp", "plan", "pmwm")
-
-
-def _release_budget() -> Budget | None:
-    """The sidebar budget as a release counts it (ε or ρ), or None for an (ε, δ) budget."""
-    if s.unit == "eps":
-        return Budget.pure(s.budget_value)
-    if s.unit == "rho":
-        return Budget.zcdp(s.budget_value)
-    return None
-
-
-def _session_odometer(notion: str) -> Odometer:
-    """This session's odometer (its notion fixed by the first release mode visit), with the total
-    the user sets (default ε = 1 or ρ = 0.5)."""
-    ss = st.session_state
-    odo = ss.get("_yd_odometer")
-    if odo is None:
-        odo = Odometer(Budget.pure(1.0) if notion == "pure" else Budget.zcdp(0.5))
-        ss["_yd_odometer"] = odo
-    total = st.number_input(
-        f"Session total for all releases ({odo.unit})",
-        min_value=0.01,
-        max_value=100.0,
-        value=float(odo.amount),
-        step=0.1,
-        key="yd_odo_total",
-        help="Releases are refused once they would spend more than this in total.",
-    )
-    odo.total = Budget.pure(total) if odo.total.notion == "pure" else Budget.zcdp(total)
-    st.progress(
-        min(1.0, odo.spent / odo.amount),
-        text=f"Spent {odo.unit} = {odo.spent:.4g} of {odo.amount:g} this session; "
-        f"{odo.remaining:.4g} left.",
-    )
-    return odo
-
-
-def _release_mode(raw: object) -> None:
-    """Release mode: one estimator, one unseeded release, charged to the session odometer."""
-    st.subheader("Release")
-    if mode == "data":
-        st.error(
-            "Bounds read off the data are not private: choose typed or privately estimated bounds "
-            "for a release. Nothing was released."
-        )
-        return
-    if missing_in_chosen:
-        st.error(
-            f"{missing_in_chosen:,} rows have missing values (NaN) in these columns. A release does "
-            "not drop rows (how many are dropped is not private): clean the file first. Nothing "
-            "was released and nothing was charged."
-        )
-        return
-    b = _release_budget()
-    if b is None:
-        st.error(
-            "A release counts ε or ρ: give the sidebar budget as ε or ρ. Nothing was released."
-        )
-        return
-    odo = _session_odometer(b.notion)
-    capable = [
-        sp
-        for sp in registry.applicable(data.kind, data.d, peers=True)
-        if refusal(sp) is None and sp.meets(b)
-    ]
-    if not capable:
-        st.error(f"No estimator can release these columns at {b}. Nothing was released.")
-        return
-    names = [sp.name for sp in capable]
-    first = [n for n in RELEASE_DEFAULTS if n in names] or names  # a box clipper, not a simplex
-    chosen = url_widget(
-        st.selectbox,
-        "Estimator",
-        names,
-        key="yd_rel_est",
-        default=first[0],
-        valid=names.__contains__,
-        format_func=lambda n: registry.get(n).label,
-    )
-    st.button(
-        f"Release the means at {b}",
-        key="yd_release_go",
-        type="primary",
-        on_click=st.session_state.__setitem__,
-        args=("_yd_release_asked", True),
-    )
-    if st.session_state.pop("_yd_release_asked", False):  # kept through any rerun before here
-        kw = (
-            {"bounds": data.bounds}
-            if mode == "public"
-            else {"coarse_bounds": data.bounds, "share": share, "quantiles": quantiles}
-        )
-        frame = pd.DataFrame(data.x, columns=[str(c) for c in columns])
-        try:
-            out = odo.run(
-                release,
-                chosen,
-                frame,
-                budget=b,
-                source=raw if isinstance(raw, bytes) else None,
-                **kw,
-            )
-        except (ValueError, RuntimeError) as err:
-            st.error(f"Nothing was released and nothing was charged: {err}")
-        else:
-            st.session_state["_yd_release"] = (out, [str(c) for c in columns])
-            st.rerun()  # the odometer above shows the new total
-    _show_release()
-
-
-def _show_release() -> None:
-    """The last release of this session: means in the columns' units, accuracy, certificate."""
-    kept = st.session_state.get("_yd_release")
-    if kept is None:
-        st.caption("No release yet in this session.")
-        return
-    out, cols = kept
-    cert = out.certificate
-    st.markdown(
-        f"**Released with {cert['estimator']['label']}** at {cert['guarantee']['budget_given']}."
-    )
-    st.dataframe(release_table(cols, out.mean, out.accuracy), hide_index=True, width="stretch")
-    st.markdown(
-        "\n".join(f"- {accuracy_sentence(c, a)}" for c, a in zip(cols, out.accuracy, strict=True))
-    )
-    st.caption(f"Accuracy: {cert['accuracy']['method']}.")
-    st.download_button(
-        "Download the certificate (JSON)",
-        out.certificate_json(),
-        file_name="release-certificate.json",
-        mime="application/json",
-        key="yd_cert_json",
-    )
-    st.markdown("**Certificate, as a paragraph for a report**")
-    st.write(out.certificate_text())
-
-
 if run_mode == "release":
-    _release_mode(raw_key)
+    release_mode(
+        Inputs(
+            data,
+            [str(c) for c in columns],
+            mode,
+            share,
+            quantiles,
+            raw_key,
+            missing_in_chosen,
+        ),
+        s,
+    )
     st.stop()
 
-outside = float(np.mean((data.x < data.bounds[0]) | (data.x > data.bounds[1])))
-if mode == "public" and outside > 0:
-    where = "the ranges you typed" if typed else "the data set's documented ranges"
-    st.info(f"{outside:.1%} of the values lie outside {where}; estimators clip them.")
+# ---------------------------------------------------------------------------------------------
+# exploration: what clipping alone does, then every estimator repeated (teaching only)
+
+col_names = [str(c) for c in columns]
+clip = clipping_frame(data, col_names)
+st.subheader("What clipping does, before any noise")
+st.caption(
+    "Teaching only: read off the data, **not private** and never part of a release. An estimator "
+    "that clips to these bounds lands near the mean of the clipped data; the gap to the raw mean is "
+    "its clipping bias, which no amount of budget removes."
+)
+st.markdown(clipping_summary(clip))
+with st.expander("Table: raw and clipped mean of every column"):
+    st.dataframe(clip, hide_index=True, width="stretch")
+
 peers_on = include_peers("yd_peers")
 applicable = [
     sp
@@ -558,8 +324,9 @@ applicable = [
 ]
 specs = [sp for sp in applicable if sp.meets(budget)]
 st.caption(
-    f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators apply. "
-    "Oracle variants would need public variances (this data's own are a privacy leak) and are left out."
+    f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} estimators "
+    "apply. Oracle variants would need public variances (this data's own are a privacy leak) and "
+    "are left out."
 )
 left_out = [sp for sp in applicable if not sp.meets(budget)]
 zcdp_out = [sp for sp in left_out if s.unit == "eps" and sp.notion == "zcdp"]
@@ -578,38 +345,18 @@ if over := [sp.label for sp in left_out if sp not in zcdp_out]:
 bounds_key = (tuple(np.round(data.bounds[0], 12)), tuple(np.round(data.bounds[1], 12)))
 
 
-def _run_specs(
-    chosen: list, b: Budget, mode: str, share: float | None, quantiles: tuple, seed: int
-) -> tuple[list, dict[str, list[dict[str, object]]], dict[str, str]]:
-    """Run each of ``chosen`` (here, or in a process of its own for the peer libraries, ended at
-    their time budget): ``(results, ledgers, refused)``; one refusal leaves the others."""
-    kw: dict[str, Any] = dict(
+def _run_kw(mode: str, share: float | None, quantiles: tuple[float, float]) -> dict[str, Any]:
+    """The keywords of :func:`repeated_runs` for the chosen bounds mode."""
+    return dict(
+        columns=col_names,
         private_share=share if mode == "private" else None,
         coarse_bounds=data.bounds,
         quantiles=quantiles,
-        rng=seed,
     )
-    calls = [(run_estimator, (sp, data, b), kw) for sp in chosen]
-    peers = any(sp.family == registry.PEERS for sp in chosen)
-    outcomes = (
-        run_bounded(call_each, calls, seconds=PEER_SECONDS, what="The peer libraries' means")
-        if peers
-        else call_each(calls)
-    )
-    results, ledgers, refused = [], {}, {}
-    for sp, (ok, value) in zip(chosen, outcomes, strict=True):
-        if not ok and not isinstance(value, ValueError):
-            raise value
-        if not ok:  # one estimator's refusal (e.g. too few rows) leaves the others
-            refused[sp.label] = str(value)
-            continue
-        results.append((sp, value))
-        ledgers[sp.label] = value.ledger.to_records()
-    return results, ledgers, refused
 
 
 @st.cache_data(show_spinner="Running every estimator…", max_entries=16, ttl=CACHE_TTL)
-def _run_all(
+def _runs(
     raw_key: object,
     columns: tuple[str, ...],
     drop_nan: bool,
@@ -617,225 +364,202 @@ def _run_all(
     mode: str,
     share: float | None,
     quantiles: tuple[float, float],
-    unit: str,
-    value: float,
-    delta: float,
-    seed: int,
-    names: tuple[str, ...] = (),
-) -> tuple[pd.DataFrame | None, dict[str, list[dict[str, object]]], dict[str, str]]:
-    """The estimators ``names`` once each: their error frame (``None`` when none ran), ledgers and
-    refusals. A peer-library run past its time budget raises (and is not cached)."""
-    b = Budget.from_unit(unit, value, delta)
-    chosen = [registry.get(n) for n in names]
-    results, ledgers, refused = _run_specs(chosen, b, mode, share, quantiles, seed)
-    return (estimates_frame(results, data.true_mean) if results else None), ledgers, refused
-
-
-@st.cache_data(show_spinner="Repeating runs…", max_entries=16, ttl=CACHE_TTL)
-def _repeat(
-    raw_key: object,
-    columns: tuple[str, ...],
-    drop_nan: bool,
-    bounds_key: tuple,
-    mode: str,
-    share: float | None,
-    quantiles: tuple[float, float],
-    unit: str,
-    value: float,
-    delta: float,
+    budget_key: tuple[str, float, float],
     seed: int,
     names: tuple[str, ...],
     reps: int,
-) -> pd.DataFrame:
-    b = Budget.from_unit(unit, value, delta)
+) -> Runs:
+    """``reps`` runs of the estimators ``names`` (the arguments before them key the cache). The
+    peer libraries run in a process of their own, ended at their time budget (which raises and is
+    not cached)."""
+    b = Budget.from_unit(*budget_key)
     chosen = [registry.get(n) for n in names]
-    kw: dict[str, Any] = dict(
-        private_share=share if mode == "private" else None,
-        coarse_bounds=data.bounds,
-        quantiles=quantiles,
-    )
-    if any(sp.family == registry.PEERS for sp in chosen):  # in a process ended at its budget
+    kw = _run_kw(mode, share, quantiles)
+    if any(sp.family == registry.PEERS for sp in chosen):
         return run_bounded(
-            repeated_frame,
+            repeated_runs,
             chosen,
             data,
             b,
             reps,
             seed,
             seconds=PEER_SECONDS,
-            what="The repeated runs with the peer libraries",
+            what="The peer libraries' means",
             **kw,
         )
-    return repeated_frame(chosen, data, b, reps, seed, **kw)
+    return repeated_runs(chosen, data, b, reps, seed, **kw)
 
 
+VIEWS = ["range", *col_names]
+c1, c2 = st.columns([2, 1])
+view = url_widget(
+    c1.selectbox,
+    "Show the error",
+    VIEWS,
+    key="yd_view",
+    default="range",
+    valid=VIEWS.__contains__,
+    format_func=lambda v: (
+        "as a share of each column's range (all columns)" if v == "range" else f"in {v}'s own units"
+    ),
+)
+reps = url_widget(
+    c2.slider,
+    "Runs per estimator",
+    5,
+    100,
+    step=5,
+    key="yd_reps",
+    default=10,
+    valid=lambda v: isinstance(v, int) and 5 <= v <= 100,
+)
 args = (
     raw_key,
-    tuple(columns),
+    tuple(col_names),
     drop_nan,
     bounds_key,
     mode,
     share,
     quantiles,
-    s.unit,
-    s.budget_value,
-    s.delta,
+    (s.unit, s.budget_value, s.delta),
     s.seed,
 )
 with user_errors():
     if not specs:
         raise ValueError("no private estimator applies to these columns; choose other columns.")
-    own = tuple(sp.name for sp in specs if sp.family != registry.PEERS)
-    table, ledgers, refused = _run_all(*args, own)
+    runs = _runs(*args, tuple(sp.name for sp in specs if sp.family != registry.PEERS), int(reps))
     if peers_on:
         theirs = tuple(sp.name for sp in specs if sp.family == registry.PEERS)
         try:
-            ptable, pledgers, prefused = _run_all(*args, theirs)
+            more = _runs(*args, theirs, int(reps))
         except TimeBudgetExceeded as err:  # the others are shown; the peers are left out
             st.warning(f"{err}", icon=":material/timer_off:")
         else:
-            table = pd.concat([t for t in (table, ptable) if t is not None], ignore_index=True)
-            table = table.sort_values("l2_error", kind="stable").reset_index(drop=True)
-            ledgers, refused = {**ledgers, **pledgers}, {**refused, **prefused}
-    if table is None:
+            runs = Runs(
+                pd.concat([runs.frame, more.frame], ignore_index=True),
+                {**runs.ledgers, **more.ledgers},
+                {**runs.nonprivate, **more.nonprivate},
+                {**runs.refused, **more.refused},
+            )
+    if runs.frame.empty:
         raise ValueError(
             "no estimator could run on this data: "
-            + "; ".join(f"{k}: {v}" for k, v in refused.items())
+            + "; ".join(f"{k}: {v}" for k, v in runs.refused.items())
         )
 
-st.subheader(f"One release per estimator, budget {budget}")
+column = None if view == "range" else str(view)
+table = summary(runs.frame, column)
+show_all = st.checkbox(
+    f"Show all {len(table)} estimators (not only the best {FEW} of each guarantee"
+    + (" and the libraries)" if peers_on else ")"),
+    key="yd_show_all",
+)
+shown = table if show_all else best_few(table, FEW)
+j = None if column is None else col_names.index(column)
+shift = 0.0 if j is None else float(clip["shift"].iloc[j])
+st.subheader(f"Every estimator, {int(reps)} runs each, budget {budget}")
 run_code = (
     "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
+    "from dpcore.experiments.studies.your_data import repeated_runs, summary, clipping_frame\n"
     "from dpcore.privacy import Budget\n"
     + (
         f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n"
         if source == "bundled"
         else "df = pd.read_csv('your.csv')\n"
     )
-    + f"data = from_dataframe(df, {list(columns)!r}, "
+    + f"data = from_dataframe(df, {col_names!r}, "
     + ("None" if mode == "data" else f"({data.bounds[0].tolist()!r}, {data.bounds[1].tolist()!r})")
     + f", nan_policy={'drop' if drop_nan else 'error'!r})\n"
     + f"budget = Budget.from_unit({s.unit!r}, {s.budget_value!r}, {s.delta!r})\n"
-    + "for spec in registry.applicable(data.kind, data.d):\n"
-    + "    if spec.notion == 'none' or 'oracle' in spec.name or not spec.meets(budget):\n"
-    + "        continue  # oracles need a public sigma; zCDP cannot meet a pure ε budget\n"
+    + f"specs = [spec for spec in registry.applicable(data.kind, data.d, peers={peers_on})\n"
+    + "         if spec.notion != 'none' and 'oracle' not in spec.name and spec.meets(budget)]\n"
+    + f"runs = repeated_runs(specs, data, budget, {int(reps)}, {s.seed}, columns={col_names!r}"
     + (
-        "    from dpcore.estimators.private_bounds import run_with_private_bounds\n"
-        f"    est = run_with_private_bounds(spec, data, budget, share={share!r}, coarse_bounds=data.bounds, "
-        f"quantiles={quantiles!r}, rng={s.seed})\n"
+        f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"
         if mode == "private"
-        else f"    est = spec.run(data, budget, rng={s.seed})\n"
+        else ""
     )
-    + "    print(spec.label, est.mean - data.true_mean)\n"
+    + ")\n"
+    + f"print(clipping_frame(data, {col_names!r}))\n"
+    + f"print(summary(runs.frame, {column!r}))\n"
 )
-scale = data_scale(data)
 chart(
-    error_bar_chart(table),
-    table.drop(columns=["color"]),
+    dots_chart(shown, column=column, shift=shift),
+    shown.drop(columns=["color"]),
     "your_data_errors",
-    one_release_sentence(table, scale, data),
+    dots_sentence(
+        table,
+        column=column,
+        shift=shift,
+        spread=data_spread(data, j),
+    )
+    + ("" if show_all else f" Showing {len(shown)} of {len(table)}."),
     run_code,
 )
-with st.expander("Table: every estimator's error and spend"):
+if column is None:
+    st.caption(
+        "Each dot is an estimator's median error over the runs, its bar the middle 80% of runs; "
+        "the error of a run is each column's distance to the mean of the clipped data as a share "
+        "of that column's range (root mean square over columns), so dollars, years and hours are "
+        "never added. Choose a column above to see the error in its own units, with the clipping "
+        "bias drawn apart from the noise."
+    )
+else:
+    money = is_money(column)
+    st.caption(
+        f"Each dot is an estimator's median of (estimate − raw mean of {column}) over the runs, its "
+        "bar the middle 80% of runs. The dotted line is the raw mean, the dashed one the mean of the "
+        "clipped data: the distance between them is the clipping bias, the spread around the dashed "
+        f"line is the noise." + ("" if not money else " In dollars.")
+    )
+explored = column or col_names[0]  # the column on the chart, or the first one, in its own units
+plain_box(budget, words=your_data_words(runs.frame, explored, budget, delta=s.delta))
+with st.expander("Table: every estimator's median error and spread"):
     st.dataframe(
-        table.drop(columns=["color", "name", NONPRIVATE_COLUMN]), hide_index=True, width="stretch"
+        table.drop(columns=["color", "name"]).rename(
+            columns={"low": "10% of runs", "high": "90% of runs", "rank": "ranked by"}
+        ),
+        hide_index=True,
+        width="stretch",
     )
 with st.expander("Non-private diagnostics (teaching only)"):
     st.caption(
-        "These numbers are read off the data (rows clamped, the true n, failed groups). They are **not** "
-        "private and are not part of any release; they are shown only to explain the estimators."
+        "These numbers are read off the data (rows clamped, the true n, failed groups). They are "
+        "**not** private and are not part of any release; they are shown only to explain the "
+        "estimators."
     )
-    st.dataframe(table[["estimator", NONPRIVATE_COLUMN]], hide_index=True, width="stretch")
-if refused:
+    st.dataframe(
+        pd.DataFrame(
+            {"estimator": list(runs.nonprivate), "diagnostics": list(runs.nonprivate.values())}
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+if runs.refused:
     st.markdown(
         "**Not applicable here** (left out of the chart):\n"
-        + "\n".join(f"- {label}: not applicable: {why}" for label, why in refused.items())
+        + "\n".join(f"- {label}: not applicable: {why}" for label, why in runs.refused.items())
     )
 
 st.subheader("Where the budget went")
-ledger_options = table["estimator"].tolist()
+ledger_options = list(runs.ledgers)
 pick = url_widget(
     st.selectbox,
     "Ledger of",
     ledger_options,
     key="yd_ledger",
-    default=ledger_options[0],
+    default=shown["estimator"].iloc[0] if len(shown) else ledger_options[0],
     valid=ledger_options.__contains__,
 )
-led = pd.DataFrame(ledgers[pick])
+led = pd.DataFrame(runs.ledgers[pick])
 st.dataframe(led, hide_index=True, width="stretch")
 total = float(led["spent"].sum())
 if mode == "private":
     spent_bounds = float(led.loc[led["stage"].str.startswith("bounds:"), "spent"].sum())
     st.markdown(
-        f"{pick} spent {spent_bounds:.4g} {led['unit'].iloc[0]} ({spent_bounds / total:.0%}) on the private "
-        f"bounds and the rest on its own steps; {total:.4g} in all."
+        f"{pick} spent {spent_bounds:.4g} {led['unit'].iloc[0]} ({spent_bounds / total:.0%}) on "
+        f"the private bounds and the rest on its own steps; {total:.4g} in all."
     )
 else:
     st.markdown(f"{pick} spent {total:.4g} {led['unit'].iloc[0]} in all.")
-
-st.subheader("Repeated runs: the spread")
-fast = [
-    n
-    for n in (
-        "gaussian_private",
-        "plan",
-        "iome_paper",
-        "pmwm_zcdp",
-        "binary_klsu_zcdp",
-        "plan_l1",
-        "centred_sum_known_n_gauss",
-        "clipped_laplace",
-        "pmwm",
-        "simplex_laplace",
-        "plugin_laplace",
-        "binary_pde",
-    )
-    if n in set(table["name"])
-]
-labels = dict(zip(table["name"], table["estimator"], strict=True))
-c1, c2 = st.columns([3, 1])
-chosen = url_widget(
-    c1.multiselect,
-    "Estimators",
-    table["name"].tolist(),
-    key="yd_rep_names",
-    default=fast[:5] or table["name"].tolist()[:5],
-    valid=lambda v: isinstance(v, list) and set(v) <= set(table["name"]),
-    format_func=labels.get,
-)
-reps = url_widget(
-    c2.slider,
-    "Runs each",
-    5,
-    100,
-    step=5,
-    key="yd_reps",
-    default=20,
-    valid=lambda v: isinstance(v, int) and 5 <= v <= 100,
-)
-if chosen:
-    with user_errors():
-        rep = _repeat(*args, tuple(chosen), int(reps))
-    chart(
-        repeated_chart(rep),
-        rep.drop(columns=["color"]),
-        "your_data_repeats",
-        spread_sentence(rep, scale),
-        run_code.replace(
-            "for spec in registry.applicable(data.kind, data.d):",
-            f"from dpcore.experiments.studies import repeated_frame\n"
-            f"specs = [registry.get(n) for n in {list(chosen)!r}]\n"
-            f"runs = repeated_frame(specs, data, budget, {int(reps)}, {s.seed}"
-            + (
-                f", private_share={share!r}, coarse_bounds=data.bounds, quantiles={quantiles!r}"
-                if mode == "private"
-                else ""
-            )
-            + ")\n"
-            "for spec in []:",
-        ),
-    )
-else:
-    st.info("Choose at least one estimator to repeat.")
 simulation_notice()

@@ -1,8 +1,10 @@
-"""Figures and tables for real data (the "Your data" page): every applicable estimator run once on
-the chosen columns, and the spread of its error over repeated runs. Pure plotly; no streamlit.
+"""Figures and tables for real data (the "Your data" page). Pure plotly; no streamlit.
 
-The error is measured against the non-private mean of the data, which an analyst running a real
-release would *not* see.
+Exploration (teaching only): what clipping to the bounds does to each column's mean, and a dot
+per estimator (median over repeated runs, with its spread) grouped by guarantee, its error either as
+a share of each column's range or in one column's own units; errors are measured against the data's
+raw and clipped means, which an analyst running a real release would *not* see. Release: the
+released means in the columns' units, and a series of re-measurements combined by inverse variance.
 
 References
 ----------
@@ -17,169 +19,216 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.data.dataset import Dataset
-from dpcore.estimate import Estimate, EstimatorSpec
-from dpcore.figures.style import figure, style, trace
+from dpcore.figures.style import figure, legend_entry, plain, style, trace
 
-#: Column of :func:`estimates_frame` with ``Diagnostics.nonprivate``: data-dependent values that are
-#: not part of any release (shown only under this label).
-NONPRIVATE_COLUMN = "non-private diagnostics (teaching only, not released)"
+#: Marker of a peer library's mean (ours are circles).
+LIBRARY_SYMBOL = "diamond"
+#: Estimators shown per guarantee before "show all".
+FEW = 4
 
 
-def estimates_frame(
-    results: Iterable[tuple[EstimatorSpec, Estimate]], truth: np.ndarray
-) -> pd.DataFrame:
-    """One row per estimator: its error against the non-private mean and what it spent."""
-    rows = []
-    for spec, est in results:
-        err = np.asarray(est.mean, dtype=float) - truth
-        stages = est.ledger.by_stage()
-        bounds_spend = sum(v for k, v in stages.items() if k.startswith("bounds:"))
-        rows.append(
-            {
-                "estimator": spec.label,
-                "name": spec.name,
-                "color": spec.color,
-                "family": spec.family,
-                "notion": spec.notion,
-                "neighbouring": spec.neighbouring,
-                "l2_error": float(np.linalg.norm(err)),
-                "max_abs_error": float(np.max(np.abs(err))),
-                "spent": est.ledger.total(),
-                "unit": est.ledger.unit(),
-                "spent_on_bounds": bounds_spend,
-                "warnings": "; ".join(est.diagnostics.warnings),
-                NONPRIVATE_COLUMN: "; ".join(
-                    f"{k} = {v}" for k, v in est.diagnostics.nonprivate.items()
-                ),
-            }
+def share(value: float) -> str:
+    """A share of a range in words: ``0.0123`` -> ``'1.2%'``.
+
+    >>> share(0.0123), share(0.5), share(0.000042)
+    ('1.2%', '50%', '0.0042%')
+    """
+    return plain(100.0 * float(value), 2) + "%"
+
+
+def clipping_sentence(row: pd.Series) -> str:
+    """What clipping alone did to one column's mean, in its units (teaching only).
+
+    >>> r = pd.Series({"column": "income", "clipped_share": 0.0005, "shift": -30614.6,
+    ...                "lower": 0.0, "upper": 250000.0})
+    >>> clipping_sentence(r)
+    '0.05% of income values lie outside [$0, $250,000] and were clipped; this moved the mean by -$30,615.'
+    """
+    col, money = str(row["column"]), is_money(str(row["column"]))
+    where = f"[{format_value(row['lower'], money)}, {format_value(row['upper'], money)}]"
+    if row["clipped_share"] == 0:
+        return f"No {col} value lies outside {where}: clipping does not move its mean."
+    return (
+        f"{share(row['clipped_share'])} of {col} values lie outside {where} and were clipped; "
+        f"this moved the mean by {format_value(row['shift'], money)}."
+    )
+
+
+def clipping_summary(clip: pd.DataFrame, most: int = 6) -> str:
+    """:func:`clipping_sentence` for each column that clipping moved (at most ``most``), as a
+    Markdown list, and one line for the columns it did not move."""
+    moved = clip[clip["clipped_share"] > 0]
+    lines = [f"- {clipping_sentence(r)}" for _, r in moved.head(most).iterrows()]
+    if len(moved) > most:
+        lines.append(f"- … and {len(moved) - most} more columns (table below).")
+    still = len(clip) - len(moved)
+    if still and lines:
+        lines.append(f"- No value of the other {still} column(s) lies outside its bounds.")
+    elif still:
+        lines.append(
+            f"No value of the {still} column(s) lies outside its bounds: clipping moves no mean."
         )
-    return pd.DataFrame(rows).sort_values("l2_error", kind="stable").reset_index(drop=True)
+    return "\n".join(lines)
 
 
-def error_bar_chart(df: pd.DataFrame) -> go.Figure:
-    """Horizontal bars of each estimator's l2 error (one run), best at the top, log scale."""
-    d = df.iloc[::-1]
-    fig = figure(
-        trace(
-            go.Bar,
-            x=d["l2_error"],
-            y=d["estimator"],
-            orientation="h",
-            marker_color=d["color"],
-            customdata=d[["max_abs_error", "spent", "unit"]].to_numpy(),
-            hovertemplate="%{y}<br>‖error‖₂ = %{x:.4g}<br>max |error| = %{customdata[0]:.4g}"
-            "<br>spent %{customdata[1]:.4g} %{customdata[2]}<extra></extra>",
-        )
-    )
-    fig.update_xaxes(
-        type="log", title="‖private mean − non-private mean‖₂ (what an analyst would not see)"
-    )
-    return style(
-        fig, title="One private release per estimator", height=max(320, 24 * len(df) + 120)
-    )
+def _rows(summary: pd.DataFrame) -> tuple[list[str], list[int]]:
+    """The y categories (a bold header per guarantee, then its estimators) and each row's place."""
+    cats: list[str] = []
+    place = []
+    for g, part in summary.groupby("guarantee", sort=False):
+        cats.append(f"<b>{g}</b>")
+        for label in part["estimator"]:
+            place.append(len(cats))
+            cats.append(str(label))
+    return cats, place
 
 
-def repeated_chart(df: pd.DataFrame) -> go.Figure:
-    """Box plot of the l2 error over repeated runs, one box per estimator in its colour."""
+def dots_chart(
+    summary: pd.DataFrame, *, column: str | None = None, shift: float | None = None
+) -> go.Figure:
+    """A dot per estimator (median over runs) with its spread, grouped by guarantee.
+
+    ``column=None``: the x axis is the error as a share of each column's range (log scale).
+    ``column``: the signed error of that column in its units, with the raw mean at 0 and the mean
+    of the clipped data at ``shift`` (the clipping bias) drawn as lines. Peer libraries' means are
+    diamonds.
+    """
+    s = summary.reset_index(drop=True)
+    cats, _ = _rows(s)
+    scale = 100.0 if column is None else 1.0
     fig = figure()
-    order = df.groupby("estimator", sort=False)["l2_error"].median().sort_values().index
-    for label in order:
-        part = df[df["estimator"] == label]
+    for lib, part in s.groupby("library", sort=False):
         fig.add_trace(
             trace(
-                go.Box,
-                x=part["l2_error"],
-                name=label,
-                marker_color=part["color"].iloc[0],
-                boxpoints="all",
-                jitter=0.4,
-                pointpos=0,
-                orientation="h",
+                go.Scatter,
+                x=(part["median"] * scale).tolist(),
+                y=part["estimator"].tolist(),
+                mode="markers",
+                marker=dict(
+                    color=part["color"].tolist(),
+                    size=11,
+                    symbol=LIBRARY_SYMBOL if lib else "circle",
+                    line=dict(width=1, color="#333333"),
+                ),
+                error_x=dict(
+                    type="data",
+                    symmetric=False,
+                    array=((part["high"] - part["median"]) * scale).tolist(),
+                    arrayminus=((part["median"] - part["low"]) * scale).tolist(),
+                    thickness=2,
+                    width=0,
+                ),
+                customdata=part[["guarantee", "runs"]].to_numpy(),
+                hovertemplate="%{y}<br>%{customdata[0]}<br>median %{x:.3g}"
+                "<br>over %{customdata[1]} runs<extra></extra>",
+                showlegend=False,
             )
         )
-    fig.update_xaxes(type="log", title="‖private mean − non-private mean‖₂ over repeated runs")
-    fig.update_layout(showlegend=False)
-    return style(
-        fig,
-        title="Spread over repeated runs (same data, fresh noise)",
-        height=max(320, 40 * len(order) + 140),
-    )
-
-
-def data_scale(data: Dataset) -> float:
-    """The data's own spread, ``‖σ‖₂`` of the chosen columns (non-private, teaching only): an error far
-    above it means the estimates say nothing about the mean (typically: the bounds are wrong)."""
-    x = np.asarray(data.x, dtype=float)
-    return float(np.linalg.norm(x.std(axis=0))) if x.shape[0] > 1 else 0.0
-
-
-def _far_off(best: float, scale: float, data: Dataset | None = None) -> str | None:
-    if not (best > FAR_OFF_MULTIPLE * scale) or scale <= 0:
-        return None
-    hint = ""
-    if data is not None:
-        lo, hi = (np.asarray(b, dtype=float) for b in data.bounds)
-        outside = float(np.mean((data.x < lo) | (data.x > hi)))
-        if outside > 0:
-            hint = f" {outside:.0%} of the values lie outside the bounds and are clipped."
-    return (
-        f"Every estimate lands more than {FAR_OFF_MULTIPLE:g}× the data's own spread (‖σ‖₂ = {scale:.3g}) "
-        f"from the non-private mean (the closest is {best:.3g} away): **the bounds are probably wrong** for "
-        f"these columns, so no estimator is named best.{hint}"
-    )
-
-
-#: An estimate more than this multiple of the data's spread ``‖σ‖₂`` from the non-private mean is "far off".
-FAR_OFF_MULTIPLE = 1.0
-
-
-def one_release_sentence(table: pd.DataFrame, scale: float, data: Dataset | None = None) -> str:
-    """The sentence under the one-release chart: a range, never a winner (one noisy draw cannot rank),
-    and a warning instead when every estimate is far off."""
-    far = _far_off(float(table["l2_error"].min()), scale, data)
-    if far:
-        return far
-    return (
-        f"One release per estimator lands between {table['l2_error'].min():.3g} and "
-        f"{table['l2_error'].max():.3g} (ℓ2) from the non-private mean, what an analyst would *not* see; "
-        f"the data's own spread is ‖σ‖₂ = {scale:.3g}. **One noisy draw cannot rank estimators**: the "
-        "repeated runs below compare medians, within one guarantee."
-    )
-
-
-def spread_sentence(df: pd.DataFrame, scale: float | None = None) -> str:
-    """Rank by the **median** error over repeated runs, within each guarantee (notion and neighbouring
-    relation), with the 95% quantile; no winner when every median is far off (see :func:`data_scale`)."""
-    reps = int(df.groupby("estimator").size().min())
-    med = df.groupby(["guarantee", "estimator"])["l2_error"].median()
-    q95 = df.groupby(["guarantee", "estimator"])["l2_error"].quantile(0.95)
-    if scale is not None:
-        far = _far_off(float(med.min()), scale)
-        if far:
-            return far
-    parts = []
-    for g, m in med.groupby(level=0, sort=False):
-        m = m.droplevel(0).sort_values()
-        best = m.index[0]
-        text = (
-            f"among **{g}** estimators, **{best}** has the smallest median error, {m.iloc[0]:.3g} "
-            f"(95% of its runs within {float(q95.loc[(g, best)]):.3g})"
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=[None] * len(cats),
+            y=cats,
+            mode="markers",
+            hoverinfo="skip",
+            showlegend=False,
         )
-        if len(m) > 1:
-            r = m.iloc[1] / max(m.iloc[0], 1e-300)
-            text += (
-                f", about the same as {m.index[1]} ({m.iloc[1]:.3g})"
-                if r < 1.05
-                else f", {r:.2f}× below {m.index[1]}"
-            )
-        parts.append(text)
-    multi = (
-        " Estimators with different guarantees are not ranked against each other."
-        if len(parts) > 1
-        else ""
     )
-    return f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "." + multi
+    if s["library"].any():
+        fig.add_trace(
+            legend_entry(
+                "a library you would use instead",
+                "markers",
+                marker=dict(symbol=LIBRARY_SYMBOL, color="#777777", size=10),
+            )
+        )
+    fig.update_yaxes(categoryorder="array", categoryarray=cats[::-1], automargin=True)
+    if column is None:
+        fig.update_xaxes(type="log", title="error, % of each column's range")
+    else:
+        fig.update_xaxes(title=f"estimate − raw mean of {column}")
+        raw_line = dict(color="#555555", dash="dot", width=1)
+        fig.add_vline(x=0.0, line=raw_line)
+        fig.add_trace(legend_entry("raw mean", line=raw_line))
+        if shift:
+            clip_line = dict(color="#d6336c", dash="dash", width=2)
+            fig.add_vline(x=float(shift), line=clip_line)
+            fig.add_trace(legend_entry("mean of the clipped data", line=clip_line))
+    return style(fig, title=None, height=max(300, 26 * len(cats) + 110))
+
+
+def dots_sentence(
+    summary: pd.DataFrame, *, column: str | None = None, shift: float = 0.0, spread: float = 0.0
+) -> str:
+    """The number under :func:`dots_chart`: the best median per guarantee (estimators with
+    different guarantees are not ranked against each other), and a warning instead when even the
+    best is far off (more than the data's own ``spread``, as a share of range or in units)."""
+    money = column is not None and is_money(column)
+    show = share if column is None else (lambda v: format_value(v, money))
+    reps = int(summary["runs"].min())
+    best = summary.sort_values("rank", kind="stable").groupby("guarantee", sort=False).head(1)
+    if spread > 0 and float(best["rank"].min()) > spread:
+        return (
+            f"Even the best estimate lands {show(float(best['rank'].min()))} from the mean of the "
+            f"clipped data, more than the data's own spread ({show(spread)}): **the bounds are "
+            "probably wrong** for these columns, so no estimator is named best."
+        )
+    what = "of each column's range" if column is None else f"in {column}"
+    parts = [
+        f"among **{r.guarantee}** estimators, **{r.estimator}** lands closest to the clipped "
+        f"mean, a median {show(r.rank)} {what}"
+        for r in best.itertuples()
+    ]
+    text = f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "."
+    if column is not None and shift:
+        text += (
+            f" Clipping alone moved the mean by {show(shift)}: every estimator that clips to "
+            "these bounds carries that bias, whatever its noise."
+        )
+    if len(parts) > 1:
+        text += " Estimators with different guarantees are not ranked against each other."
+    return text
+
+
+# ----------------------------------------------------------------------------------------------
+# measure, observe, re-measure: a series of releases and their inverse-variance combination
+
+
+def remeasure_table(
+    columns: list[str], rows: Iterable[tuple[str, np.ndarray, np.ndarray]]
+) -> pd.DataFrame:
+    """One row per release (and the combination): its label, and per column the mean ± 95%."""
+    out = []
+    for label, mean, acc in rows:
+        rec = {"release": label}
+        for c, m, a in zip(columns, np.asarray(mean), np.asarray(acc), strict=True):
+            money = is_money(c)
+            rec[c] = f"{format_value(m, money)} ± {format_value(a, money)}"
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def remeasure_chart(
+    column: str, labels: list[str], means: np.ndarray, accuracy: np.ndarray
+) -> go.Figure:
+    """Each release of ``column`` and, last, their combination, as a dot with its 95% interval."""
+    colors = ["#4c78a8"] * (len(labels) - 1) + ["#111111"]
+    fig = figure(
+        trace(
+            go.Scatter,
+            x=np.asarray(means, dtype=float).tolist(),
+            y=labels,
+            mode="markers",
+            marker=dict(color=colors, size=12),
+            error_x=dict(
+                type="data", array=np.asarray(accuracy, dtype=float).tolist(), thickness=2
+            ),
+            hovertemplate="%{y}: %{x:,.4g} ± %{error_x.array:,.3g}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], automargin=True)
+    fig.update_xaxes(title=f"released mean of {column} (95% interval)")
+    return style(fig, title=None, height=max(240, 44 * len(labels) + 120))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -203,7 +252,8 @@ def format_value(value: float, money: bool = False) -> str:
     """
     v = float(value)
     if money:
-        return ("-" if v < 0 else "") + f"${abs(v):,.0f}" if abs(v) >= 10 else f"${v:,.2f}"
+        body = f"{abs(v):,.0f}" if abs(v) >= 10 or v == 0 else f"{abs(v):,.2f}"
+        return ("-" if v < 0 else "") + "$" + body
     if v != 0 and (abs(v) >= 1e4 or abs(v) < 1e-3):
         return f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.3g}"
     return f"{v:.4g}"

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpcore.data import Dataset
 from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, regret_table, run, summarise
 from dpcore.figures.binary_product import sweep_winners, tv_headline
 from dpcore.figures.compare import (
@@ -21,7 +20,6 @@ from dpcore.figures.compare import (
     target_sentence,
 )
 from dpcore.figures.style import ledger_chart, stage_colors
-from dpcore.figures.your_data import data_scale, one_release_sentence, spread_sentence
 from dpcore.registry import get
 from dpcore.theory.binary_product import SEPARATION_WARN, separation_light
 
@@ -242,32 +240,3 @@ def test_separation_light() -> None:
         "amber",
         "red",
     ]
-
-
-def _dataset(x: np.ndarray, lo: float, hi: float) -> Dataset:
-    d = x.shape[1]
-    return Dataset(x, x.mean(axis=0), x.std(axis=0), "bounded", (np.full(d, lo), np.full(d, hi)))
-
-
-def test_your_data_sentences() -> None:
-    rng = np.random.default_rng(0)
-    x = np.c_[rng.normal(40, 10, 500), rng.normal(36_000, 5_000, 500)]
-    data = _dataset(x, 0.0, 100.0)  # income clipped at 100
-    table = pd.DataFrame({"estimator": ["A", "B"], "l2_error": [4.0e4, 4.1e4]})
-    far = one_release_sentence(table, data_scale(data), data)
-    assert "bounds are probably wrong" in far and "**A**" not in far and "outside the bounds" in far
-    ok = one_release_sentence(
-        pd.DataFrame({"estimator": ["A", "B"], "l2_error": [1.0, 2.0]}), data_scale(data)
-    )
-    assert "cannot rank" in ok and "**A**" not in ok
-    rep = pd.DataFrame(
-        {
-            "estimator": ["A"] * 3 + ["B"] * 3 + ["C"] * 3,
-            "l2_error": [1, 2, 3, 2, 3, 4, 0.5, 0.5, 0.5],
-            "guarantee": ["ρ-zCDP, replace-one"] * 6 + ["pure ε-DP, add-remove"] * 3,
-        }
-    )
-    words = spread_sentence(rep, scale=100.0)
-    assert "**A** has the smallest median" in words and "**C** has the smallest median" in words
-    assert "not ranked against each other" in words
-    assert "bounds are probably wrong" in spread_sentence(rep, scale=0.01)

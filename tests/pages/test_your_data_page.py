@@ -1,11 +1,15 @@
 """The "Your data" page under streamlit.testing: a bundled set, pasted CSV text (the same parsing
 path as an upload, which AppTest cannot drive), broken input shown as st.error, the three bounds
-modes (public, private with the ledger split, read off the data with a leak warning)."""
+modes (public, private with the ledger split, read off the data with a leak warning), the teaching
+view in each column's units with clipping bias apart from the noise, and release mode's
+measure, observe, re-measure with the session odometer."""
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpcore.figures.your_data import FEW
 from tests.pages._apptest import open_page
 
 TIMEOUT = 120
@@ -20,18 +24,41 @@ def _markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def test_bundled_digits_runs_every_estimator():
+def _spec(at: AppTest, i: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def _dots(at: AppTest, i: int = 0) -> list[str]:
+    """The estimators drawn as dots (not the guarantee headers) in the page's ``i``-th chart."""
+    return [
+        str(y)
+        for tr in _spec(at, i)["data"]
+        if tr.get("x") and any(v is not None for v in tr["x"])
+        for y in tr["y"]
+    ]
+
+
+def _x(at: AppTest) -> list[float]:
+    return [v for tr in _spec(at)["data"] for v in (tr.get("x") or []) if v is not None]
+
+
+def test_bundled_digits_runs_every_estimator_and_shows_the_best_few():
     at = _page()
     assert not at.exception and not at.error
     assert at.title[0].value == "Your data"
     assert any("not a secure differentially private release" in w.value for w in at.warning)
-    charts = at.get("plotly_chart")
-    assert len(charts) == 2
-    bars = json.loads(charts[0].proto.spec)["data"][0]
-    assert len(bars["y"]) >= 20  # every applicable estimator, oracle variants left out
-    assert not any("oracle" in label.lower() for label in bars["y"])
-    assert "what an analyst would *not* see" in _markdown(at)
-    assert "95% of" in _markdown(at)
+    assert len(at.get("plotly_chart")) == 1
+    few = _dots(at)
+    table = next(df.value for df in at.dataframe if "median" in df.value.columns)
+    guarantees = set(table["guarantee"])
+    assert 0 < len(few) <= FEW * len(guarantees)
+    at.checkbox(key="yd_show_all").check().run()
+    every = _dots(at)
+    assert len(every) >= 20 and set(few) < set(every)  # every applicable estimator
+    assert not any("oracle" in label.lower() for label in every)
+    headers = [str(c) for c in _spec(at)["layout"]["yaxis"]["categoryarray"] if "<b>" in str(c)]
+    assert len(headers) == len(guarantees) >= 2  # grouped by guarantee
+    assert "Over 10 runs each" in _markdown(at) and "not ranked against each other" in _markdown(at)
 
 
 def test_pasted_csv_good_and_broken():
@@ -87,10 +114,10 @@ def test_bounds_modes_private_ledger_and_leak_warning():
 
 def test_typed_bounds_change_the_results():
     at = _page()
-    first = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
+    first = _x(at)
     at.selectbox(key="yd_bundled").set_value("cps1988").run()
     assert not at.exception and not at.error
-    second = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["x"]
+    second = _x(at)
     assert first != second
     assert "heavy right tail" in " ".join(c.value for c in at.caption)
 
@@ -105,11 +132,12 @@ def test_pure_eps_leaves_zcdp_out_and_labels_nonprivate_diagnostics():
     assert not at.exception and not at.error
     assert any("zCDP estimators are left out" in i.value for i in at.info)
     labels = {s.label: s.notion for s in registry.all_estimators()}
-    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
-    assert bars["y"] and all(labels[y] == "pure" for y in bars["y"])
+    at.checkbox(key="yd_show_all").check().run()
+    dots = _dots(at)
+    assert dots and all(labels[y] == "pure" for y in dots)
     assert any(e.label == "Non-private diagnostics (teaching only)" for e in at.expander)
     code = "\n".join(c.value for c in at.code)
-    assert "not spec.meets(budget)" in code and "'oracle' in spec.name" in code
+    assert "spec.meets(budget)" in code and "'oracle' not in spec.name" in code
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,8 +155,8 @@ def test_controls_restored_from_the_url_and_kept_across_pages():
         "yd_bounds_mode": "private",
         "yd_share": "0.3",
         "yd_q": "0.05",
-        "yd_reps": "10",
-        "yd_rep_names": "gaussian_private",
+        "yd_reps": "15",
+        "yd_view": "wage",
         "unit": "rho",
     }
     at = _page(query)
@@ -140,18 +168,18 @@ def test_controls_restored_from_the_url_and_kept_across_pages():
         "yd_bounds_mode": "private",
         "yd_share": 0.3,
         "yd_q": 0.05,
-        "yd_reps": 10,
-        "yd_rep_names": ["gaussian_private"],
+        "yd_reps": 15,
+        "yd_view": "wage",
     }
     assert {k: at.session_state[k] for k in want} == want
-    at.slider(key="yd_reps").set_value(15).run()
-    assert at.query_params["yd_reps"] == "15"
+    at.slider(key="yd_reps").set_value(5).run()
+    assert at.query_params["yd_reps"] == "5"
     at.switch_page("pages/home.py").run()
     assert not any(k in at.query_params for k in want)
     at.switch_page("pages/your_data.py").run()
     assert not at.exception
-    assert {k: at.session_state[k] for k in want} == {**want, "yd_reps": 15}
-    assert at.query_params["yd_cols"] == "wage,education" and at.query_params["yd_reps"] == "15"
+    assert {k: at.session_state[k] for k in want} == {**want, "yd_reps": 5}
+    assert at.query_params["yd_cols"] == "wage,education" and at.query_params["yd_reps"] == "5"
     assert "budget, repetitions" not in _markdown(at)
 
 
@@ -234,9 +262,46 @@ def test_release_mode_releases_once_and_charges_the_odometer():
 
 
 def _nothing_charged(at: AppTest) -> bool:
-    return "_yd_release" not in at.session_state and (
-        "_yd_odometer" not in at.session_state or _spent(at) == 0
-    )
+    ss = at.session_state  # AppTest's session state has no .get
+    released = ss["_yd_series"] if "_yd_series" in ss else []  # noqa: SIM401
+    return not released and ("_yd_odometer" not in at.session_state or _spent(at) == 0)
+
+
+def test_remeasure_combines_two_releases_and_shows_how_the_total_composes():
+    at = _release_page(budget_value="0.25")
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.button(key="yd_release_go").label.startswith("Spend more and re-measure")
+    one = at.session_state["_yd_series"][0].accuracy
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _spent(at) == 0.5
+    table = next(df.value for df in at.dataframe if "release" in df.value.columns)
+    assert list(table["release"]) == [
+        "release 1 (ε = 0.25)",
+        "release 2 (ε = 0.25)",
+        "combined (inverse variance)",
+    ]
+    text = _markdown(at)
+    assert "ε = 0.25 + 0.25 = 0.5" in text and "adding the ε's" in text
+    assert "costs nothing more" in text
+    chart = _spec(at)["data"][0]
+    assert chart["y"][-1] == "combined (inverse variance)"
+    # two equal releases: the combined half-width is about 1/sqrt(2) of one release's
+    combined = chart["error_x"]["array"][-1]
+    assert 0.6 < combined / one[0] < 0.8
+    # a change of estimator starts a new series: nothing combined across different estimators
+    at.selectbox(key="yd_rel_est").set_value("pmwm").run()
+    assert at.button(key="yd_release_go").label.startswith("Release the means")
+    assert any("not combined with these" in c.value for c in at.caption)
+
+
+def test_a_release_beyond_the_session_total_is_refused_and_costs_nothing():
+    at = _release_page(budget_value="2")  # the session's total is ε = 1
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception
+    assert any("nothing was released" in e.value for e in at.error), [e.value for e in at.error]
+    assert _nothing_charged(at)
 
 
 def test_release_mode_bad_input_costs_nothing():
@@ -253,3 +318,41 @@ def test_release_mode_bad_input_costs_nothing():
         ms.set_value(["age", "income"]).run()
         assert at.error and not at.exception, text
         assert _nothing_charged(at)
+
+
+# ---------------------------------------------------------------------------------------------
+# the teaching view on incomes with one $61M row: each column in its units, clipping bias apart
+
+OUTLIER = "age,income,hours\n29,61000000,40\n" + "".join(
+    f"{20 + i % 50},{20000 + (i * 7919) % 90000},{30 + i % 20}\n" for i in range(600)
+)
+EXPLORE_QUERY = {  # the release test's settings, in exploration, under a ρ budget
+    **{k: v for k, v in RELEASE_QUERY.items() if k != "yd_run_mode"},
+    "unit": "rho",
+    "yd_bounds": json.dumps({"age": [0, 100], "income": [0, 250000], "hours": [0, 80]}),
+}
+
+
+def test_incomes_with_an_outlier_keep_each_column_in_its_units():
+    at = _page(EXPLORE_QUERY)
+    at.text_area(key="yd_text").input(OUTLIER).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    text = _markdown(at)
+    # the clipping bias, in dollars, apart from any noise: (clipped - raw) mean of income
+    raw = (61_000_000 + sum(20000 + (i * 7919) % 90000 for i in range(600))) / 601
+    clipped = raw - (61_000_000 - 250_000) / 601
+    assert f"this moved the mean by -${raw - clipped:,.0f}" in text
+    assert "0.17% of income values lie outside [$0, $250,000]" in text
+    assert "No value of the other 2 column(s)" in text
+    # all columns together only as shares of each range: no axis adds dollars, years and hours
+    assert "% of each column's range" in _spec(at)["layout"]["xaxis"]["title"]["text"]
+    # one column in its units: the raw mean at 0 and the clipped mean at the clipping bias
+    at.selectbox(key="yd_view").set_value("income").run()
+    assert not at.exception and not at.error
+    lines = sorted(s["x0"] for s in _spec(at)["layout"]["shapes"])
+    assert lines == [pytest.approx(clipped - raw), 0.0]
+    assert "Clipping alone moved the mean by -$" in _markdown(at)
+    # the best estimator of each guarantee lands near the clipped mean, not the raw one
+    table = next(df.value for df in at.dataframe if "median" in df.value.columns)
+    best = table.sort_values("ranked by").groupby("guarantee").head(1)
+    assert (abs(best["median"] - (clipped - raw)) < abs(best["median"])).all()

@@ -48,7 +48,7 @@ from dpcore.experiments.studies.winsorized import (
     full_statistic,
     sa_error_by_group_size,
 )
-from dpcore.experiments.studies.your_data import repeated_frame, run_estimator
+from dpcore.experiments.studies.your_data import repeated_runs, run_estimator
 
 __all__ = [
     "ESTIMATORS",
@@ -71,7 +71,7 @@ __all__ = [
     "product_tv",
     "product_tv_many",
     "release_draws",
-    "repeated_frame",
+    "repeated_runs",
     "run_estimator",
     "run_gallery",
     "sa_error_by_group_size",

@@ -1,0 +1,136 @@
+"""The data form of the Your data page: where the rows come from (a bundled set, an upload, pasted
+text) and the ranges typed for the columns, kept across pages and carried by the link."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import streamlit as st
+
+from dpcore import limits
+from dpcore.data import BUNDLED, bundled_frame, parse_csv
+from pages._ui import CACHE_TTL, URL_ERRORS, url_json, url_number, url_sync, url_value, url_widget
+
+#: Controls of this page that only make sense with the data they were chosen for.
+DATA_KEYS = ("yd_cols", "yd_bounds", "yd_view", "yd_ledger")
+
+
+def _keep_upload() -> None:
+    """Keep the uploaded file's name and bytes for this session, so it survives a page change (the
+    uploader's own state does not); removing the file in the uploader drops it."""
+    f = st.session_state.get("yd_file")
+    st.session_state["_yd_upload"] = (f.name, f.getvalue()) if f is not None else None
+
+
+@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
+def _parse(raw: bytes) -> pd.DataFrame:
+    return parse_csv(raw)
+
+
+def load_frame(source: str) -> tuple[pd.DataFrame, object, str | None]:
+    """The chosen rows: ``(frame, cache key of the raw input, bundled set's name or None)``; stops
+    the page with a prompt while no file or text is given (``ValueError`` for a broken file)."""
+    name = None
+    if source == "bundled":
+        name = url_widget(
+            st.selectbox,
+            "Bundled data set",
+            list(BUNDLED),
+            key="yd_bundled",
+            default=next(iter(BUNDLED)),
+            valid=BUNDLED.__contains__,
+            format_func=lambda k: BUNDLED[k].label,
+        )
+        info = BUNDLED[name]
+        st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
+        df = bundled_frame(name)
+        raw_key: object = name
+    elif source == "upload":
+        up = st.file_uploader(
+            "CSV file (first row: column names)",
+            type=None,
+            key="yd_file",
+            on_change=_keep_upload,
+            help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
+            f"{limits.MAX_COLUMNS} columns.",
+        )
+        kept_file = st.session_state.get("_yd_upload")
+        if up is None and kept_file is not None:  # uploaded before this page was left
+            st.caption(
+                f"Using **{kept_file[0]}**, uploaded earlier in this session (upload another to replace it)."
+            )
+            raw = kept_file[1]
+        elif up is None:
+            carried = [k for k in DATA_KEYS if url_value(k)]
+            st.info(
+                "**Upload the CSV file this link was made with.** The link carries the settings "
+                "(columns, bounds, budget) but not the file; they apply once the same file is here."
+                if carried
+                else "Upload a CSV file to begin, or pick a bundled data set above.",
+                icon=":material/upload_file:",
+            )
+            st.stop()
+        else:
+            raw = up.getvalue()
+        df = _parse(raw)
+        raw_key = raw
+    else:
+        st.session_state.setdefault("yd_text", st.session_state.get("_keep_yd_text", ""))
+        text = st.text_area(
+            "CSV text (first row: column names)",
+            key="yd_text",
+            height=140,
+            max_chars=limits.MAX_UPLOAD_BYTES,
+            placeholder="age,income\n34,52000\n51,61000\n...",
+        )
+        st.session_state["_keep_yd_text"] = text  # kept across pages, never put in the URL
+        if not text.strip():
+            st.info(
+                "**Paste the CSV text this link was made with.** The link carries the settings "
+                "(columns, bounds, budget) but not the data."
+                if any(url_value(k) for k in DATA_KEYS)
+                else "Paste CSV text to begin."
+            )
+            st.stop()
+        raw = text.encode()
+        df = _parse(raw)
+        raw_key = raw
+    return df, raw_key, name
+
+
+def typed_bounds() -> dict[str, tuple[float, float]]:
+    """The ranges typed so far, per column (kept across pages; on a session's first visit read
+    from the link's ``yd_bounds``, a JSON object ``{column: [lower, upper]}``)."""
+    ss = st.session_state
+    if "_yd_typed" not in ss:
+        ss["_yd_typed"] = {}
+        raw = url_value("yd_bounds")
+        try:
+            got = url_json(raw) if raw else {}
+            ss["_yd_typed"] = {
+                str(c): (url_number(str(v[0])), url_number(str(v[1])))
+                for c, v in got.items()
+                if isinstance(v, list) and len(v) == 2
+            }
+        except URL_ERRORS:
+            pass  # a broken link: no typed ranges, the table asks for them
+    return dict(ss["_yd_typed"])
+
+
+def keep_typed_bounds(
+    kept: dict[str, tuple[float, float]], edited: pd.DataFrame, documented: dict
+) -> None:
+    """Keep the ranges in the table (those that differ from a documented range) and put them in the URL."""
+    for row in edited.itertuples():
+        lo, hi = pd.to_numeric(pd.Series([row.lower, row.upper]), errors="coerce")
+        if math.isfinite(lo) and math.isfinite(hi) and documented.get(row.column) != (lo, hi):
+            kept[str(row.column)] = (float(lo), float(hi))
+        else:
+            kept.pop(str(row.column), None)
+    st.session_state["_yd_typed"] = kept
+    if kept:
+        url_sync(
+            "yd_bounds", json.dumps({c: list(v) for c, v in kept.items()}, separators=(",", ":"))
+        )

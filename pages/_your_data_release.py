@@ -1,0 +1,305 @@
+"""Release mode of the Your data page: one estimator, unseeded releases charged to the session
+odometer, and measure, observe, re-measure (releases of the same columns combined by inverse
+variance in :mod:`dpcore.remeasure`). No non-private number appears here."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore import registry
+from dpcore.data.dataset import Dataset
+from dpcore.figures.your_data import (
+    accuracy_sentence,
+    release_table,
+    remeasure_chart,
+    remeasure_table,
+)
+from dpcore.privacy import Budget
+from dpcore.release import Odometer, Release, refusal, release
+from dpcore.remeasure import combine, composition
+from pages._ui import Settings, chart, url_widget
+
+#: The estimator a release starts from, by preference (one clipping stage per column).
+RELEASE_DEFAULTS = ("clipped_laplace", "clipped_box_zcdp", "plan", "pmwm")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the page's form decided: the data, its columns, how the bounds were chosen."""
+
+    data: Dataset
+    columns: list[str]
+    mode: str
+    share: float | None
+    quantiles: tuple[float, float]
+    raw: object
+    missing: int
+
+
+def release_budget(s: Settings) -> Budget | None:
+    """The sidebar budget as a release counts it (ε or ρ), or None for an (ε, δ) budget."""
+    if s.unit == "eps":
+        return Budget.pure(s.budget_value)
+    if s.unit == "rho":
+        return Budget.zcdp(s.budget_value)
+    return None
+
+
+def session_odometer(notion: str) -> Odometer:
+    """This session's odometer (its notion fixed by the first release mode visit), with the total
+    the user sets (default ε = 1 or ρ = 0.5)."""
+    ss = st.session_state
+    odo = ss.get("_yd_odometer")
+    if odo is None:
+        odo = Odometer(Budget.pure(1.0) if notion == "pure" else Budget.zcdp(0.5))
+        ss["_yd_odometer"] = odo
+    total = st.number_input(
+        f"Session total for all releases ({odo.unit})",
+        min_value=0.01,
+        max_value=100.0,
+        value=float(odo.amount),
+        step=0.1,
+        key="yd_odo_total",
+        help="Releases are refused once they would spend more than this in total.",
+    )
+    odo.total = Budget.pure(total) if odo.total.notion == "pure" else Budget.zcdp(total)
+    st.progress(
+        min(1.0, odo.spent / odo.amount),
+        text=f"Spent {odo.unit} = {odo.spent:.4g} of {odo.amount:g} this session; "
+        f"{odo.remaining:.4g} left.",
+    )
+    return odo
+
+
+def _refused(inp: Inputs, b: Budget | None) -> str | None:
+    """Why nothing can be released with these inputs, or None."""
+    if inp.mode == "data":
+        return (
+            "Bounds read off the data are not private: choose typed or privately estimated bounds "
+            "for a release. Nothing was released."
+        )
+    if inp.missing:
+        return (
+            f"{inp.missing:,} rows have missing values (NaN) in these columns. A release does not "
+            "drop rows (how many are dropped is not private): clean the file first. Nothing was "
+            "released and nothing was charged."
+        )
+    if b is None:
+        return "A release counts ε or ρ: give the sidebar budget as ε or ρ. Nothing was released."
+    return None
+
+
+def _series_key(name: str, inp: Inputs) -> str:
+    """Releases are combined only when they measure the same thing: estimator, columns, bounds."""
+    h = hashlib.sha256()
+    for part in (name, inp.columns, inp.mode, inp.share, inp.quantiles):
+        h.update(repr(part).encode())
+    for b in inp.data.bounds:
+        h.update(np.asarray(b, dtype=float).tobytes())
+    h.update(inp.raw if isinstance(inp.raw, bytes) else repr(inp.raw).encode())
+    return h.hexdigest()
+
+
+def _series(key: str) -> list[Release]:
+    """This session's releases with the same settings (a change of settings starts a new series)."""
+    ss = st.session_state
+    if ss.get("_yd_series_key") != key:
+        if ss.get("_yd_series"):
+            st.caption(
+                "The earlier releases of this session used other settings (estimator, columns or "
+                "bounds); they stay charged but are not combined with these."
+            )
+        ss["_yd_series_key"], ss["_yd_series"] = key, []
+    return ss["_yd_series"]
+
+
+def release_mode(inp: Inputs, s: Settings) -> None:
+    """Release mode: pick an estimator, release, then spend more and re-measure if needed."""
+    st.subheader("Release")
+    b = release_budget(s)
+    why = _refused(inp, b)
+    if why is not None or b is None:
+        st.error(why)
+        return
+    odo = session_odometer(b.notion)
+    capable = [
+        sp
+        for sp in registry.applicable(inp.data.kind, inp.data.d, peers=True)
+        if refusal(sp) is None and sp.meets(b)
+    ]
+    if not capable:
+        st.error(f"No estimator can release these columns at {b}. Nothing was released.")
+        return
+    names = [sp.name for sp in capable]
+    first = [n for n in RELEASE_DEFAULTS if n in names] or names  # a box clipper, not a simplex
+    chosen = url_widget(
+        st.selectbox,
+        "Estimator",
+        names,
+        key="yd_rel_est",
+        default=first[0],
+        valid=names.__contains__,
+        format_func=lambda n: registry.get(n).label,
+    )
+    series = _series(_series_key(chosen, inp))
+    verb = "Spend more and re-measure" if series else "Release the means"
+    st.button(
+        f"{verb} at {b}",
+        key="yd_release_go",
+        type="primary",
+        on_click=st.session_state.__setitem__,
+        args=("_yd_release_asked", True),
+    )
+    if st.session_state.pop("_yd_release_asked", False):  # kept through any rerun before here
+        _release_once(inp, chosen, b, odo, series)
+    _show_series(series, inp, odo)
+
+
+def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list[Release]) -> None:
+    """One release charged to ``odo`` (only if it succeeds), added to ``series``."""
+    kw: dict[str, Any] = (
+        {"bounds": inp.data.bounds}
+        if inp.mode == "public"
+        else {"coarse_bounds": inp.data.bounds, "share": inp.share, "quantiles": inp.quantiles}
+    )
+    frame = pd.DataFrame(inp.data.x, columns=inp.columns)
+    try:
+        out = odo.run(
+            release,
+            name,
+            frame,
+            budget=b,
+            source=inp.raw if isinstance(inp.raw, bytes) else None,
+            **kw,
+        )
+    except (ValueError, RuntimeError) as err:
+        st.error(f"Nothing was released and nothing was charged: {err}")
+        return
+    series.append(out)
+    st.rerun()  # the odometer above shows the new total
+
+
+def _show_series(series: list[Release], inp: Inputs, odo: Odometer) -> None:
+    """The releases of this series, their combination and how their budgets compose."""
+    cols = inp.columns
+    if not series:
+        st.caption("No release yet with these settings in this session.")
+        return
+    last = series[-1]
+    cert = last.certificate
+    st.markdown(
+        f"**Released with {cert['estimator']['label']}** at {cert['guarantee']['budget_given']}"
+        + (f" (release {len(series)} of this series)." if len(series) > 1 else ".")
+    )
+    combined = combine(series)
+    if len(series) == 1:
+        st.dataframe(release_table(cols, last.mean, last.accuracy), hide_index=True)
+    else:
+        _show_combination(series, combined, inp, odo)
+    st.markdown(
+        "\n".join(
+            f"- {accuracy_sentence(c, a)}" for c, a in zip(cols, combined.accuracy, strict=True)
+        )
+    )
+    st.caption(f"Accuracy of each release: {cert['accuracy']['method']}.")
+    st.download_button(
+        "Download the certificate (JSON)",
+        last.certificate_json(),
+        file_name="release-certificate.json",
+        mime="application/json",
+        key="yd_cert_json",
+    )
+    st.markdown("**Certificate of the last release, as a paragraph for a report**")
+    st.write(last.certificate_text())
+
+
+def _code(series: list[Release], inp: Inputs, notion: str) -> str:
+    """The dpcore calls behind the combination (run again, they make new releases: new noise,
+    and they spend the budgets again)."""
+    name = series[-1].certificate["estimator"]["name"]
+    lo, hi = (np.asarray(b, dtype=float).tolist() for b in inp.data.bounds)
+    kw = (
+        f"bounds=({lo!r}, {hi!r})"
+        if inp.mode == "public"
+        else f"coarse_bounds=({lo!r}, {hi!r}), share={inp.share!r}, quantiles={inp.quantiles!r}"
+    )
+    budgets = ", ".join(
+        f"Budget.pure({r.budget.epsilon_value!r})"
+        if r.budget.notion == "pure"
+        else f"Budget.zcdp({r.budget.rho_value!r})"
+        for r in series
+    )
+    load = (
+        f"from dpcore.data import bundled_frame\ndf = bundled_frame({inp.raw!r})\n"
+        if isinstance(inp.raw, str)
+        else "df = pd.read_csv('your.csv')  # the same file\n"
+    )
+    return (
+        "import pandas as pd\nfrom dpcore.privacy import Budget\nfrom dpcore.release import release\n"
+        "from dpcore.remeasure import combine, composition\n" + load + f"budgets = [{budgets}]\n"
+        f"# each call is a new release: fresh noise from the OS, and it spends its budget again\n"
+        f"releases = [release({name!r}, df[{inp.columns!r}], b, {kw}) for b in budgets]\n"
+        "combined = combine(releases)\nprint(combined.mean, combined.accuracy, combined.method)\n"
+        f"print(composition([r.budget for r in releases], {notion!r}).equation())\n"
+    )
+
+
+def _show_combination(series: list[Release], combined: Any, inp: Inputs, odo: Odometer) -> None:
+    """Each release and the inverse-variance combination, a chart of one column, the ledger."""
+    cols = inp.columns
+    comp = composition([r.budget for r in series], odo.total.notion)
+    labels = [f"release {i + 1} ({comp.unit} = {c:.3g})" for i, c in enumerate(comp.costs)]
+    labels.append("combined (inverse variance)")
+    rows = [(lab, r.mean, r.accuracy) for lab, r in zip(labels, series, strict=False)]
+    rows.append((labels[-1], combined.mean, combined.accuracy))
+    table = remeasure_table(cols, rows)
+    st.dataframe(table, hide_index=True)
+    col = cols[0]
+    if len(cols) > 1:
+        col = st.selectbox("Column to draw", cols, key="yd_rm_col")
+    j = cols.index(col)
+    best = min(float(r.accuracy[j]) for r in series)
+    # presenter mode draws a chart as high as its block: give it one (this view is no slide deck)
+    box = st.container(height=440, border=False) if st.session_state.get("present") else st
+    box_chart = box.container()
+    with box_chart:
+        _combination_chart(series, combined, inp, odo, table, col, j, best, labels)
+    st.markdown(
+        f"**How the total composes**: {comp.equation()} ({comp.rule}). This session has spent "
+        f"{odo.unit} = {odo.spent:.4g} of {odo.amount:g} in all. Combined accuracy: "
+        f"{combined.method}."
+    )
+
+
+def _combination_chart(
+    series: list[Release],
+    combined: Any,
+    inp: Inputs,
+    odo: Odometer,
+    table: pd.DataFrame,
+    col: str,
+    j: int,
+    best: float,
+    labels: list[str],
+) -> None:
+    """The chart of one column: each release and the combination, with the sentence and code."""
+    chart(
+        remeasure_chart(
+            col,
+            labels,
+            np.array([*(r.mean[j] for r in series), combined.mean[j]]),
+            np.array([*(r.accuracy[j] for r in series), combined.accuracy[j]]),
+        ),
+        table,
+        "your_data_remeasure",
+        f"Combined by inverse variance, the {len(series)} releases of {col} give "
+        f"{table[col].iloc[-1]} (95%), against ± {best:,.4g} for the best single release; "
+        "combining is post-processing and costs nothing more.",
+        _code(series, inp, odo.total.notion),
+    )
