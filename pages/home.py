@@ -4,8 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpcore.experiments.plain import evidence_words
 from dpcore.figures.style import plain, prepared
 from dpcore.glossary import GLOSSARY
+from pages._plain import plain_box
 from pages._showcase import evidence, why_plan_charts
 from pages._spec import tour
 from pages._ui import settings
@@ -48,6 +50,7 @@ def _why_plan() -> None:
     c1.plotly_chart(prepared(left), key="home-why-noise", alt=sentence)
     c2.plotly_chart(prepared(right), key="home-why-error", alt=sentence)
     st.markdown(sentence)
+    plain_box(s.budget, words=evidence_words(ev, delta=s.delta))  # the example's budget and runs
     l1, l2 = st.columns(2)
     l1.page_link(
         "pages/compare.py",
