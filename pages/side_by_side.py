@@ -9,6 +9,7 @@ import streamlit as st
 from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.experiments import default_estimators, studies
+from dpcore.experiments.plain import release_words
 from dpcore.experiments.studies import subsample
 from dpcore.figures.gallery import ZOOMS, gallery_figure, releases_figure, shapes_headline
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
@@ -16,6 +17,7 @@ from dpcore.figures.slides import deck_html
 from dpcore.figures.style import plain
 from dpcore.registry import applicable, get
 from pages._goto import SEEN
+from pages._plain import plain_box
 from pages._present import presenting
 from pages._present import step as present_step
 from pages._spec import page
@@ -195,6 +197,9 @@ def _plan_run(
 
 def _gallery_section() -> None:
     chart(fig, frame, "side-by-side", sentence, code)
+    releases = {e.label: e.release for e in entries}
+    what = f"the means of coordinates {i + 1} and {j + 1}"
+    plain_box(s.budget, words=release_words(s.budget, releases, truth, delta=s.delta, what=what))
 
     with st.expander("What each region is (from the run's diagnostics)", expanded=False):
         for e in entries:
