@@ -12,6 +12,7 @@ from dpcore.estimators.binary_product import (
     HEAVY_SUBSTITUTE_LABEL,
     BinaryProductDiagnostics,
 )
+from dpcore.experiments.plain import choice_words
 from dpcore.experiments.studies import binary_single_run, simulate_tv
 from dpcore.figures.binary_product import (
     ladder_figure,
@@ -29,6 +30,7 @@ from dpcore.theory.binary_product import (
     nonprivate_dense,
     separation_light,
 )
+from pages._plain import plain_box
 from pages._pool import SharedCache, call_on, prefetch
 from pages._ui import (
     chart,
@@ -231,6 +233,15 @@ chart(
     f"naive = registry.run('binary_naive_laplace', X, Budget.pure({eps!r}), rng={seed + 3})\n"
     "est.diagnostics.group_label, est.diagnostics.noise_std",
 )
+tv_runs = {TV_LABELS[k]: [tv[k]] for k in ("pde", "naive", "truncated")}  # the private ones
+tv_words = choice_words(
+    s.budget,
+    tv_runs,
+    delta=s.delta,
+    what=f"the {d} bit frequencies",
+    distance=" (total variation, 0 to 1)",
+)
+plain_box(s.budget, words=tv_words)
 
 with st.expander("Round table, stages and privacy ledger"):
     rt = pd.DataFrame(
