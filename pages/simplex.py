@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.experiments.plain import release_words
 from dpcore.experiments.studies import (
     count_draws,
     sample_at,
@@ -24,6 +25,7 @@ from dpcore.figures.simplex import (
 from dpcore.glossary import define
 from dpcore.registry import get
 from dpcore.theory.simplex import extra_count_weight, free_count_variance, mse
+from pages._plain import plain_box
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -367,6 +369,11 @@ st.markdown(
     + ("" if known else f" and the plug-in {est_p.mean[0]:.4f}")
     + "."
 )
+releases = {rows[0]["estimator"]: est_s.mean}  # this section's runs, by the ledger's names
+if not known:
+    releases[rows[-1]["estimator"]] = est_p.mean
+what = "the average of the sample"
+plain_box(s.budget, words=release_words(s.budget, releases, x_led.mean(), delta=s.delta, what=what))
 with st.expander("Show the code"):
     st.code(
         s.code() + "from dpcore import registry\nfrom dpcore.experiments.studies import sample_at\n"
