@@ -13,6 +13,7 @@ from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
 from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, plan_tasks
 from dpcore.experiments.config import check_app_limits
+from dpcore.experiments.plain import sweep_words
 from dpcore.experiments.presets import (
     PRESETS,
     check_claim,
@@ -31,6 +32,7 @@ from dpcore.figures.compare import (
 from dpcore.glossary import define
 from pages import _compare_run as runs
 from pages._goto import follow, on_compare_click
+from pages._plain import plain_box
 from pages._present import Deck, slides_button
 from pages._spec import page
 from pages._ui import (
@@ -340,6 +342,8 @@ st.caption(
 
 # ---------------------------------------------------------------------------------------------
 deck.mark("The ranking")
+if not table.empty:  # which estimator to choose, at the sidebar's point of the sweep
+    plain_box(s.budget, words=sweep_words(frame, table, config, x, metric, delta=s.delta))
 st.subheader("Ranking by regret")
 if table.empty:
     st.info("No private estimator produced an estimate.")
