@@ -146,7 +146,7 @@ def _sweeps() -> SharedCache:
 _sweep_kw = dict(
     shift=float(shift),
     notion=version,
-    budget=float(budget),
+    budget=s.budget,
     bounds=(a, b),
     eta=float(eta),
     c=float(c_trim),
@@ -340,7 +340,7 @@ def _sa_curve(
     xx = contaminate(dataset(s).x[:, 0], contam, shift, rng=seed)
     sizes = np.unique(np.geomspace(2, max(3, xx.size // 8), 12).astype(int))
     curve = sa_error_by_group_size(
-        xx, statistic, sizes, notion=version, budget=budget, bounds=sa_bounds, reps=30, rng=seed
+        xx, statistic, sizes, notion=version, budget=s.budget, bounds=sa_bounds, reps=30, rng=seed
     )
     return full_statistic(xx, statistic), curve
 

@@ -18,6 +18,7 @@ from dpcore.estimators.winsorized import (
     winsorized_mean_zcdp,
 )
 from dpcore.estimators.winsorized_baselines import clipped_mean_box_zcdp, clipped_mean_laplace
+from dpcore.privacy import Budget
 
 Notion = Literal["pure", "zcdp"]
 
@@ -41,8 +42,15 @@ def _pmwm(notion: Notion) -> Callable[..., Estimate]:
     return winsorized_mean if notion == "pure" else winsorized_mean_zcdp
 
 
-def _budget_kw(notion: Notion, budget: float) -> dict[str, float]:
-    return {"epsilon": budget} if notion == "pure" else {"rho": budget}
+def _budget_kw(notion: Notion, budget: Budget | float, reps: int) -> dict[str, float]:
+    """The keyword of ``reps`` repetitions at ``budget`` each in ``notion``: a :class:`Budget` is
+    converted first (a zCDP version under a pure ε budget runs at the ρ = ε²/2 it implies, and
+    does not give ε-DP), a float is already in ``notion``'s unit."""
+    if isinstance(budget, Budget):
+        conv = budget.implied_zcdp() if notion == "zcdp" else budget.to_native("pure")
+        budget = conv.value
+    value = float(budget) * reps
+    return {"epsilon": value} if notion == "pure" else {"rho": value}
 
 
 def contamination_sweep(
@@ -51,7 +59,7 @@ def contamination_sweep(
     *,
     shift: float,
     notion: Notion,
-    budget: float,
+    budget: Budget | float,
     bounds: tuple[float, float],
     eta: float,
     c: float = 10.0,
@@ -62,6 +70,8 @@ def contamination_sweep(
     mean with public bounds, as a growing fraction of points is moved ``shift`` sd to the right.
 
     Each fraction runs ``reps`` repetitions vectorised as columns (fresh outlier rows and noise).
+    ``budget``: a :class:`~dpcore.privacy.Budget` (converted to ``notion``) or a value already in
+    ``notion``'s unit.
     """
     g = as_generator(rng)
     x = np.asarray(x, dtype=float).ravel()
@@ -69,7 +79,7 @@ def contamination_sweep(
     target = float(x.mean())
     out_value = x.mean() + shift * x.std()
     clipped_fn = clipped_mean_laplace if notion == "pure" else clipped_mean_box_zcdp
-    kw = _budget_kw(notion, budget * reps)
+    kw = _budget_kw(notion, budget, reps)
     extra = {} if notion == "pure" else {"mean_noise": "per_coordinate"}
     rows = []
     for f in fractions:  # a handful of contamination levels; repetitions are vectorised
@@ -131,7 +141,7 @@ def sa_error_by_group_size(
     group_sizes: np.ndarray,
     *,
     notion: Notion,
-    budget: float,
+    budget: Budget | float,
     bounds: tuple[float, float],
     reps: int = 40,
     c: float = 1.0,
@@ -140,13 +150,14 @@ def sa_error_by_group_size(
     """RMSE of S&A with the PMWM aggregator against the full-data statistic, per group size.
 
     For each group size the ``reps`` runs (fresh random partitions and noise) are vectorised: the
-    group statistics of all runs form a (k, reps) array aggregated in one call.
+    group statistics of all runs form a (k, reps) array aggregated in one call. ``budget`` as in
+    :func:`contamination_sweep`.
     """
     g = as_generator(rng)
     x = np.asarray(x, dtype=float).ravel()
     N = x.size
     target = full_statistic(x, statistic)
-    kw = _budget_kw(notion, budget * reps)
+    kw = _budget_kw(notion, budget, reps)
     extra = {} if notion == "pure" else {"mean_noise": "per_coordinate"}
     rows = []
     for m in group_sizes:  # a handful of group sizes; repetitions are vectorised
