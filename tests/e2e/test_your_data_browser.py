@@ -33,7 +33,7 @@ def test_upload_small_csv(app_url, page, wait_for_app, screenshot):
     page.wait_for_function(
         "() => document.querySelectorAll('.js-plotly-plot').length >= 1", timeout=90_000
     )
-    expect(page.get_by_text("Over 10 runs each").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Every estimator, 10 runs each").first).to_be_visible(timeout=60_000)
     assert page.locator("[data-testid='stException']").count() == 0
     path = screenshot(page, "your_data_upload")
     assert path.stat().st_size > 10_000
@@ -57,6 +57,9 @@ def test_release_then_remeasure(app_url, page, wait_for_app, screenshot):
     page.get_by_role("button", name="Spend more and re-measure").click()
     expect(page.get_by_text("Spent ε = 0.5").first).to_be_visible(timeout=60_000)
     expect(page.get_by_text("ε = 0.25 + 0.25 = 0.5").first).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("combined (inverse variance)").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("release 2 of this series").first).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Combined by inverse variance, the 2 releases").first).to_be_visible(
+        timeout=60_000
+    )
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "your_data_remeasure")
