@@ -186,3 +186,28 @@ def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot
     assert all(b["width"] <= width for b in boxes)
     panels.nth(0).scroll_into_view_if_needed()
     screenshot(page, f"plan_steps_{width}px")
+
+
+def test_side_by_side_panel_titles_do_not_overlap_on_a_phone(app_url, page, screenshot):
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(f"{app_url}/side_by_side")
+    _ready(page)
+    gallery = page.locator(".js-plotly-plot").first
+    expect(gallery.locator(".main-svg").first).to_be_attached(timeout=WAIT)
+    gallery.scroll_into_view_if_needed()
+    boxes = [
+        b
+        for b in gallery.locator(".annotation-text").evaluate_all(
+            "els => els.map(e => { const r = e.getBoundingClientRect();"
+            " return {x: r.x, y: r.y, w: r.width, h: r.height, t: e.textContent}; })"
+        )
+        if b["t"]
+    ]
+    assert len(boxes) >= 3, boxes  # one title per default estimator
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1 :]:
+            apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"]
+            apart = apart or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
+            assert apart, (a, b)
+    assert all(b["x"] >= 0 and b["x"] + b["w"] <= 375 for b in boxes), boxes
+    screenshot(page, "phone_side_by_side")
