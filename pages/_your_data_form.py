@@ -32,7 +32,6 @@ def _parse(raw: bytes) -> pd.DataFrame:
 def load_frame(source: str) -> tuple[pd.DataFrame, object, str | None]:
     """The chosen rows: ``(frame, cache key of the raw input, bundled set's name or None)``; stops
     the page with a prompt while no file or text is given (``ValueError`` for a broken file)."""
-    name = None
     if source == "bundled":
         name = url_widget(
             st.selectbox,
@@ -45,59 +44,62 @@ def load_frame(source: str) -> tuple[pd.DataFrame, object, str | None]:
         )
         info = BUNDLED[name]
         st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
-        df = bundled_frame(name)
-        raw_key: object = name
-    elif source == "upload":
-        up = st.file_uploader(
-            "CSV file (first row: column names)",
-            type=None,
-            key="yd_file",
-            on_change=_keep_upload,
-            help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
-            f"{limits.MAX_COLUMNS} columns.",
+        return bundled_frame(name), name, name
+    raw = _uploaded() if source == "upload" else _pasted()
+    return _parse(raw), raw, None
+
+
+def _uploaded() -> bytes:
+    """The uploaded file's bytes (or the one kept from earlier in this session); stops the page
+    with a prompt while there is none."""
+    up = st.file_uploader(
+        "CSV file (first row: column names)",
+        type=None,
+        key="yd_file",
+        on_change=_keep_upload,
+        help=f"At most {limits.MAX_UPLOAD_MB} MB, {limits.MAX_UPLOAD_ROWS:,} rows and "
+        f"{limits.MAX_COLUMNS} columns.",
+    )
+    kept_file = st.session_state.get("_yd_upload")
+    if up is not None:
+        return up.getvalue()
+    if kept_file is not None:  # uploaded before this page was left
+        st.caption(
+            f"Using **{kept_file[0]}**, uploaded earlier in this session (upload another to replace it)."
         )
-        kept_file = st.session_state.get("_yd_upload")
-        if up is None and kept_file is not None:  # uploaded before this page was left
-            st.caption(
-                f"Using **{kept_file[0]}**, uploaded earlier in this session (upload another to replace it)."
-            )
-            raw = kept_file[1]
-        elif up is None:
-            carried = [k for k in DATA_KEYS if url_value(k)]
-            st.info(
-                "**Upload the CSV file this link was made with.** The link carries the settings "
-                "(columns, bounds, budget) but not the file; they apply once the same file is here."
-                if carried
-                else "Upload a CSV file to begin, or pick a bundled data set above.",
-                icon=":material/upload_file:",
-            )
-            st.stop()
-        else:
-            raw = up.getvalue()
-        df = _parse(raw)
-        raw_key = raw
-    else:
-        st.session_state.setdefault("yd_text", st.session_state.get("_keep_yd_text", ""))
-        text = st.text_area(
-            "CSV text (first row: column names)",
-            key="yd_text",
-            height=140,
-            max_chars=limits.MAX_UPLOAD_BYTES,
-            placeholder="age,income\n34,52000\n51,61000\n...",
+        return kept_file[1]
+    st.info(
+        "**Upload the CSV file this link was made with.** The link carries the settings "
+        "(columns, bounds, budget) but not the file; they apply once the same file is here."
+        if any(url_value(k) for k in DATA_KEYS)
+        else "Upload a CSV file to begin, or pick a bundled data set above.",
+        icon=":material/upload_file:",
+    )
+    st.stop()
+    raise AssertionError  # st.stop() does not return
+
+
+def _pasted() -> bytes:
+    """The pasted CSV text (kept across pages, never put in the URL); stops the page with a prompt
+    while there is none."""
+    st.session_state.setdefault("yd_text", st.session_state.get("_keep_yd_text", ""))
+    text = st.text_area(
+        "CSV text (first row: column names)",
+        key="yd_text",
+        height=140,
+        max_chars=limits.MAX_UPLOAD_BYTES,
+        placeholder="age,income\n34,52000\n51,61000\n...",
+    )
+    st.session_state["_keep_yd_text"] = text
+    if not text.strip():
+        st.info(
+            "**Paste the CSV text this link was made with.** The link carries the settings "
+            "(columns, bounds, budget) but not the data."
+            if any(url_value(k) for k in DATA_KEYS)
+            else "Paste CSV text to begin."
         )
-        st.session_state["_keep_yd_text"] = text  # kept across pages, never put in the URL
-        if not text.strip():
-            st.info(
-                "**Paste the CSV text this link was made with.** The link carries the settings "
-                "(columns, bounds, budget) but not the data."
-                if any(url_value(k) for k in DATA_KEYS)
-                else "Paste CSV text to begin."
-            )
-            st.stop()
-        raw = text.encode()
-        df = _parse(raw)
-        raw_key = raw
-    return df, raw_key, name
+        st.stop()
+    return text.encode()
 
 
 def typed_bounds() -> dict[str, tuple[float, float]]:

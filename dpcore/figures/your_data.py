@@ -83,6 +83,34 @@ def _rows(summary: pd.DataFrame) -> tuple[list[str], list[int]]:
     return cats, place
 
 
+def _dots(part: pd.DataFrame, library: bool, scale: float) -> go.Scatter:
+    """The dots of ``part`` (medians and 10-90% bars, times ``scale``): diamonds for libraries."""
+    return trace(
+        go.Scatter,
+        x=(part["median"] * scale).tolist(),
+        y=part["estimator"].tolist(),
+        mode="markers",
+        marker=dict(
+            color=part["color"].tolist(),
+            size=11,
+            symbol=LIBRARY_SYMBOL if library else "circle",
+            line=dict(width=1, color="#333333"),
+        ),
+        error_x=dict(
+            type="data",
+            symmetric=False,
+            array=((part["high"] - part["median"]) * scale).tolist(),
+            arrayminus=((part["median"] - part["low"]) * scale).tolist(),
+            thickness=2,
+            width=0,
+        ),
+        customdata=part[["guarantee", "runs"]].to_numpy(),
+        hovertemplate="%{y}<br>%{customdata[0]}<br>median %{x:.3g}"
+        "<br>over %{customdata[1]} runs<extra></extra>",
+        showlegend=False,
+    )
+
+
 def dots_chart(
     summary: pd.DataFrame, *, column: str | None = None, shift: float | None = None
 ) -> go.Figure:
@@ -98,32 +126,7 @@ def dots_chart(
     scale = 100.0 if column is None else 1.0
     fig = figure()
     for lib, part in s.groupby("library", sort=False):
-        fig.add_trace(
-            trace(
-                go.Scatter,
-                x=(part["median"] * scale).tolist(),
-                y=part["estimator"].tolist(),
-                mode="markers",
-                marker=dict(
-                    color=part["color"].tolist(),
-                    size=11,
-                    symbol=LIBRARY_SYMBOL if lib else "circle",
-                    line=dict(width=1, color="#333333"),
-                ),
-                error_x=dict(
-                    type="data",
-                    symmetric=False,
-                    array=((part["high"] - part["median"]) * scale).tolist(),
-                    arrayminus=((part["median"] - part["low"]) * scale).tolist(),
-                    thickness=2,
-                    width=0,
-                ),
-                customdata=part[["guarantee", "runs"]].to_numpy(),
-                hovertemplate="%{y}<br>%{customdata[0]}<br>median %{x:.3g}"
-                "<br>over %{customdata[1]} runs<extra></extra>",
-                showlegend=False,
-            )
-        )
+        fig.add_trace(_dots(part, bool(lib), scale))
     fig.add_trace(
         trace(
             go.Scatter,
