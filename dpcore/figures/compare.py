@@ -8,7 +8,8 @@ app can offer it as a CSV and a notebook can re-plot it. Input is the tidy frame
   10–90% band, the sampling floor, the idealised theory curves of :mod:`dpcore.theory.plan` (ℓ2 on
   real/bounded data) and, at each point, the best private estimator marked with a star.
 * :func:`regret_figure` — the regret ranking as a table figure.
-* :func:`target_figure` — accuracy first: the budget (or n) each estimator needs for a target error.
+* :func:`target_figure` — accuracy first: the budget (or n) each estimator needs for a target error
+  (with its words and the other helpers in :mod:`dpcore.figures.compare_text`, re-exported here).
 * :func:`headline` — the number in words under the chart.
 * :func:`compare_views` — all of the above for one sweep, as the Compare page shows it.
 
@@ -21,7 +22,6 @@ docs/estimators/plan.md §6 (idealised curves) and §7.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,10 +34,21 @@ from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
     Groups,
     nargsort,
-    needed_for_target,
     regret_table,
     summarise,
     theory_frame,
+)
+from dpcore.figures.compare_text import (
+    METRIC_LABEL,
+    budget_label,
+    chance,
+    far_off_view,
+    in_words,
+    outliers_note,
+    round_target,
+    target_figure,
+    target_sentence,
+    target_views,
 )
 from dpcore.figures.style import (
     drawn_dict,
@@ -52,8 +63,30 @@ from dpcore.figures.style import (
     trace,
 )
 
+__all__ = [
+    "BLOWUP_MULTIPLE",
+    "FLOOR_NAME",
+    "METRIC_LABEL",
+    "OUTLIER_FLOOR_NAME",
+    "budget_label",
+    "chance",
+    "compare_views",
+    "error_figure",
+    "far_off_view",
+    "floor_frame",
+    "floor_name",
+    "headline",
+    "in_words",
+    "outliers_note",
+    "regret_figure",
+    "round_target",
+    "target_figure",
+    "target_sentence",
+    "target_views",
+    "x_title",
+]
+
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
-METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
 FLOOR_COLOR = "#7f7f7f"
 #: The floor's name on the chart: the median over runs of ‖x̄ − μ‖ (the non-private mean's error).
 FLOOR_NAME = "sampling floor (median ‖x̄ − μ‖)"
@@ -72,10 +105,6 @@ WARN_COLOR = "#d62728"
 THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
 
 
-def budget_label(unit: str) -> str:
-    return {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "ε (at fixed δ)"}.get(unit, unit)
-
-
 def x_title(x: str, unit: str) -> str:
     return (
         f"privacy budget {budget_label(unit)} — more private ←" if x == "budget" else AXIS_LABEL[x]
@@ -84,47 +113,6 @@ def x_title(x: str, unit: str) -> str:
 
 def _fmt(v: float) -> str:
     return plain(v)
-
-
-def chance(p: float) -> str:
-    """A small probability in words a class can say: ``1e-06`` -> ``"1 in a million"``.
-
-    >>> chance(1e-6), chance(1e-5), chance(2.5e-9), chance(0.01)
-    ('1 in a million', '1 in 100,000', '1 in 400 million', '1 in 100')
-    """
-    if not 0.0 < p < 1.0:
-        return plain(p)
-    one_in = 1.0 / p
-    for big, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
-        if one_in >= big * (1.0 - 1e-9):  # 1 / 1e-9 is 999,999,999.9999999 in floating point
-            amount = one_in / big
-            return f"1 in a {word}" if round(amount, 2) == 1 else f"1 in {plain(amount)} {word}"
-    return f"1 in {plain(one_in)}"
-
-
-def in_words(text: str) -> str:
-    """``text`` with every number in scientific notation (``1e-06``) said as a chance
-    (:func:`chance`)."""
-    return re.sub(r"\b\d+(?:\.\d+)?e-\d+\b", lambda m: chance(float(m.group(0))), text)
-
-
-def round_target(medians: Any) -> float:
-    """A round default target error for "what does each estimator need": the value of the
-    1–2–5 series nearest (on a log scale) to the median of the finite positive ``medians``
-    (1.0 when there is none).
-
-    >>> round_target([0.7, 1.5]), round_target([0.03, 0.04]), round_target([])
-    (1.0, 0.05, 1.0)
-    """
-    v = np.asarray(medians, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if not v.size:
-        return 1.0
-    centre = float(np.median(np.log10(v)))
-    decade = math.floor(centre)
-    steps = [m * 10.0**k for k in (decade - 1, decade, decade + 1) for m in (1.0, 2.0, 5.0)]
-    best = min(steps, key=lambda t: abs(math.log10(t) - centre))
-    return float(f"{best:.3g}")
 
 
 def _facets(
@@ -188,46 +176,6 @@ def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
 def floor_name(cfg: ExperimentConfig) -> str:
     """The floor line's name: the sampling floor, or on contaminated data the non-private mean."""
     return OUTLIER_FLOOR_NAME if cfg.distribution == "contaminated" else FLOOR_NAME
-
-
-def outliers_note(cfg: ExperimentConfig, data: pd.DataFrame) -> str | None:
-    """On contaminated data, why the error can rise with the budget and why the floor line sits
-    above the robust estimators, with the floor's value at the base point from ``data`` (the
-    chart's data); ``None`` on other data.
-    """
-    if cfg.distribution != "contaminated":
-        return None
-    eta = float(cfg.data_params.get("eta", 0.05))
-    shift = float(cfg.data_params.get("shift", 20.0))
-    floor = data[data["kind"] == "floor"]
-    at = (
-        floor.iloc[int(np.argmin(np.abs(np.log(floor["budget"] / cfg.budget))))]
-        if len(floor)
-        else None
-    )
-    level = f" ({plain(float(at['median']))} here)" if at is not None else ""
-    return (
-        f"**Heavy tails:** {eta:.0%} of the rows are outliers {shift:g}σ away on every coordinate, "
-        "and the error is measured against the clean rows' mean. The non-private mean follows the "
-        f"outliers{level}, so its line is no floor here. More budget lets an estimator follow its "
-        "data more faithfully, outliers included: an estimator whose clipping region grows to take "
-        "them in gets worse as the budget grows, while one with a robust (median-based) centre and "
-        "radius keeps cutting them off."
-    )
-
-
-def far_off_view(tails: pd.DataFrame) -> pd.DataFrame:
-    """:func:`~dpcore.experiments.engine.tail_table` as the page shows it: readable headers and
-    numbers to 3 significant figures (the raw table is the one to download)."""
-    return pd.DataFrame(
-        {
-            "estimator": tails["label"],
-            "typical median error": [plain(v) for v in tails["median"]],
-            "far-off runs": [f"{v:.0%}" for v in tails["failure_rate"]],
-            "worst run ÷ its median": [times(v) for v in tails["worst_ratio"]],
-            "runs": [f"{int(v):,}" for v in tails["runs"]],
-        }
-    )
 
 
 def _marked(s: pd.DataFrame) -> pd.DataFrame:
@@ -615,105 +563,6 @@ def regret_figure(table: pd.DataFrame) -> go.Figure:
     return style(fig, height=80 + 28 * max(len(t), 1))
 
 
-def target_figure(
-    needed: pd.DataFrame,
-    by: str,
-    target: float,
-    metric: str,
-    colors: Mapping[str, str],
-    unit: str = "rho",
-) -> tuple[go.Figure, pd.DataFrame]:
-    """Accuracy first: horizontal bars of the ``by`` value each estimator needs for ``target``.
-
-    The log axis spans at least a factor 10 around the bars (so near-equal needs do not turn into an
-    axis from 0.124906 to 0.125039) and the value labels are never clipped.
-    """
-    col = f"{by}_needed"
-    d = needed.copy()
-    ok = d[d[col].notna()]
-    text = [
-        ("≤ " if str(note).startswith("already") else "") + _fmt(v)
-        for v, note in zip(ok[col], ok["note"], strict=True)
-    ]
-    fig = figure(
-        trace(
-            go.Bar,
-            x=ok[col],
-            y=ok["label"],
-            orientation="h",
-            marker_color=[colors.get(e, "#888") for e in ok["estimator"]],
-            text=text,
-            textposition="outside",
-            cliponaxis=False,
-            hovertemplate="%{y}: %{x:.4g}<extra></extra>",
-        )
-    )
-    vals = ok[col].to_numpy(float)
-    axis: dict[str, Any] = {}
-    if vals.size:
-        lo, hi = float(vals.min()), float(vals.max())
-        lo_e, hi_e = math.floor(math.log10(lo) - 0.3), math.ceil(math.log10(hi) + 0.5)
-        if hi_e - lo_e < 1:
-            hi_e = lo_e + 1
-        axis = {"range": [lo_e, hi_e], **log_ticks(np.r_[10.0**lo_e, vals, 10.0**hi_e])}
-    fig.update_xaxes(
-        type="log",
-        title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
-        **axis,
-    )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    style(
-        fig,
-        title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {_fmt(target)}",
-        height=140 + 40 * max(len(ok), 1),
-    )
-    fig.update_layout(margin=dict(r=80))
-    return fig, d
-
-
-def target_sentence(
-    needed: pd.DataFrame, by: str, target: float, metric: str, unit: str = "rho"
-) -> str:
-    """The accuracy-first result in words: the private estimator that needs least, and the next one.
-
-    Needs at the sweep's smallest value are reported as "at most" (the sweep cannot say how much
-    less would do), and ratios below 1.05 as "about the same" (never "1 times more").
-    """
-    col = f"{by}_needed"
-    what = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget") if by == "budget" else "n"
-    values = needed[col].to_numpy()
-    ok = np.flatnonzero(pd.notna(values) & needed["private"].astype(bool).to_numpy())
-    mlabel = METRIC_LABEL.get(metric, metric)
-    if not ok.size:
-        return f"No private estimator reaches a median {mlabel} error of {_fmt(target)} within this sweep."
-    labels = needed["label"].to_numpy(object)
-    floor = [str(n).startswith("already") for n in needed["note"].to_numpy(object)]
-
-    def amount(i: int) -> str:
-        return (
-            f"{what} ≤ {_fmt(values[i])} (the sweep's smallest)"
-            if floor[i]
-            else f"{what} ≈ {_fmt(values[i])}"
-        )
-
-    best = ok[0]
-    words = (
-        f"For a median {mlabel} error of {_fmt(target)}, **{labels[best]}** needs {amount(best)}"
-    )
-    if ok.size > 1:
-        other = ok[1]
-        ratio = float(values[other] / values[best])
-        if floor[best] and floor[other]:
-            words += f"; {labels[other]} also reaches it at the sweep's smallest {what}: pick a smaller target"
-        elif ratio < 1.05:
-            words += f"; the next, {labels[other]}, needs about the same ({_fmt(values[other])})"
-        else:
-            words += (
-                f"; the next, {labels[other]}, needs {_fmt(values[other])} ({times(ratio)} as much)"
-            )
-    return words + ". Interpolated on the sweep (log–log), never extrapolated."
-
-
 def headline(
     frame: pd.DataFrame,
     *,
@@ -831,34 +680,3 @@ def compare_views(
     fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
     chart = drawn_dict(fig) if drawn else fig.to_dict()
     return chart, data, sentence, regret_table(frame, metric, summary=summary), summary
-
-
-def target_views(
-    frame: pd.DataFrame,
-    summary: pd.DataFrame,
-    x: str,
-    target: float,
-    metric: str,
-    unit: str = "rho",
-) -> tuple[dict, pd.DataFrame, str]:
-    """The Compare page's "what does each estimator need" view of one sweep: the chart (as
-    ``st.plotly_chart`` sends it, :func:`~dpcore.figures.style.drawn_dict`), its data and the
-    sentence, with a warning when ``target`` lies near the sampling floor of a budget sweep.
-
-    ``summary`` is :func:`summarise` of ``frame`` for ``metric``. A pure function of picklable
-    values, so the page runs it in a worker of the shared pool and keeps it for every session on
-    the same link. Raises ``ValueError`` as :func:`needed_for_target` does.
-    """
-    need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summary)
-    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
-    fig, data = target_figure(need, x, float(target), metric, colors, unit)
-    words = target_sentence(need, x, float(target), metric, unit)
-    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
-    if (
-        x == "budget" and target < 1.5 * floor
-    ):  # flat curves: a small error gap is a large budget gap
-        words += (
-            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
-            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
-        )
-    return drawn_dict(fig), data, words
