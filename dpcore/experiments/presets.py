@@ -245,7 +245,8 @@ PRESETS: dict[str, Preset] = {
             "Sparse binary data: PLAN (ℓ1) and IOME close",
             {
                 "name": "sparse_binary",
-                "description": "Sparse binary data: 5% of bits with p = 0.5, the rest p = 0.01.",
+                "description": "Sparse binary data: 5% of bits at p = 0.5, the rest 0.01; "
+                "n/d = 16 is far too few rows for PureDPPDE.",
                 "distribution": "binary_plan",
                 "n": 4000,
                 "d": 256,

@@ -24,7 +24,7 @@ from dpcore.experiments.config import ExperimentConfig
 from dpcore.experiments.summaries import needed_for_target
 from dpcore.figures.style import drawn_dict, figure, log_ticks, plain, style, times, trace
 
-METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1 (TV)"}
+METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1"}  # of the mean vector, not a TV
 
 
 def _fmt(v: float) -> str:
