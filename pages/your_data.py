@@ -143,7 +143,8 @@ numeric = info_df.loc[info_df["numeric"], "column"].tolist()
 if source == "bundled":
     default_cols = [df.columns[i] for i in spread_columns(load_bundled(name).true_std, 8)]
 else:
-    default_cols = numeric[:8]
+    # an identifier is not a quantity to average: not chosen for you
+    default_cols = [c for c in numeric if not str(c).lower().endswith("id")][:8]
 # A file or data set whose columns do not include the kept choice starts a fresh one.
 columns = url_widget(
     st.multiselect,
@@ -264,11 +265,9 @@ with user_errors():
     if not columns:
         raise ValueError("choose at least one numeric column to average.")
     if mode == "data":
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True):  # the warning box above says it once
             warnings.simplefilter("always", PrivacyLeakWarning)
             data = from_dataframe(df, columns, None, nan_policy="drop" if drop_nan else "error")
-        if any(issubclass(w.category, PrivacyLeakWarning) for w in caught):
-            st.caption(f"dpcore warned: {caught[0].message}")
     else:
         lower = pd.to_numeric(edited["lower"], errors="coerce").to_numpy(dtype=float)
         upper = pd.to_numeric(edited["upper"], errors="coerce").to_numpy(dtype=float)
@@ -457,7 +456,10 @@ show_all = st.checkbox(
 shown = table if show_all else best_few(table, FEW)
 j = None if column is None else col_names.index(column)
 shift = 0.0 if j is None else float(clip["shift"].iloc[j])
-st.subheader(f"Every estimator, {int(reps)} runs each, budget {budget}")
+st.subheader(
+    f"Every estimator, {int(reps)} runs each, budget {budget}"
+    + (" (not private: bounds read off the data)" if mode == "data" else "")
+)
 run_code = (
     "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
     "from dpcore.experiments.studies.your_data import repeated_runs, summary, clipping_frame\n"

@@ -65,6 +65,11 @@ def test_pasted_csv_good_and_broken():
     at = _page()
     at.radio(key="yd_source").set_value("paste").run()
     assert not at.exception
+    ids = "person_id,age,income\n" + "".join(f"{i},{30 + i},{50000 + i}\n" for i in range(9))
+    at.text_area(key="yd_text").input(ids).run()
+    assert not at.exception
+    chosen = next(m for m in at.multiselect if m.label == "Columns to average").value
+    assert "person_id" not in chosen and "age" in chosen  # an identifier is not preselected
     at.text_area(key="yd_text").input(GOOD).run()
     assert not at.exception
     # no silent bounds: nothing runs until the user chooses where the ranges come from (issue 15)
@@ -108,8 +113,9 @@ def test_bounds_modes_private_ledger_and_leak_warning():
 
     at.radio(key="yd_bounds_mode").set_value("data").run()
     assert not at.exception
-    assert any("leak private information" in w.value for w in at.warning)
-    assert any("leaks private information" in c.value for c in at.caption)
+    assert sum("leak private information" in w.value for w in at.warning) == 1
+    assert not any("leaks private information" in c.value for c in at.caption)  # said once
+    assert "(not private: bounds read off the data)" in at.subheader[-2].value
 
 
 def test_typed_bounds_change_the_results():
