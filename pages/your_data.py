@@ -313,7 +313,18 @@ st.caption(
 )
 st.markdown(clipping_summary(clip))
 with st.expander("Table: raw and clipped mean of every column"):
-    st.dataframe(clip, hide_index=True, width="stretch")
+    st.dataframe(
+        clip.rename(
+            columns={
+                "clipped_share": "share clipped",
+                "raw_mean": "raw mean",
+                "clipped_mean": "mean of the clipped data",
+                "shift": "moved by clipping",
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 peers_on = include_peers("yd_peers")
 applicable = [
