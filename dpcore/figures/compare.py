@@ -106,9 +106,25 @@ THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
 
 
 def x_title(x: str, unit: str) -> str:
-    return (
-        f"privacy budget {budget_label(unit)} — more private ←" if x == "budget" else AXIS_LABEL[x]
-    )
+    """The x axis's title; on a budget axis, which end is more private.
+
+    >>> x_title("budget", "rho")
+    '← more private · privacy budget ρ (zCDP) · less private →'
+    """
+    if x == "budget":
+        return f"← more private · privacy budget {budget_label(unit)} · less private →"
+    return AXIS_LABEL[x]
+
+
+def swept_ticks(values: Any) -> dict[str, list]:
+    """Ticks at the swept values themselves (up to eight, written in full), so every point of
+    the sweep has its label; more values fall back to 1–2–5 ticks
+    (:func:`~dpcore.figures.style.log_ticks`)."""
+    v = np.unique(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v) & (v > 0)]
+    if not 0 < v.size <= 8:
+        return log_ticks(v)
+    return {"tickvals": v.tolist(), "ticktext": [plain(t) for t in v]}
 
 
 def _fmt(v: float) -> str:
@@ -410,7 +426,7 @@ def _axes(fig: go.Figure, s: pd.DataFrame, x: str, unit: str, mlabel: str) -> No
     fig.update_xaxes(
         type="log" if logx else "linear",
         title_text=x_title(x, unit),
-        **(log_ticks(s[x]) if logx else {}),
+        **(swept_ticks(s[x]) if logx else {}),
     )
     ys = np.r_[s["lo"], s["hi"], s["median"]]
     fig.update_yaxes(

@@ -80,3 +80,16 @@ def test_far_off_view_is_readable() -> None:
     ]  # fmt: skip
     assert view.iloc[0].tolist() == ["A", "0.919", "12%", "5.95×", "1,200"]
     assert view.iloc[1].tolist() == ["B", "12,300", "0%", "1×", "50"]
+
+
+def test_budget_axis_labels_every_swept_point_and_both_ends() -> None:
+    from dpcore.figures.compare import swept_ticks, x_title
+
+    ticks = swept_ticks([0.0625, 0.125, 0.25, 0.5, 1.0, 0.25])
+    assert ticks == {
+        "tickvals": [0.0625, 0.125, 0.25, 0.5, 1.0],
+        "ticktext": ["0.0625", "0.125", "0.25", "0.5", "1"],
+    }
+    assert swept_ticks(range(1, 20))["tickvals"] == [1, 2, 5, 10, 20]  # many values: 1-2-5 ticks
+    title = x_title("budget", "eps")
+    assert title.startswith("← more private") and title.endswith("less private →")
