@@ -24,6 +24,7 @@ from dpcore.figures.compare import compare_views, target_views
 from dpcore.pool import workers_from_env
 from pages import _pool
 from pages._pool import (
+    BUSY_FIRST_REPS,
     FIRST_REPS,
     SharedCache,
     call_on,
@@ -77,7 +78,9 @@ def decision(config: ExperimentConfig) -> Decision:
         config,
         limit=AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS,
         ask_above=LONG_RUN_SECONDS,
-        first_reps=FIRST_REPS,
+        first_reps=_pool.first_reps(
+            lambda r: first_config(config, r).to_json(indent=None) in frames()
+        ),
         background=background,
         ready=frames(),
         approved=st.session_state.setdefault("_approved_runs", set()),
@@ -155,10 +158,12 @@ def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]
     norm and (once the page has drawn it) its target view at ``shown_target["target"]``: the rerun
     that draws them then only reads them."""
 
-    first = first_config(ExperimentConfig.from_json(config_json), FIRST_REPS).to_json(indent=None)
+    cfg = ExperimentConfig.from_json(config_json)
+    firsts = [first_config(cfg, r).to_json(indent=None) for r in (FIRST_REPS, BUSY_FIRST_REPS)]
 
     def work(ex: Executor) -> pd.DataFrame:
-        full = run(config_json, executor=ex, reuse=frames().get(first))  # only the missing reps
+        first = next((f for f in map(frames().get, firsts) if f is not None), None)
+        full = run(config_json, executor=ex, reuse=first)  # only the reps the first result lacks
         made = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
         view_cache().put((config_json, x, metric), (*made, tail_table(full, metric)))
         if "target" in shown_target:

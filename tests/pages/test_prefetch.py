@@ -290,3 +290,28 @@ def test_first_reps_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
         monkeypatch.setenv(_pool.FIRST_REPS_ENV, bad)
         with pytest.raises(ValueError, match=r"DPMEAN_FIRST_REPS.*integer >= 1"):
             _pool.first_reps_from_env()
+
+
+def test_a_busy_pool_draws_lighter_first_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    pool = FairPool(ThreadPoolExecutor(1), max_in_flight=1)
+    monkeypatch.setattr(_pool, "shared_pool", lambda: pool)
+    monkeypatch.setattr(_pool, "FIRST_REPS", 3)
+    monkeypatch.setenv("DPMEAN_WORKERS", "2")
+    try:
+        assert _pool.first_reps() == 3  # alone on the server: the usual first result
+        jobs = [pool.lane(f"student {k}").submit(gate.wait, 10) for k in range(4)]
+        assert pool.pending() == 3  # one runs, three wait: more than the 2 workers
+        assert _pool.first_reps() == _pool.BUSY_FIRST_REPS == 1
+        gate.set()
+        for job in jobs:
+            job.result(timeout=10)
+        assert _pool.first_reps() == 3
+        # a first result of one repetition already drawn is kept on a quiet server
+        assert _pool.first_reps(lambda reps: reps == 1) == 1
+        assert _pool.first_reps(lambda reps: False) == 3
+    finally:
+        gate.set()
+        pool.shutdown()
+    monkeypatch.setattr(_pool, "shared_pool", lambda: None)
+    assert _pool.first_reps() == 3  # no pool: nothing to queue behind
