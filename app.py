@@ -18,9 +18,9 @@ from pages import _present
 from pages._follow import follow, publish, room_controls
 from pages._notebook import notebook_button
 from pages._phone import phone_style
+from pages._shell import navigation_pages, shell_runs
 from pages._showcase import warm
-from pages._spec import PAGES, page
-from pages._ui import (
+from pages._sidebar import (
     BUDGET_PRESETS,
     DEFAULTS,
     GLOBAL_KEYS,
@@ -28,14 +28,13 @@ from pages._ui import (
     UNITS,
     apply_sidebar,
     convert_unit,
-    navigation_pages,
     nearest_preset,
     parse_query,
-    send_values,
-    settings,
-    shell_runs,
     size_error,
 )
+from pages._spec import PAGES, page
+from pages._ui import settings
+from pages._url import send_values
 
 st.set_page_config(
     page_title="dpmean lab",
@@ -78,7 +77,7 @@ def _on_distribution() -> None:
 
 
 def _on_unit() -> None:
-    """Switching the unit converts the number (rule in :func:`pages._ui.convert_unit`), shown under it."""
+    """Switching the unit converts the number (rule in :func:`pages._sidebar.convert_unit`), shown under it."""
     ss = st.session_state
     old, new = ss.get("_prev_unit", DEFAULTS.unit), ss["unit"]
     value, rule = convert_unit(old, new, float(ss["budget_value"]), float(ss["delta"]))
@@ -257,5 +256,5 @@ def _shell() -> None:
 
 
 warm()  # once per server: computes the Home picture in a background thread
-with shell_runs():  # pages reached through the shell: see pages._ui.shell_runs
+with shell_runs():  # pages reached through the shell: see pages._shell.shell_runs
     _shell()

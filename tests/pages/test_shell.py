@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.privacy import zcdp_to_approx
-from pages._ui import DEFAULTS, Settings, parse_query
+from pages._sidebar import DEFAULTS, Settings, parse_query
 from tests.pages._apptest import open_app
 
 TIMEOUT = 120
@@ -152,3 +152,31 @@ def test_privacy_budget_page_under_pure_eps_never_lets_zcdp_meet_it():
     spec = json.loads(at.get("plotly_chart")[1].proto.spec)
     shown = {y for trace in spec["data"] for y in trace["y"]}
     assert shown and all(labels[y] == "pure" for y in shown)
+
+
+def test_shared_page_helpers_keep_their_import_path():
+    """Every name a module of the repo imports from ``pages._ui`` is there, and a re-exported one
+    is the object its own module defines (the sidebar, URL, shell and feedback helpers)."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    imported = {
+        alias.name
+        for folder in ("pages", "tests", "benchmarks")
+        for path in (root / folder).rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "pages._ui"
+        for alias in node.names
+    }
+    assert {"chart", "set_sidebar", "url_widget", "parse_query"} <= imported  # the scan works
+    ui = importlib.import_module("pages._ui")
+    assert not imported - set(dir(ui)), "importable from pages._ui no more"
+    homes = [
+        importlib.import_module(f"pages.{m}") for m in ("_sidebar", "_url", "_shell", "_feedback")
+    ]
+    for name in ui.__all__:
+        for home in homes:
+            if name in vars(home):
+                assert vars(home)[name] is getattr(ui, name), name

@@ -18,8 +18,8 @@ from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.cost import estimate_seconds, seconds_per_run
 from dpcore.glossary import GLOSSARY, define
 from dpcore.privacy import approx_to_zcdp, zcdp_to_approx
+from pages._sidebar import convert_unit
 from pages._spec import PAGES as SPEC_PAGES
-from pages._ui import convert_unit
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -416,7 +416,7 @@ def test_url_values_the_widget_cannot_show_fall_back_to_the_default(
 def test_fits_widget_reads_ranges_and_options_as_streamlit_takes_them() -> None:
     import streamlit as st
 
-    from pages._ui import _fits_widget
+    from pages._url import _fits_widget
 
     in_slider = _fits_widget(st.slider, (0.0, 1.0), {})
     assert in_slider(0.5) and in_slider(1) and not in_slider(1.5) and not in_slider(True)
