@@ -109,10 +109,10 @@ def x_title(x: str, unit: str) -> str:
     """The x axis's title; on a budget axis, which end is more private.
 
     >>> x_title("budget", "rho")
-    '← more private · budget ρ (zCDP) · less private →'
+    '← more private · ρ (zCDP) · less private →'
     """
     if x == "budget":
-        return f"← more private · budget {budget_label(unit)} · less private →"  # fits a phone
+        return f"← more private · {budget_label(unit)} · less private →"  # fits a phone
     return AXIS_LABEL[x]
 
 
