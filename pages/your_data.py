@@ -473,8 +473,9 @@ st.subheader(
 )
 run_code = (
     "import pandas as pd\nfrom dpcore import registry\nfrom dpcore.data import from_dataframe\n"
-    "from dpcore.experiments.studies.your_data import repeated_runs, summary, clipping_frame\n"
-    "from dpcore.privacy import Budget\n"
+    "from dpcore.experiments.studies.your_data import (\n"
+    "    best_few, clipping_frame, repeated_runs, summary,\n)\n"
+    "from dpcore.figures.your_data import dots_chart\nfrom dpcore.privacy import Budget\n"
     + (
         f"from dpcore.data import bundled_frame\ndf = bundled_frame({name!r})\n"
         if source == "bundled"
@@ -493,8 +494,12 @@ run_code = (
         else ""
     )
     + ")\n"
-    + f"print(clipping_frame(data, {col_names!r}))\n"
-    + f"print(summary(runs.frame, {column!r}))\n"
+    + f"clip = clipping_frame(data, {col_names!r})\nprint(clip)\n"
+    + f"table = summary(runs.frame, {column!r})\n"
+    + ("shown = table\n" if show_all else f"shown = best_few(table, {FEW})\n")
+    + f"fig = dots_chart(shown, column={column!r}, shift="
+    + ("0.0" if j is None else f"float(clip['shift'].iloc[{j}])")
+    + ")\n"
 )
 chart(
     dots_chart(shown, column=column, shift=shift),
