@@ -33,8 +33,9 @@ st.title("Side by side")
     "Every estimator on **the same data**, in **two coordinates you choose**. Top row, at one scale: the "
     "outlined region is where it **clips** (rows outside are pulled in before averaging). Bottom row, zoomed "
     "in: the filled shape is where its **noise** puts the release with the stated probability (an ellipse for "
-    "Gaussian noise, a diamond for Laplace noise). The marker is the release of one real run; the star is "
-    "the true mean."
+    "Gaussian noise, a diamond for Laplace noise) around the run's noiseless (clipped) mean, so the gap "
+    "from a shape to the star, the true mean, is sampling error and clipping bias, not noise. The marker "
+    "is the release of one real run."
 )
 
 with user_errors():
