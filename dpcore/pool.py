@@ -17,7 +17,7 @@ Results do not depend on the pool: :func:`dpcore.experiments.run` addresses ever
 content, so the same config gives the identical frame with or without an executor.
 
 This module does not import streamlit; the app keeps one :class:`FairPool` per server process in
-``st.cache_resource`` (``pages/_ui.py``) and gives each session its own lane.
+``st.cache_resource`` (``pages/_pool.py``) and gives each session its own lane.
 
 References
 ----------
