@@ -79,14 +79,16 @@ def number(x: float) -> str:
 
     Examples
     --------
-    >>> number(0.000123), number(1.067), number(2134.6), number(0.5)
-    ('0.00012', '1.1', '2,135', '0.5')
+    >>> number(0.000123), number(1.067), number(2134.6), number(0.5), number(6.54e-5)
+    ('0.00012', '1.1', '2,135', '0.5', '0.000065')
     """
     if not math.isfinite(x):
         return "unbounded"
     if abs(x) >= 100:
         return f"{x:,.0f}"
-    return f"{float(f'{x:.2g}'):g}" if abs(x) >= 1e-4 else f"{x:.1e}"
+    if abs(x) >= 1e-4 or x == 0:
+        return f"{float(f'{x:.2g}'):g}"
+    return str(np.format_float_positional(float(f"{x:.2g}"), trim="-"))
 
 
 def fold(factor: float) -> str:
@@ -208,6 +210,7 @@ def choice_words(
     delta: float = 1e-6,
     what: str = "the average",
     distance: str = "",
+    rank: bool = True,
 ) -> PlainWords:
     """The box for a page that ran several methods at one budget: which came closest, and by how much.
 
@@ -223,6 +226,9 @@ def choice_words(
         What was estimated ("the average income", ...).
     distance : str
         How the error is measured, said after the number (" (total-variation distance)", ...).
+    rank : bool
+        False when the runs are too few to rank the methods (one run each, as on Side by side):
+        the sentence gives the range of their errors and names none.
 
     Returns
     -------
@@ -248,7 +254,14 @@ def choice_words(
         f"the truth{distance} {over}"
     )
     runner, runner_error = (ranked[1][0], ranked[1][1]) if len(ranked) > 1 else ("", math.nan)
-    if runner:
+    if runner and not rank:
+        each = "one run each" if runs == 1 else "medians over their runs"
+        first = (
+            f"With this budget, the {len(ranked)} methods on screen estimated {what} within "
+            f"{number(typical)} to {number(ranked[-1][1])} of the truth{distance} ({each}: too few "
+            "runs to rank them)"
+        )
+    elif runner:
         next_best = "for" if len(ranked) == 2 else "for the next best,"
         first += f", against {number(runner_error)} {next_best} {runner}"
     second, factor, slack = _odds_sentence(budget, delta)
@@ -282,10 +295,12 @@ def release_words(
     *,
     delta: float = 1e-6,
     what: str = "the average",
+    rank: bool = True,
 ) -> PlainWords:
     """:func:`choice_words` for releases (per method, one row per run) against ``truth``, each
-    run's error its ℓ2 distance (:func:`release_errors`)."""
-    return choice_words(budget, release_errors(releases, truth), delta=delta, what=what)
+    run's error its ℓ2 distance (:func:`release_errors`); ``rank`` as there."""
+    errors = release_errors(releases, truth)
+    return choice_words(budget, errors, delta=delta, what=what, rank=rank)
 
 
 def frame_words(

@@ -110,6 +110,15 @@ def test_one_method_is_not_said_to_come_closest():
         choice_words(Budget.pure(1.0), {"A": [np.inf]})
 
 
+def test_one_run_each_gives_the_range_and_names_no_method():
+    errors = {"A": [0.3], "B": [0.00005], "C": [2.0]}
+    words = choice_words(Budget.pure(1.0), errors, what="the means", rank=False)
+    first = words.sentences[0]
+    assert "0.00005 to 2 of the truth" in first and "too few runs to rank them" in first
+    assert not any(name in first.split("(")[0].split() for name in errors), first
+    assert not re.search(r"\de[+-]?\d", words.text)  # no scientific notation for a stakeholder
+
+
 def test_release_words_measure_the_l2_distance_to_the_truth():
     truth = np.array([1.0, 2.0])
     words = release_words(
