@@ -200,7 +200,8 @@ def _gallery_section() -> None:
     chart(fig, frame, "side-by-side", sentence, code)
     releases = {e.label: e.release for e in entries}
     what = f"the means of coordinates {i + 1} and {j + 1}"
-    plain_box(s.budget, words=release_words(s.budget, releases, truth, delta=s.delta, what=what))
+    words = release_words(s.budget, releases, truth, delta=s.delta, what=what, rank=False)
+    plain_box(s.budget, words=words)  # one run each: the errors' range, no ranking
 
     with st.expander("What each region is (from the run's diagnostics)", expanded=False):
         for e in entries:
