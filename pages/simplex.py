@@ -373,7 +373,8 @@ releases = {rows[0]["estimator"]: est_s.mean}  # this section's runs, by the led
 if not known:
     releases[rows[-1]["estimator"]] = est_p.mean
 what = "the average of the sample"
-plain_box(s.budget, words=release_words(s.budget, releases, x_led.mean(), delta=s.delta, what=what))
+words = release_words(s.budget, releases, x_led.mean(), delta=s.delta, what=what, rank=False)
+plain_box(s.budget, words=words)  # one run each: the errors' range, no ranking
 with st.expander("Show the code"):
     st.code(
         s.code() + "from dpcore import registry\nfrom dpcore.experiments.studies import sample_at\n"
