@@ -264,7 +264,8 @@ chart(
 )
 
 releases = {get(PMWM).label: est.mean, get(CLIPPED).label: base.mean}  # the chart's two runs
-plain_box(s.budget, words=release_words(s.budget, releases, truth, delta=s.delta, what="the mean"))
+words = release_words(s.budget, releases, truth, delta=s.delta, what="the mean", rank=False)
+plain_box(s.budget, words=words)  # one run each: the errors' range (the sweep below ranks them)
 st.caption(
     "Budget spent: "
     + "; ".join(f"{k} {v:.3g}{unit}" for k, v in est.ledger.by_stage().items())
