@@ -24,6 +24,8 @@ out = lesson({draws}, seed={seed})   # NumPy seeded; the safe sampler takes no s
 print(out.hits)
 for sentence in lesson_sentences(out).values():
     print(sentence)
+from dpcore.figures.float_lesson import lesson_figure
+fig, frame = lesson_figure(out)
 """
 
 

@@ -208,7 +208,8 @@ chart(
     f"(T = {r.event.statistic} of the release) happened **{hits_d}** times on D and **{hits_dp}** "
     f"times on D′: with {confidence:.0%} confidence the privacy loss is **at least {mu} = "
     f"{r.lower:.3f}**, against a claim of **{r.claim.value:.3f}**.",
-    code,
+    code + "from dpcore.figures.audit import distributions_figure\n"
+    "fig, frame = distributions_figure(r)\n",
 )
 if mu == "ε":
     fig2, df2 = ratio_figure(r)
@@ -222,7 +223,7 @@ if mu == "ε":
         + f". {int(clearly_outside(df2, r.claim.epsilon).sum())} bins land outside it by more than "
         "two standard errors; single bins are noisy, so the verdict comes from the audited bound, "
         "not from the dots.",
-        code,
+        code + "from dpcore.figures.audit import ratio_figure\nfig, frame = ratio_figure(r)\n",
     )
 else:
     st.markdown(
@@ -243,7 +244,9 @@ else:
         f"on **{event.alpha:.1%}** of the releases from {bottom} (false positives) and misses "
         f"**{event.beta:.1%}** of those from {top} (false negatives); the other dots are the same "
         "test at other thresholds.",
-        code + "from dpcore.figures.risk import audit_points\nprint(audit_points(r))\n",
+        code + "from dpcore.figures.risk import audit_points, tradeoff_figure\n"
+        "points = audit_points(r)\nprint(points)\nfig, frame = tradeoff_figure(\n"
+        '    mu=r.claim.value, points=points, points_label="the audit\'s tests"\n)\n',
     )
 with st.expander("How the bound is computed"):
     st.markdown(
