@@ -94,12 +94,19 @@ st.markdown(
 )
 attack_code = s.code() + (
     "from dpcore.experiments.attack import attack, attack_curve, differencing\n"
+    "from dpcore.figures.risk import attack_figure, guesses_figure\n"
     "print(differencing(data))\n"
     f"run = attack(data, budget, draws={ATTACK_DRAWS}, delta={s.delta!r}, rng={s.seed})\n"
     "print(run.success, run.bound)\n"
 )
 fig, df = guesses_figure(run)
-chart(fig, df, "attack_guesses", success_sentence(run), attack_code)
+chart(
+    fig,
+    df,
+    "attack_guesses",
+    success_sentence(run),
+    attack_code + "fig, frame = guesses_figure(run)\n",
+)
 unit_label = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[s.unit]
 fig, df = attack_figure(curve, s.budget_value, unit_label)
 lowest = curve.iloc[0]
@@ -111,8 +118,9 @@ chart(
     f"shrinks: **{lowest.success:.0%}** at {unit_label} = {lowest.budget:g} (a coin flip is 50%), "
     f"never above what the budget allows (dashed).",
     attack_code
-    + f"curve = attack_curve(data, {s.unit!r}, {tuple(curve.budget)!r}, draws={ATTACK_DRAWS}, "
-    f"rng={s.seed})\n",
+    + f"curve = attack_curve(data, {s.unit!r}, {tuple(curve.budget)!r}, delta={s.delta!r}, "
+    f"draws={ATTACK_DRAWS}, rng={s.seed})\n"
+    f"fig, frame = attack_figure(curve, {s.budget_value!r}, {unit_label!r})\n",
 )
 st.page_link(
     "pages/privacy_audit.py",
@@ -197,7 +205,9 @@ chart(
     f"At δ = 10⁻⁶, ρ = {rho:.3g} gives ε = {budget.to_approx(1e-6, 'cks')[0]:.3g} by the tighter conversion "
     f"and {budget.to_approx(1e-6, 'standard')[0] if budget.notion == 'zcdp' else eps_std:.3g} by the textbook one; "
     "halving δ costs little ε.",
-    f"from dpcore.privacy import zcdp_to_approx\nzcdp_to_approx({rho!r}, 1e-6, method='cks')",
+    "from dpcore.figures.style import epsilon_delta_curve\n"
+    f"from dpcore.privacy import zcdp_to_approx\nprint(zcdp_to_approx({rho!r}, 1e-6, method='cks'))\n"
+    f"fig, frame = epsilon_delta_curve({rho!r})\n",
 )
 
 st.header("What a budget risks")
@@ -212,8 +222,10 @@ chart(
     f"at most **{at_half:.0%}** after one release at your budget ({odds.rule}"
     + (", except with probability δ" if odds.delta else "")
     + ").",
+    s.code() + "from dpcore.figures.risk import posterior_figure\n"
     "from dpcore.theory.risk import odds_epsilon, posterior_bound\n"
-    f"odds = odds_epsilon(budget, {s.delta!r})\nposterior_bound(0.5, odds.epsilon)\n",
+    f"odds = odds_epsilon(budget, {s.delta!r})\nprint(posterior_bound(0.5, odds.epsilon))\n"
+    "fig, frame = posterior_figure(odds.epsilon, odds.delta)\n",
 )
 points = tradeoff_points(run)
 gaussian = registry.get(run.estimator).notion == "zcdp"
@@ -238,8 +250,16 @@ chart(
     )
     + " The dots are the differencing attack above at several thresholds; the Privacy audit "
     "page puts its measured points on the same curve.",
-    "from dpcore.experiments.attack import tradeoff_points\n"
-    "from dpcore.theory.risk import gdp_tradeoff, dp_tradeoff\nprint(tradeoff_points(run))\n",
+    attack_code + "from dpcore.experiments.attack import tradeoff_points\n"
+    "from dpcore.figures.risk import tradeoff_figure\n"
+    "from dpcore.theory.risk import gdp_mu, odds_epsilon\n"
+    "points = tradeoff_points(run)\nprint(points)\nfig, frame = tradeoff_figure(\n"
+    + (
+        "    mu=gdp_mu(budget.to_native('zcdp').value),\n"
+        if gaussian
+        else f"    epsilon=odds_epsilon(budget, {s.delta!r}).epsilon,\n"
+    )
+    + "    points=points,\n    points_label='the differencing attack',\n)\n",
 )
 rows = deployments_on_scale(s.delta)
 fig, df = deployments_figure(rows, odds.epsilon, s.delta)
@@ -251,7 +271,10 @@ chart(
     f"Your budget reads as ε = {odds.epsilon:.3g}; {below} of the {len(rows)} published "
     "deployments listed chose a smaller ε. Their units differ (a whole census per person, a "
     "day of one user's data, a month of one analyst's queries), so compare with care.",
-    f"from dpcore.theory.risk import deployments_on_scale\ndeployments_on_scale({s.delta!r})\n",
+    s.code() + "from dpcore.figures.risk import deployments_figure\n"
+    "from dpcore.theory.risk import deployments_on_scale, odds_epsilon\n"
+    f"rows = deployments_on_scale({s.delta!r})\n"
+    f"fig, frame = deployments_figure(rows, odds_epsilon(budget, {s.delta!r}).epsilon, {s.delta!r})\n",
 )
 st.dataframe(
     pd.DataFrame(
@@ -321,8 +344,11 @@ else:
         f"Every bar adds up to the whole budget. The largest single share is {biggest.share:.0%} "
         f"({biggest.stage}) in {biggest.estimator}.",
         s.code() + "from dpcore import registry\n"
+        "from dpcore.figures.style import ledger_chart, ledger_frame\npairs = []\n"
         f"for name in {list(names)!r}:\n"
         f"    est = registry.run(name, data, budget, rng={s.seed})\n"
-        "    print(name, est.ledger.by_stage())",
+        "    print(name, est.ledger.by_stage())\n"
+        "    pairs.append((registry.get(name), est))\n"
+        "fig = ledger_chart(ledger_frame(pairs))\n",
     )
 simulation_notice()
