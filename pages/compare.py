@@ -326,7 +326,8 @@ chart(
     data,
     "compare_error",
     sentence + (f" {note}" if note and deck.on else ""),
-    config.code(),
+    plan.shown.code() + "from dpcore.figures.compare import error_figure\n"
+    f"fig, data = error_figure(frame, x={x!r}, metric={metric!r}, config=config)\n",
     on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
 )
 if note is not None and not deck.on:
@@ -496,8 +497,11 @@ else:
         tdata,
         "compare_target",
         words,
-        config.code() + f"from dpcore.experiments import needed_for_target\n"
-        f"needed_for_target(frame, target={float(target)!r}, by={x!r}, metric={metric!r})",
+        plan.shown.code() + "import plotly.graph_objects as go\n"
+        "from dpcore.experiments import summarise\nfrom dpcore.figures.compare import target_views\n"
+        f"summary = summarise(frame, {metric!r})\ndrawn, data, words = target_views(\n"
+        f"    frame, summary, {x!r}, {float(target)!r}, {metric!r}, config.unit\n)\n"
+        "print(words)\nfig = go.Figure(drawn)\n",
     )
 
 # ---------------------------------------------------------------------------------------------
