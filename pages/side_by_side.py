@@ -156,8 +156,15 @@ code = (
     + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
     f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
     f"prob={prob!r})\n"
-    f"fig, frame = gallery_figure(entries, data.x[:, {list(coords)!r}], data.true_mean[{list(coords)!r}], "
-    f"{coords!r}, view={view!r}, zoom={zoom!r})\n"
+    f"rows = studies.subsample(data.n, {MAX_POINTS}, rng={s.seed})  # the rows drawn\n"
+    f"fig, frame = gallery_figure(entries, data.x[rows][:, {list(coords)!r}], "
+    f"data.true_mean[{list(coords)!r}], {coords!r}, view={view!r}, zoom={zoom!r})\n"
+)
+#: the run of PLAN behind the two motion charts, as notebook code
+plan_code = (
+    s.code() + "from dpcore import registry\nfrom dpcore.experiments import studies\n"
+    f"est = registry.get({'plan_l1' if data.kind == 'binary' else 'plan'!r}).run(\n"
+    f"    data, budget, rng={s.seed}, at_implied_level=True\n)\n"
 )
 
 
@@ -262,7 +269,11 @@ def _releases_section() -> None:
             f"coordinates the median release is {plain(np.median(dist))} from the true mean and the farthest "
             f"{plain(dist.max())}.",
             code
-            + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n",
+            + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n"
+            "from dpcore.figures.gallery import releases_figure\n"
+            f"entry = next(e for e in entries if e.name == {focus!r})\n"
+            f"fig, frame = releases_figure(draws[:, {list(coords)!r}], entry, "
+            f"data.true_mean[{list(coords)!r}], {coords!r})\n",
         )
 
 
@@ -277,9 +288,10 @@ def _steps_view() -> tuple:
         f"C = {plain(plan_est.diagnostics.clip_radius)}; step (d) shows the release."
     )
     mcode = (
-        code
-        + f"from dpcore.figures.motion import plan_steps_animation\nest = get('plan').run(data, budget, "
-        f"rng={s.seed})\nplan_steps_animation(data.x, est, {coords!r}, true_mean=data.true_mean)\n"
+        plan_code + "from dpcore.figures.motion import plan_steps_animation\n"
+        f"rows = studies.subsample(data.n, {MAX_POINTS}, rng={s.seed})  # the rows drawn\n"
+        f"fig, frame = plan_steps_animation(\n    data.x, est, {coords!r}, true_mean=data.true_mean, "
+        "rows=rows\n)\n"
     )
     return mfig, mframe, text, mcode, plan_est
 
@@ -295,8 +307,9 @@ def _sweep_view() -> tuple:
         f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error)."
     )
     ecode = (
-        code + "from dpcore.figures.motion import exponent_sweep_animation\n"
-        f"exponent_sweep_animation(data.true_std, {n}, rho_noise={rho_noise!r})\n"
+        plan_code + "from dpcore.figures.motion import exponent_sweep_animation\n"
+        "rho_noise = float(est.diagnostics.budgets['noise'])  # PLAN's noise stage\n"
+        "fig, frame = exponent_sweep_animation(data.true_std, data.n, rho_noise)\n"
     )
     return efig, eframe, text, ecode
 
