@@ -199,3 +199,32 @@ def test_compare_upload_with_too_many_tasks_is_refused_at_once():
     at = _page("pages/compare.py", SMALL, _upload(cfg))
     assert not at.exception, at.exception
     assert "runs" in _errors(at) and "limit" in _errors(at)
+
+
+def _bound_seed_box() -> None:
+    import streamlit as st
+
+    st.number_input("Seed", min_value=0, max_value=9, value=0, key="seed", bind="query-params")
+
+
+def _bound_unit_radio() -> None:
+    import streamlit as st
+
+    labels = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)"}
+    st.radio("Unit", list(labels), format_func=labels.get, key="unit", bind="query-params")
+
+
+def test_why_the_sidebar_is_not_bound_with_streamlits_bind():
+    """The behaviour of ``bind="query-params"`` that keeps the sidebar on the shell's own URL
+    code (docs/architecture.md, "URL state"). If Streamlit changes it, this fails: then bind the
+    sidebar's widgets and delete the code it replaces."""
+    at = AppTest.from_function(_bound_seed_box, default_timeout=TIMEOUT)
+    at.query_params["seed"] = "1e400"
+    at.run()
+    assert "infinity" in str(at.exception[0].message)  # a traceback, not a fallback to 0
+    at = AppTest.from_function(_bound_unit_radio, default_timeout=TIMEOUT)
+    at.query_params["unit"] = "eps"
+    at.run()
+    assert not at.exception and at.radio(key="unit").value == "rho"  # ?unit=eps is not read
+    at.radio(key="unit").set_value("eps").run()
+    assert at.query_params.get("unit") in (None, "ε (pure DP)")  # the label, never the key
