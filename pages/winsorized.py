@@ -244,6 +244,11 @@ m4.metric(
 )
 
 fig, df = interval_histogram(x, est, true_mean=truth)
+#: notebook code: the data, the budget and the page's column with its outliers
+x_code = (
+    s.code() + "from dpcore.experiments.studies import contaminate\n"
+    f"x = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
+)
 pulled = int((df.status != "kept").sum())
 noise_word = "Laplace scale" if version == "pure" else "Gaussian sd"
 chart(
@@ -256,11 +261,12 @@ chart(
     "prior range: PMWM lands "
     f"{abs(est.mean[0] - truth):.3g} from the true mean, the clipped mean {abs(base.mean[0] - truth):.3g}."
     + (" The fallback fired: the interval shown is the prior range." if fallback else ""),
-    s.code() + "from dpcore import registry\nfrom dpcore.experiments.studies import contaminate\n"
-    f"x = contaminate(data.x[:, 0], {contam!r}, {shift!r}, rng={s.seed})\n"
+    x_code
+    + "from dpcore import registry\nfrom dpcore.figures.winsorized import interval_histogram\n"
     f"est = registry.run({PMWM!r}, x, budget, rng={s.seed}, at_implied_level=True, bounds=({a!r}, {b!r}), "
     f"eta={eta!r}, c={c_trim!r}, beta={beta!r})\n"
-    "est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage()",
+    "print(est.diagnostics.clip_interval, est.diagnostics.fallback, est.ledger.by_stage())\n"
+    "fig, frame = interval_histogram(x, est, true_mean=float(data.true_mean[0]))\n",
 )
 
 releases = {get(PMWM).label: est.mean, get(CLIPPED).label: base.mean}  # the chart's two runs
@@ -298,8 +304,10 @@ chart(
     "clipped mean keeps every outlier inside its public range, PMWM pulls them in as long as η "
     "covers their share.",
     s.code() + "import numpy as np\nfrom dpcore.experiments.studies import contamination_sweep\n"
-    f"contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, notion={version!r}, "
-    f"budget={budget!r}, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, reps=40, rng={s.seed})",
+    "from dpcore.figures.winsorized import contamination_figure\n"
+    f"sweep = contamination_sweep(data.x[:, 0], np.linspace(0, 0.4, 9), shift={shift!r}, "
+    f"notion={version!r}, budget=budget, bounds=({a!r}, {b!r}), eta={eta!r}, c={c_trim!r}, "
+    f"reps=40, rng={s.seed})\nfig = contamination_figure(sweep, {contam!r})\n",
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -421,9 +429,12 @@ chart(
     f"{k} groups of {size} rows: the private aggregate is {sa_est.mean[0]:.4g}, the non-private {statistic} of all "
     f"the data is {full:.4g} (difference {sa_est.mean[0] - full:+.3g}). The target here is that non-private "
     "statistic of all the rows, outliers included, not the clean mean above.",
-    s.code() + "import numpy as np\nfrom dpcore import registry\n"
-    f"registry.run({SA!r}, x, budget, rng={s.seed}, at_implied_level=True, bounds={sa_bounds!r}, "
-    f"statistic={'np.var' if statistic == 'variance (MLE)' else repr(statistic)}, group_size={size})",
+    x_code + "import numpy as np\nfrom dpcore import registry\n"
+    "from dpcore.experiments.studies import full_statistic\nfrom dpcore.figures.winsorized import sa_strip\n"
+    f"est = registry.run({SA!r}, x, budget, rng={s.seed}, at_implied_level=True, bounds={sa_bounds!r}, "
+    f"statistic={'np.var' if statistic == 'variance (MLE)' else repr(statistic)}, group_size={size})\n"
+    "theta = est.diagnostics.group_statistics[:, 0]  # one statistic per group\n"
+    f"fig, frame = sa_strip(theta, est, full_statistic(x, {statistic!r}))\n",
 )
 best = curve.loc[curve.rmse.idxmin()]
 chart(
@@ -439,8 +450,10 @@ chart(
         if (curve.fallbacks > 0).any()
         else "."
     ),
-    s.code() + "import numpy as np\nfrom dpcore.experiments.studies import sa_error_by_group_size\n"
-    f"sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, notion={version!r}, budget={budget!r}, "
-    f"bounds={sa_bounds!r}, reps=30, rng={s.seed})",
+    x_code + "from dpcore.experiments.studies import sa_error_by_group_size\n"
+    "from dpcore.figures.winsorized import sa_error_figure\n"
+    f"curve = sa_error_by_group_size(x, {statistic!r}, {curve.group_size.tolist()}, "
+    f"notion={version!r}, budget=budget, bounds={sa_bounds!r}, reps=30, rng={s.seed})\n"
+    f"fig = sa_error_figure(curve, {size})\n",
 )
 simulation_notice()
