@@ -176,8 +176,9 @@ with user_errors():
         "Knowing n, each release is projected onto the line m₁ + m₂ = nR (grey segments): that removes the noise along "
         f"(1, 1) and halves the variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation "
         f"is {df.free_count.std():.2f}.",
-        f"from dpcore.experiments.studies import simplex_releases\n"
-        f"from dpcore.figures.simplex import release_picture\n"
+        "from dpcore.experiments.studies import sample_at, simplex_releases\n"
+        "from dpcore.figures.simplex import release_picture\n"
+        f"x = sample_at({p_now!r}, {n}, {R!r}, rng={s.seed})\n"
         f"fig, df = release_picture(simplex_releases(x, {R!r}, {code_budget}, reps=300, rng={s.seed}))",
     )
 
@@ -237,7 +238,8 @@ if relation == "add-remove":
         + ". "
         f"Lines are the closed forms, circles 2,000 simulated releases (±2 SE); {within:.0%} of the circles are "
         "within 3 SE of their line.",
-        code,
+        code + "\nfrom dpcore.figures.simplex import variance_figure\n"
+        "fig = variance_figure(theory, sim, known_n=False)\n",
     )
 known_gain = at_p["sum_known_n"] / at_p["simplex_known_n"]
 centre_note = (
@@ -264,7 +266,8 @@ chart(
         else ("the same as" if known_gain > 0.999 else f"{1 / known_gain:.1f}× higher than")
     )
     + f" the plain noisy sum / n, whatever p is.{centre_note}",
-    code,
+    code + "\nfrom dpcore.figures.simplex import variance_figure\n"
+    "fig = variance_figure(theory, sim, known_n=True)\n",
 )
 
 # ---------------------------------------------------------------------------------------------
