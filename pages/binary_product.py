@@ -231,7 +231,9 @@ chart(
     f"X = sample_binary_product(p, {n}, rng={seed + 1})\n"
     f"est = registry.run('binary_pde', X, Budget.pure({eps!r}), rng={seed + 2}, flip={flip})\n"
     f"naive = registry.run('binary_naive_laplace', X, Budget.pure({eps!r}), rng={seed + 3})\n"
-    "est.diagnostics.group_label, est.diagnostics.noise_std",
+    "print(est.diagnostics.group_label, est.diagnostics.noise_std)\n"
+    "from dpcore.figures.binary_product import ladder_figure, ladder_frame\n"
+    "df = ladder_frame(p, est, naive)\nfig = ladder_figure(df, est.diagnostics.rounds)\n",
 )
 tv_runs = {TV_LABELS[k]: [tv[k]] for k in ("pde", "naive", "truncated")}  # the private ones
 tv_words = choice_words(
@@ -291,19 +293,36 @@ st.caption(
     f"(rng = {STUDY_SEED}), the same for every visitor whatever the seed in the sidebar, so they are "
     "computed once and shared."
 )
+title_n = (
+    f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 repetitions, study seed 0)"
+)
+#: notebook code of both sweeps' charts
+tv_code = (
+    "import numpy as np\nfrom dpcore.experiments.studies import simulate_tv\n"
+    "from dpcore.figures.binary_product import tv_figure, tv_summary\n"
+    "from dpcore.theory.binary_product import naive_dense, naive_sparse, nonprivate_dense\n"
+)
 chart(
-    tv_figure(
-        sum_n,
-        "n",
-        curves,
-        f"TV against n (d = {d}, ε = {eps:g}, profile {prof}; mean ± sd of 2 repetitions, study seed 0)",
-    ),
+    tv_figure(sum_n, "n", curves, title_n),
     sum_n,
     "binary_tv_vs_n",
     words_n + " Shaded: n where naive Laplace beats PureDPPDE.",
-    f"from dpcore.experiments.studies import simulate_tv\n"
-    f"simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
-    f"            estimators={ESTS}, rng={STUDY_SEED}, flip={flip})",
+    tv_code + f"records = simulate_tv({prof!r}, [(n, {d}) for n in {n_grid}], {eps!r}, seeds=2,\n"
+    f"                      estimators={ESTS}, rng={STUDY_SEED}, flip={flip})\n"
+    f"ns = np.geomspace({n_grid[0]}, {n_grid[-1]}, 40)\ncurves = {{\n"
+    + "".join(
+        f"    {label!r}: (ns, {call}),\n"
+        for label, call in zip(
+            curves,
+            (
+                f"naive_sparse(ns, {d}, {eps!r})",
+                f"naive_dense(ns, {d}, {eps!r})",
+                f"nonprivate_dense(ns, {d})",
+            ),
+            strict=True,
+        )
+    )
+    + f"}}\nfig = tv_figure(tv_summary(records, 'n'), 'n', curves, {title_n!r})\n",
 )
 
 with user_errors(), st.spinner("Simulating TV against d…"):
@@ -317,13 +336,15 @@ words_d = (
     f"to {pivd['binary_pde'].iloc[-1]:.3f}; naive/PureDPPDE ratio at d = {d_grid[-1]}: {gap.iloc[-1]:.1f}. "
     + sweep_winners(sum_d, "d")
 )
+title_d = f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"
 chart(
-    tv_figure(sum_d, "d", None, f"TV against d at n = {ratio_nd}·d (ε = {eps:g}, profile {prof})"),
+    tv_figure(sum_d, "d", None, title_d),
     sum_d,
     "binary_tv_vs_d",
     words_d,
-    f"simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, seeds=2,\n"
-    f"            estimators={ESTS}, rng={STUDY_SEED}, flip={flip})",
+    tv_code + f"records = simulate_tv({prof!r}, [({ratio_nd} * d, d) for d in {d_grid}], {eps!r}, "
+    f"seeds=2,\n                      estimators={ESTS}, rng={STUDY_SEED}, flip={flip})\n"
+    f"fig = tv_figure(tv_summary(records, 'd'), 'd', None, {title_d!r})\n",
 )
 
 st.markdown(
