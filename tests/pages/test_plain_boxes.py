@@ -1,0 +1,167 @@
+"""The plain-language box ("What this means for your organisation") on every page: at the defaults
+(and a second seed for two pages) the box is there, and its numbers equal a recomputation from the
+results the page itself shows (its cached evidence, its metrics), read back out of the box's text, so
+a wrong number fails."""
+
+import base64
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore import registry
+from dpcore.experiments.plain import HEADING, evidence_words, release_words
+from dpcore.experiments.studies import sample_at
+from dpcore.privacy import Budget
+from dpcore.theory.risk import odds_epsilon
+from tests.pages._apptest import open_page
+
+PAGES = [
+    "pages/home.py",
+    "pages/plan_step_by_step.py",
+    "pages/compare.py",
+    "pages/side_by_side.py",
+    "pages/winsorized.py",
+    "pages/simplex.py",
+    "pages/binary_product.py",
+    "pages/your_data.py",
+]
+
+
+def _box(at: AppTest) -> str:
+    """The box's two sentences (the markdown after its heading)."""
+    values = [md.value for md in at.markdown]
+    assert f"**{HEADING}**" in values, "no plain-language box on the page"
+    return values[values.index(f"**{HEADING}**") + 1]
+
+
+def _within(text: str) -> list[str]:
+    """The error numbers the box states: after 'within' (the closest) and 'against' (the next)."""
+    return re.findall(r"(?:within|against|to) ([\d.][\d,.]*)(?= (?:of the truth|for|to) )", text)
+
+
+def _odds(text: str) -> float:
+    return float(re.search(r"at most ([\d,.]+)-fold", text).group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_has_the_box_with_the_sidebars_odds(page):
+    at = open_page(page, timeout=300)
+    assert not at.exception and not at.error
+    text = _box(at)
+    assert _within(text), text
+    if page == "pages/home.py":  # the example's fixed setting, not the sidebar's
+        return
+    odds = odds_epsilon(Budget.zcdp(0.5), 1e-6)  # the sidebar's default budget and δ
+    assert _odds(text) == pytest.approx(math.exp(odds.epsilon), rel=0.05), text
+
+
+def test_home_box_is_the_examples_runs():
+    at = open_page("pages/home.py", timeout=300)
+    from pages._showcase import evidence  # the page's own cached runs (same process)
+
+    words = evidence_words(evidence())
+    assert _box(at) == words.text
+    med = evidence().errors.groupby("label")["error"].median()
+    assert words.method == med.idxmin() and words.typical_error == med.min()
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m for m in at.metric if m.label == label).value
+
+
+@pytest.mark.parametrize("seed", ["0", "1"])
+def test_binary_product_box_matches_its_tv_metrics(seed):
+    at = open_page("pages/binary_product.py", {"seed": seed}, timeout=300)
+    tv = {
+        "PureDPPDE (practical)": float(_metric(at, "TV, PureDPPDE (practical)")),
+        "naive Laplace": float(_metric(at, "TV, naive Laplace")),
+        "one-radius truncated Laplace": float(_metric(at, "TV, one-radius truncated Laplace")),
+    }
+    text = _box(at)
+    best, runner = sorted(tv, key=tv.get)[:2]
+    assert text.startswith(f"With this budget, {best} came closest"), text
+    shown = [float(v.replace(",", "")) for v in _within(text)]
+    # the metric has 3 decimals, the box 2 significant digits: equal up to both roundings
+    assert shown[0] == pytest.approx(tv[best], abs=0.0005 + 0.05 * tv[best]), (text, tv)
+    assert shown[1] == pytest.approx(tv[runner], abs=0.0005 + 0.05 * tv[runner]), (text, tv)
+    assert f"for the next best, {runner}" in text
+
+
+@pytest.mark.parametrize("seed", ["0", "1"])
+def test_winsorized_box_matches_its_estimates(seed):
+    at = open_page("pages/winsorized.py", {"seed": seed}, timeout=300)
+    misses = {}
+    for m in at.metric:
+        if m.label in ("PMWM estimate", "Clipped mean (public bounds)"):
+            misses[m.label] = abs(float(str(m.proto.delta).split(" ")[0]))
+    assert len(misses) == 2
+    text = _box(at)
+    shown = [float(v.replace(",", "")) for v in _within(text)]
+    assert sorted(shown) == pytest.approx(sorted(misses.values()), rel=0.06, abs=1e-4), (
+        text,
+        misses,
+    )
+
+
+def test_plan_box_states_the_plan_metric():
+    at = open_page("pages/plan_step_by_step.py", timeout=300)
+    err = float(next(m for m in at.metric if m.label.endswith("error of the private mean")).value)
+    text = _box(at)
+    shown = [float(v.replace(",", "")) for v in _within(text)]
+    # PLAN's error (the metric, 3 significant digits) is the closest or the next one named
+    at_plan = 0 if "PLAN came closest" in text else 1
+    assert "PLAN" in text, text
+    assert shown[at_plan] == pytest.approx(err, rel=0.06), (text, err)
+
+
+def _line_medians(at: AppTest, key: str, x: float) -> dict[str, float]:
+    """Per estimator line of a chart the page drew: its median at the x nearest ``x``."""
+    spec = json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec)
+    out = {}
+    for trace in spec["data"]:
+        if trace.get("mode") != "lines+markers":
+            continue
+        xs, ys = (_array(trace[k]) for k in ("x", "y"))
+        out[trace["name"]] = float(ys[np.argmin(np.abs(np.log(xs) - math.log(x)))])
+    return out
+
+
+def _array(value) -> np.ndarray:
+    if isinstance(value, dict):  # plotly's typed array
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value, float)
+
+
+@pytest.mark.parametrize("seed", ["0", "3"])
+def test_compare_box_names_the_lowest_line_at_the_sidebars_budget(seed):
+    at = open_page("pages/compare.py", {"seed": seed}, timeout=300)
+    medians = _line_medians(at, "chart-compare_error", 0.5)  # the sidebar's default rho
+    medians = {k: v for k, v in medians.items() if "not private" not in k}
+    best, runner = sorted(medians, key=medians.get)[:2]
+    text = _box(at)
+    assert text.startswith(f"With this budget, {best} came closest"), (text, medians)
+    shown = [float(v.replace(",", "")) for v in _within(text)]
+    assert shown[0] == pytest.approx(medians[best], rel=0.05), (text, medians)
+    assert shown[1] == pytest.approx(medians[runner], rel=0.05), (text, medians)
+
+
+def test_simplex_box_is_the_ledger_sections_two_runs():
+    at = open_page("pages/simplex.py", timeout=300)
+    # the page's defaults under the sidebar's rho: Gaussian noise, add-remove, p = 0.65
+    x = sample_at(0.65, 2000, 1.0, rng=0)
+    run = {"rng": 0, "at_implied_level": True, "bounds": (0, 1.0)}
+    budget = Budget.zcdp(0.5)
+    simplex = registry.get("simplex_gauss").run(x, budget, **run, count_fraction=0.0)
+    plugin = registry.get("plugin_gauss").run(x, budget, **run, split=0.5)
+    words = release_words(
+        budget,
+        {"Simplex": simplex.mean, "Noisy sum / noisy count": plugin.mean},
+        x.mean(),
+        what="the average of the sample",
+        rank=False,  # one run each
+    )
+    assert _box(at) == words.text
