@@ -34,6 +34,12 @@ walk: $(STAMP)
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -n 2 -p no:randomly tests/fuzz $(PYTEST_ARGS)
 
+# Every page's "This view as a notebook", executed in a fresh kernel and compared with the page's
+# charts (tests/pages/test_notebooks.py; `make test` runs two quick pages). Several minutes.
+.PHONY: notebooks
+notebooks: $(STAMP)
+	DPMEAN_NOTEBOOKS=1 $(BIN)/python -m pytest -p no:randomly tests/pages/test_notebooks.py $(PYTEST_ARGS)
+
 # The full privacy audit profile (dpcore.audit.profile): a table per estimator (claim, audited
 # bound, calibration, verdict) and the power table (caught k/N per broken family); about an hour on
 # one core. `make test` runs the quick profile (tests/audit). AUDIT_ARGS="--reps 5" for a shorter run.
