@@ -14,6 +14,7 @@ drew as one HTML deck (:func:`dpcore.figures.slides.deck_html`), one panel per s
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import streamlit as st
@@ -23,17 +24,42 @@ from dpcore.figures.slides import deck_html, split_subplots
 
 PREV, NEXT = "◀ Previous", "Next ▶"
 
-_CSS = """
+#: The page's main column and its top-level blocks (one per element, columns row or container).
+_MAIN = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
+_TOP = _MAIN + " > "
+
+_CSS = f"""
 <style>
-  /* presenter mode: large type, no chrome */
+  /* presenter mode: large type, no chrome, a compact title */
   .stApp [data-testid="stMarkdownContainer"] p,
-  .stApp [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.5; }
-  .stApp h1 { font-size: 3.2rem; }
-  .stApp h2, .stApp h3 { font-size: 2.2rem; }
-  .stApp [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
-  .stApp [data-testid="stExpander"], [data-testid="stMain"] [data-testid="stDownloadButton"] { display: none; }
-  header[data-testid="stHeader"] { display: none; }
+  .stApp [data-testid="stMarkdownContainer"] li {{ font-size: 1.3rem; line-height: 1.45; }}
+  .stApp h1 {{ font-size: 2.1rem; padding: 0; white-space: nowrap; overflow: hidden;
+              text-overflow: ellipsis; }}
+  .stApp h2, .stApp h3 {{ font-size: 1.8rem; }}
+  .stApp [data-testid="stCaptionContainer"] {{ font-size: 1.1rem; }}
+  [data-testid="stMainBlockContainer"] {{ padding-top: 1.25rem; padding-bottom: 1rem; }}
+  [data-testid="stMain"] :not([class*="st-key-dp-notes-"]) > [data-testid="stExpander"],
+  [data-testid="stMain"] [data-testid="stDownloadButton"] {{ display: none; }}
+  header[data-testid="stHeader"] {{ display: none; }}
+  /* a page without steps is one screen: its first chart right under the title, as high as the
+     screen leaves, its speaker notes after it, the rest of the page below (cheap selectors only:
+     a :has() over a chart's SVG is re-checked on every redraw) */
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of :has(> [data-testid="stHeading"]))
+    {{ order: -2; }}
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"]),
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"]) + *
+    {{ order: -1; }}
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
+    {{ height: calc(100dvh - 9rem); }}
 </style>
+"""
+
+#: A deck is one screen: under the page's title and the bar, a slide's chart is as high as the
+#: window leaves (its paragraph folded into speaker notes below it, its heading in the bar).
+_FIT = f"""
+  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 15.5rem); min-height: 12rem; }}
+  {_MAIN}:has(> * > .st-key-dp-start) h2, {_MAIN}:has(> * > .st-key-dp-start) h3
+    {{ display: none; }}
 """
 
 _KEYS = """
@@ -86,8 +112,12 @@ def step(titles: Sequence[str], key: str) -> int:
 
     c1, c2, c3 = st.columns([1, 4, 1])
     c1.button(PREV, key=f"{key}-prev", on_click=move, args=(-1,), disabled=i == 0, width="stretch")
-    c2.markdown(
-        f"<div style='text-align:center'>{i + 1} / {n} · {titles[i]} · use ← →</div>",
+    title = html.escape(titles[i], quote=True)
+    c2.markdown(  # the slide's takeaway on one line, its number in small type before it
+        "<div style='text-align:center; white-space:nowrap; overflow:hidden; "
+        f"text-overflow:ellipsis' title='{i + 1} / {n} · {title} (← → to step)'>"
+        f"<span style='font-size:1rem; color:#6b7785'>{i + 1} / {n} · </span>"
+        f"<b style='font-size:1.55rem'>{title}</b></div>",
         unsafe_allow_html=True,
     )
     c3.button(
@@ -98,8 +128,13 @@ def step(titles: Sequence[str], key: str) -> int:
     return i
 
 
-#: The page's top-level blocks (one per element, columns row or container), siblings in page order.
-_TOP = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > '
+def paragraph(text: str, key: str) -> None:
+    """A paragraph of the page; in presenter mode folded into "Speaker notes" (the chart keeps the
+    screen)."""
+    if presenting():
+        st.expander("Speaker notes", key=f"dp-notes-{key}").markdown(text)
+    else:
+        st.markdown(text)
 
 
 def _empty_block(key: str) -> None:
@@ -126,17 +161,19 @@ class Deck:
         if not self.on:
             return
         _empty_block("dp-start")
-        mark = '[class*="st-key-dp-mark-"]'
+        # a mark is a keyed container, the child of its top-level block (a :has() over the whole
+        # block would be re-checked on every redraw of a chart in it)
+        mark = '> [class*="st-key-dp-mark-"]'
         here = f':has({mark}[class*="-s{self.index}-"])'
         other = f':has({mark}:not([class*="-s{self.index}-"]))'
         hide = [  # (:has() may not nest, :not() may hold it)
-            f"{_TOP}:has(.st-key-dp-start) ~ :not({here}, {here} ~ *)",  # bar .. this section
+            f"{_TOP}:has(> .st-key-dp-start) ~ :not({here}, {here} ~ *)",  # bar .. section
             f"{_TOP}{here} ~ {other}",  # the next section's mark ...
             f"{_TOP}{here} ~ {other} ~ *",  # ... and everything after it
             f"{_TOP}:has({mark})",  # the (empty) marks themselves
         ]
         st.markdown(
-            "<style>" + ", ".join(hide) + " { display: none !important; }</style>",
+            "<style>" + ", ".join(hide) + " { display: none !important; }" + _FIT + "</style>",
             unsafe_allow_html=True,
         )
 

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from types import MappingProxyType
 
-from dpcore.figures.plan import PANEL_TITLES
-
 
 @dataclass(frozen=True)
 class PageSpec:
@@ -76,8 +74,14 @@ def _own_data(keys: tuple[str, ...], reason: str) -> dict[str, str]:
 
 _OWN_DATA = "This page draws its own data"
 
-#: PLAN step by step in presenter mode: one step (a)-(d) per screen, then one idea per screen.
-PLAN_STEPS = tuple(PANEL_TITLES[k] for k in "abcd")
+#: PLAN step by step in presenter mode: one step (a)-(d) per screen (the panel of that step, whose
+#: own title is :data:`dpcore.figures.plan.PANEL_TITLES`), each slide titled by its takeaway.
+PLAN_STEPS = (
+    "(a) Raw data: some coordinates vary far more",
+    "(b) Centre and scale: the cloud gets rounder",
+    "(c) Rows longer than C are pulled onto the ball",
+    "(d) Scaled back, the ball becomes an ellipse",
+)
 
 #: Every page, in display order.
 PAGES: tuple[PageSpec, ...] = (
@@ -102,10 +106,10 @@ PAGES: tuple[PageSpec, ...] = (
         "centre, scale, clip, add noise: the PLAN paper's Figure 1, live, on your data.",
         steps=(
             *PLAN_STEPS,
-            "The noise ellipse",
-            "Why the middle ground wins",
-            "Noise shapes over all coordinates",
-            "Where the error comes from",
+            "PLAN's noise is an ellipse, the others' a circle",
+            "PLAN's exponent 1/(p+2) keeps the noise lowest",
+            "PLAN puts less noise where the data vary less",
+            "The error: sampling, clipping bias and noise",
         ),
     ),
     PageSpec(

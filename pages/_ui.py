@@ -293,12 +293,15 @@ def chart(
             else [(prepared(shown), None)]
         )
     parts = parts if panel is None else [parts[panel]]
+    present = st.session_state.get("present", False)
     if len(parts) == 1:
         title_line(st, parts[0][1] or figure_title(parts[0][0]))  # shown on a phone only
         st.plotly_chart(
             parts[0][0],
             key=f"chart-{name}",
             alt=alt,
+            # presenter mode: as high as the slide leaves (pages/_present.py sizes the block)
+            height="stretch" if present else "content",
             **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
         )
     else:
@@ -307,12 +310,13 @@ def chart(
             for k, (col, (part, title)) in enumerate(row):
                 title_line(col, title)
                 col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
-    st.markdown(sentence)
+    if present:  # the paragraph in a fold: the chart keeps the screen
+        st.expander("Speaker notes", key=f"dp-notes-{name}").markdown(sentence)
+    else:
+        st.markdown(sentence)
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
     record(name, sentence, code)  # for the notebook of this view (pages/_notebook.py)
-    if st.session_state.get(
-        "present", False
-    ):  # presenter mode (pages/_present.py): no downloads, no code
+    if present:  # presenter mode (pages/_present.py): no downloads, no code
         return
     cols = st.columns(3 if narrow else [3, 1, 1, 5])
     with cols[0]:

@@ -11,11 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.data import DISTRIBUTIONS
-from dpcore.estimators.gaussian import gaussian_private_radius
-from dpcore.estimators.iome import IomeDiagnostics, iome_paper
-from dpcore.estimators.plan import PlanDiagnostics, plan, thin_budget_risk
+from dpcore.estimators.iome import IomeDiagnostics
+from dpcore.estimators.plan import PlanDiagnostics, thin_budget_risk
 from dpcore.experiments.cost import seconds_plan_page
-from dpcore.experiments.studies import display_sample
+from dpcore.experiments.studies import baseline_runs, display_sample, plan_entry, plan_run
 from dpcore.figures.plan import (
     error_split_frame,
     exponent_curve,
@@ -26,9 +25,10 @@ from dpcore.figures.plan import (
 )
 from dpcore.figures.style import error_split_chart, keep, plain
 from dpcore.glossary import define
+from dpcore.privacy import Budget
 from dpcore.registry import get
 from pages._pool import byte_cached
-from pages._present import Deck, slides_button
+from pages._present import Deck, paragraph, slides_button
 from pages._spec import PLAN_STEPS, page
 from pages._ui import (
     CACHE_TTL,
@@ -170,25 +170,14 @@ def _plan_run(
     exponent: float,
 ):
     ds = dataset(s)  # the cache key is the plain values above
-    return plan(
-        ds.x,
-        rho=rho,
-        bounds=ds.bounds,
-        sigma=ds.true_std,
-        variances=variances,
-        p=float(p),
-        scale_exponent=exponent,
-        rng=seed,
+    return plan_run(
+        ds, Budget.zcdp(rho), variances=variances, p=float(p), exponent=exponent, rng=seed
     )
 
 
 @byte_cached(16, PAGE_CACHE_BYTES, ttl=CACHE_TTL)
 def _baselines(distribution: str, n: int, d: int, skew: float, seed: int, rho: float):
-    ds = dataset(s)  # the cache key is the plain values above
-    return (
-        iome_paper(ds.x, rho=rho, bounds=ds.bounds, rng=seed),
-        gaussian_private_radius(ds.x, rho=rho, bounds=ds.bounds, rng=seed),
-    )
+    return baseline_runs(dataset(s), Budget.zcdp(rho), rng=seed)  # keyed by the values above
 
 
 def _runs(key: tuple):
@@ -197,9 +186,7 @@ def _runs(key: tuple):
 
 def _entries(key: tuple) -> list:
     est, iome_est, gauss_est = _runs(key)
-    spec_plan = get(
-        "plan_oracle" if key[7] == "oracle" else ("plan_l1" if key[7] == "binary" else "plan")
-    )
+    spec_plan = plan_entry(key[7], key[6])
     return [
         (_plan_label(key[6], key[8]), spec_plan.color, est),
         (get("iome_paper").label, get("iome_paper").color, iome_est),
@@ -291,7 +278,7 @@ with (
 
 dg = est.diagnostics_as(PlanDiagnostics)
 spec_plan, spec_iome, spec_gauss = (
-    get("plan_oracle" if source == "oracle" else ("plan_l1" if binary else "plan")),
+    plan_entry(variances, p),
     get("iome_paper"),
     get("gaussian_private"),
 )
@@ -345,7 +332,7 @@ elif ci == cj:
 else:
     coords = (ci - 1, cj - 1)
 sub = n > MAX_POINTS
-st.markdown(
+paragraph(
     f"The clip ball lives in **{d} dimensions**: a row is clipped when its *whole* scaled vector is longer "
     "than C, so in this two-coordinate slice a point **inside the drawn circle may still be clipped** (the rest "
     "of its length is in the other coordinates), while no point outside it escapes clipping. Points are "
@@ -360,7 +347,8 @@ st.markdown(
     else "Here the data has two coordinates, so the drawn circle is the whole clip ball: "
     "clipped rows land exactly on it."
     if d == 2
-    else ""
+    else "",
+    "plan_steps_intro",
 )
 if binary:
     st.caption(
@@ -457,13 +445,14 @@ chart(
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[1])
 st.subheader("Why the middle ground wins")
-st.markdown(
+paragraph(
     "Scaling trades the clip radius against the noise per coordinate. With no scaling (e = 0) the ball must "
     "reach the widest coordinate, so the narrow ones get far too much noise. With the equal split (e = 1/2, "
     "whitening) every coordinate gets the same noise in units of its own σ, and the wide coordinates pay. "
     "PLAN's e = 1/(p+2) minimises the expected ℓp noise (the paper's Appendix C): the curve is the idealised "
     "noise with σ known and C equal to the typical scaled length. Move the slider above to run PLAN at "
-    "another exponent and watch the ellipses change."
+    "another exponent and watch the ellipses change.",
+    "plan_exponent_intro",
 )
 rho3 = budgets["noise"]
 fig, df = curve_view

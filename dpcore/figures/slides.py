@@ -22,13 +22,19 @@ _PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
  body {{ margin: 0; font-family: Inter, Helvetica, Arial, sans-serif; color: #1d2733; background: #fff; }}
- section {{ display: none; min-height: 100vh; box-sizing: border-box; padding: 3vh 4vw; }}
- section.on {{ display: block; }}
- h1 {{ font-size: 2.4rem; margin: 0 0 1rem; }} h2 {{ font-size: 1.9rem; margin: 0 0 1rem; }}
- p {{ font-size: 1.35rem; line-height: 1.5; max-width: 70rem; }}
+ section {{ display: none; height: 100vh; box-sizing: border-box; padding: 3vh 4vw 2vh; }}
+ section.on {{ display: flex; flex-direction: column; }}
+ h1 {{ font-size: 2.4rem; margin: 0 0 1rem; }}
+ h2 {{ font-size: 1.9rem; margin: 0 0 1vh; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
+ .chart {{ flex: 1 1 0; min-height: 0; }} .chart > div {{ height: 100%; }}
+ p {{ font-size: 1.35rem; line-height: 1.45; max-width: 70rem; margin: 1vh 0 0; }}
+ p.text {{ display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }}
+ details {{ color: #6b7785; font-size: 1rem; }} details p {{ font-size: 1rem; }}
+ .settings {{ font-size: 1.6rem; color: #3b4754; }}
  .n {{ position: fixed; right: 2vw; bottom: 2vh; color: #6b7785; }}
 </style></head><body>
-<section class="on"><h1>{title}</h1><p>{subtitle}</p><p>Use ← → to step through {count} slides.</p></section>
+<section class="on"><h1>{title}</h1><p class="settings">{subtitle}</p>
+<p>Use ← → to step through {count} slides.</p></section>
 {slides}
 <div class="n" id="n"></div>
 <script>
@@ -50,28 +56,55 @@ def _plain(markdown: str) -> str:
     return re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", text)
 
 
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (up to a full stop, colon or semicolon followed by a space)."""
+    match = re.search(r"[.:;](\s|$)", text)
+    return text[: match.end()].strip() if match else text
+
+
+def slide_figure(fig: go.Figure) -> go.Figure:
+    """``fig`` as a slide shows it: no title (the slide's heading says it), as high as the slide
+    leaves (no fixed height), and the legend at the right, clear of the axes and their titles."""
+    out = go.Figure(fig)
+    out.update_layout(
+        title_text=None,
+        height=None,
+        autosize=True,
+        legend=dict(orientation="v", x=1.02, xanchor="left", y=1.0, yanchor="top"),
+        margin=dict(t=30, b=60),
+    )
+    return out
+
+
 def deck_html(title: str, slides: Sequence[tuple[str, str, go.Figure]], subtitle: str = "") -> str:
     """One self-contained HTML deck: a title slide, then one ``(heading, sentence, figure)`` per slide.
+
+    Each slide is one screen: its heading (the takeaway, one line), the chart in the height left
+    (:func:`slide_figure`), the sentence's first sentence (at most two lines) and the whole
+    sentence folded under "Speaker notes".
 
     Parameters
     ----------
     title, subtitle : str
-        The title slide.
+        The title slide: the deck's title and the settings the charts were drawn at.
     slides : sequence of (heading, sentence, figure)
         ``sentence`` may use Markdown ``**bold**``; it is escaped otherwise.
     """
     parts = []
     for k, (heading, sentence, fig) in enumerate(slides):
         body = pio.to_html(
-            fig,
+            slide_figure(fig),
             full_html=False,
             include_plotlyjs=k == 0,
             default_width="100%",
-            default_height="70vh",
-            config={"displaylogo": False},
+            default_height="100%",
+            config={"displaylogo": False, "responsive": True},
         )
         parts.append(
-            f"<section><h2>{html.escape(heading)}</h2>{body}<p>{_plain(sentence)}</p></section>"
+            f"<section><h2>{html.escape(heading)}</h2><div class='chart'>{body}</div>"
+            f"<p class='text'>{_plain(_first_sentence(sentence))}</p>"
+            f"<details><summary>Speaker notes</summary><p>{_plain(sentence)}</p></details>"
+            "</section>"
         )
     return _PAGE.format(
         title=html.escape(title),

@@ -42,9 +42,7 @@ BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotl
 SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
 #: (page, size): every page at 1280×720, the two long decks also at 1920×1080.
 CASES = [(p, "1280x720") for p in PAGES] + [
-    (p, "1920x1080")
-    for p in PAGES
-    if p.path in ("pages/plan_step_by_step.py", "pages/compare.py")
+    (p, "1920x1080") for p in PAGES if p.path in ("pages/plan_step_by_step.py", "pages/compare.py")
 ]
 
 

@@ -45,20 +45,23 @@ def test_plan_steps_one_panel_per_screen_then_one_idea_per_screen():
         "(c) clipped to the ball of radius C",
         "(d) back in original space: the private mean",
     ]
-    assert at.session_state["plan_slide"] == 4  # "The noise ellipse": the steps are whole again
+    assert at.session_state["plan_slide"] == 4  # the noise ellipse: the steps are whole again
     assert len(_specs(at)) == 4 + 4
     # presenter mode: no chart downloads or code; the slide pack is in the sidebar
     keys = [b.key for b in at.get("download_button")]
     assert "plan_deck" in keys
     assert not any(k and k.startswith("download-plan_") for k in keys)
     assert not [e for e in at.expander if e.label == "Show the code"]
+    # each chart's paragraph is folded into speaker notes, the slide keeps the chart
+    assert len([e for e in at.expander if e.label == "Speaker notes"]) >= 4
 
 
 def test_compare_story_steps_through_five_screens():
     at = open_page(
         "pages/compare.py", {"n": "500", "d": "8", "present": "1"}, timeout=180, check=True
     )
-    assert "1 / 5 · The story" in "\n".join(m.value for m in at.markdown)
+    bar = "\n".join(m.value for m in at.markdown)
+    assert "1 / 5 · </span><b" in bar and ">The story</b>" in bar  # the number, then the title
     style = _style(at)
     assert '-s0-"]' in style and "display: none" in style
     for k in range(1, 5):

@@ -27,7 +27,13 @@ from dpcore.experiments.studies.gallery import (
     run_gallery,
     why_plan_wins,
 )
-from dpcore.experiments.studies.plan import display_sample, subsample
+from dpcore.experiments.studies.plan import (
+    baseline_runs,
+    display_sample,
+    plan_entry,
+    plan_run,
+    subsample,
+)
 from dpcore.experiments.studies.simplex import (
     KNOWN_N,
     LABELS,
@@ -62,12 +68,15 @@ __all__ = [
     "Evidence",
     "Notion",
     "Statistic",
+    "baseline_runs",
     "binary_single_run",
     "contaminate",
     "contamination_sweep",
     "count_draws",
     "display_sample",
     "full_statistic",
+    "plan_entry",
+    "plan_run",
     "product_tv",
     "product_tv_many",
     "release_draws",

@@ -1,12 +1,54 @@
-"""What the PLAN step-by-step pictures draw: a seeded subsample of the rows and their display-only
-offsets (figures only draw; their random choices are made here)."""
+"""What the PLAN step-by-step pictures draw: the runs of PLAN and its two baselines through the
+registry (:func:`plan_run`, :func:`baseline_runs`), a seeded subsample of the rows and their
+display-only offsets (figures only draw; their random choices are made here)."""
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from dpcore._validation import RngLike, as_generator
+from dpcore.estimate import Estimate, EstimatorSpec
+from dpcore.privacy import Budget
+from dpcore.registry import get
+
+#: The registered PLAN entry for each source of the variances the page offers.
+PLAN_ENTRIES = {"private": "plan", "oracle": "plan_oracle", "binary": "plan_l1"}
+#: The baselines the page draws beside PLAN, at the same budget.
+BASELINES = ("iome_paper", "gaussian_private")
+
+
+def plan_entry(variances: str, p: float) -> EstimatorSpec:
+    """The registered PLAN entry for ``variances`` (``"private"``, ``"oracle"`` or ``"binary"``),
+    targeting the ℓp error: the entry itself when its ``p`` is ``p``, else the same stages with
+    that ``p`` (``dataclasses.replace`` on its spec).
+
+    >>> plan_entry("private", 2.0).name, plan_entry("private", 1.0).func.p
+    ('plan', 1.0)
+    """
+    if variances not in PLAN_ENTRIES:
+        raise ValueError(f"variances must be one of {sorted(PLAN_ENTRIES)}; got {variances!r}.")
+    spec = get(PLAN_ENTRIES[variances])
+    func: Any = spec.func
+    if float(func.p) == float(p):
+        return spec
+    return dataclasses.replace(spec, func=dataclasses.replace(func, p=float(p)))
+
+
+def plan_run(
+    data: Any, budget: Budget, *, variances: str, p: float, exponent: float, rng: RngLike
+) -> Estimate:
+    """One run of PLAN (:func:`plan_entry`) on ``data`` at ``budget`` with the scaling exponent
+    ``exponent`` (``s = sigma^^(-2 exponent)``; PLAN's own is ``1/(p+2)``)."""
+    return plan_entry(variances, p).run(data, budget, rng=rng, scale_exponent=float(exponent))
+
+
+def baseline_runs(data: Any, budget: Budget, *, rng: RngLike) -> tuple[Estimate, ...]:
+    """One run of each of :data:`BASELINES` (IOME, the Gaussian mechanism) at ``budget``."""
+    return tuple(get(name).run(data, budget, rng=rng) for name in BASELINES)
 
 
 def subsample(n: int, max_points: int, rng: RngLike = 0) -> np.ndarray:
