@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -276,23 +277,7 @@ def noise_shapes_figure(
                 }
             )
         )
-        hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
-        if bars:
-            fig.add_trace(
-                trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
-            )
-        else:
-            fig.add_trace(
-                trace(
-                    go.Scatter,
-                    x=coord,
-                    y=sd,
-                    mode="lines",
-                    name=label,
-                    line=dict(color=color, width=2),
-                    hovertemplate=hover,
-                )
-            )
+        fig.add_trace(_shape_trace(label, color, coord, sd, bars))
     fig.add_trace(
         trace(
             go.Scatter,
@@ -328,6 +313,22 @@ def noise_shapes_figure(
         margin=dict(b=120),
     )
     return fig, pd.concat(frames, ignore_index=True)
+
+
+def _shape_trace(label: str, color: str, coord: np.ndarray, sd: np.ndarray, bars: bool) -> Any:
+    """One estimator's noise std per coordinate: bars (few coordinates) or a line."""
+    hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
+    if bars:
+        return trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+    return trace(
+        go.Scatter,
+        x=coord,
+        y=sd,
+        mode="lines",
+        name=label,
+        line=dict(color=color, width=2),
+        hovertemplate=hover,
+    )
 
 
 def error_split_frame(
