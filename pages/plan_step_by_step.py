@@ -14,6 +14,7 @@ from dpcore.data import DISTRIBUTIONS
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics, thin_budget_risk
 from dpcore.experiments.cost import seconds_plan_page
+from dpcore.experiments.plain import split_words
 from dpcore.experiments.studies import baseline_runs, display_sample, plan_entry, plan_run
 from dpcore.figures.plan import (
     error_split_frame,
@@ -27,6 +28,7 @@ from dpcore.figures.style import error_split_chart, keep, plain
 from dpcore.glossary import define
 from dpcore.privacy import Budget
 from dpcore.registry import get
+from pages._plain import plain_box
 from pages._pool import byte_cached
 from pages._present import Deck, paragraph, slides_button
 from pages._spec import PLAN_STEPS, page
@@ -539,6 +541,7 @@ chart(
     f"df = error_split_frame([('PLAN', est), ('IOME', iome_est), ('Gaussian mechanism', gauss_est)], data.x, "
     f"data.true_mean, p={float(p)!r})\nfig = error_split_chart(df)",
 )
+plain_box(s.budget, words=split_words(df, rho, float(p), delta=s.delta))  # the split's three runs
 
 deck.end()
 slides_button(
