@@ -312,13 +312,14 @@ def frame_words(
     delta: float = 1e-6,
     what: str = "the average",
     distance: str = "",
+    rank: bool = True,
 ) -> PlainWords:
     """:func:`choice_words` over a tidy frame of runs: one row per run, the method in column
     ``by`` and its error in column ``error`` (methods in their order of appearance)."""
     errors = {
         str(method): part[error].to_numpy(float) for method, part in frame.groupby(by, sort=False)
     }
-    return choice_words(budget, errors, delta=delta, what=what, distance=distance)
+    return choice_words(budget, errors, delta=delta, what=what, distance=distance, rank=rank)
 
 
 def evidence_words(evidence: Evidence, *, delta: float = 1e-6) -> PlainWords:
@@ -346,6 +347,7 @@ def split_words(split: pd.DataFrame, rho: float, p: float, *, delta: float = 1e-
         delta=delta,
         what="the mean",
         distance=d,
+        rank=False,  # one run each: the range, no ranking
     )
 
 

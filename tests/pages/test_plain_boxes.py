@@ -107,15 +107,14 @@ def test_winsorized_box_matches_its_estimates(seed):
     )
 
 
-def test_plan_box_states_the_plan_metric():
+def test_plan_box_spans_the_plan_metric():
     at = open_page("pages/plan_step_by_step.py", timeout=300)
     err = float(next(m for m in at.metric if m.label.endswith("error of the private mean")).value)
     text = _box(at)
-    shown = [float(v.replace(",", "")) for v in _within(text)]
-    # PLAN's error (the metric, 3 significant digits) is the closest or the next one named
-    at_plan = 0 if "PLAN came closest" in text else 1
-    assert "PLAN" in text, text
-    assert shown[at_plan] == pytest.approx(err, rel=0.06), (text, err)
+    low, high = (float(v.replace(",", "")) for v in _within(text))
+    # one run each: the box gives the range of the three errors, PLAN's (the metric) inside it
+    assert "too few runs to rank them" in text, text
+    assert 0.94 * low <= err <= 1.06 * high, (text, err)
 
 
 def _line_medians(at: AppTest, key: str, x: float) -> dict[str, float]:
