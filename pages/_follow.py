@@ -15,6 +15,7 @@ the lecturer reveals the answer, with the class's votes next to the run's answer
 from __future__ import annotations
 
 import contextlib
+import io
 import secrets
 from collections.abc import Sequence
 from urllib.parse import urlencode
@@ -109,6 +110,13 @@ def join_link(code: str) -> str:
     return f"{base}?{urlencode({'room': code})}"
 
 
+def _qr_png(link: str) -> bytes:
+    """The QR code of ``link`` as a PNG (segno writes PNG without other libraries)."""
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="png", scale=6, border=2)
+    return out.getvalue()
+
+
 @st.fragment(run_every=POLL_SECONDS)
 def _lecturer_status(code: str, token: str) -> None:
     try:
@@ -164,7 +172,7 @@ def room_controls() -> None:
     if lead := ss.get(LEAD):
         with sb:
             _lecturer_status(*lead)
-        sb.image(segno.make(join_link(lead[0]), error="m").svg_inline(scale=5), width=180)
+        sb.image(_qr_png(join_link(lead[0])), width=180, caption=f"Room {lead[0]}")
         sb.caption(f"Phones join at {join_link(lead[0])}")
         sb.button("Close the room", on_click=_close)
     elif code := ss.get(FOLLOW):

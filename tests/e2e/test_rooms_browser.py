@@ -33,11 +33,11 @@ def _wait_text(pg, pattern: str, timeout: float = 120.0) -> float:
 def _open_room(lecturer, url: str) -> str:
     lecturer.goto(f"{url}/plan_step_by_step")
     lecturer.wait_for_selector(MAIN_H1, timeout=180_000)
-    lecturer.get_by_role("button", name="Open a room for the class").click()
+    lecturer.get_by_role("button", name="Open a room for the class").click(no_wait_after=True)
     _wait_text(lecturer, r"Room [A-Z0-9]{4} ·")
     code = re.search(r"Room ([A-Z0-9]{4}) ·", lecturer.inner_text("body"))
     assert code
-    lecturer.get_by_text("Presenter mode").click()
+    lecturer.get_by_text("Presenter mode").click(no_wait_after=True)
     _wait_text(lecturer, r"1 / \d+ ·")
     return code.group(1)
 
@@ -57,7 +57,7 @@ def test_phones_follow_the_lecturers_slides(browser, app_url):
     _wait_text(lecturer, rf"{PHONES} phones following", timeout=60)
 
     start = time.monotonic()
-    lecturer.get_by_role("button", name="Next ▶").first.click()
+    lecturer.get_by_role("button", name="Next ▶").first.click(no_wait_after=True)
     lecturer_s = _wait_text(lecturer, r"2 / \d+ ·", timeout=60)
     follow_s = [_wait_text(pg, r"2 / \d+ ·", timeout=240) for pg in phones]
     total = time.monotonic() - start
@@ -73,5 +73,5 @@ def test_a_wrong_room_code_says_so(browser, app_url):
     pg.wait_for_selector(MAIN_H1, timeout=180_000)
     pg.locator(
         '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]'
-    ).first.click()
+    ).first.click(no_wait_after=True)
     _wait_text(pg, "There is no room 'QQQQ'", timeout=60)
