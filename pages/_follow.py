@@ -225,6 +225,7 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
         return False
     if ss.get(FOLLOW):
         tally = ROOMS.tally(ss[FOLLOW], question_id)
-    said = ", ".join(f"{k}: {v}" for k, v in tally.items()) or "no votes"
-    st.success(f"The run says **{answer}**. The class said {said}.")
+    said = ", ".join(f"{k} {v}" for k, v in tally.items()) or "no votes yet"
+    in_room = bool(lead or ss.get(FOLLOW))
+    st.success(f"The run says **{answer}**." + (f" The class said: {said}." if in_room else ""))
     return True

@@ -22,6 +22,7 @@ from dpcore.experiments.presets import (
     with_choices,
 )
 from dpcore.experiments.progressive import before_run_warning
+from dpcore.experiments.questions import lowest_error_question
 from dpcore.figures.compare import (
     BLOWUP_MULTIPLE,
     METRIC_LABEL,
@@ -31,6 +32,7 @@ from dpcore.figures.compare import (
 )
 from dpcore.glossary import define
 from pages import _compare_run as runs
+from pages._follow import predict
 from pages._goto import follow, on_compare_click
 from pages._plain import plain_box
 from pages._present import Deck, slides_button
@@ -321,15 +323,17 @@ if preset != "custom" and upload is None:
         )
 deck.mark("The chart")
 note = outliers_note(config, data)  # on a projector: with the sentence, in the speaker notes
-chart(
-    fig_dict,
-    data,
-    "compare_error",
-    sentence + (f" {note}" if note and deck.on else ""),
-    plan.shown.code() + "from dpcore.figures.compare import error_figure\n"
-    f"fig, data = error_figure(frame, x={x!r}, metric={metric!r}, config=config)\n",
-    on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
-)
+question = None if table.empty else lowest_error_question(frame, x, metric, unit=config.unit)
+if question is None or predict(question.key, question.text, question.options, question.answer):
+    chart(
+        fig_dict,
+        data,
+        "compare_error",
+        sentence + (f" {note}" if note and deck.on else ""),
+        plan.shown.code() + "from dpcore.figures.compare import error_figure\n"
+        f"fig, data = error_figure(frame, x={x!r}, metric={metric!r}, config=config)\n",
+        on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
+    )
 if note is not None and not deck.on:
     st.info(note, icon=":material/info:")
 st.caption(

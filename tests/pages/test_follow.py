@@ -47,3 +47,38 @@ def test_a_wrong_code_says_what_to_do(open_page):
     phone = open_page("pages/home.py", {"room": "QQQQ"}, timeout=300, check=True)
     assert FOLLOW not in phone.session_state
     assert any("check the code" in e.value for e in phone.sidebar.error)
+
+
+def _reveal(at):
+    next(b for b in at.button if b.label == "Reveal the answer").click().run()
+    assert not at.exception, at.exception
+
+
+def test_compare_asks_before_its_chart_and_reveals_the_runs_answer(open_page):
+    at = open_page("pages/compare.py", {"present": "1"}, timeout=300, check=True)
+    asked = [m.value for m in at.markdown if m.value.startswith("**Predict:**")]
+    assert asked and "smallest typical error" in asked[0]
+    assert "compare_error" not in at.session_state["_ui_charts"]  # no chart before the answer
+    _reveal(at)
+    data = at.session_state["_ui_charts"]["compare_error"][2]
+    rows = data[(data["kind"] == "estimator") & (data["budget"] == data["budget"].min())]
+    rows = rows[~rows["estimator"].isin(["empirical"])]
+    best = rows.loc[rows["median"].idxmin(), "label"]
+    assert [s.value for s in at.success if s.value.startswith("The run says")] == [
+        f"The run says **{best}**."
+    ]
+
+
+def test_the_class_votes_from_phones_and_sees_the_tally_after_the_reveal(open_page):
+    lecturer, code, _ = _lecturer(open_page)
+    phone = open_page("pages/compare.py", {"room": code}, timeout=300, check=True)
+    options = next(r for r in phone.radio if r.label == "Your answer").options
+    phone.radio(key=next(r.key for r in phone.radio if r.label == "Your answer")).set_value(
+        options[0]
+    ).run()
+    lecturer.run()
+    assert any("1 vote so far" in c.value for c in lecturer.caption)
+    _reveal(lecturer)
+    phone.run()
+    said = [s.value for s in phone.success if s.value.startswith("The run says")]
+    assert said and f"The class said: {options[0]} 1." in said[0]
