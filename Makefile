@@ -101,5 +101,11 @@ deploy-test: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/repo/test_deploy.py $(PYTEST_ARGS)
 
+# A class room in real browsers: a lecturer and 30 phone contexts (375x812) follow its slides;
+# prints how long the lecturer's own next slide and the last phone took. `make test` runs 4 phones.
+.PHONY: classroom
+classroom: $(STAMP)
+	DPMEAN_ROOM_PHONES=30 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
+
 clean:
 	rm -rf $(VENV) .pytest_cache
