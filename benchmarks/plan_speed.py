@@ -8,7 +8,7 @@ timed right before it (so load from other processes hits both alike) and the pri
 median over ``repeats`` pairs. Two ratios are printed: wall clock (``time.perf_counter``) and CPU
 time of this process (``time.process_time``, all threads); on a shared machine the CPU-time ratio
 is the steadier one (it does not count time spent waiting for a core), while a multi-threaded run
-has CPU time above its wall time. Targets (issue 3):
+has CPU time above its wall time. Targets:
 PLAN within 2x and IOME within 1.5x of the sort at n = 10^4, d = 2048 and n = 10^5, d = 256.
 For reference, the authors' code took 9.4 s / 18 s and 19 s / 24 s there, against a sort of about
 0.9 s / 1.3 s on the same machine type (about 10x and 15x the sort).

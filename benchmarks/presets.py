@@ -1,4 +1,4 @@
-"""Every Compare preset's claim at many seeds (issue 15): ``make presets``.
+"""Every Compare preset's claim at many seeds: ``make presets``.
 
 ``tests/experiments/test_presets.py`` checks each claim at two or three seeds in ``make test``; this runs each
 preset with its own parameters (only the claim's contenders: an estimator's runs do not depend on

@@ -1,4 +1,4 @@
-"""Regression tests for issue 13: every reproduction of the hostile/careless-user report, in the
+"""Regression tests for the hostile/careless-user report: every reproduction of it, in the
 library and the command line. (The pages' garbage URLs are in tests/pages/test_garbage_urls.py.)"""
 
 from __future__ import annotations
@@ -314,13 +314,13 @@ def test_size_limits_are_enforced_the_same_way_in_library_cli_and_config(tmp_pat
 
 
 def test_config_toml_has_no_file_watcher():
-    # a file watcher costs every new session ~0.5 s of CPU walking the loaded modules (issue 18)
+    # a file watcher costs every new session ~0.5 s of CPU walking the loaded modules
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["fileWatcherType"] == "none" and cfg["server"]["runOnSave"] is False
 
 
 def test_config_toml_has_no_full_collection_after_every_run():
     # Streamlit's default gc.collect(2) after each script run (fragment reruns included) walked the
-    # whole heap: 73% of the server's GIL time under thirty sessions (issue 18)
+    # whole heap: 73% of the server's GIL time under thirty sessions
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert cfg["runner"]["postScriptGC"] is False

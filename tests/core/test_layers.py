@@ -1,4 +1,4 @@
-"""Layers only point down, and no dpcore module imports itself back (issue 14).
+"""Layers only point down, and no dpcore module imports itself back.
 
 Every ``import`` in every dpcore module (top level and inside functions, found with ``ast``; not
 those under ``if TYPE_CHECKING:``, which only name types for annotations) is checked against this
@@ -134,7 +134,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_figures_only_draw() -> None:
-    """Figures draw what they are given (issue 14): no random generator and no ``rng`` argument in
+    """Figures draw what they are given: no random generator and no ``rng`` argument in
     ``dpcore.figures``; a picture's random choices (subsample, display jitter, simulated releases)
     are made by a seeded study in :mod:`dpcore.experiments.studies`."""
     banned = ("default_rng", "as_generator", "RngLike", "np.random", "SeedSequence")

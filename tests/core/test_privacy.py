@@ -49,7 +49,7 @@ def test_inverse_conversion_round_trips(rho, delta, method):
 
 def test_pure_to_zcdp_and_budget_native_rules():
     assert pure_to_zcdp(1.0) == 0.5
-    # a pure budget is never handed to a zCDP estimator (issue 11 item 4; this line used to assert
+    # a pure budget is never handed to a zCDP estimator (this line used to assert
     # the invalid direction, rho = eps^2/2 "meeting" an eps budget)
     with pytest.raises(ValueError, match="cannot be met by a zCDP estimator"):
         Budget.pure(2.0).to_native("zcdp")
@@ -100,7 +100,7 @@ def test_ledger_sums_by_composition_and_rejects_negative():
 
 
 # --------------------------------------------------------------------------------------------
-# issue 11 item 4: implications only in the valid direction
+# implications only in the valid direction
 
 
 def test_pure_budget_is_never_met_by_zcdp() -> None:

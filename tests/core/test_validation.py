@@ -24,7 +24,7 @@ def test_check_data_rejects_exactly_the_non_finite(x):
         warnings.simplefilter("error")  # no overflow warnings leak out of the fast path
         if np.all(np.isfinite(x)) and np.all(np.abs(x) <= MAX_ABS_VALUE):
             assert check_data(x).shape == x.shape
-        elif np.all(np.isfinite(x)):  # finite but huge: named as such, never as NaN (issue 13)
+        elif np.all(np.isfinite(x)):  # finite but huge: named as such, never as NaN
             with pytest.raises(ValueError, match="rescale"):
                 check_data(x)
         else:

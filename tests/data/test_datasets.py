@@ -313,7 +313,7 @@ def test_run_with_private_bounds_ledgers_sum_exactly(unit: str) -> None:
 
 
 def test_oracle_refuses_a_data_derived_sigma() -> None:
-    """Issue 11 item 7: from_dataframe's true_std is the user's own empirical std. The registry never
+    """from_dataframe's true_std is the user's own empirical std. The registry never
     hands it to an estimator as known sigma: plan_oracle refuses the data set (it needs a public
     sigma), accepts an explicit public one, and estimators that ignore sigma are unaffected."""
     df = pd.DataFrame(np.random.default_rng(0).normal(0, [1.0, 5.0], (300, 2)), columns=["a", "b"])

@@ -1,5 +1,5 @@
 """Exports in Debian's Chromium: the one-file HTML report opens offline and draws its charts, and
-the Compare page's PNG/SVG/report buttons download real files (issue 17)."""
+the Compare page's PNG/SVG/report buttons download real files."""
 
 from pathlib import Path
 

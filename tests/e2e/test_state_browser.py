@@ -1,4 +1,4 @@
-"""Issue 15 item 5 in a real browser: a page-local control survives navigation and a copied link."""
+"""In a real browser: a page-local control survives navigation and a copied link."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Issue 15's done-criterion in a real browser: a walk through every page at its defaults and through
+"""In a real browser: a walk through every page at its defaults and through
 Compare at every preset, on the app as ``make run`` serves it (shared pool, first result refined in
 the background). Each view is waited on until it has settled (no skeleton, nothing stale, every
 chart drawn, no sweep running or refining), saved as a full-page screenshot, and fails on any

@@ -1,7 +1,7 @@
 """URL-bound controls in Debian's Chromium: every run's message carries the value the page computes
 with, so a browser that has dropped its own copy of a widget's value still draws the right one.
 
-Issue 15: after Compare's background refinement called ``st.rerun()``, the walk twice saw the
+After Compare's background refinement called ``st.rerun()``, the walk twice saw the
 estimator selector drawn empty while the chart (and the server) held five estimators. A rerun in
 which nothing wrote the widget's key sent the multiselect with its empty ``default`` and no value
 (``set_value`` false); a browser that still had the value drew it, one that had dropped it drew

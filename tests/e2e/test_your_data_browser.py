@@ -24,7 +24,7 @@ def test_upload_small_csv(app_url, page, wait_for_app, screenshot):
     wait_for_app(page)
     expect(page.get_by_text("6 rows × 3 columns")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Drop the 1 rows with missing values")).to_be_visible(timeout=60_000)
-    # no silent bounds (issue 15): nothing runs until the user says where the ranges come from
+    # no silent bounds: nothing runs until the user says where the ranges come from
     expect(page.get_by_text("Choose where the bounds come from").first).to_be_visible(
         timeout=60_000
     )

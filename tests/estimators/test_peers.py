@@ -1,5 +1,5 @@
 """The peer libraries' means: noise scales against the libraries' own privacy maps, and PLAN
-beating them under strong variance skew (issue 17)."""
+beating them under strong variance skew."""
 
 import math
 

@@ -355,7 +355,7 @@ def test_clipped_fraction_is_about_k_over_n() -> None:
         k = est.diagnostics_as(P.PlanDiagnostics).rank_slack
         err = k - math.sqrt(ds.n)
         clipped = int(est.diagnostics.clipped.sum())
-        # the log-grid radius (issue 12) also has the grid's own resolution: the rows between
+        # the log-grid radius also has the grid's own resolution: the rows between
         # neighbouring grid radii around C
         C, norms = est.diagnostics.clip_radius, est.diagnostics_as(P.PlanDiagnostics).norms
         grid = int(np.sum((norms > C / 1.02) & (norms <= C * 1.02)))
@@ -422,7 +422,7 @@ def test_binary_instantiation_beats_iome_with_few_high_variance_bits() -> None:
     # our IOME uses 20 steps and the rotated range of iome.py, [R]'s binary runs 10 steps on
     # (0, sqrt(D))). At d = 1024 the lead is smaller (about 8%), so the test uses the paper's d.
     # The finding is about the paper's IOME (binary-search medians): the robust iome_paper with the
-    # CoinPress centre (issue 12) closes the gap (16.5 against PLAN's 16.4 here).
+    # CoinPress centre closes the gap (16.5 against PLAN's 16.4 here).
     from dpcore.metrics import tv_error
 
     out = {"plan_l1": [], "iome_paper": []}
@@ -659,7 +659,7 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
         ds.x[:, :512], rho=0.125, bounds=bounds, rng=0, center_step="paper", radius_step="paper"
     )
     assert any("centre's budget is thin" in w for w in est.diagnostics.warnings)
-    # issue 12: the robust default (coarse-to-fine centre with a larger share for a wide range)
+    # the robust default (coarse-to-fine centre with a larger share for a wide range)
     # keeps every centre coordinate within a few sigma
     robust = P.plan(ds.x, rho=0.125, bounds=bounds, rng=0)
     assert np.max(np.abs(robust.diagnostics.center)) < 3
@@ -670,7 +670,7 @@ def test_gaussian_a_at_large_d_small_rho_is_where_the_authors_spreading_trick_ma
 def test_exponential_quantile_fast_no_weight_rounded_to_zero(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 11 item 9: data at the scale of subnormal doubles (interval lengths of 1000 ulps of the
+    """Data at the scale of subnormal doubles (interval lengths of 1000 ulps of the
     smallest subnormal, ~5e-321). The old sampler multiplied the lengths by exp(eps u_i / 2)
     normalised at the target, so L_i w_i is rounded to a whole number of ulps: exactly 0 once
     w_i < 1/2000, i.e. 61 or more steps from the target at eps = 0.25, where the exact mechanism
@@ -681,7 +681,7 @@ def test_exponential_quantile_fast_no_weight_rounded_to_zero(
     from dpcore import limits
     from dpcore.quantiles import exponential_quantile_probabilities
 
-    # dpcore.limits refuses bounds narrower than 1e-100 at the public entry (issue 13); the sampler
+    # dpcore.limits refuses bounds narrower than 1e-100 at the public entry; the sampler
     # itself is checked below that limit, where the old rounding showed.
     monkeypatch.setattr(limits, "MIN_BOUND_WIDTH", 0.0)
     step = 1000 * np.nextafter(0.0, 1.0)

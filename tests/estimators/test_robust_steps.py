@@ -1,4 +1,4 @@
-"""Issue 12: PLAN's and IOME's robust centre and radius steps (exact ledgers, the log-grid
+"""PLAN's and IOME's robust centre and radius steps (exact ledgers, the log-grid
 mechanism's distribution, and the tail over many seeds at cells that blew up before)."""
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def test_coarse_to_fine_median_finds_the_median_at_a_large_budget() -> None:
     assert np.all(b - a < 2 * 25 * math.sqrt(8))  # the windows zoomed in
 
 
-# -- tails over many seeds (cells that blew up before issue 12) ----------------------------------
+# -- tails over many seeds (cells that blew up before the robust steps) --------------------------
 
 
 def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
@@ -195,7 +195,7 @@ def test_tail_at_d_1024_100_seeds(name: str) -> None:
     assert e.max() <= 3 * np.median(e), (np.median(e), np.sort(e)[-5:])
 
 
-# -- CoinPress centre (issue 12, second pass) ----------------------------------------------------
+# -- CoinPress centre (the robust steps' second pass) --------------------------------------------
 
 
 def test_coinpress_step_noise_scale_is_exact() -> None:
@@ -241,7 +241,7 @@ def test_coinpress_ledgers_are_exact() -> None:
     )
 
 
-# -- the private variance cap and the robust Gaussian baseline (issue 12, third pass) -------------
+# -- the private variance cap and the robust Gaussian baseline (the robust steps' third pass) -----
 
 
 def _cell_c(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray, tuple]:

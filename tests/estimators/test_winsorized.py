@@ -118,7 +118,7 @@ def test_ledger_custom_split() -> None:
 
 def test_interval_inside_bounds_and_loop_bound() -> None:
     # spec §9 property 1: output in [a, b]; at most K = ceil(log_beta(b - a + 1)) grid points;
-    # no overflow even with beta = 2 and the largest range dpcore.limits allows (1e100; issue 13).
+    # no overflow even with beta = 2 and the largest range dpcore.limits allows (1e100).
     x = np.random.default_rng(0).normal(0, 1, (40, 50))
     for beta, bounds in [(1.001, BOUNDS), (2.0, (-1e100, 1e100)), (1.5, (-1e12, 1e12))]:
         est = winsorized_mean(x, epsilon=0.5 * 50, bounds=bounds, beta=beta, rng=3)
@@ -596,7 +596,7 @@ def test_clipped_baselines_spend_exactly_their_budget_on_worst_case_neighbours()
 
 
 def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
-    """Issue 11 item 8: pmwm_zcdp runs each quantile walk as the pure AboveThreshold walk at
+    """pmwm_zcdp runs each quantile walk as the pure AboveThreshold walk at
     eps_w = sqrt(2 rho_w / d) per coordinate (eps-DP => eps^2/2-zCDP, valid for any walk length)
     instead of the Gaussian walk resting on the paper's Lemma D.1. Exact: the per-coordinate
     epsilons, the ledger, and the intervals equal two pure unbounded_quantile calls on the same
@@ -629,7 +629,7 @@ def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# the stage functions _pmwm calls (issue 14): privacy of the mean stage on its own, and the entry
+# the stage functions _pmwm calls: privacy of the mean stage on its own, and the entry
 # calls exactly these functions (no copy)
 
 

@@ -81,7 +81,7 @@ def test_schema(small_frame: pd.DataFrame) -> None:
 
 def test_frame_attrs_are_shared_not_deep_copied(small_frame: pd.DataFrame) -> None:
     """pandas deep-copies ``attrs`` into every derived frame; the engine's config is handed on by
-    reference (issue 18: the copies were a sixth of the Compare view) and still reads as a dict."""
+    reference (the copies were a sixth of the Compare view) and still reads as a dict."""
     derived = small_frame[small_frame["rep"] == 0]["err_l2"].to_frame()
     assert derived.attrs["config"] is small_frame.attrs["config"]
     assert isinstance(derived.attrs["config"], dict)
@@ -348,8 +348,9 @@ def test_plan_paper_gaussian_b_finding_private_variances() -> None:
     History: before commit 3abe641 (PLAN variances on a log scale) the private variance estimate
     was off by factors up to 10^5 on the authors' wide public range and PLAN came out ~1.7x worse
     than IOME here; this test caught it. Measured: IOME/PLAN = 1.49 at α = 2, 0.87 at α = 0; after
-    issue 12 (robust centre for PLAN, log-grid radius for IOME, whose mean no longer carries radius
-    blow-ups) 1.26 at α = 2 and 0.86 at α = 0, so the margin is 1.2 (PLAN still clearly ahead).
+    the robust steps (robust centre for PLAN, log-grid radius for IOME, whose mean no longer
+    carries radius blow-ups) 1.26 at α = 2 and 0.86 at α = 0, so the margin is 1.2 (PLAN still
+    clearly ahead).
     """
     ratio = _gaussian_b(["plan", "iome_paper"])
     assert ratio[2.0] > 1.2, ratio
@@ -388,7 +389,7 @@ def test_cli_tiny_config(tmp_path: Path) -> None:
 
 
 def test_pure_budget_skips_zcdp_estimators_and_ranks_only_pure_ones() -> None:
-    """Issue 11 item 4: under a pure ε budget the runner never runs a zCDP estimator at ρ = ε²/2 as
+    """Under a pure ε budget the runner never runs a zCDP estimator at ρ = ε²/2 as
     if it met the budget; it is skipped with the reason, and the ranking holds pure ones only."""
     cfg = ExperimentConfig(
         distribution="gaussian",
@@ -462,7 +463,7 @@ def test_tail_table_counts_runs_beyond_three_times_the_point_median() -> None:
 
 
 def test_simulate_tv_follows_the_rng_convention():
-    """Two calls with ``default_rng(0)`` give identical numbers (SPEC 7; issue 14: a Generator used to
+    """Two calls with ``default_rng(0)`` give identical numbers (a Generator used to
     become ``SeedSequence(None)``), an int seed is reproducible, and another seed gives other numbers."""
     import numpy as np
 
@@ -478,7 +479,7 @@ def test_simulate_tv_follows_the_rng_convention():
 
 
 def test_simulate_tv_gives_the_same_records_on_a_process_pool():
-    """The Binary product page runs the points on the shared pool (issue 18): every point and seed
+    """The Binary product page runs the points on the shared pool: every point and seed
     has its own child stream, so the records are identical, in the same order."""
     from concurrent.futures import ProcessPoolExecutor
 
@@ -508,7 +509,7 @@ def test_count_draws_is_a_seeded_study_and_the_figure_only_draws():
     assert a.equals(b) and list(a.columns) == ["count", "source"] and len(a) == 600
     fig = count_figure(a, 200)
     assert len(fig.data) == 2
-    # the "true n" label sits in headroom above every bar (issue 15: it touched the histogram)
+    # the "true n" label sits in headroom above every bar (it used to touch the histogram)
     bins = fig.data[0].xbins
     edges = np.arange(bins.start, bins.end + bins.size / 2, bins.size)
     tallest = max(np.histogram(t.x, bins=edges)[0].max() for t in fig.data)

@@ -1,4 +1,4 @@
-"""Colour-blind safety of the estimators' fixed colours (issue 16): the main estimators of every data
+"""Colour-blind safety of the estimators' fixed colours: the main estimators of every data
 kind and budget unit stay apart under simulated deuteranopia (Machado, Oliveira and Fernandes 2009,
 severity 1), measured as CIELAB ΔE76 between the simulated colours."""
 

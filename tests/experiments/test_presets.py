@@ -1,4 +1,4 @@
-"""Every Compare preset is a checked claim (issue 15): each preset runs at several seeds and its claim
+"""Every Compare preset is a checked claim: each preset runs at several seeds and its claim
 must hold at every one. Only the claim's contenders are run (an estimator's runs do not depend on
 which other estimators are in the config: seeds are keyed on the estimator and the setting), with
 the preset's own parameters otherwise; the PLAN-scale presets run 4 repetitions per point instead of

@@ -1,4 +1,4 @@
-"""Issue 15: the sentences and pictures tell the truth. Summaries by median with a failure rate,
+"""The sentences and pictures tell the truth. Summaries by median with a failure rate,
 oracle and non-private references never starred or ranked, rankings within one guarantee, chart
 defects (stage colours, floor statistic, accuracy-first axis and words), the binary product
 headline against every baseline, and Your data's sentences (no winner from one draw or when every
@@ -90,7 +90,7 @@ def test_oracle_never_starred_or_ranked(oracle_frame: pd.DataFrame) -> None:
 
 def test_floor_is_the_empirical_median(oracle_frame: pd.DataFrame) -> None:
     """The floor is the same statistic (median) of the same runs as the non-private mean's line, so it
-    never sits above that line (issue 15: RMS 0.909 above the mean 0.72)."""
+    never sits above that line (an RMS floor once sat at 0.909, above the mean's 0.72)."""
     fig, _ = error_figure(oracle_frame, x="budget", metric="l2", theory_curves=False)
     traces = {t.name: t for t in fig.data if t.mode and "lines" in t.mode and t.name}
     floor = np.asarray(traces[FLOOR_NAME].y, float)

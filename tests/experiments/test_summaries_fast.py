@@ -1,4 +1,4 @@
-"""The numpy summaries (issue 18) against the pandas versions they replaced, kept here verbatim as
+"""The numpy summaries against the pandas versions they replaced, kept here verbatim as
 the reference: same DataFrames (columns, dtypes, order, values bit for bit) and the same sentences,
 on frames from the engine (several metrics and x axes), with failed runs and NaN errors, with rows
 out of order (pandas then sums with its Kahan kernel instead of ``np.add.reduceat``), on hand-made
@@ -46,8 +46,8 @@ from dpcore.figures.style import plain, times
 from dpcore.pool import process_pool
 
 # --------------------------------------------------------------------------------------------
-# the reference: the pandas implementations as they were before issue 18 (do not edit), with
-# issue 15's number formats (_fmt, plain, times) in the sentences
+# the reference: the pandas implementations as they were before the numpy summaries (do not
+# edit), with the page's number formats (_fmt, plain, times) in the sentences
 
 
 def ref_summarise(
@@ -535,7 +535,7 @@ def test_headline_is_the_pandas_sentence(frames: dict, name: str) -> None:
 
 
 def ref_views(config_json: str, frame: pd.DataFrame, x: str, metric: str) -> tuple:
-    """pages/compare.py's ``_views`` before issue 18 (with the reference summaries)."""
+    """pages/compare.py's ``_views`` before the numpy summaries (with the reference summaries)."""
     cfg = ExperimentConfig.from_json(config_json)
     versus = "iome_paper" if "iome_paper" in set(frame["estimator"]) else None
     at = {"budget": cfg.budget, "n": cfg.n, "d": cfg.d, "skew": cfg.base_skew()}[x]
@@ -640,7 +640,7 @@ def test_synthetic_frames(seed: int) -> None:
 
 
 def ref_tail_table(frame: pd.DataFrame, metric: str = "l2", factor: float = 3.0) -> pd.DataFrame:
-    """The pandas tail table (before issue 18 moved it to numpy), kept as the reference."""
+    """The pandas tail table (before it moved to numpy), kept as the reference."""
     col = f"err_{metric}"
     work = ref_private_only(frame)
     work = work[(work["failed"] == "") & np.isfinite(work[col])]
@@ -693,7 +693,7 @@ def test_tail_table_on_synthetic_frames(seed: int) -> None:
 
 @pytest.mark.parametrize("name", ["budget", "n", "broken", "dead"])
 def test_target_views_draw_what_the_page_drew(frames: dict, name: str) -> None:
-    """The page's "what does each estimator need" view, now built in a worker and kept (issue 18):
+    """The page's "what does each estimator need" view, now built in a worker and kept:
     the same chart (as st.plotly_chart sends it), data and sentence as the page built in its
     script thread before."""
     import plotly.io as pio

@@ -1,4 +1,4 @@
-"""The fast figure paths (issue 18) draw byte-identical JSON to plotly's validated ones.
+"""The fast figure paths draw byte-identical JSON to plotly's validated ones.
 
 :func:`dpcore.figures.style.set_template` sets the house template without re-validating it, and
 :func:`dpcore.figures.style.as_figure` wraps a figure's dict for ``st.plotly_chart`` without a
@@ -126,7 +126,7 @@ def test_a_prepared_figure_sends_the_same_bytes_without_copying(data, monkeypatc
     """``prepared(drawn_dict(fig))`` is what the pages hand to ``st.plotly_chart`` for a chart kept
     in a cache or sent back by a worker: the same JSON string as the ``as_figure`` route (and the
     same object as ``st.plotly_chart(fig)`` sends), the kept dict handed over as it is (no copy,
-    left unchanged), and no per-view ``to_dict`` of a whole figure (issue 18)."""
+    left unchanged), and no per-view ``to_dict`` of a whole figure."""
     import copy
 
     import plotly.io as pio
@@ -249,7 +249,7 @@ def test_style_is_the_validated_update(title, preset):
 @pytest.mark.parametrize(
     ("value", "digits", "want"),
     [
-        (9690.4, 3, "9,690"),  # was "9.69e+03" in the Side by side sentence (issue 15)
+        (9690.4, 3, "9,690"),  # was "9.69e+03" in the Side by side sentence
         (543.21, 3, "543"),
         (6.6178, 3, "6.62"),
         (1.0, 3, "1"),
@@ -277,7 +277,7 @@ def test_wrap_label_keeps_the_whole_label():
 
 
 def _steps_frame_by_concat(geo, iome):
-    """The frame of the PLAN steps figure as it was built before issue 18: one small frame per
+    """The frame of the PLAN steps figure as it was built before the fast paths: one small frame per
     part, concatenated (the reference for the numpy-built one)."""
     from dpcore.figures.plan import geometry as plan_figs
 

@@ -1,4 +1,4 @@
-"""The fuzz suite's single pass/fail rule (issue 13).
+"""The fuzz suite's single pass/fail rule.
 
 A case passes with a correct result (a finite mean of the right shape) or with a ``ValueError`` /
 ``TypeError`` whose message names the problem. Any other exception, an empty or internal message,

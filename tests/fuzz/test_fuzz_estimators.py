@@ -1,6 +1,6 @@
 """Fuzz every registered estimator: random shapes, bounds, budgets and data (huge and tiny finite
 values, NaN, inf). The only acceptable outcomes are a finite mean of the right shape or a clear
-``ValueError``/``TypeError`` (issue 13)."""
+``ValueError``/``TypeError``."""
 
 from __future__ import annotations
 

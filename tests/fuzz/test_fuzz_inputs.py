@@ -1,6 +1,6 @@
 """Fuzz the other doors a visitor can push: budget constructors and conversions, ``parse_csv``
 (random bytes and text), experiment configs (random JSON) and the URL query (``parse_query``).
-Each case passes with a correct result or a clear ``ValueError``/``TypeError`` (issue 13)."""
+Each case passes with a correct result or a clear ``ValueError``/``TypeError``."""
 
 from __future__ import annotations
 

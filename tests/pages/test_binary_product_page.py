@@ -60,7 +60,7 @@ def test_dense_profile_naive_wins_and_widgets_change_values():
     assert not at.exception
     assert at.metric[0].value != before
     text = " ".join(m.value for m in at.markdown)
-    # the headline names the smallest TV among all three private estimators (issue 15)
+    # the headline names the smallest TV among all three private estimators
     tvs = {
         label: float(m.value)
         for label, m in zip(
@@ -81,8 +81,8 @@ def test_too_small_n_is_an_error_not_a_traceback():
 
 
 def test_the_tv_sweeps_do_not_follow_the_sidebar_seed():
-    """The sweeps study the estimators (their own seed, shared by every visitor and computed once,
-    issue 18); the single run at the top is the visitor's own dataset and follows the seed."""
+    """The sweeps study the estimators (their own seed, shared by every visitor and computed once);
+    the single run at the top is the visitor's own dataset and follows the seed."""
     one = _page({"unit": "eps", "budget_value": "1.0", "seed": "1"})
     two = _page({"unit": "eps", "budget_value": "1.0", "seed": "2"})
     assert not one.exception and not two.exception

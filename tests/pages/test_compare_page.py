@@ -147,12 +147,12 @@ def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
     at.multiselect[0].set_value([*names, "simplex_laplace"]).run()
     assert not at.exception
     tables = [d.value for d in at.dataframe if "guarantee" in d.value.columns]
-    # one ranking per guarantee (notion and relation), never one ranking across them (issue 15)
+    # one ranking per guarantee (notion and relation), never one ranking across them
     assert len(tables) == 2 and all(t["guarantee"].nunique() == 1 for t in tables)
     assert {t["guarantee"].iloc[0].split(", ")[1] for t in tables} == {"replace-one", "add-remove"}
     assert all(list(t["rank"]) == list(range(1, len(t) + 1)) for t in tables)
     assert any("Side by side, not ranked together" in c.value for c in at.caption)
-    # drawn without a horizontal scroll (issue 15): the guarantee heads each table instead of a
+    # drawn without a horizontal scroll: the guarantee heads each table instead of a
     # column, "points won" reads "k of n", the long names are in each column's help
     for d in (d for d in at.dataframe if "guarantee" in d.value.columns):
         drawn = list(d.proto.column_order)
@@ -166,7 +166,7 @@ def test_ranking_names_each_guarantee_and_flags_mixed_relations() -> None:
 
 
 def test_pure_eps_budget_ranks_pure_estimators_only() -> None:
-    """Issue 11 item 4: with the budget in ε the default selection and the ranking hold ε-DP estimators
+    """With the budget in ε the default selection and the ranking hold ε-DP estimators
     only; a zCDP estimator picked by hand is skipped with the reason shown, never ranked."""
     from dpcore import registry
 

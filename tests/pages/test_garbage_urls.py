@@ -1,4 +1,4 @@
-"""Garbage URLs and hostile inputs on every page (issue 13): no exception ever reaches the visitor;
+"""Garbage URLs and hostile inputs on every page: no exception ever reaches the visitor;
 an impossible request is an ``st.error`` naming the problem."""
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def test_your_data_lists_estimators_that_refuse_a_tiny_csv():
     at = _page("pages/your_data.py", SMALL)
     at.radio(key="yd_source").set_value("paste").run()
     at.text_area(key="yd_text").set_value("a,b\n1,2\n3,5\n4,4\n").run()
-    # bounds are a choice (issue 15): read them off (flagged as a leak) so the estimators run
+    # bounds are a choice: read them off (flagged as a leak) so the estimators run
     at.radio(key="yd_bounds_mode_own").set_value("data").run()
     assert not at.exception, at.exception
     text = " ".join(md.value for md in at.markdown)

@@ -1,4 +1,4 @@
-"""Compare's chart -> Side by side (issue 16): the mapping from a clicked point (a Plotly selection
+"""Compare's chart -> Side by side: the mapping from a clicked point (a Plotly selection
 event's point) to the sweep point's settings and the estimator, on a real seeded two-way sweep whose
 chart has one panel per n, so the median drawn (``y``) has to tell the panels apart."""
 

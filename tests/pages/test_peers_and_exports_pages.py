@@ -1,5 +1,5 @@
 """Compare and Your data: the switch that adds the peer libraries, the PNG/SVG buttons next to every
-CSV, the report button, and what the page says when the peers or a browser are missing (issue 17)."""
+CSV, the report button, and what the page says when the peers or a browser are missing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Presenter mode on Compare and PLAN step by step under streamlit.testing (issue 16): one idea per
+"""Presenter mode on Compare and PLAN step by step under streamlit.testing: one idea per
 screen through :class:`pages._present.Deck` (a bar with Previous/Next, a mark per section and a
 style rule that hides the rest), PLAN's steps (a)-(d) one panel per screen, and a slide pack of
 each page in the sidebar."""

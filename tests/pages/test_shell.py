@@ -123,7 +123,7 @@ def test_ledger_chart_main_estimators_then_all():
 
 
 def test_privacy_budget_page_under_pure_eps_never_lets_zcdp_meet_it():
-    """Issue 11 item 4: under a pure ε budget the page says zCDP estimators cannot meet it, shows ρ = ε²/2
+    """Under a pure ε budget the page says zCDP estimators cannot meet it, shows ρ = ε²/2
     only as the weaker level ε-DP implies, explains each implication's direction, and the ledger chart
     holds pure-DP estimators only."""
     from dpcore import registry

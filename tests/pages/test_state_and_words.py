@@ -1,4 +1,4 @@
-"""Issue 15 items 5-7 under ``streamlit.testing``: one source of truth for state (presets write the
+"""State and words under ``streamlit.testing``: one source of truth for state (presets write the
 sidebar, page-local controls live in the URL and survive navigation, unit switches convert, ignored
 controls are disabled with a reason, δ above 1/n warns), a time estimate before a long run, and the
 words a user sees (glossary, no references to files a user does not have, no internal labels)."""
@@ -440,7 +440,7 @@ def _drawn(widget) -> list[str] | str:  # noqa: ANN001
 
 
 def test_url_bound_controls_send_their_value_on_every_run() -> None:
-    # Issue 15's blank estimator selector: after a rerun nothing wrote to the session (as after
+    # The blank estimator selector: after a rerun nothing wrote to the session (as after
     # Compare's background refinement calls st.rerun()), a URL-bound widget drawn with no
     # ``default=`` was sent with its empty default and no value, so a browser that had dropped the
     # widget's own state drew no estimators while the server held five (seen in the walk on the

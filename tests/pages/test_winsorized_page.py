@@ -79,7 +79,7 @@ def test_impossible_budget_is_an_error_not_a_traceback():
 
 
 def test_zcdp_version_under_pure_budget_is_labelled_not_eps_dp():
-    """Issue 11 items 4 and 8: the zCDP version under a pure ε budget runs at the implied ρ = ε²/2 with a
+    """The zCDP version under a pure ε budget runs at the implied ρ = ε²/2 with a
     "Not ε-DP" warning, and the page says how the walk is accounted."""
     at = _page({"unit": "eps", "budget_value": "1", "n": "1000", "d": "1"})
     at.radio(key="wins_version").set_value("zcdp").run()

@@ -72,7 +72,7 @@ def test_pasted_csv_good_and_broken():
     assert "person_id" not in chosen and "age" in chosen  # an identifier is not preselected
     at.text_area(key="yd_text").input(GOOD).run()
     assert not at.exception
-    # no silent bounds: nothing runs until the user chooses where the ranges come from (issue 15)
+    # no silent bounds: nothing runs until the user chooses where the ranges come from
     assert any("Choose where the bounds come from" in i.value for i in at.info)
     assert not at.get("plotly_chart")
     at.radio(key="yd_bounds_mode_own").set_value("public").run()
@@ -129,7 +129,7 @@ def test_typed_bounds_change_the_results():
 
 
 def test_pure_eps_leaves_zcdp_out_and_labels_nonprivate_diagnostics():
-    """Issue 11 items 4, 6, 7: under a pure ε budget zCDP estimators are left out (with a note); the
+    """Under a pure ε budget zCDP estimators are left out (with a note); the
     data-dependent counts appear only under the "non-private diagnostics" label; the code shown skips
     the oracles and the estimators that cannot meet the budget."""
     from dpcore import registry
@@ -147,7 +147,7 @@ def test_pure_eps_leaves_zcdp_out_and_labels_nonprivate_diagnostics():
 
 
 # ---------------------------------------------------------------------------------------------
-# issue 15: every control of this page lives in the URL and survives navigation
+# every control of this page lives in the URL and survives navigation
 
 
 def _code(at: AppTest) -> str:

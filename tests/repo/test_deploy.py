@@ -1,4 +1,4 @@
-"""Several app replicas behind nginx with sticky sessions (deploy/, issue 18).
+"""Several app replicas behind nginx with sticky sessions (deploy/).
 
 ``test_nginx_config_is_valid`` checks deploy/nginx.conf with ``nginx -t`` (upstreams pointed at
 loopback). ``test_two_replicas_behind_nginx`` starts two replicas with the README command and

@@ -46,4 +46,4 @@ def test_notebook_matches_the_pages():
     plan_at_half = frame[(frame.estimator == "plan") & np.isclose(frame.budget, 0.5)][
         "err_l2"
     ].median()
-    assert f"{plan_at_half:.3g}" in text  # the page reports medians (issue 15)
+    assert f"{plan_at_half:.3g}" in text  # the page reports medians

@@ -2,8 +2,10 @@
 
 * No ``.py`` file of ``dpcore/``, ``pages/`` or ``app.py`` cites ``specs/...`` (the estimator pages
   live under ``docs/estimators/``; ``docs/references.md`` explains the section anchors).
-* None mentions an issue number (``issue 12``, ``issues 15 and 18``, ``issue #7``): what an issue
-  meant belongs in the comment in a few words, its history in the commit messages.
+* None of them, and no ``.py`` or ``.md`` file of ``tests/`` or ``benchmarks/`` (this file aside:
+  it has to spell the pattern out), mentions an issue number (``issue 12``, ``issues 15 and 18``,
+  ``issue #7``): what an issue meant belongs in the comment in a few words, its history in the
+  commit messages.
 * Every ``docs/....md`` path the code names is a file of this repository (``tests/repo/test_docs.py``
   checks the ``§`` sections against the built site's anchors).
 
@@ -34,6 +36,16 @@ def _code_files() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
+def _issue_files() -> list[Path]:
+    """The code files, and the tests' and benchmarks' sources and notes (not this file)."""
+    files = _code_files()
+    for folder in ("tests", "benchmarks"):
+        for ext in ("*.py", "*.md"):
+            files += sorted((ROOT / folder).rglob(ext))
+    me = Path(__file__).resolve()
+    return [f for f in files if f.is_file() and f.resolve() != me]
+
+
 def _allowed(rel: str, text: str, start: int, end: int) -> bool:
     for path, snippet, _reason in EXCEPTIONS:
         if path != rel:
@@ -46,9 +58,9 @@ def _allowed(rel: str, text: str, start: int, end: int) -> bool:
     return False
 
 
-def _matches(pattern: re.Pattern[str]) -> list[str]:
+def _matches(pattern: re.Pattern[str], files: list[Path]) -> list[str]:
     found = []
-    for path in _code_files():
+    for path in files:
         rel = path.relative_to(ROOT).as_posix()
         text = path.read_text(encoding="utf-8")
         for m in pattern.finditer(text):
@@ -59,14 +71,14 @@ def _matches(pattern: re.Pattern[str]) -> list[str]:
 
 
 def test_no_specs_references() -> None:
-    bad = _matches(_SPECS)
+    bad = _matches(_SPECS, _code_files())
     assert not bad, (
         "cite docs/estimators/<page>.md §<section> instead (docs/references.md):\n" + "\n".join(bad)
     )
 
 
 def test_no_issue_numbers() -> None:
-    bad = _matches(_ISSUE)
+    bad = _matches(_ISSUE, _issue_files())
     assert not bad, "say what the issue meant in a few words, or cite a docs page:\n" + "\n".join(
         bad
     )
