@@ -223,7 +223,9 @@ def test_subplots_is_make_subplots(kwargs):
         fig.add_annotation(text="note", x=0, y=0, showarrow=False)
         return style_mod.style(fig, title="t")
 
-    def same(a, b):  # the same JSON object (a copied grid may list its layout keys in another order)
+    def same(
+        a, b
+    ):  # the same JSON object (a copied grid may list its layout keys in another order)
         return json.loads(a.to_json()) == json.loads(b.to_json())
 
     assert same(style_mod.subplots(**kwargs), make_subplots(**kwargs))
