@@ -2,7 +2,8 @@
 
 Plotly's toolbar (shown on a tap) would cover the chart title, and a legend of several rows grows
 up into the title. On such screens the toolbar is hidden, and where a title line precedes a chart
-(:func:`title_line`, which wider screens do not show) the title plotly draws gives way to it. ``app.py`` adds the rules (:func:`phone_style`) to every run; ``pages._ui.chart`` writes the
+(:func:`title_line`, which wider screens do not show) the title plotly draws gives way to it.
+``app.py`` adds the rules (:func:`phone_style`) to every run; ``pages._ui.chart`` writes the
 title lines. tests/e2e/test_phone_browser.py measures every page at 375 px.
 """
 

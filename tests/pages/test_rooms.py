@@ -90,7 +90,7 @@ def test_a_room_carries_settings_never_data(rooms):
 def test_a_wrong_or_expired_code_says_what_to_do(rooms, clock):
     with pytest.raises(RoomError, match="check the code"):
         rooms.join("QQQQ", "phone")
-    code, token = rooms.open()
+    code, _ = rooms.open()
     clock.now += ROOM_LIFETIME + 1
     with pytest.raises(RoomError, match="has closed"):
         rooms.join(code, "phone")
@@ -111,7 +111,7 @@ def test_the_lecturer_sees_who_is_following_now(rooms, clock):
 
 
 def test_votes_count_once_per_phone_and_need_a_member(rooms):
-    code, token = rooms.open()
+    code, _ = rooms.open()
     with pytest.raises(RoomError, match="Join the room"):
         rooms.vote(code, "stranger", "q", "PLAN")
     for k, choice in enumerate(["PLAN", "IOME", "PLAN", "Gaussian"]):
