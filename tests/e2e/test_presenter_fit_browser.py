@@ -76,6 +76,10 @@ def test_every_slide_shows_its_charts_whole(browser, app_url, spec, size):
         for k in range(max(len(spec.steps), 1)):
             if spec.steps:  # the bar names the slide: "3 / 8 · ..."
                 page.get_by_text(f"{k + 1} / {len(spec.steps)} ·").first.wait_for(timeout=WAIT)
+            reveal = page.get_by_role("button", name="Reveal the answer")
+            if reveal.count() and reveal.first.is_visible():  # predict, then reveal: the chart
+                reveal.first.click()  # draws once the lecturer reveals the answer
+                page.get_by_text("The run says").first.wait_for(timeout=WAIT)
             boxes = _settle(page)
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"present-{spec.url_path or 'home'}-{size}-{k}.png"))
