@@ -201,7 +201,8 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
         return True
     key = f"reveal-{question_id}"
     ss["_question_now"] = question_id
-    st.markdown(f"**Predict:** {text}")
+    if not ss.get(key):
+        st.markdown(f"**Predict:** {text}")
     if ss.get(FOLLOW) and not ss.get(key):
         choice = st.radio(
             "Your answer", options, index=None, key=f"vote-{question_id}", horizontal=True
@@ -214,6 +215,7 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
     tally = ROOMS.tally(lead[0], question_id) if lead else {}
     if not ss.get(key):
         votes = sum(tally.values())
+        st.markdown(" · ".join(f"**{o}**" for o in options))
         st.caption(f"{votes} {'vote' if votes == 1 else 'votes'} so far." if lead else "")
         st.button(
             "Reveal the answer",
@@ -227,5 +229,7 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
         tally = ROOMS.tally(ss[FOLLOW], question_id)
     said = ", ".join(f"{k} {v}" for k, v in tally.items()) or "no votes yet"
     in_room = bool(lead or ss.get(FOLLOW))
-    st.success(f"The run says **{answer}**." + (f" The class said: {said}." if in_room else ""))
+    st.success(  # one line: the chart below keeps the screen
+        f"{text} The run says **{answer}**." + (f" The class said: {said}." if in_room else "")
+    )
     return True

@@ -224,7 +224,7 @@ options, chosen_default = estimator_choices(base, peers_on)
 labels = {e.name: e.label for e in registry.all_estimators()}
 chosen = url_widget(
     st.multiselect,
-    f"Estimators ({len(options)} apply to this {base.kind} data)",
+    f"Estimators ({len(options)} apply to {base.kind.replace('real', 'real-valued')} data)",
     options,
     key="cmp_est_peers" if peers_on else "cmp_est",
     default=chosen_default,
