@@ -23,11 +23,13 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The browser walk (~5 min, so not in `make test`; CI runs both): every
-# page at its defaults and Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
+# The browser walk (not in `make test`; CI runs both): every page at its defaults and Compare at
+# every preset (full-page screenshots in $(WALK_SCREENSHOTS)), every page in presenter mode at
+# 1280x720 (PLAN and Compare also at 1920x1080) and at 375 px on a phone, a class room of 4 phones;
+# `make test` runs the presenter, phone and room checks on a few pages.
 WALK_SCREENSHOTS ?= /tmp/dpmean-walk
 walk: $(STAMP)
-	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py tests/e2e/test_presenter_fit_browser.py tests/e2e/test_phone_browser.py tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile: >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.

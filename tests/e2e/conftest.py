@@ -21,6 +21,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
+#: ``make walk`` (DPMEAN_WALK=1) runs the page-by-page browser checks on every page; ``make test``
+#: on the few pages where each check first failed (:func:`walk_or`)
+WALK = os.environ.get("DPMEAN_WALK") == "1"
+
+
+def walk_or(every: list, quick: list) -> list:
+    """``every`` under ``make walk``, else ``quick`` (a subset that keeps ``make test`` short)."""
+    return every if WALK else quick
+
+
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 CHROMIUM_ARGS = [
     "--no-sandbox",

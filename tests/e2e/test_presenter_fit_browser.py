@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pages._spec import PAGES
+from tests.e2e.conftest import walk_or
 
 pytestmark = pytest.mark.browser
 WAIT = 120_000
@@ -41,9 +42,21 @@ BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotl
 
 SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
 #: (page, size): every page at 1280×720, the two long decks also at 1920×1080.
-CASES = [(p, "1280x720") for p in PAGES] + [
-    (p, "1920x1080") for p in PAGES if p.path in ("pages/plan_step_by_step.py", "pages/compare.py")
-]
+#: every page at 1280x720 and PLAN and Compare at 1920x1080 in ``make walk``; PLAN and Compare at
+#: 1280x720 (the slides that were cut) in ``make test``
+CASES = walk_or(
+    [(p, "1280x720") for p in PAGES]
+    + [
+        (p, "1920x1080")
+        for p in PAGES
+        if p.path in ("pages/plan_step_by_step.py", "pages/compare.py")
+    ],
+    [
+        (p, "1280x720")
+        for p in PAGES
+        if p.path in ("pages/plan_step_by_step.py", "pages/compare.py")
+    ],
+)
 
 
 def _settle(page: object) -> list[list[int]]:

@@ -2,7 +2,7 @@
 phones (375x812 contexts) join with the room's link, the lecturer sees them, steps to the next
 slide, and every phone follows; a wrong code gets a clear message.
 
-``make test`` runs it with :data:`PHONES` phones; ``make classroom`` with 30
+``make test`` runs it with 2 phones, ``make walk`` with 4 and ``make classroom`` with 30
 (``DPMEAN_ROOM_PHONES=30``), printing how long the lecturer's own view and the phones took.
 """
 
@@ -14,9 +14,11 @@ import time
 
 import pytest
 
+from tests.e2e.conftest import WALK
+
 pytestmark = pytest.mark.browser
 
-PHONES = int(os.environ.get("DPMEAN_ROOM_PHONES", "4"))
+PHONES = int(os.environ.get("DPMEAN_ROOM_PHONES", "4" if WALK else "2"))
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
 MAIN_H1 = '[data-testid="stMain"] h1'
 
