@@ -17,19 +17,23 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 -m "not paper" $(PYTEST_ARGS)
 
 # Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The browser walk (not in `make test`; CI runs both): every page at its defaults and Compare at
-# every preset (full-page screenshots in $(WALK_SCREENSHOTS)), every page in presenter mode at
-# 1280x720 (PLAN and Compare also at 1920x1080) and at 375 px on a phone, a class room of 4 phones;
-# `make test` runs the presenter, phone and room checks on a few pages.
+# The browser walk (~5 min, so not in `make test`; CI runs both): every page at its defaults and
+# Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
 WALK_SCREENSHOTS ?= /tmp/dpmean-walk
 walk: $(STAMP)
-	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py tests/e2e/test_presenter_fit_browser.py tests/e2e/test_phone_browser.py tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
+
+# Every page in presenter mode at 1280x720 (PLAN and Compare also at 1920x1080) and on a 375-px
+# phone, and a class room of 4 phones: the page-by-page browser checks `make test` runs on a few pages.
+.PHONY: fit
+fit: $(STAMP)
+	DPMEAN_WALK=1 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_presenter_fit_browser.py tests/e2e/test_phone_browser.py tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile: >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
@@ -72,7 +76,7 @@ bench: $(STAMP)
 
 # PLAN and IOME on the paper's whole Gaussian grid, 50 runs per cell (long: about an hour on 2 cores).
 paper-grid: $(STAMP)
-	$(BIN)/python -m pytest -p no:randomly -m slow tests/estimators/test_robust_steps.py
+	$(BIN)/python -m pytest -p no:randomly -m "slow or paper" tests/estimators/test_robust_steps.py
 	$(BIN)/python benchmarks/paper_grid.py --reps 50 --before --out benchmarks/results/paper_grid_final.md
 
 # Every Compare preset's claim at 12 seeds with its own parameters (about 10 min on 2 cores).
@@ -104,10 +108,10 @@ deploy-test: $(STAMP)
 	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/repo/test_deploy.py $(PYTEST_ARGS)
 
 # A class room in real browsers: a lecturer and 30 phone contexts (375x812) follow its slides;
-# prints how long the lecturer's own next slide and the last phone took. `make test` runs 4 phones.
+# prints how long the lecturer's own next slide and the last phone took. `make fit` runs 4 phones.
 .PHONY: classroom
 classroom: $(STAMP)
-	DPMEAN_ROOM_PHONES=30 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 DPMEAN_ROOM_PHONES=30 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -21,13 +21,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-#: ``make walk`` (DPMEAN_WALK=1) runs the page-by-page browser checks on every page; ``make test``
+#: ``make fit`` (DPMEAN_WALK=1) runs the page-by-page browser checks on every page; ``make test``
 #: on the few pages where each check first failed (:func:`walk_or`)
 WALK = os.environ.get("DPMEAN_WALK") == "1"
 
 
 def walk_or(every: list, quick: list) -> list:
-    """``every`` under ``make walk``, else ``quick`` (a subset that keeps ``make test`` short)."""
+    """``every`` under ``make fit``, else ``quick`` (a subset that keeps ``make test`` short)."""
     return every if WALK else quick
 
 

@@ -87,7 +87,7 @@ def phone(browser: object) -> Iterator[object]:
     ctx.close()
 
 
-#: every page in ``make walk``; in ``make test`` the pages whose titles overlapped first
+#: every page in ``make fit``; in ``make test`` the pages whose titles overlapped first
 QUICK = ("pages/home.py", "pages/side_by_side.py", "pages/privacy_budget.py")
 
 

@@ -42,7 +42,7 @@ BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotl
 
 SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
 #: (page, size): every page at 1280×720, the two long decks also at 1920×1080.
-#: every page at 1280x720 and PLAN and Compare at 1920x1080 in ``make walk``; PLAN and Compare at
+#: every page at 1280x720 and PLAN and Compare at 1920x1080 in ``make fit``; PLAN and Compare at
 #: 1280x720 (the slides that were cut) in ``make test``
 CASES = walk_or(
     [(p, "1280x720") for p in PAGES]

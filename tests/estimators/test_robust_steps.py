@@ -156,6 +156,7 @@ def _errors(name: str, d: int, rho: float, seeds: int, **params) -> np.ndarray:
 
 
 @pytest.mark.slow
+@pytest.mark.paper
 def test_plan_tail_at_a_thin_high_d_cell() -> None:
     # Gaussian A, d = 256, rho = 1/8, 100 seeds. The paper's steps (exponential mechanism over the
     # whole range) put 17 of these runs beyond 3x the median (worst 660x). The first robust pass
@@ -177,6 +178,7 @@ def test_iome_tail_at_a_thin_cell() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.paper
 def test_iome_tail_at_d_1024() -> None:
     # Gaussian A, d = 1024, rho = 1/8, 20 seeds: the CoinPress centre keeps every run within 3x the
     # median; the binary-search medians (the first robust pass) put 5 of 20 beyond it (here 12 seeds).
@@ -187,6 +189,7 @@ def test_iome_tail_at_d_1024() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.paper
 @pytest.mark.parametrize("name", ["plan", "iome_paper"])
 def test_tail_at_d_1024_100_seeds(name: str) -> None:
     # The acceptance cell: Gaussian A, d = 1024, rho = 1/8, 100 seeds, no run beyond 3x the
@@ -336,6 +339,7 @@ def test_gaussian_private_tail_at_a_thin_cell() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.paper
 def test_plan_tail_at_c_d_1024_rho_1_16() -> None:
     # The cell the second pass left failing (10% of 30 runs beyond 3x the median, worst 3.3x, all
     # from one variance median far above the data); with the variance cap: worst 2.0x over 30.
