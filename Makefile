@@ -33,7 +33,7 @@ walk: $(STAMP)
 # phone, and a class room of 4 phones: the page-by-page browser checks `make test` runs on a few pages.
 .PHONY: fit
 fit: $(STAMP)
-	DPMEAN_WALK=1 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_presenter_fit_browser.py tests/e2e/test_phone_browser.py tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_presenter_fit_browser.py tests/e2e/test_phone_browser.py tests/e2e/test_rooms_browser.py tests/e2e/test_side_by_side_browser.py $(PYTEST_ARGS)
 
 # The long fuzz profile: >= 10,000 generated cases over every estimator, the budgets,
 # parse_csv, experiment configs and the URL query. `make test` runs the same tests with few examples.
