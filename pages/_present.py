@@ -221,6 +221,7 @@ def slides_button(
         file_name=f"{key}-slides.html",
         mime="text/html",
         key=f"{key}_deck",
+        on_click="ignore",
         help="One self-contained HTML deck of this page's charts, one idea per slide (← → to "
         "step), for a talk.",
     )

@@ -227,7 +227,12 @@ def show_code(code: str, label: str = "Show the code") -> None:
 def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (CSV)") -> None:
     """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
     st.download_button(
-        label, lambda: to_csv(df), file_name=f"{name}.csv", mime="text/csv", key=f"download-{name}"
+        label,
+        lambda: to_csv(df),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"download-{name}",
+        on_click="ignore",
     )
 
 
@@ -242,6 +247,7 @@ def download_image(fig: Any, name: str, fmt: ImageFormat) -> None:
         file_name=f"{name}.{fmt}",
         mime=mime,
         key=f"download-{name}-{fmt}",
+        on_click="ignore",
         disabled=problem is not None,
         help=problem or f"The chart as {fmt.upper()}, 1280×720 (a 16:9 slide).",
     )
@@ -367,6 +373,7 @@ def report_button(
         file_name=f"{key}_report.html",
         mime="text/html",
         key=f"download-{key}-report",
+        on_click="ignore",
         help="One self-contained HTML file: the charts, their numbers, the settings, the budget "
         "ledger and the code that reproduces them.",
     )

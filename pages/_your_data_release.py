@@ -214,6 +214,7 @@ def _show_series(series: list[Release], inp: Inputs, odo: Odometer) -> None:
         file_name="release-certificate.json",
         mime="application/json",
         key="yd_cert_json",
+        on_click="ignore",
     )
     st.markdown("**Certificate of the last release, as a paragraph for a report**")
     st.write(last.certificate_text())

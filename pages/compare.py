@@ -525,6 +525,7 @@ with c5:
         file_name=f"{config.name}.json",
         mime="application/json",
         key="download-compare-config",
+        on_click="ignore",
     )
 with c6:
     download_csv(frame, "compare_runs", "Download every run (CSV)")
@@ -556,6 +557,7 @@ st.download_button(
     file_name=f"{config.name}_report.html",
     mime="text/html",
     key="download-compare-report",
+    on_click="ignore",
     help="One self-contained HTML file: the chart, the ranking, the settings, the budget ledger "
     "and the code that reproduces it.",
 )

@@ -377,6 +377,7 @@ st.sidebar.download_button(
     file_name="side-by-side-slides.html",
     mime="text/html",
     key="sbs_deck",
+    on_click="ignore",
     help="One self-contained HTML deck of this page's charts (← → to step), for a talk.",
 )
 simulation_notice()

@@ -147,3 +147,25 @@ def test_a_copied_subplot_figure_keeps_its_grid():
     ref.layout.template = copy.layout.template
     ref.add_trace(go.Scatter(x=[1], y=[2]), row=1, col=2)
     assert json.loads(copy.to_json()) == json.loads(ref.to_json()), RECHECK
+
+
+def test_every_download_button_leaves_the_page_alone():
+    """A download button built on click (a callable) that also reruns the page races its own
+    rerun: the rerun registers a new callable and the clicked one can be dropped before it runs,
+    so on a busy server the click downloads nothing. Every download button in the app therefore
+    says ``on_click="ignore"`` (a download changes nothing the page shows)."""
+    import ast
+
+    missing = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "download_button"
+            ):
+                kw = {k.arg: k.value for k in node.keywords}
+                val = kw.get("on_click")
+                if not (isinstance(val, ast.Constant) and val.value == "ignore"):
+                    missing.append(f"{path.name}:{node.lineno}")
+    assert not missing, f"download buttons without on_click='ignore': {missing}"
