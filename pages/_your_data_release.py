@@ -23,6 +23,7 @@ from dpcore.figures.your_data import (
 from dpcore.privacy import Budget
 from dpcore.release import Odometer, Release, refusal, release
 from dpcore.remeasure import combine, composition
+from pages._plain import release_box
 from pages._ui import Settings, chart, url_widget
 
 #: The estimator a release starts from, by preference (one clipping stage per column).
@@ -158,7 +159,7 @@ def release_mode(inp: Inputs, s: Settings) -> None:
     )
     if st.session_state.pop("_yd_release_asked", False):  # kept through any rerun before here
         _release_once(inp, chosen, b, odo, series)
-    _show_series(series, inp, odo)
+    _show_series(series, inp, odo, b, s.delta)
 
 
 def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list[Release]) -> None:
@@ -185,11 +186,15 @@ def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list
     st.rerun()  # the odometer above shows the new total
 
 
-def _show_series(series: list[Release], inp: Inputs, odo: Odometer) -> None:
-    """The releases of this series, their combination and how their budgets compose."""
+def _show_series(
+    series: list[Release], inp: Inputs, odo: Odometer, b: Budget, delta: float
+) -> None:
+    """The releases of this series, their combination and how their budgets compose, and the
+    plain-language box (before a release: what the next one will spend)."""
     cols = inp.columns
     if not series:
         st.caption("No release yet with these settings in this session.")
+        release_box(odo, b, cols, delta=delta)
         return
     last = series[-1]
     cert = last.certificate
@@ -206,6 +211,15 @@ def _show_series(series: list[Release], inp: Inputs, odo: Odometer) -> None:
         "\n".join(
             f"- {accuracy_sentence(c, a)}" for c, a in zip(cols, combined.accuracy, strict=True)
         )
+    )
+    release_box(
+        odo,
+        b,
+        cols,
+        mean=float(combined.mean[0]),
+        accuracy=float(combined.accuracy[0]),
+        releases=len(series),
+        delta=delta,
     )
     st.caption(f"Accuracy of each release: {cert['accuracy']['method']}.")
     st.download_button(

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from dpcore.audit import AuditResult
     from dpcore.experiments.config import ExperimentConfig
     from dpcore.experiments.studies.gallery import Evidence
+    from dpcore.release import Odometer
 
 #: The box's heading.
 HEADING = "What this means for your organisation"
@@ -57,6 +58,11 @@ class PlainWords:
         The next closest method ("" for one method).
     runner_up_error : float
         Its median error (``nan`` for one method).
+    released : float
+        The published value the sentences state (``nan`` unless they are about a release).
+    spent : float
+        The session's total spend the odds sentence reads (``nan`` unless about a release), in
+        the session's unit (ε or ρ).
     """
 
     sentences: tuple[str, str]
@@ -67,6 +73,8 @@ class PlainWords:
     method: str = ""
     runner_up: str = ""
     runner_up_error: float = math.nan
+    released: float = math.nan
+    spent: float = math.nan
 
     @property
     def text(self) -> str:
@@ -115,11 +123,13 @@ def chance(p: float) -> str:
     return f"1 in {1.0 / p:,.0f}" if 0 < p < 1 else f"{p:g}"
 
 
-def _odds_sentence(budget: Budget, delta: float) -> tuple[str, float, float]:
+def _odds_sentence(
+    budget: Budget, delta: float, who: str = "one release can"
+) -> tuple[str, float, float]:
     odds = odds_epsilon(budget, delta)
     slack = f", except with a chance of {chance(odds.delta)}" if odds.delta > 0 else ""
     sentence = (
-        f"Whatever an attacker already knows, one release can raise their odds about any one "
+        f"Whatever an attacker already knows, {who} raise their odds about any one "
         f"person at most {fold(odds.factor)}{slack}."
     )
     return sentence, odds.factor, odds.delta
@@ -403,3 +413,165 @@ def sweep_words(
     budget = Budget.from_unit(str(first["unit"]), float(first["budget"]), float(first["delta"]))
     what = f"the {int(first['d'])} column averages of {int(first['n']):,} rows"
     return frame_words(budget, rows, by="label", error=f"err_{metric}", delta=delta, what=what)
+
+
+# --------------------------------------------------------------------------------------------
+# release mode: what a real release publishes and what the session has spent
+
+
+def plus_minus(value: float, accuracy: float, money: bool = False) -> tuple[str, str]:
+    """``(value, accuracy)`` as the box prints a released value: the accuracy as :func:`number`
+    does, the value to the same decimal place (no more digits than the noise leaves), in dollars
+    when ``money``.
+
+    Examples
+    --------
+    >>> plus_minus(4.87312, 0.0213), plus_minus(52348.3, 1239.6, money=True)
+    (('4.873', '0.021'), ('$52,348', '$1,240'))
+    >>> plus_minus(-3.14159, 1.2)
+    ('-3.1', '1.2')
+    """
+    acc = abs(float(accuracy))
+    places = 0
+    if math.isfinite(acc) and 0 < acc < 100:
+        places = max(0, 1 - math.floor(math.log10(float(f"{acc:.2g}"))))
+    v = float(value)
+    body = f"{abs(v):,.{places}f}"
+    sign = "-" if v < 0 and float(body.replace(",", "")) != 0 else ""
+    dollar = "$" if money else ""
+    return f"{sign}{dollar}{body}", f"{dollar}{number(acc)}"
+
+
+def _amount(x: float) -> str:
+    """A budget amount as the odometer prints it (up to 4 significant digits)."""
+    return f"{x:.4g}"
+
+
+def _session_budget(odometer: Odometer, spent: float) -> Budget:
+    """What the session has spent, as a budget in the odometer's notion."""
+    return Budget.pure(spent) if odometer.total.notion == "pure" else Budget.zcdp(spent)
+
+
+def release_plan_words(
+    odometer: Odometer, budget: Budget, columns: Sequence[str], *, delta: float = 1e-6
+) -> PlainWords:
+    """The box on Your data's Release mode before a release: what the next one will spend.
+
+    Parameters
+    ----------
+    odometer : Odometer
+        The session's odometer (:class:`dpcore.release.Odometer`): its total and what is spent.
+    budget : Budget
+        The budget the next release spends (ε or ρ).
+    columns : sequence of str
+        The columns it will publish the averages of.
+    delta : float
+        The δ a ρ total is read at (:func:`dpcore.theory.risk.odds_epsilon`).
+
+    Returns
+    -------
+    PlainWords
+        ``spent`` is the session's total once the release is made; no error yet (``nan``).
+
+    Examples
+    --------
+    >>> from dpcore.release import Odometer
+    >>> w = release_plan_words(Odometer(Budget.pure(1.0)), Budget.pure(0.5), ["income", "age"])
+    >>> print(w.text)  # doctest: +NORMALIZE_WHITESPACE
+    A release of the average of income and 1 other column spends ε = 0.5 of this session's total of
+    ε = 1 (nothing spent so far). Whatever an attacker already knows, this session's releases
+    together can raise their odds about any one person at most 1.6-fold.
+    """
+    if not columns:
+        raise ValueError("choose at least one column to release.")
+    cost = odometer.cost(budget)
+    unit, spent = odometer.unit, float(odometer.spent)
+    others = len(columns) - 1
+    more = f" and {others} other column{'s' if others > 1 else ''}" if others else ""
+    so_far = f"{_amount(spent)} spent so far" if spent > 0 else "nothing spent so far"
+    refused = (
+        f"; that is more than the {_amount(odometer.remaining)} left, so it would be refused"
+        if cost > odometer.remaining * (1.0 + 1e-12)
+        else ""
+    )
+    first = (
+        f"A release of the average of {columns[0]}{more} spends {unit} = {_amount(cost)} of this "
+        f"session's total of {unit} = {_amount(odometer.amount)} ({so_far}){refused}."
+    )
+    after = spent + cost
+    second, factor, slack = _odds_sentence(
+        _session_budget(odometer, after), delta, "this session's releases together can"
+    )
+    return PlainWords((first, second), math.nan, 0, factor, slack, spent=after)
+
+
+def released_words(
+    odometer: Odometer,
+    column: str,
+    mean: float,
+    accuracy: float,
+    *,
+    releases: int = 1,
+    money: bool = False,
+    delta: float = 1e-6,
+) -> PlainWords:
+    """The box on Your data's Release mode after a release: the published average of ``column``
+    with its stated accuracy, and what the whole session has spent, in words.
+
+    Parameters
+    ----------
+    odometer : Odometer
+        The session's odometer, after the release was charged.
+    column : str
+        The column the sentence is about (the first one released).
+    mean, accuracy : float
+        Its released (or combined) mean and 95% noise half-width, in the column's units.
+    releases : int
+        How many releases of the same columns were combined into ``mean``.
+    money : bool
+        Whether the column holds money (printed as dollars).
+    delta : float
+        The δ a ρ total is read at (:func:`dpcore.theory.risk.odds_epsilon`).
+
+    Returns
+    -------
+    PlainWords
+        ``released`` and ``typical_error`` are ``mean`` and ``accuracy``; ``runs`` is
+        ``releases``; ``spent`` the session's total.
+
+    Examples
+    --------
+    >>> from dpcore.release import Odometer
+    >>> odo = Odometer(Budget.zcdp(0.5), spent=0.125)
+    >>> print(released_words(odo, "income", 52348.3, 1239.6, money=True).text)
+    ... # doctest: +NORMALIZE_WHITESPACE
+    The published average of income is $52,348 ± $1,240: with 95% probability the privacy noise moved
+    it by less than $1,240. This session has spent ρ = 0.125 of its total of 0.5; whatever an
+    attacker already knows, its releases together can raise their odds about any one person at
+    most 11-fold, except with a chance of 1 in 1,000,000.
+    """
+    if not (math.isfinite(mean) and math.isfinite(accuracy)) or odometer.spent <= 0:
+        raise ValueError("released_words needs a finite release charged to the odometer.")
+    value, acc = plus_minus(mean, accuracy, money)
+    combined = f" ({releases} releases combined)" if releases > 1 else ""
+    first = (
+        f"The published average of {column} is {value} ± {acc}{combined}: with 95% probability "
+        f"the privacy noise moved it by less than {acc}."
+    )
+    spent = float(odometer.spent)
+    odds, factor, slack = _odds_sentence(
+        _session_budget(odometer, spent), delta, "its releases together can"
+    )
+    second = (
+        f"This session has spent {odometer.unit} = {_amount(spent)} of its total of "
+        f"{_amount(odometer.amount)}; {odds[0].lower()}{odds[1:]}"
+    )
+    return PlainWords(
+        (first, second),
+        float(accuracy),
+        int(releases),
+        factor,
+        slack,
+        released=float(mean),
+        spent=spent,
+    )

@@ -16,6 +16,7 @@ from dpcore import registry
 from dpcore.experiments.plain import HEADING, evidence_words, release_words
 from dpcore.experiments.studies import sample_at
 from dpcore.privacy import Budget
+from dpcore.remeasure import combine
 from dpcore.theory.risk import odds_epsilon
 from tests.pages._apptest import open_page
 
@@ -164,3 +165,56 @@ def test_simplex_box_is_the_ledger_sections_two_runs():
         rank=False,  # one run each
     )
     assert _box(at) == words.text
+
+
+def _released(text: str) -> tuple[str, float, float]:
+    """The column, released value and accuracy the release box states."""
+    m = re.search(r"The published average of (.+?) is \$?(-?[\d,.]+) ± \$?([\d,.]+)", text)
+    assert m, text
+    return m.group(1), float(m.group(2).replace(",", "")), float(m.group(3).replace(",", ""))
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+@pytest.mark.parametrize(
+    ("query", "unit", "first"),
+    [
+        ({"unit": "eps", "budget_value": "0.5"}, "ε", "pure"),
+        ({"unit": "rho", "budget_value": "0.125"}, "ρ", "zcdp"),
+    ],
+)
+def test_your_data_release_box_states_the_release_and_the_odometer(query, unit, first):
+    at = open_page("pages/your_data.py", {"yd_run_mode": "release", **query}, timeout=300)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    before = _box(at)  # nothing released yet: what a release will spend
+    cost = float(query["budget_value"])
+    assert f"spends {unit} = {cost:g} of this session's total" in before, before
+    assert "nothing spent so far" in before, before
+    odds = odds_epsilon(Budget.pure(cost) if first == "pure" else Budget.zcdp(cost), 1e-6)
+    assert _odds(before) == pytest.approx(odds.factor, rel=0.05), before
+    for k in (1, 2):
+        at.button(key="yd_release_go").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        series = at.session_state["_yd_series"]
+        assert len(series) == k
+        combined = combine(series)
+        text = _box(at)
+        column, value, accuracy = _released(text)
+        assert column == series[0].certificate["columns"][0]
+        # equal to the release up to the last digit the box prints
+        m = re.search(r"is \$?(-?[\d,.]+) ± \$?([\d,.]+)", text)
+        step = 10.0 ** -_decimals(m.group(1))
+        assert abs(value - combined.mean[0]) <= 0.5 * step + 1e-12, (text, combined.mean[0])
+        assert accuracy == pytest.approx(combined.accuracy[0], rel=0.05), (text, combined.accuracy)
+        if k == 1:
+            assert combined.accuracy[0] == pytest.approx(series[0].accuracy[0], rel=1e-9)
+            assert abs(value - series[0].mean[0]) <= 0.5 * step + 1e-12
+        else:
+            assert "(2 releases combined)" in text, text
+        spent = at.session_state["_yd_odometer"].spent
+        assert spent == pytest.approx(k * cost)
+        assert f"This session has spent {unit} = {spent:.4g} of its total" in text, text
+        total = Budget.pure(spent) if first == "pure" else Budget.zcdp(spent)
+        assert _odds(text) == pytest.approx(odds_epsilon(total, 1e-6).factor, rel=0.05), text
