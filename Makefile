@@ -41,7 +41,7 @@ fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -n 2 -p no:randomly tests/fuzz $(PYTEST_ARGS)
 
 # Every page's "This view as a notebook", executed in a fresh kernel and compared with the page's
-# charts (tests/pages/test_notebooks.py; `make test` runs two quick pages). Several minutes.
+# charts (tests/pages/test_notebooks.py; `make test` runs three quick pages). Several minutes.
 .PHONY: notebooks
 notebooks: $(STAMP)
 	DPMEAN_NOTEBOOKS=1 $(BIN)/python -m pytest -p no:randomly tests/pages/test_notebooks.py $(PYTEST_ARGS)

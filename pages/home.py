@@ -8,7 +8,7 @@ from dpcore.experiments.plain import evidence_words
 from dpcore.figures.style import plain, prepared
 from dpcore.glossary import GLOSSARY
 from pages._plain import plain_box
-from pages._showcase import evidence, why_plan_charts
+from pages._showcase import evidence, record_for_notebook, why_plan_charts
 from pages._spec import tour
 from pages._ui import settings
 
@@ -41,15 +41,17 @@ def _why_plan() -> None:
         f"{plain(worst['plan'])}, {plain(worst['iome_paper'])} and {plain(worst['gaussian_private'])})."
     )
     left, right = why_plan_charts(st.context.theme.type == "dark")
-    st.markdown(
+    example = (
         f"**Example** (a fixed setting, not your sidebar's): Gaussian data with σᵢ² = (d/i)², "
         f"n = {st_['n']:,} rows, d = {st_['d']} columns, ρ = {st_['rho']:g} (zCDP), "
         f"{st_['seeds']} runs."
     )
+    st.markdown(example)
     c1, c2 = st.columns(2)
     c1.plotly_chart(prepared(left), key="home-why-noise", alt=sentence)
     c2.plotly_chart(prepared(right), key="home-why-error", alt=sentence)
     st.markdown(sentence)
+    record_for_notebook(f"{example}\n\n{sentence}")  # this view's notebook rebuilds both figures
     plain_box(s.budget, words=evidence_words(ev, delta=s.delta))  # the example's budget and runs
     l1, l2 = st.columns(2)
     l1.page_link(
