@@ -29,9 +29,15 @@ from dpcore.figures.risk import (
     tradeoff_figure,
 )
 from dpcore.figures.style import epsilon_delta_curve, ledger_chart, ledger_frame
-from dpcore.privacy import Budget
 from dpcore.theory.risk import deployments_on_scale, gdp_mu, odds_epsilon
 from pages._plain import plain_box
+from pages._tables import (
+    DEPLOYMENT_HEADERS,
+    conversion_headers,
+    conversion_table,
+    deployments_table,
+    show_table,
+)
 from pages._ui import (
     BUDGET_PRESETS,
     CACHE_TTL,
@@ -276,37 +282,13 @@ chart(
     f"rows = deployments_on_scale({s.delta!r})\n"
     f"fig, frame = deployments_figure(rows, odds_epsilon(budget, {s.delta!r}).epsilon, {s.delta!r})\n",
 )
-st.dataframe(
-    pd.DataFrame(
-        [
-            {
-                "who": d.who,
-                "what": d.what,
-                "published": d.label(),
-                "model": d.model,
-                "protects": d.per,
-                "source": d.source,
-            }
-            for d, _, _ in rows
-        ]
-    ),
-    hide_index=True,
-    width="stretch",
-)
+deployments, yours = deployments_table(rows, s.budget, odds.epsilon)
+show_table(deployments, yours, headers=DEPLOYMENT_HEADERS)
 st.caption("Sources and what each number protects: docs/reference-budgets.md in the repository.")
 
 st.subheader("Conversion table")
-rows = []
-for r in (0.01, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0):
-    rows.append(
-        {
-            "ρ": r,
-            "ε (δ=1e-6), standard": Budget.zcdp(r).to_approx(1e-6, "standard")[0],
-            "ε (δ=1e-6), CKS": Budget.zcdp(r).to_approx(1e-6, "cks")[0],
-            "pure ε with the same ρ (ε = √(2ρ))": math.sqrt(2 * r),
-        }
-    )
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+conversions, yours = conversion_table(s.budget, s.delta)
+show_table(conversions, yours, headers=conversion_headers(s.delta))
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)

@@ -1,0 +1,234 @@
+"""Tables as the pages show them: readable headers with units, numbers to three significant
+figures, and the row of the visitor's current setting highlighted.
+
+The highlight is a background that reads in the light and the dark theme, a bold font, and a
+marker column that says it in words ("▶ yours"), so it is never colour only. The data keeps its
+own column names (a download or a test reads them); only the headers drawn change
+(``column_config`` labels)::
+
+    table, mask = conversion_table(s.budget, s.delta)
+    show_table(table, mask, headers=CONVERSION_HEADERS)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from pandas.io.formats.style import Styler
+
+from dpcore.experiments.plain import chance
+from dpcore.privacy import Budget
+from dpcore.theory.risk import Deployment
+
+#: The current row's style: an amber wash (transparent, so light and dark text both read on it).
+HIGHLIGHT = "background-color: rgba(255, 164, 28, 0.32); font-weight: bold"
+#: The marker column (first, so it stays on screen on a phone), empty but on the current row.
+MARK = "current"
+#: The marker's default words.
+YOURS = "▶ yours"
+
+
+def sig3(x: Any) -> str:
+    """A number to three significant figures with thousands separators and no exponent for
+    everyday sizes; text is left as it is.
+
+    Examples
+    --------
+    >>> sig3(0.91876), sig3(1.6028), sig3(12345.6), sig3(0.000123456), sig3(float("nan")), sig3("a")
+    ('0.919', '1.6', '12,346', '0.000123', '—', 'a')
+    """
+    if isinstance(x, bool | np.bool_) or not isinstance(x, int | float | np.integer | np.floating):
+        return str(x)
+    v = float(x)
+    if not math.isfinite(v):
+        return "—" if math.isnan(v) else ("∞" if v > 0 else "-∞")
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    if v == 0 or abs(v) >= 1e-4:
+        return f"{float(f'{v:.3g}'):g}"
+    return str(np.format_float_positional(float(f"{v:.3g}"), trim="-"))
+
+
+def readable(name: str) -> str:
+    """A column name as a header: words, not snake_case.
+
+    Examples
+    --------
+    >>> readable("mean_regret"), readable("ρ")
+    ('mean regret', 'ρ')
+    """
+    return str(name).replace("_", " ").strip()
+
+
+def highlight_row(
+    df: pd.DataFrame,
+    mask: Sequence[bool] | np.ndarray | pd.Series,
+    label: str = YOURS,
+    *,
+    formats: Mapping[str, Callable[[Any], str]] | None = None,
+) -> Styler:
+    """``df`` with a first column :data:`MARK` holding ``label`` on the rows of ``mask`` (empty
+    elsewhere) and those rows styled :data:`HIGHLIGHT`; numbers formatted by ``formats`` (per
+    column), else :func:`sig3`.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table, one row per setting.
+    mask : sequence of bool
+        One per row of ``df``: the current setting's row(s).
+    label : str
+        The marker's words.
+    formats : mapping of str to callable, optional
+        Per column, how to print a cell (default :func:`sig3` for every column).
+
+    Returns
+    -------
+    Styler
+        For ``st.dataframe`` (Streamlit reads the background colour and the font weight).
+    """
+    chosen = np.asarray(mask, dtype=bool)
+    if chosen.shape != (len(df),):
+        raise ValueError(f"mask must hold one bool per row ({len(df)}); got shape {chosen.shape}.")
+    out = df.reset_index(drop=True)
+    out.insert(0, MARK, np.where(chosen, label, ""))
+    css = np.where(chosen[:, None], HIGHLIGHT, "").repeat(out.shape[1], axis=1)
+    style = pd.DataFrame(css, index=out.index, columns=out.columns)
+    fmt = {c: (formats or {}).get(str(c), sig3) for c in out.columns if c != MARK}
+    return out.style.apply(lambda _: style, axis=None).format(fmt)
+
+
+def column_labels(
+    columns: Sequence[Any], headers: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """``column_config`` for ``st.dataframe``: each column's header (``headers``, else
+    :func:`readable`), and a narrow, unnamed marker column."""
+    out: dict[str, Any] = {
+        str(c): (headers or {}).get(str(c), readable(str(c))) for c in columns if c != MARK
+    }
+    if MARK in columns:
+        out[MARK] = st.column_config.TextColumn(" ", width="small")
+    return out
+
+
+def show_table(
+    df: pd.DataFrame,
+    mask: Sequence[bool] | np.ndarray | pd.Series | None = None,
+    label: str = YOURS,
+    *,
+    headers: Mapping[str, str] | None = None,
+    formats: Mapping[str, Callable[[Any], str]] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Draw ``df`` with readable ``headers``, numbers to three significant figures and, when
+    ``mask`` is given, its rows highlighted (:func:`highlight_row`); ``kwargs`` go to
+    ``st.dataframe`` (``hide_index`` and ``width="stretch"`` unless said otherwise)."""
+    if mask is None:  # no current row: no empty marker column either
+        styled = df.reset_index(drop=True).style.format(
+            {c: (formats or {}).get(str(c), sig3) for c in df.columns}
+        )
+    else:
+        styled = highlight_row(df, mask, label, formats=formats)
+    kwargs.setdefault("hide_index", True)
+    kwargs.setdefault("width", "stretch")
+    st.dataframe(styled, column_config=column_labels(styled.data.columns, headers), **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# the tables whose rows are settings
+
+
+def current_rho(budget: Budget) -> float:
+    """The ρ a budget stands at on a ρ scale: ρ itself, ε²/2 for a pure ε (what ε-DP implies),
+    and the largest ρ that converts to an ``(ε, δ)`` budget (Canonne–Kamath–Steinke)."""
+    if budget.notion == "pure":
+        return budget.epsilon_value**2 / 2.0
+    return float(budget.to_native("zcdp").value)
+
+
+#: The ρ values of the Privacy budget page's conversion table.
+CONVERSION_RHOS = (0.01, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0)
+
+
+def conversion_table(budget: Budget, delta: float) -> tuple[pd.DataFrame, np.ndarray]:
+    """The conversion table (one row per ρ, the visitor's own ρ among them) and its current row.
+
+    Columns: ``rho``, ``eps_standard`` and ``eps_cks`` (the ε of ``(ε, delta)``-DP that ρ-zCDP
+    implies, by the standard bound and by Canonne–Kamath–Steinke) and ``eps_pure`` (the pure ε
+    with the same ρ, ``√(2ρ)``); :func:`conversion_headers` names them.
+    """
+    mine = current_rho(budget)
+    rhos = sorted({*CONVERSION_RHOS, *(r for r in [mine] if not _on_grid(r))})
+    table = pd.DataFrame(
+        {
+            "rho": rhos,
+            "eps_standard": [Budget.zcdp(r).to_approx(delta, "standard")[0] for r in rhos],
+            "eps_cks": [Budget.zcdp(r).to_approx(delta, "cks")[0] for r in rhos],
+            "eps_pure": [math.sqrt(2 * r) for r in rhos],
+        }
+    )
+    return table, np.isclose(table["rho"].to_numpy(), mine, rtol=1e-9, atol=0)
+
+
+def _on_grid(rho: float) -> bool:
+    return any(math.isclose(rho, r, rel_tol=1e-9) for r in CONVERSION_RHOS)
+
+
+def conversion_headers(delta: float) -> dict[str, str]:
+    """The conversion table's headers, its δ in words."""
+    d = chance(delta)
+    return {
+        "rho": "ρ (zCDP)",
+        "eps_standard": f"ε at δ = {d}, standard bound",
+        "eps_cks": f"ε at δ = {d}, Canonne–Kamath–Steinke",
+        "eps_pure": "pure ε with the same ρ (√(2ρ))",
+    }
+
+
+#: The reference-budgets table's headers.
+DEPLOYMENT_HEADERS = {
+    "who": "Who",
+    "what": "What was released",
+    "published": "Budget published",
+    "epsilon": "ε as an odds bound",
+    "model": "Model (central or local)",
+    "protects": "Protects",
+    "source": "Source",
+}
+
+
+def deployments_table(
+    rows: Sequence[tuple[Deployment, float, float]], budget: Budget, epsilon: float
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Published deployments (:func:`dpcore.theory.risk.deployments_on_scale`) and the visitor's
+    ``budget`` (read as ``epsilon``) in one table, smallest ε first, and the visitor's row."""
+    published = [
+        {
+            "who": d.who,
+            "what": d.what,
+            "published": d.label(),
+            "epsilon": eps,
+            "model": d.model,
+            "protects": d.per,
+            "source": d.source,
+        }
+        for d, eps, _ in rows
+    ]
+    yours = {
+        "who": "You",
+        "what": "this page's budget",
+        "published": str(budget),
+        "epsilon": float(epsilon),
+        "model": "central",
+        "protects": "one row of the data",
+        "source": "the sidebar",
+    }
+    table = pd.DataFrame([*published, yours])
+    mine = np.arange(len(table)) == len(published)
+    order = np.argsort(table["epsilon"].to_numpy(), kind="stable")
+    return table.iloc[order].reset_index(drop=True), mine[order]
