@@ -35,14 +35,18 @@ YOURS = "▶ yours"
 
 def sig3(x: Any) -> str:
     """A number to three significant figures with thousands separators and no exponent for
-    everyday sizes; text is left as it is.
+    everyday sizes; a flag as yes or no; text is left as it is.
 
     Examples
     --------
     >>> sig3(0.91876), sig3(1.6028), sig3(12345.6), sig3(0.000123456), sig3(float("nan")), sig3("a")
     ('0.919', '1.6', '12,346', '0.000123', '—', 'a')
+    >>> sig3(True), sig3(3)
+    ('yes', '3')
     """
-    if isinstance(x, bool | np.bool_) or not isinstance(x, int | float | np.integer | np.floating):
+    if isinstance(x, bool | np.bool_):
+        return "yes" if x else "no"
+    if not isinstance(x, int | float | np.integer | np.floating):
         return str(x)
     v = float(x)
     if not math.isfinite(v):
@@ -232,3 +236,20 @@ def deployments_table(
     mine = np.arange(len(table)) == len(published)
     order = np.argsort(table["epsilon"].to_numpy(), kind="stable")
     return table.iloc[order].reset_index(drop=True), mine[order]
+
+
+def error_headers(column: str | None) -> dict[str, str]:
+    """Headers of Your data's per-estimator error table (:func:`dpcore.experiments.studies.
+    your_data.summary`, renamed as the page shows it), each with its unit: a share of each
+    column's range (``column=None``) or ``column``'s own units."""
+    unit = "share of each column's range" if column is None else f"in {column}'s units"
+    return {
+        "estimator": "Estimator",
+        "guarantee": "Guarantee",
+        "median": f"Median error ({unit})",
+        "10% of runs": f"10% of runs ({unit})",
+        "90% of runs": f"90% of runs ({unit})",
+        "ranked by": f"Ranked by: median distance to the clipped mean ({unit})",
+        "runs": "Runs",
+        "library": "Peer library",
+    }

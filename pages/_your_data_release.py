@@ -24,6 +24,7 @@ from dpcore.privacy import Budget
 from dpcore.release import Odometer, Release, refusal, release
 from dpcore.remeasure import combine, composition
 from pages._plain import release_box
+from pages._tables import show_table
 from pages._ui import Settings, chart, url_widget
 
 #: The estimator a release starts from, by preference (one clipping stage per column).
@@ -274,7 +275,10 @@ def _show_combination(series: list[Release], combined: Any, inp: Inputs, odo: Od
     rows = [(lab, r.mean, r.accuracy) for lab, r in zip(labels, series, strict=False)]
     rows.append((labels[-1], combined.mean, combined.accuracy))
     table = remeasure_table(cols, rows)
-    st.dataframe(table, hide_index=True)
+    published = np.arange(len(table)) == len(table) - 1  # the combination: what the box states
+    show_table(
+        table, published, "▶ combined", headers={"release": "Release", **{c: c for c in cols}}
+    )
     col = cols[0]
     if len(cols) > 1:
         col = st.selectbox("Column to draw", cols, key="yd_rm_col")

@@ -41,6 +41,7 @@ from dpcore.pool import TimeBudgetExceeded
 from dpcore.privacy import Budget
 from pages._plain import plain_box
 from pages._pool import PEER_SECONDS, run_bounded
+from pages._tables import error_headers, show_table
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -533,12 +534,11 @@ else:
 explored = column or col_names[0]  # the column on the chart, or the first one, in its own units
 plain_box(budget, words=your_data_words(runs.frame, explored, budget, delta=s.delta))
 with st.expander("Table: every estimator's median error and spread"):
-    st.dataframe(
+    show_table(
         table.drop(columns=["color", "name"]).rename(
             columns={"low": "10% of runs", "high": "90% of runs", "rank": "ranked by"}
         ),
-        hide_index=True,
-        width="stretch",
+        headers=error_headers(column),
     )
 with st.expander("Non-private diagnostics (teaching only)"):
     st.caption(

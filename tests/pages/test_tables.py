@@ -117,3 +117,18 @@ def test_privacy_budget_page_marks_the_visitors_rows(query, rho):
     mine = np.flatnonzero(deps.value[MARK] == YOURS)
     assert list(deps.value["who"].iloc[mine]) == ["You"]
     assert _row_styles(deps) == {int(mine[0])}
+
+
+def test_your_data_remeasure_table_marks_the_combination_the_box_states():
+    at = open_page(
+        "pages/your_data.py",
+        {"yd_run_mode": "release", "unit": "eps", "budget_value": "0.25"},
+        timeout=300,
+    )
+    for _ in range(2):
+        at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = next(d for d in at.dataframe if "release" in d.value.columns)
+    marked = np.flatnonzero(table.value[MARK] != "")
+    assert list(table.value["release"].iloc[marked]) == ["combined (inverse variance)"]
+    assert _row_styles(table) == {int(marked[0])}
