@@ -253,3 +253,33 @@ def error_headers(column: str | None) -> dict[str, str]:
         "runs": "Runs",
         "library": "Peer library",
     }
+
+
+#: Headers of a privacy ledger (:meth:`dpcore.privacy.Ledger.to_records`, with its estimator).
+LEDGER_HEADERS = {
+    "estimator": "Estimator",
+    "stage": "Stage",
+    "spent": "Spent (in the unit beside it)",
+    "unit": "Unit",
+    "note": "What the stage does",
+}
+
+#: Headers of the Binary product page's round and stage tables (the estimator's diagnostics).
+BINARY_HEADERS = {
+    "round": "Round r",
+    "u": "Cap uᵣ",
+    "tau": "Threshold τᵣ",
+    "size": "|Sᵣ|: coordinates still in play",
+    "radius": "Clip radius B",
+    "sensitivity": "Sensitivity",
+    "scale": "Noise scale b",
+    "promoted": "Coordinates promoted",
+    "rows": "Rows m",
+    "truncated": "Rows truncated",
+    "separation": "Separation τᵣ/b",
+    "traffic light": "Traffic light",
+    "stage": "Stage",
+    "coords": "Coordinates",
+    "norm": "Norm",
+    "budget": "Budget (ε)",
+}

@@ -32,6 +32,7 @@ from dpcore.theory.binary_product import (
 )
 from pages._plain import plain_box
 from pages._pool import SharedCache, call_on, prefetch
+from pages._tables import BINARY_HEADERS, LEDGER_HEADERS, show_table
 from pages._ui import (
     chart,
     settings,
@@ -263,11 +264,12 @@ with st.expander("Round table, stages and privacy ledger"):
             f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
             "(🔴) many tiny pⱼ get promoted by noise alone."
         )
-        st.dataframe(rt, hide_index=True)
-    st.dataframe(
-        pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex.stages]), hide_index=True
+        show_table(rt, headers=BINARY_HEADERS)
+    show_table(
+        pd.DataFrame([{k: v for k, v in st_.items()} for st_ in ex.stages]),
+        headers=BINARY_HEADERS,
     )
-    st.dataframe(pd.DataFrame(pde.ledger.to_records()), hide_index=True)
+    show_table(pd.DataFrame(pde.ledger.to_records()), headers=LEDGER_HEADERS)
     st.caption(
         "Every stage spends the full ε on its own disjoint rows (parallel composition), so the "
         "ledger charges ε once and lists each stage at 0 extra with its sensitivity and scale."

@@ -26,6 +26,7 @@ from dpcore.glossary import define
 from dpcore.registry import get
 from dpcore.theory.simplex import extra_count_weight, free_count_variance, mse
 from pages._plain import plain_box
+from pages._tables import LEDGER_HEADERS, show_table
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -364,7 +365,7 @@ with user_errors():
         est_p = get(PLUGIN).run(x_led, s.budget, **run, split=split)
         rows += [{"estimator": "Noisy sum / noisy count", **r} for r in est_p.ledger.to_records()]
 led = pd.DataFrame(rows)
-st.dataframe(led, hide_index=True, width="stretch")
+show_table(led, headers=LEDGER_HEADERS)
 st.markdown(
     f"The simplex spends {'ε' if mech == 'laplace' else 'ρ'} **once** on one vector release; the plug-in "
     "splits the same total between a sum and a count. Both rows add up to the budget. On this sample "
