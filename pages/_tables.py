@@ -75,10 +75,12 @@ def highlight_row(
     label: str = YOURS,
     *,
     formats: Mapping[str, Callable[[Any], str]] | None = None,
+    mark_in: str | None = None,
 ) -> Styler:
     """``df`` with a first column :data:`MARK` holding ``label`` on the rows of ``mask`` (empty
     elsewhere) and those rows styled :data:`HIGHLIGHT`; numbers formatted by ``formats`` (per
-    column), else :func:`sig3`.
+    column), else :func:`sig3`. With ``mark_in``, no column is added: ``label`` follows the
+    value of that column on the chosen rows (for a table that must not get wider).
 
     Parameters
     ----------
@@ -90,6 +92,8 @@ def highlight_row(
         The marker's words.
     formats : mapping of str to callable, optional
         Per column, how to print a cell (default :func:`sig3` for every column).
+    mark_in : str, optional
+        The column whose cells on the chosen rows carry ``label`` (their data unchanged).
 
     Returns
     -------
@@ -100,11 +104,18 @@ def highlight_row(
     if chosen.shape != (len(df),):
         raise ValueError(f"mask must hold one bool per row ({len(df)}); got shape {chosen.shape}.")
     out = df.reset_index(drop=True)
-    out.insert(0, MARK, np.where(chosen, label, ""))
+    if mark_in is None:
+        out.insert(0, MARK, np.where(chosen, label, ""))
     css = np.where(chosen[:, None], HIGHLIGHT, "").repeat(out.shape[1], axis=1)
     style = pd.DataFrame(css, index=out.index, columns=out.columns)
     fmt = {c: (formats or {}).get(str(c), sig3) for c in out.columns if c != MARK}
-    return out.style.apply(lambda _: style, axis=None).format(fmt)
+    styled = out.style.apply(lambda _: style, axis=None).format(fmt)
+    if mark_in is not None and chosen.any():
+        cell = fmt[mark_in]
+        styled = styled.format(
+            lambda v: f"{cell(v)}  {label}", subset=(out.index[chosen], [mark_in])
+        )
+    return styled
 
 
 def column_labels(
@@ -282,4 +293,10 @@ BINARY_HEADERS = {
     "coords": "Coordinates",
     "norm": "Norm",
     "budget": "Budget (ε)",
+}
+
+#: How Compare's ranking prints its regrets ("1.23×").
+REGRET_FORMATS = {
+    "mean_regret": lambda v: f"{sig3(v)}×",
+    "worst_regret": lambda v: f"{sig3(v)}×",
 }

@@ -37,6 +37,7 @@ from pages._goto import follow, on_compare_click
 from pages._plain import plain_box
 from pages._present import Deck, slides_button
 from pages._spec import page
+from pages._tables import REGRET_FORMATS, highlight_row
 from pages._ui import (
     chart,
     download_csv,
@@ -401,8 +402,14 @@ else:
             for c in part.columns
             if c not in ("estimator", "guarantee", "settings", "won")
         ]
-        st.dataframe(
-            part,
+        st.dataframe(  # the estimator the box above names: closest at the sidebar's point
+            highlight_row(
+                part,
+                part["label"] == sweep_words(frame, table, config, x, metric).method,
+                "◀ closest at your setting",
+                formats=REGRET_FORMATS,
+                mark_in="label",
+            ),
             column_order=drawn,
             hide_index=True,
             width="stretch",

@@ -132,3 +132,24 @@ def test_your_data_remeasure_table_marks_the_combination_the_box_states():
     marked = np.flatnonzero(table.value[MARK] != "")
     assert list(table.value["release"].iloc[marked]) == ["combined (inverse variance)"]
     assert _row_styles(table) == {int(marked[0])}
+
+
+def test_mark_in_a_column_keeps_the_table_as_wide_and_the_data_as_it_is():
+    df = pd.DataFrame({"label": ["A", "B", "C"], "regret": [1.0, 1.234567, 2.0]})
+    styler = highlight_row(df, [False, True, False], "◀ here", mark_in="label")
+    assert list(styler.data.columns) == ["label", "regret"]
+    assert list(styler.data["label"]) == ["A", "B", "C"]
+    html = styler.to_html()
+    assert _styled_rows(html) == {1}
+    assert "B  ◀ here" in html and html.count("◀ here") == 1 and "1.23" in html
+
+
+def test_compare_ranking_highlights_the_estimator_the_box_names():
+    at = open_page("pages/compare.py", timeout=300)
+    assert not at.exception
+    values = [m.value for m in at.markdown]
+    text = values[values.index("**What this means for your organisation**") + 1]
+    closest = re.match(r"With this budget, (.+?) came closest", text).group(1)
+    ranking = at.dataframe[0]
+    rows = set(np.flatnonzero(ranking.value["label"] == closest))
+    assert len(rows) == 1 and _row_styles(ranking) == rows
