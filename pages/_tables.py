@@ -138,17 +138,19 @@ def show_table(
     *,
     headers: Mapping[str, str] | None = None,
     formats: Mapping[str, Callable[[Any], str]] | None = None,
+    mark_in: str | None = None,
     **kwargs: Any,
 ) -> None:
     """Draw ``df`` with readable ``headers``, numbers to three significant figures and, when
-    ``mask`` is given, its rows highlighted (:func:`highlight_row`); ``kwargs`` go to
-    ``st.dataframe`` (``hide_index`` and ``width="stretch"`` unless said otherwise)."""
+    ``mask`` is given, its rows highlighted (:func:`highlight_row`, ``label`` in a marker column
+    or after the value of column ``mark_in``); ``kwargs`` go to ``st.dataframe``
+    (``hide_index`` and ``width="stretch"`` unless said otherwise)."""
     if mask is None:  # no current row: no empty marker column either
         styled = df.reset_index(drop=True).style.format(
             {c: (formats or {}).get(str(c), sig3) for c in df.columns}
         )
     else:
-        styled = highlight_row(df, mask, label, formats=formats)
+        styled = highlight_row(df, mask, label, formats=formats, mark_in=mark_in)
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
     st.dataframe(styled, column_config=column_labels(styled.data.columns, headers), **kwargs)

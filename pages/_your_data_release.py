@@ -277,7 +277,11 @@ def _show_combination(series: list[Release], combined: Any, inp: Inputs, odo: Od
     table = remeasure_table(cols, rows)
     published = np.arange(len(table)) == len(table) - 1  # the combination: what the box states
     show_table(
-        table, published, "▶ combined", headers={"release": "Release", **{c: c for c in cols}}
+        table,
+        published,
+        "◀ publish this",
+        headers={"release": "Release", **{c: c for c in cols}},
+        mark_in="release",
     )
     col = cols[0]
     if len(cols) > 1:

@@ -129,9 +129,9 @@ def test_your_data_remeasure_table_marks_the_combination_the_box_states():
         at.button(key="yd_release_go").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     table = next(d for d in at.dataframe if "release" in d.value.columns)
-    marked = np.flatnonzero(table.value[MARK] != "")
-    assert list(table.value["release"].iloc[marked]) == ["combined (inverse variance)"]
-    assert _row_styles(table) == {int(marked[0])}
+    combined = np.flatnonzero(table.value["release"] == "combined (inverse variance)")
+    assert list(combined) == [2]
+    assert _row_styles(table) == {2}
 
 
 def test_mark_in_a_column_keeps_the_table_as_wide_and_the_data_as_it_is():
