@@ -255,14 +255,14 @@ def error_headers(column: str | None) -> dict[str, str]:
     """Headers of Your data's per-estimator error table (:func:`dpcore.experiments.studies.
     your_data.summary`, renamed as the page shows it), each with its unit: a share of each
     column's range (``column=None``) or ``column``'s own units."""
-    unit = "share of each column's range" if column is None else f"in {column}'s units"
+    unit = "share of range" if column is None else f"{column}, its units"
     return {
         "estimator": "Estimator",
         "guarantee": "Guarantee",
         "median": f"Median error ({unit})",
-        "10% of runs": f"10% of runs ({unit})",
-        "90% of runs": f"90% of runs ({unit})",
-        "ranked by": f"Ranked by: median distance to the clipped mean ({unit})",
+        "10% of runs": "10% of runs below",
+        "90% of runs": "90% of runs below",
+        "ranked by": "Ranked by (miss of clipped mean)",
         "runs": "Runs",
         "library": "Peer library",
     }
@@ -272,7 +272,7 @@ def error_headers(column: str | None) -> dict[str, str]:
 LEDGER_HEADERS = {
     "estimator": "Estimator",
     "stage": "Stage",
-    "spent": "Spent (in the unit beside it)",
+    "spent": "Spent",
     "unit": "Unit",
     "note": "What the stage does",
 }
@@ -282,7 +282,7 @@ BINARY_HEADERS = {
     "round": "Round r",
     "u": "Cap uᵣ",
     "tau": "Threshold τᵣ",
-    "size": "|Sᵣ|: coordinates still in play",
+    "size": "|Sᵣ| still in play",
     "radius": "Clip radius B",
     "sensitivity": "Sensitivity",
     "scale": "Noise scale b",
