@@ -534,11 +534,14 @@ else:
 explored = column or col_names[0]  # the column on the chart, or the first one, in its own units
 plain_box(budget, words=your_data_words(runs.frame, explored, budget, delta=s.delta))
 with st.expander("Table: every estimator's median error and spread"):
-    show_table(
+    show_table(  # the estimator the box above names: closest on the column it speaks of
         table.drop(columns=["color", "name"]).rename(
             columns={"low": "10% of runs", "high": "90% of runs", "rank": "ranked by"}
         ),
+        table["estimator"] == your_data_words(runs.frame, explored, budget, delta=s.delta).method,
+        f"◀ closest on {explored}",
         headers=error_headers(column),
+        mark_in="estimator",
     )
 with st.expander("Non-private diagnostics (teaching only)"):
     st.caption(

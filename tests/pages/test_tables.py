@@ -153,3 +153,14 @@ def test_compare_ranking_highlights_the_estimator_the_box_names():
     ranking = at.dataframe[0]
     rows = set(np.flatnonzero(ranking.value["label"] == closest))
     assert len(rows) == 1 and _row_styles(ranking) == rows
+
+
+def test_your_data_error_table_marks_the_estimator_the_box_names():
+    at = open_page("pages/your_data.py", timeout=300)
+    assert not at.exception and not at.error
+    values = [m.value for m in at.markdown]
+    text = values[values.index("**What this means for your organisation**") + 1]
+    closest = re.match(r"With this budget, (.+?) came closest", text).group(1)
+    table = next(d for d in at.dataframe if "median" in d.value.columns)
+    rows = set(np.flatnonzero(table.value["estimator"] == closest))
+    assert len(rows) == 1 and _row_styles(table) == rows
