@@ -41,7 +41,7 @@ from dpcore.pool import TimeBudgetExceeded
 from dpcore.privacy import Budget
 from pages._plain import plain_box
 from pages._pool import PEER_SECONDS, run_bounded
-from pages._tables import error_headers, show_table
+from pages._tables import LEDGER_HEADERS, error_headers, show_table
 from pages._ui import (
     CACHE_TTL,
     chart,
@@ -573,7 +573,7 @@ pick = url_widget(
     valid=ledger_options.__contains__,
 )
 led = pd.DataFrame(runs.ledgers[pick])
-st.dataframe(led, hide_index=True, width="stretch")
+show_table(led, headers=LEDGER_HEADERS)
 total = float(led["spent"].sum())
 if mode == "private":
     spent_bounds = float(led.loc[led["stage"].str.startswith("bounds:"), "spent"].sum())
