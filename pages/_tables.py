@@ -119,15 +119,18 @@ def highlight_row(
 
 
 def column_labels(
-    columns: Sequence[Any], headers: Mapping[str, str] | None = None
+    columns: Sequence[Any], headers: Mapping[str, str] | None = None, wide: str | None = None
 ) -> dict[str, Any]:
     """``column_config`` for ``st.dataframe``: each column's header (``headers``, else
-    :func:`readable`), and a narrow, unnamed marker column."""
+    :func:`readable`), a narrow, unnamed marker column, and column ``wide`` drawn wide (it
+    carries the marker after its value, which the automatic width does not count)."""
     out: dict[str, Any] = {
         str(c): (headers or {}).get(str(c), readable(str(c))) for c in columns if c != MARK
     }
     if MARK in columns:
         out[MARK] = st.column_config.TextColumn(" ", width="small")
+    if wide is not None:
+        out[wide] = st.column_config.TextColumn(out[wide], width="large")
     return out
 
 
@@ -153,7 +156,8 @@ def show_table(
         styled = highlight_row(df, mask, label, formats=formats, mark_in=mark_in)
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
-    st.dataframe(styled, column_config=column_labels(styled.data.columns, headers), **kwargs)
+    labels = column_labels(styled.data.columns, headers, None if mask is None else mark_in)
+    st.dataframe(styled, column_config=labels, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------------
