@@ -18,8 +18,7 @@ from dpcore.figures.style import plain
 from dpcore.registry import applicable, get
 from pages._goto import SEEN
 from pages._plain import plain_box
-from pages._present import presenting
-from pages._present import step as present_step
+from pages._present import Deck, paragraph, presenting
 from pages._spec import page
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
 
@@ -29,7 +28,7 @@ REPS = 100
 
 s = settings()
 st.title("Side by side")
-(st.caption if presenting() else st.markdown)(
+INTRO = (
     "Every estimator on **the same data**, in **two coordinates you choose**. Top row, at one scale: the "
     "outlined region is where it **clips** (rows outside are pulled in before averaging). Bottom row, zoomed "
     "in: the filled shape is where its **noise** puts the release with the stated probability (an ellipse for "
@@ -37,6 +36,8 @@ st.title("Side by side")
     "from a shape to the star, the true mean, is sampling error and clipping bias, not noise. The marker "
     "is the release of one real run."
 )
+if not presenting():  # in presenter mode the paragraph is the first slide's speaker notes
+    st.markdown(INTRO)
 
 with user_errors():
     data = dataset(s)
@@ -66,9 +67,11 @@ ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
 for key, default in (("sbs_i", 1), ("sbs_j", 2)):  # adjacent: every region shows its shape
     ss[key] = min(max(int(ss.get(key, default)), 1), d)
 
-# in presenter mode the controls fold into a popover, so each screen is the chart
-controls = st.popover("Chart settings", icon=":material/tune:") if presenting() else st.container()
-c1, c2, c3 = controls.columns([4, 1, 1])
+if presenting():  # the chart's settings join the sidebar's, so each screen is the slide
+    c1 = c2 = c3 = c4 = c5 = c6 = st.sidebar.expander("Chart settings", icon=":material/tune:")
+else:
+    c1, c2, c3 = st.columns([4, 1, 1])
+    c4, c5, c6 = st.columns(3)
 names = c1.multiselect("Estimators", options, key="sbs_names", format_func=lambda nm: get(nm).label)
 ci = c2.number_input(
     "Horizontal: coordinate",
@@ -78,7 +81,6 @@ ci = c2.number_input(
     help="Coordinate 1 has the largest spread under variance skew, coordinate d the smallest.",
 )
 cj = c3.number_input("Vertical: coordinate", 1, d, key="sbs_j")
-c4, c5, c6 = controls.columns(3)
 view = c4.radio(
     "View",
     ["small", "overlay"],
@@ -205,6 +207,8 @@ def _plan_run(
 
 def _gallery_section() -> None:
     chart(fig, frame, "side-by-side", sentence, code)
+    if presenting():
+        paragraph(INTRO, "sbs-intro")
     releases = {e.label: e.release for e in entries}
     what = f"the means of coordinates {i + 1} and {j + 1}"
     words = release_words(s.budget, releases, truth, delta=s.delta, what=what, rank=False)
@@ -316,11 +320,13 @@ def _sweep_view() -> tuple:
 
 def _steps_section() -> None:
     st.subheader("Motion: PLAN's four steps")
-    st.markdown(
+    how = (
         "Press **▶ play** (or drag the slider) to watch one run of PLAN on this data move the rows: "
         "**(a)** raw, **(b)** centred and scaled, **(c)** clipped (orange rows are clipped, judged by their "
         "whole d-dimensional length), **(d)** back in original space with the private mean."
     )
+    if not presenting():  # in presenter mode: the slide's speaker notes
+        st.markdown(how)
     mfig, mframe, text, mcode, plan_est = _steps_view()
     if plan_est.conversion is not None and not plan_est.conversion.meets_budget:
         st.caption(
@@ -328,6 +334,8 @@ def _steps_section() -> None:
             f"ε-DP. {plan_est.conversion.rule}"
         )
     chart(mfig, mframe, "plan-steps-animation", text, mcode)
+    if presenting():
+        paragraph(how, "sbs-steps")
 
 
 def _sweep_section() -> None:
@@ -365,12 +373,12 @@ SECTIONS = dict(
         strict=True,
     )
 )
-if presenting():
-    title = list(SECTIONS)[present_step(list(SECTIONS), key="sbs_slide")]
-    SECTIONS[title]()
-else:
-    for section in SECTIONS.values():
+deck = Deck(list(SECTIONS), key="sbs_slide")  # presenter mode: one section per screen
+for title, section in SECTIONS.items():
+    if deck.showing(title):
+        deck.mark(title)
         section()
+deck.end()
 st.sidebar.download_button(
     "Slides of this page (HTML)",
     _deck,
