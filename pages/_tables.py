@@ -294,7 +294,7 @@ BINARY_HEADERS = {
     "rows": "Rows m",
     "truncated": "Rows truncated",
     "separation": "Separation τᵣ/b",
-    "traffic light": "Traffic light",
+    "traffic light": "Separation",
     "stage": "Stage",
     "coords": "Coordinates",
     "norm": "Norm",

@@ -256,13 +256,13 @@ with st.expander("Round table, stages and privacy ledger"):
     if len(rt):
         lights = separation_light(rt["separation"], int(d), int(ex.R))
         rt["traffic light"] = (
-            pd.Series(lights).map({"green": "🟢", "amber": "🟡", "red": "🔴"}).to_numpy()
+            pd.Series(lights).map({"green": "ok", "amber": "marginal", "red": "too low"}).to_numpy()
         )
         st.markdown(
             "One row per sorting round: uᵣ (cap), τᵣ (threshold), |Sᵣ| (coordinates still in play), "
             "clip radius B, Laplace scale b, coordinates promoted, rows m. Separation τᵣ/b: the "
-            f"analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} (🟢); below {SEPARATION_WARN:g} "
-            "(🔴) many tiny pⱼ get promoted by noise alone."
+            f'analysis wants ≳ 16 ln(dR/β) with β = {SEPARATION_BETA:g} ("ok"); below {SEPARATION_WARN:g} '
+            '("too low") many tiny pⱼ get promoted by noise alone.'
         )
         show_table(rt, headers=BINARY_HEADERS)
     show_table(
