@@ -3,7 +3,7 @@
 The mode is a session flag (``st.session_state["present"]``) bound to the URL as ``?present=1`` by
 ``app.py``; :func:`pages._ui.chart` reads :func:`presenting` to leave out its downloads and code.
 Streamlit has no keyboard API, so :func:`keyboard` adds a tiny same-origin script (in a zero-height
-``components.html`` frame) that turns ← / → (and PageUp / PageDown, as sent by presentation
+``st.iframe`` frame) that turns ← / → (and PageUp / PageDown, as sent by presentation
 clickers) into clicks on the "◀ Previous" / "Next ▶" buttons of :func:`step`.
 
 :class:`Deck` steps through a long page one section at a time without restructuring it: the page
@@ -18,7 +18,6 @@ import html
 from collections.abc import Sequence
 
 import streamlit as st
-import streamlit.components.v1 as components
 
 from dpcore.figures.slides import deck_html, split_subplots
 
@@ -40,7 +39,7 @@ _CSS = f"""
   [data-testid="stMainBlockContainer"] {{ padding-top: 1.25rem; padding-bottom: 1rem; }}
   [data-testid="stMain"] :not([class*="st-key-dp-notes-"]) > [data-testid="stExpander"],
   [data-testid="stMain"] [data-testid="stDownloadButton"] {{ display: none; }}
-  header[data-testid="stHeader"] {{ display: none; }}
+  header[data-testid="stHeader"], .st-key-dp-keys {{ display: none; }}
   /* a page without steps is one screen: its first chart right under the title, as high as the
      screen leaves, its speaker notes after it, the rest of the page below (cheap selectors only:
      a :has() over a chart's SVG is re-checked on every redraw) */
@@ -96,7 +95,8 @@ def style() -> None:
 
 def keyboard() -> None:
     """← / → (PageUp / PageDown) click "◀ Previous" / "Next ▶" (a zero-height same-origin frame)."""
-    components.html(_KEYS.replace("%NEXT%", NEXT).replace("%PREV%", PREV), height=0)
+    with st.container(key="dp-keys"):  # drawn as nothing (its script still runs): see _CSS
+        st.iframe(_KEYS.replace("%NEXT%", NEXT).replace("%PREV%", PREV), height=1)
 
 
 def step(titles: Sequence[str], key: str) -> int:

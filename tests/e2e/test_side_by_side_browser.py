@@ -3,9 +3,11 @@ picture and its link, the Compare story and PLAN's steps (a)→(d), then Side by
 a time, stepped with the arrow keys; a click on a Compare point opens Side by side there; and a
 phone-sized viewport (390 px) stacks the Home picture and PLAN's four panels in one column."""
 
+import base64
 import math
 import re
 
+import numpy as np
 import pytest
 from playwright.sync_api import expect
 
@@ -24,6 +26,13 @@ def _ready(page) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT
     )
     page.wait_for_timeout(500)
+
+
+def _values(v) -> list:
+    """A trace's x or y as a list: a typed array arrives from the page as ``{dtype, bdata}``."""
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).tolist()
+    return list(v)
 
 
 def _keys_ready(page) -> None:
@@ -160,9 +169,12 @@ def test_clicking_a_point_of_the_compare_chart_opens_side_by_side_there(app_url,
         timeout=WAIT,
     )
     chart = page.locator(".js-plotly-plot").first
-    traces = chart.evaluate(
-        "gd => gd.data.map(t => [t.legendgroup, t.mode, Array.from(t.x || []), Array.from(t.y || [])])"
-    )
+    traces = [
+        [group, mode, _values(x), _values(y)]
+        for group, mode, x, y in chart.evaluate(
+            "gd => gd.data.map(t => [t.legendgroup, t.mode, t.x || [], t.y || []])"
+        )
+    ]
     lines = [i for i, t in enumerate(traces) if t[1] == "lines+markers"]
     k = next(i for i in lines if traces[i][0] == "iome_paper")
 
