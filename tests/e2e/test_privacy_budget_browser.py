@@ -19,8 +19,15 @@ def test_lessons_render_and_link_to_the_audit(app_url, page, wait_for_app, chart
     assert "Why noise at all" in body and "What a budget risks" in body
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator("[data-testid='stError']").count() == 0
-    page.get_by_text("the Privacy audit", exact=False).first.click()
-    page.wait_for_url("**/privacy_audit**", timeout=60_000)
+    link = page.get_by_role("link", name="the Privacy audit")
+    for _ in range(2):  # a click that lands while the page is redrawn is lost: click again
+        link.first.click()
+        try:
+            page.wait_for_url("**/privacy_audit**", timeout=45_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError
+            wait_for_app(page, timeout=180_000)
+    assert "/privacy_audit" in page.url
 
 
 def test_lesson_charts_fit_a_phone(app_url, browser, charts_drawn):
@@ -30,6 +37,12 @@ def test_lesson_charts_fit_a_phone(app_url, browser, charts_drawn):
         page.goto(f"{app_url}/privacy_budget")
         page.wait_for_selector("[data-testid='stMain'] h1", timeout=180_000)  # sidebar collapsed
         charts_drawn(page, 6, timeout=180_000)
+        page.wait_for_function(  # every lesson chart drawn with its legend (a rerun redraws them)
+            """names => names.every(n => [...document.querySelectorAll('.js-plotly-plot .legendtext')]
+                .some(t => t.textContent === n))""",
+            arg=list(LESSON_LEGENDS),
+            timeout=180_000,
+        )
         boxes = page.evaluate(
             """() => [...document.querySelectorAll('.js-plotly-plot')].map(p => {
                 const r = p.getBoundingClientRect();
