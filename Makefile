@@ -17,17 +17,19 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not paper" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 -m "not paper and not walk" $(PYTEST_ARGS)
 
 # Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
 
-# The browser walk (~5 min, so not in `make test`; CI runs both): every page at its defaults and
-# Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS).
+# The browser walk (~9 min, so not in `make test`; CI runs both): every page at its defaults and
+# Compare at every preset, full-page screenshots in $(WALK_SCREENSHOTS); then the slow browser tests
+# marked `walk` (presenter fit of PLAN and Compare, state across navigation, Compare's long sweep).
 WALK_SCREENSHOTS ?= /tmp/dpmean-walk
 walk: $(STAMP)
 	DPMEAN_WALK=1 WALK_SCREENSHOTS=$(WALK_SCREENSHOTS) $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_walk_browser.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 -m walk tests/e2e $(PYTEST_ARGS)
 
 # Every page in presenter mode at 1280x720 (PLAN and Compare also at 1920x1080) and on a 375-px
 # phone, and a class room of 4 phones: the page-by-page browser checks `make test` runs on a few pages.

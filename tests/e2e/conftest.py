@@ -27,7 +27,7 @@ WALK = os.environ.get("DPMEAN_WALK") == "1"
 
 
 def walk_or(every: list, quick: list) -> list:
-    """``every`` under ``make fit``, else ``quick`` (a subset that keeps ``make test`` short)."""
+    """``every`` under ``make fit``, else ``quick`` (a subset for ``make test`` and ``make walk``)."""
     return every if WALK else quick
 
 

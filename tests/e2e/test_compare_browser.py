@@ -56,6 +56,7 @@ def test_preset_link_reopens_the_story(app_url, browser, wait_for_app):
     ctx.close()
 
 
+@pytest.mark.walk  # slow: run by `make walk` (CI runs it after make test)
 def test_a_long_comparison_shows_a_first_result_then_all_repetitions_on_request(
     served_app_url, browser, wait_for_app, screenshot, charts_drawn
 ):

@@ -8,6 +8,7 @@ pytestmark = pytest.mark.browser
 WAIT = 90_000
 
 
+@pytest.mark.walk  # slow: run by `make walk` (CI runs it after make test)
 def test_plan_page_renders_and_p_switch_works(
     app_url, page, wait_for_app, screenshot, charts_drawn
 ):

@@ -19,7 +19,10 @@ import pytest
 from pages._spec import PAGES
 from tests.e2e.conftest import walk_or
 
-pytestmark = pytest.mark.browser
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.walk,
+]  # `make walk` (PLAN, Compare), `make fit` (all)
 WAIT = 120_000
 SHOTS = Path(__file__).parent / "screenshots"
 
@@ -43,7 +46,7 @@ BOXES = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotl
 SIZES = {"1280x720": (1280, 720), "1920x1080": (1920, 1080)}
 #: (page, size): every page at 1280×720, the two long decks also at 1920×1080.
 #: every page at 1280x720 and PLAN and Compare at 1920x1080 in ``make fit``; PLAN and Compare at
-#: 1280x720 (the slides that were cut) in ``make test``
+#: 1280x720 (the slides that were cut) in ``make walk``
 CASES = walk_or(
     [(p, "1280x720") for p in PAGES]
     + [

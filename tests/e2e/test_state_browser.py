@@ -9,6 +9,7 @@ pytestmark = pytest.mark.browser
 WAIT = 90_000
 
 
+@pytest.mark.walk  # slow: run by `make walk` (CI runs it after make test)
 def test_page_control_survives_navigation_and_a_copied_link(
     app_url, browser, page, wait_for_app, screenshot
 ):
@@ -59,6 +60,7 @@ def _fresh(browser, url: str):  # noqa: ANN202 - a new browser context: a new se
     return ctx, ctx.new_page()
 
 
+@pytest.mark.walk  # slow: run by `make walk` (CI runs it after make test)
 def test_compare_target_survives_navigation_and_a_copied_link(
     app_url, browser, page, wait_for_app, screenshot
 ):
@@ -90,6 +92,7 @@ def test_compare_target_survives_navigation_and_a_copied_link(
         ctx.close()
 
 
+@pytest.mark.walk  # slow: run by `make walk` (CI runs it after make test)
 def test_your_data_settings_survive_navigation_and_a_copied_link(
     app_url, browser, page, wait_for_app, screenshot
 ):
