@@ -19,10 +19,8 @@ import pytest
 from pages._spec import PAGES
 from tests.e2e.conftest import walk_or
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.walk,
-]  # `make walk` (PLAN, Compare), `make fit` (all)
+# run by `make walk` (PLAN and Compare) and `make fit` (every page)
+pytestmark = [pytest.mark.browser, pytest.mark.walk]
 WAIT = 120_000
 SHOTS = Path(__file__).parent / "screenshots"
 
