@@ -227,6 +227,7 @@ def _shell() -> None:
     apply_sidebar()  # values a page asked for (e.g. a preset opened from a link) before the sidebar is drawn
     nav = st.navigation(navigation_pages())
     page_path = next((p.path for p in PAGES if p.title == nav.title), "")
+    _present.new_run()  # nothing hidden by a presenter deck yet
     follow(page_path)  # a phone in a class room takes the lecturer's newer view first
     sidebar(page_path)
     phone_style()  # a chart's title, legend and toolbar kept apart on a phone

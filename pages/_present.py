@@ -83,6 +83,23 @@ _KEYS = """
 """
 
 
+#: session key: True while a presenter-mode page draws a section that is not on the screen (set by
+#: :class:`Deck`, cleared by :func:`new_run`); :func:`pages._ui.chart` then records the chart for the
+#: slide pack and the notebook but does not send it to the browser (a hidden chart still costs the
+#: server its JSON and the browser its drawing, on the lecturer's laptop and every following phone)
+OFF_SCREEN = "_deck_off_screen"
+
+
+def new_run() -> None:
+    """Start a run with nothing hidden (called by the app before the page runs)."""
+    st.session_state.pop(OFF_SCREEN, None)
+
+
+def off_screen() -> bool:
+    """Whether what the page draws now is hidden by the presenter-mode deck (see :data:`OFF_SCREEN`)."""
+    return bool(st.session_state.get(OFF_SCREEN, False))
+
+
 def presenting() -> bool:
     """Whether presenter mode is on (sidebar toggle, ``?present=1``)."""
     return bool(st.session_state.get("present", False))
@@ -160,6 +177,7 @@ class Deck:
         self._count = 0
         if not self.on:
             return
+        st.session_state[OFF_SCREEN] = True  # from the bar to the current section: hidden
         _empty_block("dp-start")
         # a mark is a keyed container, the child of its top-level block (a :has() over the whole
         # block would be re-checked on every redraw of a chart in it)
@@ -179,6 +197,7 @@ class Deck:
 
     def _mark(self, indices: Sequence[int]) -> None:
         if self.on:
+            st.session_state[OFF_SCREEN] = self.index not in indices
             self._count += 1
             _empty_block(f"dp-mark-{self._count}-" + "".join(f"s{k}-" for k in indices))
 

@@ -37,6 +37,7 @@ from pages._feedback import (
 )
 from pages._notebook import record
 from pages._phone import figure_title, title_line
+from pages._present import off_screen
 from pages._shell import _leave_legacy_pages_mode, navigation_pages, shell_runs
 from pages._sidebar import (
     BUDGET_PRESETS,
@@ -280,6 +281,10 @@ def chart(
     the code expander goes below them (their full labels would be cut off).
     """
     fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
+    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
+    record(name, sentence, code)  # for the notebook of this view (pages/_notebook.py)
+    if off_screen():  # on another presenter slide: kept for the slide pack, not sent
+        return
     shown = themed(fig)
     alt = sentence.replace("**", "")  # the sentence is the alt text
     split = columns > 1 or panel is not None
@@ -320,8 +325,6 @@ def chart(
         st.expander("Speaker notes", key=f"dp-notes-{name}").markdown(sentence)
     else:
         st.markdown(sentence)
-    st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
-    record(name, sentence, code)  # for the notebook of this view (pages/_notebook.py)
     if present:  # presenter mode (pages/_present.py): no downloads, no code
         return
     cols = st.columns(3 if narrow else [3, 1, 1, 5])

@@ -34,8 +34,9 @@ def test_plan_steps_one_panel_per_screen_then_one_idea_per_screen():
     titles = []
     for k in range(4):
         specs = _specs(at)
-        # the current step's panel alone, then the four other charts (drawn, hidden by the style)
-        assert len(specs) == 1 + 4
+        # the current step's panel alone: the other slides' charts are not sent (they are kept
+        # for the slide pack and the notebook)
+        assert len(specs) == 1
         titles.append(specs[0]["layout"]["title"]["text"])
         assert f'-s{k}-"]' in _style(at)
         _next(at)
@@ -45,15 +46,17 @@ def test_plan_steps_one_panel_per_screen_then_one_idea_per_screen():
         "(c) clipped to the ball of radius C",
         "(d) back in original space: the private mean",
     ]
-    assert at.session_state["plan_slide"] == 4  # the noise ellipse: the steps are whole again
-    assert len(_specs(at)) == 4 + 4
+    assert at.session_state["plan_slide"] == 4  # the noise ellipse, alone on its slide
+    assert len(_specs(at)) == 1
+    # every chart of the page is still kept for the slide pack and the notebook
+    assert len(at.session_state["_ui_charts"]) >= 5
     # presenter mode: no chart downloads or code; the slide pack is in the sidebar
     keys = [b.key for b in at.get("download_button")]
     assert "plan_deck" in keys
     assert not any(k and k.startswith("download-plan_") for k in keys)
     assert not [e for e in at.expander if e.label == "Show the code"]
-    # each chart's paragraph is folded into speaker notes, the slide keeps the chart
-    assert len([e for e in at.expander if e.label == "Speaker notes"]) >= 4
+    # the slide's paragraph is folded into speaker notes, the slide keeps the chart
+    assert [e for e in at.expander if e.label == "Speaker notes"]
 
 
 def test_compare_story_steps_through_five_screens():
