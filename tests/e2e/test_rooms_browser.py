@@ -54,15 +54,16 @@ def test_phones_follow_the_lecturers_slides(browser, app_url):
         pg = browser.new_context(**PHONE).new_page()
         pg.goto(f"{app_url}/?room={code}")
         phones.append(pg)
-    for pg in phones:  # each lands on the lecturer's page, at the lecturer's slide
-        _wait_text(pg, r"1 / \d+ ·", timeout=240)
+    for pg in phones:  # each lands on the lecturer's page, at the lecturer's slide (30 phone
+        # browsers starting at once share this machine's 2 cores with the server: minutes)
+        _wait_text(pg, r"1 / \d+ ·", timeout=max(240, 20 * PHONES))
         assert pg.inner_text(MAIN_H1) == lecturer.inner_text(MAIN_H1)
-    _wait_text(lecturer, rf"{PHONES} phones following", timeout=60)
+    _wait_text(lecturer, rf"{PHONES} phones following", timeout=120)
 
     start = time.monotonic()
     lecturer.get_by_role("button", name="Next ▶").first.click(no_wait_after=True)
     lecturer_s = _wait_text(lecturer, r"2 / \d+ ·", timeout=60)
-    follow_s = [_wait_text(pg, r"2 / \d+ ·", timeout=240) for pg in phones]
+    follow_s = [_wait_text(pg, r"2 / \d+ ·", timeout=max(240, 10 * PHONES)) for pg in phones]
     total = time.monotonic() - start
     print(
         f"\n{PHONES} phones: the lecturer's next slide in {lecturer_s:.2f} s; "
@@ -76,5 +77,5 @@ def test_a_wrong_room_code_says_so(browser, app_url):
     pg.wait_for_selector(MAIN_H1, timeout=180_000)
     pg.locator(
         '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]'
-    ).first.click(no_wait_after=True)
-    _wait_text(pg, "There is no room 'QQQQ'", timeout=60)
+    ).first.click(no_wait_after=True, timeout=120_000)
+    _wait_text(pg, "There is no room 'QQQQ'", timeout=120)
