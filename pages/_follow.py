@@ -192,6 +192,13 @@ def room_controls() -> None:
         c2.button("Join", on_click=_join_typed)
 
 
+@st.fragment(run_every=POLL_SECONDS)
+def _vote_count(code: str, question_id: str) -> None:
+    """The lecturer's count of the phones' votes, kept current while the class votes."""
+    votes = sum(ROOMS.tally(code, question_id).values())
+    st.caption(f"{votes} {'vote' if votes == 1 else 'votes'} so far.")
+
+
 def predict(question_id: str, text: str, options: Sequence[str], answer: str) -> bool:
     """In presenter mode, ask ``text`` before a chart; True once the answer is revealed (always
     True out of presenter mode). A follower votes from their phone; the lecturer sees the count
@@ -214,9 +221,9 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
     lead = ss.get(LEAD)
     tally = ROOMS.tally(lead[0], question_id) if lead else {}
     if not ss.get(key):
-        votes = sum(tally.values())
         st.markdown(" · ".join(f"**{o}**" for o in options))
-        st.caption(f"{votes} {'vote' if votes == 1 else 'votes'} so far." if lead else "")
+        if lead:
+            _vote_count(lead[0], question_id)
         st.button(
             "Reveal the answer",
             key=f"{key}-button",
@@ -229,7 +236,10 @@ def predict(question_id: str, text: str, options: Sequence[str], answer: str) ->
         tally = ROOMS.tally(ss[FOLLOW], question_id)
     said = ", ".join(f"{k} {v}" for k, v in tally.items()) or "no votes yet"
     in_room = bool(lead or ss.get(FOLLOW))
-    st.success(  # one line: the chart below keeps the screen
-        f"{text} The run says **{answer}**." + (f" The class said: {said}." if in_room else "")
+    st.success(  # one line: the chart below keeps the screen (in a room, the votes replace the
+        # question, which the class has just answered)
+        f"The run says **{answer}**. The class said: {said}."
+        if in_room
+        else f"{text} The run says **{answer}**."
     )
     return True

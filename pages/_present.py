@@ -39,7 +39,11 @@ _CSS = f"""
   [data-testid="stMainBlockContainer"] {{ padding-top: 1.25rem; padding-bottom: 1rem; }}
   [data-testid="stMain"] :not([class*="st-key-dp-notes-"]) > [data-testid="stExpander"],
   [data-testid="stMain"] [data-testid="stDownloadButton"] {{ display: none; }}
-  header[data-testid="stHeader"], .st-key-dp-keys {{ display: none; }}
+  .st-key-dp-keys, [data-testid="stDecoration"], [data-testid="stMainMenu"],
+    [data-testid="stToolbarActions"], [data-testid="stAppDeployButton"] {{ display: none; }}
+  /* the header draws nothing but the button that opens the sidebar (the room, the settings) */
+  header[data-testid="stHeader"] {{ background: transparent; pointer-events: none; }}
+  header[data-testid="stHeader"] button {{ pointer-events: auto; }}
   /* a page without steps is one screen: its first chart right under the title, as high as the
      screen leaves, its speaker notes after it, the rest of the page below (cheap selectors only:
      a :has() over a chart's SVG is re-checked on every redraw) */

@@ -79,3 +79,17 @@ def test_a_wrong_room_code_says_so(browser, app_url):
         '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]'
     ).first.click(no_wait_after=True, timeout=120_000)
     _wait_text(pg, "There is no room 'QQQQ'", timeout=120)
+
+
+def test_the_sidebar_opens_in_presenter_mode_after_a_step(browser, app_url):
+    """Presenter mode collapses the sidebar, and the lecturer (the room's code, its QR code) and a
+    phone ("My own seed") must still be able to open it: its button stays on screen."""
+    pg = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    pg.goto(f"{app_url}/plan_step_by_step?present=1")
+    _wait_text(pg, r"1 / \d+ ·", timeout=180)
+    pg.get_by_role("button", name="Next ▶").first.click()  # a rerun collapses the sidebar
+    _wait_text(pg, r"2 / \d+ ·", timeout=120)
+    opener = pg.locator('[data-testid="stExpandSidebarButton"]').first
+    opener.click(timeout=60_000)
+    pg.get_by_role("button", name="Open a room for the class").wait_for(timeout=60_000)
+    assert pg.locator('[data-testid="stSidebar"]').bounding_box()["width"] > 200
