@@ -62,7 +62,7 @@ def test_phones_follow_the_lecturers_slides(browser, app_url):
 
     start = time.monotonic()
     lecturer.get_by_role("button", name="Next ▶").first.click(no_wait_after=True)
-    lecturer_s = _wait_text(lecturer, r"2 / \d+ ·", timeout=60)
+    lecturer_s = _wait_text(lecturer, r"2 / \d+ ·", timeout=max(60, 10 * PHONES))
     follow_s = [_wait_text(pg, r"2 / \d+ ·", timeout=max(240, 10 * PHONES)) for pg in phones]
     total = time.monotonic() - start
     print(
