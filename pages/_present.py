@@ -2,7 +2,7 @@
 
 The mode is a session flag (``st.session_state["present"]``) bound to the URL as ``?present=1`` by
 ``app.py``; :func:`pages._ui.chart` reads :func:`presenting` to leave out its downloads and code.
-Streamlit has no keyboard API, so :func:`keyboard` adds a tiny same-origin script (in a zero-height
+Streamlit has no keyboard API, so :func:`keyboard` adds a tiny same-origin script (in a hidden
 ``st.iframe`` frame) that turns ← / → (and PageUp / PageDown, as sent by presentation
 clickers) into clicks on the "◀ Previous" / "Next ▶" buttons of :func:`step`.
 
@@ -115,7 +115,7 @@ def style() -> None:
 
 
 def keyboard() -> None:
-    """← / → (PageUp / PageDown) click "◀ Previous" / "Next ▶" (a zero-height same-origin frame)."""
+    """← / → (PageUp / PageDown) click "◀ Previous" / "Next ▶" (a same-origin frame, not drawn)."""
     with st.container(key="dp-keys"):  # drawn as nothing (its script still runs): see _CSS
         st.iframe(_KEYS.replace("%NEXT%", NEXT).replace("%PREV%", PREV), height=1)
 
