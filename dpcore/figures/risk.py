@@ -36,10 +36,12 @@ MEASURED_COLOR = "#ff7f0e"
 
 def _decades(values: list[float]) -> dict[str, list]:
     """Ticks at the powers of ten spanning ``values``, written in full (few enough to stay level
-    on a phone)."""
+    on a phone); over two decades or less also at 2 and 5 times them, so at least two ticks fall
+    between the smallest and the largest value (a span such as 2 to 15 had only "10")."""
     lo = int(np.floor(np.log10(min(values))))
     hi = int(np.ceil(np.log10(max(values))))
-    ticks = [10.0**k for k in range(lo, hi + 1)]
+    steps = (1.0,) if hi - lo > 2 else (1.0, 2.0, 5.0)
+    ticks = [m * 10.0**k for k in range(lo, hi + 1) for m in steps if m * 10.0**k <= 10.0**hi]
     return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 

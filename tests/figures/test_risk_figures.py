@@ -82,3 +82,14 @@ def test_deployments_figure_lists_every_deployment():
     assert len(df) == len(rows)
     assert sum(len(t.x) for t in fig.data if t.mode == "markers") == len(rows)
     assert list(fig.layout.yaxis.categoryarray) == df["short"].tolist()  # smallest ε on top
+
+
+def test_a_narrow_log_axis_gets_ticks_inside_its_span():
+    """ε from 2 to 15 (a decade and a bit): ticks at 2, 5 and 10 lie inside it, not "10" alone."""
+    from dpcore.figures.risk import _decades
+
+    ticks = _decades([2.0, 15.0])["tickvals"]
+    inside = [t for t in ticks if 2.0 <= t <= 15.0]
+    assert inside == [2.0, 5.0, 10.0]
+    wide = _decades([0.01, 50.0])["tickvals"]  # four decades: powers of ten only
+    assert wide == [0.01, 0.1, 1.0, 10.0, 100.0]
