@@ -22,6 +22,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dpcore.experiments.plain import chance
+from dpcore.figures.style import plain
 from dpcore.privacy import Budget
 from dpcore.theory.risk import Deployment
 
@@ -51,11 +52,8 @@ def sig3(x: Any) -> str:
     v = float(x)
     if not math.isfinite(v):
         return "—" if math.isnan(v) else ("∞" if v > 0 else "-∞")
-    if abs(v) >= 1000:
-        return f"{v:,.0f}"
-    if v == 0 or abs(v) >= 1e-4:
-        return f"{float(f'{v:.3g}'):g}"
-    return str(np.format_float_positional(float(f"{v:.3g}"), trim="-"))
+    # counts and large sums whole (plain would round 12,346 to 12,300), the rest as sentences say them
+    return f"{v:,.0f}" if abs(v) >= 1000 else plain(v)
 
 
 def readable(name: str) -> str:
@@ -165,11 +163,9 @@ def show_table(
 
 
 def current_rho(budget: Budget) -> float:
-    """The ρ a budget stands at on a ρ scale: ρ itself, ε²/2 for a pure ε (what ε-DP implies),
-    and the largest ρ that converts to an ``(ε, δ)`` budget (Canonne–Kamath–Steinke)."""
-    if budget.notion == "pure":
-        return budget.epsilon_value**2 / 2.0
-    return float(budget.to_native("zcdp").value)
+    """The ρ a budget stands at on a ρ scale: :meth:`dpcore.privacy.Budget.implied_zcdp` (ρ itself,
+    ε²/2 for a pure ε, the largest ρ that converts to an ``(ε, δ)`` budget)."""
+    return float(budget.implied_zcdp().value)
 
 
 #: The ρ values of the Privacy budget page's conversion table.
