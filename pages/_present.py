@@ -109,6 +109,18 @@ def presenting() -> bool:
     return bool(st.session_state.get("present", False))
 
 
+#: the most rows a scatter draws in presenter mode: a projector (and a following phone) shows the
+#: cloud's shape as well with 500 points as with 2,000, and every drawn point is one SVG element
+#: the browser lays out again at each redraw (docs/classroom.md: a PLAN slide's redraw in headless
+#: Chromium took 0.9-4.9 s with 2,000 points and 0.3-0.9 s with 500)
+PRESENT_POINTS = 500
+
+
+def drawn_points(most: int) -> int:
+    """How many rows a scatter draws: ``most``, or :data:`PRESENT_POINTS` in presenter mode."""
+    return min(most, PRESENT_POINTS) if presenting() else most
+
+
 def style() -> None:
     """Large fonts and no code/download chrome (call once per run when :func:`presenting`)."""
     st.markdown(_CSS, unsafe_allow_html=True)

@@ -30,7 +30,7 @@ from dpcore.privacy import Budget
 from dpcore.registry import get
 from pages._plain import plain_box
 from pages._pool import byte_cached
-from pages._present import Deck, paragraph, slides_button
+from pages._present import Deck, drawn_points, paragraph, slides_button
 from pages._spec import PLAN_STEPS, page
 from pages._ui import (
     CACHE_TTL,
@@ -208,7 +208,7 @@ def _plan_label(p: int, exponent: float) -> str:
 # never mutates them, so each is marked kept (the JSON sent for it is made once). Keys are
 # plain values only.
 @byte_cached(32, 2 * PAGE_CACHE_BYTES, ttl=CACHE_TTL)
-def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
+def _step_views(key: tuple, coords: tuple[int, ...], max_points: int) -> tuple:
     est, iome_est, _ = _runs(key)
     ds = dataset(s)
     steps = plan_steps_figure(
@@ -219,7 +219,7 @@ def _step_views(key: tuple, coords: tuple[int, ...]) -> tuple:
         iome=iome_est,
         sample=display_sample(
             ds.n,
-            max_points=MAX_POINTS,
+            max_points=max_points,
             one_d=len(coords) == 1,
             jitter=JITTER if ds.kind == "binary" else 0.0,
             rng=key[4],
@@ -333,14 +333,15 @@ elif ci == cj:
     coords = (ci - 1,)
 else:
     coords = (ci - 1, cj - 1)
-sub = n > MAX_POINTS
+max_points = drawn_points(MAX_POINTS)
+sub = n > max_points
 paragraph(
     f"The clip ball lives in **{d} dimensions**: a row is clipped when its *whole* scaled vector is longer "
     "than C, so in this two-coordinate slice a point **inside the drawn circle may still be clipped** (the rest "
     "of its length is in the other coordinates), while no point outside it escapes clipping. Points are "
     "coloured by what the estimator actually did."
     + (
-        f" To keep the page fast, {MAX_POINTS:,} of the {n:,} rows are drawn (a seeded random subsample); the "
+        f" To keep the page fast, {max_points:,} of the {n:,} rows are drawn (a seeded random subsample); the "
         "numbers count all rows."
         if sub
         else ""
@@ -360,7 +361,7 @@ if binary:
     )
 
 with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
-    (fig, df), noise_view, sm = _step_views(key, coords)
+    (fig, df), noise_view, sm = _step_views(key, coords, max_points)
     curve_view, shapes_view, split_view = _global_views(key)
 sc = dg.scale[list(coords)]
 if len(coords) < 2:
@@ -407,7 +408,7 @@ chart(
     + code_base
     + "from dpcore.experiments.studies import display_sample\n"
     + "from dpcore.figures.plan import plan_steps_figure\n"
-    + f"sample = display_sample(data.n, max_points={MAX_POINTS}, one_d={len(coords) == 1}"
+    + f"sample = display_sample(data.n, max_points={max_points}, one_d={len(coords) == 1}"
     + (f", jitter={JITTER}" if binary else "")
     + f", rng={s.seed})\n"
     f"fig, df = plan_steps_figure(data.x, est, {coords}, true_mean=data.true_mean, iome=iome_est, "

@@ -18,7 +18,7 @@ from dpcore.figures.style import plain
 from dpcore.registry import applicable, get
 from pages._goto import SEEN
 from pages._plain import plain_box
-from pages._present import Deck, paragraph, presenting
+from pages._present import Deck, drawn_points, paragraph, presenting
 from pages._spec import page
 from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
 
@@ -145,7 +145,8 @@ for reason in skipped.values():
 if not entries:
     st.stop()
 
-rows = subsample(n, MAX_POINTS, rng=s.seed)
+max_points = drawn_points(MAX_POINTS)
+rows = subsample(n, max_points, rng=s.seed)
 points = data.x[np.ix_(rows, coords)]
 truth = data.true_mean[list(coords)]
 fig, frame = gallery_figure(entries, points, truth, coords, view=view, zoom=zoom)
@@ -158,7 +159,7 @@ code = (
     + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
     f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
     f"prob={prob!r})\n"
-    f"rows = studies.subsample(data.n, {MAX_POINTS}, rng={s.seed})  # the rows drawn\n"
+    f"rows = studies.subsample(data.n, {max_points}, rng={s.seed})  # the rows drawn\n"
     f"fig, frame = gallery_figure(entries, data.x[rows][:, {list(coords)!r}], "
     f"data.true_mean[{list(coords)!r}], {coords!r}, view={view!r}, zoom={zoom!r})\n"
 )
@@ -293,7 +294,7 @@ def _steps_view() -> tuple:
     )
     mcode = (
         plan_code + "from dpcore.figures.motion import plan_steps_animation\n"
-        f"rows = studies.subsample(data.n, {MAX_POINTS}, rng={s.seed})  # the rows drawn\n"
+        f"rows = studies.subsample(data.n, {max_points}, rng={s.seed})  # the rows drawn\n"
         f"fig, frame = plan_steps_animation(\n    data.x, est, {coords!r}, true_mean=data.true_mean, "
         "rows=rows\n)\n"
     )

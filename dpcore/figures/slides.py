@@ -201,8 +201,10 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             **({"shapes": shapes} if shapes else {}),
         }
         legend = dict(layout.get("legend", {}))
-        if float(legend.get("y", 1)) < 0:  # a legend under the panels: under this one's axis title
-            part["legend"] = {**legend, "y": -0.22}
+        if float(legend.get("y", 1)) < 0:  # a legend under the panels: under this one's axis title,
+            # at the figure's foot (a legend placed below the plot area at a fraction of its
+            # height moves as the margin it pushes moves: Plotly redrew it up to twelve times)
+            part["legend"] = {**legend, "yref": "container", "y": 0.0, "yanchor": "bottom"}
             part["margin"] = {**dict(layout.get("margin", {})), "t": 50, "b": 120}
         if title:
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}

@@ -185,6 +185,10 @@ def test_figure_uses_equal_axis_scaling(data16):
     for k, ax in enumerate(("yaxis", "yaxis2", "yaxis3", "yaxis4")):
         assert lay[ax].scaleanchor == ("x" if k == 0 else f"x{k + 1}")
         assert lay[ax].scaleratio == 1
+    # the equal aspect shrinks the drawing area, never the ranges: widened ranges lengthened the
+    # tick labels, which moved the margin, and Plotly redrew panel (d) up to twelve times
+    for ax in ("xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3", "xaxis4", "yaxis4"):
+        assert lay[ax].constrain == "domain"
 
 
 def test_one_coordinate_mode_draws_intervals():

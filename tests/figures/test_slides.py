@@ -47,3 +47,22 @@ def test_split_subplots_gives_each_panel_its_traces_axes_title_and_legend():
     assert not parts[0].layout.shapes
     one = go.Figure(go.Scatter(x=[0], y=[0]))
     assert len(split_subplots(one)) == 1
+
+
+def test_a_legend_under_the_panels_sits_at_each_parts_foot():
+    """Placed at a negative fraction of the plot's height, the legend moved with the margin it
+    pushed and Plotly redrew the part again and again; at the figure's foot it stays put."""
+    from plotly.subplots import make_subplots
+
+    from dpcore.figures.slides import split_subplots
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], name="rows"), 1, 1)
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], name="mean"), 1, 2)
+    fig.update_layout(legend={"orientation": "h", "y": -0.15, "yanchor": "top"})
+    for part in split_subplots(fig):
+        legend = part.layout.legend
+        assert (legend.yref, legend.y, legend.yanchor) == ("container", 0.0, "bottom")
+        assert legend.orientation == "h" and part.layout.margin.b == 120
+    fig.update_layout(legend={"y": 1.0, "yanchor": "bottom"})  # a legend above: left as it is
+    assert all(p.layout.legend.yref is None for p in split_subplots(fig))

@@ -5,6 +5,7 @@ each page in the sidebar."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 from streamlit.testing.v1 import AppTest
@@ -57,6 +58,30 @@ def test_plan_steps_one_panel_per_screen_then_one_idea_per_screen():
     assert not [e for e in at.expander if e.label == "Show the code"]
     # the slide's paragraph is folded into speaker notes, the slide keeps the chart
     assert [e for e in at.expander if e.label == "Speaker notes"]
+
+
+def _rows_drawn(spec: dict) -> int:
+    """How many data rows a PLAN step panel draws (its kept and clipped rows' markers)."""
+    return sum(
+        len(t["x"]) if isinstance(t["x"], list) else len(base64.b64decode(t["x"]["bdata"])) // 8
+        for t in spec["data"]
+        if str(t.get("name", "")).startswith("row ")
+    )
+
+
+def test_presenter_mode_draws_fewer_rows_and_says_so():
+    """On a projector and a following phone the cloud keeps its shape with fewer points, and each
+    point is an SVG element the browser lays out again at every redraw (docs/classroom.md)."""
+    from pages._present import PRESENT_POINTS
+
+    query = {"n": "3000", "d": "4"}
+    at = open_page("pages/plan_step_by_step.py", {**query, "present": "1"}, check=True)
+    assert _rows_drawn(_specs(at)[0]) == PRESENT_POINTS < 2000
+    notes = " ".join(m.value for e in at.expander for m in e.markdown)
+    assert f"{PRESENT_POINTS} of the 3,000 rows are drawn" in notes  # the speaker notes say so
+    at = open_page("pages/plan_step_by_step.py", query, check=True)
+    assert _rows_drawn(_specs(at)[0]) == 2000  # out of presenter mode: the page's 2,000
+    assert "2,000 of the 3,000 rows are drawn" in " ".join(m.value for m in at.markdown)
 
 
 def test_compare_story_steps_through_five_screens():

@@ -333,7 +333,7 @@ class _StepsPlot:
         for k, panel in enumerate("abcd"):
             xaxis, yaxis = axis_names(self.fig, *_WHERE[panel])
             xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
-            axes[xaxis] = {"title": {"text": xname}}
+            axes[xaxis] = {"title": {"text": xname}, "constrain": "domain"}
             if self.geo.one_d:
                 axes[yaxis] = {"showticklabels": False, "title": {"text": "(jitter, no meaning)"}}
             else:
@@ -342,5 +342,9 @@ class _StepsPlot:
                     "title": {"text": yname},
                     "scaleanchor": f"x{k + 1 if k else ''}",
                     "scaleratio": 1,
+                    # the equal aspect shrinks the drawing area, never widens the axis ranges:
+                    # wider ranges give longer tick labels, a wider margin, and Plotly redraws
+                    # again and again ("Too many auto-margin redraws")
+                    "constrain": "domain",
                 }
         merge_layout(self.fig, **axes)
