@@ -113,7 +113,7 @@ deploy-test: $(STAMP)
 # prints how long the lecturer's own next slide and the last phone took. `make fit` runs 4 phones.
 .PHONY: classroom
 classroom: $(STAMP)
-	DPMEAN_WALK=1 DPMEAN_ROOM_PHONES=30 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
+	DPMEAN_WALK=1 DPMEAN_ROOM_PHONES=30 DPMEAN_ROOM_STEPS=7 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

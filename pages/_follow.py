@@ -27,6 +27,10 @@ from pages._rooms import ROOMS, VIEW_KEYS, RoomError
 from pages._ui import parse_query, set_sidebar
 
 POLL_SECONDS = 2.0
+#: a follower takes a new view only this long after the lecturer made it: the lecturer's own
+#: slide is drawn first (the projector is what the class sees), then thirty phones rerun their
+#: pages on the server's cores, so they follow 1-3 s behind (docs/classroom.md)
+FOLLOW_AFTER = 1.0
 LEAD, FOLLOW, SEEN = "_room_lead", "_room_follow", "_room_seen"
 OWN_SEED = "room_own_seed"
 #: the presenter slide the lecturer's page is on: (session key, index), set by pages._present.step
@@ -134,7 +138,7 @@ def _follower_poll(code: str) -> None:
     except RoomError as err:
         st.error(str(err))
         return
-    if view.version > st.session_state.get(SEEN, 0):
+    if view.version > st.session_state.get(SEEN, 0) and ROOMS.since(view) >= FOLLOW_AFTER:
         st.rerun(scope="app")
     st.caption(f"Following room **{code}**: this screen changes with the lecturer's.")
 

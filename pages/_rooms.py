@@ -61,6 +61,8 @@ class View:
     settings: Mapping[str, str] = field(default_factory=dict)
     question: str = ""
     revealed: bool = False
+    #: when the lecturer made this version (the rooms' clock)
+    published: float = 0.0
 
 
 @dataclass
@@ -144,6 +146,7 @@ class Rooms:
             room = self._lecturer(code, token)
             new = View(
                 version=room.view.version,
+                published=room.view.published,
                 page=page,
                 slide_key=slide_key,
                 slide=int(slide),
@@ -152,7 +155,7 @@ class Rooms:
                 revealed=revealed,
             )
             if new != room.view:
-                room.view = replace(new, version=room.view.version + 1)
+                room.view = replace(new, version=room.view.version + 1, published=self._clock())
             return room.view.version
 
     def join(self, code: str, member: str) -> View:
@@ -163,6 +166,11 @@ class Rooms:
                 raise RoomError("This room is full.")
             room.members[member] = self._clock()
             return room.view
+
+    def since(self, view: View) -> float:
+        """Seconds since the lecturer made ``view`` (a follower waits a moment before taking it:
+        :data:`pages._follow.FOLLOW_AFTER`)."""
+        return self._clock() - view.published
 
     def leave(self, code: str, member: str) -> None:
         """Stop following (a student's "Leave the room"); a closed room is already left."""

@@ -128,8 +128,7 @@ def served_app_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    """Debian's Chromium under Playwright."""
+def _playwright() -> Iterator[object]:
     if not CHROMIUM.exists():
         msg = "Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)"
         if os.environ.get("REQUIRE_BROWSER"):
@@ -138,9 +137,33 @@ def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(_playwright: object) -> Iterator[object]:
+    """Debian's Chromium under Playwright."""
+    b = _playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)  # type: ignore[attr-defined]
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def phone_browser(
+    _playwright: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[object]:
+    """A second Chromium for a class's phones, at idle CPU priority (``chrt --idle``) where the
+    machine has ``chrt``: a student's phone renders on its own processor, so here the phones take
+    only the CPU that the server and the lecturer's browser leave (they still connect, poll and
+    rerun on the server like any phone). Without ``chrt``, a plain Chromium."""
+    exe = CHROMIUM
+    if chrt := shutil.which("chrt"):
+        exe = tmp_path_factory.mktemp("phones") / "chromium-idle"
+        exe.write_text(f'#!/bin/sh\nexec {chrt} --idle 0 {CHROMIUM} "$@"\n')
+        exe.chmod(0o755)
+    b = _playwright.chromium.launch(executable_path=str(exe), args=CHROMIUM_ARGS)  # type: ignore[attr-defined]
+    yield b
+    b.close()
 
 
 @pytest.fixture

@@ -143,3 +143,18 @@ def test_a_closed_room_is_gone(rooms):
     rooms.close(code, token)
     with pytest.raises(RoomError):
         rooms.join(code, "phone")
+
+
+def test_a_view_knows_when_the_lecturer_made_it(rooms, clock):
+    """Followers wait a moment after a change (pages._follow.FOLLOW_AFTER) so the lecturer's own
+    slide is drawn first; a publish that changes nothing keeps the view's age."""
+    code, token = rooms.open()
+    clock.now = 10.0
+    rooms.publish(code, token, page="pages/compare.py", settings={"n": "2000"})
+    clock.now = 10.4
+    assert rooms.since(rooms.join(code, "phone")) == pytest.approx(0.4)
+    clock.now = 12.0
+    rooms.publish(code, token, page="pages/compare.py", settings={"n": "2000"})  # no change
+    assert rooms.since(rooms.join(code, "phone")) == pytest.approx(2.0)
+    rooms.publish(code, token, page="pages/compare.py", slide=1, settings={"n": "2000"})
+    assert rooms.since(rooms.join(code, "phone")) == 0.0
