@@ -101,10 +101,17 @@ def test_a_simulated_release_states_a_variance_and_combines_approximately() -> N
     exact = release("clipped_box_zcdp", X, Budget.zcdp(0.5), bounds=BOUNDS)
     c = combine([out, exact])
     assert c.method.startswith("approximate") and np.all(c.variance < exact.variance)
-    # equal releases: the stated half-width shrinks (by about sqrt(2); a simulated release's
-    # half-width is itself simulated, so the approximate combination is off by up to ~15%)
+    # equal releases: half the variance, and a half-width of sqrt(V) times the release's own
+    # ratio of half-width to standard deviation, at least the Gaussian 1.96 (the noise's shape
+    # is not known). The release's half-width is itself simulated (OS randomness), so its ratio
+    # varies run to run; below 1.96/sqrt(2) the combination states a wider half-width than the
+    # one release did (docs/release.md).
     twice = combine([out, out])
-    assert np.all(twice.accuracy < out.accuracy) and np.all(twice.accuracy > out.accuracy / 2)
+    ratio = float(np.max(out.accuracy / np.sqrt(out.variance)))
+    np.testing.assert_allclose(twice.variance, out.variance / 2, rtol=1e-4)
+    np.testing.assert_allclose(
+        twice.accuracy, max(1.96, ratio) * np.sqrt(out.variance / 2), rtol=1e-4
+    )
     with pytest.raises(ValueError, match="different columns"):
         combine([out, release("clipped_box_zcdp", X[:, :1], Budget.zcdp(0.5), bounds=BOUNDS)])
 
