@@ -54,6 +54,13 @@ def _open_room(lecturer, url: str) -> str:
     assert code
     lecturer.get_by_text("Presenter mode").click(no_wait_after=True)
     _wait_text(lecturer, r"1 / \d+ ·")
+    # presenter mode folds the sidebar away at once: the first slide is drawn at full width (it
+    # was folded only at the first step, which then drew the chart again, wider)
+    lecturer.wait_for_function(
+        "() => document.querySelector('[data-testid=\"stSidebar\"]')"
+        ".getBoundingClientRect().width < 50",
+        timeout=30_000,
+    )
     return code.group(1)
 
 
