@@ -40,11 +40,11 @@ st.set_page_config(
     page_title="dpmean lab",
     page_icon=":material/lock:",
     layout="wide",
-    # presenter mode folds the sidebar away at once: turned on from its toggle, the URL says so
-    # only later in this run, and the first slide was drawn narrow, then again at full width at
-    # the first step (docs/classroom.md)
+    # the session's presenter flag (the URL's on a first run): turned on from its toggle, the URL
+    # says so only later in this run, and the first slide was drawn narrow, then again at full
+    # width at the first step (docs/classroom.md)
     initial_sidebar_state="collapsed"
-    if st.query_params.get("present") == "1" or st.session_state.get("present")
+    if st.session_state.get("present", st.query_params.get("present") == "1")
     else "auto",
 )
 

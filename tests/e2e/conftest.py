@@ -174,12 +174,14 @@ def page(browser: object) -> Iterator[object]:
     ctx.close()
 
 
+#: true in the page once its script run has ended (Streamlit's "Running…" widget is gone)
+RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
 def _wait_for_app(page: object, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the script (no 'Running...' status)."""
     page.wait_for_selector("[data-testid='stSidebar']", timeout=timeout)  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
-    )
+    page.wait_for_function(RUN_ENDED, timeout=timeout)  # type: ignore[attr-defined]
     page.wait_for_function(  # type: ignore[attr-defined]  # no element left from the previous run
         "() => !document.querySelector('[data-stale=\"true\"]')", timeout=timeout
     )

@@ -17,15 +17,13 @@ import time
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import WALK
+from tests.e2e.conftest import RUN_ENDED, WALK
 
 pytestmark = pytest.mark.browser
 
 PHONES = int(os.environ.get("DPMEAN_ROOM_PHONES", "4"))
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
 MAIN_H1 = '[data-testid="stMain"] h1'
-#: true once the page's script run has ended (Streamlit's "Running…" widget is gone)
-_RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
 def _wait_text(pg, pattern: str, timeout: float = 120.0) -> float:
@@ -40,7 +38,7 @@ def _wait_text(pg, pattern: str, timeout: float = 120.0) -> float:
 def _open_room(lecturer, url: str) -> str:
     lecturer.goto(f"{url}/plan_step_by_step")
     lecturer.wait_for_selector(MAIN_H1, timeout=180_000)
-    lecturer.wait_for_function(_RUN_ENDED, timeout=180_000)
+    lecturer.wait_for_function(RUN_ENDED, timeout=180_000)
     opener = lecturer.get_by_role("button", name="Open a room for the class")
     for tries_left in (2, 1, 0):  # a click during a redraw can be lost: click again
         opener.click(no_wait_after=True)
@@ -113,7 +111,7 @@ def test_phones_follow_the_lecturers_slides(browser, phone_browser, app_url):
     for pg in phones:  # and each phone's first page run has ended: a lecturer starts once the
         # class has joined (a phone shows the bar long before its page run ends, and thirty first
         # runs still going made the first step's chart wait 2.6-5.0 s for the server)
-        pg.wait_for_function(_RUN_ENDED, timeout=max(240, 10 * PHONES) * 1000)
+        pg.wait_for_function(RUN_ENDED, timeout=max(240, 10 * PHONES) * 1000)
 
     for k in range(2, 2 + STEPS):  # a slide at a time, the class caught up before the next
         start = time.monotonic()
