@@ -225,14 +225,20 @@ def test_side_by_side_panel_titles_do_not_overlap_on_a_phone(app_url, page, scre
     gallery = page.locator(".js-plotly-plot").first
     expect(gallery.locator(".main-svg").first).to_be_attached(timeout=WAIT)
     gallery.scroll_into_view_if_needed()
-    boxes = [
-        b
-        for b in gallery.locator(".annotation-text").evaluate_all(
-            "els => els.map(e => { const r = e.getBoundingClientRect();"
-            " return {x: r.x, y: r.y, w: r.width, h: r.height, t: e.textContent}; })"
-        )
-        if b["t"]
-    ]
+    # Plotly draws the annotations after the axes, and a rerun redraws the chart: read the titles in
+    # one step, once the first chart has one per default estimator
+    boxes = page.wait_for_function(
+        """() => {
+            const g = document.querySelector('.js-plotly-plot');
+            const boxes = g ? [...g.querySelectorAll('.annotation-text')]
+                .filter(e => e.textContent)
+                .map(e => { const r = e.getBoundingClientRect();
+                            return {x: r.x, y: r.y, w: r.width, h: r.height, t: e.textContent}; })
+                : [];
+            return boxes.length >= 3 ? boxes : null;
+        }""",
+        timeout=WAIT,
+    ).json_value()
     assert len(boxes) >= 3, boxes  # one title per default estimator
     for k, a in enumerate(boxes):
         for b in boxes[k + 1 :]:
