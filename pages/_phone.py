@@ -20,6 +20,7 @@ from dpcore.figures.style import PreparedFigure
 
 #: The narrow-screen rules (640 px: Streamlit's own breakpoint for stacking columns).
 PHONE_CSS = """<style>
+.dp-grid-title { font-weight: 600; margin: 0; }
 @media (max-width: 640px), (hover: none) and (pointer: coarse) {
   .js-plotly-plot .modebar-container { display: none !important; }
 }
@@ -39,10 +40,15 @@ def phone_style() -> None:
     st.html(PHONE_CSS)
 
 
+def plain_title(title: str | None) -> str:
+    """``title`` without plotly's markup (``<br>``, ``<b>``), on one line."""
+    return " ".join(re.sub(r"<[^>]*>", " ", title or "").split())
+
+
 def title_line(where: Any, title: str | None) -> None:
     """``title`` (plotly's markup: ``<br>``, ``<b>``) as plain text above a chart, in ``where``
     (``st`` or a column), shown on narrow screens only (:data:`PHONE_CSS`)."""
-    text = " ".join(re.sub(r"<[^>]*>", " ", title or "").split())
+    text = plain_title(title)
     if text:
         where.html(f'<p class="dp-phone-title">{escape(text)}</p>')
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
+from html import escape
 from typing import Any
 
 import pandas as pd
@@ -24,7 +25,7 @@ import streamlit as st
 from dpcore import export
 from dpcore.data import Dataset, generate
 from dpcore.export import ImageFormat, to_csv
-from dpcore.figures.slides import split_subplots
+from dpcore.figures.slides import split_columns, split_subplots
 from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
@@ -36,7 +37,7 @@ from pages._feedback import (
     smaller_data_choices,
 )
 from pages._notebook import record
-from pages._phone import figure_title, title_line
+from pages._phone import figure_title, plain_title, title_line
 from pages._present import off_screen
 from pages._shell import _leave_legacy_pages_mode, navigation_pages, shell_runs
 from pages._sidebar import (
@@ -270,6 +271,7 @@ def chart(
     panel: int | None = None,
     *,
     narrow: bool = False,
+    by_column: bool = False,
 ) -> None:
     """A Plotly chart with its sentence, CSV/PNG/SVG downloads and code expander (the house pattern).
 
@@ -278,7 +280,9 @@ def chart(
     one figure per panel, ``columns`` to a row (``st.columns``: one per row on a phone); the
     downloads keep the whole figure. ``panel``: draw only that panel (a slide in presenter mode).
     ``narrow``: the chart sits in a narrow column; the buttons then get short labels in one row and
-    the code expander goes below them (their full labels would be cut off).
+    the code expander goes below them (their full labels would be cut off). ``by_column``: a grid
+    drawn as one figure per column of panels (:func:`dpcore.figures.slides.split_columns`), side by
+    side under the grid's title (one under the other on a phone).
     """
     fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
@@ -287,23 +291,28 @@ def chart(
         return
     shown = themed(fig)
     alt = sentence.replace("**", "")  # the sentence is the alt text
-    split = columns > 1 or panel is not None
+    split = columns > 1 or panel is not None or by_column
+    splitter = split_columns if by_column else split_subplots
     if isinstance(shown, go.Figure):  # a kept figure's JSON is made once (style.keep)
         parts = remembered(
             shown,
-            split,
+            (split, by_column),
             lambda: [
                 (PreparedFigure(p.to_dict()), p.layout.title.text)
-                for p in (split_subplots(shown) if split else [shown])
+                for p in (splitter(shown) if split else [shown])
             ],
         )
     else:  # a kept drawn_dict is sent as it is
         parts = (
-            [(p, p.layout.title.text) for p in split_subplots(shown)]
+            [(p, p.layout.title.text) for p in splitter(shown)]
             if split
             else [(prepared(shown), None)]
         )
     parts = parts if panel is None else [parts[panel]]
+    if by_column and len(parts) > 1:
+        columns = len(parts)
+        if heading := plain_title(figure_title(shown)):
+            st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
     present = st.session_state.get("present", False)
     if len(parts) == 1:
         title_line(st, parts[0][1] or figure_title(parts[0][0]))  # shown on a phone only
@@ -428,8 +437,6 @@ def simulation_notice() -> None:
 
 def term(name: str, shown: str | None = None) -> str:
     """HTML for ``name`` with its glossary definition on hover (use with ``unsafe_allow_html=True``)."""
-    from html import escape
-
     from dpcore.glossary import define
 
     return f'<abbr title="{escape(define(name), quote=True)}">{escape(shown or name)}</abbr>'

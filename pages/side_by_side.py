@@ -25,6 +25,10 @@ from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, us
 MAX_POINTS = 1500
 PROBS = [0.5, 0.9, 0.95, 0.99]
 REPS = 100
+#: the gallery's height: two rows (regions above noise), on a presenter slide (what 1280x720 leaves
+#: a chart), or one row; each estimator's column is a figure of its own, about 275 px wide on a
+#: laptop and a phone's width on a phone
+GALLERY_HEIGHTS = {"both": 520, "slide": 450, "one row": 320}
 
 s = settings()
 st.title("Side by side")
@@ -149,7 +153,11 @@ max_points = drawn_points(MAX_POINTS)
 rows = subsample(n, max_points, rng=s.seed)
 points = data.x[np.ix_(rows, coords)]
 truth = data.true_mean[list(coords)]
-fig, frame = gallery_figure(entries, points, truth, coords, view=view, zoom=zoom)
+# one column per estimator (each drawn as a figure of its own: side by side, stacked on a phone)
+tall = GALLERY_HEIGHTS["one row" if zoom != "both" else "slide" if presenting() else "both"]
+fig, frame = gallery_figure(
+    entries, points, truth, coords, view=view, zoom=zoom, columns=len(entries), height=tall
+)
 i, j = coords
 
 
@@ -161,7 +169,8 @@ code = (
     f"prob={prob!r})\n"
     f"rows = studies.subsample(data.n, {max_points}, rng={s.seed})  # the rows drawn\n"
     f"fig, frame = gallery_figure(entries, data.x[rows][:, {list(coords)!r}], "
-    f"data.true_mean[{list(coords)!r}], {coords!r}, view={view!r}, zoom={zoom!r})\n"
+    f"data.true_mean[{list(coords)!r}], {coords!r}, view={view!r}, zoom={zoom!r}, "
+    f"columns={len(entries)}, height={tall!r})\n"
 )
 #: the run of PLAN behind the two motion charts, as notebook code
 plan_code = (
@@ -207,7 +216,7 @@ def _plan_run(
 
 
 def _gallery_section() -> None:
-    chart(fig, frame, "side-by-side", sentence, code)
+    chart(fig, frame, "side-by-side", sentence, code, by_column=view == "small")
     if presenting():
         paragraph(INTRO, "sbs-intro")
     releases = {e.label: e.release for e in entries}

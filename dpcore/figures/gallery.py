@@ -254,13 +254,13 @@ def _add_common(
 
 def _equal_aspect(fig: go.Figure, panels: int, ranges: Sequence[tuple[list, list]]) -> None:
     """Panel ``k`` (1-based axis suffix) gets ``ranges[k]`` and one unit the same length on both
-    axes, so a circle looks round; tick labels only on the first column of each row."""
+    axes, so a circle looks round (a panel wider than its data shrinks toward its title)."""
     for k in range(panels):
         xr, yr = ranges[k]
         sx = "" if k == 0 else str(k + 1)
         fig.layout[f"xaxis{sx}"].update(range=xr)
         fig.layout[f"yaxis{sx}"].update(
-            range=yr, scaleanchor=f"x{sx}", scaleratio=1, constrain="domain"
+            range=yr, scaleanchor=f"x{sx}", scaleratio=1, constrain="domain", constraintoward="top"
         )
 
 

@@ -119,6 +119,17 @@ def _axis_number(name: str) -> str:
     return name[5:]
 
 
+def _shared(d: dict, drop: str) -> tuple[dict, set]:
+    """What every part of a figure's JSON ``d`` keeps: its layout less the axes, annotations,
+    shapes and ``drop``; and the names its legend lists."""
+    common = {
+        k: v
+        for k, v in d.get("layout", {}).items()
+        if not k.startswith(("xaxis", "yaxis")) and k not in ("annotations", "shapes", drop)
+    }
+    return common, {t.get("name") for t in d.get("data", []) if t.get("showlegend") is not False}
+
+
 def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[go.Figure]:
     """One figure per panel of a ``make_subplots`` figure, in the panels' order.
 
@@ -151,12 +162,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         return [go.Figure(d)]
     rows = len({tuple(layout[k].get("domain", (0, 1))) for k in (f"y{k[1:]}" for k in xaxes)})
     each = height or int(layout.get("height", 450 * rows) / max(rows, 1)) + 60
-    common = {
-        k: v
-        for k, v in layout.items()
-        if not k.startswith(("xaxis", "yaxis")) and k not in ("annotations", "shapes", "height")
-    }
-    in_legend = {t.get("name") for t in d.get("data", []) if t.get("showlegend") is not False}
+    common, in_legend = _shared(d, "height")
     out = []
     for xname in xaxes:
         num = _axis_number(xname)
@@ -211,3 +217,119 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         part_json = {"data": traces, "layout": part}
         out.append(go.Figure(part_json))
     return out
+
+
+def _ref_map(members: Sequence[str]) -> dict[str, str]:
+    """Axis references of a column's panels (axis suffixes, top first) renumbered from 1: the
+    suffixes ``["3", "7"]`` give ``{"x3": "x", "y3": "y", "x7": "x2", "y7": "y2"}``."""
+    out: dict[str, str] = {}
+    for k, num in enumerate(members):
+        new = "" if k == 0 else str(k + 1)
+        out |= {f"x{num}": f"x{new}", f"y{num}": f"y{new}"}
+    return out
+
+
+def _column_axis(axis: dict, refs: dict[str, str], row_title: object, domain: object) -> dict:
+    """A grid panel's axis as a column figure draws it: references renumbered, its own tick
+    labels, its row's title, ``domain`` (``None``: the whole width)."""
+    out = {k: v for k, v in axis.items() if k not in ("showticklabels", "domain")}
+    for key in ("anchor", "scaleanchor", "matches"):
+        if key in out:
+            if out[key] in refs:
+                out[key] = refs[out[key]]
+            else:
+                out.pop(key)
+    if not (out.get("title") or {}).get("text") and row_title:
+        out["title"] = row_title
+    return {**out, "domain": domain if domain is not None else [0.0, 1.0]}
+
+
+def split_columns(fig: go.Figure | dict) -> list[go.Figure]:
+    """One figure per column of panels of a ``make_subplots`` grid, left to right.
+
+    Each keeps its panels one above the other at their rows' heights, with their traces, ranges,
+    equal-aspect anchors, shapes and annotations. A grid writes tick labels and axis titles once per
+    row (in its first column); a column on its own shows its tick labels and its rows' titles. The
+    title over the column's top panel becomes the figure's title. For a grid of one column per
+    item (the app lays the parts out in ``st.columns``: side by side on a wide screen, one under
+    the other on a phone).
+
+    Parameters
+    ----------
+    fig : Figure or dict
+        A figure with one or more x/y axis pairs.
+
+    Returns
+    -------
+    list of Figure
+        As high as ``fig``; the legend lists each name once.
+    """
+    d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
+    layout = dict(d.get("layout", {}))
+    nums = sorted(
+        (_axis_number(k) for k in layout if k.startswith("xaxis")), key=lambda n: int(n or 1)
+    )
+    if len(nums) <= 1:
+        return [go.Figure(d)]
+    xdom = {n: tuple(layout[f"xaxis{n}"].get("domain", (0, 1))) for n in nums}
+    ydom = {n: tuple(layout.get(f"yaxis{n}", {}).get("domain", (0, 1))) for n in nums}
+    row_titles: dict[tuple[str, tuple], object] = {}
+    for n in nums:
+        for axis in ("x", "y"):
+            title = layout.get(f"{axis}axis{n}", {}).get("title") or {}
+            if title.get("text"):
+                row_titles.setdefault((axis, ydom[n]), title)
+    common, in_legend = _shared(d, "title")
+    out = []
+    for column in sorted(set(xdom.values())):
+        members = sorted((n for n in nums if xdom[n] == column), key=lambda n: -ydom[n][1])
+        refs = _ref_map(members)
+        part = dict(common)
+        for n in members:
+            new = refs[f"x{n}"][1:]
+            part[f"xaxis{new}"] = _column_axis(
+                layout[f"xaxis{n}"], refs, row_titles.get(("x", ydom[n])), None
+            )
+            part[f"yaxis{new}"] = _column_axis(
+                layout.get(f"yaxis{n}", {}), refs, row_titles.get(("y", ydom[n])), ydom[n]
+            )
+        title, notes = _column_notes(layout, refs, column, ydom[members[0]][1])
+        shapes = [
+            {**s, "xref": refs[s["xref"]], "yref": refs[s["yref"]]}
+            for s in layout.get("shapes", [])
+            if s.get("xref") in refs and s.get("yref") in refs
+        ]
+        traces, named = [], set()
+        for t in d.get("data", []):
+            x, y = t.get("xaxis") or "x", t.get("yaxis") or "y"
+            if x in refs and y in refs:
+                name = t.get("name")
+                show = name in in_legend and name not in named
+                named.add(name)
+                traces.append({**t, "xaxis": refs[x], "yaxis": refs[y], "showlegend": show})
+        part |= {"annotations": notes} if notes else {}
+        part |= {"shapes": shapes} if shapes else {}
+        if title:  # one line over the column, where the grid kept room for two-line titles
+            part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
+            part["margin"] = {**dict(layout.get("margin", {})), "t": 50}
+        out.append(go.Figure({"data": traces, "layout": part}))
+    return out
+
+
+def _column_notes(
+    layout: dict, refs: dict[str, str], column: tuple, top: float
+) -> tuple[str, list[dict]]:
+    """The title over a column (a paper annotation centred on it at its top panel's top) and the
+    annotations placed on its panels' axes, renumbered."""
+    title, notes = "", []
+    centre = (column[0] + column[1]) / 2
+    for ann in layout.get("annotations", []):
+        if ann.get("xref") in refs and ann.get("yref") in refs:
+            notes.append({**ann, "xref": refs[ann["xref"]], "yref": refs[ann["yref"]]})
+        elif (
+            ann.get("xref") == "paper"
+            and abs(float(ann.get("x", -1)) - centre) < 1e-6
+            and abs(float(ann.get("y", -1)) - top) < 1e-6
+        ):
+            title = str(ann.get("text", ""))
+    return title, notes

@@ -4,6 +4,7 @@ a time, stepped with the arrow keys; a click on a Compare point opens Side by si
 phone-sized viewport (390 px) stacks the Home picture and PLAN's four panels in one column."""
 
 import base64
+import itertools
 import math
 import re
 
@@ -128,8 +129,11 @@ def test_home_story_side_by_side_in_presenter_mode(app_url, page, screenshot):
     page.goto(f"{app_url}/side_by_side?present=1&n=1000&d=16")
     _ready(page)
     expect(main.get_by_text("1 / 4")).to_be_visible(timeout=WAIT)
-    page.wait_for_function(
-        "() => document.querySelectorAll('.js-plotly-plot').length == 1", timeout=WAIT
+    page.wait_for_function(  # the gallery (one figure per estimator) and nothing else
+        "() => { const n = document.querySelectorAll('.js-plotly-plot').length;"
+        " return n >= 3 && n == document.querySelectorAll("
+        "\"[class*='st-key-chart-side-by-side-'] .js-plotly-plot\").length; }",
+        timeout=WAIT,
     )
     screenshot(page, "present_3_side_by_side")
     page.keyboard.press("ArrowRight")
@@ -218,32 +222,29 @@ def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot
     screenshot(page, f"plan_steps_{width}px")
 
 
-def test_side_by_side_panel_titles_do_not_overlap_on_a_phone(app_url, page, screenshot):
-    page.set_viewport_size({"width": 375, "height": 812})
+@pytest.mark.parametrize(("width", "stacked"), [(375, True), (1400, False)])
+def test_side_by_side_gallery_is_one_figure_per_estimator_stacked_on_a_phone(
+    app_url, page, screenshot, width, stacked
+):
+    """Each estimator's region and noise are a figure of their own: in one row on a laptop, one
+    under the other at the screen's width on a phone (the grid of 4 x 2 panels was 375 px wide)."""
+    page.set_viewport_size({"width": width, "height": 812})
     page.goto(f"{app_url}/side_by_side")
     _ready(page)
-    gallery = page.locator(".js-plotly-plot").first
-    expect(gallery.locator(".main-svg").first).to_be_attached(timeout=WAIT)
-    gallery.scroll_into_view_if_needed()
-    # Plotly draws the annotations after the axes, and a rerun redraws the chart: read the titles in
-    # one step, once the first chart has one per default estimator
-    boxes = page.wait_for_function(
-        """() => {
-            const g = document.querySelector('.js-plotly-plot');
-            const boxes = g ? [...g.querySelectorAll('.annotation-text')]
-                .filter(e => e.textContent)
-                .map(e => { const r = e.getBoundingClientRect();
-                            return {x: r.x, y: r.y, w: r.width, h: r.height, t: e.textContent}; })
-                : [];
-            return boxes.length >= 3 ? boxes : null;
-        }""",
-        timeout=WAIT,
-    ).json_value()
-    assert len(boxes) >= 3, boxes  # one title per default estimator
-    for k, a in enumerate(boxes):
-        for b in boxes[k + 1 :]:
-            apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"]
-            apart = apart or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
-            assert apart, (a, b)
-    assert all(b["x"] >= 0 and b["x"] + b["w"] <= 375 for b in boxes), boxes
-    screenshot(page, "phone_side_by_side")
+    parts = page.locator("[class*='st-key-chart-side-by-side-'] .js-plotly-plot")
+    expect(parts.nth(2).locator(".main-svg").first).to_be_attached(timeout=WAIT)
+    parts.first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    boxes = [parts.nth(k).bounding_box() for k in range(parts.count())]
+    assert len(boxes) >= 3, boxes  # one per default estimator
+    for a, b in itertools.pairwise(boxes):
+        if stacked:  # one under the other, each nearly the screen's width
+            assert b["y"] >= a["y"] + a["height"] - 1, (a, b)
+        else:  # one row, side by side
+            assert abs(b["y"] - a["y"]) < 2 and b["x"] >= a["x"] + a["width"] - 1, (a, b)
+    assert all(b["x"] >= 0 and b["x"] + b["width"] <= width for b in boxes), boxes
+    if stacked:
+        assert all(b["width"] >= 0.8 * width for b in boxes), boxes
+        titles = page.locator(".dp-phone-title").all_inner_texts()  # the estimator above its figure
+        assert sum(t in ("PLAN", "IOME", "Gaussian mechanism") for t in titles) >= 3, titles
+    screenshot(page, f"side_by_side_gallery_{width}px")

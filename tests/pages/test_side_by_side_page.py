@@ -40,29 +40,37 @@ def test_default_page_shows_every_region_and_noise_shape_at_equal_aspect():
     assert (at.number_input(key="sbs_i").value, at.number_input(key="sbs_j").value) == (1, 2)
     assert at.radio(key="sbs_zoom").value == "both"
     specs = _specs(at)
-    assert len(specs) == 3  # the gallery and two animations (plotly frames with a play button)
-    assert [len(sp.get("frames", [])) for sp in specs[1:]] == [4, 11]
+    parts, motions = specs[: len(names)], specs[len(names) :]
+    assert len(motions) == 2  # the two animations (plotly frames with a play button)
+    assert [len(sp.get("frames", [])) for sp in motions] == [4, 11]
     assert all(
-        sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in specs[1:]
+        sp["layout"]["updatemenus"][0]["buttons"][0]["method"] == "animate" for sp in motions
     )
-    spec = specs[0]
-    layout = spec["layout"]
-    # two rows of one panel per estimator, each panel at equal aspect (a circle looks round)
-    yaxes = sorted(k for k in layout if k.startswith("yaxis"))
-    assert len(yaxes) == 2 * len(names)
-    assert all(layout[k]["scaleanchor"] == "x" + k[5:] for k in yaxes)
-    # the noise shape of each panel is drawn after (above) its release marker
-    for axes in {(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]}:
-        names_here = [
-            t["name"] for t in spec["data"] if (t.get("xaxis", "x"), t.get("yaxis", "y")) == axes
-        ]
-        for k, nm in enumerate(names_here):
-            if nm.endswith("noise"):
-                assert any(m.endswith(": release") for m in names_here[:k]), names_here
-    # short panel titles (a phone fits them side by side), the whole label in the hover text
-    titles = [a["text"] for a in layout["annotations"] if a["text"]]
-    assert len(titles) == len(names)
-    assert all(len(line) <= 18 for t in titles for line in t.split("<br>")), titles
+    # one figure per estimator (side by side; one under the other on a phone): its clip region
+    # above its noise shape, each panel at equal aspect (a circle looks round)
+    for spec in parts:
+        layout = spec["layout"]
+        assert sorted(k for k in layout if k.startswith("yaxis")) == ["yaxis", "yaxis2"]
+        assert layout["yaxis"]["scaleanchor"] == "x" and layout["yaxis2"]["scaleanchor"] == "x2"
+        assert layout["yaxis"]["domain"][0] > layout["yaxis2"]["domain"][1]
+        assert layout["yaxis"]["title"]["text"].startswith("clip")
+        assert layout["yaxis2"]["title"]["text"].startswith("noise")
+        # the noise shape of each panel is drawn after (above) its release marker
+        for axes in {(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]}:
+            here = [
+                t["name"]
+                for t in spec["data"]
+                if (t.get("xaxis", "x"), t.get("yaxis", "y")) == axes
+            ]
+            for k, nm in enumerate(here):
+                if nm.endswith("noise"):
+                    assert any(m.endswith(": release") for m in here[:k]), here
+    # one scale per row across the figures: areas compare by eye
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        assert len({tuple(p["layout"][axis]["range"]) for p in parts}) == 1, axis
+    titles = [p["layout"]["title"]["text"] for p in parts]
+    assert len(set(titles)) == len(names) and all(titles), titles
+    assert any("Clipping (top) and noise" in h.proto.body for h in at.get("html"))
     text = _text(at)
     assert "the area of" in text and "cannot rank" in text
     assert "lands closest" not in text  # one run does not rank estimators
@@ -80,7 +88,8 @@ def test_pure_budget_uses_pure_estimators_and_noise_zoom_works():
     assert not at.exception
     assert "plan" not in at.multiselect(key="sbs_names").value
     at.radio(key="sbs_zoom").set_value("noise").run()
-    assert not at.exception and len(_specs(at)) == 3
+    names = at.multiselect(key="sbs_names").value
+    assert not at.exception and len(_specs(at)) == len(names) + 2
 
 
 def test_link_estimator_is_selected_and_draw_100_releases():
@@ -90,7 +99,7 @@ def test_link_estimator_is_selected_and_draw_100_releases():
     assert at.selectbox(key="sbs_focus").value == "plan_noscale"
     at.button(key="sbs_draw").click().run()
     assert not at.exception
-    assert len(_specs(at)) == 4
+    assert len(_specs(at)) == len(at.multiselect(key="sbs_names").value) + 3
     assert "Of 100 releases of" in _text(at)
 
 
@@ -106,7 +115,7 @@ def test_binary_and_bounded_data():
     for dist in ("binary_plan", "bounded"):
         at = _page({"n": "500", "d": "8", "distribution": dist})
         assert not at.exception, dist
-        assert len(_specs(at)) == 3
+        assert len(_specs(at)) == len(at.multiselect(key="sbs_names").value) + 2
 
 
 def test_compare_ranking_links_each_estimator_to_side_by_side():
@@ -147,7 +156,9 @@ def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
     at = _page({"n": "500", "d": "4", "present": "1"})
     assert not at.exception
     assert at.session_state["present"] is True
-    assert len(_specs(at)) == 1  # one idea per screen
+    names = at.multiselect(key="sbs_names").value
+    specs = _specs(at)  # one idea per screen: the gallery, one figure per estimator
+    assert len(specs) == len(names) and not any(sp.get("frames") for sp in specs)
     assert not at.get("download_button") or all(
         b.key == "sbs_deck" for b in at.get("download_button")
     )
@@ -157,4 +168,4 @@ def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
     assert not at.exception
     assert at.session_state["sbs_slide"] == 1
     at.toggle(key="present").set_value(False).run()
-    assert not at.exception and len(_specs(at)) == 3
+    assert not at.exception and len(_specs(at)) == len(names) + 2
