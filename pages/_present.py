@@ -161,11 +161,11 @@ def step(titles: Sequence[str], key: str) -> int:
     return i
 
 
-def paragraph(text: str, key: str) -> None:
-    """A paragraph of the page; in presenter mode folded into "Speaker notes" (the chart keeps the
-    screen)."""
+def paragraph(text: str, key: str, label: str = "Speaker notes") -> None:
+    """A paragraph of the page; in presenter mode folded under ``label`` (the chart keeps the
+    screen; a slide whose chart has its own speaker notes names this fold apart)."""
     if presenting():
-        st.expander("Speaker notes", key=f"dp-notes-{key}").markdown(text)
+        st.expander(label, key=f"dp-notes-{key}").markdown(text)
     else:
         st.markdown(text)
 

@@ -352,6 +352,7 @@ paragraph(
     if d == 2
     else "",
     "plan_steps_intro",
+    "How to read the panels",
 )
 if binary:
     st.caption(

@@ -218,7 +218,7 @@ def _plan_run(
 def _gallery_section() -> None:
     chart(fig, frame, "side-by-side", sentence, code, by_column=view == "small")
     if presenting():
-        paragraph(INTRO, "sbs-intro")
+        paragraph(INTRO, "sbs-intro", "How to read these pictures")
     releases = {e.label: e.release for e in entries}
     what = f"the means of coordinates {i + 1} and {j + 1}"
     words = release_words(s.budget, releases, truth, delta=s.delta, what=what, rank=False)
@@ -345,7 +345,7 @@ def _steps_section() -> None:
         )
     chart(mfig, mframe, "plan-steps-animation", text, mcode)
     if presenting():
-        paragraph(how, "sbs-steps")
+        paragraph(how, "sbs-steps", "What each step shows")
 
 
 def _sweep_section() -> None:

@@ -163,6 +163,9 @@ def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
         b.key == "sbs_deck" for b in at.get("download_button")
     )
     assert not [e for e in at.expander if e.label == "Show the code"]
+    # the chart's speaker notes and the page's paragraph: two folds, told apart by their labels
+    labels = [e.label for e in at.expander]
+    assert "Speaker notes" in labels and "How to read these pictures" in labels
     next_button = next(b for b in at.button if b.label == "Next ▶")
     next_button.click().run()
     assert not at.exception
