@@ -189,6 +189,8 @@ def test_figure_uses_equal_axis_scaling(data16):
     # tick labels, which moved the margin, and Plotly redrew panel (d) up to twelve times
     for ax in ("xaxis", "yaxis", "xaxis2", "yaxis2", "xaxis3", "yaxis3", "xaxis4", "yaxis4"):
         assert lay[ax].constrain == "domain"
+    # toward the panel's title: on a tall phone screen the blank goes below the picture
+    assert all(lay[ax].constraintoward == "top" for ax in ("yaxis", "yaxis2", "yaxis3", "yaxis4"))
 
 
 def test_one_coordinate_mode_draws_intervals():

@@ -344,7 +344,9 @@ class _StepsPlot:
                     "scaleratio": 1,
                     # the equal aspect shrinks the drawing area, never widens the axis ranges:
                     # wider ranges give longer tick labels, a wider margin, and Plotly redraws
-                    # again and again ("Too many auto-margin redraws")
+                    # again and again ("Too many auto-margin redraws"); it shrinks toward the
+                    # panel's title (a tall phone screen keeps the blank below the picture)
                     "constrain": "domain",
+                    "constraintoward": "top",
                 }
         merge_layout(self.fig, **axes)
