@@ -20,7 +20,9 @@ The sample is transformed in chunks of ``m`` vectors held as the columns of a ``
 i.e. a ``(D1, D2, m)`` array: ``H_D2`` is a batched product over the ``D1`` blocks
 (``(D2, D2) @ (D2, m)`` each), ``H_D1`` a batched product over the ``D2`` strided slices
 (``(D1, D1) @ (D1, m)`` each, no copy), and the sign flip an in-place multiply, all on a buffer that
-stays in the CPU cache for the three rounds. Each round costs ``2 D (D1 + D2)`` flops per vector,
+stays in the CPU cache for the three rounds. The products use the ±1 matrices and the result is
+normalised once at the end, so dyadic inputs (such as binary data) rotate exactly and the same on
+every CPU, whatever order its BLAS kernel adds in. Each round costs ``2 D (D1 + D2)`` flops per vector,
 ``O(D sqrt(D))``, done by BLAS. The chunk width keeps every product at most ``2^19`` multiply-adds,
 so OpenBLAS runs it on one thread: on a loaded machine (2 shared cores) multi-threaded small
 products were up to 10x slower than single-threaded ones (thread hand-offs wait for busy cores),
@@ -39,6 +41,7 @@ docs/estimators/plan.md §5a and §9.11.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -62,10 +65,21 @@ def next_power_of_two(d: int) -> int:
 
 
 @lru_cache(maxsize=32)
-def _normalised_hadamard(size: int) -> np.ndarray:
-    h = hadamard(size).astype(float) / np.sqrt(size)
+def _sylvester(size: int) -> np.ndarray:
+    """The unnormalised Walsh–Hadamard matrix (entries ±1) as floats, read-only."""
+    h = hadamard(size).astype(float)
     h.setflags(write=False)
     return h
+
+
+def _scale(D: int, rounds: int) -> float:
+    """``D^(-rounds/2)``, the normalisation of ``rounds`` unnormalised transforms, to the last bit.
+
+    ``D = 2^k``, so this is a power of two times ``sqrt(1/2)`` when ``k * rounds`` is odd: one
+    correctly rounded square root and an exact ``ldexp``, the same double on every CPU.
+    """
+    e = (D.bit_length() - 1) * rounds
+    return math.ldexp(math.sqrt(0.5) if e % 2 else 1.0, -(e // 2))
 
 
 def _factor(D: int) -> tuple[int, int]:
@@ -76,14 +90,19 @@ def _factor(D: int) -> tuple[int, int]:
 
 
 def _hadamard_columns(A: np.ndarray, B: np.ndarray) -> None:
-    """In place: ``H_D = H_D1 ⊗ H_D2`` applied to every column of ``A`` (shape ``(D1, D2, m)``).
+    """In place: the unnormalised ``sqrt(D) H_D = S_D1 ⊗ S_D2`` (entries ±1) applied to every
+    column of ``A`` (shape ``(D1, D2, m)``).
 
-    ``B`` (same shape) is workspace.
+    ``B`` (same shape) is workspace. With ±1 entries every product is exact, so inputs on a dyadic
+    grid (binary data minus its box centre) give exact sums in whatever order the BLAS kernel of
+    the CPU adds them: a rotated coordinate that is 0 in exact arithmetic is 0.0 on every machine,
+    and a comparison with a search's midpoint at 0 goes the same way everywhere. The callers
+    normalise once, by :func:`_scale`, after the last round.
     """
     D1, D2, _m = A.shape
-    np.matmul(_normalised_hadamard(D2), A, out=B)  # H_D2 on axis 1, batched over the D1 blocks
-    # H_D1 on axis 0, batched over the D2 slices B[:, i2, :] (strided, no copy)
-    np.matmul(_normalised_hadamard(D1), B.transpose(1, 0, 2), out=A.transpose(1, 0, 2))
+    np.matmul(_sylvester(D2), A, out=B)  # S_D2 on axis 1, batched over the D1 blocks
+    # S_D1 on axis 0, batched over the D2 slices B[:, i2, :] (strided, no copy)
+    np.matmul(_sylvester(D1), B.transpose(1, 0, 2), out=A.transpose(1, 0, 2))
 
 
 def _chunks(n: int, D: int):
@@ -115,6 +134,7 @@ def hadamard_transform(x: np.ndarray) -> np.ndarray:
         cols[...] = X[j : j + cols.shape[1]].T
         _hadamard_columns(A, B)
         out[j : j + cols.shape[1]] = cols.T
+    out *= _scale(D, 1)
     return out[0] if one_d else out
 
 
@@ -163,6 +183,7 @@ class RandomizedHadamard:
         self.signs = np.where(g.random((self.rounds, self.dim)) < 0.5, -1.0, 1.0)
         # the same signs as (rounds, D1, D2, 1), to multiply a (D1, D2, m) chunk of columns
         self._chunk_signs = self.signs.reshape(self.rounds, *_factor(self.dim), 1)
+        self._scale = _scale(self.dim, self.rounds)
 
     def _check(self, x: np.ndarray, width: int, what: str) -> tuple[np.ndarray, bool]:
         arr = np.asarray(x, dtype=float)
@@ -196,10 +217,10 @@ class RandomizedHadamard:
             else:
                 np.subtract(X[j : j + m].T, shift, out=cols[:d])
             cols[d:] = 0.0
-            for t in range(self.rounds):  # H D_t
+            for t in range(self.rounds):  # H D_t, unnormalised
                 A *= self._chunk_signs[t]
                 _hadamard_columns(A, B)
-            out[:, j : j + m] = cols
+            np.multiply(cols, self._scale, out=out[:, j : j + m])
         return out
 
     def forward(self, x: np.ndarray) -> np.ndarray:
@@ -222,10 +243,10 @@ class RandomizedHadamard:
             cols = A.reshape(D, -1)
             m = cols.shape[1]
             cols[...] = Y[j : j + m].T
-            for t in range(self.rounds - 1, -1, -1):  # D_t H
+            for t in range(self.rounds - 1, -1, -1):  # D_t H, unnormalised
                 _hadamard_columns(A, B)
                 A *= self._chunk_signs[t]
-            out[j : j + m] = cols[:width].T
+            np.multiply(cols[:width].T, self._scale, out=out[j : j + m])
         return out[0] if one_d else out
 
     def matrix(self) -> np.ndarray:
