@@ -97,6 +97,8 @@ def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                # no dashboard; its HTTP server (/health, /metrics) on a free port, not 8787
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
             )
         with cluster, Client(cluster) as client:
             yield client.get_executor()

@@ -1,5 +1,5 @@
 """The shared worker pool: round-robin fairness across lanes, cancellation, failure
-handling, and bit-identical experiment frames with and without the process pool."""
+handling, and the same experiment frames with and without the process pool."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ import pytest
 
 from dpcore.experiments import ExperimentConfig, default_estimators, run
 from dpcore.pool import BACKGROUND_NICE, FairPool, process_pool, workers_from_env
+
+#: floats agree to this relative tolerance (far above last-bit differences, far below any change)
+RTOL = 1e-9
 
 
 def _blocked_pool() -> tuple[FairPool, threading.Event]:
@@ -149,7 +152,8 @@ def test_workers_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_frames_identical_with_and_without_the_process_pool() -> None:
     """The app's Compare default (five estimators, a budget sweep), smaller: the same frame, bit
     for bit (every column but the timing), in the script thread and through two worker processes
-    shared by two interleaved lanes."""
+    shared by two interleaved lanes. Floats to ``RTOL`` (the rule for every comparison across processes:
+    a worker need not pick the script's kernels), everything else exactly."""
     cfg = ExperimentConfig(
         n=400, d=8, estimators=default_estimators("real", "rho", 8), repetitions=3, seed=7
     )
@@ -165,7 +169,7 @@ def test_frames_identical_with_and_without_the_process_pool() -> None:
         pool.shutdown()
     for x, y in ((here, pooled), (here_other, pooled_other)):
         pd.testing.assert_frame_equal(
-            x.drop(columns="seconds"), y.drop(columns="seconds"), check_exact=True
+            x.drop(columns="seconds"), y.drop(columns="seconds"), rtol=RTOL, atol=0.0
         )
     assert set(pool.dispatched) == {"session-a", "session-b"}
 
