@@ -132,7 +132,7 @@ class Odometer:
         if isinstance(budget, Budget):
             if budget.notion == "approx":
                 raise ValueError("an (ε, δ) budget cannot be counted; give it as ε or ρ.")
-            budget = Guarantee.of_notion(budget.notion, _value(budget))
+            return Guarantee.of_notion(budget.notion, _value(budget)).amount(self.notion)
         return budget.amount(self.notion)
 
     def check(self, budget: Budget | Guarantee) -> float:

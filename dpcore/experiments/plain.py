@@ -129,11 +129,11 @@ def _odds_sentence(
 ) -> tuple[str, float, float]:
     """The odds sentence: a budget read by :func:`odds_epsilon`, a guarantee by
     :meth:`Guarantee.at` (the numbers a release's certificate prints)."""
-    if isinstance(budget, Guarantee):
-        factor, slack_delta = budget.odds_factor(delta), budget.at(delta)[1]
-    else:
+    if isinstance(budget, Budget):
         odds = odds_epsilon(budget, delta)
         factor, slack_delta = odds.factor, odds.delta
+    else:
+        factor, slack_delta = budget.odds_factor(delta), budget.at(delta)[1]
     slack = f", except with a chance of {chance(slack_delta)}" if slack_delta > 0 else ""
     sentence = (
         f"Whatever an attacker already knows, {who} raise their odds about any one "
