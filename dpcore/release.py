@@ -1,4 +1,4 @@
-"""A real private release of a user's own data: :func:`release`, :class:`Release`, :class:`Odometer`.
+"""A real private release of a user's own data: :func:`release`, :class:`Release`.
 
 :func:`release` runs one registered estimator once, with no seed, on the floating-point-safe
 backend of :mod:`dpcore.samplers` (OpenDP's exact samplers, the operating system's CSPRNG): every
@@ -6,11 +6,19 @@ noisy stage of the estimator goes through :mod:`dpcore.mechanisms`, which hands 
 backend, so an estimator has one code path for simulations and releases. No NumPy generator is
 created in a release.
 
-It returns the released means, the accuracy of each (the 95% half-width of the noise, from public
-parameters only) and a certificate: a JSON-serialisable record of the guarantee, the budget per
-stage, the bounds and their source, the sampler and a hash of the input. The certificate holds no
-data value. :class:`Odometer` keeps a session's total budget and charges a release only after it
-succeeded.
+It returns the released means, their accuracy (the 95% half-width of the noise, from public
+parameters only) and two records. The **certificate** is what may be published: public parameters
+(labelled public) and outputs of charged mechanisms only, the guarantee as a
+:class:`~dpcore.guarantee.Guarantee`, sensitivities and scales as formulas. No hash of the input,
+no number that embeds a private n. The **record** is the curator's, not for publication: the
+exact n, an HMAC fingerprint of the input (:func:`dpcore.curator.fingerprint`), the numeric
+sensitivities and scales, the estimator's own notes. :class:`~dpcore.odometer.Odometer` keeps a
+total per data set and charges a release only after it succeeded.
+
+The accuracy needs a number of rows. Under replace-one n is public by the guarantee's own terms,
+and the caller confirms it (``n_public=True``). Under add/remove n is protected: the accuracy is
+simulated at a noisy count charged to the budget (``count_share`` of it), unless the caller
+declares n public.
 
 Simulations, sweeps and seeded tests keep NumPy (fast, reproducible) and are not releases.
 
@@ -18,27 +26,26 @@ References
 ----------
 Mironov. "On Significance of the Least Significant Bits for Differential Privacy." CCS 2012.
 Bun and Steinke. "Concentrated Differential Privacy." TCC 2016.
+docs/release.md (what is published, what is kept, and why).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import hashlib
 import json
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, cast
 
 import numpy as np
 
-from dpcore import registry
+from dpcore import mechanisms, registry
 from dpcore._validation import check_bounds, check_data
+from dpcore.curator import fingerprint
 from dpcore.data.dataset import Dataset
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
-from dpcore.privacy import Budget
+from dpcore.guarantee import Guarantee
+from dpcore.odometer import Odometer
+from dpcore.privacy import Budget, Ledger
 from dpcore.release_accuracy import _SIM_RESULTS as _SIM_RESULTS  # the cache, for benchmarks
 from dpcore.release_accuracy import (
     FACTOR,
@@ -49,9 +56,12 @@ from dpcore.release_accuracy import (
     synthetic_rows,
     takes_bounds,
 )
-from dpcore.samplers import SafeBackend, opendp_version
+from dpcore.release_certificate import DELTA, Run, certificate_text, make_certificate, make_record
+from dpcore.samplers import SafeBackend
 
 __all__ = [
+    "COUNT_SHARE",
+    "DELTA",
     "FACTOR",
     "LEVEL",
     "Odometer",
@@ -59,7 +69,6 @@ __all__ = [
     "accuracy",
     "certificate_text",
     "exact_accuracy",
-    "input_hash",
     "refusal",
     "release",
     "simulate_accuracy",
@@ -67,27 +76,14 @@ __all__ = [
     "takes_bounds",
 ]
 
-#: δ at which a zCDP guarantee is also stated as (ε, δ)-DP.
-DELTA = 1e-6
+#: Share of an add/remove release's budget spent on the noisy count its accuracy is simulated at.
+COUNT_SHARE = 0.1
 
 #: Entries whose noise is not drawn through dpcore.mechanisms or OpenDP, and why.
 FLOAT_UNSAFE = {
     "peer_diffprivlib": "diffprivlib draws its Laplace noise in floating point from a NumPy "
     "RandomState, whose low bits leak the data (Mironov 2012; audit B1: ε ≥ 5.5 at a claimed 1)",
 }
-
-_RELATION_WORDS = {
-    "replace-one": "replacing one person's row by any other row (the number of rows is public)",
-    "add-remove": "adding or removing one person's row (the number of rows is protected too)",
-}
-
-
-def _dpcore_version() -> str:
-    try:
-        return version("dpmean-lab")
-    except PackageNotFoundError:
-        return "unknown"
-
 
 # --------------------------------------------------------------------------------------------
 # refusals
@@ -120,21 +116,24 @@ def refusal(spec: EstimatorSpec) -> str | None:
 
 @dataclass(frozen=True)
 class Release:
-    """A private release: the means, their accuracy and the certificate.
+    """A private release: the means, their accuracy, the certificate and the curator's record.
 
     Attributes
     ----------
     mean : ndarray (d,)
         The released means, in the columns' units.
     accuracy : ndarray (d,)
-        Per coordinate, the half-width ``a`` with ``P(|noise| < a) = 0.95`` (public parameters only).
+        Per coordinate, the half-width ``a`` with ``P(|noise| < a) = 0.95`` (public parameters
+        and charged outputs only).
     certificate : dict
-        JSON-serialisable record of the release (no data value); see :func:`release`.
+        What may be published: public parameters and private outputs; see :func:`release`.
     variance : ndarray (d,)
         Per coordinate, the variance of the noise (exact for a one-stage release, else the mean
         squared error simulated with public parameters); :mod:`dpcore.remeasure` weighs by it.
     noise : str
         ``"laplace"`` or ``"gaussian"`` (one exact stage) or ``"simulated"``.
+    record : dict
+        The curator's record, **not for publication**: exact n, HMAC fingerprint, numbers.
     """
 
     mean: np.ndarray
@@ -142,16 +141,25 @@ class Release:
     certificate: dict[str, Any] = field(repr=False)
     variance: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     noise: str = "simulated"
+    record: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The guarantee the certificate states (the odometer charges it, the box reads it)."""
+        return Guarantee.from_certificate(self.certificate)
 
     @property
     def budget(self) -> Budget:
         """The budget this release spent, in its estimator's notion (ε or ρ)."""
-        g = self.certificate["guarantee"]
-        return Budget.pure(g["epsilon"]) if "epsilon" in g else Budget.zcdp(g["rho"])
+        return self.guarantee.budget
 
     def certificate_json(self) -> str:
-        """The certificate as indented JSON."""
+        """The certificate as indented JSON (for publication)."""
         return json.dumps(self.certificate, indent=2, ensure_ascii=False)
+
+    def record_json(self) -> str:
+        """The curator's record as indented JSON (**not for publication**)."""
+        return json.dumps(self.record, indent=2, ensure_ascii=False)
 
     def certificate_text(self) -> str:
         """The certificate as one plain paragraph fit for a report."""
@@ -174,15 +182,45 @@ def _as_matrix(data: Any) -> tuple[np.ndarray, list[str]]:
     return arr, columns or [f"column {j + 1}" for j in range(arr.shape[1])]
 
 
-def input_hash(x: np.ndarray, source: bytes | None = None) -> str:
-    """SHA-256 of ``source`` (the uploaded file's bytes) or of the data's float64 bytes and shape."""
-    h = hashlib.sha256()
-    if source is not None:
-        h.update(source)
-    else:
-        h.update(repr(x.shape).encode())
-        h.update(memoryview(cast(Any, np.ascontiguousarray(x, dtype=np.float64))).cast("B"))
-    return h.hexdigest()
+def _native(spec: EstimatorSpec, budget: Budget, public: dict[str, Any]) -> Budget:
+    """``budget`` in ``spec``'s notion, as :meth:`EstimatorSpec.run` converts it."""
+    if spec.notion == "zcdp" and budget.notion == "pure" and public.get("at_implied_level"):
+        return Budget.zcdp(budget.implied_zcdp().value)
+    conv = budget.to_native(cast(Any, spec.notion))
+    return Budget.pure(conv.value) if conv.notion == "pure" else Budget.zcdp(conv.value)
+
+
+def _scaled(b: Budget, factor: float) -> Budget:
+    return (
+        Budget.pure(b.epsilon_value * factor)
+        if b.notion == "pure"
+        else Budget.zcdp(b.rho_value * factor)
+    )
+
+
+def _check_n(spec: EstimatorSpec, n_public: bool, count_share: float) -> None:
+    if not isinstance(n_public, bool):
+        raise ValueError(f"n_public must be True or False; got {n_public!r}.")
+    if spec.neighbouring == "replace-one" and not n_public:
+        raise ValueError(
+            f"{spec.name} is private against replacing one row, which assumes the number of rows "
+            "n is public: confirm it with n_public=True (n is then stated in the certificate), "
+            "or choose an add/remove estimator. Nothing was released."
+        )
+    if not (isinstance(count_share, float | int) and 0.0 < float(count_share) < 1.0):
+        raise ValueError(f"count_share must be a number in (0, 1); got {count_share!r}.")
+
+
+def _noisy_count(n: int, budget: Budget, backend: SafeBackend) -> tuple[float, Ledger]:
+    """n with Laplace (pure) or Gaussian (zCDP) noise of add/remove sensitivity 1, charged."""
+    ledger = Ledger(cast(Any, budget.notion))
+    note = "the number of rows, add/remove sensitivity 1, for the accuracy statement"
+    with mechanisms.stage(ledger, "noisy count (for the accuracy)", note):
+        if budget.notion == "pure":
+            out = mechanisms.laplace(float(n), 1.0, budget.epsilon_value, rng=backend, note=note)
+        else:
+            out = mechanisms.gaussian(float(n), 1.0, budget.rho_value, rng=backend, note=note)
+    return float(np.asarray(out.value, dtype=float).reshape(-1)[0]), ledger
 
 
 def release(
@@ -194,7 +232,10 @@ def release(
     coarse_bounds: Any = None,
     share: float = 0.25,
     quantiles: tuple[float, float] = (0.01, 0.99),
+    n_public: bool = False,
+    count_share: float = COUNT_SHARE,
     source: bytes | None = None,
+    key: bytes | None = None,
     **public: Any,
 ) -> Release:
     """Release ``name``'s estimate of the mean of ``data`` at ``budget``: once, unseeded, safe.
@@ -216,59 +257,81 @@ def release(
         The wide public range the private bounds are searched in (needed when ``bounds`` is None).
     share, quantiles : optional
         The bounds' share of the budget and the private quantiles used as bounds.
+    n_public : bool
+        The caller declares the number of rows public (required under replace-one; under
+        add/remove it spares the noisy count). It is then printed in the certificate.
+    count_share : float
+        Under add/remove without ``n_public``: the share of the budget spent on the noisy count the
+        accuracy is simulated at.
     source : bytes, optional
-        The uploaded file's bytes, hashed into the certificate (else the data's bytes are).
+        The uploaded file's bytes, fingerprinted into the record (else the data's bytes are).
+    key : bytes, optional
+        The HMAC key of the record's fingerprint (default: this installation's,
+        :func:`dpcore.curator.secret_key`).
     **public
         The estimator's public tuning keywords. ``rng`` and ``seed`` are refused.
 
     Returns
     -------
     Release
-        ``mean``, ``accuracy`` and ``certificate`` (estimator, dpcore version, guarantee in numbers
-        and words, neighbouring relation, budget per stage, bounds and their source, sampler, UTC
-        time, accuracy method, SHA-256 of the input).
+        ``mean``, ``accuracy``, ``certificate`` (to publish: estimator, version, guarantee in
+        numbers and words, relation, public parameters, budget per stage with its formula, bounds,
+        sampler, outputs, accuracy and its method, UTC time) and ``record`` (not for publication:
+        n, HMAC-SHA256 fingerprint, numeric sensitivities and scales, the estimator's notes).
 
     Raises
     ------
     ValueError
-        A seed, a refused estimator (:func:`refusal`), bad data or bounds, a budget the estimator
-        cannot meet, or an estimator that draws outside :mod:`dpcore.mechanisms`.
+        A seed, a refused estimator (:func:`refusal`), n not declared public under replace-one,
+        bad data or bounds, a budget the estimator cannot meet, or an estimator that draws
+        outside :mod:`dpcore.mechanisms`.
 
     Privacy
     -------
-    The estimator's guarantee at ``budget`` under its neighbouring relation, with every noise drawn
-    by exact samplers on a 2^k grid (no floating-point low-bit leak). The certificate's input
-    hash identifies the file to anyone holding it and is not private.
+    The estimator's guarantee at ``budget`` under its neighbouring relation (with the noisy count,
+    if any, composed in), every noise drawn by exact samplers on a 2^k grid. Every number in the
+    certificate is a public parameter or an output of a charged mechanism.
     """
-    for key in ("rng", "seed"):
-        if key in public:
+    for bad in ("rng", "seed"):
+        if bad in public:
             raise ValueError(
-                f"a release takes no {key}=: its noise comes from the operating system's CSPRNG "
+                f"a release takes no {bad}=: its noise comes from the operating system's CSPRNG "
                 "(a known seed would let anyone subtract the noise)."
             )
     spec = registry.get(name)
     why = refusal(spec)
     if why is not None:
         raise ValueError(f"{name} cannot make a private release: {why}.")
+    _check_n(spec, n_public, count_share)
     x, columns = _as_matrix(data)
-    d = x.shape[1]
+    n, d = x.shape
     backend = SafeBackend()
+    native = _native(spec, budget, public)
+    count: Ledger | None = None
+    n_acc: float = n
+    if not n_public:  # add/remove: a charged noisy count, never the true n
+        n_acc, count = _noisy_count(n, _scaled(native, count_share), backend)
+        native = _scaled(native, 1.0 - count_share)
     est, bounds_info = _run(
-        spec, x, budget, backend, bounds, (coarse_bounds, share, quantiles), public
+        spec, x, native, backend, bounds, (coarse_bounds, share, quantiles), public
     )
     mean = np.asarray(est.mean, dtype=float).reshape(-1)
     if mean.shape != (d,) or not np.all(np.isfinite(mean)):
         raise ValueError(f"{name} gave no finite mean for each of the {d} column(s).")
-    sim_budget = budget
-    if "coarse_lower" in bounds_info:  # the estimator ran on its share; the bounds are released
-        v = budget.to_native(spec.notion).value * (1.0 - share)
-        sim_budget = Budget.zcdp(v) if spec.notion == "zcdp" else Budget.pure(v)
-    acc, var, method = accuracy(spec, est, backend, x.shape, bounds_info, sim_budget, public)
-    cert = _certificate(spec, est, budget, backend, columns, bounds_info, method, acc)
-    cert["accuracy"]["variance"] = _floats(var)
-    cert["input_sha256"] = input_hash(x, source)
+    sim_budget = _scaled(native, 1.0 - share) if "coarse_lower" in bounds_info else native
+    shape = (max(2, int(round(n_acc))), d)
+    acc, var, method = accuracy(
+        spec, est, backend, shape, bounds_info, sim_budget, public, exact=n_public
+    )
+    ledger = Ledger(est.ledger.notion)
+    if count is not None:
+        ledger.absorb(count)
+    ledger.absorb(est.ledger)
+    run = Run(spec, ledger, budget, backend, columns, bounds_info, n, n_public, n_acc)
+    cert = make_certificate(run, method, mean, acc, var, public)
+    record = make_record(run, cert, fingerprint(x, source, key))
     noise = backend.draws[0].kind if method.startswith("exact") else "simulated"
-    return Release(mean, acc, cert, np.asarray(var, dtype=float), noise)
+    return Release(mean, acc, cert, np.asarray(var, dtype=float), noise, record)
 
 
 def _run(
@@ -349,182 +412,3 @@ def _private_bounds_run(
         quantiles=quantiles,
         rng=cast(Any, backend),
     )
-
-
-# --------------------------------------------------------------------------------------------
-# the certificate
-
-
-def _guarantee(spec: EstimatorSpec, est: Estimate, budget: Budget) -> dict[str, Any]:
-    notion = est.ledger.notion
-    total = est.ledger.total()
-    relation = spec.neighbouring
-    if notion == "pure":
-        numbers = {"notion": "pure ε-DP", "epsilon": total}
-        words = (
-            f"ε-differential privacy with ε = {total:.4g}: {_RELATION_WORDS[relation]} changes "
-            f"the probability of any released result by at most a factor e^ε ≈ {math.exp(total):.3g}"
-        )
-    else:
-        eps, delta = Budget.zcdp(total).to_approx(DELTA)
-        numbers = {"notion": "ρ-zCDP", "rho": total, "implies_epsilon": eps, "at_delta": delta}
-        words = (
-            f"ρ-zero-concentrated differential privacy with ρ = {total:.4g} (which implies "
-            f"(ε = {eps:.3g}, δ = {delta:g})-differential privacy) against "
-            f"{_RELATION_WORDS[relation]}"
-        )
-    return {**numbers, "budget_given": str(budget), "words": words}
-
-
-def _sampler(backend: SafeBackend, spec: EstimatorSpec) -> dict[str, Any]:
-    kinds = sorted({dr.kind for dr in backend.draws})
-    out: dict[str, Any] = {
-        "backend": "dpcore.samplers.SafeBackend",
-        "opendp_version": opendp_version(),
-        "noise": "OpenDP exact discrete samplers on a 2^k grid (make_laplace, make_gaussian, "
-        "make_noisy_max; one-sided geometric and discrete Gaussian walk noise), OS CSPRNG",
-        "other_draws": "os.urandom",
-        "draws": [
-            {
-                "kind": dr.kind,
-                "variates": dr.variates,
-                "sensitivity": dr.sensitivity,
-                "scale_asked": dr.scale_asked,
-                "scale_used": dr.scale_used,
-            }
-            for dr in backend.draws
-        ],
-        "kinds": kinds,
-    }
-    if not backend.draws and spec.family == "peers":
-        out["noise"] = "the OpenDP peer's own pipeline (OpenDP's samplers and CSPRNG)"
-    return out
-
-
-def _floats(a: Any) -> list[float]:
-    return [float(v) for v in np.asarray(a, dtype=float).reshape(-1)]
-
-
-def _certificate(
-    spec: EstimatorSpec,
-    est: Estimate,
-    budget: Budget,
-    backend: SafeBackend,
-    columns: list[str],
-    bounds_info: dict[str, Any],
-    method: str,
-    acc: np.ndarray,
-) -> dict[str, Any]:
-    bounds = {k: (_floats(v) if k != "source" else v) for k, v in bounds_info.items()}
-    return {
-        "estimator": {"name": spec.name, "label": spec.label, "description": spec.description},
-        "dpcore_version": _dpcore_version(),
-        "guarantee": _guarantee(spec, est, budget),
-        "neighbouring": {
-            "relation": spec.neighbouring,
-            "words": _RELATION_WORDS[spec.neighbouring],
-        },
-        "stages": [
-            {"stage": c.stage, "spent": float(c.amount), "unit": est.ledger.unit(), "note": c.note}
-            for c in est.ledger.charges
-        ],
-        "columns": columns,
-        "bounds": bounds,
-        "sampler": _sampler(backend, spec),
-        "accuracy": {"level": LEVEL, "method": method, "half_width": _floats(acc)},
-        "time_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "input_note": "input_sha256 identifies the input file to anyone holding a copy; it is not "
-        "private (drop it before publishing if the file could be guessed)",
-    }
-
-
-def certificate_text(cert: dict[str, Any]) -> str:
-    """One plain paragraph from a certificate (:meth:`Release.certificate_text`)."""
-    est, g, b = cert["estimator"], cert["guarantee"], cert["bounds"]
-    stages = "; ".join(f"{s['stage']} {s['spent']:.4g} {s['unit']}" for s in cert["stages"])
-    cols = ", ".join(cert["columns"])
-    return (
-        f"The means of {cols} were released on {cert['time_utc']} with the estimator "
-        f"{est['label']} ({est['name']}, dpmean lab {cert['dpcore_version']}). The release "
-        f"satisfies {g['words']}. The budget was spent as follows: {stages}. The bounds were "
-        f"{b['source']}. The noise was drawn by {cert['sampler']['noise']} (OpenDP "
-        f"{cert['sampler']['opendp_version']}); no seed was used. Accuracy: with "
-        f"{cert['accuracy']['level']:.0%} probability the noise moved each mean by less than the "
-        f"stated half-width ({cert['accuracy']['method']}). Input file SHA-256: "
-        f"{cert.get('input_sha256', 'not recorded')}."
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# the session odometer
-
-
-@dataclass
-class Odometer:
-    """A session's total privacy budget; a release is charged only after it succeeds.
-
-    ``total`` is pure (ε) or zCDP (ρ). A pure release charges its ε to a pure odometer and
-    ε²/2 to a zCDP one; a zCDP release charges its ρ to a zCDP odometer and is refused by a pure
-    one (ρ-zCDP does not give ε-DP).
-
-    Examples
-    --------
-    >>> odo = Odometer(Budget.pure(1.0))
-    >>> odo.cost(Budget.pure(0.25)), odo.remaining
-    (0.25, 1.0)
-    """
-
-    total: Budget
-    spent: float = 0.0
-    history: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if self.total.notion not in ("pure", "zcdp"):
-            raise ValueError("the odometer's total must be Budget.pure(ε) or Budget.zcdp(ρ).")
-
-    @property
-    def amount(self) -> float:
-        return self.total.epsilon_value if self.total.notion == "pure" else self.total.rho_value
-
-    @property
-    def unit(self) -> str:
-        return "ε" if self.total.notion == "pure" else "ρ"
-
-    @property
-    def remaining(self) -> float:
-        return max(0.0, self.amount - self.spent)
-
-    def cost(self, budget: Budget) -> float:
-        """What ``budget`` costs in the odometer's notion (``ValueError`` if it cannot be)."""
-        if self.total.notion == "pure":
-            if budget.notion != "pure":
-                raise ValueError(
-                    f"this session's total is ε-DP; a {budget} budget cannot be counted in ε "
-                    "(choose a pure ε budget, or start a session with a ρ total)."
-                )
-            return budget.epsilon_value
-        if budget.notion == "pure":
-            return budget.epsilon_value**2 / 2.0
-        if budget.notion == "zcdp":
-            return budget.rho_value
-        raise ValueError("an (ε, δ) budget cannot be counted in ρ; give it as ρ or ε.")
-
-    def check(self, budget: Budget) -> float:
-        """The cost of ``budget``, or ``ValueError`` when it exceeds what is left."""
-        c = self.cost(budget)
-        if c > self.remaining * (1.0 + 1e-12):
-            raise ValueError(
-                f"this release costs {self.unit} = {c:.4g} but only {self.remaining:.4g} of the "
-                f"session's {self.unit} = {self.amount:g} is left; nothing was released."
-            )
-        return c
-
-    def run(self, fn: Callable[..., Release], *args: Any, budget: Budget, **kwargs: Any) -> Release:
-        """``fn(*args, budget, **kwargs)`` (e.g. :func:`release`) charged after it succeeds."""
-        c = self.check(budget)
-        out = fn(*args, budget, **kwargs)
-        self.spent += c
-        self.history.append(
-            {"estimator": out.certificate["estimator"]["name"], "cost": c, "unit": self.unit}
-        )
-        return out

@@ -14,7 +14,6 @@ docs/release.md (the accuracy statement).
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, cast
 
 import numpy as np
@@ -28,11 +27,9 @@ from dpcore.samplers import ProbeBackend, SafeBackend, SimulationBackend, random
 LEVEL = 0.95
 #: Quantile factors of |noise| at :data:`LEVEL`: Laplace ``b ln 20``, Gaussian ``1.96 σ``.
 FACTOR = {"laplace": math.log(1.0 / (1.0 - LEVEL)), "gaussian": 1.959963984540054}
-#: Simulated runs for the accuracy of a multi-stage estimator (at most; see :func:`simulate_accuracy`).
+#: Simulated runs for the accuracy of a multi-stage estimator (at most; see :func:`sim_runs`).
 SIM_RUNS = 20
-#: Seconds of simulation after which no new run starts (the first run always completes).
-SIM_SECONDS = 0.3
-#: Errors (runs × columns) after which no new run starts.
+#: Errors (runs × columns) the simulation aims for; the run count depends on d only (no clock).
 SIM_SAMPLES = 100
 #: Simulated accuracies kept per public parameters (name, n, d, bounds, budget, keywords).
 SIM_CACHE = 32
@@ -55,6 +52,8 @@ def accuracy(
     bounds_info: dict[str, Any],
     budget: Budget,
     public: dict[str, Any],
+    *,
+    exact: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """Per-coordinate 95% half-width of the noise, its variance, and how they were computed
     (public inputs only).
@@ -65,6 +64,8 @@ def accuracy(
     evenly over the bounds, with the same n, d, budget and public parameters, pooled over
     coordinates relative to each column's width (:func:`simulate_accuracy`, cached per public
     parameters); the variance is the noise's (exact) or the mean squared error's (simulated).
+    ``shape`` holds a public n (declared, or a charged noisy count); ``exact=False`` skips the
+    exact path, whose noise scale the estimator computed from the true n.
     """
     lo = np.asarray(bounds_info["lower"], dtype=float)
     hi = np.asarray(bounds_info["upper"], dtype=float)
@@ -75,7 +76,7 @@ def accuracy(
         and len({dr.kind for dr in noisy}) == 1
         and (len(noisy) == 1 or (len(noisy) == shape[1] and all(dr.variates == 1 for dr in noisy)))
     )
-    if one_stage and typed:
+    if exact and one_stage and typed:
         half = exact_accuracy(spec, est, noisy, shape, lo, hi, budget, public)
         if half is not None:
             std = half / FACTOR[noisy[0].kind]
@@ -90,18 +91,13 @@ def accuracy(
                 ),
             )
     acc, mse, runs = _cached_simulation(spec.name, shape, lo, hi, budget, public)
-    caveat = (
-        "; it uses the number of rows, which an add-remove guarantee protects: publish it only "
-        "where n is public"
-        if spec.neighbouring == "add-remove"
-        else ""
-    )
     return (
         acc,
         mse,
         (
-            f"simulated: {LEVEL:.0%} quantile of |error| over {runs} runs on synthetic data spread evenly "
-            "over the bounds (same n, d, budget and public parameters)" + caveat
+            f"simulated: {LEVEL:.0%} quantile of |error| over {runs} runs on synthetic data spread "
+            "evenly over the bounds (public parameters only: n as declared public, or the noisy "
+            "count; d, the budget)"
         ),
     )
 
@@ -212,6 +208,16 @@ def synthetic_rows(
     return u
 
 
+def sim_runs(d: int) -> int:
+    """Runs of the accuracy simulation for ``d`` columns: enough for :data:`SIM_SAMPLES` pooled
+    errors, at most :data:`SIM_RUNS`, at least 1.
+
+    >>> sim_runs(1), sim_runs(10), sim_runs(500)
+    (20, 10, 1)
+    """
+    return max(1, min(SIM_RUNS, math.ceil(SIM_SAMPLES / d)))
+
+
 def simulate_accuracy(
     name: str,
     shape: tuple[int, int],
@@ -220,17 +226,16 @@ def simulate_accuracy(
     budget: Budget,
     public: dict[str, Any],
     *,
-    runs: int = SIM_RUNS,
-    seconds: float = SIM_SECONDS,
+    runs: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """95% quantile and mean square of ``estimate - mean`` per column, by simulation on synthetic
     data.
 
     Each run makes synthetic rows spread evenly over ``[lower, upper]`` (:func:`synthetic_rows`,
-    public values only) and runs ``name`` with :class:`SimulationBackend`; runs stop after
-    ``runs``, once :data:`SIM_SAMPLES` errors are in, or once ``seconds`` have passed (at least
-    one run). Errors are pooled over columns relative to each column's width, so ``d`` columns
-    give ``d`` samples per run. Returns ``(half-widths, mean squared errors, runs done)``.
+    public values only) and runs ``name`` with :class:`SimulationBackend`, ``runs`` times
+    (default :func:`sim_runs`: a count fixed by d, never by the time a run takes). Errors are
+    pooled over columns relative to each column's width, so ``d`` columns give ``d`` samples per
+    run. Returns ``(half-widths, mean squared errors, runs done)``.
     """
     n, d = shape
     width = np.broadcast_to(upper - lower, (d,))
@@ -239,10 +244,7 @@ def simulate_accuracy(
     if not binary:
         kw["bounds"] = (lower, upper)
     rel: list[np.ndarray] = []
-    start = time.perf_counter()
-    while len(rel) < runs and (
-        not rel or (len(rel) * d < SIM_SAMPLES and time.perf_counter() - start < seconds)
-    ):
+    for _ in range(sim_runs(d) if runs is None else runs):
         z = synthetic_rows(n, d, lower, upper, offset=float(random_unit(1)[0]), binary=binary)
         est = registry.run(name, z, budget, rng=cast(Any, SimulationBackend()), **kw)
         err = np.asarray(est.mean, dtype=float).reshape(-1) - z.mean(axis=0)

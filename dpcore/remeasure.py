@@ -18,14 +18,19 @@ docs/release.md (the release, its accuracy and the session odometer).
 
 from __future__ import annotations
 
+import datetime as _dt
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from dpcore.guarantee import Guarantee
 from dpcore.privacy import Budget
 from dpcore.release import Release
 from dpcore.release_accuracy import FACTOR, LEVEL
+from dpcore.release_certificate import DELTA
 
 #: Draws of the combined noise used for its 95% half-width when a release's noise is Laplace
 #: (public parameters only; a fixed seed, so the statement is the same on every rerun).
@@ -44,6 +49,9 @@ class Combined:
         Each release's weight per column (columns of weights sum to 1).
     method : str
         How the half-width was computed, in words.
+    certificate : dict
+        What may be published with the combined means: the composed guarantee of every release
+        used, each release's certificate, the combined means and their accuracy.
     """
 
     mean: np.ndarray
@@ -51,6 +59,16 @@ class Combined:
     accuracy: np.ndarray
     weights: np.ndarray
     method: str
+    certificate: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def guarantee(self) -> Guarantee:
+        """The composed guarantee of the releases combined."""
+        return Guarantee.from_certificate(self.certificate)
+
+    def certificate_json(self) -> str:
+        """The combined certificate as indented JSON (for publication)."""
+        return json.dumps(self.certificate, indent=2, ensure_ascii=False)
 
 
 def inverse_variance(means: np.ndarray, variances: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +146,36 @@ def combine(releases: Sequence[Release]) -> Combined:
         float(np.max(np.asarray(r.accuracy, dtype=float) / np.sqrt(r.variance))) for r in releases
     )
     half, method = _half_width(kinds, weights, variances, var, ratio)
-    return Combined(mean, var, half, weights, method)
+    cert = combined_certificate(releases, mean, half, method)
+    return Combined(mean, var, half, weights, method, cert)
+
+
+def combined_certificate(
+    releases: Sequence[Release], mean: np.ndarray, half: np.ndarray, method: str
+) -> dict[str, Any]:
+    """The certificate of an inverse-variance combination: the guarantee of all the releases
+    together (:meth:`Guarantee.total`: ε's add, ρ's add), and each release's own certificate."""
+    g = Guarantee.total(r.guarantee for r in releases)
+    first = releases[0].certificate
+    relation = first["neighbouring"]["words"]
+    return {
+        "what": f"the inverse-variance combination of {len(releases)} releases of the same "
+        "columns (post-processing: it costs nothing beyond them)",
+        "guarantee": {
+            **g.numbers(DELTA),
+            "composition": " + ".join(r.certificate["guarantee"]["budget_given"] for r in releases),
+            "words": g.words(relation, DELTA),
+        },
+        "neighbouring": first["neighbouring"],
+        "columns": first["columns"],
+        "outputs": {
+            "note": "private: post-processing of the releases' outputs",
+            "mean": [float(v) for v in mean],
+        },
+        "accuracy": {"level": LEVEL, "method": method, "half_width": [float(v) for v in half]},
+        "releases": [r.certificate for r in releases],
+        "time_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
 
 
 def _half_width(

@@ -7,7 +7,7 @@ A page adds it with one line after its run, passing the budget and the errors of
     plain_box(s.budget, errors, delta=s.delta)
 
 Your data's Release mode uses :func:`release_box`: what the next release will spend, then the
-published average and what the session has spent.
+published average and what has been spent on this data (the odometer's composed guarantee).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dpcore.experiments.plain import (
     released_words,
 )
 from dpcore.figures.your_data import is_money
+from dpcore.guarantee import Guarantee
 from dpcore.privacy import Budget
 from dpcore.release import Odometer
 
@@ -71,6 +72,7 @@ def release_box(
     accuracy: float | None = None,
     releases: int = 0,
     delta: float = 1e-6,
+    guarantee: Guarantee | None = None,
 ) -> PlainWords | None:
     """The box in Your data's Release mode; returns what it says (None when the budget cannot be
     counted by this session's odometer: the release button says why).
@@ -89,10 +91,12 @@ def release_box(
         How many releases ``mean`` combines (0: nothing released yet, say what one will spend).
     delta : float
         The δ a ρ total is read at (the sidebar's δ).
+    guarantee : Guarantee, optional
+        The guarantee the next release will state (its estimator's notion at ``budget``).
     """
     try:
         if releases == 0 or mean is None or accuracy is None:
-            words = release_plan_words(odometer, budget, columns, delta=delta)
+            words = release_plan_words(odometer, budget, columns, delta=delta, guarantee=guarantee)
         else:
             column = str(columns[0])
             words = released_words(

@@ -1,10 +1,13 @@
-"""Release mode of the Your data page: one estimator, unseeded releases charged to the session
-odometer, and measure, observe, re-measure (releases of the same columns combined by inverse
-variance in :mod:`dpcore.remeasure`). No non-private number appears here."""
+"""Release mode of the Your data page: one estimator, unseeded releases charged to this data's
+odometer (kept across sessions and restarts in SQLite, keyed by a secret-keyed fingerprint of the
+file: :mod:`dpcore.odometer`), and measure, observe, re-measure (releases of the same columns
+combined by inverse variance in :mod:`dpcore.remeasure`). Two downloads: the certificate to
+publish, and the curator's record, not for publication. No non-private number appears here."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import registry
+from dpcore.curator import fingerprint
 from dpcore.data.dataset import Dataset
 from dpcore.figures.your_data import (
     accuracy_sentence,
@@ -20,9 +24,11 @@ from dpcore.figures.your_data import (
     remeasure_chart,
     remeasure_table,
 )
+from dpcore.guarantee import Guarantee
+from dpcore.odometer import OdometerStore, predicted_guarantee
 from dpcore.privacy import Budget
 from dpcore.release import Odometer, Release, refusal, release
-from dpcore.remeasure import combine, composition
+from dpcore.remeasure import Combined, combine, composition
 from pages._plain import release_box
 from pages._tables import show_table
 from pages._ui import Settings, chart, url_widget
@@ -53,30 +59,95 @@ def release_budget(s: Settings) -> Budget | None:
     return None
 
 
-def session_odometer(notion: str) -> Odometer:
-    """This session's odometer (its notion fixed by the first release mode visit), with the total
-    the user sets (default ε = 1 or ρ = 0.5)."""
+#: What the odometer protects, and what it does not (said on the page, and in docs/release.md).
+ODOMETER_WORDS = (
+    "**What this odometer protects**: your own limit, as the curator, on what this server "
+    "releases about this file. It is kept per file (a secret-keyed fingerprint of it, never the "
+    "file) across reloads, tabs, sessions and restarts, and a release beyond the total is refused "
+    "with nothing charged. Once anything is spent the total can be lowered, not raised, except by "
+    "starting a new budget for this data, which is logged. **What it does not protect**: releases "
+    "made elsewhere (another server, another copy of the data, a changed file, which counts as a "
+    "new file here), or by anyone who starts a new budget; and it does not make any release more "
+    "private than the guarantee its certificate states."
+)
+
+
+def _data_key(inp: Inputs) -> str:
+    """The file's HMAC fingerprint under this installation's key (the odometer's key)."""
+    raw = inp.raw if isinstance(inp.raw, bytes) else f"bundled:{inp.raw}".encode()
+    return fingerprint(source=raw)
+
+
+def data_odometer(inp: Inputs, notion: str) -> Odometer:
+    """This file's odometer (its notion and total fixed when the file was first released from
+    here; default ε = 1 or ρ = 0.5), with the total the user may lower and the logged action that
+    starts a new budget."""
     ss = st.session_state
-    odo = ss.get("_yd_odometer")
-    if odo is None:
-        odo = Odometer(Budget.pure(1.0) if notion == "pure" else Budget.zcdp(0.5))
-        ss["_yd_odometer"] = odo
-    total = st.number_input(
-        f"Session total for all releases ({odo.unit})",
+    store = OdometerStore()
+    default = Budget.pure(1.0) if notion == "pure" else Budget.zcdp(0.5)
+    odo = store.odometer(_data_key(inp), default)
+    ss["_yd_odometer"] = odo
+    ss["yd_odo_total"] = float(
+        odo.amount
+    )  # what the store holds (another session may have moved it)
+    st.number_input(
+        f"Total for all releases of this file ({odo.unit})",
         min_value=0.01,
         max_value=100.0,
-        value=float(odo.amount),
         step=0.1,
         key="yd_odo_total",
-        help="Releases are refused once they would spend more than this in total.",
+        on_change=_set_total,
+        args=(odo,),
+        help="Releases are refused once they would spend more than this in total. Once anything "
+        "is spent the total can be lowered, not raised.",
     )
-    odo.total = Budget.pure(total) if odo.total.notion == "pure" else Budget.zcdp(total)
+    if msg := ss.pop("_yd_total_refused", None):
+        st.error(msg)
     st.progress(
         min(1.0, odo.spent / odo.amount),
-        text=f"Spent {odo.unit} = {odo.spent:.4g} of {odo.amount:g} this session; "
+        text=f"Spent {odo.unit} = {odo.spent:.4g} of {odo.amount:g} on this file; "
         f"{odo.remaining:.4g} left.",
     )
+    st.caption(ODOMETER_WORDS)
+    _new_budget(odo, store)
     return odo
+
+
+def _set_total(odo: Odometer) -> None:
+    """The total widget's callback: lower (or set, before any spend) the stored total."""
+    try:
+        odo.set_total(float(st.session_state["yd_odo_total"]))
+    except ValueError as err:
+        st.session_state["_yd_total_refused"] = f"The total was not changed: {err}"
+
+
+def _start_new_budget(odo: Odometer) -> None:
+    """The new-budget button's callback: the logged reset, and a new series of releases."""
+    ss = st.session_state
+    odo.new_budget(float(ss["yd_new_total"]), str(ss.get("yd_new_reason", "")).strip())
+    ss["_yd_series_key"] = None  # a new series of releases
+
+
+def _new_budget(odo: Odometer, store: OdometerStore) -> None:
+    """The explicit, logged action that starts a new budget for this file, and the log."""
+    with st.expander("Start a new budget for this data, or read this file's odometer log"):
+        st.markdown(
+            "Starting a new budget sets what was spent on this file back to 0. The releases made "
+            "so far still count against the people in it: do this only when your organisation "
+            "decides to allow more (for example a new reporting period). It is logged."
+        )
+        st.number_input(
+            f"New total ({odo.unit})", 0.01, 100.0, float(odo.amount), 0.1, key="yd_new_total"
+        )
+        st.text_input("Reason (kept in the log)", key="yd_new_reason")
+        st.button(
+            "Start a new budget for this data",
+            key="yd_new_budget",
+            on_click=_start_new_budget,  # a callback runs once, whatever reruns follow
+            args=(odo,),
+        )
+        assert odo.key is not None
+        st.dataframe(pd.DataFrame(store.log(odo.key)), hide_index=True)
 
 
 def _refused(inp: Inputs, b: Budget | None) -> str | None:
@@ -129,7 +200,7 @@ def release_mode(inp: Inputs, s: Settings) -> None:
     if why is not None or b is None:
         st.error(why)
         return
-    odo = session_odometer(b.notion)
+    odo = data_odometer(inp, b.notion)
     capable = [
         sp
         for sp in registry.applicable(inp.data.kind, inp.data.d, peers=True)
@@ -149,7 +220,8 @@ def release_mode(inp: Inputs, s: Settings) -> None:
         valid=names.__contains__,
         format_func=lambda n: registry.get(n).label,
     )
-    series = _series(_series_key(chosen, inp))
+    n_public = _n_public(registry.get(chosen).neighbouring)
+    series = _series(_series_key(chosen, inp) + str(n_public))
     verb = "Spend more and re-measure" if series else "Release the means"
     st.button(
         f"{verb} at {b}",
@@ -159,11 +231,36 @@ def release_mode(inp: Inputs, s: Settings) -> None:
         args=("_yd_release_asked", True),
     )
     if st.session_state.pop("_yd_release_asked", False):  # kept through any rerun before here
-        _release_once(inp, chosen, b, odo, series)
-    _show_series(series, inp, odo, b, s.delta)
+        _release_once(inp, chosen, b, odo, series, n_public)
+    try:
+        nxt = predicted_guarantee(chosen, b)
+    except ValueError:
+        nxt = None
+    _show_series(series, inp, odo, b, s.delta, nxt)
 
 
-def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list[Release]) -> None:
+def _n_public(relation: str) -> bool:
+    """The checkbox that declares the number of rows public (required under replace-one)."""
+    if relation == "replace-one":
+        help_ = (
+            "This estimator protects one person's row being replaced by another, which assumes "
+            "the number of rows is public. Tick only if you may publish it; it is then printed in "
+            "the certificate. Otherwise choose an add/remove estimator."
+        )
+    else:
+        help_ = (
+            "This estimator protects adding or removing a row, so the number of rows is private. "
+            "Without this box ticked, 10% of each release's budget buys a noisy count for the "
+            "accuracy statement; tick it only if you may publish the number of rows."
+        )
+    return bool(
+        st.checkbox("The number of rows in this file is public", key="yd_n_public", help=help_)
+    )
+
+
+def _release_once(
+    inp: Inputs, name: str, b: Budget, odo: Odometer, series: list[Release], n_public: bool
+) -> None:
     """One release charged to ``odo`` (only if it succeeds), added to ``series``."""
     kw: dict[str, Any] = (
         {"bounds": inp.data.bounds}
@@ -178,6 +275,7 @@ def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list
             frame,
             budget=b,
             source=inp.raw if isinstance(inp.raw, bytes) else None,
+            n_public=n_public,
             **kw,
         )
     except (ValueError, RuntimeError) as err:
@@ -188,14 +286,19 @@ def _release_once(inp: Inputs, name: str, b: Budget, odo: Odometer, series: list
 
 
 def _show_series(
-    series: list[Release], inp: Inputs, odo: Odometer, b: Budget, delta: float
+    series: list[Release],
+    inp: Inputs,
+    odo: Odometer,
+    b: Budget,
+    delta: float,
+    nxt: Guarantee | None = None,
 ) -> None:
     """The releases of this series, their combination and how their budgets compose, and the
     plain-language box (before a release: what the next one will spend)."""
     cols = inp.columns
     if not series:
         st.caption("No release yet with these settings in this session.")
-        release_box(odo, b, cols, delta=delta)
+        release_box(odo, b, cols, delta=delta, guarantee=nxt)
         return
     last = series[-1]
     cert = last.certificate
@@ -223,22 +326,55 @@ def _show_series(
         delta=delta,
     )
     st.caption(f"Accuracy of each release: {cert['accuracy']['method']}.")
+    _downloads(series, combined)
+
+
+def _downloads(series: list[Release], combined: Combined) -> None:
+    """The certificate to publish (of the release, or of the combination with the composed
+    guarantee of every release it used) and the curator's record, not for publication."""
+    one = len(series) == 1
+    st.markdown("**To publish** with the means: public parameters and private outputs only.")
     st.download_button(
-        "Download the certificate (JSON)",
-        last.certificate_json(),
-        file_name="release-certificate.json",
+        "Download the certificate to publish (JSON)"
+        if one
+        else f"Download the certificate of the combination of {len(series)} releases (JSON)",
+        series[0].certificate_json() if one else combined.certificate_json(),
+        file_name="release-certificate.json" if one else "combined-certificate.json",
         mime="application/json",
         key="yd_cert_json",
         on_click="ignore",
     )
-    st.markdown("**Certificate of the last release, as a paragraph for a report**")
-    st.write(last.certificate_text())
+    st.markdown(
+        "**Not for publication**: your record of these releases (the exact number of rows, a "
+        "fingerprint of the file under this server's secret key, the numeric noise scales)."
+    )
+    record = json.dumps([r.record for r in series], indent=2, ensure_ascii=False)
+    st.download_button(
+        "Download the curator's record, not for publication (JSON)",
+        record,
+        file_name="curator-record-NOT-FOR-PUBLICATION.json",
+        mime="application/json",
+        key="yd_record_json",
+        on_click="ignore",
+    )
+    st.markdown("**Certificate, as a paragraph for a report**")
+    if one:
+        st.write(series[0].certificate_text())
+    else:
+        g = combined.certificate["guarantee"]
+        st.write(
+            f"The published means combine {len(series)} releases of the same columns by inverse "
+            f"variance (post-processing). Together they satisfy {g['words']}, composed from "
+            f"{g['composition']}. Each release's own certificate follows: "
+            + " ".join(r.certificate_text() for r in series)
+        )
 
 
 def _code(series: list[Release], inp: Inputs, notion: str) -> str:
     """The dpcore calls behind the combination (run again, they make new releases: new noise,
     and they spend the budgets again)."""
     name = series[-1].certificate["estimator"]["name"]
+    n_kw = ", n_public=True" if "n" in series[-1].certificate["public"] else ""
     lo, hi = (np.asarray(b, dtype=float).tolist() for b in inp.data.bounds)
     kw = (
         f"bounds=({lo!r}, {hi!r})"
@@ -260,7 +396,7 @@ def _code(series: list[Release], inp: Inputs, notion: str) -> str:
         "import pandas as pd\nfrom dpcore.privacy import Budget\nfrom dpcore.release import release\n"
         "from dpcore.remeasure import combine, composition\n" + load + f"budgets = [{budgets}]\n"
         f"# each call is a new release: fresh noise from the OS, and it spends its budget again\n"
-        f"releases = [release({name!r}, df[{inp.columns!r}], b, {kw}) for b in budgets]\n"
+        f"releases = [release({name!r}, df[{inp.columns!r}], b, {kw}{n_kw}) for b in budgets]\n"
         "combined = combine(releases)\nprint(combined.mean, combined.accuracy, combined.method)\n"
         f"print(composition([r.budget for r in releases], {notion!r}).equation())\n"
     )
@@ -294,8 +430,8 @@ def _show_combination(series: list[Release], combined: Any, inp: Inputs, odo: Od
     with box_chart:
         _combination_chart(series, combined, inp, odo, table, col, j, best, labels)
     st.markdown(
-        f"**How the total composes**: {comp.equation()} ({comp.rule}). This session has spent "
-        f"{odo.unit} = {odo.spent:.4g} of {odo.amount:g} in all. Combined accuracy: "
+        f"**How the total composes**: {comp.equation()} ({comp.rule}). This file has had "
+        f"{odo.unit} = {odo.spent:.4g} of {odo.amount:g} spent on it in all. Combined accuracy: "
         f"{combined.method}."
     )
 

@@ -79,7 +79,7 @@ run_mode = url_widget(
     format_func=RUN_MODES.get,
     horizontal=True,
     help="Exploration compares every estimator on seeded NumPy noise (a simulation). Release runs "
-    "one estimator once, unseeded, with floating-point-safe samplers, and spends your session budget.",
+    "one estimator once, unseeded, with floating-point-safe samplers, and spends this file's budget.",
 )
 if run_mode == "explore":
     st.warning(
@@ -94,8 +94,9 @@ else:
     st.info(
         "**Release mode**: one estimator runs once on your data with no seed, its noise drawn by "
         "OpenDP's exact samplers from the operating system's random source. Each release spends part "
-        "of this session's total budget; the page shows the released means and their accuracy, never "
-        "the true means. Your file stays in memory for this session only.",
+        "of this file's total budget; the page shows the released means and their accuracy, never "
+        "the true means. Your file stays in memory for this session only; the server keeps a "
+        "fingerprint of it under its own secret key and what was spent on it (the odometer).",
         icon=":material/verified_user:",
     )
 

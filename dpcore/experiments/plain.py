@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.experiments.summaries import private_only
+from dpcore.guarantee import Guarantee
 from dpcore.privacy import Budget
 from dpcore.theory.risk import odds_epsilon
 
@@ -124,15 +125,21 @@ def chance(p: float) -> str:
 
 
 def _odds_sentence(
-    budget: Budget, delta: float, who: str = "one release can"
+    budget: Budget | Guarantee, delta: float, who: str = "one release can"
 ) -> tuple[str, float, float]:
-    odds = odds_epsilon(budget, delta)
-    slack = f", except with a chance of {chance(odds.delta)}" if odds.delta > 0 else ""
+    """The odds sentence: a budget read by :func:`odds_epsilon`, a guarantee by
+    :meth:`Guarantee.at` (the numbers a release's certificate prints)."""
+    if isinstance(budget, Budget):
+        odds = odds_epsilon(budget, delta)
+        factor, slack_delta = odds.factor, odds.delta
+    else:
+        factor, slack_delta = budget.odds_factor(delta), budget.at(delta)[1]
+    slack = f", except with a chance of {chance(slack_delta)}" if slack_delta > 0 else ""
     sentence = (
         f"Whatever an attacker already knows, {who} raise their odds about any one "
-        f"person at most {fold(odds.factor)}{slack}."
+        f"person at most {fold(factor)}{slack}."
     )
-    return sentence, odds.factor, odds.delta
+    return sentence, factor, slack_delta
 
 
 def plain_words(
@@ -181,7 +188,9 @@ def plain_words(
 def audit_words(result: AuditResult, budget: Budget, *, delta: float = 1e-6) -> PlainWords:
     """The box for a privacy audit: did the method keep its promise, and what the promise means.
 
-    The odds sentence reads ``budget`` (the sidebar's) as :func:`plain_words` does.
+    The odds sentence reads the guarantee the audited method claims (``result.claim``: pure ε, or
+    ρ-zCDP read at ``delta``), not the sidebar's ``budget``: a zCDP method run under a pure
+    sidebar budget gives ρ = ε²/2, which is not ε-DP.
     """
     measure = result.claim.measure
     if result.violated:
@@ -196,8 +205,18 @@ def audit_words(result: AuditResult, budget: Budget, *, delta: float = 1e-6) -> 
             f"method leaked no more than it promises (measured {measure} at least "
             f"{result.lower:.3g}, promised at most {result.claim.value:.3g})."
         )
-    second, factor, slack = _odds_sentence(budget, delta)
+    second, factor, slack = _odds_sentence(claim_guarantee(result, budget), delta)
     return PlainWords((first, second), math.nan, int(result.draws), factor, slack)
+
+
+def claim_guarantee(result: AuditResult, budget: Budget) -> Guarantee | Budget:
+    """The guarantee an audit's claim states (``budget`` when the claim names none)."""
+    claim = result.claim
+    if claim.notion == "pure" and math.isfinite(claim.epsilon):
+        return Guarantee.pure(claim.epsilon)
+    if claim.rho is not None:
+        return Guarantee.zcdp(claim.rho)
+    return budget
 
 
 def _medians(errors: Mapping[str, Sequence[float] | np.ndarray]) -> list[tuple[str, float, int]]:
@@ -447,13 +466,21 @@ def _amount(x: float) -> str:
     return f"{x:.4g}"
 
 
-def _session_budget(odometer: Odometer, spent: float) -> Budget:
-    """What the session has spent, as a budget in the odometer's notion."""
-    return Budget.pure(spent) if odometer.total.notion == "pure" else Budget.zcdp(spent)
+def _next_guarantee(budget: Budget) -> Guarantee:
+    """The guarantee a release at ``budget`` states (an estimator of the budget's notion)."""
+    if budget.notion == "approx":
+        raise ValueError("a release counts ε or ρ: give the budget as ε or ρ.")
+    amount = budget.epsilon_value if budget.notion == "pure" else budget.rho_value
+    return Guarantee.of_notion(budget.notion, amount)
 
 
 def release_plan_words(
-    odometer: Odometer, budget: Budget, columns: Sequence[str], *, delta: float = 1e-6
+    odometer: Odometer,
+    budget: Budget,
+    columns: Sequence[str],
+    *,
+    delta: float = 1e-6,
+    guarantee: Guarantee | None = None,
 ) -> PlainWords:
     """The box on Your data's Release mode before a release: what the next one will spend.
 
@@ -466,25 +493,29 @@ def release_plan_words(
     columns : sequence of str
         The columns it will publish the averages of.
     delta : float
-        The δ a ρ total is read at (:func:`dpcore.theory.risk.odds_epsilon`).
+        The δ a ρ total is read at (:meth:`Guarantee.at`).
+    guarantee : Guarantee, optional
+        The guarantee the next release will state (default: ``budget``'s notion).
 
     Returns
     -------
     PlainWords
-        ``spent`` is the session's total once the release is made; no error yet (``nan``).
+        ``spent`` is the session's total once the release is made; no error yet (``nan``). The
+        odds are those of the odometer's composed guarantee with the next release's.
 
     Examples
     --------
     >>> from dpcore.release import Odometer
     >>> w = release_plan_words(Odometer(Budget.pure(1.0)), Budget.pure(0.5), ["income", "age"])
     >>> print(w.text)  # doctest: +NORMALIZE_WHITESPACE
-    A release of the average of income and 1 other column spends ε = 0.5 of this session's total of
-    ε = 1 (nothing spent so far). Whatever an attacker already knows, this session's releases
+    A release of the average of income and 1 other column spends ε = 0.5 of this data's total of
+    ε = 1 (nothing spent so far). Whatever an attacker already knows, the releases of this data
     together can raise their odds about any one person at most 1.6-fold.
     """
     if not columns:
         raise ValueError("choose at least one column to release.")
-    cost = odometer.cost(budget)
+    nxt = guarantee if guarantee is not None else _next_guarantee(budget)
+    cost = odometer.cost(nxt)
     unit, spent = odometer.unit, float(odometer.spent)
     others = len(columns) - 1
     more = f" and {others} other column{'s' if others > 1 else ''}" if others else ""
@@ -496,11 +527,11 @@ def release_plan_words(
     )
     first = (
         f"A release of the average of {columns[0]}{more} spends {unit} = {_amount(cost)} of this "
-        f"session's total of {unit} = {_amount(odometer.amount)} ({so_far}){refused}."
+        f"data's total of {unit} = {_amount(odometer.amount)} ({so_far}){refused}."
     )
     after = spent + cost
     second, factor, slack = _odds_sentence(
-        _session_budget(odometer, after), delta, "this session's releases together can"
+        odometer.guarantee.compose(nxt), delta, "the releases of this data together can"
     )
     return PlainWords((first, second), math.nan, 0, factor, slack, spent=after)
 
@@ -546,7 +577,7 @@ def released_words(
     >>> print(released_words(odo, "income", 52348.3, 1239.6, money=True).text)
     ... # doctest: +NORMALIZE_WHITESPACE
     The published average of income is $52,348 ± $1,240: with 95% probability the privacy noise moved
-    it by less than $1,240. This session has spent ρ = 0.125 of its total of 0.5; whatever an
+    it by less than $1,240. This data has spent ρ = 0.125 of its total of 0.5; whatever an
     attacker already knows, its releases together can raise their odds about any one person at
     most 11-fold, except with a chance of 1 in 1,000,000.
     """
@@ -559,11 +590,9 @@ def released_words(
         f"the privacy noise moved it by less than {acc}."
     )
     spent = float(odometer.spent)
-    odds, factor, slack = _odds_sentence(
-        _session_budget(odometer, spent), delta, "its releases together can"
-    )
+    odds, factor, slack = _odds_sentence(odometer.guarantee, delta, "its releases together can")
     second = (
-        f"This session has spent {odometer.unit} = {_amount(spent)} of its total of "
+        f"This data has spent {odometer.unit} = {_amount(spent)} of its total of "
         f"{_amount(odometer.amount)}; {odds[0].lower()}{odds[1:]}"
     )
     return PlainWords(

@@ -6,12 +6,13 @@ order, lowest first; a module may import its own layer or lower ones:
 
 0. ``_validation``, ``limits``, ``pool``        -- argument checks, resource limits, the fair worker pool
 1. ``privacy``, ``mechanisms``, ``samplers``, ``metrics``, ``rotation``, ``export`` -- primitives
-   (``samplers``: the floating-point-safe release backend of the mechanisms)
+   (``samplers``: the floating-point-safe release backend of the mechanisms; ``guarantee``: what
+   a release guarantees; ``curator``: the data folder, secret key and keyed fingerprints)
 2. ``quantiles``, ``data``, ``estimate``         -- private quantiles, data, the Estimate record
 3. ``estimators``, ``theory``                   -- estimators; closed forms (``theory.simplex`` and
    ``estimators.winsorized`` share closed forms, so the two sit on one layer)
 4. ``registry``                                 -- discovers ``dpcore.estimators`` by name
-5. ``audit``, ``experiments``, ``release``       -- through the public registry
+5. ``audit``, ``experiments``, ``release``, ``odometer`` -- through the public registry
 6. ``figures``                                  -- draw summaries and studies
 7. ``report``                                   -- builds on figures
 ``dpcore/__init__.py`` (the public surface) and ``__main__`` modules (the command line, which
@@ -27,11 +28,29 @@ import dpcore
 
 LAYERS = [
     {"_validation", "limits", "glossary", "pool"},
-    {"privacy", "mechanisms", "samplers", "metrics", "rotation", "export", "notebook"},
+    {
+        "privacy",
+        "mechanisms",
+        "samplers",
+        "metrics",
+        "rotation",
+        "export",
+        "notebook",
+        "curator",
+        "guarantee",
+    },
     {"quantiles", "data", "estimate"},
     {"estimators", "theory"},
     {"registry"},
-    {"audit", "experiments", "release", "release_accuracy", "remeasure"},
+    {
+        "audit",
+        "experiments",
+        "release",
+        "release_accuracy",
+        "release_certificate",
+        "remeasure",
+        "odometer",
+    },
     {"figures"},
     {"report"},
 ]

@@ -50,7 +50,12 @@ def _simulated(name: str, budget: Budget, seed: int) -> Release:
     est = registry.run(name, X, budget, rng=seed, bounds=BOUNDS)
     var = np.asarray(est.diagnostics.noise_std, dtype=float) ** 2 * np.ones(X.shape[1])
     kind = "laplace" if budget.notion == "pure" else "gaussian"
-    cert = {"columns": ["a", "b"]}
+    g = {"epsilon": budget.epsilon_value} if budget.notion == "pure" else {"rho": budget.rho_value}
+    cert = {
+        "columns": ["a", "b"],
+        "guarantee": {**g, "budget_given": str(budget)},
+        "neighbouring": {"relation": "replace-one", "words": "replacing one row"},
+    }
     return Release(np.asarray(est.mean, dtype=float), np.zeros(2), cert, var, kind)
 
 
@@ -83,22 +88,22 @@ def test_combined_variance_matches_simulation(name: str, budgets: tuple[Budget, 
 
 
 def test_one_release_keeps_its_own_exact_statement() -> None:
-    out = release("clipped_laplace", X, Budget.pure(0.5), bounds=BOUNDS)
+    out = release("clipped_laplace", X, Budget.pure(0.5), n_public=True, bounds=BOUNDS)
     assert out.noise == "laplace"
     b = out.accuracy / FACTOR["laplace"]  # the Laplace scale behind the half-width
     assert out.variance == pytest.approx(2.0 * b**2, rel=1e-9)
     c = combine([out])
     assert c.mean == pytest.approx(out.mean) and c.accuracy == pytest.approx(out.accuracy)
-    g = release("clipped_box_zcdp", X, Budget.zcdp(0.1), bounds=BOUNDS)
+    g = release("clipped_box_zcdp", X, Budget.zcdp(0.1), n_public=True, bounds=BOUNDS)
     assert g.noise == "gaussian"
     assert g.accuracy == pytest.approx(FACTOR["gaussian"] * np.sqrt(g.variance), rel=1e-9)
 
 
 def test_a_simulated_release_states_a_variance_and_combines_approximately() -> None:
-    out = release("plan", X, Budget.zcdp(0.5), bounds=BOUNDS)
+    out = release("plan", X, Budget.zcdp(0.5), n_public=True, bounds=BOUNDS)
     assert out.noise == "simulated"
     assert np.all(np.isfinite(out.variance)) and np.all(out.variance > 0)
-    exact = release("clipped_box_zcdp", X, Budget.zcdp(0.5), bounds=BOUNDS)
+    exact = release("clipped_box_zcdp", X, Budget.zcdp(0.5), n_public=True, bounds=BOUNDS)
     c = combine([out, exact])
     assert c.method.startswith("approximate") and np.all(c.variance < exact.variance)
     # equal releases: half the variance, and a half-width of sqrt(V) times the release's own
@@ -113,7 +118,14 @@ def test_a_simulated_release_states_a_variance_and_combines_approximately() -> N
         twice.accuracy, max(1.96, ratio) * np.sqrt(out.variance / 2), rtol=1e-4
     )
     with pytest.raises(ValueError, match="different columns"):
-        combine([out, release("clipped_box_zcdp", X[:, :1], Budget.zcdp(0.5), bounds=BOUNDS)])
+        combine(
+            [
+                out,
+                release(
+                    "clipped_box_zcdp", X[:, :1], Budget.zcdp(0.5), n_public=True, bounds=BOUNDS
+                ),
+            ]
+        )
 
 
 def test_composition_adds_epsilons_or_rhos() -> None:
@@ -127,10 +139,16 @@ def test_composition_adds_epsilons_or_rhos() -> None:
 
 def test_the_odometer_refuses_a_remeasurement_beyond_its_total() -> None:
     odo = Odometer(Budget.pure(1.0))
-    first = odo.run(release, "clipped_laplace", X, budget=Budget.pure(0.4), bounds=BOUNDS)
-    second = odo.run(release, "clipped_laplace", X, budget=Budget.pure(0.4), bounds=BOUNDS)
+    first = odo.run(
+        release, "clipped_laplace", X, budget=Budget.pure(0.4), n_public=True, bounds=BOUNDS
+    )
+    second = odo.run(
+        release, "clipped_laplace", X, budget=Budget.pure(0.4), n_public=True, bounds=BOUNDS
+    )
     with pytest.raises(ValueError, match="nothing was released"):
-        odo.run(release, "clipped_laplace", X, budget=Budget.pure(0.4), bounds=BOUNDS)
+        odo.run(
+            release, "clipped_laplace", X, budget=Budget.pure(0.4), n_public=True, bounds=BOUNDS
+        )
     assert odo.spent == pytest.approx(0.8)
     total = composition([first.budget, second.budget], "pure")
     assert total.total == pytest.approx(odo.spent)

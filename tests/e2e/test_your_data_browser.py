@@ -52,6 +52,8 @@ def test_release_then_remeasure(app_url, page, wait_for_app, screenshot):
         ]
     )
     wait_for_app(page)
+    page.get_by_text("The number of rows in this file is public").click()  # replace-one
+    wait_for_app(page)
     page.get_by_role("button", name="Release the means").click()
     expect(page.get_by_text("Spent ε = 0.25").first).to_be_visible(timeout=60_000)
     page.get_by_role("button", name="Spend more and re-measure").click()

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dpcore.experiments.plain import plus_minus, release_plan_words, released_words
+from dpcore.guarantee import Guarantee
 from dpcore.privacy import Budget
 from dpcore.release import Odometer
 from dpcore.theory.risk import odds_epsilon
@@ -40,16 +41,18 @@ def test_plan_words_say_what_the_next_release_spends(total, spent):
     nxt = Budget.pure(0.5)
     words = release_plan_words(odo, nxt, ["age"], delta=1e-6)
     cost = odo.cost(nxt)
-    assert f"spends {odo.unit} = {cost:.4g} of this session's total" in words.text
+    assert f"spends {odo.unit} = {cost:.4g} of this data's total" in words.text
     assert words.spent == pytest.approx(spent + cost)
-    after = Budget.pure(spent + cost) if total.notion == "pure" else Budget.zcdp(spent + cost)
-    assert words.odds_factor == pytest.approx(odds_epsilon(after, 1e-6).factor)
+    # the odds of the composed guarantee: a pure release on a ρ total stays pure (it was read as
+    # ρ = ε²/2 and converted back, 1.6-fold became 4.3-fold: the old expectation was the bug)
+    after = odo.guarantee.compose(Guarantee.pure(0.5))
+    assert words.odds_factor == pytest.approx(after.odds_factor(1e-6))
     assert "refused" not in words.text
     assert "refused" in release_plan_words(Odometer(total, spent=0.9), Budget.pure(0.5), ["x"]).text
 
 
 def test_plan_words_refuse_what_the_odometer_cannot_count():
-    with pytest.raises(ValueError, match="cannot be counted"):
+    with pytest.raises(ValueError, match="cannot count it"):
         release_plan_words(Odometer(Budget.pure(1.0)), Budget.zcdp(0.1), ["x"])
 
 

@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 from dpcore import registry
 from dpcore.experiments.plain import HEADING, evidence_words, release_words
 from dpcore.experiments.studies import sample_at
+from dpcore.guarantee import Guarantee
+from dpcore.odometer import predicted_guarantee
 from dpcore.privacy import Budget
 from dpcore.remeasure import combine
 from dpcore.theory.risk import odds_epsilon
@@ -187,13 +189,19 @@ def _decimals(text: str) -> int:
 )
 def test_your_data_release_box_states_the_release_and_the_odometer(query, unit, first):
     at = open_page("pages/your_data.py", {"yd_run_mode": "release", **query}, timeout=300)
+    at.checkbox(key="yd_n_public").check().run()  # the default estimator is replace-one
     assert not at.exception and not at.error, [e.value for e in at.error]
     before = _box(at)  # nothing released yet: what a release will spend
     cost = float(query["budget_value"])
-    assert f"spends {unit} = {cost:g} of this session's total" in before, before
+    assert f"spends {unit} = {cost:g} of this data's total" in before, before
     assert "nothing spent so far" in before, before
-    odds = odds_epsilon(Budget.pure(cost) if first == "pure" else Budget.zcdp(cost), 1e-6)
-    assert _odds(before) == pytest.approx(odds.factor, rel=0.05), before
+    # the odds of the guarantee the chosen estimator will state: the default (clipped_laplace) is
+    # pure, ε = √(2ρ) under a ρ budget; the old expectation read it as ρ-zCDP (finding 6's bug)
+    nxt = predicted_guarantee(
+        at.selectbox(key="yd_rel_est").value,
+        Budget.from_unit("eps" if first == "pure" else "rho", cost),
+    )
+    assert _odds(before) == pytest.approx(nxt.odds_factor(1e-6), rel=0.05), before
     for k in (1, 2):
         at.button(key="yd_release_go").click().run()
         assert not at.exception and not at.error, [e.value for e in at.error]
@@ -215,6 +223,8 @@ def test_your_data_release_box_states_the_release_and_the_odometer(query, unit, 
             assert "(2 releases combined)" in text, text
         spent = at.session_state["_yd_odometer"].spent
         assert spent == pytest.approx(k * cost)
-        assert f"This session has spent {unit} = {spent:.4g} of its total" in text, text
-        total = Budget.pure(spent) if first == "pure" else Budget.zcdp(spent)
-        assert _odds(text) == pytest.approx(odds_epsilon(total, 1e-6).factor, rel=0.05), text
+        assert f"This data has spent {unit} = {spent:.4g} of its total" in text, text
+        # the box states the guarantee the certificates print, composed as the odometer composes
+        total = Guarantee.total(r.guarantee for r in series)
+        assert total.odds_factor(1e-6) == pytest.approx(combined.guarantee.odds_factor(1e-6))
+        assert _odds(text) == pytest.approx(total.odds_factor(1e-6), rel=0.05), text

@@ -6,6 +6,7 @@ never a traceback."""
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages._apptest import open_page
@@ -105,3 +106,12 @@ def test_bad_budget_is_an_error_not_a_traceback():
     at = _page({"unit": "eps_delta", "budget_value": "1.0", "delta": "2.0"})
     assert not at.exception
     assert at.error
+
+
+def test_plain_box_reads_the_audited_claim_not_the_sidebar():
+    """A pure estimator under a ρ = 0.5 sidebar budget runs at ε = √(2ρ) = 1 and claims ε = 1:
+    the box says e ≈ 2.7-fold, as the claim does (it said 185-fold, ρ = 0.5 read at δ = 1e-6)."""
+    at = _page({"unit": "rho", "budget_value": "0.5"})
+    assert _metric(at, "Claimed ε") == pytest.approx(1.0, abs=1e-3)
+    text = _text(at)
+    assert "at most 2.7-fold." in text and "185-fold" not in text

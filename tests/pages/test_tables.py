@@ -125,6 +125,7 @@ def test_your_data_remeasure_table_marks_the_combination_the_box_states():
         {"yd_run_mode": "release", "unit": "eps", "budget_value": "0.25"},
         timeout=300,
     )
+    at.checkbox(key="yd_n_public").check().run()  # the default estimator is replace-one
     for _ in range(2):
         at.button(key="yd_release_go").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -230,9 +230,11 @@ RELEASE_QUERY = {
 }
 
 
-def _release_page(text: str = INCOMES, **query: str) -> AppTest:
+def _release_page(text: str = INCOMES, n_public: bool = True, **query: str) -> AppTest:
     at = _page({**RELEASE_QUERY, **query})
     at.text_area(key="yd_text").input(text).run()
+    if n_public and any(c.key == "yd_n_public" for c in at.checkbox):
+        at.checkbox(key="yd_n_public").check().run()  # the default estimator is replace-one
     return at
 
 
@@ -254,7 +256,9 @@ def test_release_mode_releases_once_and_charges_the_odometer():
     table = at.dataframe[-1].value
     assert list(table["column"]) == ["age", "income"]
     assert table["released mean"].iloc[1].startswith("$")
-    assert any(b.label == "Download the certificate (JSON)" for b in at.get("download_button"))
+    labels = [b.label for b in at.get("download_button")]
+    assert "Download the certificate to publish (JSON)" in labels
+    assert "Download the curator's record, not for publication (JSON)" in labels
     paragraph = " ".join(str(m.value) for m in at.markdown)
     assert "ε-differential privacy with ε = 0.5" in paragraph
     # the true mean (about 232,000 with the $61M row) is nowhere on the page
@@ -300,6 +304,41 @@ def test_remeasure_combines_two_releases_and_shows_how_the_total_composes():
     at.selectbox(key="yd_rel_est").set_value("pmwm").run()
     assert at.button(key="yd_release_go").label.startswith("Release the means")
     assert any("not combined with these" in c.value for c in at.caption)
+
+
+def test_two_sessions_on_one_file_share_the_odometer():
+    """A reload or a second tab (a fresh session state) sees what was spent on the same file; the
+    total cannot be raised once spent, except by the logged action that starts a new budget."""
+    one = _release_page()
+    for _ in range(2):
+        one.button(key="yd_release_go").click().run()
+    assert _spent(one) == 1.0 and not one.error
+    one.number_input(key="yd_odo_total").set_value(100.0).run()
+    assert any("lowered but not raised" in e.value for e in one.error)
+    assert one.number_input(key="yd_odo_total").value == 1.0
+    one.button(key="yd_release_go").click().run()
+    assert any("nothing was released" in e.value for e in one.error) and _spent(one) == 1.0
+    two = _release_page()  # a second session on the same file
+    assert _spent(two) == 1.0
+    two.button(key="yd_release_go").click().run()
+    assert any("nothing was released" in e.value for e in two.error) and _spent(two) == 1.0
+    assert "What this odometer protects" in " ".join(c.value for c in two.caption)
+    two.number_input(key="yd_new_total").set_value(2.0).run()
+    two.text_input(key="yd_new_reason").input("new quarter").run()
+    two.button(key="yd_new_budget").click().run()
+    assert _spent(two) == 0.0 and two.number_input(key="yd_odo_total").value == 2.0
+    log = next(df.value for df in two.dataframe if "action" in df.value.columns)
+    assert "start a new budget" in list(log["action"])
+    assert "new quarter" in log["detail"].iloc[-1]
+    one.run()  # the first session sees the new budget too
+    assert _spent(one) == 0.0
+
+
+def test_replace_one_needs_n_declared_public_and_costs_nothing_without():
+    at = _release_page(n_public=False)
+    at.button(key="yd_release_go").click().run()
+    assert any("n_public=True" in e.value or "number of rows" in e.value for e in at.error)
+    assert _nothing_charged(at)
 
 
 def test_a_release_beyond_the_session_total_is_refused_and_costs_nothing():
