@@ -257,6 +257,11 @@ def _release_backend(rng: Any) -> Any | None:
     return rng if getattr(rng, "is_release_backend", False) else None
 
 
+def is_release(rng: Any) -> bool:
+    """Whether ``rng`` is a release backend (a release must publish values on public grids)."""
+    return _release_backend(rng) is not None
+
+
 def generator(rng: RngLike | Any) -> Any:
     """``rng`` as a NumPy generator, or the release backend as it is (estimators call this, not
     ``numpy.random.default_rng``, so that a release never creates a NumPy generator)."""
@@ -500,7 +505,8 @@ def exponential(
         distribution; several samplers side by side because each estimator's seeded numbers
         depend on its own).
     base : array, optional
-        Public log base measure added before the noise (``"exponential"`` sampler only).
+        Log base measure added to the log-weights before the draw (the log-lengths of the gaps
+        of a quantile); ``scores`` alone are the utility part (``"gumbel"`` sampler: none).
 
     Returns
     -------
@@ -530,7 +536,7 @@ def exponential(
         elif sampler == "gumbel":
             idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
         elif sampler == "inverse_cdf":
-            idx = _inverse_cdf(s, as_generator(rng))
+            idx = _inverse_cdf(s if base is None else base + s, as_generator(rng))
         else:
             e = np.asarray(as_generator(rng).standard_exponential(s.shape))
             with np.errstate(divide="ignore"):

@@ -49,7 +49,7 @@ from dpcore.release_accuracy import (
     synthetic_rows,
     takes_bounds,
 )
-from dpcore.samplers import SafeBackend, opendp_version
+from dpcore.samplers import SafeBackend, no_stdlib_random, opendp_version
 
 __all__ = [
     "FACTOR",
@@ -74,6 +74,12 @@ DELTA = 1e-6
 FLOAT_UNSAFE = {
     "peer_diffprivlib": "diffprivlib draws its Laplace noise in floating point from a NumPy "
     "RandomState, whose low bits leak the data (Mironov 2012; audit B1: ε ≥ 5.5 at a claimed 1)",
+    **dict.fromkeys(
+        ("iome_original", "iome_as_published"),
+        "its binary search draws the noise apart from the data's counts and adds the two in "
+        "floating point, which leaks the data through the last bits of the result; release "
+        "iome_paper instead (the same method, its noise drawn safely)",
+    ),
 }
 
 _RELATION_WORDS = {
@@ -253,9 +259,10 @@ def release(
     x, columns = _as_matrix(data)
     d = x.shape[1]
     backend = SafeBackend()
-    est, bounds_info = _run(
-        spec, x, budget, backend, bounds, (coarse_bounds, share, quantiles), public
-    )
+    with no_stdlib_random():  # the tracer: Python's random module draws nothing in a release
+        est, bounds_info = _run(
+            spec, x, budget, backend, bounds, (coarse_bounds, share, quantiles), public
+        )
     mean = np.asarray(est.mean, dtype=float).reshape(-1)
     if mean.shape != (d,) or not np.all(np.isfinite(mean)):
         raise ValueError(f"{name} gave no finite mean for each of the {d} column(s).")
