@@ -65,10 +65,13 @@ def _grid_value(
     """A uniform grid point of each chosen gap ``(left, right]`` of grid indices, as a value.
 
     The index is an exact uniform integer of the backend; the value ``lo + j·step`` is a function
-    of public values and that index only (post-processing).
+    of public values and that index only (post-processing), and what the mechanism releases
+    (:func:`dpcore.mechanisms.released`). A chosen gap always holds a grid point (an empty gap
+    has weight 0); ``max(·, 1)`` only keeps a replayed choice of the probe drawable.
     """
-    picks = np.array([gen.integers(int(b - a)) for a, b in zip(left, right, strict=True)])
-    return np.clip(lo + (left + 1.0 + picks) * grid_step(lo, hi), lo, hi)
+    picks = np.array([gen.integers(max(int(b - a), 1)) for a, b in zip(left, right, strict=True)])
+    value = np.clip(lo + (left + 1.0 + picks) * grid_step(lo, hi), lo, hi)
+    return np.asarray(mechanisms.released(gen, value), dtype=float)
 
 
 def _em_epsilon(rho: Any, epsilon: Any, d: int) -> float:

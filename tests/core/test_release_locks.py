@@ -100,9 +100,9 @@ def test_a_direct_call_is_held_to_the_registry_locks():
 def test_a_release_draws_nothing_from_pythons_random(monkeypatch):
     spec = registry.get("clipped_laplace")
 
-    def leaky(x, **kw):
+    def leaky(x, *, epsilon, bounds, rng=None):
         random.random()  # a stray draw from the Mersenne Twister
-        return spec.func(x, **kw)
+        return spec.func(x, epsilon=epsilon, bounds=bounds, rng=rng)
 
     monkeypatch.setitem(_REGISTRY, spec.name, dataclasses.replace(spec, func=leaky))
     with pytest.raises(ValueError, match="Python's random module"):

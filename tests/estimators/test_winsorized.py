@@ -724,7 +724,7 @@ def test_pmwm_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) 
 def test_white_box_calibration(name: str, public: dict) -> None:
     """Every stage's noise is exactly what its charge requires, no noise is drawn outside a
     mechanism, and the ledger adds up to the declared budget."""
-    from dpcore.audit.calibration import calibration, problems
+    from dpcore.audit import calibration, problems
 
     tab = calibration(name, **public)
     assert problems(tab) == []

@@ -1,0 +1,74 @@
+"""The sensitivity probe of the calibration check, custom estimators, and the README's call."""
+
+import dataclasses
+import math
+
+import pytest
+
+from dpcore import registry
+from dpcore.audit import BROKEN_SPECS, audit, calibration, gaussian_ledger, problems
+from dpcore.audit.broken import PROBE_CATCHES
+from dpcore.audit.profile import main
+from dpcore.privacy import Budget
+
+PURE, ZCDP = Budget.pure(1.0), Budget.zcdp(0.5)
+PRIVATE = [s.name for s in registry.all_estimators() if s.notion != "none"]
+
+
+def test_readme_call_works_after_the_submodules_are_imported():
+    import dpcore.audit
+    import dpcore.audit.explain  # noqa: F401  (imports the calibration code)
+
+    tab = dpcore.audit.calibration("clipped_laplace", Budget.pure(1.0))
+    assert list(tab["ratio"].round(12)) == [1.0] and dpcore.audit.problems(tab) == []
+
+
+@pytest.mark.parametrize("name", PROBE_CATCHES)
+def test_the_probe_catches_a_wrong_declared_sensitivity(name):
+    """Each of these draws exactly the noise its declared sensitivity asks for (ratio 1), so only
+    the probe can see that the declaration is wrong."""
+    tab = calibration(name)
+    assert all(math.isclose(r, 1.0, rel_tol=1e-9) for r in tab["ratio"])
+    found = problems(tab)
+    assert any("sensitivity" in p for p in found), found
+    assert tab["moved"].max() > 1.0
+
+
+@pytest.mark.parametrize("name", PRIVATE)
+def test_the_probe_passes_every_honest_entry(name):
+    tab = calibration(name, data=None)
+    assert problems(tab) == []
+    moved = tab["moved"].dropna()
+    assert (moved <= 1.0 + 1e-9).all()
+    drawn_here = bool(tab.attrs["probe"])  # peers draw in another library: nothing to probe
+    assert drawn_here or registry.get(name).family == "peers"
+
+
+def test_a_custom_spec_is_audited_with_calibration():
+    spec = dataclasses.replace(BROKEN_SPECS["broken_low_utility_sensitivity"], name="my_median")
+    r = audit(spec, PURE, draws=200, grid="quick", rng=0)
+    assert r.calibration is not None and r.flagged
+    assert any("0.5" in line or "sensitivity" in line for line in r.calibration)
+
+
+def test_the_gaussian_claim_is_read_from_the_ledger():
+    mine = dataclasses.replace(registry.get("gaussian_public"), name="my_gaussian")
+    assert gaussian_ledger(mine, ZCDP, {})
+    r = audit(mine, ZCDP, draws=200, grid="quick", stages=False, rng=0)
+    assert r.claim.measure == "μ" and r.claim.value == pytest.approx(1.0)
+    assert not gaussian_ledger(registry.get("plan"), ZCDP, {})
+
+
+def test_a_custom_estimator_from_the_command_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_estimators.py").write_text(
+        "import dataclasses\n"
+        "from dpcore.audit.broken import BROKEN_SPECS\n"
+        "spec = dataclasses.replace(BROKEN_SPECS['broken_unclipped_second_stage'], name='mine')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status = main(["my_estimators:spec", "--epsilon", "1", "--grid", "quick", "--draws", "200"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "estimator: mine" in out and "moved its input" in out
+    assert main(["my_estimators:nothing", "--draws", "200"]) == 2
