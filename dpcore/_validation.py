@@ -168,11 +168,10 @@ def check_real(
     return v
 
 
-def check_flag(value: Any, name: str, *, optional: bool = False) -> bool | None:
-    """``value`` as a flag: ``True`` or ``False`` (Python's or NumPy's), or ``None`` when
-    ``optional``; anything else (NaN, ``1.0``, ``"yes"``) is a ``ValueError`` naming the flag.
-
-    A flag read by truthiness would run NaN or ``"no"`` as ``True``.
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` as a flag: ``True`` or ``False`` (Python's or NumPy's); anything else (NaN,
+    ``1.0``, ``"yes"``) is a ``ValueError`` naming the flag (read by truthiness, NaN or ``"no"``
+    would run as ``True``).
 
     >>> check_flag(np.True_, "clip")
     True
@@ -182,11 +181,8 @@ def check_flag(value: Any, name: str, *, optional: bool = False) -> bool | None:
     ...     print(err)
     clip must be True or False; got nan.
     """
-    if value is None and optional:
-        return None
     if not isinstance(value, bool | np.bool_):
-        allowed = "True, False or None" if optional else "True or False"
-        raise ValueError(f"{name} must be {allowed}; got {_show(value)}.")
+        raise ValueError(f"{name} must be True or False; got {_show(value)}.")
     return bool(value)
 
 

@@ -108,3 +108,34 @@ def test_a_release_draws_nothing_from_pythons_random(monkeypatch):
     with pytest.raises(ValueError, match="Python's random module"):
         release("clipped_laplace", _ROWS[:, :2], EPS, bounds=(0.0, 1.0))
     assert 0.0 <= random.random() < 1.0  # outside a release the module draws as usual
+
+
+def _direct_calls():
+    from dpcore.estimators.binary_baselines import klsu_style_zcdp, naive_laplace, truncated_laplace
+    from dpcore.estimators.binary_product import pure_dp_pde
+    from dpcore.estimators.simplex import simplex_mean
+    from dpcore.estimators.simplex_baselines.sums import plugin_mean
+
+    xb = (_ROWS[:, :3] < 0.4).astype(float)
+    x = _ROWS[:, :3]
+    iome = registry.get("iome_paper").func
+    plan = registry.get("plan").func
+    return {
+        "shuffle": lambda v: pure_dp_pde(xb, epsilon=1.0, rng=0, shuffle=v),
+        "flip": lambda v: pure_dp_pde(xb, epsilon=1.0, rng=0, flip=v),
+        "clip": lambda v: naive_laplace(xb, epsilon=1.0, rng=0, clip=v),
+        "clip (truncated)": lambda v: truncated_laplace(xb, epsilon=1.0, rng=0, clip=v),
+        "recycle": lambda v: klsu_style_zcdp(xb, rho=0.5, rng=0, recycle=v),
+        "clamp": lambda v: simplex_mean(x, epsilon=1.0, bounds=(0, 1), rng=0, clamp=v),
+        "shift": lambda v: plugin_mean(x, epsilon=1.0, bounds=(0, 1), rng=0, shift=v),
+        "rotate": lambda v: iome(x, rho=0.5, bounds=(0, 1), rng=0, rotate=v),
+        "regularise_sigma": lambda v: plan(x, rho=0.5, bounds=(0, 1), rng=0, regularise_sigma=v),
+    }
+
+
+@pytest.mark.parametrize("flag", list(_direct_calls()))
+def test_a_direct_call_checks_its_flags(flag):
+    call = _direct_calls()[flag]
+    with pytest.raises(ValueError, match=flag.split()[0]):
+        call(float("nan"))
+    assert np.all(np.isfinite(call(True).mean))
