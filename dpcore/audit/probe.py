@@ -164,12 +164,12 @@ def movement(a: StageInput, b: StageInput) -> float:
     if a.kind in ("laplace", "gaussian"):
         power = 1 if a.kind == "laplace" else 2
         try:
-            moved = _weighted(delta, a.scale, power)
-        except ValueError:  # a scale that does not broadcast: unweighted, against the largest Δ
+            ratio = _weighted(delta, a.scale, power) / _declared(a, power)
+        except ValueError:  # shapes that do not broadcast: unweighted, against the largest Δ
             return float(np.linalg.norm(delta.ravel(), power) / np.max(a.sensitivity))
-        return (moved / _declared(a, power)) ** (1.0 / power)
+        return ratio ** (1.0 / power)
     if a.kind == "exponential":
-        moved = float(np.max(np.abs(delta))) / float(np.max(a.scale))
+        moved = float(np.max(np.abs(delta), initial=0.0)) / float(np.max(a.scale))
         return moved / float(np.max(a.sensitivity))
     return float(np.max(np.abs(delta), initial=0.0)) / float(np.max(a.sensitivity))
 

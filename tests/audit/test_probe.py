@@ -72,3 +72,31 @@ def test_a_custom_estimator_from_the_command_line(tmp_path, monkeypatch, capsys)
     assert status == 1
     assert "estimator: mine" in out and "moved its input" in out
     assert main(["my_estimators:nothing", "--draws", "200"]) == 2
+
+
+def _input(kind, value, sensitivity, scale, columns=1):
+    import numpy as np
+
+    from dpcore.mechanisms import StageInput
+
+    return StageInput(
+        "s", kind, np.array(value, float), np.array(sensitivity), np.array(scale), columns
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "before", "after", "sensitivity", "scale", "columns", "want"),
+    [
+        ("laplace", [0.0, 0.0], [0.3, -0.1], 0.5, 2.0, 1, 0.8),  # ‖δ‖₁ / Δ
+        ("laplace", [0.0, 0.0], [0.3, -0.3], [0.3, 0.6], [0.6, 1.2], 2, 0.75),  # Σ|δ|/b / Σ Δ/b
+        ("gaussian", [0.0, 0.0], [0.3, 0.4], 1.0, 3.0, 1, 0.5),  # ‖δ‖₂ / Δ
+        ("exponential", [[0.0, 0.0]], [[2.0, -2.0]], 0.5, 2.0, 1, 2.0),  # max|δu| / Δu
+        ("above_threshold", [5.0, 6.0], [6.0, 6.0], 1.0, 1.0, 1, 1.0),  # max|δ| / 1
+    ],
+)
+def test_movement_in_each_mechanisms_norm(kind, before, after, sensitivity, scale, columns, want):
+    from dpcore.audit.probe import movement
+
+    a = _input(kind, before, sensitivity, scale, columns)
+    b = _input(kind, after, sensitivity, scale, columns)
+    assert movement(a, b) == pytest.approx(want, rel=1e-12)
