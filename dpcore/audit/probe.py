@@ -213,7 +213,9 @@ def probe(
     list of dict
         ``stage, mechanism, pair, ratio, declared_moves`` (``ratio``: NaN when not compared;
         ``declared_moves``: the declared sensitivity differs between ``D`` and ``D′``), and a row
-        with ``stage = None`` when the neighbour's run made other mechanism calls.
+        with ``stage = None`` when the neighbour's run made other mechanism calls. Calls from
+        the first noise drawn alone on (``value=None``) are not compared: the estimator adds
+        that noise itself, so its release cannot be replayed.
     """
     base, outputs = _run(run, data, budget, seed, None)
     rows: list[dict[str, Any]] = []
@@ -223,7 +225,11 @@ def probe(
         except Diverged as err:
             rows.append({"stage": None, "mechanism": str(err), "pair": key, "ratio": math.nan})
             continue
+        blind = False
         for a, b in zip(base, moved, strict=False):
+            # noise drawn alone (value=None; a release refuses it) is added to the statistic by
+            # the estimator: that release is not replayed, so nothing after it is compared
+            blind = blind or a.value is None
             declared_moves = a.sensitivity.shape != b.sensitivity.shape or not np.allclose(
                 a.sensitivity, b.sensitivity, rtol=1e-12, atol=0.0
             )
@@ -232,8 +238,8 @@ def probe(
                     "stage": a.stage,
                     "mechanism": a.kind,
                     "pair": key,
-                    "ratio": movement(a, b),
-                    "declared_moves": bool(declared_moves),
+                    "ratio": math.nan if blind else movement(a, b),
+                    "declared_moves": bool(declared_moves) and not blind,
                 }
             )
     return rows
