@@ -110,9 +110,9 @@ def exact_mean_large_n(
 def data_box_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None) -> Estimate:
     """The clipped Laplace mean in the box the data span (broken: the box is read off the rows)."""
     X = np.asarray(x, float).reshape(len(x), -1)
-    return _laplace_mean(
-        X, epsilon, (X.min(axis=0), X.max(axis=0)), rng, clamp=True, per_coord=False
-    )
+    lo = X.min(axis=0)
+    hi = np.maximum(X.max(axis=0), lo + 1e-9)  # constant rows: a box of width 1e-9
+    return _laplace_mean(X, epsilon, (lo, hi), rng, clamp=True, per_coord=False)
 
 
 def unclipped_second_stage_mean(

@@ -45,6 +45,11 @@ FAMILIES: dict[str, list[tuple[str, str, Budget]]] = {
     "no clamp": [("broken_no_clamp", "honest", PURE)],
     "full ε per coordinate": [("broken_full_eps_per_coordinate", "honest", PURE)],
     "exact mean for n ≥ 20": [("broken_exact_mean_large_n", "honest", PURE)],
+    "sensitivity understated (box from the data, unclipped stage, Δu = 0.5)": [
+        ("broken_data_box", "honest", PURE),
+        ("broken_unclipped_second_stage", "honest", PURE),
+        ("broken_low_utility_sensitivity", "honest", PURE),
+    ],
     "30% noise cut, one-stage Laplace": [
         ("clipped_laplace", "noise_cut", PURE),
         ("sum_known_n_laplace_replace", "noise_cut", PURE),
