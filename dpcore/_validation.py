@@ -168,6 +168,24 @@ def check_real(
     return v
 
 
+def check_flag(value: Any, name: str) -> bool:
+    """``value`` as a flag: ``True`` or ``False`` (Python's or NumPy's); anything else (NaN,
+    ``1.0``, ``"yes"``) is a ``ValueError`` naming the flag (read by truthiness, NaN or ``"no"``
+    would run as ``True``).
+
+    >>> check_flag(np.True_, "clip")
+    True
+    >>> try:
+    ...     check_flag(float("nan"), "clip")
+    ... except ValueError as err:
+    ...     print(err)
+    clip must be True or False; got nan.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False; got {_show(value)}.")
+    return bool(value)
+
+
 #: Whole numbers beyond this are refused by :func:`check_int` (counts and sizes never reach it).
 MAX_WHOLE = 2**62
 

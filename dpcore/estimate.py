@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from dpcore._validation import RngLike
+from dpcore._validation import RngLike, check_flag
 from dpcore.privacy import (
     Budget,
     BudgetUnit,
@@ -308,7 +308,8 @@ class EstimatorSpec:
 
         A budget keyword is refused (pass a :class:`~dpcore.privacy.Budget`); an unknown keyword is
         refused with the public ones listed; a guarantee-defining keyword with a value other than
-        the registered one is refused with the entry that has that behaviour, if any.
+        the registered one is refused with the entry that has that behaviour, if any; a flag (a
+        keyword whose default is ``True`` or ``False``) must be a bool.
 
         >>> from dpcore import registry
         >>> try:
@@ -324,8 +325,8 @@ class EstimatorSpec:
                     f"{key}= is set by the budget; pass Budget.pure/zcdp/approx(...) as the budget "
                     f"instead of {key}={value!r}."
                 )
+            registered = self.params.get(key, _default_of(self.func, key))
             if key in self.locked_keywords():
-                registered = self.params.get(key, _default_of(self.func, key))
                 if not _same(value, registered):
                     raise ValueError(self._locked_message(key, value, registered))
             elif key not in _signature(self.func):
@@ -333,6 +334,8 @@ class EstimatorSpec:
                     f"{self.name} has no parameter {key!r}; its public tuning parameters are "
                     f"{', '.join(sorted(self.public_keywords())) or 'none'}."
                 )
+            elif isinstance(registered, bool):
+                out[key] = check_flag(value, key)  # a flag is a bool, never read by truthiness
         return out
 
     def _locked_message(self, key: str, value: Any, registered: Any) -> str:
@@ -457,6 +460,29 @@ GUARANTEE_KEYWORDS = frozenset(
 #: Budget keywords: set from the ``Budget`` by :meth:`EstimatorSpec.run`, never by a caller.
 BUDGET_KEYWORDS = frozenset({"epsilon", "rho", "delta", "budget"})
 _NOT_KEYWORDS = BUDGET_KEYWORDS | {"x", "data", "rng", "self"}
+
+
+def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> None:
+    """Hold a direct call of a registered estimator function to the registry's locks.
+
+    ``keywords`` are the guarantee-defining keywords of the call with their values. The call is
+    refused, with the registry's message (:meth:`EstimatorSpec.check_overrides`), unless a
+    registered entry of ``func`` has them all; a function no entry registers is not checked.
+
+    Raises
+    ------
+    ValueError
+        A value no registered entry of ``func`` has (it would void the declared guarantee).
+    """
+    refused: ValueError | None = None
+    for spec in (s for s in _REGISTRY.values() if s.func is func):
+        try:
+            spec.check_overrides({k: v for k, v in keywords.items() if k in spec.locked_keywords()})
+            return
+        except ValueError as err:
+            refused = refused or err
+    if refused is not None:
+        raise refused
 
 
 def _default_of(func: Callable[..., Any], key: str) -> Any:

@@ -162,6 +162,70 @@ def parallel(ledger: Ledger, name: str, note: str = "") -> Iterator[Ledger]:
         ledger.charges.insert(start, ledger.charges.pop())
 
 
+@dataclass(frozen=True)
+class StageInput:
+    """The noiseless input of one mechanism call, as :func:`recording_inputs` keeps it.
+
+    Attributes
+    ----------
+    stage : str or None
+        The ledger stage charged (``": threshold"`` / ``": queries"`` appended for a walk).
+    kind : str
+        ``"laplace"``, ``"gaussian"``, ``"exponential"`` (the utility part of the log-weights,
+        without a base measure) or ``"above_threshold"`` (thresholds or counts).
+    value : ndarray or None
+        The exact query answer the noise is added to (``None``: the noise was drawn alone).
+    sensitivity, scale : ndarray
+        The declared sensitivity (ℓ1, ℓ2, utility or 1) and the scale (Laplace ``b``, Gaussian
+        σ, the exponential mechanism's coefficient, 1 for a walk).
+    columns : int
+        Independent per-coordinate queries the budget is split over.
+    """
+
+    stage: str | None
+    kind: str
+    value: np.ndarray | None
+    sensitivity: np.ndarray
+    scale: np.ndarray
+    columns: int
+
+
+_INPUTS: contextvars.ContextVar[list[StageInput] | None] = contextvars.ContextVar(
+    "dpcore_stage_inputs", default=None
+)
+
+
+@contextlib.contextmanager
+def recording_inputs() -> Iterator[list[StageInput]]:
+    """Keep the noiseless input of every mechanism call in the block, in order (the sensitivity
+    probe of :func:`dpcore.audit.calibration` compares them between neighbouring data sets)."""
+    inputs: list[StageInput] = []
+    token = _INPUTS.set(inputs)
+    try:
+        yield inputs
+    finally:
+        _INPUTS.reset(token)
+
+
+def _record(
+    kind: str, value: Any, sensitivity: Any, scale: Any, columns: int, suffix: str = ""
+) -> None:
+    inputs = _INPUTS.get()
+    if inputs is None:
+        return
+    active = _STAGE.get()
+    inputs.append(
+        StageInput(
+            None if active is None else active.name + suffix,
+            kind,
+            None if value is None else np.array(value, dtype=float),
+            np.asarray(sensitivity, dtype=float),
+            np.asarray(scale, dtype=float),
+            columns,
+        )
+    )
+
+
 @contextlib.contextmanager
 def observing(observer: DrawObserver) -> Iterator[None]:
     """Tell ``observer`` of every mechanism draw in the block (used by the calibration check)."""
@@ -255,6 +319,22 @@ def _release_backend(rng: Any) -> Any | None:
     ``N(0, 1)/√budget``), plus the non-noise draws estimators make (``random``, ``integers``, ...).
     """
     return rng if getattr(rng, "is_release_backend", False) else None
+
+
+def is_release(rng: Any) -> bool:
+    """Whether ``rng`` is a release backend (a release must publish values on public grids)."""
+    return _release_backend(rng) is not None
+
+
+def released(rng: Any, value: Any) -> Any:
+    """``value``, what a stage releases after its mechanism's draws (a quantile's grid point).
+
+    A release backend with a ``replay_release`` method may put another run's release in its place
+    (the sensitivity probe of :mod:`dpcore.audit.probe` runs a neighbour with the same earlier
+    releases); every other ``rng`` returns ``value`` as it is.
+    """
+    hook = getattr(_release_backend(rng), "replay_release", None)
+    return value if hook is None else hook(value)
 
 
 def generator(rng: RngLike | Any) -> Any:
@@ -390,6 +470,7 @@ def laplace(
         b = sens * cols / eps if cols > 1 else np.float64(laplace_scale(float(np.max(sens)), eps))
     else:
         b = _positive_array(scale, "scale")
+    _record("laplace", value, sens, b, cols)
     noisy, noise = _additive("laplace", value, b, rng, shape, reps, sens)
     ratio = laplace_ratio(b, sens, eps, cols)
     _charge(
@@ -448,6 +529,7 @@ def gaussian(
         )
     else:
         sd = _positive_array(scale, "scale")
+    _record("gaussian", value, sens, sd, cols)
     noisy, noise = _additive("gaussian", value, sd, rng, shape, reps, sens)
     ratio = gaussian_ratio(sd, sens, r, cols)
     _charge(
@@ -500,7 +582,8 @@ def exponential(
         distribution; several samplers side by side because each estimator's seeded numbers
         depend on its own).
     base : array, optional
-        Public log base measure added before the noise (``"exponential"`` sampler only).
+        Log base measure added to the log-weights before the draw (the log-lengths of the gaps
+        of a quantile); ``scores`` alone are the utility part (``"gumbel"`` sampler: none).
 
     Returns
     -------
@@ -522,6 +605,7 @@ def exponential(
     du = check_positive(sensitivity, "sensitivity")
     coef = check_positive(coefficient, "coefficient")
     s = np.asarray(scores, dtype=float)
+    _record("exponential", s, du, coef, cols)
     backend = _release_backend(rng)
     token = DRAWING.set(True)
     try:
@@ -530,7 +614,7 @@ def exponential(
         elif sampler == "gumbel":
             idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
         elif sampler == "inverse_cdf":
-            idx = _inverse_cdf(s, as_generator(rng))
+            idx = _inverse_cdf(s if base is None else base + s, as_generator(rng))
         else:
             e = np.asarray(as_generator(rng).standard_exponential(s.shape))
             with np.errstate(divide="ignore"):
@@ -596,6 +680,7 @@ class ThresholdWalk:
 
     def queries(self, counts: np.ndarray) -> np.ndarray:
         """``counts`` (sensitivity 1 each) plus fresh query noise (charged when the walk began)."""
+        _record("above_threshold", counts, 1.0, 1.0, 1, ": queries")
         token = DRAWING.set(True)
         try:
             backend = _release_backend(self.rng)
@@ -656,6 +741,7 @@ def above_threshold(
     bt = check_positive(threshold_budget, "threshold_budget")
     bq = check_positive(query_budget, "query_budget")
     t = _finite_value(threshold)
+    _record("above_threshold", t, 1.0, 1.0, cols, ": threshold")
     backend = _release_backend(rng)
     token = DRAWING.set(True)
     try:

@@ -57,7 +57,7 @@ from dpcore.release_accuracy import (
     takes_bounds,
 )
 from dpcore.release_certificate import DELTA, Run, certificate_text, make_certificate, make_record
-from dpcore.samplers import SafeBackend
+from dpcore.samplers import SafeBackend, no_stdlib_random
 
 __all__ = [
     "COUNT_SHARE",
@@ -83,6 +83,12 @@ COUNT_SHARE = 0.1
 FLOAT_UNSAFE = {
     "peer_diffprivlib": "diffprivlib draws its Laplace noise in floating point from a NumPy "
     "RandomState, whose low bits leak the data (Mironov 2012; audit B1: ε ≥ 5.5 at a claimed 1)",
+    **dict.fromkeys(
+        ("iome_original", "iome_as_published"),
+        "its binary search draws the noise apart from the data's counts and adds the two in "
+        "floating point, which leaks the data through the last bits of the result; release "
+        "iome_paper instead (the same method, its noise drawn safely)",
+    ),
 }
 
 # --------------------------------------------------------------------------------------------
@@ -309,12 +315,13 @@ def release(
     native = _native(spec, budget, public)
     count: Ledger | None = None
     n_acc: float = n
-    if not n_public:  # add/remove: a charged noisy count, never the true n
-        n_acc, count = _noisy_count(n, _scaled(native, count_share), backend)
-        native = _scaled(native, 1.0 - count_share)
-    est, bounds_info = _run(
-        spec, x, native, backend, bounds, (coarse_bounds, share, quantiles), public
-    )
+    with no_stdlib_random():  # the tracer: Python's random module draws nothing in a release
+        if not n_public:  # add/remove: a charged noisy count, never the true n
+            n_acc, count = _noisy_count(n, _scaled(native, count_share), backend)
+            native = _scaled(native, 1.0 - count_share)
+        est, bounds_info = _run(
+            spec, x, native, backend, bounds, (coarse_bounds, share, quantiles), public
+        )
     mean = np.asarray(est.mean, dtype=float).reshape(-1)
     if mean.shape != (d,) or not np.all(np.isfinite(mean)):
         raise ValueError(f"{name} gave no finite mean for each of the {d} column(s).")

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore import registry
-from dpcore.audit import VARIANT_LABELS, audit, pairs_for, variants_for
-from dpcore.audit.calibration import calibration
+from dpcore.audit import VARIANT_LABELS, audit, calibration, pairs_for, variants_for
 from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_lines, parts_table
 from dpcore.audit.neighbours import audit_dimension, is_binary
 from dpcore.experiments.plain import audit_words

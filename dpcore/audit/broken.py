@@ -16,7 +16,17 @@ pure ``ε``-DP under replace-one on the public box, like ``clipped_laplace``:
 
 * ``"broken_no_clamp"``: forgets to clamp the rows to the box (``ε = ∞``);
 * ``"broken_full_eps_per_coordinate"``: gives every coordinate the whole ``ε`` (``dε`` in all);
-* ``"broken_exact_mean_large_n"``: releases the exact mean once ``n >= 20`` (``ε = ∞``).
+* ``"broken_exact_mean_large_n"``: releases the exact mean once ``n >= 20`` (``ε = ∞``);
+
+and three whose noise matches the sensitivity they declare, so that only the sensitivity probe
+(:mod:`dpcore.audit.probe`, part of :func:`dpcore.audit.calibration`) sees the fault:
+
+* ``"broken_data_box"``: clips to the box the data span, ``[min x, max x]``, and declares its
+  width over ``n`` (``ε = ∞``: the box itself is a data value);
+* ``"broken_unclipped_second_stage"``: a noisy clipped mean, then a second noisy mean of the
+  rows around it that are not clipped, declared with the box's sensitivity;
+* ``"broken_low_utility_sensitivity"``: an exponential-mechanism median over a public grid whose
+  rank utility (sensitivity 1) is declared 0.5, so the mechanism runs at ``2ε``.
 
 References
 ----------
@@ -97,6 +107,65 @@ def exact_mean_large_n(
     return _laplace_mean(x, epsilon, bounds, rng, clamp=True, per_coord=False)
 
 
+def data_box_mean(x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None) -> Estimate:
+    """The clipped Laplace mean in the box the data span (broken: the box is read off the rows)."""
+    X = np.asarray(x, float).reshape(len(x), -1)
+    lo = X.min(axis=0)
+    hi = np.maximum(X.max(axis=0), lo + 1e-9)  # constant rows: a box of width 1e-9
+    return _laplace_mean(X, epsilon, (lo, hi), rng, clamp=True, per_coord=False)
+
+
+def unclipped_second_stage_mean(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """A noisy clipped mean refined by a noisy mean of the unclipped rows around it, both declared
+    with the box's sensitivity (broken: the second stage reads rows outside the box)."""
+    eps = check_positive(epsilon, "epsilon")
+    first = _laplace_mean(x, eps / 2.0, bounds, rng, clamp=True, per_coord=False)
+    centre = np.asarray(first.mean, float)
+    X = np.asarray(x, float).reshape(len(x), -1)
+    sens = np.full(centre.size, (float(np.max(bounds[1])) - float(np.min(bounds[0]))) / len(X))
+    with mechanisms.stage(first.ledger, "refinement: Laplace noise"):
+        rel = mechanisms.laplace(
+            (X - centre).mean(axis=0),
+            sens,
+            eps / 2.0,
+            rng=mechanisms.generator(rng),
+            columns=centre.size,
+        )
+    mean = centre + np.asarray(rel.value, float)
+    return Estimate(mean, first.ledger, Diagnostics(noiseless_mean=X.mean(axis=0)))
+
+
+#: Points of the public grid of :func:`low_utility_sensitivity_median`.
+GRID_POINTS = 64
+
+
+def low_utility_sensitivity_median(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """The exponential-mechanism median over a public grid of the box, per coordinate, with the
+    rank utility's sensitivity declared 0.5 (broken: it is 1, so each coordinate is ``2ε/d``-DP)."""
+    eps = check_positive(epsilon, "epsilon")
+    X = np.asarray(x, float).reshape(len(x), -1)
+    n, d = X.shape
+    lo, hi = float(np.min(bounds[0])), float(np.max(bounds[1]))
+    grid = np.linspace(lo, hi, GRID_POINTS)
+    below = (X.T[:, :, None] <= grid[None, None, :]).sum(axis=1)  # (d, grid)
+    coef = (eps / d) / (2.0 * 0.5)
+    ledger = Ledger("pure")
+    with mechanisms.stage(ledger, "median: exponential mechanism"):
+        idx = mechanisms.exponential(
+            -coef * np.abs(below - n / 2.0),
+            sensitivity=0.5,
+            epsilon=eps,
+            coefficient=coef,
+            rng=mechanisms.generator(rng),
+            columns=d,
+        )
+    return Estimate(grid[idx], ledger, Diagnostics(noiseless_mean=X.mean(axis=0)))
+
+
 def _spec(name: str, label: str, func: Callable[..., Estimate]) -> EstimatorSpec:
     return EstimatorSpec(
         name=name,
@@ -128,8 +197,25 @@ BROKEN_SPECS: dict[str, EstimatorSpec] = {
             "Laplace mean that releases the exact mean once n ≥ 20",
             exact_mean_large_n,
         ),
+        _spec("broken_data_box", "Laplace mean clipped to the box the data span", data_box_mean),
+        _spec(
+            "broken_unclipped_second_stage",
+            "Laplace mean refined by a stage that reads unclipped rows",
+            unclipped_second_stage_mean,
+        ),
+        _spec(
+            "broken_low_utility_sensitivity",
+            "Exponential-mechanism median with its utility sensitivity set to 0.5",
+            low_utility_sensitivity_median,
+        ),
     )
 }
+#: The broken estimators only the sensitivity probe catches (their noise fits what they declare).
+PROBE_CATCHES = (
+    "broken_data_box",
+    "broken_unclipped_second_stage",
+    "broken_low_utility_sensitivity",
+)
 
 
 def resolve(name: str | EstimatorSpec) -> EstimatorSpec:

@@ -4,8 +4,8 @@ How :func:`audit` works
 -----------------------
 1. **The claim** is the estimator's native guarantee at the budget (:func:`native_budget`): pure
    ``ε`` at ``δ = 0``, ``ρ``-zCDP through the ``(ε(δ), δ)`` curve it implies, or ``μ = √(2ρ)``-GDP
-   for an entry whose every stage is a Gaussian mechanism (:data:`GAUSSIAN_ENTRIES`); see
-   :mod:`dpcore.audit.bounds`.
+   for an entry whose every stage is a Gaussian mechanism (read off its ledger:
+   :func:`gaussian_ledger`); see :mod:`dpcore.audit.bounds`.
 2. **The pairs** are a grid of worst-case neighbours of the declared relation
    (:func:`dpcore.audit.neighbours.pair_grid`: rows at the corners and outside the box, ``n`` in
    ``{n0, 20, 200}``, ``d`` in ``{1, 4, 16}``, two boxes).
@@ -16,8 +16,9 @@ How :func:`audit` works
 4. **Evaluation** on ``draws`` *fresh* runs of the chosen pair: one event, exact Clopper–Pearson
    bounds, so no multiple-comparison correction is needed for the choices made in step 3.
 5. **Multi-stage estimators** (:mod:`dpcore.audit.stages`): the chosen stage is also audited on its
-   own with the other stages' outputs fixed, and the white-box calibration check
-   (:func:`dpcore.audit.calibration.calibration`) runs. The ``k`` statistical parts (whole entry,
+   own with the other stages' outputs fixed, and the white-box calibration check with its
+   sensitivity probe (:func:`dpcore.audit.calibration`) runs, for any estimator with a ledger
+   (a custom spec too). The ``k`` statistical parts (whole entry,
    stages) share ``α``: each runs at ``α/k``, so the headline (the part with the largest bound
    over its claim) is valid at ``1 − α`` by a union bound.
 
@@ -53,7 +54,6 @@ from dpcore.audit.bounds import (
     statistics,
 )
 from dpcore.audit.broken import (
-    registered,
     resolve,
     scaled_budget,
     variant_noise,
@@ -74,7 +74,6 @@ from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
 
 __all__ = [
-    "GAUSSIAN_ENTRIES",
     "AuditResult",
     "Claim",
     "Event",
@@ -82,26 +81,12 @@ __all__ = [
     "audit_all",
     "cp_lower",
     "cp_upper",
+    "gaussian_ledger",
     "likelihood_ratio",
     "minimal_n",
     "native_budget",
 ]
 
-#: Entries whose every stage is a Gaussian mechanism: exactly ``√(2ρ)``-GDP, audited as such.
-GAUSSIAN_ENTRIES = frozenset(
-    {
-        "gaussian_public",
-        "clipped_box_zcdp",
-        "simplex_gauss",
-        "simplex_known_n_gauss_replace",
-        "sum_known_n_gauss_replace",
-        "centred_sum_known_n_gauss",
-        "plugin_gauss",
-        "centred_plugin_gauss",
-        "resize_gauss",
-        "noisy_sum_count_equal_scale_gauss",
-    }
-)
 #: A stage audited alone gets this many times the evaluation draws (it costs far less than the
 #: whole entry).
 STAGE_FACTOR = 5
@@ -374,23 +359,40 @@ def _stage_parts(
     return out
 
 
+def gaussian_ledger(spec: EstimatorSpec, budget: Budget, overrides: dict[str, Any]) -> bool:
+    """Whether every stage that charges ``spec``'s ledger at ``budget`` is a Gaussian mechanism
+    of :mod:`dpcore.mechanisms` (read off one run on public data): the release is then exactly
+    ``√(2ρ)``-GDP (Gaussian mechanisms compose to one of ``μ² = Σ μ_i²``), audited against that
+    claim. A Gaussian another library drew (:func:`dpcore.mechanisms.external`, on its own
+    grid) is not taken to be exactly GDP."""
+    from dpcore import mechanisms
+    from dpcore.audit._calibration import default_data
+
+    if spec.notion != "zcdp":
+        return False
+    with mechanisms.recording_inputs() as drawn:
+        est = spec.run(default_data(spec), budget, rng=0, **overrides)
+    charged = [c for c in est.ledger.charges if c.amount > 0]
+    ours = bool(drawn) and all(i.kind == "gaussian" for i in drawn)
+    return ours and bool(charged) and all(c.mechanism == "gaussian" for c in charged)
+
+
 def _calibration(
     spec: EstimatorSpec, budget: Budget, variant: str, overrides: dict[str, Any]
 ) -> tuple[str, ...]:
-    """What the calibration check flags for ``variant`` of the entry, claimed at ``budget`` (a
-    variant run at a larger budget charges more than it claims: the check says so)."""
-    from dpcore import registry
-    from dpcore.audit.calibration import calibration, problems
+    """What the calibration check (and its sensitivity probe) flags for ``variant`` of the entry,
+    claimed at ``budget`` (a variant run at a larger budget charges more than it claims: the
+    check says so)."""
+    from dpcore.audit._calibration import calibration, problems
 
     noise = variant_noise(variant)
     run_budget = budget if noise == 1.0 else scaled_budget(spec, budget, noise)
-    target = registry.get(spec.name)
 
     def runner(x: Any, b: Budget, **kw: Any) -> Any:
-        return target.run(x, run_budget, **kw)
+        return spec.run(x, run_budget, **kw)
 
     try:
-        return tuple(problems(calibration(spec.name, budget, runner=runner, **overrides)))
+        return tuple(problems(calibration(spec, budget, runner=runner, **overrides)))
     except ValueError as err:
         return (f"the calibration check could not run: {err}",)
 
@@ -464,8 +466,8 @@ def audit(
     stages : bool
         Also audit the stages of a multi-stage estimator (:mod:`dpcore.audit.stages`).
     calibrate : bool
-        Run the white-box calibration check on the entry (registered entries; a variant run at
-        a larger budget than it claims is flagged there too).
+        Run the white-box calibration check and its sensitivity probe on the estimator (any spec
+        with a ledger; a variant run at a larger budget than it claims is flagged there too).
     rng : None, int or Generator
 
     Returns
@@ -495,7 +497,7 @@ def audit(
     draws, alpha = int(draws), 1.0 - float(confidence)
     screen = int(screen) if screen is not None else max(200, draws // 5)
     native = native_budget(spec, budget)
-    gaussian = spec.name in GAUSSIAN_ENTRIES and path == "entry"
+    gaussian = path == "entry" and gaussian_ledger(spec, budget, overrides)
     parts: list[_Part] = []
     if not (variant == "noise_cut" and stage_list):
         parts.append(
@@ -518,7 +520,7 @@ def audit(
     done = [_run_part(p, draws=draws, screen=screen, alpha=alpha / len(parts), g=g) for p in parts]
     cal = None
     stage_cut = variant == "noise_cut" and bool(stage_list)
-    if calibrate and path == "entry" and registered(spec.name) and not stage_cut:
+    if calibrate and path == "entry" and not stage_cut:
         cal = _calibration(
             spec, budget, variant if variant != "data_derived_n" else "honest", overrides
         )

@@ -1,12 +1,12 @@
 """Plain words for the Privacy audit page: the claim checked, and the calibration table stage by stage.
 
 Nothing here computes a privacy quantity; it phrases what :func:`dpcore.audit.audit` and
-:func:`dpcore.audit.calibration.calibration` return, so the page only reads settings, calls dpcore
+:func:`dpcore.audit.calibration` return, so the page only reads settings, calls dpcore
 and draws.
 
 Examples
 --------
->>> from dpcore.audit.calibration import calibration
+>>> from dpcore.audit import calibration
 >>> calibration_lines(calibration("simplex_gauss"))[0]
 'simplex release: noise as required (ratio 1.00), charges ρ = 0.5'
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from dpcore.audit.calibration import problems
+from dpcore.audit._calibration import problems
 from dpcore.audit.estimate_loss import AuditResult, native_budget
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
@@ -65,6 +65,14 @@ def calibration_lines(tab: pd.DataFrame) -> list[str]:
             f"in all the stages charge {unit} = {total:.4g}; the declared budget is {declared:.4g}"
             + (": they add up" if adds else ": they do NOT add up")
         )
+    moved = tab["moved"].dropna() if "moved" in tab else tab["ratio"].iloc[:0]
+    if len(moved):
+        worst = float(moved.max())
+        out.append(
+            "sensitivity probe (worst-case neighbours, same randomness): the largest move of a "
+            f"stage's input is {worst:.2f} of the sensitivity it declares"
+            + (": within it" if worst <= 1.0 + 1e-9 else ": BEYOND it")
+        )
     return out
 
 
@@ -72,7 +80,10 @@ def calibration_verdict(tab: pd.DataFrame) -> str:
     """One sentence: every stage calibrated, or how many problems the check finds."""
     found = problems(tab)
     if not found:
-        return "Every stage draws exactly the noise its charge requires, and the charges add up."
+        return (
+            "Every stage draws exactly the noise its charge requires, the charges add up, and no "
+            "stage's input moves beyond the sensitivity it declares on a worst-case neighbour."
+        )
     return f"The calibration check flags {len(found)} problem(s): " + "; ".join(found)
 
 

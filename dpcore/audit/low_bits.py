@@ -7,6 +7,12 @@ magnitude) but ``fl(0.5 + noise)`` on D', always a multiple of 2^-54. The event 
 A sampler that rounds to a 2^k grid and adds exactly sampled discrete noise (OpenDP, the release
 backend) makes the event about as likely under both.
 
+The same attack reads privately estimated bounds (:func:`bounds_low_bit_attack`): a quantile drawn
+as ``left + u·(right − left)`` in floating point, with data values as the ends, is a multiple of
+2^-53 when the ends are (D: a row at 1.0) and not always when they are not (D′: the row at 0.75).
+A release draws its quantiles on the public grid of
+:data:`dpcore.quantiles.exponential.GRID_BITS` instead (:func:`off_grid`).
+
 Examples
 --------
 >>> import numpy as np
@@ -34,6 +40,7 @@ import numpy as np
 
 from dpcore import mechanisms
 from dpcore.privacy import Ledger
+from dpcore.quantiles.exponential import grid_step
 from dpcore.samplers import SafeBackend
 
 #: The two neighbouring data sets of the attack (bounds [0, 1]).
@@ -71,6 +78,75 @@ def low_bit_attack(sampler: Callable[[np.ndarray], float], draws: int) -> tuple[
     hits_d = sum(fine(sampler(D.copy())) for _ in range(int(draws)))
     hits_d2 = sum(fine(sampler(D_PRIME.copy())) for _ in range(int(draws)))
     return int(hits_d), int(hits_d2)
+
+
+#: The bounds attack: one row at 1.0 and 19 at 4.0, the coarse public range [0, 4]; D′ moves the
+#: row at 1.0 to 0.75 (replace-one neighbours).
+BOUNDS_D = np.vstack([[[1.0]], np.full((19, 1), 4.0)])
+BOUNDS_D_PRIME = np.vstack([[[0.75]], np.full((19, 1), 4.0)])
+BOUNDS_RANGE = (0.0, 4.0)
+#: The bounds event's bit: a set bit below 2^-BOUNDS_BIT.
+BOUNDS_BIT = 53
+
+
+def off_grid(y: float, lower: float, upper: float) -> bool:
+    """Whether ``y`` is not a point ``lower + j·step`` (clipped to the range) of the release grid
+    of ``[lower, upper]`` (:func:`dpcore.quantiles.exponential.grid_step`)."""
+    step = float(grid_step(lower, upper))
+    j = round((float(y) - lower) / step)
+    return float(np.clip(lower + j * step, lower, upper)) != float(y)
+
+
+@dataclass(frozen=True)
+class BoundsAttack:
+    """The low-bit event on released lower bounds, and bounds off the public grid.
+
+    Attributes
+    ----------
+    hits : dict
+        ``hits["D"]``, ``hits["D′"]``: releases whose lower bound has a set bit below
+        ``2^-BOUNDS_BIT``.
+    off_grid : dict
+        Per data set, releases with a bound (lower or upper) off the grid of :data:`BOUNDS_RANGE`.
+    draws : int
+        Releases per data set.
+    """
+
+    hits: dict[str, int]
+    off_grid: dict[str, int]
+    draws: int
+
+
+def bounds_low_bit_attack(
+    sampler: Callable[[np.ndarray], tuple[float, float]], draws: int
+) -> BoundsAttack:
+    """The low-bit attack on privately estimated bounds, ``draws`` releases on each data set.
+
+    Parameters
+    ----------
+    sampler : callable
+        ``sampler(data) -> (lower, upper)``: the bounds a release publishes for ``data`` (shape
+        (20, 1)) searched in the coarse range :data:`BOUNDS_RANGE`.
+    draws : int
+        Releases on each of :data:`BOUNDS_D` and :data:`BOUNDS_D_PRIME`.
+
+    Returns
+    -------
+    BoundsAttack
+        A float draw between data values gives ``hits["D"] = 0`` and ``hits["D′"] > 0`` (no ε
+        allows that); grid draws give no hit and nothing off the grid.
+
+    Privacy
+    -------
+    An audit: it runs ``sampler`` on two fixed public data sets only.
+    """
+    lo, hi = BOUNDS_RANGE
+    hits, outside = {}, {}
+    for label, data in (("D", BOUNDS_D), ("D′", BOUNDS_D_PRIME)):
+        found = [sampler(data.copy()) for _ in range(int(draws))]
+        hits[label] = sum(math.ldexp(float(a), BOUNDS_BIT) % 1.0 != 0.0 for a, _ in found)
+        outside[label] = sum(off_grid(a, lo, hi) or off_grid(b, lo, hi) for a, b in found)
+    return BoundsAttack(hits, outside, int(draws))
 
 
 def balanced(hits_d: int, hits_d2: int, epsilon: float = 1.0) -> bool:

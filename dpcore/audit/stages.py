@@ -16,7 +16,7 @@ values (which a stage's guarantee must hold for) and auditing that stage alone h
 
 The stage's budget is read off the entry's own ledger at the audited budget (the line named
 :attr:`StageAudit.ledger_stage`), so the audit checks the split the entry really uses. Together
-with the white-box :func:`dpcore.audit.calibration.calibration` check of every stage's noise
+with the white-box :func:`dpcore.audit.calibration` check of every stage's noise
 against its charge, this covers what the black box cannot see.
 """
 
@@ -191,7 +191,7 @@ def stage_amount(
     ValueError
         If the entry's ledger has no stage of that name.
     """
-    from dpcore.audit.calibration import default_data
+    from dpcore.audit._calibration import default_data
 
     est = registry.get(spec.name).run(default_data(spec.name), budget, rng=0, **overrides)
     amounts = [v for k, v in est.ledger.by_stage().items() if k.startswith(stage.ledger_stage)]

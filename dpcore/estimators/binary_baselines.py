@@ -34,7 +34,7 @@ import numpy as np
 from scipy import sparse
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_positive, check_probability
+from dpcore._validation import RngLike, check_flag, check_positive, check_probability
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -132,6 +132,7 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
     X = check_binary(x)
     n, d = X.shape
     epsilon = check_positive(epsilon, "epsilon")
+    clip = check_flag(clip, "clip")
     xbar = np.asarray(X.mean(axis=0)).ravel()
     sens = d / n  # substitution: a binary row moves by at most d in ℓ1
     b = mechanisms.laplace_scale(sens, epsilon)
@@ -237,6 +238,7 @@ def truncated_laplace(
     X = check_binary(x)
     n, d = X.shape
     epsilon = check_positive(epsilon, "epsilon")
+    clip = check_flag(clip, "clip")
     beta = check_probability(beta, "beta")
     weight_fraction = check_probability(weight_fraction, "weight_fraction")
     mA = int(math.floor(weight_fraction * n))

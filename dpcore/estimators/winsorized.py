@@ -71,6 +71,7 @@ from dpcore.estimate import (
     Diagnostics,
     Estimate,
     EstimatorSpec,
+    check_direct_call,
     register,
 )
 from dpcore.privacy import Ledger
@@ -582,8 +583,9 @@ def winsorized_mean_zcdp(
         because ε-DP implies ε²/2-zCDP (valid for any walk length). ``"gaussian"``: the paper's
         Gaussian walk, **not DP-accounted**: its charge ``rho_T + rho_Q`` per walk is the paper's
         Lemma D.1, which is not proven (see Privacy in the module docstring), and its ledger lines
-        say "unproven accounting". An unregistered research option for reproducing the paper's
-        tables; the registered ``pmwm_zcdp`` locks ``walk="pure"``.
+        say "unproven accounting". The registered ``pmwm_zcdp`` locks ``walk="pure"``, and a direct
+        call of this function is held to that lock (``ValueError``); the paper's walk runs only
+        through the module's internal ``_pmwm`` (its tests reproduce the paper's accounting).
 
     Returns
     -------
@@ -602,6 +604,7 @@ def winsorized_mean_zcdp(
     Ramsay & Spicker (2025), §4 and Lemma D.1; Durfee (NeurIPS 2023); Bun & Steinke (TCC 2016),
     Prop. 1.4; docs/estimators/winsorized.md §2.4, §7.
     """
+    check_direct_call(winsorized_mean_zcdp, {"walk": walk})
     return _pmwm(
         x,
         notion="zcdp",

@@ -5,6 +5,10 @@ stage of the caller (:func:`dpcore.mechanisms.stage`); these routines open no st
 :func:`exponential_quantile` and :func:`exponential_quantile_fast` are the same mechanism with two
 samplers (Gumbel keys, or one uniform per column against the cumulative weights), kept side by side
 because each estimator's seeded numbers depend on its own.
+
+In a release (the backend of :mod:`dpcore.release`) both are the exponential mechanism over the
+public grid of :data:`GRID_BITS`: the released quantile is a grid point fixed by the public range
+and a privately chosen integer, never a float computed from data values (docs/privacy-contract.md).
 """
 
 from __future__ import annotations
@@ -28,6 +32,46 @@ from dpcore.quantiles._common import Bounds, _as_columns, _finish
 # ----------------------------------------------------------------------------------------------
 # 2. exponential-mechanism quantile (docs/estimators/plan.md §3b)
 # ----------------------------------------------------------------------------------------------
+
+#: In a release, a quantile is a point of the public grid ``a + j·(b − a)·2^-GRID_BITS``,
+#: ``j = 0..2^GRID_BITS``, of its public range ``[a, b]``.
+GRID_BITS = 32
+
+
+def grid_step(lower: Any, upper: Any) -> np.ndarray:
+    """The spacing ``(upper − lower)·2^-GRID_BITS`` of the release grid (public values only)."""
+    return (np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)) * 2.0**-GRID_BITS
+
+
+def _to_grid(z: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> None:
+    """Rows of sorted, clipped data padded with ``lo`` and ``hi`` as grid indices, in place.
+
+    A value ``x`` becomes ``floor((x − lo) / step)`` (a monotone map of each row, so one changed row
+    still moves the rank of any grid point by at most one); the pads become ``-1`` and
+    ``N = 2^GRID_BITS``. Gap ``z[i + 1] − z[i]`` is then the number of grid points with exactly
+    ``i`` data values below them, the integer base measure of the mechanism over the grid.
+    """
+    top = 2.0**GRID_BITS
+    inner = z[:, 1:-1]
+    inner -= lo[:, None]
+    inner /= grid_step(lo, hi)[:, None]
+    np.clip(np.floor(inner, out=inner), 0.0, top, out=inner)
+    z[:, 0], z[:, -1] = -1.0, top
+
+
+def _grid_value(
+    gen: Any, left: np.ndarray, right: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
+    """A uniform grid point of each chosen gap ``(left, right]`` of grid indices, as a value.
+
+    The index is an exact uniform integer of the backend; the value ``lo + j·step`` is a function
+    of public values and that index only (post-processing), and what the mechanism releases
+    (:func:`dpcore.mechanisms.released`). A chosen gap always holds a grid point (an empty gap
+    has weight 0); ``max(·, 1)`` only keeps a replayed choice of the probe drawable.
+    """
+    picks = np.array([gen.integers(max(int(b - a), 1)) for a, b in zip(left, right, strict=True)])
+    value = np.clip(lo + (left + 1.0 + picks) * grid_step(lo, hi), lo, hi)
+    return np.asarray(mechanisms.released(gen, value), dtype=float)
 
 
 def _em_epsilon(rho: Any, epsilon: Any, d: int) -> float:
@@ -177,6 +221,9 @@ def exponential_quantile(
     inner.sort(axis=1)
     if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
         np.clip(inner, lo[:, None], hi[:, None], out=inner)  # sort and clip commute
+    release = mechanisms.is_release(gen)
+    if release:
+        _to_grid(z, lo, hi)  # a release: the mechanism over the public grid's points
     log_len = np.diff(z, axis=1)  # interval lengths L_i, shape (d, n + 1)
     with np.errstate(divide="ignore"):
         np.log(log_len, out=log_len)  # log 0 = -inf for ties: never chosen
@@ -194,6 +241,8 @@ def exponential_quantile(
     )
     rows = np.arange(d)
     left, right = z[rows, idx], z[rows, idx + 1]
+    if release:
+        return _finish(_grid_value(gen, left, right, lo, hi), one_d)
     value = left + gen.random(d) * (right - left)
     return _finish(np.clip(value, lo, hi), one_d)
 
@@ -261,7 +310,8 @@ def exponential_quantile_fast(
     Replace-one, ``n`` public. The rank utility has sensitivity ``k = points_per_person`` (one
     person moves at most ``k`` values across any point), so each column is ``k eps``-DP and the
     call is charged ``k**2 rho`` (zCDP, bounded range: ``d (k eps)**2 / 8``) to the caller's open
-    stage; with ``k = 1``, ``rho``-zCDP.
+    stage; with ``k = 1``, ``rho``-zCDP. In a release the candidates are the public grid's points,
+    as in :func:`exponential_quantile`.
 
     References
     ----------
@@ -277,6 +327,7 @@ def exponential_quantile_fast(
     eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
     k = _check_points(points_per_person)
     g = mechanisms.generator(rng)
+    release = mechanisms.is_release(g)
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
     left, right = np.empty(d), np.empty(d)
     # Column blocks that stay in cache: sort, interval lengths, log-weights, pick.
@@ -292,12 +343,14 @@ def exponential_quantile_fast(
         inner.sort(axis=1)
         if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
             np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
+        if release:
+            _to_grid(z, lo[cols], hi[cols])  # a release: the public grid's points
         np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
         with np.errstate(divide="ignore"):
-            np.log(w, out=w)  # log L_i (-inf for ties)
-        w += log_u
+            np.log(w, out=w)  # log L_i (-inf for ties): the base measure
         idx = mechanisms.exponential(
-            w,
+            np.broadcast_to(log_u, w.shape),
+            base=w,
             sensitivity=float(k),
             epsilon=k * eps * m,
             coefficient=eps / 2.0,
@@ -309,6 +362,9 @@ def exponential_quantile_fast(
         )
         rows = np.arange(m)
         left[cols], right[cols] = z[rows, idx], z[rows, idx + 1]
+    if release:
+        value = _grid_value(g, left, right, lo, hi)
+        return float(value[0]) if one_d else value
     value = left + g.random(d) * (right - left)  # a uniform point of the chosen interval
     value = np.clip(value, lo, hi)
     return float(value[0]) if one_d else value

@@ -16,9 +16,9 @@ from scipy import stats
 from dpcore import registry
 from dpcore.audit import (
     BROKEN_SPECS,
-    GAUSSIAN_ENTRIES,
     audit,
     claims_for,
+    gaussian_ledger,
     likelihood_ratio,
     native_budget,
     pair_grid,
@@ -193,7 +193,8 @@ def test_claims_are_native():
     b = Budget.approx(1.0, 1e-6)
     assert native_budget(registry.get("clipped_laplace"), b).notion == "pure"
     assert native_budget(registry.get("plan_as_published"), ZCDP).rho_value == pytest.approx(0.75)
-    assert "gaussian_public" in GAUSSIAN_ENTRIES and "plan" not in GAUSSIAN_ENTRIES
+    assert gaussian_ledger(registry.get("gaussian_public"), ZCDP, {})
+    assert not gaussian_ledger(registry.get("plan"), ZCDP, {})
 
 
 def test_gdp_bound_recovers_mu_and_is_valid():

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dpcore import mechanisms, registry
-from dpcore.audit.calibration import calibration, problems
+from dpcore.audit import calibration, problems
 from dpcore.estimate import Diagnostics, Estimate
 from dpcore.privacy import Budget, Ledger
 

@@ -700,7 +700,7 @@ def test_run_pde_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatc
 def test_every_stage_drawn_and_charged_by_a_mechanism(name):
     """White-box calibration: every release's noise is what its sensitivity and budget require,
     nothing is drawn outside a mechanism or a stage, and the ledger adds up to the budget."""
-    from dpcore.audit.calibration import calibration, problems
+    from dpcore.audit import calibration, problems
 
     assert problems(calibration(name)) == []
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpcore.audit.calibration import calibration, problems
+from dpcore.audit import calibration, problems
 from dpcore.data import generate
 from dpcore.estimators.simplex import (
     combine_counts,

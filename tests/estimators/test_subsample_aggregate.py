@@ -248,7 +248,7 @@ def test_failed_group_count_is_not_released() -> None:
 def test_white_box_calibration(name: str, public: dict) -> None:
     """The aggregator's mechanisms write every ledger line; their noise is exactly what the charges
     require and the lines add up to the declared budget."""
-    from dpcore.audit.calibration import calibration, problems
+    from dpcore.audit import calibration, problems
 
     tab = calibration(name, **public)
     assert problems(tab) == []

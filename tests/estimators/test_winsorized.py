@@ -622,7 +622,7 @@ def test_zcdp_walk_is_the_pure_walk_at_eps_sqrt_2rho() -> None:
     np.testing.assert_array_equal(U_raw, np.clip(up.value, -100, 100))
     np.testing.assert_array_equal(L_raw, np.clip(lo.value, -100, 100))
     # the paper's Gaussian walk stays available, labelled, for reproducing its tables
-    gauss = winsorized_mean_zcdp(x, rho=rho, bounds=(-100, 100), walk="gaussian", rng=11)
+    gauss = _paper_walk(x, rho=rho, bounds=(-100, 100), rng=11)
     assert gauss.diagnostics.walk == "gaussian"
     assert "Lemma D.1" in gauss.ledger.charges[0].note
     assert registry.get("pmwm_zcdp").params.get("walk", "pure") == "pure"
@@ -724,7 +724,7 @@ def test_pmwm_calls_the_shared_stage_functions(monkeypatch: pytest.MonkeyPatch) 
 def test_white_box_calibration(name: str, public: dict) -> None:
     """Every stage's noise is exactly what its charge requires, no noise is drawn outside a
     mechanism, and the ledger adds up to the declared budget."""
-    from dpcore.audit.calibration import calibration, problems
+    from dpcore.audit import calibration, problems
 
     tab = calibration(name, **public)
     assert problems(tab) == []
@@ -749,12 +749,34 @@ def test_pmwm_zcdp_walk_lines_are_the_pure_walk_converted_as_a_whole() -> None:
 
 def test_gaussian_walk_is_labelled_unproven() -> None:
     x = np.random.default_rng(0).normal(size=300)
-    est = winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), walk="gaussian", rng=0)
+    est = _paper_walk(x, rho=0.5, bounds=(-10, 10), rng=0)
     walk_lines = [c for c in est.ledger.charges if "quantile" in c.stage]
     assert len(walk_lines) == 4
     assert all("unproven accounting" in c.note for c in walk_lines)
     with pytest.raises(ValueError, match="walk"):
         registry.run("pmwm_zcdp", x, Budget.zcdp(0.5), rng=0, bounds=(-10, 10), walk="gaussian")
+    with pytest.raises(ValueError, match="walk"):  # a direct call is held to the same lock
+        winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), walk="gaussian", rng=0)
+
+
+def _paper_walk(x, *, rho, bounds, rng):
+    """The paper's Gaussian walk (unproven accounting), reachable only through the internal
+    ``_pmwm``: the function and the registry refuse it."""
+    from dpcore.estimators import winsorized as W
+
+    return W._pmwm(
+        x,
+        notion="zcdp",
+        budget=rho,
+        bounds=bounds,
+        c=10.0,
+        eta=0.0,
+        beta=1.001,
+        split=W.DEFAULT_SPLIT,
+        mean_noise="joint",
+        walk="gaussian",
+        rng=rng,
+    )
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_positive
+from dpcore._validation import RngLike, check_flag, check_positive
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
@@ -206,6 +206,10 @@ def run_pde(
     X = check_binary(x)
     n, d = X.shape
     budget = check_positive(budget, "epsilon" if noise == "laplace" else "rho")
+    flip, recycle, clip, shuffle = (
+        check_flag(v, k)
+        for v, k in ((flip, "flip"), (recycle, "recycle"), (clip, "clip"), (shuffle, "shuffle"))
+    )
     fractions = _check_options(
         beta, flip_fraction, partition_fraction, heavy_fraction, bound, heavy
     )

@@ -69,6 +69,7 @@ from dpcore import mechanisms
 from dpcore._validation import (
     RngLike,
     check_data,
+    check_flag,
     check_int,
     check_positive,
     check_probability,
@@ -186,6 +187,7 @@ class IomeSpec(EstimatorOptions):
 
     def checked(self) -> IomeSpec:
         """The spec with every option checked (a ``ValueError`` naming the fix otherwise)."""
+        check_flag(self.rotate, "rotate")
         check_real(self.offset_factor, "offset_factor", low=0.0)
         check_int(self.steps, "steps", minimum=1)
         check_real(

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from dpcore._validation import (
+    check_flag,
     check_fractions,
     check_int,
     check_option,
@@ -153,6 +154,8 @@ class PlanSpec(EstimatorOptions):
         """Each public option of the wrong type or out of range refused with its name
         (:mod:`dpcore._validation`), before anything is drawn."""
         check_fractions(self.budget_split, "budget_split", STAGES)
+        if self.regularise_sigma is not None:  # None: the default for the variances
+            check_flag(self.regularise_sigma, "regularise_sigma")
         check_option(self.rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
         if self.radius_universe_kind is not None:
             check_option(

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike, check_real
+from dpcore._validation import RngLike, check_flag, check_real
 from dpcore.estimate import (
     ADD_REMOVE,
     PURE_UNITS,
@@ -288,6 +288,7 @@ def _simplex_draws(
 ) -> _Draws:
     mech, budget = mechanism_of(epsilon, rho)
     rel = check_relation(neighbouring)
+    clamp = check_flag(clamp, "clamp")
     cf = _check_options(rel, known_n, side_information, count_fraction, combine)
     g = mechanisms.generator(rng)
     ledger = Ledger("pure" if mech == "laplace" else "zcdp")

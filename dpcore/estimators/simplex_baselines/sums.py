@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import mechanisms
-from dpcore._validation import RngLike
+from dpcore._validation import RngLike, check_flag
 from dpcore.estimate import (
     Estimate,
 )
@@ -258,7 +258,7 @@ def plugin_mean(
         epsilon=epsilon,
         rho=rho,
         bounds=bounds,
-        centring="shift" if shift else "raw",
+        centring="shift" if check_flag(shift, "shift") else "raw",
         split=split,
         radius=radius,
         reps=1,

@@ -11,8 +11,19 @@ than 1, an unledgered draw, or charges that do not add up to the declared budget
 ``spend_factor`` (a stage charged twice, or one left out).
 
 Unlike the black-box audit (:func:`dpcore.audit.audit`), this catches any scale error exactly and
-needs one run; it trusts the sensitivity each stage declares, which the mechanism docstrings and
-the estimator tests pin down (docs/privacy-contract.md).
+needs one run. The sensitivity each stage declares is checked by the probe of
+:mod:`dpcore.audit.probe`: the estimator also runs on worst-case neighbours of its relation with
+the same randomness (and the same earlier releases), and ``moved`` is, per stage, the largest
+movement of its input over the sensitivity it declares, in its own norm; :func:`problems` flags
+a movement above 1 and a declared sensitivity that changes with the data
+(docs/privacy-contract.md).
+
+Examples
+--------
+>>> from dpcore.privacy import Budget
+>>> tab = calibration("clipped_laplace", Budget.pure(1.0))
+>>> list(tab.columns)
+['stage', 'mechanism', 'sensitivity', 'scale', 'charged', 'ratio', 'moved']
 """
 
 from __future__ import annotations
@@ -24,7 +35,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dpcore import mechanisms, registry
+from dpcore import mechanisms
+from dpcore.audit.broken import resolve
+from dpcore.audit.neighbours import is_binary
+from dpcore.audit.probe import probe as probe_stages
+from dpcore.audit.probe import probe_problems
+from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
 
 #: Generator methods that draw privacy-type noise (a random rotation, permutation or uniform
@@ -38,7 +54,7 @@ NOISE_METHODS = (
     "standard_exponential",
 )
 
-COLUMNS = ["stage", "mechanism", "sensitivity", "scale", "charged", "ratio"]
+COLUMNS = ["stage", "mechanism", "sensitivity", "scale", "charged", "ratio", "moved"]
 
 
 class _Tracer(np.random.Generator):
@@ -75,11 +91,11 @@ for _m in NOISE_METHODS:
     setattr(_Tracer, _m, _counting(_m))
 
 
-def default_data(name: str) -> Any:
+def default_data(name: str | EstimatorSpec) -> Any:
     """A small public data set the entry applies to (n = 2,000; d = 8, or 1 for scalar entries)."""
     from dpcore.data import binary_product, generate
 
-    spec = registry.get(name)
+    spec = resolve(name)
     d = 1 if spec.needs_dimension == "scalar" else 8
     if "real" in spec.data_kinds:
         return generate("gaussian", n=2000, d=d, skew=1.0, rng=7)
@@ -88,26 +104,28 @@ def default_data(name: str) -> Any:
     return binary_product(2000, max(d, 2), rng=7)
 
 
-def default_budget(name: str) -> Budget:
+def default_budget(name: str | EstimatorSpec) -> Budget:
     """The entry's native notion at a round value: ρ = 0.5 for a zCDP entry, else ε = 1."""
-    return Budget.zcdp(0.5) if registry.get(name).notion == "zcdp" else Budget.pure(1.0)
+    return Budget.zcdp(0.5) if resolve(name).notion == "zcdp" else Budget.pure(1.0)
 
 
 def calibration(
-    name: str,
+    name: str | EstimatorSpec,
     budget: Budget | None = None,
     *,
     data: Any = None,
     rng: int = 0,
     runner: Callable[..., Any] | None = None,
+    probe: bool = True,
     **public: Any,
 ) -> pd.DataFrame:
-    """One row per noisy stage actually run by ``name`` at ``budget``, with its calibration ratio.
+    """One row per noisy stage actually run by ``name`` at ``budget``, with its calibration ratio
+    and the sensitivity probe's movement.
 
     Parameters
     ----------
-    name : str
-        A registered estimator.
+    name : str or EstimatorSpec
+        A registered estimator, a broken-on-purpose one's name, or a spec (a custom estimator).
     budget : Budget, optional
         Default :func:`default_budget`.
     data : Dataset or array, optional
@@ -117,15 +135,20 @@ def calibration(
     runner : callable, optional
         ``runner(data, budget, rng=..., **public) -> Estimate`` instead of the registry entry (the
         tests pass broken variants here).
+    probe : bool
+        Also run the sensitivity probe (:func:`dpcore.audit.probe.probe`) on worst-case
+        neighbours of ``data`` under the entry's relation.
     **public
         Public tuning passed to the entry.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``stage, mechanism, sensitivity, scale, charged, ratio``; ``attrs`` holds
-        ``declared`` (the budget the ledger should add up to, in the native unit, times
-        ``spend_factor``), ``total`` (what it adds up to) and ``unit``.
+        Columns ``stage, mechanism, sensitivity, scale, charged, ratio, moved`` (``moved``: the
+        stage's largest input movement over its declared sensitivity, NaN when not probed);
+        ``attrs`` holds ``declared`` (the budget the ledger should add up to, in the native unit,
+        times ``spend_factor``), ``total`` (what it adds up to), ``unit`` and ``probe`` (the
+        probe's rows).
 
     Examples
     --------
@@ -133,10 +156,10 @@ def calibration(
     >>> list(tab["ratio"].round(12)), problems(tab)
     ([1.0], [])
     """
-    spec = registry.get(name)
-    budget = budget or default_budget(name)
-    data = default_data(name) if data is None else data
-    run = runner or (lambda x, b, **kw: registry.run(name, x, b, **kw))
+    spec = resolve(name)
+    budget = budget or default_budget(spec)
+    data = default_data(spec) if data is None else data
+    run = runner or spec.run
     gen = _Tracer(rng)
     misplaced: list[tuple[str, int]] = []
 
@@ -161,13 +184,27 @@ def calibration(
         rows.append(_unledgered(f"{kind} draw outside any ledger stage ({variates} variates)"))
     if gen.stray:
         rows.append(_unledgered(f"noise drawn outside dpcore.mechanisms ({gen.stray} variates)"))
+    probed: list[dict[str, Any]] = []
+    if probe and spec.notion != "none":
+        probed = probe_stages(
+            lambda x, b, **kw: run(x, b, **kw, **public),
+            data,
+            budget,
+            spec.neighbouring,
+            binary=is_binary(spec),
+            seed=rng,
+        )
+    for row in rows:
+        ratios = [r["ratio"] for r in probed if r["stage"] == row["stage"]]
+        row["moved"] = max((v for v in ratios if not math.isnan(v)), default=math.nan)
     tab = pd.DataFrame(rows, columns=COLUMNS)
     native = budget.to_native(spec.notion).value if spec.notion != "none" else 0.0
     tab.attrs.update(
         declared=native * spec.spend_factor,
         total=est.ledger.total(),
         unit=est.ledger.unit(),
-        estimator=name,
+        estimator=spec.name,
+        probe=probed,
     )
     return tab
 
@@ -180,6 +217,7 @@ def _unledgered(what: str) -> dict[str, Any]:
         "scale": math.nan,
         "charged": 0.0,
         "ratio": math.nan,
+        "moved": math.nan,
     }
 
 
@@ -188,7 +226,9 @@ def problems(tab: pd.DataFrame, rel_tol: float = 1e-9) -> list[str]:
 
     * a stage whose ratio is not 1 (too little noise below 1, wasted budget above);
     * a draw not in the ledger (``unledgered``);
-    * charges that do not add up to the declared budget (a stage charged twice, or left out).
+    * charges that do not add up to the declared budget (a stage charged twice, or left out);
+    * a stage whose input moved beyond its declared sensitivity on a neighbour, or whose declared
+      sensitivity changes with the data (the probe, :func:`dpcore.audit.probe.probe_problems`).
     """
     out = []
     for row in tab.itertuples(index=False):
@@ -204,4 +244,4 @@ def problems(tab: pd.DataFrame, rel_tol: float = 1e-9) -> list[str]:
             f"the stages charge {total:.6g} {tab.attrs.get('unit', '')} in all, but the declared "
             f"budget is {declared:.6g}"
         )
-    return out
+    return out + probe_problems(tab.attrs.get("probe", []))
