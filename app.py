@@ -60,6 +60,8 @@ def _init_state() -> None:
     spec = DISTRIBUTIONS[values["distribution"]]
     lo, hi = spec.skew_range
     if not lo <= values["skew"] <= hi:
+        if "skew" in from_url:
+            refused["skew"] = f"{spec.label} takes a skew in [{lo:g}, {hi:g}]"
         values["skew"] = spec.default_skew
     for key, reason in refused.items():  # a note on each page while the default stands
         refuse_link(key, query[key], values[key], reason)

@@ -53,6 +53,9 @@ MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
 #: Largest number of rows and columns of an uploaded CSV.
 MAX_UPLOAD_ROWS = 200_000
 MAX_COLUMNS = 512
+#: Longest line of an uploaded CSV with quotes that is parsed to count its fields (a longer one
+#: with more separators than :data:`MAX_COLUMNS` is refused unparsed).
+MAX_LINE_CHARS = 1_000_000
 #: Largest experiment config (JSON text) accepted, in characters.
 MAX_CONFIG_CHARS = 200_000
 #: Largest nesting depth of an uploaded JSON experiment config.

@@ -99,6 +99,7 @@ def parse_csv(
     except csv.Error:
         sep = ","
     _check_header(text, sep, max_columns)
+    _check_rows(text, sep, max_columns)
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
@@ -161,6 +162,22 @@ def _check_header(text: str, sep: str, max_columns: int) -> None:
     _check_look_alikes(names)
 
 
+def _check_rows(text: str, sep: str, max_columns: int) -> None:
+    """Refuse a line with more than ``max_columns`` fields before pandas reads it (a one-column
+    header over a line of 10 million fields kept the parser busy for minutes), in one pass."""
+    for number, line in enumerate(text.split("\n"), 1):
+        most = max(line.count(c) for c in ",;\t|")  # the sniffer may miss a ragged file's separator
+        if most < max_columns:
+            continue
+        quoted = '"' in line and len(line) <= limits.MAX_LINE_CHARS  # separators in quotes
+        if quoted and len(next(csv.reader([line], delimiter=sep), [])) <= max_columns:
+            continue
+        raise ValueError(
+            f"Line {number:,} has about {most + 1:,} fields; the limit is "
+            f"{max_columns} columns. Check the separator, or keep the columns you need."
+        )
+
+
 #: Letters of other scripts drawn like a Latin letter whose Unicode name does not end in it
 #: (``CYRILLIC SMALL LETTER ER`` is drawn "p"); the others map by their name's last word.
 _LOOKS_LIKE = {
@@ -179,7 +196,7 @@ def _skeleton(name: str) -> str:
         if unicodedata.category(ch) == "Cf":  # zero-width spaces and joiners, direction marks
             continue
         words = unicodedata.name(ch, "").split()
-        if ch.isascii() or len(words) < 3 or words[-2] != "LETTER":
+        if ch.isascii() or "LETTER" not in words[:-1]:
             out.append(ch)
             continue
         latin = _LOOKS_LIKE.get(words[-1], words[-1].lower() if len(words[-1]) == 1 else ch)
