@@ -84,8 +84,10 @@ MAX_PAIRS_PER_GROUP = MAX_N // 2
 #: times the work of one at the default (:func:`work_factor`).
 DEFAULT_STEPS = 20
 #: Longest predicted run of one comparison on the interactive pages, in seconds
-#: (:func:`dpcore.experiments.cost.estimate_seconds`; every preset at 50 repetitions is under 60 s).
-MAX_APP_SECONDS = 600.0
+#: (:func:`dpcore.experiments.cost.estimate_seconds`): every preset at 50 repetitions is under
+#: 60 s, and every applicable estimator at the page's largest n · d, 50 repetitions and five
+#: sweep points about 700 s; larger configs belong to ``python -m dpcore.experiments``.
+MAX_APP_SECONDS = 1200.0
 #: Largest magnitude of a data value or a bound: squares of widths summed over ``MAX_D``
 #: coordinates, divided by the smallest budget, and sums of ``MAX_CELLS`` squared values all stay
 #: finite (1e100**2 * 8e6 / 1e-12 < 1e308).

@@ -59,8 +59,8 @@ def test_the_cost_estimate_and_the_work_limit_count_steps():
 
 def test_the_page_refuses_a_config_whose_estimate_is_over_its_time_limit():
     slow = {**BASE, "repetitions": 50, "sweep": {"budget": [0.1 * i for i in range(1, 21)]},
-            "estimators": [{"name": "iome_original", "params": {"steps": 1000}},
-                           {"name": "plan", "params": {"steps": 1000}}]}  # fmt: skip
+            "estimators": [{"name": name, "params": {"steps": 1000}}
+                           for name in ("iome_original", "iome_paper", "plan", "gaussian_private")]}  # fmt: skip
     cfg = ExperimentConfig.from_dict(slow)
     assert estimate_seconds(cfg) > limits.MAX_APP_SECONDS
     with pytest.raises(ValueError, match=r"dpcore\.limits\.MAX_APP_SECONDS"):
