@@ -29,12 +29,12 @@ from pages._sidebar import (
     apply_sidebar,
     convert_unit,
     nearest_preset,
-    parse_query,
+    read_query,
     size_error,
 )
 from pages._spec import PAGES, page
 from pages._ui import settings
-from pages._url import send_values
+from pages._url import refuse_link, send_values, show_link_notes
 
 st.set_page_config(
     page_title="dpmean lab",
@@ -53,13 +53,18 @@ def _init_state() -> None:
     """On a session's first run, take the settings from the URL (falling back to defaults)."""
     if st.session_state.get("_initialised"):
         return
-    from_url = parse_query(st.query_params.to_dict())
+    query = st.query_params.to_dict()
+    from_url, refused = read_query(query)
     st.session_state["_url_had_settings"] = bool(from_url)
     values = {**asdict(DEFAULTS), **from_url}
     spec = DISTRIBUTIONS[values["distribution"]]
     lo, hi = spec.skew_range
     if not lo <= values["skew"] <= hi:
+        if "skew" in from_url:
+            refused["skew"] = f"{spec.label} takes a skew in [{lo:g}, {hi:g}]"
         values["skew"] = spec.default_skew
+    for key, reason in refused.items():  # a note on each page while the default stands
+        refuse_link(key, query[key], values[key], reason)
     for key, value in values.items():
         st.session_state[key] = value
     st.session_state["budget_preset"] = nearest_preset(values["budget_value"])
@@ -247,8 +252,9 @@ def _shell() -> None:
         _present.style()
     elif "present" in st.query_params:
         del st.query_params["present"]
+    show_link_notes(*GLOBAL_KEYS)  # link values refused (e.g. ?delta=0): the defaults used
     try:
-        _budget = current.budget  # validates the budget; raises ValueError naming the fix
+        _budget = current.checked()  # validates the budget and δ; raises ValueError naming the fix
     except ValueError as err:
         st.error(f"That privacy budget is impossible: {err}")
         st.stop()

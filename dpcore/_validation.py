@@ -190,6 +190,23 @@ def check_flag(value: Any, name: str) -> bool:
 MAX_WHOLE = 2**62
 
 
+def check_work_param(value: Any, name: str) -> int:
+    """A public parameter of :data:`dpcore.limits.WORK_PARAMS` (``steps``, ``pairs_per_group``)
+    as a whole number from 1 to its limit, else a ``ValueError`` naming the limit.
+
+    >>> check_work_param(20, "steps")
+    20
+    """
+    limit = limits.WORK_PARAMS[name]
+    return check_int(
+        value,
+        name,
+        minimum=1,
+        maximum=getattr(limits, limit),
+        hint=limits.limit_hint(limit),
+    )
+
+
 def check_int(
     value: Any,
     name: str,

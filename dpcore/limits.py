@@ -15,6 +15,7 @@ there anyway: ``epsilon = 1000`` already makes any outcome up to ``e**1000`` tim
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,9 @@ MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
 #: Largest number of rows and columns of an uploaded CSV.
 MAX_UPLOAD_ROWS = 200_000
 MAX_COLUMNS = 512
+#: Longest line of an uploaded CSV with quotes that is parsed to count its fields (a longer one
+#: with more separators than :data:`MAX_COLUMNS` is refused unparsed).
+MAX_LINE_CHARS = 1_000_000
 #: Largest experiment config (JSON text) accepted, in characters.
 MAX_CONFIG_CHARS = 200_000
 #: Largest nesting depth of an uploaded JSON experiment config.
@@ -65,6 +69,25 @@ MIN_DELTA = 1e-100
 #: Largest noise scale (in rows) of a noisy count that resizes data (``resize_*``; the imputed
 #: rows are summed in O(d), but the count must still fit an int64 and mean something).
 MAX_COUNT_NOISE_SCALE = 1e12
+#: Smallest budget (ε or ρ) of one OpenDP peer call (``peer_opendp_*``): below it OpenDP's own
+#: scale search (``binary_search_param`` and its privacy map, once per coordinate) took minutes
+#: (ρ = 1e-12 at d = 64: 106 s on a loaded machine), and no release at it says anything.
+MIN_PEER_BUDGET = 1e-6
+#: Largest number of steps of the iterative estimators (IOME's and PLAN's searches, the private
+#: Gaussian's radius search: ``steps``); their defaults are 10-20. Each step is a pass over the
+#: data, and ``steps`` sized arrays are kept: ``steps=10**9`` asked for 14.9 GiB.
+MAX_STEPS = 1000
+#: Largest number of disjoint pairs per group of PLAN's variance step (``pairs_per_group``);
+#: a run also needs at least ``2 * pairs_per_group`` rows.
+MAX_PAIRS_PER_GROUP = MAX_N // 2
+#: The iterative estimators' usual number of steps: a run with more does ``steps / DEFAULT_STEPS``
+#: times the work of one at the default (:func:`work_factor`).
+DEFAULT_STEPS = 20
+#: Longest predicted run of one comparison on the interactive pages, in seconds
+#: (:func:`dpcore.experiments.cost.estimate_seconds`): every preset at 50 repetitions is under
+#: 60 s, and every applicable estimator at the page's largest n · d, 50 repetitions and five
+#: sweep points about 700 s; larger configs belong to ``python -m dpcore.experiments``.
+MAX_APP_SECONDS = 1200.0
 #: Largest magnitude of a data value or a bound: squares of widths summed over ``MAX_D``
 #: coordinates, divided by the smallest budget, and sums of ``MAX_CELLS`` squared values all stay
 #: finite (1e100**2 * 8e6 / 1e-12 < 1e308).
@@ -90,6 +113,53 @@ def check_int(value: Any, name: str, lo: int, hi: int) -> int:
             f"{lo:,} and {hi:,} (dpmean lab's limits are in dpcore.limits)."
         )
     return int(value)
+
+
+def limit_hint(name: str) -> str:
+    """The sentence that names a limit of this module, for a refusal's message.
+
+    >>> limit_hint("MAX_STEPS")
+    'The limit is dpcore.limits.MAX_STEPS = 1,000.'
+    """
+    return f"The limit is dpcore.limits.{name} = {globals()[name]:,}."
+
+
+#: The public estimator parameters that scale a run's work, and the limit of each.
+WORK_PARAMS = {"steps": "MAX_STEPS", "pairs_per_group": "MAX_PAIRS_PER_GROUP"}
+
+
+def check_work_params(params: Mapping[str, Any]) -> None:
+    """Refuse a parameter of :data:`WORK_PARAMS` above its limit (or not a whole number >= 1)
+    before anything runs, naming the limit.
+
+    >>> check_work_params({"steps": 10**9})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: steps = 1000000000 is refused: ... The limit is dpcore.limits.MAX_STEPS = 1,000.
+    """
+    for key, limit in WORK_PARAMS.items():
+        if key not in params:
+            continue
+        value, top = params[key], globals()[limit]
+        ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+        if not (ok and 1 <= value <= top):
+            raise ValueError(
+                f"{key} = {value!r:.40} is refused: {key} must be a whole number from 1 to "
+                f"{top:,}. {limit_hint(limit)}"
+            )
+
+
+def work_factor(params: Mapping[str, Any] | None) -> float:
+    """How many times the work of a run at the default steps a run with ``params`` does
+    (``steps / DEFAULT_STEPS`` above the default, else 1).
+
+    >>> work_factor({"steps": 200}), work_factor({}), work_factor(None)
+    (10.0, 1.0, 1.0)
+    """
+    steps = (params or {}).get("steps")
+    if isinstance(steps, bool) or not isinstance(steps, int | float | np.integer):
+        return 1.0
+    return max(1.0, float(steps) / DEFAULT_STEPS)
 
 
 def check_size(n: int, d: int) -> tuple[int, int]:

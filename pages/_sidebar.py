@@ -42,6 +42,12 @@ class Settings:
         """The budget as a :class:`dpcore.privacy.Budget` (raises ``ValueError`` if impossible)."""
         return Budget.from_unit(self.unit, self.budget_value, self.delta)
 
+    def checked(self) -> Budget:
+        """The budget, with δ checked first whatever the unit (every page shows δ in its
+        conversions): a ``ValueError`` naming the fix when either is impossible."""
+        Budget.approx(1.0, self.delta)  # refuses δ outside [MIN_DELTA, 1): the one δ check
+        return self.budget
+
     @property
     def kind(self) -> str:
         return DISTRIBUTIONS[self.distribution].kind
@@ -78,30 +84,67 @@ QUERY_RANGES: dict[str, tuple[type, float, float]] = {
 def parse_query(params: dict[str, str]) -> dict[str, Any]:
     """Read the settings from URL query parameters, keeping only valid values.
 
-    Returns a dict of session-state values; anything missing, malformed or out of range falls back
-    to the default (a broken link still opens the app). Budgets outside dpcore's limits are kept, so
-    the app can say why they are impossible.
+    Returns a dict of session-state values; anything missing, malformed, out of range or refused by
+    the budget falls back to the default (a broken link still opens the app).
+    :func:`read_query` also says why each value was dropped.
+    """
+    return read_query(params)[0]
+
+
+def read_query(params: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The settings a link sets, and why each value it refused was refused (key -> reason).
+
+    Each malformed or out-of-range value, and a ``delta`` or budget that :meth:`Settings.checked`
+    refuses, falls back to its default (``app.py`` shows a note on it:
+    :func:`pages._url.refuse_link`).
+
+    >>> values, why = read_query({"delta": "-0", "n": "300"})
+    >>> values, why["delta"]  # doctest: +ELLIPSIS
+    ({'n': 300}, 'delta must be strictly between 0 and 1 (typically below 1/n); got 0.0')
     """
     out: dict[str, Any] = {}
+    notes: dict[str, str] = {}
     params = {k: v for k, v in params.items() if isinstance(k, str) and isinstance(v, str)}
     dist = params.get("distribution")
     if dist in DISTRIBUTIONS:
         out["distribution"] = dist
+    elif dist is not None:
+        notes["distribution"] = "it names no distribution"
     for key, (cast, lo, hi) in QUERY_RANGES.items():
-        if key not in params:
-            continue
-        try:
-            value = float(params[key][:64])
-        except ValueError:
-            continue
-        if not (math.isfinite(value) and lo <= value <= hi) or (
-            cast is int and not value.is_integer()
-        ):
-            continue
-        out[key] = int(value) if cast is int else value + 0.0  # -0.0 -> 0.0
+        if key in params:
+            try:
+                out[key] = _query_number(params[key], cast, lo, hi)
+            except ValueError as err:
+                notes[key] = str(err)
     if params.get("unit") in UNITS:
         out["unit"] = params["unit"]
-    return out
+    elif "unit" in params:
+        notes["unit"] = f"the unit is one of {', '.join(UNITS)}"
+    for key in ("delta", "budget_value"):  # δ first: an (ε, δ) budget's check reads it
+        try:
+            record = Settings(**{**asdict(DEFAULTS), **out})
+            _ = Budget.approx(1.0, record.delta) if key == "delta" else record.budget
+        except ValueError as err:
+            if key in out:
+                notes[key] = str(err).rstrip(".")
+                del out[key]
+    return out, notes
+
+
+def _query_number(raw: str, cast: type, lo: float, hi: float) -> float | int:
+    """``raw`` as a number of type ``cast`` in ``[lo, hi]`` (``-0`` read as ``0``), else a
+    ``ValueError`` saying why."""
+    try:
+        value = float(raw[:64])
+    except ValueError:
+        raise ValueError("it is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("it is not a finite number")
+    if cast is int and not value.is_integer():
+        raise ValueError("it is not a whole number")
+    if not lo <= value <= hi:
+        raise ValueError(f"it must lie between {lo:g} and {hi:g}")
+    return int(value) if cast is int else value + 0.0  # -0.0 -> 0.0
 
 
 def size_error(n: int, d: int) -> str | None:

@@ -134,10 +134,11 @@ def url_state(
                 value = parse(raw) if parse else _decode(raw, default)
                 if isinstance(value, float):
                     value += 0.0  # -0.0 -> 0.0
-                if ok(value):
-                    ss[keep] = value
-            except URL_ERRORS:
-                pass
+                if not ok(value):
+                    raise ValueError("this page cannot show that value")
+                ss[keep] = value
+            except URL_ERRORS as err:
+                refuse_link(key, raw, default, _reason(err))
     if keep in ss and not ok(ss[keep]):
         del ss[keep]
     if key in ss and not ok(ss[key]):
@@ -145,7 +146,39 @@ def url_state(
     if key not in ss:
         ss[key] = ss.get(keep, default)
     send_values(key)
+    show_link_notes(key)
     return key
+
+
+#: Session key of the notes on link values that were refused (key -> (default used, note)).
+_NOTES = "_link_notes"
+
+
+def refuse_link(key: str, raw: str, default: Any, reason: str) -> None:
+    """Record that the link's value ``raw`` for ``key`` was refused for ``reason`` and that
+    ``default`` is used instead; :func:`show_link_notes` shows the note on every page."""
+    shown = raw if len(raw) <= 40 else raw[:40] + "…"
+    note = (
+        f"The link's {key} = {shown!r} was not used ({reason.rstrip('.')}); the page uses the "
+        f"default {default!r}."
+    )
+    st.session_state.setdefault(_NOTES, {})[key] = (default, note)
+
+
+def show_link_notes(*keys: str) -> None:
+    """Show the note on each of ``keys`` whose link value was refused, as long as the control
+    still holds the default that replaced it (a visitor's own choice ends the note)."""
+    notes = st.session_state.get(_NOTES, {})
+    for key in keys:
+        if key in notes and st.session_state.get(key, notes[key][0]) == notes[key][0]:
+            st.warning(notes[key][1], icon=":material/link_off:")
+
+
+def _reason(err: BaseException) -> str:
+    """A short reason for a refused link value (Python's own messages are not shown)."""
+    if isinstance(err, ValueError) and str(err) == "this page cannot show that value":
+        return str(err)
+    return "it is malformed or out of range for this control"
 
 
 def send_values(*keys: str) -> None:

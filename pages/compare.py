@@ -160,16 +160,32 @@ def _on_upload() -> None:
     )
 
 
+def _uploaded_names(cfg: ExperimentConfig) -> list[str]:
+    return [e["name"] for e in cfg.estimator_entries()]
+
+
+def _entry_text(entry: dict) -> str:
+    """An uploaded config's estimator entry as text: its name and public parameters."""
+    params = ", ".join(f"{k}={v!r}" for k, v in entry["params"].items())
+    return f"{entry['name']} ({params})" if params else entry["name"]
+
+
 st.sidebar.file_uploader(
     "Restore a comparison config (JSON)", type=["json"], key="cmp_upload", on_change=_on_upload
 )
 upload = st.session_state.get("cmp_uploaded_json")
 
+if st.session_state.get("_cmp_choice_upload") != upload:  # a new (or no more) upload: its own
+    forget("cmp_est", "cmp_est_peers")  # estimators replace the earlier picks (and come back)
+    st.session_state["_cmp_choice_upload"] = upload
+
 with user_errors():
     if upload is not None:
         base = check_app_limits(ExperimentConfig.from_json(upload))
         st.info(
-            f"Using the uploaded config **{base.name}** (remove the file in the sidebar to go back)."
+            f"Using the uploaded config **{base.name}**: its estimators "
+            f"({', '.join(_entry_text(e) for e in base.estimator_entries())}) replace the "
+            "estimator choice below (remove the file in the sidebar to go back)."
         )
     else:  # a preset's estimators and sweep (or the defaults) at the sidebar's data, budget, seed
         base = sidebar_config(
@@ -233,6 +249,11 @@ chosen = url_widget(
     format_func=lambda k: labels.get(k, k),
     help="Defaults to the main estimators for this kind of data; every applicable one is listed.",
 )
+if upload is not None and (left := sorted(set(_uploaded_names(base)) - set(options))):
+    st.warning(
+        f"The uploaded config's {', '.join(left)} cannot run here "
+        f"({'turn on the peer libraries' if not peers_on else 'not applicable to this data'})."
+    )
 if not chosen:
     st.warning("Pick at least one estimator.")
     st.stop()

@@ -9,6 +9,7 @@ import collections
 import csv
 import io
 import math
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -98,6 +99,7 @@ def parse_csv(
     except csv.Error:
         sep = ","
     _check_header(text, sep, max_columns)
+    _check_rows(text, sep, max_columns)
     try:
         df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
@@ -157,6 +159,70 @@ def _check_header(text: str, sep: str, max_columns: int) -> None:
             f"Two columns have the same name ({twice[:40]!r}); give every column a unique name "
             "in the header row."
         )
+    _check_look_alikes(names)
+
+
+def _check_rows(text: str, sep: str, max_columns: int) -> None:
+    """Refuse a line with more than ``max_columns`` fields before pandas reads it (a one-column
+    header over a line of 10 million fields kept the parser busy for minutes), in one pass."""
+    for number, line in enumerate(text.split("\n"), 1):
+        most = max(line.count(c) for c in ",;\t|")  # the sniffer may miss a ragged file's separator
+        if most < max_columns:
+            continue
+        quoted = '"' in line and len(line) <= limits.MAX_LINE_CHARS  # separators in quotes
+        if quoted and len(next(csv.reader([line], delimiter=sep), [])) <= max_columns:
+            continue
+        raise ValueError(
+            f"Line {number:,} has about {most + 1:,} fields; the limit is "
+            f"{max_columns} columns. Check the separator, or keep the columns you need."
+        )
+
+
+#: Letters of other scripts drawn like a Latin letter whose Unicode name does not end in it
+#: (``CYRILLIC SMALL LETTER ER`` is drawn "p"); the others map by their name's last word.
+_LOOKS_LIKE = {
+    "IE": "e", "ER": "p", "ES": "c", "HA": "x", "U": "y", "EN": "h", "EM": "m", "TE": "t",
+    "KA": "k", "VE": "b", "DZE": "s", "JE": "j", "OMICRON": "o", "ALPHA": "a", "RHO": "p",
+    "NU": "v", "KAPPA": "k", "IOTA": "i", "TAU": "t", "BETA": "b", "ETA": "h", "MU": "m",
+    "ZETA": "z", "CHI": "x", "EPSILON": "e", "UPSILON": "y",
+}  # fmt: skip
+
+
+def _skeleton(name: str) -> str:
+    """How ``name`` looks: NFKC-normalised, invisible characters dropped, and each letter of
+    another script that is drawn like a Latin letter replaced by it (case kept)."""
+    out = []
+    for ch in unicodedata.normalize("NFKC", name):
+        if unicodedata.category(ch) == "Cf":  # zero-width spaces and joiners, direction marks
+            continue
+        words = unicodedata.name(ch, "").split()
+        if ch.isascii() or "LETTER" not in words[:-1]:
+            out.append(ch)
+            continue
+        latin = _LOOKS_LIKE.get(words[-1], words[-1].lower() if len(words[-1]) == 1 else ch)
+        out.append(latin.upper() if "CAPITAL" in words and latin != ch else latin)
+    return "".join(out)
+
+
+def _check_look_alikes(names: list[str]) -> None:
+    """Refuse two column names that differ but look the same (``wage`` and ``wаge`` with a
+    Cyrillic ``а``, or a zero-width space): a visitor could not tell which one they picked."""
+    seen: dict[str, str] = {}
+    for name in names:
+        other = seen.setdefault(_skeleton(name), name)
+        if other != name:
+            odd = next(
+                (
+                    f"U+{ord(c):04X} {unicodedata.name(c, '?')}"
+                    for c in name + other
+                    if not c.isascii()
+                ),
+                "a character that is not plain text",
+            )
+            raise ValueError(
+                f"Two columns have names that look the same: {other[:40]!r} and {name[:40]!r} "
+                f"(one has {odd}); rename one of them in the header row."
+            )
 
 
 def _is_numeric(col: pd.Series) -> bool:

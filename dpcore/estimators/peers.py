@@ -49,7 +49,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import mechanisms
+from dpcore import limits, mechanisms
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive
 from dpcore.estimate import (
     PEERS,
@@ -307,6 +307,12 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
     arr = check_data(x, ndim=2, min_rows=2)
     n, d = arr.shape
     lo, hi = check_bounds(bounds, d)
+    if budget < limits.MIN_PEER_BUDGET:
+        raise ValueError(
+            f"the OpenDP peers need a budget of at least {limits.MIN_PEER_BUDGET:g} "
+            f"(dpcore.limits.MIN_PEER_BUDGET: OpenDP's scale search takes minutes below it); "
+            f"got {budget:g}. Use a larger budget."
+        )
     per = budget / d
     means = np.empty(d)
     scales = np.empty(d)

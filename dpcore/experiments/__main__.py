@@ -108,7 +108,11 @@ def dask_executor(address: str, workers: int = 2) -> Iterator[Executor]:
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    """``python -m dpcore.experiments CONFIG.json --out DIR``."""
+    """``python -m dpcore.experiments CONFIG.json --out DIR``.
+
+    Exit status: 0 when every run succeeded, 1 when some run failed (its row says why), 2 when the
+    config or the options were refused before anything ran.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m dpcore.experiments",
         description="Run a dpcore experiment config and write its results and figures.",
@@ -189,7 +193,20 @@ def main(argv: Iterable[str] | None = None) -> int:
     except OSError as err:
         print(f"error: cannot write the results to {str(out)!r}: {err}", file=sys.stderr)
         return 2
-    return 0
+    return _failures(frame)
+
+
+def _failures(frame: pd.DataFrame) -> int:
+    """1 (and a count on stderr, with the first reasons) when any task failed, else 0: a run
+    whose rows say MemoryError must not look like a success to a script."""
+    failed = frame["failed"].astype(str) if "failed" in frame else None
+    if failed is None or not (failed != "").any():
+        return 0
+    reasons = failed[failed != ""].value_counts()
+    print(f"error: {int((failed != '').sum()):,} of {len(frame):,} runs failed:", file=sys.stderr)
+    for reason, count in reasons.head(5).items():
+        print(f"  {count:,} x {reason[:300]}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

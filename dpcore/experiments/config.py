@@ -93,15 +93,17 @@ def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
     """Refuse parameters ``spec`` does not take, or that would change its guarantee (the
     registry's one contract: :meth:`dpcore.estimate.EstimatorSpec.check_overrides`)."""
     spec.check_overrides(params)
+    limits.check_work_params(params)  # steps, pairs_per_group: bounded before anything runs
 
 
 def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
     """``cfg`` fitted to the interactive pages' caps, or a ``ValueError`` when it cannot fit.
 
     Repetitions above the page's cap (``APP_REPETITIONS[1]``, what its slider offers) are capped
-    to it; a config with more than :data:`dpcore.limits.APP_TASKS` runs at those repetitions, or
-    with more than :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at some sweep point, is
-    refused (such configs belong to ``python -m dpcore.experiments``).
+    to it; a config with more than :data:`dpcore.limits.APP_TASKS` runs at those repetitions,
+    with more than :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at some sweep point, or
+    predicted to run longer than :data:`dpcore.limits.MAX_APP_SECONDS`, is refused (such
+    configs belong to ``python -m dpcore.experiments``).
 
     Returns
     -------
@@ -118,6 +120,16 @@ def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
         raise ValueError(
             f"the config's largest dataset has n · d = {cells:,} values; the page's limit is "
             f"{limits.MAX_APP_CELLS:,} (run it with python -m dpcore.experiments)."
+        )
+    from dpcore.experiments.cost import estimate_seconds  # cost reads configs: imported late
+
+    seconds = estimate_seconds(cfg)
+    if seconds > limits.MAX_APP_SECONDS:
+        raise ValueError(
+            f"the config would run for about {seconds:,.0f} s (the cost model's estimate); the "
+            f"page's limit is dpcore.limits.MAX_APP_SECONDS = {limits.MAX_APP_SECONDS:,.0f} s. "
+            "Use fewer repetitions, sweep points, estimators or steps, or run it with "
+            "python -m dpcore.experiments."
         )
     return cfg
 
@@ -302,7 +314,7 @@ class ExperimentConfig:
         self._check_scalars()
         self._check_sweep()
         entries = self._check_estimators()
-        self._check_grid(len(entries))
+        self._check_grid(entries)
         _check_data_params(self)
         self._check_bounds()
 
@@ -385,9 +397,10 @@ class ExperimentConfig:
             )
         return entries
 
-    def _check_grid(self, n_entries: int) -> None:
+    def _check_grid(self, entries: list[dict[str, Any]]) -> None:
         spec = DISTRIBUTIONS[self.distribution]
-        limits.check_tasks(len(self.settings()), n_entries, self.repetitions)
+        limits.check_tasks(len(self.settings()), len(entries), self.repetitions)
+        runs = sum(limits.work_factor(e["params"]) for e in entries)  # a run at 10x steps counts 10
         work = 0.0
         for s in self.settings():
             Budget.from_unit(self.unit, s["budget"], self.delta)  # raises on budget <= 0
@@ -402,11 +415,12 @@ class ExperimentConfig:
                         f"sweep values of {key} must be integers >= {lo_}; got {s[key]!r}."
                     )
             limits.check_size(s["n"], s["d"])
-            work += self.repetitions * s["n"] * s["d"] * n_entries
+            work += self.repetitions * s["n"] * s["d"] * runs
         if work > limits.MAX_WORK:
             raise ValueError(
                 f"the config asks for {work:.3g} estimator-cell evaluations (repetitions × n × d × "
-                f"estimators, summed over the grid); the limit is {limits.MAX_WORK:.3g} "
+                "estimators, each counted steps / 20 times above 20 steps, summed over the grid); "
+                f"the limit is dpcore.limits.MAX_WORK = {limits.MAX_WORK:.3g} "
                 "(dpcore.limits). Use fewer repetitions, a smaller grid or smaller n·d."
             )
 

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from dpcore import limits
 from dpcore._validation import (
     check_bounds,
     check_data,
@@ -86,6 +87,10 @@ def _check_steps(steps: Any) -> int:
         )
     if steps < 1:
         raise ValueError(f"steps must be at least 1 (typically 10 to 40); got {steps}.")
+    if steps > limits.MAX_STEPS:
+        raise ValueError(
+            f"steps = {steps:,} is too many (typically 10 to 40); {limits.limit_hint('MAX_STEPS')}"
+        )
     return int(steps)
 
 

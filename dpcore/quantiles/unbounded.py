@@ -180,25 +180,18 @@ def _unbounded_budgets(
 def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
     """``b(x) = #{i in 1..kmax : lo + beta**i - 1 <= x}`` per value (columns share ``lo`` by column).
 
-    Then ``#{x < g_i} = #{x : b(x) < i}``. A logarithm gives the index up to rounding; the
-    comparisons against the grid as computed make it exact.
+    Then ``#{x < g_i} = #{x : b(x) < i}``. The grid points as computed are non-decreasing in
+    ``i``, so ``b(x)`` is a binary search of ``x`` in the column's grid: ``O(log kmax)`` per value
+    at any magnitude (at bounds of ±1e100 some 190,000 grid points round to the same float, which a
+    walk one grid point at a time crossed one by one).
     """
-    with np.errstate(invalid="ignore"):
-        est = np.floor(np.log(np.maximum(xc - lo + 1.0, 1.0)) / log_beta)
-    k = np.clip(est, 0, kmax).astype(np.int64)
-    while True:  # move up while the next grid point is <= x
-        nxt = np.minimum(k, kmax - 1)
-        up = (k < kmax) & (lo + _grid_minus_one(nxt + 1, log_beta) <= xc)
-        if not up.any():
-            break
-        k += up
-    while True:  # move down while the current grid point is > x
-        cur = np.maximum(k, 1)
-        down = (k > 0) & (lo + _grid_minus_one(cur, log_beta) > xc)
-        if not down.any():
-            break
-        k -= down
-    return k
+    xs = np.asarray(xc, dtype=float)
+    lows = np.broadcast_to(np.asarray(lo, dtype=float), xs.shape)[0]
+    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    out = np.empty(xs.shape, dtype=np.int64)
+    for j in range(xs.shape[1]):
+        out[:, j] = np.searchsorted(lows[j] + gm1, xs[:, j], side="right")
+    return out
 
 
 def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:

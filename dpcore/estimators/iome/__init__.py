@@ -70,10 +70,10 @@ from dpcore._validation import (
     RngLike,
     check_data,
     check_flag,
-    check_int,
     check_positive,
     check_probability,
     check_real,
+    check_work_param,
 )
 from dpcore.estimate import (
     REPLACE_ONE,
@@ -189,7 +189,7 @@ class IomeSpec(EstimatorOptions):
         """The spec with every option checked (a ``ValueError`` naming the fix otherwise)."""
         check_flag(self.rotate, "rotate")
         check_real(self.offset_factor, "offset_factor", low=0.0)
-        check_int(self.steps, "steps", minimum=1)
+        check_work_param(self.steps, "steps")
         check_real(
             self.spread_share, "spread_share", low=0.0, high=1.0, open_low=True, open_high=True
         )

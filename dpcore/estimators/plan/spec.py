@@ -22,11 +22,11 @@ from typing import Any, ClassVar, Literal
 from dpcore._validation import (
     check_flag,
     check_fractions,
-    check_int,
     check_option,
     check_positive,
     check_probability,
     check_real,
+    check_work_param,
 )
 from dpcore.estimate import Estimate
 from dpcore.estimators._options import EstimatorOptions
@@ -165,8 +165,8 @@ class PlanSpec(EstimatorOptions):
                 low=0.0,
                 open_low=True,
             )
-        check_int(self.pairs_per_group, "pairs_per_group", minimum=1)
-        check_int(self.steps, "steps", minimum=1)
+        check_work_param(self.pairs_per_group, "pairs_per_group")
+        check_work_param(self.steps, "steps")
         check_real(self.coinpress_spread_share, "coinpress_spread_share", low=0.0, high=1.0)
         check_real(self.variance_cap_share, "variance_cap_share", low=0.0, high=1.0)
         if self.scale_exponent is not None:
