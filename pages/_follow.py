@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import hmac
 import io
+import itertools
 import secrets
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode
@@ -45,14 +46,29 @@ BROWSER_COOKIE = "_streamlit_xsrf"
 _SERVER_KEY = secrets.token_bytes(32)
 
 
+def _browser_token(cookie: str) -> bytes:
+    """The token in Streamlit's XSRF cookie, the same in every tab of a browser: the cookie is
+    ``2|mask|masked token|time``, masked again (a new ``mask``) on each page load, so the token is
+    the masked token XOR the mask repeated. Another format is taken as it is."""
+    parts = cookie.strip("\"'").split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        with contextlib.suppress(ValueError):
+            mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+            if mask:
+                return (
+                    bytes(b ^ m for b, m in zip(masked, itertools.cycle(mask))) + parts[3].encode()
+                )
+    return cookie.encode()
+
+
 def member_id(cookies: Mapping[str, str], session_token: str) -> str:
-    """A member of a room: the browser (its tabs share Streamlit's XSRF cookie, of which only a
-    keyed hash is kept), else this session (``session_token``, when the browser sent no cookie).
-    Anonymous either way: nothing about the person."""
+    """A member of a room: the browser (its tabs share Streamlit's XSRF cookie token, of which
+    only a keyed hash is kept), else this session (``session_token``, when the browser sent no
+    cookie). Anonymous either way: nothing about the person."""
     cookie = cookies.get(BROWSER_COOKIE)
     if not cookie:
         return session_token
-    return hmac.new(_SERVER_KEY, cookie.encode(), hashlib.sha256).hexdigest()[:22]
+    return hmac.new(_SERVER_KEY, _browser_token(cookie), hashlib.sha256).hexdigest()[:22]
 
 
 def _session_token() -> str:

@@ -274,13 +274,18 @@ def test_one_vote_per_browser_whatever_its_tabs(rooms):
     from pages._follow import member_id
 
     code, _ = rooms.open()
-    cookies = {"_streamlit_xsrf": "2|abc|def|123"}
-    tabs = [member_id(cookies, f"session-{k}") for k in range(5)]
-    assert len(set(tabs)) == 1 and "abc" not in tabs[0]
+    token, ts = bytes.fromhex("00112233445566778899aabbccddeeff"), "1795000000"
+
+    def cookie(mask: bytes) -> dict[str, str]:  # Streamlit masks it anew on each page load
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(token))
+        return {"_streamlit_xsrf": f"2|{mask.hex()}|{masked.hex()}|{ts}"}
+
+    tabs = [member_id(cookie(bytes([k, 7, 9, 200])), f"session-{k}") for k in range(5)]
+    assert len(set(tabs)) == 1 and token.hex() not in tabs[0]
     for k, tab in enumerate(tabs):
         rooms.join(code, tab)
         rooms.vote(code, tab, "q", "PLAN" if k < 4 else "IOME")
-    other = member_id({"_streamlit_xsrf": "2|xyz|uvw|456"}, "session-9")
+    other = member_id({"_streamlit_xsrf": "2|01020304|0a0b0c0d0e0f|1795000001"}, "session-9")
     rooms.join(code, other)
     rooms.vote(code, other, "q", "PLAN")
     assert rooms.tally(code, "q") == {"IOME": 1, "PLAN": 1}
