@@ -47,6 +47,7 @@ import threading
 import time
 import types
 import uuid
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
@@ -266,6 +267,7 @@ class FairPool:
         self._in_flight = 0
         self._running: dict[Future, _Job] = {}  # dispatched, not finished
         self._stop_dir = tempfile.mkdtemp(prefix="dpmean-stop-")
+        weakref.finalize(self, shutil.rmtree, self._stop_dir, True)  # also without shutdown()
         #: called with (jobs in the workers, jobs waiting) after each change (a status for tests)
         self.on_change = on_change
         self.dispatched: list[Hashable] = []  # lane keys in dispatch order (last 1000; for tests)
