@@ -18,6 +18,7 @@ from pages import _present
 from pages._follow import follow, publish, room_controls
 from pages._notebook import notebook_button
 from pages._phone import phone_style
+from pages._pool import session_run
 from pages._shell import navigation_pages, shell_runs
 from pages._showcase import warm
 from pages._sidebar import (
@@ -268,5 +269,5 @@ def _shell() -> None:
 
 
 warm()  # once per server: computes the Home picture in a background thread
-with shell_runs():  # pages reached through the shell: see pages._shell.shell_runs
-    _shell()
+with shell_runs(), session_run():  # pages through the shell (pages._shell); a session in a run
+    _shell()  # is there, and keeps its background work (pages._pool.session_run)

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cache_mb() -> str:
     try:
-        from pages._pool import ByteCache
+        from pages._bytecache import ByteCache
     except ImportError:
         return "-"
     return f"{ByteCache.total_bytes() / 2**20:.0f} MB"

@@ -16,6 +16,13 @@ it falls back to priority 1 on the shared one.
 Results do not depend on the pool: :func:`dpcore.experiments.run` addresses every random stream by
 content, so the same config gives the identical frame with or without an executor.
 
+Work nobody waits for is stopped: :meth:`FairPool.cancel` with ``running=True`` also stops the
+lane's jobs that are already in a worker. Each job runs under :func:`_guarded`, which watches a
+stop file of its own (a file in a directory of the pool's, so it works across processes with
+nothing but the file system) and, in a worker process, interrupts the job between two Python
+steps within about :data:`STOP_POLL` seconds of it appearing; the job's future then raises
+:class:`Stopped` and the worker takes the next job (the pool is not broken).
+
 This module does not import streamlit; the app keeps one :class:`FairPool` per server process in
 ``st.cache_resource`` (``pages/_pool.py``) and gives each session its own lane.
 
@@ -27,17 +34,23 @@ runs").
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import functools
 import multiprocessing
 import os
+import shutil
+import signal
 import sys
+import tempfile
 import threading
 import time
 import types
+import uuid
+import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, InvalidStateError, ProcessPoolExecutor
 from typing import Any, TypeVar
 
 __all__ = [
@@ -143,10 +156,67 @@ def process_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
 
 
 class _Job:
-    __slots__ = ("args", "fn", "future", "kwargs")
+    __slots__ = ("args", "fn", "future", "key", "kwargs", "stop_file")
 
-    def __init__(self, future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
-        self.future, self.fn, self.args, self.kwargs = future, fn, args, kwargs
+    def __init__(
+        self, key: Hashable, future: Future, fn: Callable[..., Any], args: tuple, kwargs: dict
+    ) -> None:
+        self.key, self.future, self.fn, self.args, self.kwargs = key, future, fn, args, kwargs
+        self.stop_file = ""
+
+
+# ---- a job that can be stopped mid-run in its worker ---------------------------------------
+
+#: how often a running job looks at its stop file (seconds)
+STOP_POLL = 0.2
+#: the signal number the job's watcher raises in the worker's main thread (simulated with
+#: ``_thread.interrupt_main``: no real signal is sent, so nothing else in the process sees it)
+_STOP_SIGNAL = signal.SIGUSR1
+#: the worker's state: the stop file of the job running now and of the job asked to stop
+_NOW: dict[str, str] = {"running": "", "stop": ""}
+
+
+class _Interrupted(BaseException):
+    """Raised in a worker's job when it is stopped: a ``BaseException``, so that the job's own
+    ``except Exception`` (an estimator failing at one setting) does not swallow it."""
+
+
+def _on_stop_signal(signum: int, frame: Any) -> None:
+    if _NOW["running"] and _NOW["running"] == _NOW["stop"]:
+        raise _Interrupted
+
+
+def _watch(stop_file: str, done: threading.Event) -> None:
+    """Until ``done``: when ``stop_file`` appears, interrupt the job in the main thread (again
+    every :data:`STOP_POLL` seconds while it still runs)."""
+    while not done.wait(STOP_POLL):
+        if os.path.exists(stop_file):
+            _NOW["stop"] = stop_file
+            _thread.interrupt_main(_STOP_SIGNAL)
+
+
+def _guarded(stop_file: str, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
+    """``fn(*args, **kwargs)`` as a pool job that ends with :class:`Stopped` once ``stop_file``
+    exists: at once if it exists before the job starts; in a worker process's main thread also
+    mid-run, at the job's next Python step (elsewhere, e.g. a thread pool, it runs to its end)."""
+    if stop_file and os.path.exists(stop_file):
+        raise Stopped("the job was stopped before it started")
+    if not stop_file or threading.current_thread() is not threading.main_thread():
+        return fn(*args, **kwargs)
+    if multiprocessing.parent_process() is None:  # the app's own process: never interrupt it
+        return fn(*args, **kwargs)
+    signal.signal(_STOP_SIGNAL, _on_stop_signal)
+    done = threading.Event()
+    watcher = threading.Thread(target=_watch, args=(stop_file, done), daemon=True)
+    _NOW["running"] = stop_file
+    watcher.start()
+    try:
+        return fn(*args, **kwargs)
+    except _Interrupted:
+        raise Stopped("the job was stopped: nobody waits for it any more") from None
+    finally:
+        _NOW["running"] = ""
+        done.set()
 
 
 def _cancel(jobs: Iterable[_Job]) -> None:
@@ -182,7 +252,12 @@ class FairPool:
     >>> pool.shutdown()
     """
 
-    def __init__(self, executor: Executor, max_in_flight: int) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        max_in_flight: int,
+        on_change: Callable[[int, int], None] | None = None,
+    ) -> None:
         if max_in_flight < 1:
             raise ValueError(f"max_in_flight={max_in_flight} must be at least 1.")
         self._executor = executor
@@ -190,7 +265,13 @@ class FairPool:
         self._lock = threading.Lock()
         self._lanes: dict[int, OrderedDict[Hashable, deque[_Job]]] = {}  # priority -> lanes
         self._in_flight = 0
+        self._running: dict[Future, _Job] = {}  # dispatched, not finished
+        self._stop_dir = tempfile.mkdtemp(prefix="dpmean-stop-")
+        weakref.finalize(self, shutil.rmtree, self._stop_dir, True)  # also without shutdown()
+        #: called with (jobs in the workers, jobs waiting) after each change (a status for tests)
+        self.on_change = on_change
         self.dispatched: list[Hashable] = []  # lane keys in dispatch order (last 1000; for tests)
+        self.stopped = 0  # jobs that ended in a worker with Stopped, not their result (for tests)
 
     # ---- public --------------------------------------------------------------------------------
 
@@ -209,9 +290,38 @@ class FairPool:
                 if key in (None, k)
             )
 
-    def cancel(self, key: Hashable, only: Collection[Future] | None = None) -> int:
+    def busy(self) -> tuple[int, int]:
+        """(jobs in the workers, jobs waiting), all lanes."""
+        with self._lock:
+            return self._in_flight, self._pending()
+
+    def _pending(self) -> int:
+        return sum(len(q) for lanes in self._lanes.values() for q in lanes.values())
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(*self.busy())
+
+    def cancel(
+        self, key: Hashable, only: Collection[Future] | None = None, running: bool = False
+    ) -> int:
         """Cancel the jobs of lane ``key`` that have not started (of those, only the ones whose
-        future is in ``only`` when given); returns how many."""
+        future is in ``only`` when given); returns how many. With ``running``, also stop those
+        already in a worker: their futures raise :class:`Stopped` at once, and the jobs end at
+        their next Python step, within about :data:`STOP_POLL` seconds (their slot stays taken
+        until then)."""
+        if running:
+            with self._lock:
+                stop = [
+                    j
+                    for f, j in self._running.items()
+                    if j.key == key and (only is None or f in only)
+                ]
+            for job in stop:
+                with contextlib.suppress(OSError):  # the job ended meanwhile (its dir is gone)
+                    open(job.stop_file, "a").close()  # noqa: SIM115 - an empty marker file
+                with contextlib.suppress(InvalidStateError):  # it has just finished
+                    job.future.set_exception(Stopped("stopped: nobody waits for it any more"))
         with self._lock:
             jobs: list[_Job] = []
             for level, lanes in list(self._lanes.items()):
@@ -226,6 +336,7 @@ class FairPool:
                     if not lanes:
                         del self._lanes[level]
         _cancel(jobs)
+        self._changed()
         return len(jobs)
 
     def shutdown(self, wait: bool = True) -> None:
@@ -234,6 +345,7 @@ class FairPool:
             levels, self._lanes = self._lanes, {}
         _cancel([job for lanes in levels.values() for jobs in lanes.values() for job in jobs])
         self._executor.shutdown(wait=wait, cancel_futures=True)
+        shutil.rmtree(self._stop_dir, ignore_errors=True)
 
     # ---- dispatch ------------------------------------------------------------------------------
 
@@ -243,8 +355,9 @@ class FairPool:
         future: Future = Future()
         with self._lock:
             lanes = self._lanes.setdefault(priority, OrderedDict())
-            lanes.setdefault(key, deque()).append(_Job(future, fn, args, kwargs))
+            lanes.setdefault(key, deque()).append(_Job(key, future, fn, args, kwargs))
         self._pump()
+        self._changed()
         return future
 
     def _take(self) -> tuple[Hashable, _Job] | None:
@@ -265,6 +378,8 @@ class FairPool:
                     del self._lanes[level]
             if job.future.set_running_or_notify_cancel():
                 self._in_flight += 1
+                job.stop_file = os.path.join(self._stop_dir, uuid.uuid4().hex)
+                self._running[job.future] = job
                 self.dispatched.append(key)
                 del self.dispatched[:-1000]
                 return key, job
@@ -278,32 +393,39 @@ class FairPool:
                 return
             _, job = taken
             try:  # submit outside the lock: a done callback may run at once, in this thread
-                inner = self._executor.submit(job.fn, *job.args, **job.kwargs)
+                inner = self._executor.submit(_guarded, job.stop_file, job.fn, job.args, job.kwargs)
             except Exception as err:  # noqa: BLE001 - e.g. a broken or shut-down pool: fail this job only
-                self._finish(job.future, None, err)
+                self._finish(job, None, err)
                 continue
-            inner.add_done_callback(functools.partial(self._done, job.future))
+            inner.add_done_callback(functools.partial(self._done, job))
 
-    def _done(self, outer: Future, inner: Future) -> None:
+    def _done(self, job: _Job, inner: Future) -> None:
         if inner.cancelled():
             self._finish(
-                outer,
+                job,
                 None,
                 RuntimeError("the worker pool cancelled this job (it is shutting down)"),
             )
         else:
+            if isinstance(inner.exception(), Stopped):
+                self.stopped += 1
             self._finish(
-                outer, inner.result() if inner.exception() is None else None, inner.exception()
+                job, inner.result() if inner.exception() is None else None, inner.exception()
             )
 
-    def _finish(self, outer: Future, result: Any, error: BaseException | None) -> None:
+    def _finish(self, job: _Job, result: Any, error: BaseException | None) -> None:
         with self._lock:
             self._in_flight -= 1
-        if error is None:
-            outer.set_result(result)
-        else:
-            outer.set_exception(error)
+            self._running.pop(job.future, None)
+        with contextlib.suppress(OSError):
+            os.remove(job.stop_file)
+        with contextlib.suppress(InvalidStateError):  # already stopped by :meth:`cancel`
+            if error is None:
+                job.future.set_result(result)
+            else:
+                job.future.set_exception(error)
         self._pump()
+        self._changed()
 
 
 class Lane(Executor):
@@ -322,16 +444,17 @@ class Lane(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self.pool.cancel(self.key)
 
-    def cancel_own(self) -> int:
+    def cancel_own(self, running: bool = False) -> int:
         """Cancel the waiting jobs submitted through this view, not those another view of the same
-        key submitted; returns how many.
+        key submitted; returns how many. With ``running``, also stop those already in a worker
+        (:meth:`FairPool.cancel`): the run that waited for them is gone.
 
         An interrupted script run cancels its own work with this: under Streamlit's fast reruns the
         session's next run starts in a new thread before the old one stops, on the same lane key,
         and must keep its jobs.
         """
         own, self._own = self._own, set()
-        return self.pool.cancel(self.key, only=own)
+        return self.pool.cancel(self.key, only=own, running=running)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -113,11 +113,20 @@ def sweep(config_json: str) -> pd.DataFrame:
                     run, config_json, seconds=seconds, what="The sweep with the peer libraries"
                 )
         bar = st.progress(0.0, text="Running the sweep…")
+        ticks = [0, 1]  # (done, total): set in the pool's helper thread, drawn by the script's
 
         def tick(done: int, total: int) -> None:
-            bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
+            ticks[:] = [done, total]
 
-        frame = with_pool(lambda ex: run(config_json, executor=ex, progress=tick))
+        def draw() -> None:
+            done, total = ticks
+            if done:
+                bar.progress(done / total, text=f"Running the sweep: {done} of {total} datasets")
+
+        frame = with_pool(
+            lambda ex: run(config_json, executor=ex, progress=tick),
+            each_wait=draw,
+        )
         bar.empty()
         return frame
 
@@ -176,18 +185,19 @@ def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]
                 logging.getLogger(__name__).exception("target view of %s", config_json)
         return full
 
-    frames().refine(config_json, work)
+    frames().refine(config_json, work, owner=_pool.session_key())
 
 
 def refining_notice(config_json: str, text: str, predicted: float) -> None:
-    """``text`` in an info box that reruns the page as soon as the full sweep is there."""
+    """``text`` in an info box that reruns the page as soon as the full sweep is there (each poll
+    also tells the refiner this session still waits for it)."""
+    every = poll_seconds(frames().in_flight(), predicted, max(workers_from_env(), 1))
 
-    @st.fragment(
-        run_every=poll_seconds(frames().in_flight(), predicted, max(workers_from_env(), 1))
-    )
+    @st.fragment(run_every=every)
     def _refined() -> None:
-        if frames().get(config_json) is not None:
-            st.rerun()
+        if frames().get(config_json) is not None or config_json in frames().stopped:
+            st.rerun()  # done, or stopped while this page was away (the rerun starts it again)
+        frames().keep(config_json, _pool.session_key(), every)
         st.info(text, icon=":material/hourglass_top:")
 
     _refined()

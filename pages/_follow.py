@@ -15,15 +15,18 @@ the lecturer reveals the answer, with the class's votes next to the run's answer
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import io
+import itertools
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode
 
 import segno
 import streamlit as st
 
-from pages._rooms import ROOMS, VIEW_KEYS, RoomError
+from pages._rooms import ADDRESS, ROOMS, VIEW_KEYS, RoomError, normalise, shown
 from pages._ui import parse_query, set_sidebar
 
 POLL_SECONDS = 2.0
@@ -37,18 +40,62 @@ OWN_SEED = "room_own_seed"
 SLIDE = "_slide_now"
 
 
-def _member() -> str:
-    """This session's anonymous id in a room (a random token; nothing about the person)."""
+#: the browser cookie Streamlit sets for its XSRF check (the same in every tab of a browser)
+BROWSER_COOKIE = "_streamlit_xsrf"
+#: this server's key for :func:`member_id` (the cookie itself is never kept)
+_SERVER_KEY = secrets.token_bytes(32)
+
+
+def _browser_token(cookie: str) -> bytes:
+    """The token in Streamlit's XSRF cookie, the same in every tab of a browser: the cookie is
+    ``2|mask|masked token|time``, masked again (a new ``mask``) on each page load, so the token is
+    the masked token XOR the mask repeated. Another format is taken as it is."""
+    parts = cookie.strip("\"'").split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        with contextlib.suppress(ValueError):
+            mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+            if mask:
+                return (
+                    bytes(b ^ m for b, m in zip(masked, itertools.cycle(mask))) + parts[3].encode()
+                )
+    return cookie.encode()
+
+
+def member_id(cookies: Mapping[str, str], session_token: str) -> str:
+    """A member of a room: the browser (its tabs share Streamlit's XSRF cookie token, of which
+    only a keyed hash is kept), else this session (``session_token``, when the browser sent no
+    cookie). Anonymous either way: nothing about the person."""
+    cookie = cookies.get(BROWSER_COOKIE)
+    if not cookie:
+        return session_token
+    return hmac.new(_SERVER_KEY, _browser_token(cookie), hashlib.sha256).hexdigest()[:22]
+
+
+def _session_token() -> str:
     return st.session_state.setdefault("_room_member", secrets.token_urlsafe(8))
+
+
+def _member() -> str:
+    """This browser's anonymous id in a room (:func:`member_id`): one member, one vote."""
+    return member_id(st.context.cookies or {}, _session_token())
+
+
+def _clients() -> list[str]:
+    """Who asks, for the rooms' per-client limits: this session, this browser and, where Streamlit
+    knows it, the network address (shared by a class behind one router: a looser limit)."""
+    keys = [f"session:{_session_token()}", f"browser:{_member()}"]
+    if ip := st.context.ip_address:
+        keys.append(f"{ADDRESS}{ip}")
+    return keys
 
 
 def _join(code: str) -> None:
     try:
-        ROOMS.join(code, _member())
+        ROOMS.join(code, _member(), clients=_clients())
     except RoomError as err:
         st.session_state["_room_error"] = str(err)
         return
-    st.session_state[FOLLOW] = code.strip().upper()
+    st.session_state[FOLLOW] = normalise(code)
     st.session_state[SEEN] = 0
     st.session_state.pop("_room_error", None)
 
@@ -60,8 +107,15 @@ def follow(page_path: str) -> None:
     ss = st.session_state
     ss.pop(SLIDE, None)  # the page's presenter bar sets them again as it runs
     ss.pop("_question_now", None)
-    if (code := st.query_params.get("room")) and ss.get(FOLLOW) != code.upper():
-        _join(code)
+    linked = normalise(st.query_params.get("room") or "")
+    if linked and linked != ss.get(FOLLOW):
+        tried, said = ss.get("_room_linked", ("", ""))
+        if linked != tried:  # a link's code is tried once, not on every rerun
+            _join(linked)
+            said = ss.get("_room_error", "")
+        ss["_room_linked"] = (linked, said)
+        if said:
+            ss["_room_error"] = said
     if not (code := ss.get(FOLLOW)):
         return
     try:
@@ -128,7 +182,7 @@ def _lecturer_status(code: str, token: str) -> None:
     except RoomError as err:
         st.error(str(err))
         return
-    st.markdown(f"Room **{code}** · {here} {'phone' if here == 1 else 'phones'} following")
+    st.markdown(f"Room **{shown(code)}** · {here} {'phone' if here == 1 else 'phones'} following")
 
 
 @st.fragment(run_every=POLL_SECONDS)
@@ -140,12 +194,12 @@ def _follower_poll(code: str) -> None:
         return
     if view.version > st.session_state.get(SEEN, 0) and ROOMS.since(view) >= FOLLOW_AFTER:
         st.rerun(scope="app")
-    st.caption(f"Following room **{code}**: this screen changes with the lecturer's.")
+    st.caption(f"Following room **{shown(code)}**: this screen changes with the lecturer's.")
 
 
 def _open() -> None:
     try:
-        st.session_state[LEAD] = ROOMS.open()
+        st.session_state[LEAD] = ROOMS.open(clients=_clients())
     except RoomError as err:
         st.session_state["_room_error"] = str(err)
 
@@ -176,7 +230,7 @@ def room_controls() -> None:
     if lead := ss.get(LEAD):
         with sb:
             _lecturer_status(*lead)
-        sb.image(_qr_png(join_link(lead[0])), width=180, caption=f"Room {lead[0]}")
+        sb.image(_qr_png(join_link(lead[0])), width=180, caption=f"Room {shown(lead[0])}")
         sb.caption(f"Phones join at {join_link(lead[0])}")
         sb.button("Close the room", on_click=_close)
     elif code := ss.get(FOLLOW):
@@ -192,7 +246,7 @@ def room_controls() -> None:
             "this screen: page, slide and settings (never any uploaded data).",
         )
         c1, c2 = sb.columns([2, 1])
-        c1.text_input("Room code", key="room_code", max_chars=8, placeholder="e.g. KQ7M")
+        c1.text_input("Room code", key="room_code", max_chars=12, placeholder="e.g. KQ7M-XP4A")
         c2.button("Join", on_click=_join_typed)
 
 

@@ -5,30 +5,39 @@ gives each session its own lane, so one heavy session cannot starve the others.
 ``DPMEAN_WORKERS`` sets the number of processes (default: the CPUs available, at most 4; ``0``
 runs everything in the script thread, as under a pool that cannot start). Results do not depend on
 the pool: :func:`dpcore.experiments.run` gives the identical frame for any executor.
+
+Nothing runs for a visitor who has left. Streamlit (1.67) has no public "session ended" callback,
+but it stops a session's script run when the browser disconnects (and when a widget change
+replaces the run), at the run's next *yield point*. So the script thread never blocks on pool
+work: :func:`with_pool` and :func:`prefetch` wait in steps of :data:`WAIT_POLL` seconds with a
+:func:`stop_point` between, and when the run stops there they stop their jobs, the waiting ones
+and those already in a worker (:meth:`dpcore.pool.Lane.cancel_own` with ``running=True``): the
+workers are free well within 5 s of the visitor closing the tab. A background refinement, which no
+script run waits for, lives while a page that shows it polls (:meth:`SharedCache.keep`).
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import logging
 import os
 import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import CancelledError, Executor, Future
+from concurrent.futures import wait as wait_for
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from dpcore.pool import (
     BACKGROUND_NICE,
     FairPool,
     Lane,
+    Stopped,
     process_pool,
     run_stoppable,
     workers_from_env,
@@ -98,7 +107,33 @@ def first_reps(drawn: Callable[[int], bool] | None = None) -> int:
 
 #: A page waiting for a background refinement asks whether it is done every POLL_SECONDS, at
 #: least the first and at most the second (see :func:`poll_seconds`).
-POLL_SECONDS = (1.0, 4.0)
+POLL_SECONDS = (1.0, 3.0)
+#: A refinement some page asked for (:meth:`SharedCache.refine` with an ``owner``) is stopped when
+#: no page has polled for it (:meth:`SharedCache.keep`) for its poll interval plus this long:
+#: within POLL_SECONDS[1] + KEEP_MARGIN + WATCH_POLL (about 4.3 s) of its last visitor leaving.
+KEEP_MARGIN = 1.0
+WATCH_POLL = 0.25
+
+
+#: The environment variable naming a file where the pools write their state, one line per change:
+#: ``<time.monotonic()> <pool> <jobs in workers> <jobs waiting>`` (the leave-mid-run browser test
+#: reads it; unset, nothing is written).
+STATUS_ENV = "DPMEAN_POOL_STATUS"
+
+
+def _status_writer(name: str) -> Callable[[int, int], None] | None:
+    """A :class:`~dpcore.pool.FairPool` ``on_change`` that appends the pool's state to the file
+    ``$DPMEAN_POOL_STATUS`` (``None`` when it is not set)."""
+    path = os.environ.get(STATUS_ENV)
+    if not path:
+        return None
+    lock = threading.Lock()
+
+    def write(in_flight: int, pending: int) -> None:
+        with lock, open(path, "a", encoding="utf-8") as out:
+            out.write(f"{time.monotonic():.3f} {name} {in_flight} {pending}\n")
+
+    return write
 
 
 @st.cache_resource(show_spinner=False)
@@ -108,7 +143,9 @@ def shared_pool() -> FairPool | None:
         workers = workers_from_env()
         if workers == 0:
             return None
-        return FairPool(process_pool(workers), max_in_flight=workers)
+        return FairPool(
+            process_pool(workers), max_in_flight=workers, on_change=_status_writer("shared")
+        )
     except (OSError, ValueError, NotImplementedError):  # no processes here: run in-process
         return None
 
@@ -123,7 +160,11 @@ def background_pool() -> FairPool | None:
         return None
     try:
         workers = workers_from_env()
-        return FairPool(process_pool(workers, nice=BACKGROUND_NICE), max_in_flight=workers)
+        return FairPool(
+            process_pool(workers, nice=BACKGROUND_NICE),
+            max_in_flight=workers,
+            on_change=_status_writer("background"),
+        )
     except (OSError, ValueError, NotImplementedError):
         return None
 
@@ -141,16 +182,71 @@ def session_key() -> str:
     return key
 
 
+#: sessions with a script run in progress, and when each one's last run ended (monotonic)
+_RUNS: dict[str, int] = {}
+_RUN_ENDED: dict[str, float] = {}
+_RUNS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def session_run() -> Iterator[None]:
+    """Mark this session as there while the block (the app's whole run) runs: Streamlit ends a
+    run soon after its visitor leaves (at its next yield point), so a session in a run is there;
+    its refinements then live (:meth:`SharedCache.keep`) even when a long run delays its polls."""
+    key = session_key()
+    with _RUNS_LOCK:
+        _RUNS[key] = _RUNS.get(key, 0) + 1
+    try:
+        yield
+    finally:
+        with _RUNS_LOCK:
+            _RUNS[key] -= 1
+            if _RUNS[key] <= 0:
+                del _RUNS[key]
+            _RUN_ENDED[key] = time.monotonic()
+            if len(_RUN_ENDED) > 10_000:  # forget sessions gone for long
+                cutoff = time.monotonic() - 60.0
+                for old in [k for k, t in _RUN_ENDED.items() if t < cutoff]:
+                    del _RUN_ENDED[old]
+
+
+def _still_there(owner: str, until: float, now: float) -> bool:
+    """Whether session ``owner`` still waits: in a run, or polled or ran recently."""
+    with _RUNS_LOCK:
+        ran = _RUN_ENDED.get(owner, -1e18) + POLL_SECONDS[1] + KEEP_MARGIN
+        return owner in _RUNS or now < max(until, ran)
+
+
 def session_lane() -> Lane | None:
     """This session's lane of the shared pool (a fresh view), or ``None`` when there is no pool."""
     pool = shared_pool()
     return None if pool is None else pool.lane(session_key())
 
 
-def with_pool(work: Callable[[Executor | None], T]) -> T:
-    """``work(executor)`` on this session's lane; the waiting jobs of *this call* are cancelled if
-    the run is interrupted (a widget changed mid-run), and a broken pool is dropped and the work
-    redone in the script thread (same result: the engine does not depend on the executor).
+#: How often a script run waiting for pool work passes a :func:`stop_point` (seconds).
+WAIT_POLL = 0.25
+
+
+def _wait_here(done: Future, each_wait: Callable[[], None] | None = None) -> None:
+    """Wait for ``done`` in the script thread, passing a :func:`stop_point` (and calling
+    ``each_wait``, e.g. to draw progress) every :data:`WAIT_POLL` seconds."""
+    while not wait_for([done], timeout=WAIT_POLL).done:
+        stop_point()
+        if each_wait is not None:
+            each_wait()
+
+
+def with_pool(
+    work: Callable[[Executor | None], T], each_wait: Callable[[], None] | None = None
+) -> T:
+    """``work(executor)`` on this session's lane; the jobs of *this call* are stopped if the run is
+    interrupted (a widget changed mid-run, or the visitor left), those in a worker too, and a
+    broken pool is dropped and the work redone in the script thread (same result: the engine does
+    not depend on the executor).
+
+    ``work`` runs in a helper thread while the script thread waits (:func:`_wait_here`, calling
+    ``each_wait`` every :data:`WAIT_POLL` seconds): ``work`` must not call Streamlit; a page draws
+    its progress in ``each_wait``.
 
     Only this call's jobs: Streamlit's fast reruns start the session's next run in a new thread
     while this one still runs (it stops at its next ``st`` call), on the same lane key, and that
@@ -160,16 +256,26 @@ def with_pool(work: Callable[[Executor | None], T]) -> T:
     lane = session_lane()
     if lane is None:
         return work(None)
+    done: Future = Future()
+
+    def helper() -> None:
+        try:
+            done.set_result(work(lane))
+        except BaseException as err:  # noqa: BLE001 - raised again in the script thread
+            done.set_exception(err)
+
+    threading.Thread(target=helper, name="dpmean-work", daemon=True).start()
     try:
-        return work(lane)
+        _wait_here(done, each_wait)
+        return done.result()
     except (BrokenProcessPool, CancelledError) as err:  # e.g. the pool shut down under this run
         logging.getLogger(__name__).warning("redoing the work in the script thread: %r", err)
-        lane.cancel_own()
+        lane.cancel_own(running=True)
         if isinstance(err, BrokenProcessPool):
             shared_pool.clear()
         return work(None)
-    except BaseException:
-        lane.cancel_own()
+    except BaseException:  # the run stops here (the visitor left, or a new run replaces it)
+        lane.cancel_own(running=True)
         raise
 
 
@@ -211,7 +317,16 @@ def prefetch(
             done.set_exception(err)
 
     threading.Thread(target=background, name="dpmean-prefetch", daemon=True).start()
-    return done.result
+
+    def wait() -> T:  # in the script thread: the work stops with the run
+        try:
+            _wait_here(done)
+        except BaseException:
+            lane.cancel_own(running=True)
+            raise
+        return done.result()
+
+    return wait
 
 
 def poll_seconds(in_flight: int, seconds_each: float, workers: int) -> float:
@@ -239,6 +354,8 @@ class SharedCache:
     def __init__(self, size: int) -> None:
         self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
         self.refining: set[Hashable] = set()
+        self._wanted: dict[Hashable, dict[str, float]] = {}  # key -> owner -> wanted until
+        self.stopped: set[Hashable] = set()  # refinements stopped because nobody waited
         self._computing: dict[Hashable, list] = {}  # key -> [its lock, sessions using it]
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -288,22 +405,54 @@ class SharedCache:
         with self._lock:
             return len(self.refining)
 
-    def refine(self, key: Hashable, work: Callable[[Executor], Any]) -> None:
+    def keep(self, key: Hashable, owner: str, every: float | None = None) -> None:
+        """Session ``owner`` still wants refinement ``key`` and asks again within ``every`` seconds
+        (its page's poll, at most POLL_SECONDS[1]; the refinement stops :data:`KEEP_MARGIN` s
+        after a missed one)."""
+        every = POLL_SECONDS[1] if every is None else every
+        with self._lock:
+            self._wanted.setdefault(key, {})[owner] = time.monotonic() + every + KEEP_MARGIN
+
+    def _watch(self, key: Hashable, lane: Lane) -> None:
+        """Stop refinement ``key`` (its jobs in the workers too) once no page wants it."""
+        while True:
+            time.sleep(WATCH_POLL)
+            with self._lock:
+                if key not in self.refining:
+                    self._wanted.pop(key, None)
+                    return
+                wanted = dict(self._wanted.get(key, {}))
+            now = time.monotonic()
+            if not any(_still_there(owner, until, now) for owner, until in wanted.items()):
+                lane.pool.cancel(lane.key, running=True)
+                return
+
+    def refine(
+        self, key: Hashable, work: Callable[[Executor], Any], owner: str | None = None
+    ) -> None:
         """Compute ``work(lane)`` for ``key`` in a background thread, once per key, and store it: on
         the low-priority :func:`background_pool`, else on a priority-1 lane of the shared pool
         (behind every page view); a failure leaves the first result in place (the next visit tries
-        again)."""
+        again). With an ``owner`` (a session), the refinement lives while some session
+        :meth:`keep`-s it: when the last one leaves, its jobs are stopped."""
         shared = shared_pool()
+        if owner is not None:
+            self.keep(key, owner)
         with self._lock:
             if shared is None or key in self.refining or key in self._data:
                 return
             self.refining.add(key)
+            self.stopped.discard(key)
         low = background_pool()
         lane = shared.lane(("refine", key), priority=1) if low is None else low.lane(key)
 
         def background() -> None:
             try:
                 self.put(key, work(lane))
+            except (CancelledError, Stopped):  # nobody wanted it any more
+                logging.getLogger(__name__).info("refining %s stopped: its visitors left", key)
+                with self._lock:
+                    self.stopped.add(key)
             except Exception:  # noqa: BLE001 - the view keeps its first result
                 logging.getLogger(__name__).exception("refining %s failed", key)
             finally:
@@ -311,143 +460,8 @@ class SharedCache:
                     self.refining.discard(key)
 
         threading.Thread(target=background, name="dpmean-refine", daemon=True).start()
-
-
-# ---------------------------------------------------------------------------------------------
-# caches sized in bytes
-
-
-def deep_nbytes(obj: Any, _seen: set[int] | None = None, _depth: int = 0) -> int:
-    """An estimate of the memory ``obj`` holds: its NumPy arrays (their base buffers, once),
-    pandas frames, strings and bytes, followed through containers, dataclasses and plotly figures.
-
-    A cache uses it to stay under a byte budget; it counts the large parts, not every object
-    header (about 100 bytes each), so it underestimates small values and is close for large ones.
-    """
-    seen = set() if _seen is None else _seen
-    if id(obj) in seen or _depth > 12:
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, np.ndarray):
-        base = obj
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        if id(base) in seen and base is not obj:
-            return 0
-        seen.add(id(base))
-        return int(base.nbytes) + (
-            sum(deep_nbytes(o, seen, _depth + 1) for o in base.flat) if base.dtype == object else 0
-        )
-    if isinstance(obj, pd.DataFrame | pd.Series):
-        return int(np.sum(obj.memory_usage(deep=True)))
-    if isinstance(obj, str | bytes | bytearray):
-        return len(obj)
-    if isinstance(obj, dict):
-        items = obj.items()
-        return sum(
-            deep_nbytes(k, seen, _depth + 1) + deep_nbytes(v, seen, _depth + 1) for k, v in items
-        )
-    if isinstance(obj, list | tuple | set | frozenset):
-        return sum(deep_nbytes(o, seen, _depth + 1) for o in obj)
-    if hasattr(obj, "to_plotly_json"):  # a plotly figure: its data, twice when the JSON sent for
-        # it is kept with it (dpcore.figures.style.keep: filled when the figure is first drawn)
-        data = deep_nbytes(getattr(obj, "_data", None), seen, _depth + 1)
-        return data * (2 if "_dpmean_drawn" in vars(obj) else 1)
-    state = getattr(obj, "__dict__", None)
-    return 0 if state is None else deep_nbytes(state, seen, _depth + 1)
-
-
-class ByteCache:
-    """A process-wide LRU cache bounded by entries *and* bytes (:func:`deep_nbytes`), with a TTL.
-
-    A value larger than half the byte budget is not kept (it is computed for the view and dropped),
-    so one visitor stepping through seeds at the largest allowed size holds at most ``max_bytes``
-    per cache, whatever the entry count. Thread-safe; the caches of the process add up in
-    :meth:`total_bytes`.
-    """
-
-    def __init__(self, max_entries: int, max_bytes: int, ttl: float | None = None) -> None:
-        self.max_entries, self.max_bytes, self.ttl = max_entries, max_bytes, ttl
-        self._data: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.bytes = 0
-
-    @classmethod
-    def total_bytes(cls) -> int:
-        """Bytes held by every byte cache of this process."""
-        return sum(c.bytes for c in _BYTE_CACHES.values())
-
-    def get(self, key: Hashable) -> tuple[bool, Any]:
-        """``(True, value)`` for a live entry, else ``(False, None)``."""
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is None:
-                return False, None
-            if self.ttl is not None and time.monotonic() - hit[2] > self.ttl:
-                self._drop(key)
-                return False, None
-            self._data.move_to_end(key)
-            return True, hit[0]
-
-    def put(self, key: Hashable, value: Any) -> None:
-        """Keep ``value`` unless it is above half the budget; evict the oldest to fit."""
-        size = deep_nbytes(value)
-        if size > self.max_bytes // 2:
-            return
-        with self._lock:
-            if key in self._data:
-                self._drop(key)
-            self._data[key] = (value, size, time.monotonic())
-            self.bytes += size
-            while self._data and (
-                len(self._data) > self.max_entries or self.bytes > self.max_bytes
-            ):
-                self._drop(next(iter(self._data)))
-
-    def _drop(self, key: Hashable) -> None:
-        _, size, _ = self._data.pop(key)
-        self.bytes -= size
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.bytes = 0
-
-
-_BYTE_CACHES: dict[str, ByteCache] = {}
-_REGISTRY_LOCK = threading.Lock()
-
-
-def byte_cached(
-    max_entries: int, max_bytes: int, ttl: float | None = None
-) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorate a function of hashable arguments with a :class:`ByteCache` (shared by all
-    sessions, values returned as they are: callers must not mutate them, as with
-    ``st.cache_resource``). ``fn.cache`` is the cache."""
-
-    def deco(fn: Callable[..., T]) -> Callable[..., T]:
-        # one cache per function for the process: a page's script defines its functions again on
-        # every run, and each definition must find the same cache (as st.cache_* do)
-        name = f"{fn.__module__}.{fn.__qualname__}"
-        with _REGISTRY_LOCK:
-            cache = _BYTE_CACHES.get(name)
-            if cache is None:
-                cache = _BYTE_CACHES[name] = ByteCache(max_entries, max_bytes, ttl)
-
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> T:
-            key = (args, tuple(sorted(kwargs.items())))
-            found, value = cache.get(key)
-            if found:
-                return value
-            value = fn(*args, **kwargs)
-            cache.put(key, value)
-            return value
-
-        wrapper.cache = cache  # type: ignore[attr-defined]
-        return wrapper
-
-    return deco
+        if owner is not None:
+            threading.Thread(target=self._watch, args=(key, lane), daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------

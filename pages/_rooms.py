@@ -9,6 +9,16 @@ A room carries only what the lecturer shows: the page, the presenter slide, the 
 holds anyone's data: :meth:`Rooms.publish` refuses any other key, so an upload on Your data cannot
 reach a room. Only the lecturer's token changes the view; students can only join and vote.
 
+Nothing here can be used up by one client (docs/classroom.md, "Room lifetime, codes and limits"):
+a room closes :data:`ROOM_IDLE` seconds after the lecturer's last heartbeat (the lecturer's status
+polls every 2 s while the tab is open, so the room ends with the lecturer's session); a member
+who stops polling for :data:`MEMBER_IDLE` seconds drops out and no longer takes a place; a
+client (a session, a browser, an address: the ``clients`` keys the page passes) may hold
+:data:`ROOMS_PER_CLIENT` rooms at once and open :data:`OPENS_PER_HOUR` an hour, and try
+:data:`WRONG_CODES` wrong codes per :data:`WRONG_CODES_WINDOW` seconds, after which it may join no
+new room until the window passes; codes have 8 characters of a 25-letter alphabet
+(25**8, about 1.5e11 codes). A member is a browser, not a tab: one vote per member.
+
 Examples
 --------
 >>> rooms = Rooms(clock=lambda: 0.0)
@@ -25,21 +35,36 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections import Counter
-from collections.abc import Callable, Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from time import monotonic
 from types import MappingProxyType
 
 #: letters and digits a projector cannot confuse (no 0/O, 1/I/L, 5/S, 2/Z, 8/B)
 ALPHABET = "ACDEFGHJKMNPQRTUVWXY34679"
-CODE_LENGTH = 4
-#: a room closes this long after the lecturer's last change or heartbeat
-ROOM_LIFETIME = 3 * 3600.0
+#: 25**8, about 1.5e11 codes: with every room of the server open, a guess lands in one with a
+#: chance of about 1 in 760 million (shown in two groups of four: ``KQ7M-XP4A``)
+CODE_LENGTH = 8
+#: a room closes this long after the lecturer's last change or heartbeat (the lecturer's status
+#: polls every 2 s, so this is the lecturer's session ending, or a run longer than this)
+ROOM_IDLE = 120.0
 #: a student counts as "here" this long after the last poll
 PRESENT_WITHIN = 20.0
+#: a member who has not polled for this long drops out of the room (and frees their place)
+MEMBER_IDLE = 60.0
 MAX_ROOMS = 200
 MAX_MEMBERS = 500
+#: rooms one client (a session or a browser) may have open at once, and open in an hour
+ROOMS_PER_CLIENT = 2
+OPENS_PER_HOUR = 6
+#: wrong codes one client may try per window; after that it joins no new room until it passes
+WRONG_CODES = 10
+WRONG_CODES_WINDOW = 600.0
+#: a client key that names a network address (a class behind one router shares it) is held to
+#: this many times each limit above
+ADDRESS = "address:"
+ADDRESS_FACTOR = 10
 #: the settings a room carries (the sidebar's, as written in the app's URL); nothing else
 VIEW_KEYS = frozenset(
     {"distribution", "skew", "n", "d", "unit", "budget_value", "delta", "seed", "preset"}
@@ -48,6 +73,49 @@ VIEW_KEYS = frozenset(
 
 class RoomError(ValueError):
     """A wrong or expired code, a full room, or a change without the lecturer's token."""
+
+
+def normalise(code: str) -> str:
+    """A typed code as stored: upper case, without the spaces and dashes people type."""
+    return "".join(ch for ch in str(code).upper() if ch.isalnum())
+
+
+def shown(code: str) -> str:
+    """A code as the slide shows it: two groups of four (``KQ7M-XP4A``)."""
+    half = len(code) // 2
+    return f"{code[:half]}-{code[half:]}" if len(code) > 4 else code
+
+
+def limit_for(key: str, limit: int) -> int:
+    """``limit`` for a session or browser key; :data:`ADDRESS_FACTOR` times it for an address."""
+    return limit * ADDRESS_FACTOR if key.startswith(ADDRESS) else limit
+
+
+class Limiter:
+    """At most ``limit`` events per key in any ``window`` seconds (:func:`limit_for` an address);
+    the caller holds a lock."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit, self.window = int(limit), float(window)
+        self._events: dict[str, deque[float]] = {}
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        events = self._events.get(key, deque())
+        while events and now - events[0] > self.window:
+            events.popleft()
+        return events
+
+    def full(self, keys: Iterable[str], now: float) -> bool:
+        """Whether any of ``keys`` has used up its events."""
+        return any(len(self._recent(k, now)) >= limit_for(k, self.limit) for k in keys)
+
+    def add(self, keys: Iterable[str], now: float) -> None:
+        """Count one event for each of ``keys`` (keys with no recent event are forgotten)."""
+        for key in keys:
+            self._events[key] = self._recent(key, now)
+            self._events[key].append(now)
+        if len(self._events) > 10_000:  # a bounded memory whatever the number of clients
+            self._events = {k: q for k, q in self._events.items() if self._recent(k, now)}
 
 
 @dataclass(frozen=True)
@@ -69,6 +137,7 @@ class View:
 class _Room:
     token: str
     touched: float
+    clients: tuple[str, ...] = ()
     view: View = View()
     members: dict[str, float] = field(default_factory=dict)
     votes: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -81,19 +150,26 @@ class Rooms:
         self._clock = clock
         self._lock = threading.Lock()
         self._rooms: dict[str, _Room] = {}
+        self._opens = Limiter(OPENS_PER_HOUR, 3600.0)
+        self._wrong = Limiter(WRONG_CODES, WRONG_CODES_WINDOW)
+
+    def _expire(self, now: float) -> None:
+        """Close the rooms whose lecturer has gone quiet (lock held)."""
+        for key in [k for k, r in self._rooms.items() if now - r.touched > ROOM_IDLE]:
+            del self._rooms[key]
 
     def _live(self, code: str) -> _Room:
         """The open room ``code`` (normalised), or a RoomError naming what to do (lock held)."""
-        key = code.strip().upper()
+        key = normalise(code)
         room = self._rooms.get(key)
         if room is None:
             raise RoomError(
-                f"There is no room {key!r}: check the code on the lecturer's slide "
+                f"There is no room {shown(key)!r}: check the code on the lecturer's slide "
                 f"({CODE_LENGTH} letters and digits)."
             )
-        if self._clock() - room.touched > ROOM_LIFETIME:
+        if self._clock() - room.touched > ROOM_IDLE:
             del self._rooms[key]
-            raise RoomError(f"Room {key} has closed: ask the lecturer for the new code.")
+            raise RoomError(f"Room {shown(key)} has closed: ask the lecturer for the new code.")
         return room
 
     def _lecturer(self, code: str, token: str) -> _Room:
@@ -103,26 +179,40 @@ class Rooms:
         room.touched = self._clock()
         return room
 
-    def open(self) -> tuple[str, str]:
-        """A new room: its code (for the slide) and the lecturer's secret token."""
+    def open(self, clients: Iterable[str] = ()) -> tuple[str, str]:
+        """A new room: its code (for the slide) and the lecturer's secret token. ``clients``: who
+        asks (keys for a session, a browser, an :data:`ADDRESS`), each held to
+        :data:`ROOMS_PER_CLIENT` open rooms and :data:`OPENS_PER_HOUR` opens an hour."""
+        keys = tuple(k for k in clients if k)
         with self._lock:
             now = self._clock()
-            for key in [k for k, r in self._rooms.items() if now - r.touched > ROOM_LIFETIME]:
-                del self._rooms[key]
+            self._expire(now)
+            held = Counter(k for r in self._rooms.values() for k in r.clients)
+            if any(held[k] >= limit_for(k, ROOMS_PER_CLIENT) for k in keys):
+                raise RoomError(
+                    "You already have rooms open: close one first (a room whose lecturer's tab "
+                    f"is closed ends {ROOM_IDLE / 60:g} minutes later)."
+                )
+            if self._opens.full(keys, now):
+                raise RoomError(
+                    f"You opened {OPENS_PER_HOUR} rooms in the last hour: use the one you have, "
+                    "or try again later."
+                )
             if len(self._rooms) >= MAX_ROOMS:
                 raise RoomError("Too many rooms are open on this server; try again later.")
+            self._opens.add(keys, now)
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
             while code in self._rooms:
                 code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
             token = secrets.token_urlsafe(16)
-            self._rooms[code] = _Room(token=token, touched=now)
+            self._rooms[code] = _Room(token=token, touched=now, clients=keys)
             return code, token
 
     def close(self, code: str, token: str) -> None:
         """End the room (the lecturer's "Close the room")."""
         with self._lock:
             self._lecturer(code, token)
-            del self._rooms[code.strip().upper()]
+            del self._rooms[normalise(code)]
 
     def publish(
         self,
@@ -158,13 +248,32 @@ class Rooms:
                 room.view = replace(new, version=room.view.version + 1, published=self._clock())
             return room.view.version
 
-    def join(self, code: str, member: str) -> View:
-        """Join (or poll) room ``code`` as ``member``: the lecturer's current view."""
+    def join(self, code: str, member: str, clients: Iterable[str] = ()) -> View:
+        """Join (or poll) room ``code`` as ``member`` (a browser: its tabs are one member): the
+        lecturer's current view. A wrong code counts against each of ``clients`` (the page passes
+        them for a code typed or linked, not for its polls of the room it follows); a client past
+        :data:`WRONG_CODES` joins no room it is not in until the window passes, right code or not
+        (so the answer tells a guesser nothing). A member who has not polled for
+        :data:`MEMBER_IDLE` seconds drops out and frees their place."""
+        keys = tuple(k for k in clients if k)
         with self._lock:
-            room = self._live(code)
+            now = self._clock()
+            room = self._rooms.get(normalise(code))
+            if (room is None or member not in room.members) and self._wrong.full(keys, now):
+                raise RoomError(
+                    f"Too many wrong room codes from here: wait {WRONG_CODES_WINDOW / 60:g} "
+                    "minutes, then type the code on the lecturer's slide."
+                )
+            try:
+                room = self._live(code)
+            except RoomError:
+                self._wrong.add(keys, now)
+                raise
+            for gone in [m for m, seen in room.members.items() if now - seen > MEMBER_IDLE]:
+                del room.members[gone]
             if member not in room.members and len(room.members) >= MAX_MEMBERS:
                 raise RoomError("This room is full.")
-            room.members[member] = self._clock()
+            room.members[member] = now
             return room.view
 
     def since(self, view: View) -> float:
@@ -175,7 +284,7 @@ class Rooms:
     def leave(self, code: str, member: str) -> None:
         """Stop following (a student's "Leave the room"); a closed room is already left."""
         with self._lock:
-            room = self._rooms.get(code.strip().upper())
+            room = self._rooms.get(normalise(code))
             if room is not None:
                 room.members.pop(member, None)
 
@@ -187,7 +296,8 @@ class Rooms:
             return sum(now - seen <= PRESENT_WITHIN for seen in room.members.values())
 
     def vote(self, code: str, member: str, question: str, choice: str) -> None:
-        """``member``'s answer to ``question`` (a later vote replaces an earlier one)."""
+        """``member``'s answer to ``question`` (a later vote replaces an earlier one: one vote per
+        member, and a member is a browser, however many tabs it has)."""
         with self._lock:
             room = self._live(code)
             if member not in room.members:

@@ -28,8 +28,8 @@ from dpcore.figures.style import error_split_chart, keep, plain
 from dpcore.glossary import define
 from dpcore.privacy import Budget
 from dpcore.registry import get
+from pages._bytecache import byte_cached
 from pages._plain import plain_box
-from pages._pool import byte_cached
 from pages._present import Deck, drawn_points, paragraph, slides_button
 from pages._spec import PLAN_STEPS, page
 from pages._ui import (

@@ -271,7 +271,7 @@ def test_duplicate_header_refusal_is_linear_and_follows_quoted_line_breaks():
 def test_byte_cache_holds_at_most_its_bytes_and_skips_large_values():
     import numpy as np
 
-    from pages._pool import ByteCache, deep_nbytes
+    from pages._bytecache import ByteCache, deep_nbytes
 
     cache = ByteCache(max_entries=100, max_bytes=10 * 2**20)
     for seed in range(20):  # 20 values of 1 MB: at most 10 MB kept
@@ -286,7 +286,7 @@ def test_byte_cache_holds_at_most_its_bytes_and_skips_large_values():
 
 def test_byte_cached_functions_share_one_cache_across_page_runs():
     """A page's script defines its functions again on every run; they must find one cache."""
-    from pages._pool import byte_cached
+    from pages._bytecache import byte_cached
 
     calls = []
 

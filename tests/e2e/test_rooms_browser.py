@@ -43,12 +43,12 @@ def _open_room(lecturer, url: str) -> str:
     for tries_left in (2, 1, 0):  # a click during a redraw can be lost: click again
         opener.click(no_wait_after=True)
         try:
-            _wait_text(lecturer, r"Room [A-Z0-9]{4} ·", timeout=40)
+            _wait_text(lecturer, r"Room [A-Z0-9]{4}-[A-Z0-9]{4} ·", timeout=40)
             break
         except PlaywrightTimeout:
             if not tries_left:
                 raise
-    code = re.search(r"Room ([A-Z0-9]{4}) ·", lecturer.inner_text("body"))
+    code = re.search(r"Room ([A-Z0-9]{4}-[A-Z0-9]{4}) ·", lecturer.inner_text("body"))
     assert code
     lecturer.get_by_text("Presenter mode").click(no_wait_after=True)
     _wait_text(lecturer, r"1 / \d+ ·")

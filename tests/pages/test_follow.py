@@ -81,3 +81,24 @@ def test_the_class_votes_from_phones_and_sees_the_tally_after_the_reveal(open_pa
     phone.run()
     said = [s.value for s in phone.success if "The run says" in s.value]
     assert said and f"The class said: {options[0]} 1." in said[0]
+
+
+def test_one_session_cannot_guess_room_codes(open_page):
+    """The sidebar's "Join" counts wrong codes per session (and browser, and address): after
+    WRONG_CODES of them the right code is refused too, so the page tells a guesser nothing."""
+    from pages._rooms import WRONG_CODES
+
+    code, _ = ROOMS.open()
+    phone = open_page("pages/home.py", timeout=300, check=True)
+
+    def join(typed: str) -> None:
+        phone.text_input(key="room_code").set_value(typed)
+        next(b for b in phone.sidebar.button if b.label == "Join").click().run()
+        assert not phone.exception, phone.exception
+
+    for k in range(WRONG_CODES):
+        join(f"00000{k:03d}")  # 0 is not in the alphabet: never a room
+        assert any("check the code" in e.value for e in phone.sidebar.error)
+    join(code)
+    assert FOLLOW not in phone.session_state
+    assert any("Too many wrong room codes" in e.value for e in phone.sidebar.error)

@@ -315,3 +315,36 @@ def test_a_busy_pool_draws_lighter_first_results(monkeypatch: pytest.MonkeyPatch
         pool.shutdown()
     monkeypatch.setattr(_pool, "shared_pool", lambda: None)
     assert _pool.first_reps() == 3  # no pool: nothing to queue behind
+
+
+def test_a_refinement_stops_when_no_page_waits_for_it(monkeypatch):
+    """A refinement started for a session (``owner``) lives while that session's page polls
+    (``keep``); once it stops polling (the visitor left), the refinement's jobs are stopped, the
+    waiting ones cancelled, and nothing is stored. Without an owner nothing watches it."""
+    gate = threading.Event()
+    low = FairPool(ThreadPoolExecutor(1), max_in_flight=1)
+    monkeypatch.setattr(_pool, "shared_pool", lambda: low)
+    monkeypatch.setattr(_pool, "background_pool", lambda: low)
+    monkeypatch.setattr(_pool, "POLL_SECONDS", (0.05, 0.05))
+    monkeypatch.setattr(_pool, "KEEP_MARGIN", 0.05)
+
+    def work(ex):  # one job in the worker, a second one waiting behind it
+        first, second = ex.submit(gate.wait, 30), ex.submit(pow, 2, 3)
+        return first.result(), second.result()
+
+    try:
+        cache = _pool.SharedCache(4)
+        cache.refine("wanted", work, owner="session-a")
+        for _ in range(20):  # the page polls for a while: the refinement goes on
+            cache.keep("wanted", "session-a", 0.05)
+            threading.Event().wait(0.05)
+        assert cache.in_flight() == 1 and low.busy() == (1, 1)
+        for _ in range(400):  # the visitor left: no more polls
+            if cache.in_flight() == 0:
+                break
+            threading.Event().wait(0.05)
+        assert cache.in_flight() == 0 and cache.get("wanted") is None
+        assert low.pending() == 0
+    finally:
+        gate.set()
+        low.shutdown()
