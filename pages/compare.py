@@ -12,7 +12,7 @@ import streamlit as st
 from dpcore import limits, registry
 from dpcore.data import DISTRIBUTIONS
 from dpcore.experiments import FAILURE_MULTIPLE, ExperimentConfig, plan_tasks
-from dpcore.experiments.config import check_app_limits
+from dpcore.experiments.cost import check_app_limits
 from dpcore.experiments.plain import sweep_words
 from dpcore.experiments.presets import (
     PRESETS,

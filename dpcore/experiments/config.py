@@ -10,7 +10,7 @@ import itertools
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -94,44 +94,6 @@ def _check_params(spec: Any, params: Mapping[str, Any]) -> None:
     registry's one contract: :meth:`dpcore.estimate.EstimatorSpec.check_overrides`)."""
     spec.check_overrides(params)
     limits.check_work_params(params)  # steps, pairs_per_group: bounded before anything runs
-
-
-def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
-    """``cfg`` fitted to the interactive pages' caps, or a ``ValueError`` when it cannot fit.
-
-    Repetitions above the page's cap (``APP_REPETITIONS[1]``, what its slider offers) are capped
-    to it; a config with more than :data:`dpcore.limits.APP_TASKS` runs at those repetitions,
-    with more than :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at some sweep point, or
-    predicted to run longer than :data:`dpcore.limits.MAX_APP_SECONDS`, is refused (such
-    configs belong to ``python -m dpcore.experiments``).
-
-    Returns
-    -------
-    ExperimentConfig
-        ``cfg`` itself when it fits, else a copy with the repetitions capped.
-    """
-    hi = limits.APP_REPETITIONS[1]
-    if cfg.repetitions > hi:
-        cfg = replace(cfg, repetitions=hi)
-    settings = cfg.settings()
-    limits.check_tasks(len(settings), len(cfg.estimators), cfg.repetitions, limits.APP_TASKS)
-    cells = max(s["n"] * s["d"] for s in settings)
-    if cells > limits.MAX_APP_CELLS:
-        raise ValueError(
-            f"the config's largest dataset has n · d = {cells:,} values; the page's limit is "
-            f"{limits.MAX_APP_CELLS:,} (run it with python -m dpcore.experiments)."
-        )
-    from dpcore.experiments.cost import estimate_seconds  # cost reads configs: imported late
-
-    seconds = estimate_seconds(cfg)
-    if seconds > limits.MAX_APP_SECONDS:
-        raise ValueError(
-            f"the config would run for about {seconds:,.0f} s (the cost model's estimate); the "
-            f"page's limit is dpcore.limits.MAX_APP_SECONDS = {limits.MAX_APP_SECONDS:,.0f} s. "
-            "Use fewer repetitions, sweep points, estimators or steps, or run it with "
-            "python -m dpcore.experiments."
-        )
-    return cfg
 
 
 def _check_data_params(cfg: ExperimentConfig) -> None:

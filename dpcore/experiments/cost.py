@@ -16,9 +16,13 @@ docs/architecture.md, "App conventions" (interaction budget: a time estimate bef
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from dpcore import limits
+
+if TYPE_CHECKING:
+    from dpcore.experiments.config import ExperimentConfig
 
 #: Microseconds per value (n * d) for one run of each estimator; others use ``DEFAULT_PER_VALUE``.
 PER_VALUE_US: dict[str, float] = {
@@ -133,3 +137,39 @@ def seconds_plan_page(n: int, d: int) -> float:
         + sum(seconds_per_run(e, n, d) for e in ("plan", "iome_paper", "gaussian_private"))
         + PLAN_PAGE_FIGURES_S
     )
+
+
+def check_app_limits(cfg: ExperimentConfig) -> ExperimentConfig:
+    """``cfg`` fitted to the interactive pages' caps, or a ``ValueError`` when it cannot fit.
+
+    Repetitions above the page's cap (``APP_REPETITIONS[1]``, what its slider offers) are capped
+    to it; a config with more than :data:`dpcore.limits.APP_TASKS` runs at those repetitions,
+    with more than :data:`dpcore.limits.MAX_APP_CELLS` values per dataset at some sweep point, or
+    predicted to run longer than :data:`dpcore.limits.MAX_APP_SECONDS`, is refused (such
+    configs belong to ``python -m dpcore.experiments``).
+
+    Returns
+    -------
+    ExperimentConfig
+        ``cfg`` itself when it fits, else a copy with the repetitions capped.
+    """
+    hi = limits.APP_REPETITIONS[1]
+    if cfg.repetitions > hi:
+        cfg = replace(cfg, repetitions=hi)
+    settings = cfg.settings()
+    limits.check_tasks(len(settings), len(cfg.estimators), cfg.repetitions, limits.APP_TASKS)
+    cells = max(s["n"] * s["d"] for s in settings)
+    if cells > limits.MAX_APP_CELLS:
+        raise ValueError(
+            f"the config's largest dataset has n · d = {cells:,} values; the page's limit is "
+            f"{limits.MAX_APP_CELLS:,} (run it with python -m dpcore.experiments)."
+        )
+    seconds = estimate_seconds(cfg)
+    if seconds > limits.MAX_APP_SECONDS:
+        raise ValueError(
+            f"the config would run for about {seconds:,.0f} s (the cost model's estimate); the "
+            f"page's limit is dpcore.limits.MAX_APP_SECONDS = {limits.MAX_APP_SECONDS:,.0f} s. "
+            "Use fewer repetitions, sweep points, estimators or steps, or run it with "
+            "python -m dpcore.experiments."
+        )
+    return cfg

@@ -13,8 +13,7 @@ import pytest
 from dpcore import limits, registry
 from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.__main__ import main
-from dpcore.experiments.config import check_app_limits
-from dpcore.experiments.cost import estimate_seconds
+from dpcore.experiments.cost import check_app_limits, estimate_seconds
 from dpcore.privacy import Budget
 from dpcore.quantiles import unbounded
 

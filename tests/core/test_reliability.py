@@ -13,7 +13,7 @@ import pytest
 from dpcore import limits
 from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.__main__ import main
-from dpcore.experiments.config import check_app_limits
+from dpcore.experiments.cost import check_app_limits
 
 BASE = {
     "name": "t",

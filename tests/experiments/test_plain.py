@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpcore.audit.bounds import Claim
 from dpcore.data import generate
 from dpcore.experiments.attack import attack
 from dpcore.experiments.plain import (
@@ -73,7 +74,7 @@ def test_no_finite_error_is_refused():
 
 @pytest.mark.parametrize("violated", [False, True])
 def test_audit_words_say_what_the_audit_found(violated):
-    claim = SimpleNamespace(measure="ε", value=1.0)
+    claim = Claim(budget="ε = 1", notion="pure", epsilon=1.0, delta=0.0)
     result = SimpleNamespace(
         violated=violated, lower=1.7 if violated else 0.62, claim=claim, draws=2000
     )
