@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: run test test-fast walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
+.PHONY: run test test-fast long walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,12 @@ run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not paper and not walk" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 -m "not paper and not walk and not long" $(PYTEST_ARGS)
+
+# The long statistical checks (~2.5 min on 2 cores; CI runs them after `make test`): the audit's
+# validity on every registered entry at 1,000 draws and over repeated audits, PLAN's stage-by-stage power.
+long: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m long $(PYTEST_ARGS)
 
 # Everything except the browser tests and the long statistical ones (marked slow): the edit loop.
 test-fast: $(STAMP)

@@ -3,7 +3,9 @@ honest ones, and its pieces (pairs, claims, bounds, stage audits, private bounds
 they say. Every test is deterministic (fixed seeds); an honest estimator exceeds its claim on a
 given seed with probability at most 1 − confidence, which ``test_validity_*`` checks over many
 seeds. The long ones are marked ``slow`` (``make test`` runs them, ``make test-fast`` does not);
-``make audit`` runs the full profile (``dpcore.audit.profile``)."""
+the validity checks over every registered entry and over repeated audits, and PLAN's stage-by-stage
+power, are marked ``long`` (``make long`` runs them, and CI after ``make test``); ``make audit``
+runs the full profile (``dpcore.audit.profile``)."""
 
 from __future__ import annotations
 
@@ -72,6 +74,7 @@ def test_broken_is_caught_slow(name, variant, budget, method):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_plan_noise_halved_is_caught_stage_by_stage():
     """The black box has no power on the whole of PLAN (the private centre and radius hide the
     noise); the stage audit of its final noisy sum has."""
@@ -102,6 +105,7 @@ def _slow_cases() -> list:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("name", _slow_cases())
 def test_every_registered_estimator_keeps_its_claim(name):
     """The quick grid (smallest n, d = 1; stages at n = 2, d = 1) at 1,000 draws: validity, not
@@ -115,6 +119,7 @@ def test_every_registered_estimator_keeps_its_claim(name):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("name", "budget", "runs"),
     [("clipped_laplace", PURE, 40), ("gaussian_public", ZCDP, 40), ("simplex_gauss", ZCDP, 20)],

@@ -81,6 +81,7 @@ def test_a_long_comparison_shows_a_first_result_then_all_repetitions_on_request(
         ctx.close()
 
 
+@pytest.mark.walk  # the heaviest browser checks (15-25 s each) run with `make walk`
 def test_new_seed_mid_sweep_settles_with_a_chart(
     served_app_url, browser, wait_for_app, charts_drawn
 ):

@@ -58,6 +58,7 @@ def test_report_opens_from_a_file_and_draws_its_charts(page, screenshot, tmp_pat
     assert screenshot(page, "report").stat().st_size > 30_000
 
 
+@pytest.mark.walk  # the heaviest browser checks (15-25 s each) run with `make walk`
 def test_compare_page_downloads_png_svg_and_the_report(app_url, page, wait_for_app, screenshot):
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.goto(f"{app_url}/compare?n=500&d=8")
@@ -81,6 +82,7 @@ def test_compare_page_downloads_png_svg_and_the_report(app_url, page, wait_for_a
     screenshot(page, "compare_exports")
 
 
+@pytest.mark.walk  # the heaviest browser checks (15-25 s each) run with `make walk`
 def test_plan_page_report_opens_with_its_five_charts(
     app_url, page, browser, wait_for_app, screenshot, tmp_path
 ):

@@ -6,6 +6,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.walk  # the heaviest browser checks (15-25 s each) run with `make walk`
 def test_privacy_audit_page_catches_the_broken_variant(
     app_url, page, wait_for_app, screenshot, charts_drawn
 ):
