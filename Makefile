@@ -19,8 +19,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not paper and not walk and not long" $(PYTEST_ARGS)
 
-# The long statistical checks (~2.5 min on 2 cores; CI runs them after `make test`): the audit's
-# validity on every registered entry at 1,000 draws and over repeated audits, PLAN's stage-by-stage power.
+# The long statistical checks (about 4 min on 2 cores; CI runs them after `make test`): the audit's
+# validity on every registered entry and over repeated audits, the power on multi-stage estimators, the
+# low-bit attack on every one-stage release, the presets' claims and the remeasure and tail simulations.
 long: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m long $(PYTEST_ARGS)
 

@@ -67,6 +67,7 @@ def test_broken_is_caught_at_default_settings(name, variant, budget):
         pytest.param("plugin_laplace", "data_derived_n", PURE, "black box", id="data-derived-n"),
     ],
 )
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
 def test_broken_is_caught_slow(name, variant, budget, method):
     r = audit(name, budget, variant=variant, rng=1)
     assert r.violated, f"{name}/{variant}: {r.summary()}"

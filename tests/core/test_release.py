@@ -215,6 +215,7 @@ def test_low_bit_attack_succeeds_on_a_numpy_draw():
 
 
 @pytest.mark.parametrize("name", list(ONE_STAGE))
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
 def test_low_bit_attack_fails_on_every_one_stage_release(name, monkeypatch):
     monkeypatch.setattr(rel_mod, "accuracy", lambda *a, **k: (np.zeros(1), np.ones(1), "skipped"))
     budget = ONE_STAGE[name]

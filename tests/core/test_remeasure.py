@@ -66,6 +66,7 @@ def _simulated(name: str, budget: Budget, seed: int) -> Release:
         ("clipped_box_zcdp", (Budget.zcdp(0.01), Budget.zcdp(0.05), Budget.zcdp(0.02))),
     ],
 )
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
 def test_combined_variance_matches_simulation(name: str, budgets: tuple[Budget, ...]) -> None:
     clean = registry.run(name, X, budgets[0], rng=0, bounds=BOUNDS).diagnostics.noiseless_mean
     ratios, covered, equal_ratios = [], [], []

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -49,6 +50,15 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _own_data() -> dict[str, str]:
+    """A fresh data folder for a served app (its curator key and odometer): a server starts before
+    any test's own folder is set, and must not spend from, or be refused by, the user's odometer."""
+    return {
+        "DPMEAN_DATA_DIR": tempfile.mkdtemp(prefix="dpmean-e2e-data-"),
+        "DPMEAN_ODOMETER_DB": "",
+    }
+
+
 def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
     """Start the app with the README's command, ``make run``, on a free port (``env`` added to the
     environment); yields its URL and stops it afterwards.
@@ -84,7 +94,7 @@ def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **_own_data(), **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120

@@ -9,6 +9,7 @@ pytestmark = pytest.mark.browser
 WAIT = 60_000
 
 
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_budget_change_updates_page_and_url(app_url, page, wait_for_app, screenshot):
     page.goto(f"{app_url}/privacy_budget?unit=rho&budget_value=0.5&n=2000&d=16")
     wait_for_app(page)

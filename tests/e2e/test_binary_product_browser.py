@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_binary_product_page_renders(app_url, page, wait_for_app, screenshot):
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.goto(f"{app_url}/binary_product?unit=eps&budget_value=1.0")

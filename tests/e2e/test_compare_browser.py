@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_compare_page_renders(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size(
         {"width": 1400, "height": 4200}

@@ -96,6 +96,7 @@ QUICK = ("pages/home.py", "pages/side_by_side.py", "pages/privacy_budget.py")
     walk_or(PAGES, [p for p in PAGES if p.path in QUICK]),
     ids=lambda p: p.url_path or "home",
 )
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_chart_titles_legends_and_toolbar_do_not_overlap_on_a_phone(
     app_url, phone, spec, screenshot
 ):

@@ -206,6 +206,7 @@ def test_clicking_a_point_of_the_compare_chart_opens_side_by_side_there(app_url,
 
 
 @pytest.mark.parametrize(("width", "per_row"), [(390, 1), (1400, 2)])
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot, width, per_row):
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(f"{app_url}/plan_step_by_step?n=1000&d=8")
@@ -223,6 +224,7 @@ def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot
 
 
 @pytest.mark.parametrize(("width", "stacked"), [(375, True), (1400, False)])
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_side_by_side_gallery_is_one_figure_per_estimator_stacked_on_a_phone(
     app_url, page, screenshot, width, stacked
 ):

@@ -5,6 +5,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_simplex_page_renders(app_url, page, wait_for_app, screenshot, charts_drawn):
     page.set_viewport_size(
         {"width": 1400, "height": 6500}

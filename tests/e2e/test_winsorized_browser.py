@@ -6,6 +6,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
 def test_winsorized_page_renders_and_reacts(app_url, page, wait_for_app, screenshot):
     page.goto(f"{app_url}/winsorized?n=2000&d=1&skew=0&unit=rho&budget_value=0.5")
     wait_for_app(page)

@@ -331,6 +331,7 @@ def test_gaussian_private_tail_at_the_home_setting() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
 def test_gaussian_private_tail_at_a_thin_cell() -> None:
     # Gaussian A, d = 1024, rho = 1/16, 30 seeds (measured worst 1.9x the median with the CoinPress
     # centre; 74x with the coarse-to-fine one, 13x with the binary searches).

@@ -36,6 +36,7 @@ def test_every_preset_is_checked() -> None:
         for s in seeds
     ],
 )
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
 def test_preset_claim_holds(key: str, seed: int, reps: int | None) -> None:
     preset = PRESETS[key]
     overrides = {"seed": seed, "estimators": list(preset.claim.contenders)}
