@@ -28,7 +28,9 @@ SIMD_PROBE = "import numpy as np; print(' '.join(np.show_config(mode='dicts')['S
 def other_instruction_set() -> dict[str, str]:
     """The environment that makes NumPy and OpenBLAS run other kernels than they pick here."""
     simd = np.show_config(mode="dicts").get("SIMD Extensions", {})
-    env = {"NPY_DISABLE_CPU_FEATURES": " ".join(simd.get("found", []))}
+    # the features this NumPy dispatches here, and any this process already runs without
+    off = set(simd.get("found", [])) | set(os.environ.get("NPY_DISABLE_CPU_FEATURES", "").split())
+    env = {"NPY_DISABLE_CPU_FEATURES": " ".join(sorted(off))}
     older = OLDER_CORE.get(platform.machine().lower())
     if older is not None:
         current = os.environ.get("OPENBLAS_CORETYPE", "")
