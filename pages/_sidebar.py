@@ -8,7 +8,7 @@ No DP logic lives here (the budget conversions are :mod:`dpcore.privacy`'s).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import streamlit as st
@@ -16,6 +16,7 @@ import streamlit as st
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from dpcore.privacy import Budget, approx_to_zcdp, pure_to_zcdp, zcdp_to_approx
+from dpcore.views.settings import DataSettings
 
 UNITS = {"rho": "ρ (zCDP)", "eps": "ε (pure DP)", "eps_delta": "(ε, δ)-DP"}
 BUDGET_PRESETS = [0.01, 0.03, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0]
@@ -24,46 +25,8 @@ D_CHOICES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
 MAX_SEED = 2**31 - 1
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The global controls, as plain values (hashable, cacheable, URL-serialisable)."""
-
-    distribution: str = "gaussian"
-    skew: float = 2.0
-    n: int = 2000
-    d: int = 32
-    unit: str = "rho"
-    budget_value: float = 0.5
-    delta: float = 1e-6
-    seed: int = 0
-
-    @property
-    def budget(self) -> Budget:
-        """The budget as a :class:`dpcore.privacy.Budget` (raises ``ValueError`` if impossible)."""
-        return Budget.from_unit(self.unit, self.budget_value, self.delta)
-
-    def checked(self) -> Budget:
-        """The budget, with δ checked first whatever the unit (every page shows δ in its
-        conversions): a ``ValueError`` naming the fix when either is impossible."""
-        Budget.approx(1.0, self.delta)  # refuses δ outside [MIN_DELTA, 1): the one δ check
-        return self.budget
-
-    @property
-    def kind(self) -> str:
-        return DISTRIBUTIONS[self.distribution].kind
-
-    def to_query(self) -> dict[str, str]:
-        return {k: (repr(v) if isinstance(v, float) else str(v)) for k, v in asdict(self).items()}
-
-    def code(self) -> str:
-        """The dpcore calls that reproduce the current dataset and budget in a notebook."""
-        delta = f", {self.delta!r}" if self.unit == "eps_delta" else ""
-        return (
-            "from dpcore.data import generate\n"
-            "from dpcore.privacy import Budget, Conversion\n"
-            f"data = generate({self.distribution!r}, n={self.n}, d={self.d}, skew={self.skew!r}, rng={self.seed})\n"
-            f"budget = Budget.from_unit({self.unit!r}, {self.budget_value!r}{delta})\n"
-        )
+#: The sidebar's record lives in dpcore (every view takes it); pages call it ``Settings``.
+Settings = DataSettings
 
 
 DEFAULTS = Settings()

@@ -23,12 +23,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore import export
-from dpcore.data import Dataset, generate
+from dpcore.data import Dataset
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_columns, split_subplots
 from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
+from dpcore.views.settings import dataset as view_dataset
 from pages._feedback import (
     AUTO_REFINE_SECONDS,
     LONG_RUN_SECONDS,
@@ -144,7 +145,7 @@ def settings() -> Settings:
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
 def _dataset(distribution: str, n: int, d: int, skew: float, seed: int) -> Dataset:
-    return generate(distribution, n, d, skew, rng=seed)
+    return view_dataset(Settings(distribution, skew, n, d, seed=seed))
 
 
 #: Datasets with more values than this are not kept in the cache all sessions share (8 entries
@@ -188,7 +189,7 @@ def dataset(s: Settings | None = None) -> Dataset:
     held = None if ss is None else ss.get("_large_dataset")
     if held is None or held[0] != key:
         _collect_old_runs()
-        held = (key, generate(key[0], key[1], key[2], key[3], rng=key[4]))
+        held = (key, view_dataset(Settings(key[0], key[3], key[1], key[2], seed=key[4])))
         if ss is not None:
             ss["_large_dataset"] = held
     return replace(held[1], x=held[1].x.copy())

@@ -4,7 +4,8 @@ Every ``import`` in every dpcore module (top level and inside functions, found w
 those under ``if TYPE_CHECKING:``, which only name types for annotations) is checked against this
 order, lowest first; a module may import its own layer or lower ones:
 
-0. ``_validation``, ``limits``, ``pool``        -- argument checks, resource limits, the fair worker pool
+0. ``_validation``, ``limits``, ``pool``, ``streams`` -- argument checks, resource limits, the fair worker
+   pool, the named random streams of a seed
 1. ``privacy``, ``mechanisms``, ``samplers``, ``metrics``, ``rotation``, ``export`` -- primitives
    (``samplers``: the floating-point-safe release backend of the mechanisms; ``guarantee``: what
    a release guarantees; ``curator``: the data folder, secret key and keyed fingerprints)
@@ -15,6 +16,7 @@ order, lowest first; a module may import its own layer or lower ones:
 5. ``audit``, ``experiments``, ``release``, ``odometer`` -- through the public registry
 6. ``figures``                                  -- draw summaries and studies
 7. ``report``                                   -- builds on figures
+8. ``views``                                    -- one pure view per page (settings record -> view record)
 ``dpcore/__init__.py`` (the public surface) and ``__main__`` modules (the command line, which
 writes figures) sit above everything. A module not listed fails the test: give it a layer here.
 """
@@ -27,7 +29,7 @@ from pathlib import Path
 import dpcore
 
 LAYERS = [
-    {"_validation", "limits", "glossary", "pool"},
+    {"_validation", "limits", "glossary", "pool", "streams"},
     {
         "privacy",
         "mechanisms",
@@ -53,6 +55,7 @@ LAYERS = [
     },
     {"figures"},
     {"report"},
+    {"views"},
 ]
 TOP = len(LAYERS)
 ROOT = Path(dpcore.__file__).parent
