@@ -21,7 +21,8 @@ from dpcore.experiments import ExperimentConfig, run
 from dpcore.experiments.progressive import Decision, decide, first_config
 from dpcore.figures.compare import target_views
 from dpcore.pool import workers_from_env
-from dpcore.views.compare import Views, peer_seconds, sweep_views
+from dpcore.views import compare as cmp
+from dpcore.views.compare import CompareSettings, CompareView, Views, peer_seconds, sweep_views
 from pages import _pool
 from pages._pool import (
     BUSY_FIRST_REPS,
@@ -65,6 +66,12 @@ def view_cache() -> SharedCache:
 def target_cache() -> SharedCache:
     """:func:`target` of recent sweeps and targets, shared by all sessions."""
     return SharedCache(64)
+
+
+@st.cache_resource(show_spinner=False)
+def view_records() -> SharedCache:
+    """:func:`view` of recent settings records, shared by all sessions."""
+    return SharedCache(32)
 
 
 def decision(config: ExperimentConfig) -> Decision:
@@ -143,6 +150,18 @@ def target(config_json: str, x: str, metric: str, value: float) -> tuple[dict, p
         )
 
     return target_cache().get_or_compute((config_json, x, metric, value), compute)
+
+
+def view(record: CompareSettings) -> CompareView:
+    """The page's view of ``record`` (:func:`dpcore.views.compare.present` of its sweep and
+    views, both from the shared caches above), cached on the record alone."""
+
+    def compute() -> CompareView:
+        shown_json = cmp.shown_config(record).to_json(indent=None)
+        x, metric = cmp.axes(record)
+        return cmp.present(record, sweep(shown_json), views(shown_json, x, metric))
+
+    return view_records().get_or_compute(record, compute)
 
 
 def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]) -> None:

@@ -222,7 +222,7 @@ record = replace(record, shown_repetitions=plan.shown.repetitions)
 shown_json = plan.shown.to_json(indent=None)
 t0 = time.perf_counter()
 with user_errors():
-    frame = runs.sweep(shown_json)
+    runs.sweep(shown_json)  # with a progress bar when it runs here
 elapsed = time.perf_counter() - t0
 status = f"{plan.first.repetitions} of {config.repetitions} repetitions per point"
 #: the target this run shows (set further down): the refiner draws that view too
@@ -247,7 +247,7 @@ else:
     st.caption(f"Showing all {config.repetitions} repetitions per point.")
 
 with user_errors():
-    v = cmp.present(record, frame, runs.views(shown_json, x, metric))
+    v = runs.view(record)
 for reason in v.skipped:
     st.caption(reason)
 if v.failed is not None:
@@ -270,7 +270,9 @@ if q is None or predict(q.key, q.text, q.options, q.answer):
         "compare_error",
         v.sentence + (f" {v.note}" if v.note and deck.on else ""),  # a projector: in the notes
         v.chart_code,
-        on_click=on_compare_click("chart-compare_error", frame, x=x, metric=metric, config=config),
+        on_click=on_compare_click(
+            "chart-compare_error", v.frame, x=x, metric=metric, config=config
+        ),
     )
 if v.note is not None and not deck.on:
     st.info(v.note, icon=":material/info:")
@@ -402,7 +404,7 @@ with c5:
         on_click="ignore",
     )
 with c6:
-    download_csv(frame, "compare_runs", "Download every run (CSV)")
+    download_csv(v.frame, "compare_runs", "Download every run (CSV)")
 with c7:
     st.caption(
         "Restore a config with the uploader in the sidebar; run it from a terminal with "
