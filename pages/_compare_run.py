@@ -21,8 +21,16 @@ from dpcore.experiments import ExperimentConfig, run
 from dpcore.experiments.progressive import Decision, decide, first_config
 from dpcore.figures.compare import target_views
 from dpcore.pool import workers_from_env
-from dpcore.views import compare as cmp
-from dpcore.views.compare import CompareSettings, CompareView, Views, peer_seconds, sweep_views
+from dpcore.views.compare import (
+    CompareSettings,
+    CompareView,
+    Views,
+    axes,
+    peer_seconds,
+    present,
+    shown_config,
+    sweep_views,
+)
 from pages import _pool
 from pages._pool import (
     BUSY_FIRST_REPS,
@@ -157,9 +165,9 @@ def view(record: CompareSettings) -> CompareView:
     views, both from the shared caches above), cached on the record alone."""
 
     def compute() -> CompareView:
-        shown_json = cmp.shown_config(record).to_json(indent=None)
-        x, metric = cmp.axes(record)
-        return cmp.present(record, sweep(shown_json), views(shown_json, x, metric))
+        shown_json = shown_config(record).to_json(indent=None)
+        x, metric = axes(record)
+        return present(record, sweep(shown_json), views(shown_json, x, metric))
 
     return view_records().get_or_compute(record, compute)
 
