@@ -13,7 +13,10 @@ from dpcore.views.plan import (
     PlanSettings,
     before_run,
     exp_label,
+    is_exponent,
+    nearest_exponent,
     options,
+    plan_exponent,
     seconds,
     view,
 )
@@ -64,7 +67,7 @@ d = s.d
 
 
 def _reset_exponent() -> None:
-    st.session_state["plan_e"] = 1 / (st.session_state["plan_p"] + 2)
+    st.session_state["plan_e"] = plan_exponent(st.session_state["plan_p"])
 
 
 c1, c2, c3, c4 = st.columns([1, 2, 1, 1])
@@ -114,9 +117,9 @@ exponent = url_widget(
     "Scaling exponent e in sᵢ = σ̂ᵢ^(−2e) (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)",
     list(opts.exponents),
     key="plan_e",
-    default=1 / (p + 2),
-    valid=lambda v: any(abs(v - e) < 1e-9 for e in opts.exponents),
-    parse=lambda raw: min(opts.exponents, key=lambda e: abs(e - float(raw))),
+    default=plan_exponent(p),
+    valid=is_exponent,
+    parse=nearest_exponent,
     format_func=exp_label,
 )
 record = PlanSettings(
@@ -152,11 +155,8 @@ if v.coords_note is not None:
 paragraph(v.intro, "plan_steps_intro", "How to read the panels")
 if v.jitter_note:
     st.caption(v.jitter_note)
-data = v.data
 with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
-    fig, df = plan_steps_figure(
-        data.x, v.plan, v.coords, true_mean=data.true_mean, iome=v.iome, sample=v.sample
-    )
+    fig, df = plan_steps_figure(**v.steps)
 chart(
     fig,
     df,
@@ -170,9 +170,7 @@ chart(
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[0])
 st.subheader("Zoom on the mean: the noise ellipse")
-fig, df = noise_figure(
-    v.entries, v.coords, true_mean=data.true_mean, empirical_mean=data.x.mean(axis=0)
-)
+fig, df = noise_figure(**v.noise)
 chart(
     fig, df, "plan_noise_ellipse", v.sentences["plan_noise_ellipse"], v.codes["plan_noise_ellipse"]
 )
@@ -195,7 +193,7 @@ chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_expo
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[2])
 st.subheader("Noise shapes over all coordinates")
-fig, df = noise_shapes_figure(v.entries, data.true_std, data.n)
+fig, df = noise_shapes_figure(**v.shapes)
 chart(fig, df, "plan_noise_shapes", v.sentences["plan_noise_shapes"], v.codes["plan_noise_shapes"])
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,10 @@ __all__ = [
     "PlanView",
     "before_run",
     "exp_label",
+    "is_exponent",
+    "nearest_exponent",
     "options",
+    "plan_exponent",
     "seconds",
     "view",
 ]
@@ -134,6 +137,21 @@ def exp_label(e: float) -> str:
     return names.get(e, str(Fraction(e).limit_denominator(100)) if e else "0")
 
 
+def plan_exponent(p: float) -> float:
+    """PLAN's own scaling exponent for the ℓp error, ``1/(p+2)``: the slider's default."""
+    return 1 / (float(p) + 2)
+
+
+def is_exponent(e: float) -> bool:
+    """Whether ``e`` is one of the slider's :data:`EXPONENTS` (a link's value, checked)."""
+    return any(abs(float(e) - x) < 1e-9 for x in EXPONENTS)
+
+
+def nearest_exponent(raw: str) -> float:
+    """The slider's exponent nearest to a link's value ``raw``."""
+    return min(EXPONENTS, key=lambda e: abs(e - float(raw)))
+
+
 def _short(e: float) -> str:
     return exp_label(e).split(" ")[0]
 
@@ -164,8 +182,11 @@ class PlanView:
     """Everything the page shows. ``entries`` are ``(label, colour, estimate)`` of PLAN, IOME and
     the Gaussian mechanism; ``coords`` the 0-based coordinates drawn (one when the picture cannot
     have two, said in ``coords_note`` as ``(kind, text)``, kind ``"info"`` or ``"warning"``);
-    ``curve`` the arguments of :func:`dpcore.figures.plan.exponent_curve`; ``code`` the notebook
-    code that rebuilds this view, followed by each chart's own line in ``codes``."""
+    ``steps``, ``noise``, ``curve`` and ``shapes`` the arguments of
+    :func:`dpcore.figures.plan.plan_steps_figure`, :func:`~dpcore.figures.plan.noise_figure`,
+    :func:`~dpcore.figures.plan.exponent_curve` and
+    :func:`~dpcore.figures.plan.noise_shapes_figure`; ``code`` the notebook code that rebuilds
+    this view, followed by each chart's own line in ``codes``."""
 
     settings: PlanSettings
     data: Dataset
@@ -180,6 +201,9 @@ class PlanView:
     coords: tuple[int, ...]
     coords_note: tuple[str, str] | None
     sample: pd.DataFrame
+    steps: dict[str, Any]
+    noise: dict[str, Any]
+    shapes: dict[str, Any]
     intro: str
     jitter_note: str | None
     curve: dict[str, Any]
@@ -405,35 +429,85 @@ def _codes(settings: PlanSettings, rho: float, stream: str) -> tuple[str, dict[s
     )
     codes = {
         "plan_steps": "from dpcore.figures.plan import plan_steps_figure\n"
-        "fig, df = plan_steps_figure(data.x, est, v.coords, true_mean=data.true_mean, iome=iome_est, "
-        "sample=v.sample)",
+        "fig, df = plan_steps_figure(**v.steps)  # v.sample: the rows drawn, stream 'display:rows'",
         "plan_noise_ellipse": "from dpcore.figures.plan import noise_figure\n"
-        "fig, df = noise_figure(v.entries, v.coords, true_mean=data.true_mean, "
-        "empirical_mean=data.x.mean(axis=0))",
+        "fig, df = noise_figure(**v.noise)  # v.entries: (label, colour, estimate) of each run",
         "plan_exponent": "from dpcore.figures.plan import exponent_curve\n"
         "fig, df = exponent_curve(**v.curve)",
         "plan_noise_shapes": "from dpcore.figures.plan import noise_shapes_figure\n"
-        "fig, df = noise_shapes_figure(v.entries, data.true_std, data.n)",
+        "fig, df = noise_shapes_figure(**v.shapes)",
         "plan_error_split": "from dpcore.figures.style import error_split_chart\n"
-        "df = v.split\nfig = error_split_chart(df)",
+        "df = v.split  # dpcore.figures.plan.error_split_frame of the three runs\n"
+        "fig = error_split_chart(df)",
     }
     return code, {k: code + c for k, c in codes.items()}
 
 
-def _runs(settings: PlanSettings, data: Dataset, rho: float) -> tuple[Estimate, ...]:
+def _entries(
+    settings: PlanSettings, data: Dataset, rho: float
+) -> tuple[tuple[str, str, Estimate], ...]:
+    """``(label, colour, estimate)`` of PLAN (at the settings' exponent), IOME and the Gaussian
+    mechanism, each run from its own stream ``"noise:<entry>"``."""
     from dpcore.privacy import Budget
 
-    streams = settings.data.streams
-    spec = plan_entry(settings.variances, float(settings.p))
+    streams, p, exponent = settings.data.streams, int(settings.p), float(settings.exponent)
+    spec = plan_entry(settings.variances, float(p))
     est = plan_run(
         data,
         Budget.zcdp(rho),
         variances=settings.variances,
-        p=float(settings.p),
-        exponent=float(settings.exponent),
+        p=float(p),
+        exponent=exponent,
         rng=streams.rng("noise:" + spec.name),
     )
-    return (est, *baseline_runs(data, Budget.zcdp(rho), streams=streams))
+    iome, gauss = baseline_runs(data, Budget.zcdp(rho), streams=streams)
+    label = (
+        "PLAN"
+        if abs(exponent - 1 / (p + 2)) < 1e-12
+        else f"PLAN scaled with e = {_short(exponent)}"
+    )
+    return (
+        (label, spec.color, est),
+        (get("iome_paper").label, get("iome_paper").color, iome),
+        (get("gaussian_private").label, get("gaussian_private").color, gauss),
+    )
+
+
+def _figures(
+    data: Dataset,
+    entries: tuple,
+    coords: tuple[int, ...],
+    sample: pd.DataFrame,
+    p: int,
+    exponent: float,
+) -> dict[str, dict[str, Any]]:
+    """The keyword arguments of each figure of the page."""
+    est, iome = entries[0][2], entries[1][2]
+    rho_noise = float(est.diagnostics_as(PlanDiagnostics).budgets["noise"])
+    return {
+        "steps": {"x": data.x, "estimate": est, "coords": coords, "true_mean": data.true_mean}
+        | {"iome": iome, "sample": sample},
+        "noise": {"entries": entries, "coords": coords, "true_mean": data.true_mean}
+        | {"empirical_mean": data.x.mean(axis=0)},
+        "curve": {"sigma": np.asarray(data.true_std, float), "n": data.n, "rho_noise": rho_noise}
+        | {"p": float(p), "current": exponent},
+        "shapes": {"entries": entries, "sigma": data.true_std, "n": data.n},
+    }
+
+
+def _sentences(parts: dict[str, Any], split: pd.DataFrame, curve: dict[str, Any]) -> dict[str, str]:
+    p, exponent, data = parts["p"], parts["exponent"], parts["data"]
+    frame = exponent_frame(curve["sigma"], data.n, curve["rho_noise"], float(p), current=exponent)
+    numbers = _curve_numbers(frame, p, exponent)
+    return {
+        "plan_steps": _steps_sentence(
+            parts, step_summary(parts["entries"][0][2], parts["coords"], data.x)
+        ),
+        "plan_noise_ellipse": _noise_sentence(parts),
+        "plan_exponent": _exponent_sentence(numbers, p, data.d, exponent),
+        "plan_noise_shapes": _shapes_sentence(parts),
+        "plan_error_split": _split_sentence(split, numbers, parts["entries"][0][0], p),
+    }
 
 
 def view(settings: PlanSettings) -> PlanView:
@@ -443,23 +517,12 @@ def view(settings: PlanSettings) -> PlanView:
     >>> v.plan_label, len(v.entries), v.coords
     ('PLAN', 3, (0, 3))
     """
-    s = settings
+    s, p, exponent = settings, int(settings.p), float(settings.exponent)
     conv = s.data.checked().implied_zcdp()
-    rho = float(conv.value)
-    data = dataset(s.data)
-    est, iome, gauss = _runs(s, data, rho)
+    rho, data = float(conv.value), dataset(s.data)
+    entries = _entries(s, data, rho)
+    (plan_label, _, est), (_, _, iome), (_, _, gauss) = entries
     dg = est.diagnostics_as(PlanDiagnostics)
-    p, exponent = int(s.p), float(s.exponent)
-    plan_label = (
-        "PLAN"
-        if abs(exponent - 1 / (p + 2)) < 1e-12
-        else f"PLAN scaled with e = {_short(exponent)}"
-    )
-    entries = (
-        (plan_label, plan_entry(s.variances, float(p)).color, est),
-        (get("iome_paper").label, get("iome_paper").color, iome),
-        (get("gaussian_private").label, get("gaussian_private").color, gauss),
-    )
     coords, note = _coords(data.d, int(s.i), int(s.j))
     binary = data.kind == "binary"
     sample = display_sample(
@@ -469,23 +532,11 @@ def view(settings: PlanSettings) -> PlanView:
         jitter=JITTER if binary else 0.0,
         rng=s.data.streams.rng("display:rows"),
     )
-    curve: dict[str, Any] = {
-        "sigma": np.asarray(data.true_std, float),
-        "n": data.n,
-        "rho_noise": float(dg.budgets["noise"]),
-        "p": float(p),
-        "current": exponent,
-    }
-    numbers = _curve_numbers(
-        exponent_frame(curve["sigma"], data.n, curve["rho_noise"], float(p), current=exponent),
-        p,
-        exponent,
-    )
+    figures = _figures(data, entries, coords, sample, p, exponent)
     split = error_split_frame(
         [(lab, e) for lab, _, e in entries], data.x, data.true_mean, p=float(p)
     )
     err = float(np.sum(np.abs(est.mean - data.true_mean) ** p) ** (1 / p))
-    metrics = _metrics(dg, data.n, p, err, rho, conv.rule if s.data.unit != "rho" else None)
     parts = {"dg": dg, "coords": coords, "data": data, "p": p, "exponent": exponent}
     parts |= {"iome": iome, "gauss": gauss, "entries": entries, "err": err}
     code, codes = _codes(s, rho, "noise:" + plan_entry(s.variances, float(p)).name)
@@ -499,30 +550,20 @@ def view(settings: PlanSettings) -> PlanView:
         entries=entries,
         plan_label=plan_label,
         warnings=tuple(dg.warnings),
-        metrics=metrics,
+        metrics=_metrics(dg, data.n, p, err, rho, conv.rule if s.data.unit != "rho" else None),
         coords=coords,
         coords_note=note,
         sample=sample,
+        **figures,
         intro=_intro(data.n, data.d, int(s.max_points)),
         jitter_note=_JITTER_NOTE if binary else None,
-        curve=curve,
         split=split,
         split_words=split_words(split, rho, float(p), delta=s.data.delta),
-        sentences={
-            "plan_steps": _steps_sentence(parts, step_summary(est, coords, data.x)),
-            "plan_noise_ellipse": _noise_sentence(parts),
-            "plan_exponent": _exponent_sentence(numbers, p, data.d, exponent),
-            "plan_noise_shapes": _shapes_sentence(parts),
-            "plan_error_split": _split_sentence(split, numbers, plan_label, p),
-        },
+        sentences=_sentences(parts, split, figures["curve"]),
         code=code,
         codes=codes,
-        report_settings={
-            **asdict(s.data),
-            "variances": s.variances,
-            "p": float(p),
-            "scale exponent": exponent,
-        },
+        report_settings={**asdict(s.data), "variances": s.variances}
+        | {"p": float(p), "scale exponent": exponent},
         ledger=pd.DataFrame(est.ledger.to_records()),
         spent=_spent(est, plan_label, s.source),
         subtitle=f"{DISTRIBUTIONS[s.data.distribution].label}, n = {data.n:,}, d = {data.d}, "
