@@ -119,7 +119,8 @@ class SideBySideSettings:
 
 @dataclass(frozen=True)
 class SideBySideView:
-    """Everything the page shows. ``gallery`` holds the keyword arguments of
+    """Everything the page shows (``plan``: PLAN's run, ``None`` when no estimator could run).
+    ``gallery`` holds the keyword arguments of
     :func:`dpcore.figures.gallery.gallery_figure`; ``steps`` those of
     :func:`dpcore.figures.motion.plan_steps_animation` and ``sweep`` those of
     :func:`dpcore.figures.motion.exponent_sweep_animation`; each chart's sentence and notebook code
@@ -134,7 +135,7 @@ class SideBySideView:
     gallery: dict[str, Any]
     words: PlainWords
     regions: tuple[str, ...]
-    plan: Estimate
+    plan: Estimate | None
     plan_note: str | None
     steps: dict[str, Any]
     sweep: dict[str, Any]
@@ -255,7 +256,7 @@ def view(settings: SideBySideSettings) -> SideBySideView:
         gallery=gallery,
         words=words,
         regions=tuple(_region_line(e) for e in entries),
-        plan=plan_est,  # type: ignore[arg-type]
+        plan=plan_est,
         plan_note=(
             "PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does "
             f"**not** give ε-DP. {conv.rule}"
