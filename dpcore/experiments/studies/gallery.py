@@ -26,14 +26,17 @@ def run_gallery(
     *,
     seed: int = 0,
     prob: float = 0.95,
+    streams: Streams | None = None,
 ) -> tuple[list[GalleryEntry], dict[str, str]]:
     """One real run of each estimator in ``names`` on ``data`` under ``budget``.
 
-    Estimator ``k`` in ``names`` runs with seed ``(seed, k)`` (a child stream), so adding an
-    estimator does not change the others. Estimators that cannot meet ``budget`` (a zCDP
+    Estimator ``name`` draws from the stream ``"noise:<name>"`` of ``streams`` (default
+    ``Streams(seed)``, :mod:`dpcore.streams`): its own child of the seed, apart from the data's
+    ``"data"`` stream, so adding an estimator does not change the others. Estimators that cannot meet ``budget`` (a zCDP
     estimator under a pure ε budget) or refuse the data are returned in the second value with the
     reason, not run.
     """
+    streams = Streams(int(seed)) if streams is None else streams
     out: list[GalleryEntry] = []
     skipped: dict[str, str] = {}
     for spec in (get(n) for n in names):
@@ -43,18 +46,13 @@ def run_gallery(
                 "never the reverse)."
             )
             continue
-        rng = np.random.default_rng([int(seed), _stable(spec.name)])
         try:
-            est = spec.run(data, budget, rng=rng)
+            est = spec.run(data, budget, rng=streams.rng("noise:" + spec.name))
         except ValueError as err:
             skipped[spec.name] = f"{spec.label}: {err}"
             continue
         out.append(entry(spec, est, coords, prob))
     return out, skipped
-
-
-def _stable(name: str) -> int:
-    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
 
 
 def release_draws(
