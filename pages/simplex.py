@@ -11,8 +11,7 @@ from dpcore.figures.simplex import (
     triangle_d2,
     variance_figure,
 )
-from dpcore.glossary import define
-from dpcore.views.simplex import RADIUS, SimplexSettings, view
+from dpcore.views.simplex import RADIUS, RELATION_HELP, SimplexSettings, view
 from pages._plain import plain_box
 from pages._tables import LEDGER_HEADERS, show_table
 from pages._ui import (
@@ -64,7 +63,7 @@ relation = url_widget(
         "add-remove": "add/remove (n private)",
         "replace-one": "replace-one (n public)",
     }.get,
-    help="add/remove: " + define("add-remove") + " replace-one: " + define("replace-one"),
+    help=RELATION_HELP,
 )
 p_now = url_widget(
     c3.slider,

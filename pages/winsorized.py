@@ -12,10 +12,10 @@ from dpcore.figures.winsorized import (
     sa_error_figure,
     sa_strip,
 )
-from dpcore.glossary import define
 from dpcore.views.winsorized import (
     BETAS,
     STATISTICS,
+    VERSION_HELP,
     CurveSettings,
     GroupSettings,
     WinsorizedSettings,
@@ -58,7 +58,7 @@ version = url_widget(
     default="zcdp" if s.unit == "rho" else "pure",
     horizontal=True,
     format_func={"pure": "pure ε (Laplace)", "zcdp": "ρ-zCDP (Gaussian mean)"}.get,
-    help="pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP"),
+    help=VERSION_HELP,
 )
 eta = url_widget(
     c2.slider,

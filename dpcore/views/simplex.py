@@ -28,14 +28,17 @@ from dpcore.experiments.studies.simplex import (
     triangle_sample,
     variance_curves,
 )
+from dpcore.glossary import define
 from dpcore.privacy import Budget
 from dpcore.registry import get
 from dpcore.theory.simplex import extra_count_weight, free_count_variance, mse
 from dpcore.views._snippet import view_call
 from dpcore.views.settings import DataSettings
 
-__all__ = ["RADIUS", "SimplexSettings", "SimplexView", "view"]
+__all__ = ["RADIUS", "RELATION_HELP", "SimplexSettings", "SimplexView", "view"]
 
+#: the help of the page's neighbouring-relation control
+RELATION_HELP = "add/remove: " + define("add-remove") + " replace-one: " + define("replace-one")
 #: the records' range [0, R]
 RADIUS = 1.0
 #: sizes of the page's samples and simulations

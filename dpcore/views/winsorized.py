@@ -33,6 +33,7 @@ from dpcore.experiments.studies.winsorized import (
     sa_error_by_group_size,
     suggested_group_size,
 )
+from dpcore.glossary import define
 from dpcore.privacy import Budget
 from dpcore.registry import get
 from dpcore.views._snippet import view_call
@@ -41,6 +42,7 @@ from dpcore.views.settings import DataSettings, dataset
 __all__ = [
     "BETAS",
     "STATISTICS",
+    "VERSION_HELP",
     "CurveSettings",
     "CurveView",
     "GroupSettings",
@@ -56,6 +58,8 @@ __all__ = [
 BETAS = (1.0005, 1.001, 1.005, 1.01, 1.05)
 #: the statistics subsample-and-aggregate can compute per group
 STATISTICS: tuple[Statistic, ...] = ("mean", "median", "variance (MLE)")
+#: the help of the page's version control
+VERSION_HELP = "pure ε: " + define("ε (pure DP)") + " ρ-zCDP: " + define("zCDP")
 #: the contamination levels of the sweep, and its repetitions per level
 LEVELS = tuple(float(v) for v in np.linspace(0, 0.4, 9))
 SWEEP_REPS = 40
