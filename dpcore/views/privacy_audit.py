@@ -18,11 +18,13 @@ import pandas as pd
 from dpcore import registry
 from dpcore.audit import VARIANT_LABELS, AuditResult, audit, calibration, pairs_for, variants_for
 from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_lines, parts_table
+from dpcore.audit.low_bits import LowBitLesson, lesson, lesson_sentences
 from dpcore.audit.neighbours import audit_dimension, is_binary
 from dpcore.experiments.plain import PlainWords, audit_words
 from dpcore.figures.audit import clearly_outside, ratio_figure
 from dpcore.figures.risk import audit_points
 from dpcore.privacy import Budget
+from dpcore.streams import Streams
 from dpcore.views._snippet import view_call
 from dpcore.views.settings import DataSettings
 
@@ -34,6 +36,9 @@ __all__ = [
     "AuditOptions",
     "AuditSettings",
     "AuditView",
+    "LessonSettings",
+    "LessonView",
+    "lesson_view",
     "options",
     "private_estimators",
     "view",
@@ -177,3 +182,31 @@ def view(s: AuditSettings) -> AuditView:
         tradeoff_sentence=None if points is None else _tradeoff_sentence(r, points),
         summary=pd.DataFrame([r.summary()]).T.rename(columns={0: "value"}).astype(str),
     )
+
+
+@dataclass(frozen=True)
+class LessonSettings:
+    """The floating-point lesson's controls: the sidebar's seed and the releases per data set."""
+
+    seed: int = 0
+    draws: int = 2000
+
+    def code(self) -> str:
+        """The notebook lines that rebuild this view as ``lv`` (``out = lv.lesson``)."""
+        return view_call(self, name="lv", function="lesson_view") + "out = lv.lesson\n"
+
+
+@dataclass(frozen=True)
+class LessonView:
+    """The low-bit event's counts per sampler, and one sentence per sampler."""
+
+    settings: LessonSettings
+    lesson: LowBitLesson
+    words: dict[str, str]
+
+
+def lesson_view(s: LessonSettings) -> LessonView:
+    """The low bits of ``s.draws`` releases on D and D′: NumPy's side from the stream
+    ``"sample:float_lesson"`` of the seed, the safe sampler's from the OS CSPRNG (no seed)."""
+    out = lesson(int(s.draws), seed=Streams(int(s.seed)).seq("sample:float_lesson"))
+    return LessonView(s, out, lesson_sentences(out))

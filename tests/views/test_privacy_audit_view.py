@@ -9,7 +9,16 @@ from dataclasses import replace
 import pytest
 
 from dpcore.audit import audit
-from dpcore.views.privacy_audit import AuditSettings, options, private_estimators, view
+from dpcore.audit.low_bits import lesson
+from dpcore.streams import Streams
+from dpcore.views.privacy_audit import (
+    AuditSettings,
+    LessonSettings,
+    lesson_view,
+    options,
+    private_estimators,
+    view,
+)
 from dpcore.views.settings import DataSettings
 
 QUICK = AuditSettings(
@@ -39,6 +48,16 @@ def test_the_audit_draws_from_its_own_stream_not_the_seed(quick):
     assert mine.hits == quick.result.hits
     old = audit("clipped_laplace", budget, rng=QUICK.data.seed, **kw)
     assert old.hits != quick.result.hits
+
+
+def test_the_float_lessons_numpy_side_has_its_own_stream():
+    """The lesson drew NumPy's side from default_rng(seed), the stream the audit's minimal-n
+    search also starts at seed 0."""
+    lv = lesson_view(LessonSettings(seed=0, draws=500))
+    mine = lesson(500, seed=Streams(0).seq("sample:float_lesson"))
+    assert lv.lesson.hits["numpy"] == mine.hits["numpy"]
+    assert lv.lesson.hits["numpy"]["D′"] == 0 and lv.lesson.hits["numpy"]["D"] > 50
+    assert "never" in lv.words["numpy"]
 
 
 def test_options_are_pure_and_name_the_pairs_and_variants():
