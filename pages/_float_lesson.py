@@ -2,8 +2,8 @@
 
 One section, :func:`render`: D = {0, 0} and D′ = {0, 1} (bounds [0, 1], ε = 1), the clipped mean
 released many times by NumPy's Laplace (as every simulation does) and by the safe sampler (as a
-release does), and how often a bit below 2^-54 is set on each. Logic in
-:mod:`dpcore.audit.low_bits`; figure in :mod:`dpcore.figures.float_lesson`.
+release does), and how often a bit below 2^-54 is set on each. Numbers from
+:func:`dpcore.views.privacy_audit.lesson_view`; figure in :mod:`dpcore.figures.float_lesson`.
 """
 
 from __future__ import annotations
@@ -12,17 +12,16 @@ from typing import Any
 
 import streamlit as st
 
-from dpcore.audit.low_bits import lesson, lesson_sentences
 from dpcore.figures.float_lesson import lesson_figure
+from dpcore.views.privacy_audit import LessonSettings, lesson_view
 from pages._ui import chart
+from pages._views import cached
 
 #: Releases per data set and sampler the reader can choose.
 DRAW_CHOICES = [500, 2_000, 5_000]
 
-_CODE = """from dpcore.audit.low_bits import lesson, lesson_sentences
-out = lesson({draws}, seed={seed})   # NumPy seeded; the safe sampler takes no seed
-print(out.hits)
-for sentence in lesson_sentences(out).values():
+_CODE = """print(out.hits)
+for sentence in lv.words.values():
     print(sentence)
 from dpcore.figures.float_lesson import lesson_figure
 fig, frame = lesson_figure(out)
@@ -54,11 +53,12 @@ def render(settings: Any) -> None:
         key="float_lesson_draws",
         format_func=lambda v: f"{v:,}",
     )
+    record = LessonSettings(seed, int(draws))
     with st.spinner("Drawing releases…"):
-        out = lesson(int(draws), seed=seed)
-    fig, df = lesson_figure(out)
-    words = lesson_sentences(out)
-    chart(fig, df, "float_lesson", words["numpy"], _CODE.format(draws=int(draws), seed=seed))
+        lv = cached(lesson_view)(record)
+    fig, df = lesson_figure(lv.lesson)
+    words = lv.words
+    chart(fig, df, "float_lesson", words["numpy"], record.code() + _CODE)
     # the leak is the lesson, not a failure of the page: a warning, never an error box
     st.warning(words["numpy"], icon=":material/lock_open:")
     st.success(words["safe"])

@@ -206,15 +206,16 @@ def releases(value: float, draws: int, rng: Any) -> np.ndarray:
     return np.asarray(rel.value, dtype=float)
 
 
-def lesson(draws: int, seed: int | None = 0) -> LowBitLesson:
+def lesson(draws: int, seed: int | np.random.SeedSequence | None = 0) -> LowBitLesson:
     """The low-bit event over ``draws`` releases on D and on D' for each sampler.
 
     Parameters
     ----------
     draws : int
         Releases per data set and sampler.
-    seed : int or None
-        Seed of the NumPy generator (the safe sampler takes none: the OS CSPRNG).
+    seed : int, SeedSequence or None
+        Seed of the NumPy generator, e.g. a view's stream (the safe sampler takes none: the OS
+        CSPRNG).
 
     Returns
     -------

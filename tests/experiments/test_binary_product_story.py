@@ -9,6 +9,7 @@ import pytest
 
 from dpcore.experiments.studies import binary_single_run
 from dpcore.privacy import Budget
+from dpcore.streams import Streams
 
 SEEDS = range(12)
 #: The page's defaults: profile "skewed", d = 512, n = 300,000, the sidebar's ρ = 0.5 (ε = 1).
@@ -19,7 +20,7 @@ def _ratios(profile: str, d: int, n: int, flip: bool, top: str, bottom: str) -> 
     """TV of ``top`` over TV of ``bottom`` at every seed (> 1: ``bottom`` wins)."""
     out = []
     for seed in SEEDS:
-        tv = binary_single_run(profile, d, n, Budget.zcdp(0.5), seed, flip)["tv"]
+        tv = binary_single_run(profile, d, n, Budget.zcdp(0.5), Streams(seed), flip)["tv"]
         out.append(tv[top] / tv[bottom])
     return np.array(out)
 

@@ -89,4 +89,4 @@ def test_the_tv_sweeps_do_not_follow_the_sidebar_seed():
     sweeps = [[c.proto.spec for c in at.get("plotly_chart")[1:]] for at in (one, two)]
     assert sweeps[0] == sweeps[1] and len(sweeps[0]) == 2
     assert [m.value for m in one.metric[:3]] != [m.value for m in two.metric[:3]]
-    assert "rng=0" in " ".join(c.value for c in one.code)
+    assert "(study seed 0)" in " ".join(c.value for c in one.caption)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 import streamlit as st
 
+from pages._bytecache import ByteCache
 from pages._spec import PAGES
 from tests.pages._apptest import open_page
 
@@ -80,8 +81,10 @@ def recorder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorder]:
     monkeypatch.setenv("DPMEAN_WORKERS", "0")
     monkeypatch.setattr(np.random, "default_rng", rec)
     st.cache_data.clear()
+    ByteCache.clear_all()
     yield rec
     st.cache_data.clear()
+    ByteCache.clear_all()
 
 
 def test_the_recorder_catches_one_integer_for_data_and_noise(recorder: Recorder) -> None:

@@ -19,6 +19,7 @@ from dpcore.guarantee import Guarantee
 from dpcore.odometer import predicted_guarantee
 from dpcore.privacy import Budget
 from dpcore.remeasure import combine
+from dpcore.streams import Streams
 from dpcore.theory.risk import odds_epsilon
 from tests.pages._apptest import open_page
 
@@ -154,11 +155,17 @@ def test_compare_box_names_the_lowest_line_at_the_sidebars_budget(seed):
 def test_simplex_box_is_the_ledger_sections_two_runs():
     at = open_page("pages/simplex.py", timeout=300)
     # the page's defaults under the sidebar's rho: Gaussian noise, add-remove, p = 0.65
-    x = sample_at(0.65, 2000, 1.0, rng=0)
-    run = {"rng": 0, "at_implied_level": True, "bounds": (0, 1.0)}
+    # each from its own stream of the seed (dpcore.views.simplex)
+    streams = Streams(0)
+    x = sample_at(0.65, 2000, 1.0, rng=streams.rng("sample:records"))
+    run = {"at_implied_level": True, "bounds": (0, 1.0)}
     budget = Budget.zcdp(0.5)
-    simplex = registry.get("simplex_gauss").run(x, budget, **run, count_fraction=0.0)
-    plugin = registry.get("plugin_gauss").run(x, budget, **run, split=0.5)
+    simplex = registry.get("simplex_gauss").run(
+        x, budget, rng=streams.rng("noise:simplex_gauss"), **run, count_fraction=0.0
+    )
+    plugin = registry.get("plugin_gauss").run(
+        x, budget, rng=streams.rng("noise:plugin_gauss"), **run, split=0.5
+    )
     words = release_words(
         budget,
         {"Simplex": simplex.mean, "Noisy sum / noisy count": plugin.mean},

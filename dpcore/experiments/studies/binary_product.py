@@ -18,6 +18,7 @@ from dpcore import registry
 from dpcore._validation import RngLike, check_positive, spawn_generators
 from dpcore.data.binary import _check_d, profile, sample_binary_product
 from dpcore.privacy import Budget
+from dpcore.streams import Streams
 from dpcore.theory.binary_product import _check_pq
 
 
@@ -101,14 +102,15 @@ def simulate_tv(
 
 
 def binary_single_run(
-    profile_name: str, d: int, n: int, budget: Budget | float, seed: int, flip: bool
+    profile_name: str, d: int, n: int, budget: Budget | float, streams: Streams, flip: bool
 ) -> dict[str, Any]:
     """One dataset of the binary product page under ``budget`` (a pure :class:`Budget`, or a bare
-    ε): the profile's ``p`` (seed ``seed``), ``n`` rows (``seed + 1``), then through the registry
-    PureDPPDE (``binary_pde``, seed ``seed + 2``, ``flip`` as given), naive Laplace
-    (``binary_naive_laplace``, ``seed + 3``) and one-radius truncated Laplace
-    (``binary_truncated_laplace``, ``seed + 4``); and the :func:`product_tv` of each and of the
-    non-private mean against ``p`` (one Monte Carlo draw on ``seed``, shared).
+    ε), every draw from its own named stream of ``streams`` (:mod:`dpcore.streams`): the
+    profile's ``p`` (``"sample:profile"``), ``n`` rows (``"data"``), then through the registry
+    PureDPPDE (``binary_pde``, ``"noise:binary_pde"``, ``flip`` as given), naive Laplace
+    (``"noise:binary_naive_laplace"``) and one-radius truncated Laplace
+    (``"noise:binary_truncated_laplace"``); and the :func:`product_tv` of each and of the
+    non-private mean against ``p`` (one Monte Carlo draw, ``"sample:tv"``, shared).
 
     Returns ``{"p", "pde", "naive", "tv"}`` (the two estimates whole, TVs keyed ``pde``, ``naive``,
     ``truncated``, ``empirical``). A module-level function, so a process pool can run it.
@@ -118,15 +120,19 @@ def binary_single_run(
     docs/estimators/binary-product.md §6 (the page's single run).
     """
     pure = Budget.pure(_epsilon(budget))
-    p = profile(profile_name, d, rng=seed)
-    X = sample_binary_product(p, n, rng=seed + 1)
-    pde = registry.run("binary_pde", X, pure, rng=seed + 2, flip=flip)
-    naive = registry.run("binary_naive_laplace", X, pure, rng=seed + 3)
-    trunc = registry.run("binary_truncated_laplace", X, pure, rng=seed + 4)
+    p = profile(profile_name, d, rng=streams.rng("sample:profile"))
+    X = sample_binary_product(p, n, rng=streams.rng("data"))
+    pde = registry.run("binary_pde", X, pure, rng=streams.rng("noise:binary_pde"), flip=flip)
+    naive = registry.run(
+        "binary_naive_laplace", X, pure, rng=streams.rng("noise:binary_naive_laplace")
+    )
+    trunc = registry.run(
+        "binary_truncated_laplace", X, pure, rng=streams.rng("noise:binary_truncated_laplace")
+    )
     xbar = np.asarray(X.mean(axis=0)).ravel()
     means = {"pde": pde.mean, "naive": naive.mean, "truncated": trunc.mean, "empirical": xbar}
-    # product_tv(p, q, rng=seed) of each, sharing its Monte Carlo draws (the same rows each time)
-    tvs = product_tv_many(p, list(means.values()), rng=seed)
+    # product_tv(p, q) of each, sharing its Monte Carlo draws (the same rows each time)
+    tvs = product_tv_many(p, list(means.values()), rng=streams.rng("sample:tv"))
     return {
         "p": p,
         "pde": pde,
