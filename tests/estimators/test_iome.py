@@ -14,7 +14,10 @@ from dpcore.estimators import iome as I
 from dpcore.privacy import Budget
 
 
-@pytest.mark.parametrize("rho", [1.0, 0.3, 1 / 3, 0.01, 5.5])
+# the last two: budgets whose split by hand (prop rho, p1, rho - prop rho - p1) missed rho by an ulp
+@pytest.mark.parametrize(
+    "rho", [1.0, 0.3, 1 / 3, 0.01, 5.5, 1.0143268430766066, 1.9746458100556956]
+)
 @pytest.mark.parametrize("name", ["iome_original", "iome_paper"])
 def test_ledger_sums_exactly(rho: float, name: str) -> None:
     ds = generate("gaussian", 300, 5, 1.0, rng=0)
@@ -25,6 +28,7 @@ def test_ledger_sums_exactly(rho: float, name: str) -> None:
     assert math.isclose(b["center"], 0.25 * rho, rel_tol=1e-12)
     assert math.isclose(b["radius"], share * 0.75 * rho, rel_tol=1e-12)
     assert math.isclose(b["noise"], (1 - share) * 0.75 * rho, rel_tol=1e-12)
+    assert math.fsum(b.values()) == rho  # exact (dpcore.privacy.split_budget)
 
 
 def test_presets_and_labels() -> None:

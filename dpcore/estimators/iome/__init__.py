@@ -94,7 +94,7 @@ from dpcore.estimators.iome.stages import (
     noise,
     radius,
     rotate,
-    split_budget,
+    stage_budgets,
 )
 from dpcore.privacy import Ledger
 from dpcore.quantiles._common import check_public_bounds
@@ -232,7 +232,7 @@ def run_iome(
     Privacy
     -------
     Replace-one, ``n`` public; ``rho``-zCDP: the centre ``prop rho``, the radius ``p1``, the noise
-    ``p2`` (:func:`split_budget`), each a ledger stage whose mechanisms write their own lines. The
+    ``p2`` (:func:`stage_budgets`), each a ledger stage whose mechanisms write their own lines. The
     rotation and ``m0`` are data independent. Public inputs are checked before anything is drawn.
     """
     X = check_data(x, ndim=2, min_rows=2)
@@ -241,7 +241,7 @@ def run_iome(
     lo, hi = check_public_bounds(bounds, d)
     spec = spec.checked()
     g = mechanisms.generator(rng)
-    budgets = split_budget(rho, spec)
+    budgets = stage_budgets(rho, spec)
     ledger = Ledger("zcdp")
     warnings_: list[str] = []
 
@@ -480,5 +480,5 @@ __all__ = [
     "radius",
     "rotate",
     "run_iome",
-    "split_budget",
+    "stage_budgets",
 ]

@@ -19,7 +19,7 @@ import numpy as np
 from dpcore import mechanisms, quantiles
 from dpcore._validation import check_bounds, check_positive
 from dpcore.estimators._localise import coinpress_center, private_spread
-from dpcore.privacy import Ledger
+from dpcore.privacy import Ledger, split_budget
 from dpcore.rotation import RandomizedHadamard
 
 if TYPE_CHECKING:
@@ -45,12 +45,12 @@ class IdentityRotation:
         return np.array(y, dtype=float)
 
 
-def split_budget(rho: float, spec: IomeSpec) -> dict[str, float]:
-    """``prop rho`` for the centre, then ``p1`` (radius) and ``p2`` (noise) of the rest; the three
-    sum to ``rho`` exactly. Public values only."""
-    rho_med = rho * spec.median_share
-    p1 = (rho - rho_med) * spec.radius_share
-    return {"center": rho_med, "radius": p1, "noise": rho - rho_med - p1}
+def stage_budgets(rho: float, spec: IomeSpec) -> dict[str, float]:
+    """``prop rho`` for the centre, then ``p1`` (radius) and ``p2`` (noise) of the rest, summing
+    to ``rho`` exactly (:func:`dpcore.privacy.split_budget`). Public values only."""
+    prop, p1 = spec.median_share, spec.radius_share
+    fractions = {"center": prop, "radius": (1.0 - prop) * p1, "noise": (1.0 - prop) * (1.0 - p1)}
+    return split_budget(rho, fractions)
 
 
 @dataclass

@@ -70,7 +70,7 @@ Decisions where the paper or the spec is silent or wrong (see docs/estimators/pl
 Layout
 ------
 * :mod:`~dpcore.estimators.plan.stages` and :mod:`~dpcore.estimators.plan.centre`: the stages
-  (:func:`split_budget`, :func:`recenter`, :func:`estimate_variances`, :func:`threshold`,
+  (:func:`stage_budgets`, :func:`recenter`, :func:`estimate_variances`, :func:`threshold`,
   :func:`release`), each a function of a :class:`PlanRun`;
   :mod:`~dpcore.estimators.plan.compose`: :func:`run_plan`, the stages in order;
 * :mod:`~dpcore.estimators.plan.spec`: :class:`PlanSpec`, the options as one frozen value;
@@ -128,7 +128,7 @@ from dpcore.estimators.plan.stages import (
     radius_universe,
     rank_slack,
     release,
-    split_budget,
+    stage_budgets,
     threshold,
 )
 from dpcore.estimators.plan.variances import (
@@ -212,7 +212,7 @@ __all__ = [
     "release",
     "run_plan",
     "scale_vector",
-    "split_budget",
+    "stage_budgets",
     "thin_budget_risk",
     "threshold",
     "variance_cap",

@@ -26,7 +26,7 @@ from dpcore.estimators.plan.stages import (
     estimate_variances,
     private_frequencies,
     release,
-    split_budget,
+    stage_budgets,
     threshold,
 )
 from dpcore.estimators.plan.variances import _floor_positive, regularise
@@ -67,7 +67,7 @@ def run_plan(
         bounds = (np.zeros(d), np.ones(d))  # binary data: the unit box
     lo, hi = check_public_bounds(bounds, d)
     spec = spec.resolved()
-    fractions, budgets, auto = split_budget(spec, n, d, rho)
+    fractions, budgets, auto = stage_budgets(spec, n, d, rho)
     sigma_known = _oracle_sigma(sigma, d) if spec.variances == "oracle" else None
     run = PlanRun(
         X, lo, hi, spec, rho, fractions, budgets, auto, Ledger("zcdp"), mechanisms.generator(rng)

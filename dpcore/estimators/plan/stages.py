@@ -40,7 +40,7 @@ from dpcore.estimators.plan.variances import (
     variance_estimate,
     variance_floor_ratio,
 )
-from dpcore.privacy import Ledger
+from dpcore.privacy import Ledger, split_budget
 from dpcore.quantiles.coordinate import QuantileMethod
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class PlanRun:
     X, lo, hi : the data (n, d) and the public box.
     spec : the resolved options (:meth:`PlanSpec.resolved`).
     rho : total zCDP budget.
-    fractions, budgets : share and rho per stage (:func:`split_budget`).
+    fractions, budgets : share and rho per stage (:func:`stage_budgets`).
     auto_share : whether the centre's share was raised by the public rule.
     ledger, g : the run's ledger and generator.
     warnings, extra : public warnings and the diagnostics gathered so far.
@@ -97,7 +97,7 @@ class Threshold:
 # -- budget split -------------------------------------------------------------------------------
 
 
-def split_budget(
+def stage_budgets(
     spec: PlanSpec, n: int, d: int, rho: float
 ) -> tuple[dict[str, float], dict[str, float], bool]:
     """Shares of ``rho`` per stage, their budgets (summing to ``rho`` exactly) and whether the
@@ -135,7 +135,8 @@ def split_budget(
                 "noise": fractions["noise"] - (share - fractions["center"]),
                 "center": share,
             }
-    return fractions, _stage_budgets(rho, fractions), auto
+    positive = {s: fractions[s] for s in STAGES if fractions.get(s, 0.0) > 0}
+    return fractions, split_budget(rho, positive), auto
 
 
 def _check_split(
@@ -166,21 +167,6 @@ def _check_split(
                 f"there; move it to one of {sorted(used)}."
             )
     return fr
-
-
-def _stage_budgets(rho: float, fractions: dict[str, float]) -> dict[str, float]:
-    """Per-stage budgets whose float sum is exactly ``rho`` (the last stage takes the remainder)."""
-    stages = [s for s in STAGES if fractions.get(s, 0.0) > 0]
-    out: dict[str, float] = {}
-    for s in stages[:-1]:
-        out[s] = rho * fractions[s]
-    out[stages[-1]] = rho - math.fsum(out.values())
-    for _ in range(256):  # the remainder may be off by an ulp of rho: step it by its own ulps
-        gap = rho - math.fsum(out.values())
-        if gap == 0:
-            break
-        out[stages[-1]] = math.nextafter(out[stages[-1]], math.inf if gap > 0 else -math.inf)
-    return out
 
 
 # -- variances (Algorithm 2, or the binary frequencies) ---------------------------------------
