@@ -26,6 +26,7 @@ docs/estimators/plan.md §1.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -492,9 +493,59 @@ class Ledger:
         ]
 
 
-def split_budget(total: float, fractions: dict[str, float]) -> dict[str, float]:
-    """Split ``total`` by ``fractions`` (which must be >= 0 and sum to 1)."""
+def split_budget(total: float, fractions: Mapping[str, float]) -> dict[str, float]:
+    """Split ``total`` into parts by ``fractions``, the parts summing to ``total`` exactly.
+
+    Each part is ``total * fraction`` rounded to a multiple of ``q = math.ulp(total)``, except the
+    last one with a positive fraction, which takes the remainder ``total - fsum(others)``. Every
+    part is then a multiple of ``q`` below ``total``, so each sum is exact and
+    ``math.fsum(parts.values()) == total`` (the sum :meth:`Ledger.total` takes) holds always, not
+    just to within an ulp: a part moves by at most ``q / 2`` from ``total * fraction``. A fraction
+    of 0 gets ``0.0``. Every budget split of a multi-stage estimator (PLAN's four stages, IOME's
+    centre, radius and noise) goes through here, so a ledger never sums to an ulp over its budget.
+
+    Parameters
+    ----------
+    total : float
+        The budget to split (finite, ``>= 0``).
+    fractions : mapping of str to float
+        The share of each part, in order: finite, ``>= 0``, summing to 1 (to within ``1e-9``).
+
+    Returns
+    -------
+    dict
+        The part of each key of ``fractions``, in the same order; ``math.fsum`` of the values is
+        ``total`` exactly.
+
+    Privacy
+    -------
+    Public values only (the total budget and the public shares).
+
+    Examples
+    --------
+    >>> parts = split_budget(0.3, {"center": 0.0625, "variance": 0.1875, "radius": 0.1875,
+    ...                            "noise": 0.5625})
+    >>> math.fsum(parts.values()) == 0.3
+    True
+    >>> split_budget(1.0, {"a": 0.25, "b": 0.0, "c": 0.75})
+    {'a': 0.25, 'b': 0.0, 'c': 0.75}
+    """
+    t = float(total)
     fr = np.array(list(fractions.values()), dtype=float)
-    if np.any(fr < 0) or not math.isclose(float(fr.sum()), 1.0, rel_tol=1e-9):
-        raise ValueError(f"budget fractions must be >= 0 and sum to 1; got {fractions}.")
-    return {k: total * v for k, v in fractions.items()}
+    if not math.isfinite(t) or t < 0:
+        raise ValueError(f"the budget to split must be a finite number >= 0; got {total!r}.")
+    if (
+        fr.size == 0
+        or np.any(~np.isfinite(fr))
+        or np.any(fr < 0)
+        or not math.isclose(float(fr.sum()), 1.0, rel_tol=1e-9)
+    ):
+        raise ValueError(f"budget fractions must be >= 0 and sum to 1; got {dict(fractions)}.")
+    q = math.ulp(t)
+    out = {k: round(t * float(v) / q) * q if v > 0 else 0.0 for k, v in fractions.items()}
+    last = [k for k, v in fractions.items() if v > 0][-1]
+    out[last] = 0.0
+    out[last] = t - math.fsum(out.values())  # exact: every term is a multiple of q below t
+    if out[last] < 0:
+        raise ValueError(f"budget fractions must be >= 0 and sum to 1; got {dict(fractions)}.")
+    return out

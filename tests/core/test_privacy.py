@@ -134,3 +134,30 @@ def test_every_valid_direction_exactly() -> None:
     assert Budget.approx(1.0, 1e-6).implied_zcdp().value == r
     assert Budget.approx(1.0, 1e-6).implied_zcdp().meets_budget
     assert Budget.zcdp(0.3).implied_zcdp().value == 0.3
+
+
+@given(
+    total=st.floats(min_value=1e-12, max_value=1e6, allow_nan=False),
+    weights=st.lists(st.floats(min_value=1e-3, max_value=1.0), min_size=2, max_size=6),
+)
+def test_split_budget_parts_sum_to_the_total_exactly(total, weights):
+    fractions = {f"s{i}": w / math.fsum(weights) for i, w in enumerate(weights)}
+    parts = split_budget(total, fractions)
+    assert list(parts) == list(fractions)
+    assert math.fsum(parts.values()) == total  # exact, as Ledger.total sums
+    for k, f in fractions.items():
+        assert parts[k] == pytest.approx(total * f, rel=1e-12, abs=1e-300)
+
+
+def test_split_budget_is_exact_on_the_splits_the_estimators_use():
+    plan = {"center": 0.0625, "variance": 0.1875, "radius": 0.1875, "noise": 0.5625}
+    for total in (0.1, 0.3, 0.7, 1 / 3, 0.5 * math.pi, 123.456):
+        assert math.fsum(split_budget(total, plan).values()) == total
+        iome = {"center": 0.25, "radius": 0.75 * 0.01, "noise": 0.75 * 0.99}
+        assert math.fsum(split_budget(total, iome).values()) == total
+    assert split_budget(0.4, {"a": 0.0, "b": 1.0}) == {"a": 0.0, "b": 0.4}
+    for bad in ({"a": -0.1, "b": 1.1}, {"a": float("nan"), "b": 1.0}, {}):
+        with pytest.raises(ValueError, match="sum to 1"):
+            split_budget(1.0, bad)
+    with pytest.raises(ValueError, match="finite number >= 0"):
+        split_budget(float("inf"), {"a": 1.0})

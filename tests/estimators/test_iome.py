@@ -14,7 +14,10 @@ from dpcore.estimators import iome as I
 from dpcore.privacy import Budget
 
 
-@pytest.mark.parametrize("rho", [1.0, 0.3, 1 / 3, 0.01, 5.5])
+# the last two: budgets whose split by hand (prop rho, p1, rho - prop rho - p1) missed rho by an ulp
+@pytest.mark.parametrize(
+    "rho", [1.0, 0.3, 1 / 3, 0.01, 5.5, 1.0143268430766066, 1.9746458100556956]
+)
 @pytest.mark.parametrize("name", ["iome_original", "iome_paper"])
 def test_ledger_sums_exactly(rho: float, name: str) -> None:
     ds = generate("gaussian", 300, 5, 1.0, rng=0)
@@ -25,6 +28,7 @@ def test_ledger_sums_exactly(rho: float, name: str) -> None:
     assert math.isclose(b["center"], 0.25 * rho, rel_tol=1e-12)
     assert math.isclose(b["radius"], share * 0.75 * rho, rel_tol=1e-12)
     assert math.isclose(b["noise"], (1 - share) * 0.75 * rho, rel_tol=1e-12)
+    assert math.fsum(b.values()) == rho  # exact (dpcore.privacy.split_budget)
 
 
 def test_presets_and_labels() -> None:
@@ -135,13 +139,18 @@ def test_bad_input_and_small_n_warning() -> None:
 
 
 def test_iome_takes_its_medians_from_dpcore_quantiles_not_from_plan() -> None:
+    import importlib
     import inspect
+    import pkgutil
 
     from dpcore.estimators import iome as iome_module
-    from dpcore.estimators.iome import stages
 
-    for module in (iome_module, stages):
+    names = [m.name for m in pkgutil.iter_modules(iome_module.__path__)]
+    assert {"rotate", "centre", "radius", "noise", "compose"} <= set(names)
+    for name in names:
+        module = importlib.import_module(f"dpcore.estimators.iome.{name}")
         assert "estimators.plan" not in inspect.getsource(module)
+    assert "estimators.plan" not in inspect.getsource(iome_module)
 
 
 @pytest.mark.parametrize("center_step", ["binary_search", "coarse_to_fine", "coinpress"])

@@ -1,6 +1,6 @@
 """PLAN: variance-aware private mean estimation (Algorithm 1), with its variance estimators.
 
-Algorithm 1 (docs/estimators/plan.md §2), with the stages as they appear in :func:`plan`::
+Algorithm 1 (docs/estimators/plan.md §2), with the stages as they appear in :func:`run_plan`::
 
     1. centre   mu~  = coordinate-wise private median               rho_center   (rho_center/d per coordinate)
     2. spread   s_i  = sigma^_i ** (-2 e),  e = 1/(p+2) by default    rho_variance (private sigma^, §4)
@@ -69,15 +69,15 @@ Decisions where the paper or the spec is silent or wrong (see docs/estimators/pl
 
 Layout
 ------
-* :mod:`~dpcore.estimators.plan.stages` and :mod:`~dpcore.estimators.plan.centre`: the stages
-  (:func:`split_budget`, :func:`recenter`, :func:`estimate_variances`, :func:`threshold`,
-  :func:`release`), each a function of a :class:`PlanRun`;
-  :mod:`~dpcore.estimators.plan.compose`: :func:`run_plan`, the stages in order;
-* :mod:`~dpcore.estimators.plan.spec`: :class:`PlanSpec`, the options as one frozen value;
-  :mod:`~dpcore.estimators.plan.variants`: the registered variants (specs) and their entries;
-* :mod:`~dpcore.estimators.plan.core`: Algorithm 1 lines 5, 7, 8 for a given centre, ``sigma^``
-  and radius (:func:`plan_core`); :mod:`~dpcore.estimators.plan.variances`: Algorithm 2, the cap
-  and the binary frequencies; :mod:`~dpcore.estimators.plan.risk`: public warnings.
+One file per stage, each a function ``(inputs, budget part, ledger, generator) -> frozen result``
+composed by :func:`~dpcore.estimators.plan.compose.run_plan` (docs/architecture.md):
+:mod:`.budget` (:func:`stage_budgets`), :mod:`.frequencies` (:func:`private_frequencies`, binary
+data), :mod:`.recentre` (:func:`recenter`, :func:`recenter_scaled`), :mod:`.variances`
+(:func:`estimate_variances`, Algorithm 2), :mod:`.scale` (:func:`scale`), :mod:`.threshold`
+(:func:`threshold`) and :mod:`.release` (:func:`release`; :func:`plan_core` for a given centre,
+``sigma^`` and radius). :mod:`.options` is the protocol the stages read the options through,
+:mod:`.spec` the frozen :class:`PlanSpec` that runs them, :mod:`.variants` the family default
+``plan`` and the registered variants, :mod:`.risk` the public warnings.
 
 References
 ----------
@@ -88,60 +88,54 @@ docs/estimators/plan.md §2–§5, §9, §10.
 
 from __future__ import annotations
 
-from dpcore.estimators.plan.centre import (
+from dpcore.estimators.plan.budget import (
+    BINARY_SPLIT,
+    DEFAULT_SPLIT,
+    MAX_AUTO_CENTER_SHARE,
+    NO_VARIANCE_SPLIT,
+    STAGE_LABELS,
+    STAGES,
+    StageBudgets,
+    needed_center_share,
+    stage_budgets,
+)
+from dpcore.estimators.plan.compose import run_plan
+from dpcore.estimators.plan.diagnostics import PlanDiagnostics
+from dpcore.estimators.plan.frequencies import Frequencies, binary_frequencies, private_frequencies
+from dpcore.estimators.plan.options import CenterStep, PlanOptions, RadiusStep, VarianceMethod
+from dpcore.estimators.plan.recentre import (
+    Centre,
     coinpress_scaled_center,
     recenter,
     recenter_scaled,
 )
-from dpcore.estimators.plan.compose import run_plan
-from dpcore.estimators.plan.core import (
-    BINARY_SPLIT,
-    DEFAULT_SPLIT,
-    NO_VARIANCE_SPLIT,
-    STAGE_LABELS,
-    STAGES,
-    PlanCore,
-    default_scale_exponent,
-    plan_core,
-    scale_vector,
-)
-from dpcore.estimators.plan.diagnostics import PlanDiagnostics
-from dpcore.estimators.plan.estimator import plan
+from dpcore.estimators.plan.release import PlanCore, Release, plan_core, release
 from dpcore.estimators.plan.risk import (
     LOW_VARIANCE_ALERT,
-    MAX_AUTO_CENTER_SHARE,
     expected_low_variances,
-    needed_center_share,
     thin_budget_risk,
 )
-from dpcore.estimators.plan.spec import (
-    CenterStep,
-    PlanSpec,
-    RadiusStep,
-    VarianceMethod,
-)
-from dpcore.estimators.plan.stages import (
-    PlanRun,
-    Release,
+from dpcore.estimators.plan.scale import Scale, default_scale_exponent, scale, scale_vector
+from dpcore.estimators.plan.spec import PlanSpec
+from dpcore.estimators.plan.threshold import (
     Threshold,
-    estimate_variances,
+    clip_slack,
     radius_universe,
     rank_slack,
-    release,
-    split_budget,
     threshold,
 )
 from dpcore.estimators.plan.variances import (
     VARIANCE_CAP_SHARE,
-    binary_frequencies,
     binary_variances,
     chi_square_median_factor,
+    estimate_variances,
     regularise,
     variance_cap,
     variance_estimate,
     variance_floor_ratio,
 )
 from dpcore.estimators.plan.variants import (
+    plan,
     plan_as_published,
     plan_binary,
     plan_equal_split,
@@ -176,18 +170,23 @@ __all__ = [
     "STAGE_LABELS",
     "VARIANCE_CAP_SHARE",
     "CenterStep",
+    "Centre",
+    "Frequencies",
     "PlanCore",
     "PlanDiagnostics",
-    "PlanRun",
+    "PlanOptions",
     "PlanSpec",
     "QuantileMethod",
     "RadiusStep",
     "Release",
+    "Scale",
+    "StageBudgets",
     "Threshold",
     "VarianceMethod",
     "binary_frequencies",
     "binary_variances",
     "chi_square_median_factor",
+    "clip_slack",
     "coarse_to_fine_median",
     "coinpress_scaled_center",
     "default_scale_exponent",
@@ -203,6 +202,7 @@ __all__ = [
     "plan_l2",
     "plan_noscale",
     "plan_oracle",
+    "private_frequencies",
     "private_quantile",
     "radius_universe",
     "rank_slack",
@@ -211,8 +211,9 @@ __all__ = [
     "regularise",
     "release",
     "run_plan",
+    "scale",
     "scale_vector",
-    "split_budget",
+    "stage_budgets",
     "thin_budget_risk",
     "threshold",
     "variance_cap",

@@ -15,52 +15,20 @@ import math
 import numpy as np
 
 from dpcore._validation import check_positive
-from dpcore.estimators.plan.core import DEFAULT_SPLIT
+from dpcore.estimators.plan.budget import (
+    DEFAULT_SPLIT,
+    MAX_AUTO_CENTER_SHARE,
+    needed_center_share,
+)
 from dpcore.estimators.plan.variances import VARIANCE_CAP_SHARE
-from dpcore.quantiles.coordinate import C2F_BINS, C2F_HISTOGRAM_SHARE, C2F_LEVELS
-
-#: Largest share of ``rho`` the robust default moves to the centre when the range is wide (IOME's
-#: median share).
-MAX_AUTO_CENTER_SHARE = 0.5
 
 
-def needed_center_share(
-    n: int,
-    d: int,
-    rho: float,
-    *,
-    bins: int = C2F_BINS,
-    levels: int = C2F_LEVELS,
-    histogram_share: float = C2F_HISTOGRAM_SHARE,
-) -> float:
-    """Smallest share of ``rho`` for which the coarse-to-fine centre's zoom test is safe.
-
-    The test accepts three adjacent bins when their noisy count reaches ``3n/4``; that sum carries
-    Gaussian noise of std ``sigma_t = sqrt(3 d / rho_l)`` with ``rho_l = histogram_share * share * rho
-    / levels``. Among the ``bins * d`` candidate windows an empty one passes about
-    ``bins * d * Phi(-z)`` times, ``z = 0.75 n / sigma_t``; ``z >= sqrt(2 ln(bins d))`` keeps that
-    below one. Solving for the share gives ``2 ln(bins d) * 3 d * levels / (0.5625 n**2 * histogram_share * rho)``.
-    Public inputs only.
-    """
-    n, d = int(n), int(d)
-    rho = check_positive(rho, "rho")
-    need_sq = 2.0 * math.log(bins * d)
-    return need_sq * 3.0 * d * levels / (0.5625 * n * n * histogram_share * rho)
-
-
-def _warn_thin_center(
-    warnings_: list[str],
-    n: int,
-    d: int,
-    rho: float,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    center_share: float | None,
-) -> None:
-    """Append :func:`thin_budget_risk`'s public warning (robust centre steps) when it has one."""
+def thin_centre_warnings(
+    n: int, d: int, rho: float, lo: np.ndarray, hi: np.ndarray, center_share: float | None
+) -> tuple[str, ...]:
+    """:func:`thin_budget_risk`'s public warning for the robust centre steps (empty without one)."""
     risk = thin_budget_risk(n, d, rho, float(np.max(hi - lo)), center_share=center_share)
-    if risk is not None:
-        warnings_.append("the centre's budget is thin. " + risk)
+    return () if risk is None else ("the centre's budget is thin. " + risk,)
 
 
 def thin_budget_risk(

@@ -1,5 +1,6 @@
-"""PLAN's variance estimates: Algorithm 2 (real data), the private cap on every variance, and the
-binary instantiation's frequencies; the regulariser ``sigma^ + ||sigma^||_1 / d``.
+"""PLAN's variance stage (:func:`estimate_variances`) and its estimates: Algorithm 2 (real data),
+the private cap on every variance, the binary instantiation's ``q~ (1 - q~)``; the regulariser
+``sigma^ + ||sigma^||_1 / d``.
 
 References
 ----------
@@ -9,7 +10,6 @@ docs/estimators/plan.md §4a–§4c, §10.1–10.2.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 import numpy as np
@@ -23,6 +23,10 @@ from dpcore._validation import (
     check_probability,
 )
 from dpcore.estimators._localise import pair_distance_median
+from dpcore.estimators.plan.budget import STAGE_LABELS
+from dpcore.estimators.plan.frequencies import Frequencies
+from dpcore.estimators.plan.options import PlanOptions
+from dpcore.privacy import Ledger
 from dpcore.quantiles.coordinate import QuantileMethod, private_quantile
 
 
@@ -219,39 +223,6 @@ def variance_floor_ratio(d: int) -> float:
     return 1e-8 / float(max(int(d), 1)) ** 2
 
 
-def binary_frequencies(
-    x: np.ndarray, bounds: tuple[Any, Any], *, rho: float, rng: RngLike = None
-) -> tuple[np.ndarray, float]:
-    """Private coordinate means by the Gaussian mechanism (docs/estimators/plan.md §4b.1).
-
-    Rows are clamped into the public box; ``q~ = mean + N(0, ||hi-lo||_2^2 / (2 rho n^2) I)``.
-
-    Returns ``(q~, per-coordinate noise std)``.
-
-    Privacy
-    -------
-    Replace-one, ``n`` public: the mean of the clamped rows has l2 sensitivity
-    ``||hi - lo||_2 / n`` (``sqrt(d)/n`` for 0/1 data), so the release is ``rho``-zCDP
-    (:func:`dpcore.mechanisms.gaussian`, charged to the caller's open stage).
-    """
-    X = check_data(x, ndim=2)
-    n, d = X.shape
-    lo, hi = check_bounds(bounds, d)
-    mean = np.clip(X, lo, hi).mean(axis=0)
-    sens = float(np.linalg.norm(hi - lo)) / n
-    rho = check_positive(rho, "rho")
-    std = sens / math.sqrt(2.0 * rho)
-    noisy = mechanisms.gaussian(
-        mean,
-        sensitivity=sens,
-        rho=rho,
-        rng=mechanisms.generator(rng),
-        scale=std,
-        note=f"Gaussian mechanism on the frequencies, l2 sensitivity ||hi-lo||/n = {sens:.4g}",
-    ).value
-    return np.asarray(noisy, dtype=float), std
-
-
 def binary_variances(q_tilde: np.ndarray) -> np.ndarray:
     """``sigma^2 = q~ (1 - q~)`` floored at ``d^(-2/5)`` (Lemma 5.3; docs/estimators/plan.md
     §4b.1)."""
@@ -279,3 +250,80 @@ def _floor_positive(sig: np.ndarray) -> np.ndarray:
     if mean <= 0:
         return np.ones_like(sig)
     return np.where(sig > 0, np.maximum(sig, 1e-12 * float(np.max(sig))), 0.1 * mean)
+
+
+# -- the variance stage ------------------------------------------------------------------------
+
+
+def estimate_variances(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    spec: PlanOptions,
+    rho_variance: float,
+    freq: Frequencies | None,
+    sigma_known: np.ndarray | None,
+    ledger: Ledger,
+    g: Any,
+) -> np.ndarray:
+    """The variance stage: the raw ``sigma^`` (before regularising) by Algorithm 2, ``q~ (1 - q~)``
+    from the private frequencies ``freq``, the known ``sigma_known`` (oracle) or ones.
+
+    Privacy
+    -------
+    Replace-one: Algorithm 2 charges stage "variances" ``rho_variance`` (:func:`_private_sigma`);
+    the binary frequencies' ledger line joins ``ledger`` here; the oracle and ones spend nothing.
+    """
+    if spec.variances == "private":
+        return _private_sigma(X, lo, hi, rho_variance, spec, ledger, g)
+    if spec.variances == "binary":
+        assert freq is not None
+        ledger.absorb(freq.ledger)
+        return np.sqrt(binary_variances(freq.q))
+    if spec.variances == "oracle":
+        assert sigma_known is not None
+        return sigma_known
+    return np.ones(X.shape[1])
+
+
+def _private_sigma(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rho_v: float,
+    spec: PlanOptions,
+    ledger: Ledger,
+    g: Any,
+) -> np.ndarray:
+    """The variance stage: :func:`variance_cap` then Algorithm 2 (:func:`variance_estimate`).
+
+    Privacy
+    -------
+    Replace-one: the cap is one log-grid exponential-mechanism median of disjoint pair distances
+    (sensitivity 1) with ``cap_share rho_v``; the ``d`` medians of Algorithm 2's group values
+    (one person in one group per column) get the rest, ``/ d`` each. Both charge the stage
+    "variances", ``rho_v`` in all.
+    """
+    d, cap_share, beta = X.shape[1], spec.variance_cap_share, spec.beta
+    label = STAGE_LABELS["variance"]
+    rho_var, cap = rho_v, None
+    if cap_share > 0:  # the medians get rho_v - rho_cap exactly; rho_cap + that = rho_v
+        rho_cap = rho_v - (rho_v - rho_v * cap_share)
+        note = f"a private cap on every sigma^2 (pair-distance median on a log grid, rho {rho_cap:.4g})"
+        with mechanisms.stage(ledger, label, note=note):
+            cap = variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
+        rho_var = rho_v - rho_cap
+    note = f"Algorithm 2: {d} private medians of pair statistics, rho/d = {rho_var / d:.4g} each"
+    with mechanisms.stage(ledger, label, note=note + ("" if cap is None else ", below the cap")):
+        var = variance_estimate(
+            X,
+            (lo, hi),
+            rho=rho_var,
+            pairs_per_group=spec.pairs_per_group,
+            method=spec.quantile,
+            steps=spec.steps,
+            max_variance=cap,
+            floor_ratio=1e-30 if cap is None else variance_floor_ratio(d),
+            rng=g,
+        )
+    return np.sqrt(np.maximum(var, 0.0))

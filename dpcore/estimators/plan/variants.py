@@ -1,4 +1,5 @@
-"""PLAN's registered variants: each the same stages with other options (a :class:`PlanSpec`).
+"""PLAN's family default ``plan`` and its registered variants: each the same stages with other
+options (a :class:`PlanSpec`, ``dataclasses.replace`` of ``plan``).
 
 ==================  ===========================================================================
 ``plan_l2``         private variances (Algorithm 2), ``p = 2`` (the paper's §4a)
@@ -25,7 +26,11 @@ import dataclasses
 from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Default, EstimatorSpec, register
 from dpcore.estimators.plan.spec import PlanSpec
 
-plan_l2 = PlanSpec(variances="private", p=2.0, name="plan_l2", fixed=("variances", "p"))
+#: The family default: every option free (``plan(x, rho=..., bounds=..., variances=..., ...)``).
+plan = PlanSpec(name="plan", fixed=())
+plan_l2 = dataclasses.replace(
+    plan, variances="private", p=2.0, name="plan_l2", fixed=("variances", "p")
+)
 plan_binary = dataclasses.replace(plan_l2, variances="binary", p=1.0, name="plan_binary")
 plan_as_published = dataclasses.replace(
     plan_l2,
@@ -35,9 +40,14 @@ plan_as_published = dataclasses.replace(
     variance_cap_share=0.0,
     name="plan_as_published",
 )
-plan_oracle = PlanSpec(variances="oracle", name="plan_oracle")
-plan_noscale = PlanSpec(variances="none", name="plan_noscale")
-plan_equal_split = PlanSpec(
+plan_oracle = dataclasses.replace(
+    plan, variances="oracle", name="plan_oracle", fixed=("variances",)
+)
+plan_noscale = dataclasses.replace(
+    plan, variances="none", name="plan_noscale", fixed=("variances",)
+)
+plan_equal_split = dataclasses.replace(
+    plan,
     variances="private",
     scale_exponent=0.5,
     name="plan_equal_split",

@@ -1,5 +1,6 @@
-"""PLAN's deterministic core: the scale vector and Algorithm 1 lines 5, 7 and 8 for a given centre,
-``sigma^`` and clip radius, with the constants every stage shares (budget splits, stage labels).
+"""PLAN's release stage (Algorithm 1, lines 7 and 8): clip the scaled rows at ``C``, add Gaussian
+noise to their sum, unscale and recentre; and :func:`plan_core`, lines 5, 7 and 8 for a given
+centre, ``sigma^`` and clip radius.
 
 References
 ----------
@@ -17,57 +18,68 @@ import numpy as np
 
 from dpcore import mechanisms
 from dpcore._validation import RngLike, check_data, check_positive
-
-#: The paper's experimental split (docs/estimators/plan.md §2 "Budgets").
-DEFAULT_SPLIT: dict[str, float] = {
-    "center": 0.0625,
-    "variance": 0.1875,
-    "radius": 0.1875,
-    "noise": 0.5625,
-}
-#: Split when no variance is estimated (oracle, no scaling): the centre gets the preprocessing share.
-NO_VARIANCE_SPLIT: dict[str, float] = {"center": 0.25, "radius": 0.1875, "noise": 0.5625}
-#: Split of the binary instantiation: the centre is the free frequency vector.
-BINARY_SPLIT: dict[str, float] = {"variance": 0.25, "radius": 0.1875, "noise": 0.5625}
-STAGES = ("center", "variance", "radius", "noise")
-
-STAGE_LABELS = {
-    "center": "centre (coordinate medians)",
-    "variance": "variances",
-    "radius": "clip radius",
-    "noise": "noisy sum",
-}
+from dpcore.estimators.plan.budget import STAGE_LABELS
+from dpcore.estimators.plan.scale import scale_vector
+from dpcore.privacy import Ledger
 
 _TINY = 1e-300
 
 
-def default_scale_exponent(p: float) -> float:
-    """PLAN's exponent ``e = 1/(p+2)``: ``s_i = sigma^_i ** (-2e) = (sigma^_i**2) ** (-1/(p+2))``."""
-    return 1.0 / (check_positive(p, "p") + 2.0)
+@dataclass(frozen=True)
+class Release:
+    """The release stage's output: the estimate, the same without noise, the noise ``eta`` on the
+    scaled sum, its standard deviation ``tau`` and the stage's public warnings."""
+
+    mean: np.ndarray
+    noiseless: np.ndarray
+    eta: np.ndarray
+    tau: float
+    warnings: tuple[str, ...] = ()
 
 
-def scale_vector(
-    sigma_hat: np.ndarray, p: float = 2.0, scale_exponent: float | None = None
-) -> np.ndarray:
-    """The scale vector ``s = sigma^ ** (-2 e)`` of Algorithm 1, line 5.
+def release(
+    X: np.ndarray,
+    mu: np.ndarray,
+    s: np.ndarray,
+    radius: float,
+    norms: np.ndarray,
+    rho_noise: float,
+    ledger: Ledger,
+    g: Any,
+) -> Release:
+    """Clip, add Gaussian noise, unscale, recentre: ``mu~ + (sum_j clip_C(y_j) + eta) / (n s)``.
 
-    ``e = 1/(p+2)`` by default (``p = 2``: ``s = sigma^^(-1/2)``; ``p = 1``: ``sigma^^(-2/3)``);
-    ``e = 0`` is no scaling, ``e = 1/2`` the equal split ``s = 1/sigma^`` (Mahalanobis style).
+    ``norms`` are the scaled norms ``||(x_j - mu~) s||`` the clip radius ``C = radius`` was found
+    on (:func:`~dpcore.estimators.plan.threshold.threshold`).
+
+    Privacy
+    -------
+    Replace-one: every clipped scaled row has norm ``<= C``, so the sum moves by at most ``2C``;
+    stage "noisy sum", ``eta ~ N(0, 2 C^2 / rho_noise I)``, ``rho_noise``-zCDP.
     """
-    sig = np.asarray(sigma_hat, dtype=float)
-    if sig.ndim != 1 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
-        raise ValueError(
-            "sigma_hat must be a 1-D array of positive finite numbers (one per coordinate)."
+    C = radius
+    n, d = X.shape
+    factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
+    clipped_sum = np.zeros(d)
+    for rows, y in _scaled_rows(X, mu, s):  # sum_j min(1, C / ||y_j||) y_j
+        clipped_sum += factor[rows] @ y
+    tau = math.sqrt(2.0 * C * C / rho_noise)
+    with mechanisms.stage(ledger, STAGE_LABELS["noise"]):
+        noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, rho_noise, tau, g)
+    mean = mu + noisy_sum / (n * s)
+    # Uses only private outputs (centre, radius, estimate) and public s: no extra privacy cost.
+    pull = float(np.linalg.norm((mean - mu) * s))
+    warnings_: tuple[str, ...] = ()
+    if pull > 0.5 * C:
+        warnings_ = (
+            f"the private centre lies far from the estimate (shift {pull:.3g} in scaled units against a clip "
+            f"radius {C:.3g}): some centre coordinates probably landed outside the data, which inflates the "
+            "radius and the noise. More budget, more n or a tighter public range fixes it.",
         )
-    e = default_scale_exponent(p) if scale_exponent is None else float(scale_exponent)
-    if not math.isfinite(e) or e < 0:
-        raise ValueError(
-            f"scale_exponent must be a finite number >= 0 (0 = no scaling); got {scale_exponent!r}."
-        )
-    return sig ** (-2.0 * e)
+    return Release(mean, mu + clipped_sum / (n * s), eta, tau, warnings_)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlanCore:
     """Result of :func:`plan_core` (Algorithm 1 lines 5–8 for a given centre, sigma^ and C).
 

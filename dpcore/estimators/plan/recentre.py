@@ -1,4 +1,4 @@
-"""PLAN's centre (Algorithm 1, line 4, "recentering"): the stage :func:`recenter` and its steps.
+"""PLAN's centre stage (Algorithm 1, line 4, "recentering"): :func:`recenter` and its steps.
 
 The centre is found before the variances (coordinate medians, coarse to fine or over the whole
 range; the free private frequencies of binary data; the public box centre) or, by default, after
@@ -13,6 +13,7 @@ Ullman, "CoinPress" (NeurIPS 2020); docs/estimators/plan.md §2, §3, §10.10.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,9 +21,10 @@ import numpy as np
 from dpcore import mechanisms
 from dpcore._validation import RngLike
 from dpcore.estimators._localise import coinpress_center, private_spread
-from dpcore.estimators.plan.core import STAGE_LABELS
-from dpcore.estimators.plan.risk import _warn_thin_center
-from dpcore.estimators.plan.stages import PlanRun
+from dpcore.estimators.plan.budget import STAGE_LABELS, StageBudgets
+from dpcore.estimators.plan.options import PlanOptions
+from dpcore.estimators.plan.risk import thin_centre_warnings
+from dpcore.estimators.plan.scale import Scale
 from dpcore.privacy import Ledger
 from dpcore.quantiles.coordinate import (
     C2F_BINS,
@@ -34,7 +36,30 @@ from dpcore.quantiles.coordinate import (
 )
 
 
-def recenter(run: PlanRun, q_tilde: np.ndarray | None) -> np.ndarray | None:
+@dataclass(frozen=True)
+class Centre:
+    """The centre stage's output: ``mu~``, what its step reports and its public warnings.
+
+    ``window`` is the coarse-to-fine step's final window, ``coinpress`` CoinPress's steps, radii
+    and budgets (each ``None`` when that step did not run).
+    """
+
+    mu: np.ndarray
+    window: tuple[np.ndarray, np.ndarray] | None = None
+    coinpress: dict[str, Any] | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def recenter(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    spec: PlanOptions,
+    budget: StageBudgets,
+    q_tilde: np.ndarray | None,
+    ledger: Ledger,
+    g: Any,
+) -> Centre | None:
     """The centre ``mu~`` found before the variances, or ``None`` when CoinPress finds it after.
 
     Privacy
@@ -43,35 +68,41 @@ def recenter(run: PlanRun, q_tilde: np.ndarray | None) -> np.ndarray | None:
     (``9 rho_center`` with the as-published tripled data). The frequencies (an earlier release)
     and the box centre (public) are free.
     """
-    spec, lo, hi = run.spec, run.lo, run.hi
     how = spec.centre_run
     if how == "coinpress":
         return None
     if how == "frequencies":
         assert q_tilde is not None  # the frequencies run before the centre for binary data
-        return np.clip(q_tilde, lo, hi)
+        return Centre(np.clip(q_tilde, lo, hi))
     if how == "box":
-        return (lo + hi) / 2.0
-    rho_c = run.budgets["center"]
+        return Centre((lo + hi) / 2.0)
+    rho_c = budget.budgets["center"]
     if how == "coarse_to_fine":
-        mu, window = _c2f_centre(run.X, lo, hi, rho_c, run.ledger, run.g)
-        run.extra["center_window"] = window
-        n, d = run.X.shape
-        _warn_thin_center(run.warnings, n, d, run.rho, lo, hi, run.thin_share)
-        return mu
+        mu, window = _c2f_centre(X, lo, hi, rho_c, ledger, g)
+        n, d = X.shape
+        thin = thin_centre_warnings(n, d, budget.total, lo, hi, budget.thin_share)
+        return Centre(mu, window=window, warnings=thin)
     spread = spec.center_spread
-    mu = _median_centre(
-        run.X, lo, hi, rho_c, spread, spec.quantile, spec.steps, run.ledger, run.warnings, run.g
-    )
+    mu, warnings_ = _median_centre(X, lo, hi, rho_c, spread, spec.quantile, spec.steps, ledger, g)
     if spread > 0:
-        run.warnings.append(
+        rho = budget.total
+        warnings_ += (
             f"as published: the centre spends 9x its share ({9 * rho_c:.4g} instead of "
-            f"{rho_c:.4g}), so the total is {run.rho + 8 * rho_c:.4g}, not {run.rho:.4g}."
+            f"{rho_c:.4g}), so the total is {rho + 8 * rho_c:.4g}, not {rho:.4g}.",
         )
-    return mu
+    return Centre(mu, warnings=warnings_)
 
 
-def recenter_scaled(run: PlanRun, sigma_hat: np.ndarray, s: np.ndarray) -> np.ndarray:
+def recenter_scaled(
+    X: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    scale: Scale,
+    spec: PlanOptions,
+    budget: StageBudgets,
+    ledger: Ledger,
+    g: Any,
+) -> Centre:
     """The centre by CoinPress in the scaled space, once ``sigma^`` and ``s`` are known.
 
     Privacy
@@ -79,27 +110,26 @@ def recenter_scaled(run: PlanRun, sigma_hat: np.ndarray, s: np.ndarray) -> np.nd
     Replace-one, ``n`` public: stage "centre (coordinate medians)", ``rho_center`` in all
     (:func:`coinpress_scaled_center`).
     """
-    share = run.spec.coinpress_spread_share
+    share = spec.coinpress_spread_share
     note = (
         f"CoinPress in scaled space: a private l2 spread ({share:g} of the "
         "centre's rho), then noisy clipped means in shrinking public balls"
     )
-    with mechanisms.stage(run.ledger, STAGE_LABELS["center"], note=note):
+    with mechanisms.stage(ledger, STAGE_LABELS["center"], note=note):
         mu, cp = coinpress_scaled_center(
-            run.X,
-            run.lo,
-            run.hi,
-            sigma_hat,
-            s,
-            rho=run.budgets["center"],
-            beta=run.spec.beta,
+            X,
+            lo,
+            hi,
+            scale.sigma_hat,
+            scale.s,
+            rho=budget.budgets["center"],
+            beta=spec.beta,
             spread_share=share,
-            rng=run.g,
+            rng=g,
         )
-    run.extra["coinpress"] = cp
-    n, d = run.X.shape
-    _warn_thin_center(run.warnings, n, d, run.rho, run.lo, run.hi, run.thin_share)
-    return mu
+    n, d = X.shape
+    thin = thin_centre_warnings(n, d, budget.total, lo, hi, budget.thin_share)
+    return Centre(mu, coinpress=cp, warnings=thin)
 
 
 def coinpress_scaled_center(
@@ -188,10 +218,10 @@ def _median_centre(
     quantile: QuantileMethod,
     steps: int,
     ledger: Ledger,
-    warnings_: list[str],
     g: Any,
-) -> np.ndarray:
-    """The centre stage by ``d`` private medians over the whole public range.
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The centre stage by ``d`` private medians over the whole public range, and its public
+    warning when the budget per coordinate is thin for the range.
 
     Privacy
     -------
@@ -215,14 +245,15 @@ def _median_centre(
         mu_t = private_quantile(
             data, 0.5, (lo, hi), rho=rho_c, method=quantile, steps=steps, rng=g, points_per_person=k
         )
+    warnings_: tuple[str, ...] = ()
     if spread == 0 and quantile == "exponential":
         # Public check: the empty stretch of the range beside the data (length up to the width)
         # outweighs the median's utility advantage eps n / 4 when eps n / 4 < ln(width n).
         eps_col = math.sqrt(8.0 * rho_c / d)
         if eps_col * n / 4.0 < math.log(float(np.max(hi - lo)) * n):
-            warnings_.append(
+            warnings_ = (
                 f"the centre's budget is thin: rho/d = {rho_c / d:.2g} per coordinate over a range "
                 f"{float(np.max(hi - lo)):.3g} wide, so some private medians may land far from the data "
-                f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it)."
+                f"(PLAN needs n >> sqrt(d / rho); more n, more budget or a tighter public range fixes it).",
             )
-    return np.asarray(mu_t, dtype=float)
+    return np.asarray(mu_t, dtype=float), warnings_
