@@ -71,7 +71,7 @@ docs: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check dpcore pages tests benchmarks app.py
 	$(BIN)/ruff format --check dpcore pages tests benchmarks app.py
-	$(BIN)/mypy dpcore
+	$(BIN)/mypy  # dpcore, pages and app.py (pyproject's [tool.mypy] files)
 
 # Format the tree with ruff (settings in pyproject's [tool.ruff.format]); `make lint` and
 # tests/repo/test_lint.py::test_ruff_format_clean fail on an unformatted file.

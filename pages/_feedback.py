@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import streamlit as st
@@ -70,7 +71,7 @@ def smaller_data_choices(
             (
                 f"Use n = {fit_n[-1]:,}",
                 seconds(fit_n[-1], d),
-                lambda v=fit_n[-1]: set_sidebar({"n": v}),
+                functools.partial(set_sidebar, {"n": fit_n[-1]}),
             )
         )
     fit_d = [c for c in D_CHOICES if c < d and seconds(n, c) <= within]
@@ -79,7 +80,7 @@ def smaller_data_choices(
             (
                 f"Use d = {fit_d[-1]}",
                 seconds(n, fit_d[-1]),
-                lambda v=fit_d[-1]: set_sidebar({"d": v}),
+                functools.partial(set_sidebar, {"d": fit_d[-1]}),
             )
         )
     return out

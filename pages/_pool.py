@@ -352,7 +352,8 @@ class SharedCache:
     """A small LRU dict shared by all sessions and the background refiners (thread-safe)."""
 
     def __init__(self, size: int) -> None:
-        self.size, self._data, self._lock = size, OrderedDict(), threading.Lock()
+        self.size, self._lock = size, threading.Lock()
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
         self.refining: set[Hashable] = set()
         self._wanted: dict[Hashable, dict[str, float]] = {}  # key -> owner -> wanted until
         self.stopped: set[Hashable] = set()  # refinements stopped because nobody waited

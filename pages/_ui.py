@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from html import escape
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -232,7 +232,7 @@ def download_csv(df: pd.DataFrame, name: str, label: str = "Download the data (C
     """A CSV download of the data behind a chart (written only when clicked, so a rerun stays fast)."""
     st.download_button(
         label,
-        lambda: to_csv(df),
+        lambda: to_csv(df) or b"",
         file_name=f"{name}.csv",
         mime="text/csv",
         key=f"download-{name}",
@@ -318,14 +318,19 @@ def chart(
     present = st.session_state.get("present", False)
     if len(parts) == 1:
         title_line(st, parts[0][1] or figure_title(parts[0][0]))  # shown on a phone only
-        st.plotly_chart(
-            parts[0][0],
-            key=f"chart-{name}",
-            alt=alt,
-            # presenter mode: as high as the slide leaves (pages/_present.py sizes the block)
-            height="stretch" if present else "content",
-            **({"on_select": on_click, "selection_mode": "points"} if on_click else {}),
-        )
+        # presenter mode: as high as the slide leaves (pages/_present.py sizes the block)
+        height: Literal["stretch", "content"] = "stretch" if present else "content"
+        if on_click:
+            st.plotly_chart(
+                parts[0][0],
+                key=f"chart-{name}",
+                alt=alt,
+                height=height,
+                on_select=on_click,
+                selection_mode="points",
+            )
+        else:
+            st.plotly_chart(parts[0][0], key=f"chart-{name}", alt=alt, height=height)
     else:
         for start in range(0, len(parts), columns):
             row = zip(st.columns(columns), parts[start : start + columns], strict=False)
@@ -341,7 +346,8 @@ def chart(
     cols = st.columns(3 if narrow else [3, 1, 1, 5])
     with cols[0]:
         download_csv(data, name, "CSV" if narrow else "Download the data (CSV)")
-    for col, fmt in zip(cols[1:3], ("png", "svg"), strict=True):
+    formats: tuple[ImageFormat, ImageFormat] = ("png", "svg")
+    for col, fmt in zip(cols[1:3], formats, strict=True):
         with col:
             download_image(fig, name, fmt)
     with st.container() if narrow else cols[3]:

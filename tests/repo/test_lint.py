@@ -39,5 +39,5 @@ def test_mypy_clean():
         pytest.skip(
             "mypy is not installed (it is part of the test extra: pip install -e '.[test]')"
         )
-    proc = _run(mypy, "dpcore")  # settings in pyproject's [tool.mypy]
+    proc = _run(mypy)  # dpcore, pages and app.py: files and settings in pyproject's [tool.mypy]
     assert proc.returncode == 0, proc.stdout + proc.stderr
