@@ -39,9 +39,10 @@ from dpcore.figures.your_data import (
 )
 from dpcore.pool import TimeBudgetExceeded
 from dpcore.privacy import Budget
+from dpcore.views.your_data import error_headers
 from pages._plain import plain_box
 from pages._pool import PEER_SECONDS, run_bounded
-from pages._tables import LEDGER_HEADERS, error_headers, show_table
+from pages._tables import LEDGER_HEADERS, show_table
 from pages._ui import (
     CACHE_TTL,
     chart,
