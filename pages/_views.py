@@ -15,12 +15,13 @@ from typing import TypeVar
 
 import streamlit as st
 
+from pages._pool import run_bounded
 from pages._ui import CACHE_TTL
 
 S = TypeVar("S")
 V = TypeVar("V")
 
-_CACHED: dict[Callable, Callable] = {}
+_CACHED: dict[object, Callable] = {}
 
 
 def cached(view: Callable[[S], V]) -> Callable[[S], V]:
@@ -33,3 +34,17 @@ def cached(view: Callable[[S], V]) -> Callable[[S], V]:
         run.__qualname__ = run.__name__ = f"view_{view.__module__}.{view.__qualname__}"
         _CACHED[view] = st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(run)
     return _CACHED[view]
+
+
+def cached_bounded(view: Callable[[S], V], *, seconds: float, what: str) -> Callable[[S], V]:
+    """:func:`cached`, run in a process of its own ended after ``seconds``
+    (:func:`pages._pool.run_bounded`: a ``TimeBudgetExceeded`` is raised and not cached)."""
+    key = (view, "bounded", seconds, what)
+    if key not in _CACHED:
+
+        def run(settings: S) -> V:
+            return run_bounded(view, settings, seconds=seconds, what=what)
+
+        run.__qualname__ = run.__name__ = f"bounded_{view.__module__}.{view.__qualname__}"
+        _CACHED[key] = st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(run)
+    return _CACHED[key]
