@@ -11,16 +11,16 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dpcore import limits
 from dpcore.figures.your_data import dots_chart
-from dpcore.pool import TimeBudgetExceeded
 from dpcore.views.your_data import (
     BOUNDS,
+    MAX_UPLOAD_MB,
     QUANTILE_OPTIONS,
     RUN_MODES,
     SOURCES,
     ExploreSettings,
     FormSettings,
+    TimeBudgetExceeded,
     YourDataSettings,
     bounds_table,
     form,
@@ -76,7 +76,7 @@ if run_mode == "explore":
         "**not a secure differentially private release** of real data. This app keeps your file in memory "
         "for this session and never writes it to disk; while a file over 1 MB is being received, the web server "
         f"(Starlette, under Streamlit) buffers it in a temporary file, deleted once read. At most "
-        f"{limits.MAX_UPLOAD_MB} MB.",
+        f"{MAX_UPLOAD_MB} MB.",
         icon=":material/science:",
     )
 else:

@@ -45,10 +45,13 @@ from dpcore.experiments.studies.your_data import (
     summary,
 )
 from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_money
+from dpcore.limits import MAX_UPLOAD_MB
+from dpcore.pool import TimeBudgetExceeded
 from dpcore.views.settings import DataSettings
 
 __all__ = [
     "BOUNDS",
+    "MAX_UPLOAD_MB",
     "QUANTILE_OPTIONS",
     "RUN_MODES",
     "SOURCES",
@@ -57,6 +60,7 @@ __all__ = [
     "FormSettings",
     "Overview",
     "Source",
+    "TimeBudgetExceeded",
     "YourDataSettings",
     "YourDataView",
     "bounds_table",

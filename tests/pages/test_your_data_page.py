@@ -194,7 +194,8 @@ def test_typed_bounds_travel_in_the_link():
     bounds = '{"wage":[0.0,2000.0],"education":[0.0,20.0]}'
     at = _page({"yd_bundled": "cps1988", "yd_cols": "wage,education", "yd_bounds": bounds})
     assert not at.exception and not at.error
-    assert "lower=(0.0, 0.0), upper=(2000.0, 20.0)" in _code(at)  # the release used the typed ranges
+    # the exploration used the typed ranges
+    assert "lower=(0.0, 0.0), upper=(2000.0, 20.0)" in _code(at)
     assert json.loads(at.query_params["yd_bounds"]) == json.loads(bounds)
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/your_data.py").run()
