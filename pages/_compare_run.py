@@ -17,11 +17,20 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpcore import registry
-from dpcore.experiments import ExperimentConfig, cost, run, tail_table
+from dpcore.experiments import ExperimentConfig, run
 from dpcore.experiments.progressive import Decision, decide, first_config
-from dpcore.figures.compare import compare_views, target_views
+from dpcore.figures.compare import target_views
 from dpcore.pool import workers_from_env
+from dpcore.views.compare import (
+    CompareSettings,
+    CompareView,
+    Views,
+    axes,
+    peer_seconds,
+    present,
+    shown_config,
+    sweep_views,
+)
 from pages import _pool
 from pages._pool import (
     BUSY_FIRST_REPS,
@@ -41,9 +50,6 @@ from pages._ui import (
     duration_text,
     set_sidebar,
 )
-
-#: The views of one sweep: chart dict, its data, sentence, regret table, summary, far-off table.
-Views = tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]
 
 
 @st.cache_resource(show_spinner=False)
@@ -70,6 +76,12 @@ def target_cache() -> SharedCache:
     return SharedCache(64)
 
 
+@st.cache_resource(show_spinner=False)
+def view_records() -> SharedCache:
+    """:func:`view` of recent settings records, shared by all sessions."""
+    return SharedCache(32)
+
+
 def decision(config: ExperimentConfig) -> Decision:
     """:func:`~dpcore.experiments.progressive.decide` for ``config`` on this server: refine in the
     background when the shared pool can, with this session's approvals and the shared cache."""
@@ -89,24 +101,13 @@ def decision(config: ExperimentConfig) -> Decision:
     )
 
 
-def _peer_seconds(config_json: str) -> float | None:
-    """The time budget of a sweep with a peer library in it (``None`` without one): at least
-    PEER_SECONDS (``pages/_pool.py``, read at each call), and three times the predicted time of an approved long run."""
-    cfg = ExperimentConfig.from_json(config_json)
-    names = {e if isinstance(e, str) else e.get("name") for e in cfg.estimators}
-    peers = {e.name for e in registry.all_estimators() if e.family == registry.PEERS}
-    if not names & peers:
-        return None
-    return max(_pool.PEER_SECONDS, 3.0 * cost.estimate_seconds(cfg))
-
-
 def sweep(config_json: str) -> pd.DataFrame:
     """The finished sweep of ``config_json``: from the cache, else run on this session's lane of
     the shared pool with a progress bar (a sweep with a peer library in a process of its own,
     ended at its time budget)."""
 
     def compute() -> pd.DataFrame:
-        seconds = _peer_seconds(config_json)
+        seconds = peer_seconds(config_json, _pool.PEER_SECONDS)  # read at each call
         if seconds is not None:
             with st.spinner("Running the sweep with the peer libraries…"):
                 return run_bounded(
@@ -140,10 +141,7 @@ def views(config_json: str, x: str, metric: str) -> Views:
 
     def compute() -> Views:
         frame = sweep(config_json)
-        made = with_pool(
-            lambda ex: call_on(ex, compare_views, frame, config_json, x, metric, drawn=True)
-        )
-        return (*made, tail_table(frame, metric))
+        return with_pool(lambda ex: call_on(ex, sweep_views, frame, config_json, x, metric))
 
     return view_cache().get_or_compute((config_json, x, metric), compute)
 
@@ -162,6 +160,18 @@ def target(config_json: str, x: str, metric: str, value: float) -> tuple[dict, p
     return target_cache().get_or_compute((config_json, x, metric, value), compute)
 
 
+def view(record: CompareSettings) -> CompareView:
+    """The page's view of ``record`` (:func:`dpcore.views.compare.present` of its sweep and
+    views, both from the shared caches above), cached on the record alone."""
+
+    def compute() -> CompareView:
+        shown_json = shown_config(record).to_json(indent=None)
+        x, metric = axes(record)
+        return present(record, sweep(shown_json), views(shown_json, x, metric))
+
+    return view_records().get_or_compute(record, compute)
+
+
 def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]) -> None:
     """Start the full sweep of ``config_json`` in the background, with its views at this axis and
     norm and (once the page has drawn it) its target view at ``shown_target["target"]``: the rerun
@@ -173,8 +183,8 @@ def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]
     def work(ex: Executor) -> pd.DataFrame:
         first = next((f for f in map(frames().get, firsts) if f is not None), None)
         full = run(config_json, executor=ex, reuse=first)  # only the reps the first result lacks
-        made = call_on(ex, compare_views, full, config_json, x, metric, drawn=True)
-        view_cache().put((config_json, x, metric), (*made, tail_table(full, metric)))
+        made = call_on(ex, sweep_views, full, config_json, x, metric)
+        view_cache().put((config_json, x, metric), made)
         if "target" in shown_target:
             value = shown_target["target"]
             unit = ExperimentConfig.from_json(config_json).unit

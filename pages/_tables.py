@@ -12,7 +12,6 @@ own column names (a download or a test reads them); only the headers drawn chang
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,7 +20,6 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dpcore.figures.style import plain
 from dpcore.views.budget_tables import (  # noqa: F401 - moved to dpcore; importable here too
     CONVERSION_RHOS,
     DEPLOYMENT_HEADERS,
@@ -30,6 +28,7 @@ from dpcore.views.budget_tables import (  # noqa: F401 - moved to dpcore; import
     current_rho,
     deployments_table,
 )
+from dpcore.views.tables import sig3
 
 #: The current row's style: an amber wash (transparent, so light and dark text both read on it).
 HIGHLIGHT = "background-color: rgba(255, 164, 28, 0.32); font-weight: bold"
@@ -37,28 +36,6 @@ HIGHLIGHT = "background-color: rgba(255, 164, 28, 0.32); font-weight: bold"
 MARK = "current"
 #: The marker's default words.
 YOURS = "▶ yours"
-
-
-def sig3(x: Any) -> str:
-    """A number to three significant figures with thousands separators and no exponent for
-    everyday sizes; a flag as yes or no; text is left as it is.
-
-    Examples
-    --------
-    >>> sig3(0.91876), sig3(1.6028), sig3(12345.6), sig3(0.000123456), sig3(float("nan")), sig3("a")
-    ('0.919', '1.6', '12,346', '0.000123', '—', 'a')
-    >>> sig3(True), sig3(3)
-    ('yes', '3')
-    """
-    if isinstance(x, bool | np.bool_):
-        return "yes" if x else "no"
-    if not isinstance(x, int | float | np.integer | np.floating):
-        return str(x)
-    v = float(x)
-    if not math.isfinite(v):
-        return "—" if math.isnan(v) else ("∞" if v > 0 else "-∞")
-    # counts and large sums whole (plain would round 12,346 to 12,300), the rest as sentences say them
-    return f"{v:,.0f}" if abs(v) >= 1000 else plain(v)
 
 
 def readable(name: str) -> str:
@@ -190,10 +167,4 @@ BINARY_HEADERS = {
     "coords": "Coordinates",
     "norm": "Norm",
     "budget": "Budget (ε)",
-}
-
-#: How Compare's ranking prints its regrets ("1.23×").
-REGRET_FORMATS = {
-    "mean_regret": lambda v: f"{sig3(v)}×",
-    "worst_regret": lambda v: f"{sig3(v)}×",
 }

@@ -29,6 +29,7 @@ from dpcore.figures.slides import split_columns, split_subplots
 from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
+from dpcore.views.settings import PEERS_ENABLE_HINT, peer_libraries
 from dpcore.views.settings import dataset as view_dataset
 from pages._feedback import (
     AUTO_REFINE_SECONDS,
@@ -398,19 +399,17 @@ PEERS_LABEL = "Include the libraries you would use instead"
 def include_peers(key: str) -> bool:
     """A switch adding the peer libraries' means (OpenDP, diffprivlib); disabled, with how to
     install them, when none imports."""
-    from dpcore.estimators import peers
-
-    have = {lib: v for lib, v in peers.available().items() if v is not None}
+    have = {lib: v for lib, v in peer_libraries().items() if v is not None}
     if not have:
         st.toggle(
             PEERS_LABEL,
             value=False,
             disabled=True,
             key=key,
-            help=f"Not installed here. Enable with: {peers.ENABLE_HINT}",
+            help=f"Not installed here. Enable with: {PEERS_ENABLE_HINT}",
         )
         st.caption(
-            f"The peer libraries (OpenDP, diffprivlib) are not installed: `{peers.ENABLE_HINT}`."
+            f"The peer libraries (OpenDP, diffprivlib) are not installed: `{PEERS_ENABLE_HINT}`."
         )
         return False
     versions = ", ".join(f"{lib} {v}" for lib, v in have.items())

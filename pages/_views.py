@@ -1,11 +1,8 @@
-"""A page's view, cached on its settings record alone (docs/architecture.md, Data flow).
+"""A page's view (:mod:`dpcore.views`), cached on its settings record alone.
 
-::
-
-    v = cached(view)(settings)
-
-``view`` is a pure function of one frozen, hashable settings record (``dpcore.views.<page>``);
-its result is kept in a cache every session shares, keyed on that record (and the function).
+``cached(view)(settings)`` returns the view's record for ``settings``, computed once for all
+sessions and kept under a byte budget (:mod:`pages._bytecache`); the records are frozen and the
+page only draws them.
 """
 
 from __future__ import annotations
@@ -15,36 +12,30 @@ from typing import TypeVar
 
 import streamlit as st
 
+from pages._bytecache import byte_cached
 from pages._pool import run_bounded
 from pages._ui import CACHE_TTL
 
 S = TypeVar("S")
-V = TypeVar("V")
+T = TypeVar("T")
 
-_CACHED: dict[object, Callable] = {}
-
-
-def cached(view: Callable[[S], V]) -> Callable[[S], V]:
-    """``view`` behind ``st.cache_data`` keyed on its one argument (one wrapper per function)."""
-    if view not in _CACHED:
-
-        def run(settings: S) -> V:
-            return view(settings)
-
-        run.__qualname__ = run.__name__ = f"view_{view.__module__}.{view.__qualname__}"
-        _CACHED[view] = st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(run)
-    return _CACHED[view]
+#: Bytes each view's cache may hold, for all sessions.
+VIEW_CACHE_BYTES = 128 * 2**20
 
 
-def cached_bounded(view: Callable[[S], V], *, seconds: float, what: str) -> Callable[[S], V]:
-    """:func:`cached`, run in a process of its own ended after ``seconds``
-    (:func:`pages._pool.run_bounded`: a ``TimeBudgetExceeded`` is raised and not cached)."""
-    key = (view, "bounded", seconds, what)
-    if key not in _CACHED:
+def cached(view: Callable[..., T]) -> Callable[..., T]:
+    """``view`` with its results kept per argument record (16 records, :data:`VIEW_CACHE_BYTES`)."""
+    return byte_cached(16, VIEW_CACHE_BYTES, ttl=CACHE_TTL)(view)
 
-        def run(settings: S) -> V:
-            return run_bounded(view, settings, seconds=seconds, what=what)
 
-        run.__qualname__ = run.__name__ = f"bounded_{view.__module__}.{view.__qualname__}"
-        _CACHED[key] = st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(run)
-    return _CACHED[key]
+def cached_bounded(view: Callable[[S], T], *, seconds: float, what: str) -> Callable[[S], T]:
+    """``view`` run in a process of its own ended after ``seconds``
+    (:func:`pages._pool.run_bounded`: a ``TimeBudgetExceeded`` is raised, nothing is kept), its
+    results in ``st.cache_data`` keyed on the record (``st.cache_data.clear()`` empties it).
+    ``view`` must be a module-level function of a picklable record."""
+
+    def bounded(settings: S) -> T:
+        return run_bounded(view, settings, seconds=seconds, what=what)
+
+    bounded.__qualname__ = bounded.__name__ = f"bounded_{view.__module__}.{view.__qualname__}"
+    return st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(bounded)

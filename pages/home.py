@@ -4,11 +4,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.experiments.plain import evidence_words
-from dpcore.figures.style import plain, prepared
-from dpcore.glossary import GLOSSARY
+from dpcore.figures.style import prepared
+from dpcore.views.home import HomeSettings, view
 from pages._plain import plain_box
-from pages._showcase import evidence, record_for_notebook, why_plan_charts
+from pages._showcase import record_for_notebook
 from pages._spec import tour
 from pages._ui import settings
 
@@ -22,37 +21,19 @@ st.markdown(
     "they are. Everything is computed by the Python package `dpcore`, so a notebook reproduces "
     "every number with the same seed."
 )
+with st.spinner("Running PLAN, IOME and the Gaussian mechanism on 20 datasets (once per server)…"):
+    v = view(HomeSettings(data=s, dark=st.context.theme.type == "dark"))
 
 
 def _why_plan() -> None:
-    """One picture and one sentence: why PLAN wins on skewed data (cached, warmed at server start)."""
-    with st.spinner(
-        "Running PLAN, IOME and the Gaussian mechanism on 20 datasets (once per server)…"
-    ):
-        ev = evidence()
-    st_ = ev.setting
-    med, worst = ev.medians(), ev.worst()
-    wins = round(ev.win_rate() * st_["seeds"])
-    sentence = (
-        f"**On data whose coordinates vary very differently** (the example above), **PLAN puts less "
-        f"noise where the data vary less**, so its error was the smallest of the three in **{wins} of "
-        f"{st_['seeds']} runs** (median ℓ2 error {plain(med['plan'])} against {plain(med['iome_paper'])} "
-        f"for IOME and {plain(med['gaussian_private'])} for the Gaussian mechanism; worst runs "
-        f"{plain(worst['plan'])}, {plain(worst['iome_paper'])} and {plain(worst['gaussian_private'])})."
-    )
-    left, right = why_plan_charts(st.context.theme.type == "dark")
-    example = (
-        f"**Example** (a fixed setting, not your sidebar's): Gaussian data with σᵢ² = (d/i)², "
-        f"n = {st_['n']:,} rows, d = {st_['d']} columns, ρ = {st_['rho']:g} (zCDP), "
-        f"{st_['seeds']} runs."
-    )
-    st.markdown(example)
+    """One picture and one sentence: why PLAN wins on skewed data (warmed at server start)."""
+    st.markdown(v.example)
     c1, c2 = st.columns(2)
-    c1.plotly_chart(prepared(left), key="home-why-noise", alt=sentence)
-    c2.plotly_chart(prepared(right), key="home-why-error", alt=sentence)
-    st.markdown(sentence)
-    record_for_notebook(f"{example}\n\n{sentence}")  # this view's notebook rebuilds both figures
-    plain_box(s.budget, words=evidence_words(ev, delta=s.delta))  # the example's budget and runs
+    c1.plotly_chart(prepared(v.noise_figure), key="home-why-noise", alt=v.sentence)
+    c2.plotly_chart(prepared(v.error_figure), key="home-why-error", alt=v.sentence)
+    st.markdown(v.sentence)
+    record_for_notebook(v, f"{v.example}\n\n{v.sentence}")  # the notebook rebuilds both figures
+    plain_box(s.budget, words=v.words)  # the example's budget and runs
     l1, l2 = st.columns(2)
     l1.page_link(
         "pages/compare.py",
@@ -90,13 +71,10 @@ for spec, label in tour():
     if (ROOT / spec.path).exists():
         st.page_link(spec.path, label=f"**{label}**: {spec.blurb}")
 
-st.info(
-    f"Your sidebar settings, which the other pages use: {s.n:,} rows × {s.d} columns, {s.budget}. "
-    "Copy the address bar to share exactly this view."
-)
+st.info(v.sidebar)
 st.subheader("Glossary")
 st.markdown("The words the pages use, in one place (each page also defines them on hover).")
-st.markdown("\n".join(f"- **{word}**: {text}" for word, text in GLOSSARY.items()))
+st.markdown(v.glossary)
 st.caption(
     "Noise in this app comes from a seeded NumPy generator: right for teaching and simulation, "
     "not a secure DP release of real data."

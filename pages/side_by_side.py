@@ -1,34 +1,30 @@
 """Side by side: every applicable estimator's clipping region and noise shape on the sidebar's data,
 in two chosen coordinates and at one shared scale, each from one real run through the registry.
-Geometry: dpcore.theory.gallery (one function per family); runs: dpcore.experiments.studies; drawing:
-dpcore.figures.gallery and dpcore.figures.motion."""
+Runs, readouts and code: dpcore.views.side_by_side; drawing: dpcore.figures.gallery and
+dpcore.figures.motion."""
 
-import numpy as np
+from typing import Any
+
 import streamlit as st
 
-from dpcore.data import DISTRIBUTIONS
-from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.experiments import default_estimators, studies
-from dpcore.experiments.plain import release_words
-from dpcore.experiments.studies import subsample
-from dpcore.figures.gallery import ZOOMS, gallery_figure, releases_figure, shapes_headline
+from dpcore.figures.gallery import gallery_figure, releases_figure
 from dpcore.figures.motion import exponent_sweep_animation, plan_steps_animation
 from dpcore.figures.slides import deck_html
-from dpcore.figures.style import plain
-from dpcore.registry import applicable, get
+from dpcore.views.side_by_side import (
+    MAX_POINTS,
+    REPS,
+    SideBySideSettings,
+    opened_from,
+    options,
+    releases,
+    view,
+)
 from pages._goto import SEEN
 from pages._plain import plain_box
 from pages._present import Deck, drawn_points, paragraph, presenting
 from pages._spec import page
-from pages._ui import CACHE_TTL, chart, dataset, settings, simulation_notice, user_errors
-
-MAX_POINTS = 1500
-PROBS = [0.5, 0.9, 0.95, 0.99]
-REPS = 100
-#: the gallery's height: two rows (regions above noise), on a presenter slide (what 1280x720 leaves
-#: a chart), or one row; each estimator's column is a figure of its own, about 275 px wide on a
-#: laptop and a phone's width on a phone
-GALLERY_HEIGHTS = {"both": 520, "slide": 450, "one row": 320}
+from pages._ui import chart, settings, simulation_notice, user_errors
+from pages._views import cached
 
 s = settings()
 st.title("Side by side")
@@ -43,40 +39,43 @@ INTRO = (
 if not presenting():  # in presenter mode the paragraph is the first slide's speaker notes
     st.markdown(INTRO)
 
-with user_errors():
-    data = dataset(s)
-n, d = data.n, data.d
+if not presenting():  # in presenter mode the paragraph is the first slide's speaker notes
+    st.markdown(INTRO)
+
+d = s.d
 if d < 2:
     st.info("This page needs **two coordinates**: set d ≥ 2 in the sidebar.")
     st.stop()
 
 ss = st.session_state
-options = [spec.name for spec in applicable(data.kind, d) if spec.name != "empirical"]
-defaults = [nm for nm in default_estimators(data.kind, s.unit, d) if nm in options]
+with user_errors():
+    opts = options(s)
 query_est = st.query_params.get("estimator")  # from Compare: a click on its chart or a ranking link
 fresh = query_est is not None and ss.get(SEEN) != query_est
-if fresh or "sbs_names" not in ss or ss.get("_sbs_kind") != (data.kind, s.unit):
-    ss["sbs_names"] = defaults + (
-        [query_est] if query_est in options and query_est not in defaults else []
+if fresh or "sbs_names" not in ss or ss.get("_sbs_kind") != (s.kind, s.unit):
+    ss["sbs_names"] = list(opts.defaults) + (
+        [query_est] if query_est in opts.estimators and query_est not in opts.defaults else []
     )
-    ss["_sbs_kind"] = (data.kind, s.unit)
+    ss["_sbs_kind"] = (s.kind, s.unit)
     ss[SEEN] = query_est
     ss.pop("sbs_focus", None)  # "Draw 100 releases" starts on the estimator asked for
-if query_est in options:
-    st.caption(
-        f"Opened at **{get(query_est).label}** (from Compare), at that point's data and budget: "
-        f"n = {n:,}, d = {d}, {s.budget}."
-    )
-ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in options]
+if query_est in opts.estimators:
+    st.caption(opened_from(s, query_est))
+ss["sbs_names"] = [nm for nm in ss["sbs_names"] if nm in opts.estimators]
 for key, default in (("sbs_i", 1), ("sbs_j", 2)):  # adjacent: every region shows its shape
     ss[key] = min(max(int(ss.get(key, default)), 1), d)
 
-if presenting():  # the chart's settings join the sidebar's, so each screen is the slide
-    c1 = c2 = c3 = c4 = c5 = c6 = st.sidebar.expander("Chart settings", icon=":material/tune:")
-else:
-    c1, c2, c3 = st.columns([4, 1, 1])
-    c4, c5, c6 = st.columns(3)
-names = c1.multiselect("Estimators", options, key="sbs_names", format_func=lambda nm: get(nm).label)
+cells: list[
+    Any
+] = (  # presenter mode: the chart's settings join the sidebar's (each screen a slide)
+    [st.sidebar.expander("Chart settings", icon=":material/tune:")] * 6
+    if presenting()
+    else [*st.columns([4, 1, 1]), *st.columns(3)]
+)
+c1, c2, c3, c4, c5, c6 = cells
+names = c1.multiselect(
+    "Estimators", list(opts.estimators), key="sbs_names", format_func=lambda nm: opts.labels[nm]
+)
 ci = c2.number_input(
     "Horizontal: coordinate",
     1,
@@ -85,24 +84,15 @@ ci = c2.number_input(
     help="Coordinate 1 has the largest spread under variance skew, coordinate d the smallest.",
 )
 cj = c3.number_input("Vertical: coordinate", 1, d, key="sbs_j")
-view = c4.radio(
-    "View",
-    ["small", "overlay"],
-    horizontal=True,
-    key="sbs_view",
-    format_func={"small": "small multiples", "overlay": "overlay"}.get,
+layout = c4.radio(
+    "View", list(opts.views), horizontal=True, key="sbs_view", format_func=opts.views.get
 )
 zoom = c5.radio(
     "Frame",
-    list(ZOOMS),
+    list(opts.zooms),
     horizontal=True,
     key="sbs_zoom",
-    format_func={
-        "both": "regions and noise",
-        "data": "the data",
-        "clip": "every whole region",
-        "noise": "zoom on the noise",
-    }.get,
+    format_func=opts.zooms.get,
     help="'Regions and noise': every whole clipping region above every noise shape, zoomed in "
     "(the noise is about a hundred times smaller); 'the data' frames the rows (larger regions "
     "run off the edges); 'every whole region' zooms out until every clipping region fits; "
@@ -110,7 +100,7 @@ zoom = c5.radio(
 )
 prob = c6.select_slider(
     "Noise shape holds the release with probability",
-    PROBS,
+    list(opts.probs),
     value=0.95,
     key="sbs_prob",
     format_func=lambda p: f"{p:.0%}",
@@ -118,122 +108,51 @@ prob = c6.select_slider(
 if ci == cj:
     st.warning("Pick two **different** coordinates.")
     st.stop()
-coords = (int(ci) - 1, int(cj) - 1)
 if not names:
     st.info("Pick at least one estimator.")
     st.stop()
 
-
-@st.cache_data(show_spinner="Running each estimator once…", max_entries=8, ttl=CACHE_TTL)
-def _gallery(
-    distribution: str,
-    n: int,
-    d: int,
-    skew: float,
-    seed: int,
-    unit: str,
-    budget_value: float,
-    delta: float,
-    names: tuple[str, ...],
-    coords: tuple[int, int],
-    prob: float,
-):
-    return studies.run_gallery(dataset(s), s.budget, names, coords, seed=seed, prob=prob)
-
-
-key = (s.distribution, n, d, s.skew, s.seed, s.unit, s.budget_value, s.delta)
-with user_errors():
-    entries, skipped = _gallery(*key, tuple(names), coords, float(prob))
-for reason in skipped.values():
+record = SideBySideSettings(
+    s,
+    tuple(names),
+    int(ci),
+    int(cj),
+    layout,
+    zoom,
+    float(prob),
+    drawn_points(MAX_POINTS),
+    presenting(),
+)
+with user_errors(), st.spinner("Running each estimator once…"):
+    v = cached(view)(record)
+for reason in v.skipped:
     st.caption(f"Not drawn: {reason}")
-if not entries:
+if not v.entries:
     st.stop()
-
-max_points = drawn_points(MAX_POINTS)
-rows = subsample(n, max_points, rng=s.seed)
-points = data.x[np.ix_(rows, coords)]
-truth = data.true_mean[list(coords)]
 # one column per estimator (each drawn as a figure of its own: side by side, stacked on a phone)
-tall = GALLERY_HEIGHTS["one row" if zoom != "both" else "slide" if presenting() else "both"]
-fig, frame = gallery_figure(
-    entries, points, truth, coords, view=view, zoom=zoom, columns=len(entries), height=tall
-)
-i, j = coords
-
-
-sentence = shapes_headline(entries, coords)
-code = (
-    s.code()
-    + "from dpcore.experiments import studies\nfrom dpcore.figures.gallery import gallery_figure\n"
-    f"entries, skipped = studies.run_gallery(data, budget, {list(names)!r}, {coords!r}, seed={s.seed}, "
-    f"prob={prob!r})\n"
-    f"rows = studies.subsample(data.n, {max_points}, rng={s.seed})  # the rows drawn\n"
-    f"fig, frame = gallery_figure(entries, data.x[rows][:, {list(coords)!r}], "
-    f"data.true_mean[{list(coords)!r}], {coords!r}, view={view!r}, zoom={zoom!r}, "
-    f"columns={len(entries)}, height={tall!r})\n"
-)
-#: the run of PLAN behind the two motion charts, as notebook code
-plan_code = (
-    s.code() + "from dpcore import registry\nfrom dpcore.experiments import studies\n"
-    f"est = registry.get({'plan_l1' if data.kind == 'binary' else 'plan'!r}).run(\n"
-    f"    data, budget, rng={s.seed}, at_implied_level=True\n)\n"
-)
-
-
-@st.cache_data(show_spinner="Drawing 100 releases…", max_entries=8, ttl=CACHE_TTL)
-def _draws(
-    distribution: str,
-    n: int,
-    d: int,
-    skew: float,
-    seed: int,
-    unit: str,
-    budget_value: float,
-    delta: float,
-    name: str,
-) -> np.ndarray:
-    return studies.release_draws(name, dataset(s), s.budget, reps=REPS, rng=seed)
+fig, frame = gallery_figure(**v.gallery)
 
 
 def _drawn(value: tuple) -> None:
     ss["sbs_drawn"] = value
 
 
-@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _plan_run(
-    distribution: str,
-    n: int,
-    d: int,
-    skew: float,
-    seed: int,
-    unit: str,
-    budget_value: float,
-    delta: float,
-):
-    ds = dataset(s)
-    name = "plan_l1" if ds.kind == "binary" else "plan"
-    return get(name).run(ds, s.budget, rng=seed, at_implied_level=True)
-
-
 def _gallery_section() -> None:
-    chart(fig, frame, "side-by-side", sentence, code, by_column=view == "small")
+    chart(
+        fig,
+        frame,
+        "side-by-side",
+        v.sentences["side-by-side"],
+        v.codes["side-by-side"],
+        by_column=layout == "small",
+    )
     if presenting():
         paragraph(INTRO, "sbs-intro", "How to read these pictures")
-    releases = {e.label: e.release for e in entries}
-    what = f"the means of coordinates {i + 1} and {j + 1}"
-    words = release_words(s.budget, releases, truth, delta=s.delta, what=what, rank=False)
-    plain_box(s.budget, words=words)  # one run each: the errors' range, no ranking
+    plain_box(s.budget, words=v.words)  # one run each: the errors' range, no ranking
 
     with st.expander("What each region is (from the run's diagnostics)", expanded=False):
-        for e in entries:
-            noise = (
-                "no noise"
-                if e.noise.kind == "none"
-                else f"{'Gaussian' if e.noise.kind == 'gaussian' else 'Laplace'} noise, per-coordinate "
-                f"{'std' if e.noise.kind == 'gaussian' else 'scale b'} "
-                f"{plain(e.noise.scale[0])}, {plain(e.noise.scale[1])}"
-            )
-            st.markdown(f"- **{e.label}**: clips to the {e.region.note}; {noise}.")
+        for line in v.regions:
+            st.markdown(line)
         st.markdown(
             "These are **projections** of each estimator's d-dimensional clipping set on the two coordinates: a row "
             "is clipped when its whole vector lies outside, so a point inside a drawn region can still be clipped "
@@ -251,13 +170,13 @@ def _releases_section() -> None:
         "One run is one draw. Rerun an estimator **100 times on the same data** (its private centre, "
         "scale and radius are redrawn too) and see where the releases land."
     )
-    focus_default = query_est if query_est in [e.name for e in entries] else entries[0].name
-    by_name = {e.name: e for e in entries}
+    by_name = {e.name: e.label for e in v.entries}
+    focus_default = query_est if query_est in by_name else v.entries[0].name
     focus = st.selectbox(
         "Estimator",
         list(by_name),
         index=list(by_name).index(focus_default),
-        format_func=lambda nm: by_name[nm].label,
+        format_func=lambda nm: by_name[nm],
         key="sbs_focus",
     )
     st.button(
@@ -265,67 +184,23 @@ def _releases_section() -> None:
         key="sbs_draw",
         type="primary",
         on_click=_drawn,
-        args=((key, focus),),
+        args=((record, focus),),
     )
-    if ss.get("sbs_drawn") == (key, focus):
-        with user_errors():
-            draws = _draws(*key, focus)[:, list(coords)]
-        e = by_name[focus]
-        rfig, rframe = releases_figure(draws, e, truth, coords)
-        frac = float(np.mean(rframe["inside_shape"]))
-        dist = np.linalg.norm(draws - truth, axis=1)
-        chart(
-            rfig,
-            rframe,
-            "releases",
-            f"Of {REPS} releases of **{e.label}**, {frac:.0%} land inside the {e.noise.prob:.0%} noise shape of the "
-            f"first run (centre, scale and radius are redrawn every time, so more can fall outside); in these two "
-            f"coordinates the median release is {plain(np.median(dist))} from the true mean and the farthest "
-            f"{plain(dist.max())}.",
-            code
-            + f"draws = studies.release_draws({focus!r}, data, budget, reps={REPS}, rng={s.seed})\n"
-            "from dpcore.figures.gallery import releases_figure\n"
-            f"entry = next(e for e in entries if e.name == {focus!r})\n"
-            f"fig, frame = releases_figure(draws[:, {list(coords)!r}], entry, "
-            f"data.true_mean[{list(coords)!r}], {coords!r})\n",
-        )
+    if ss.get("sbs_drawn") == (record, focus):
+        with user_errors(), st.spinner(f"Drawing {REPS} releases…"):
+            r = cached(releases)(record, focus)
+        rfig, rframe = releases_figure(r.draws, r.entry, r.truth, r.coords)
+        chart(rfig, rframe, "releases", r.sentence, r.code)
 
 
 def _steps_view() -> tuple:
-    with user_errors():
-        plan_est = _plan_run(*key)
-    mfig, mframe = plan_steps_animation(
-        data.x, plan_est, coords, true_mean=data.true_mean, rows=rows
-    )
-    text = (
-        f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the {n:,} rows at scaled radius "
-        f"C = {plain(plan_est.diagnostics.clip_radius)}; step (d) shows the release."
-    )
-    mcode = (
-        plan_code + "from dpcore.figures.motion import plan_steps_animation\n"
-        f"rows = studies.subsample(data.n, {max_points}, rng={s.seed})  # the rows drawn\n"
-        f"fig, frame = plan_steps_animation(\n    data.x, est, {coords!r}, true_mean=data.true_mean, "
-        "rows=rows\n)\n"
-    )
-    return mfig, mframe, text, mcode, plan_est
+    mfig, mframe = plan_steps_animation(**v.steps)
+    return mfig, mframe, v.sentences["plan-steps-animation"], v.codes["plan-steps-animation"]
 
 
 def _sweep_view() -> tuple:
-    with user_errors():
-        plan_est = _plan_run(*key)
-    rho_noise = float(plan_est.diagnostics_as(PlanDiagnostics).budgets["noise"])
-    efig, eframe = exponent_sweep_animation(data.true_std, n, rho_noise)
-    best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
-    text = (
-        f"As the exponent e grows from 0, noise moves from the low-spread coordinates to the high-spread ones; "
-        f"the total noise (ℓ2) is smallest near e = {best:g} on this data (PLAN uses 1/4 for ℓ2 error)."
-    )
-    ecode = (
-        plan_code + "from dpcore.figures.motion import exponent_sweep_animation\n"
-        "rho_noise = float(est.diagnostics.budgets['noise'])  # PLAN's noise stage\n"
-        "fig, frame = exponent_sweep_animation(data.true_std, data.n, rho_noise)\n"
-    )
-    return efig, eframe, text, ecode
+    efig, eframe = exponent_sweep_animation(**v.sweep)
+    return efig, eframe, v.sentences["exponent-sweep"], v.codes["exponent-sweep"]
 
 
 def _steps_section() -> None:
@@ -337,12 +212,9 @@ def _steps_section() -> None:
     )
     if not presenting():  # in presenter mode: the slide's speaker notes
         st.markdown(how)
-    mfig, mframe, text, mcode, plan_est = _steps_view()
-    if plan_est.conversion is not None and not plan_est.conversion.meets_budget:
-        st.caption(
-            f"PLAN is ρ-zCDP: under a pure ε budget it runs here at the implied level and does **not** give "
-            f"ε-DP. {plan_est.conversion.rule}"
-        )
+    if v.plan_note:
+        st.caption(v.plan_note)
+    mfig, mframe, text, mcode = _steps_view()
     chart(mfig, mframe, "plan-steps-animation", text, mcode)
     if presenting():
         paragraph(how, "sbs-steps", "What each step shows")
@@ -356,23 +228,18 @@ def _sweep_section() -> None:
 
 def _deck() -> str:
     slides = [
-        ("Clipping and noise, side by side", sentence, fig),
+        ("Clipping and noise, side by side", v.sentences["side-by-side"], fig),
         ("PLAN's four steps", *_steps_view()[2::-2]),  # (sentence, figure)
         ("The scaling exponent", *_sweep_view()[2::-2]),
     ]
-    if ss.get("sbs_drawn") == (key, ss.get("sbs_focus")):
-        e = next((en for en in entries if en.name == ss["sbs_focus"]), None)
-        if e is not None:
-            rfig, _ = releases_figure(_draws(*key, e.name)[:, list(coords)], e, truth, coords)
-            slides.append(
-                (f"{REPS} releases of {e.label}", "Where the releases land on the same data.", rfig)
-            )
-    return deck_html(
-        "dpmean lab: side by side",
-        slides,
-        subtitle=f"{DISTRIBUTIONS[s.distribution].label}, n = {n:,}, d = {d}, {s.budget}, seed {s.seed}; "
-        f"coordinates {i + 1} and {j + 1}.",
-    )
+    focus = ss.get("sbs_focus")
+    if ss.get("sbs_drawn") == (record, focus) and focus in {e.name for e in v.entries}:
+        r = cached(releases)(record, focus)
+        rfig, _ = releases_figure(r.draws, r.entry, r.truth, r.coords)
+        slides.append(
+            (f"{REPS} releases of {r.label}", "Where the releases land on the same data.", rfig)
+        )
+    return deck_html("dpmean lab: side by side", slides, subtitle=v.subtitle)
 
 
 #: The page's sections, titled by its presenter steps (pages/_spec.py)

@@ -118,6 +118,6 @@ def ratio_figure(r: AuditResult, bins: int = 40) -> tuple[go.Figure, pd.DataFram
     fig.update_layout(
         xaxis_title=f"T = {r.event.statistic} of the release", yaxis_title="ln likelihood ratio"
     )
-    style(fig, title="Likelihood ratio against the e^ε band (bins with ≥ 5 draws on both sides)")
+    style(fig, title="Likelihood ratio against the eᵋ band (bins with ≥ 5 draws on both sides)")
     fig.update_layout(margin=dict(t=100), legend=dict(y=1.08))
     return fig, df

@@ -54,6 +54,10 @@ def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
     return df
 
 
+#: How far left (a fraction of the panel's width) each later round's τ label sits.
+TAU_LABEL_STEP = 0.045
+
+
 def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
     """Each round's threshold τ_r as a dotted line across the top panel, labelled at its right."""
     thresholds = {"color": "#999", "dash": "dot", "width": 1}  # add_hline(row=1, col=1), batched
@@ -65,9 +69,11 @@ def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
             for row in rounds
         ],
     )
-    for r, row in enumerate(rounds, start=1):  # each dotted line says which round's threshold
+    # each dotted line says which round's threshold; the thresholds of late rounds sit close
+    # together on the log axis, so the labels step leftwards one label-width a round
+    for r, row in enumerate(rounds, start=1):
         fig.add_annotation(
-            x=1,
+            x=1 - TAU_LABEL_STEP * (r - 1),
             xref="x domain",
             y=float(np.log10(row["tau"])),
             yref="y",

@@ -234,7 +234,8 @@ def deployments_figure(
     rows: list[tuple[Deployment, float, float]], current: float, delta: float
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Published deployments on one ε scale (each read as an odds bound at the δ it states, a ρ
-    at ``delta``), with the sidebar's budget read the same way."""
+    at the δ its publisher reads it at, else at ``delta``), with the sidebar's budget read at
+    ``delta``."""
     df = pd.DataFrame(
         [
             {
@@ -263,7 +264,11 @@ def deployments_figure(
         )
     order = df["short"].tolist()
     _your_budget(
-        fig, current, [order[0], order[-1]], f"ε (a ρ read at δ = {delta:g})", df["epsilon"]
+        fig,
+        current,
+        [order[0], order[-1]],
+        f"ε (a ρ read at δ = {delta:g} unless its publisher states a δ)",
+        df["epsilon"],
     )
     fig.update_yaxes(categoryorder="array", categoryarray=order, autorange="reversed")
     return _below(fig, "Budgets others published", height=440), df

@@ -205,6 +205,9 @@ class Deployment:
         The document the value is read from, with its year.
     short : str
         A label short enough for a phone's chart axis.
+    read_at : float
+        For a ρ, the δ its publisher reads it at (0 when none is stated): the ε scale converts it
+        there instead of at the page's δ.
     """
 
     who: str
@@ -216,6 +219,7 @@ class Deployment:
     per: str
     source: str
     short: str = ""
+    read_at: float = 0.0
 
     def budget(self) -> Budget:
         """The value as a :class:`~dpcore.privacy.Budget`."""
@@ -224,7 +228,8 @@ class Deployment:
     def label(self) -> str:
         """``"ρ = 2.56"``, ``"ε = 4"`` or ``"(ε, δ) = (2.19, 1e-05)"``."""
         if self.unit == "rho":
-            return f"ρ = {self.value:g}"
+            at = f", read at δ = {self.read_at:g}" if self.read_at else ""
+            return f"ρ = {self.value:g}{at}"
         if self.unit == "eps_delta":
             return f"(ε, δ) = ({self.value:g}, {self.delta:g})"
         return f"ε = {self.value:g}"
@@ -243,6 +248,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "person, whole release",
         "DAS 2020 Redistricting Production Code (2021): global_scale = 339/542, ρ = (542/339)²",
         "Census 2020 persons",
+        read_at=1e-10,
     ),
     Deployment(
         "Google",
@@ -301,8 +307,13 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
 
 def deployments_on_scale(delta: float = 1e-6) -> list[tuple[Deployment, float, float]]:
     """Every deployment with its ``ε`` and ``δ`` as an odds bound (:func:`odds_epsilon`; a ρ
-    converted at ``delta``), smallest ``ε`` first."""
-    rows = [(dep, *_pair(odds_epsilon(dep.budget(), delta))) for dep in DEPLOYMENTS]
+    converted at the δ its publisher reads it at, else at ``delta``), smallest ``ε`` first.
+
+    >>> census = [row for row in deployments_on_scale(1e-6) if row[0].short == "Census 2020 persons"]
+    >>> round(census[0][1], 1), census[0][2]
+    (17.2, 1e-10)
+    """
+    rows = [(dep, *_pair(odds_epsilon(dep.budget(), dep.read_at or delta))) for dep in DEPLOYMENTS]
     return sorted(rows, key=lambda row: row[1])
 
 

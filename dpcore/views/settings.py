@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from dpcore.data import DISTRIBUTIONS, Dataset, generate
+from dpcore.estimators import peers  # imports its libraries only when asked
+from dpcore.estimators.peers import ENABLE_HINT as PEERS_ENABLE_HINT
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
 
-__all__ = ["DataSettings", "dataset"]
+__all__ = ["PEERS_ENABLE_HINT", "DataSettings", "dataset", "peer_libraries"]
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,8 @@ def dataset(settings: DataSettings) -> Dataset:
         float(settings.skew),
         rng=settings.streams.rng("data"),
     )
+
+
+def peer_libraries() -> dict[str, str | None]:
+    """Each peer library (OpenDP, diffprivlib) with its installed version, ``None`` when missing."""
+    return peers.available()

@@ -336,3 +336,17 @@ def test_a_styled_figure_skips_only_the_default_template(title):
     assert style_mod.style(fast, title=title).to_json() == reference
     plain = style_mod.figure(style_mod.trace(go.Scatter, **line))
     assert plain.layout.template.layout.colorway  # unstyled: plotly's default template, as before
+
+
+def test_the_round_thresholds_labels_do_not_stack():
+    """τ₁…τ_R sit close together on the log axis in late rounds: each label gets its own place
+    along the panel's right edge (before, all stood at x = 1 on top of one another)."""
+    from dpcore.figures import binary_product as bp_figs
+
+    rounds = [{"tau": 2.0**-r} for r in range(1, 8)]
+    fig = go.Figure()
+    bp_figs._thresholds(fig, rounds)
+    labels = [a for a in fig.layout.annotations if a.text.startswith("τ")]
+    assert len(labels) == 7
+    xs = [a.x for a in labels]
+    assert len(set(xs)) == 7 and min(xs) > 0.6, xs

@@ -105,3 +105,14 @@ def test_every_deployment_names_its_source_year_and_unit():
     rows = deployments_on_scale(1e-6)
     eps = [e for _, e, _ in rows]
     assert eps == sorted(eps) and len(rows) == len(DEPLOYMENTS)
+
+
+@pytest.mark.parametrize("page_delta", [1e-6, 1e-8])
+def test_the_census_rho_is_read_at_the_delta_the_bureau_uses_not_the_pages(page_delta):
+    """ρ = 2.56 at the Bureau's δ = 10⁻¹⁰ is ε ≈ 17.1 (quoted as 17.14); at the page's 10⁻⁶ it
+    would be about 13.6, a budget the Bureau never stated."""
+    (row,) = [r for r in deployments_on_scale(page_delta) if r[0].short == "Census 2020 persons"]
+    _, eps, delta = row
+    assert delta == 1e-10
+    assert eps == pytest.approx(17.14, abs=0.05)
+    assert "δ = 1e-10" in row[0].label()

@@ -14,6 +14,7 @@ from dpcore._validation import RngLike
 from dpcore.data import generate
 from dpcore.privacy import Budget
 from dpcore.registry import get
+from dpcore.streams import Streams
 from dpcore.theory.gallery import GalleryEntry, entry
 
 
@@ -25,14 +26,17 @@ def run_gallery(
     *,
     seed: int = 0,
     prob: float = 0.95,
+    streams: Streams | None = None,
 ) -> tuple[list[GalleryEntry], dict[str, str]]:
     """One real run of each estimator in ``names`` on ``data`` under ``budget``.
 
-    Estimator ``k`` in ``names`` runs with seed ``(seed, k)`` (a child stream), so adding an
-    estimator does not change the others. Estimators that cannot meet ``budget`` (a zCDP
+    Estimator ``name`` draws from the stream ``"noise:<name>"`` of ``streams`` (default
+    ``Streams(seed)``, :mod:`dpcore.streams`): its own child of the seed, apart from the data's
+    ``"data"`` stream, so adding an estimator does not change the others. Estimators that cannot meet ``budget`` (a zCDP
     estimator under a pure ε budget) or refuse the data are returned in the second value with the
     reason, not run.
     """
+    streams = Streams(int(seed)) if streams is None else streams
     out: list[GalleryEntry] = []
     skipped: dict[str, str] = {}
     for spec in (get(n) for n in names):
@@ -42,18 +46,13 @@ def run_gallery(
                 "never the reverse)."
             )
             continue
-        rng = np.random.default_rng([int(seed), _stable(spec.name)])
         try:
-            est = spec.run(data, budget, rng=rng)
+            est = spec.run(data, budget, rng=streams.rng("noise:" + spec.name))
         except ValueError as err:
             skipped[spec.name] = f"{spec.label}: {err}"
             continue
         out.append(entry(spec, est, coords, prob))
     return out, skipped
-
-
-def _stable(name: str) -> int:
-    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
 
 
 def release_draws(
@@ -147,21 +146,27 @@ def why_plan_wins(
     seeds: int = 20,
     base_seed: int = 0,
 ) -> Evidence:
-    """Run :data:`ESTIMATORS` on ``seeds`` datasets (data seed ``base_seed + k``, estimator seed ``k``).
+    """Run :data:`ESTIMATORS` on ``seeds`` datasets.
 
-    Each run is a full private run through the registry under ``Budget.zcdp(rho)``; every estimator
-    here is ρ-zCDP with replace-one neighbours, so they meet the same budget.
+    Run ``k`` draws its data from child ``k`` of the ``"data"`` stream of ``base_seed`` and each
+    estimator's noise from child ``k`` of its own ``"noise:<name>"`` stream
+    (:class:`dpcore.streams.Streams`): no integer seeds two generators. Each run is a full private
+    run through the registry under ``Budget.zcdp(rho)``; every estimator here is ρ-zCDP with
+    replace-one neighbours, so they meet the same budget.
     """
     if int(seeds) < 1:
         raise ValueError(f"seeds must be >= 1; got {seeds!r}.")
     budget = Budget.zcdp(rho)
+    streams = Streams(int(base_seed))
+    data_seqs = streams.seq("data").spawn(int(seeds))
+    noise_seqs = {name: streams.seq(f"noise:{name}").spawn(int(seeds)) for name in ESTIMATORS}
     rows: list[dict] = []
     noise_rows: list[dict] = []
     for k in range(int(seeds)):
-        ds = generate(distribution, n, d, skew, rng=base_seed + k)
+        ds = generate(distribution, n, d, skew, rng=np.random.default_rng(data_seqs[k]))
         for name in ESTIMATORS:
             spec = get(name)
-            est = spec.run(ds, budget, rng=k)
+            est = spec.run(ds, budget, rng=np.random.default_rng(noise_seqs[name][k]))
             rows.append(
                 {
                     "seed": k,

@@ -14,6 +14,7 @@ from dpcore._validation import RngLike, as_generator
 from dpcore.estimate import Estimate, EstimatorSpec
 from dpcore.privacy import Budget
 from dpcore.registry import get
+from dpcore.streams import Streams
 
 #: The registered PLAN entry for each source of the variances the page offers.
 PLAN_ENTRIES = {"private": "plan", "oracle": "plan_oracle", "binary": "plan_l1"}
@@ -46,9 +47,19 @@ def plan_run(
     return plan_entry(variances, p).run(data, budget, rng=rng, scale_exponent=float(exponent))
 
 
-def baseline_runs(data: Any, budget: Budget, *, rng: RngLike) -> tuple[Estimate, ...]:
-    """One run of each of :data:`BASELINES` (IOME, the Gaussian mechanism) at ``budget``."""
-    return tuple(get(name).run(data, budget, rng=rng) for name in BASELINES)
+def baseline_runs(
+    data: Any, budget: Budget, *, rng: RngLike = None, streams: Streams | None = None
+) -> tuple[Estimate, ...]:
+    """One run of each of :data:`BASELINES` (IOME, the Gaussian mechanism) at ``budget``.
+
+    With ``streams`` (a view's :class:`dpcore.streams.Streams`) each baseline draws from its own
+    stream ``"noise:<name>"``; otherwise each starts from ``rng`` as given (an integer seeds both
+    alike).
+    """
+    return tuple(
+        get(name).run(data, budget, rng=rng if streams is None else streams.rng("noise:" + name))
+        for name in BASELINES
+    )
 
 
 def subsample(n: int, max_points: int, rng: RngLike = 0) -> np.ndarray:

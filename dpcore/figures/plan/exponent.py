@@ -122,7 +122,7 @@ def exponent_curve(
         )
     merge_layout(
         fig,
-        xaxis={"title": {"text": "scaling exponent e in s = σ^(−2e)"}, "range": [-0.01, 0.51]},
+        xaxis={"title": {"text": "scaling exponent e in s = σ⁻²ᵉ"}, "range": [-0.01, 0.51]},
         yaxis={"title": {"text": f"expected ℓ{p:g} error"}, "rangemode": "tozero"},
     )
     return style(fig, title="Why the middle ground wins (idealised, Appendix C)", height=height), df
