@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,7 @@ from dpcore.experiments.attack import (
 )
 from dpcore.figures.risk import posterior_figure, tradeoff_figure
 from dpcore.figures.style import ledger_frame
+from dpcore.privacy import Budget
 from dpcore.theory.risk import deployments_on_scale, gdp_mu, odds_epsilon
 from dpcore.views.budget_tables import conversion_headers, conversion_table, deployments_table
 from dpcore.views.settings import DataSettings, dataset
@@ -120,8 +122,24 @@ def view(settings: PrivacyBudgetSettings) -> PrivacyBudgetView:
     """The page at ``settings`` (``ValueError`` naming the fix for an impossible budget or δ)."""
     s = settings.data
     budget = s.checked()
-    streams = s.streams
     data = dataset(s)
+    lesson = _lesson(settings, data, budget)
+    private, names, ledgers = _ledgers(settings, data)
+    return PrivacyBudgetView(
+        **lesson,
+        **_conversions(s, budget),
+        **_risk(s, budget, lesson["run"]),
+        private=private,
+        names=names,
+        ledgers=ledgers,
+        ledger_sentence=_ledger_sentence(ledgers),
+    )
+
+
+def _lesson(settings: PrivacyBudgetSettings, data: Dataset, budget: Budget) -> dict[str, Any]:
+    """The differencing attack: exact, against the private release, and against the budget."""
+    s = settings.data
+    streams = s.streams
     run = attack(data, budget, draws=ATTACK_DRAWS, delta=s.delta, rng=streams.rng("display:attack"))
     values = tuple(sorted({*settings.presets, float(s.budget_value)}))
     curve = attack_curve(
@@ -134,6 +152,27 @@ def view(settings: PrivacyBudgetSettings) -> PrivacyBudgetView:
     )
     unit_label = UNIT_LABEL[s.unit]
     lowest = curve.iloc[0]
+    exact = differencing(data)
+    return dict(
+        run=run,
+        curve=curve,
+        exact=exact,
+        exact_sentence=exact_sentence(exact),
+        success_sentence=success_sentence(run),
+        estimator_label=registry.get(run.estimator).label,
+        errors=np.abs(run.releases - run.truth),
+        what=f"the average of the first column ({run.n:,} people)",
+        unit_label=unit_label,
+        curve_sentence=(
+            "Without noise the attacker is always right. With noise her success falls as the "
+            f"budget shrinks: **{lowest.success:.0%}** at {unit_label} = {lowest.budget:g} (a coin "
+            "flip is 50%), never above what the budget allows (dashed)."
+        ),
+    )
+
+
+def _conversions(s: DataSettings, budget: Budget) -> dict[str, Any]:
+    """The budget in each unit, the odds framing and the conversion table."""
     zconv = budget.implied_zcdp(s.delta)  # meets_budget is False only under a pure ε budget
     rho = zconv.value
     eps_pure = budget.to_native("pure").value
@@ -154,6 +193,27 @@ def view(settings: PrivacyBudgetSettings) -> PrivacyBudgetView:
             f"more (or less) likely because one person's data is in the data set{slack}."
         )
     textbook = budget.to_approx(1e-6, "standard")[0] if budget.notion == "zcdp" else eps_std
+    conversions, conversions_mine = conversion_table(budget, s.delta)
+    return dict(
+        rho=rho,
+        zcdp_meets=zconv.meets_budget,
+        zcdp_rule=zconv.rule,
+        pure_rule=budget.to_native("pure").rule,
+        eps_pure=eps_pure,
+        eps_cks=eps_cks,
+        odds_sentence=odds_sentence,
+        epsilon_delta_sentence=(
+            f"At δ = 10⁻⁶, ρ = {rho:.3g} gives ε = {budget.to_approx(1e-6, 'cks')[0]:.3g} by the "
+            f"tighter conversion and {textbook:.3g} by the textbook one; halving δ costs little ε."
+        ),
+        conversions=conversions,
+        conversions_mine=conversions_mine,
+        conversion_headers=conversion_headers(s.delta),
+    )
+
+
+def _risk(s: DataSettings, budget: Budget, run: AttackRun) -> dict[str, Any]:
+    """What a budget risks: an attacker's belief, the best test's errors, published budgets."""
     odds = odds_epsilon(budget, s.delta)
     _, posterior = posterior_figure(odds.epsilon, odds.delta)
     at_half = float(posterior.loc[posterior.prior.sub(0.5).abs().idxmin(), "posterior_max"])
@@ -170,35 +230,7 @@ def view(settings: PrivacyBudgetSettings) -> PrivacyBudgetView:
     rows = deployments_on_scale(s.delta)
     below = sum(eps < odds.epsilon for _, eps, _ in rows)
     deployments, deployments_mine = deployments_table(rows, budget, odds.epsilon)
-    conversions, conversions_mine = conversion_table(budget, s.delta)
-    private, names, ledgers = _ledgers(settings, data)
-    exact = differencing(data)
-    return PrivacyBudgetView(
-        run=run,
-        curve=curve,
-        exact=exact,
-        exact_sentence=exact_sentence(exact),
-        success_sentence=success_sentence(run),
-        estimator_label=registry.get(run.estimator).label,
-        errors=np.abs(run.releases - run.truth),
-        what=f"the average of the first column ({run.n:,} people)",
-        unit_label=unit_label,
-        curve_sentence=(
-            "Without noise the attacker is always right. With noise her success falls as the "
-            f"budget shrinks: **{lowest.success:.0%}** at {unit_label} = {lowest.budget:g} (a coin "
-            "flip is 50%), never above what the budget allows (dashed)."
-        ),
-        rho=rho,
-        zcdp_meets=zconv.meets_budget,
-        zcdp_rule=zconv.rule,
-        pure_rule=budget.to_native("pure").rule,
-        eps_pure=eps_pure,
-        eps_cks=eps_cks,
-        odds_sentence=odds_sentence,
-        epsilon_delta_sentence=(
-            f"At δ = 10⁻⁶, ρ = {rho:.3g} gives ε = {budget.to_approx(1e-6, 'cks')[0]:.3g} by the "
-            f"tighter conversion and {textbook:.3g} by the textbook one; halving δ costs little ε."
-        ),
+    return dict(
         odds_epsilon=odds.epsilon,
         odds_delta=odds.delta,
         posterior_sentence=(
@@ -227,13 +259,6 @@ def view(settings: PrivacyBudgetSettings) -> PrivacyBudgetView:
         ),
         deployments=deployments,
         deployments_mine=deployments_mine,
-        conversions=conversions,
-        conversions_mine=conversions_mine,
-        conversion_headers=conversion_headers(s.delta),
-        private=private,
-        names=names,
-        ledgers=ledgers,
-        ledger_sentence=_ledger_sentence(ledgers),
     )
 
 
