@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+import streamlit as st
+
 from pages._bytecache import byte_cached
+from pages._pool import run_bounded
 from pages._ui import CACHE_TTL
 
+S = TypeVar("S")
 T = TypeVar("T")
 
 #: Bytes each view's cache may hold, for all sessions.
@@ -22,3 +26,16 @@ VIEW_CACHE_BYTES = 128 * 2**20
 def cached(view: Callable[..., T]) -> Callable[..., T]:
     """``view`` with its results kept per argument record (16 records, :data:`VIEW_CACHE_BYTES`)."""
     return byte_cached(16, VIEW_CACHE_BYTES, ttl=CACHE_TTL)(view)
+
+
+def cached_bounded(view: Callable[[S], T], *, seconds: float, what: str) -> Callable[[S], T]:
+    """``view`` run in a process of its own ended after ``seconds``
+    (:func:`pages._pool.run_bounded`: a ``TimeBudgetExceeded`` is raised, nothing is kept), its
+    results in ``st.cache_data`` keyed on the record (``st.cache_data.clear()`` empties it).
+    ``view`` must be a module-level function of a picklable record."""
+
+    def bounded(settings: S) -> T:
+        return run_bounded(view, settings, seconds=seconds, what=what)
+
+    bounded.__qualname__ = bounded.__name__ = f"bounded_{view.__module__}.{view.__qualname__}"
+    return st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)(bounded)

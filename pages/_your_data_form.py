@@ -4,14 +4,15 @@ text) and the ranges typed for the columns, kept across pages and carried by the
 from __future__ import annotations
 
 import json
-import math
+from collections.abc import Mapping
+from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from dpcore import limits
-from dpcore.data import BUNDLED, bundled_frame, parse_csv
-from pages._ui import CACHE_TTL, URL_ERRORS, url_json, url_number, url_sync, url_value, url_widget
+from dpcore.data import BUNDLED
+from dpcore.views.your_data import Source, typed_ranges
+from pages._ui import URL_ERRORS, url_json, url_number, url_sync, url_value, url_widget
 
 #: Controls of this page that only make sense with the data they were chosen for.
 DATA_KEYS = ("yd_cols", "yd_bounds", "yd_view", "yd_ledger")
@@ -24,14 +25,9 @@ def _keep_upload() -> None:
     st.session_state["_yd_upload"] = (f.name, f.getvalue()) if f is not None else None
 
 
-@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _parse(raw: bytes) -> pd.DataFrame:
-    return parse_csv(raw)
-
-
-def load_frame(source: str) -> tuple[pd.DataFrame, object, str | None]:
-    """The chosen rows: ``(frame, cache key of the raw input, bundled set's name or None)``; stops
-    the page with a prompt while no file or text is given (``ValueError`` for a broken file)."""
+def load_source(source: str) -> Source:
+    """Where the chosen rows come from (:class:`dpcore.views.your_data.Source`: a bundled set's
+    name or the given bytes); stops the page with a prompt while no file or text is given."""
     if source == "bundled":
         name = url_widget(
             st.selectbox,
@@ -44,9 +40,8 @@ def load_frame(source: str) -> tuple[pd.DataFrame, object, str | None]:
         )
         info = BUNDLED[name]
         st.caption(f"{info.description} Source: {info.source}. Licence: {info.licence}.")
-        return bundled_frame(name), name, name
-    raw = _uploaded() if source == "upload" else _pasted()
-    return _parse(raw), raw, None
+        return Source("bundled", name)
+    return Source(source, _uploaded() if source == "upload" else _pasted())
 
 
 def _uploaded() -> bytes:
@@ -122,15 +117,12 @@ def typed_bounds() -> dict[str, tuple[float, float]]:
 
 
 def keep_typed_bounds(
-    kept: dict[str, tuple[float, float]], edited: pd.DataFrame, documented: dict
+    kept: dict[str, tuple[float, float]], edited: Any, documented: Mapping[str, tuple[float, float]]
 ) -> None:
-    """Keep the ranges in the table (those that differ from a documented range) and put them in the URL."""
-    for row in edited.itertuples():
-        lo, hi = pd.to_numeric(pd.Series([row.lower, row.upper]), errors="coerce")
-        if math.isfinite(lo) and math.isfinite(hi) and documented.get(row.column) != (lo, hi):
-            kept[str(row.column)] = (float(lo), float(hi))
-        else:
-            kept.pop(str(row.column), None)
+    """Keep the ranges in the table ``edited`` (those that differ from a documented range:
+    :func:`dpcore.views.your_data.typed_ranges`) and put them in the URL."""
+    rows = zip(edited["column"], edited["lower"], edited["upper"], strict=True)
+    kept = typed_ranges(rows, kept, documented)
     st.session_state["_yd_typed"] = kept
     if kept:
         url_sync(

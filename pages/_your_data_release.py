@@ -6,58 +6,35 @@ publish, and the curator's record, not for publication. No non-private number ap
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from dpcore import registry
 from dpcore.curator import fingerprint
-from dpcore.data.dataset import Dataset
-from dpcore.figures.your_data import (
-    accuracy_sentence,
-    release_table,
-    remeasure_chart,
-    remeasure_table,
-)
+from dpcore.figures.your_data import release_table, remeasure_chart
 from dpcore.guarantee import Guarantee
 from dpcore.odometer import OdometerStore, predicted_guarantee
 from dpcore.privacy import Budget
-from dpcore.release import Odometer, Release, refusal, release
-from dpcore.remeasure import Combined, combine, composition
+from dpcore.release import Odometer, Release, release
+from dpcore.remeasure import Combined, combine
+from dpcore.views.settings import DataSettings
+from dpcore.views.your_data_release import (
+    Combination,
+    Inputs,
+    accuracy_lines,
+    combination,
+    n_public_help,
+    panel,
+    release_code,
+    release_kwargs,
+    series_key,
+    series_paragraph,
+)
 from pages._plain import release_box
 from pages._tables import show_table
-from pages._ui import Settings, chart, url_widget
+from pages._ui import chart, url_widget
 
-#: The estimator a release starts from, by preference (one clipping stage per column).
-RELEASE_DEFAULTS = ("clipped_laplace", "clipped_box_zcdp", "plan", "pmwm")
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """What the page's form decided: the data, its columns, how the bounds were chosen."""
-
-    data: Dataset
-    columns: list[str]
-    mode: str
-    share: float | None
-    quantiles: tuple[float, float]
-    raw: object
-    missing: int
-
-
-def release_budget(s: Settings) -> Budget | None:
-    """The sidebar budget as a release counts it (ε or ρ), or None for an (ε, δ) budget."""
-    if s.unit == "eps":
-        return Budget.pure(s.budget_value)
-    if s.unit == "rho":
-        return Budget.zcdp(s.budget_value)
-    return None
-
+__all__ = ["ODOMETER_WORDS", "Inputs", "data_odometer", "release_mode"]
 
 #: What the odometer protects, and what it does not (said on the page, and in docs/release.md).
 ODOMETER_WORDS = (
@@ -147,36 +124,7 @@ def _new_budget(odo: Odometer, store: OdometerStore) -> None:
             args=(odo,),
         )
         assert odo.key is not None
-        st.dataframe(pd.DataFrame(store.log(odo.key)), hide_index=True)
-
-
-def _refused(inp: Inputs, b: Budget | None) -> str | None:
-    """Why nothing can be released with these inputs, or None."""
-    if inp.mode == "data":
-        return (
-            "Bounds read off the data are not private: choose typed or privately estimated bounds "
-            "for a release. Nothing was released."
-        )
-    if inp.missing:
-        return (
-            f"{inp.missing:,} rows have missing values (NaN) in these columns. A release does not "
-            "drop rows (how many are dropped is not private): clean the file first. Nothing was "
-            "released and nothing was charged."
-        )
-    if b is None:
-        return "A release counts ε or ρ: give the sidebar budget as ε or ρ. Nothing was released."
-    return None
-
-
-def _series_key(name: str, inp: Inputs) -> str:
-    """Releases are combined only when they measure the same thing: estimator, columns, bounds."""
-    h = hashlib.sha256()
-    for part in (name, inp.columns, inp.mode, inp.share, inp.quantiles):
-        h.update(repr(part).encode())
-    for b in inp.data.bounds:
-        h.update(np.asarray(b, dtype=float).tobytes())
-    h.update(inp.raw if isinstance(inp.raw, bytes) else repr(inp.raw).encode())
-    return h.hexdigest()
+        st.dataframe(store.log(odo.key), hide_index=True)
 
 
 def _series(key: str) -> list[Release]:
@@ -192,36 +140,32 @@ def _series(key: str) -> list[Release]:
     return ss["_yd_series"]
 
 
-def release_mode(inp: Inputs, s: Settings) -> None:
+def release_mode(inp: Inputs, s: DataSettings) -> None:
     """Release mode: pick an estimator, release, then spend more and re-measure if needed."""
     st.subheader("Release")
-    b = release_budget(s)
-    why = _refused(inp, b)
-    if why is not None or b is None:
-        st.error(why)
+    p = panel(inp, s)
+    if p.refused is not None or p.budget is None:
+        st.error(p.refused)
         return
+    b = p.budget
     odo = data_odometer(inp, b.notion)
-    capable = [
-        sp
-        for sp in registry.applicable(inp.data.kind, inp.data.d, peers=True)
-        if refusal(sp) is None and sp.meets(b)
-    ]
-    if not capable:
-        st.error(f"No estimator can release these columns at {b}. Nothing was released.")
-        return
-    names = [sp.name for sp in capable]
-    first = [n for n in RELEASE_DEFAULTS if n in names] or names  # a box clipper, not a simplex
     chosen = url_widget(
         st.selectbox,
         "Estimator",
-        names,
+        list(p.names),
         key="yd_rel_est",
-        default=first[0],
-        valid=names.__contains__,
-        format_func=lambda n: registry.get(n).label,
+        default=p.default,
+        valid=p.names.__contains__,
+        format_func=p.labels.get,
     )
-    n_public = _n_public(registry.get(chosen).neighbouring)
-    series = _series(_series_key(chosen, inp) + str(n_public))
+    n_public = bool(
+        st.checkbox(
+            "The number of rows in this file is public",
+            key="yd_n_public",
+            help=n_public_help(p.relations[chosen]),
+        )
+    )
+    series = _series(series_key(chosen, inp, n_public))
     verb = "Spend more and re-measure" if series else "Release the means"
     st.button(
         f"{verb} at {b}",
@@ -239,35 +183,11 @@ def release_mode(inp: Inputs, s: Settings) -> None:
     _show_series(series, inp, odo, b, s.delta, nxt)
 
 
-def _n_public(relation: str) -> bool:
-    """The checkbox that declares the number of rows public (required under replace-one)."""
-    if relation == "replace-one":
-        help_ = (
-            "This estimator protects one person's row being replaced by another, which assumes "
-            "the number of rows is public. Tick only if you may publish it; it is then printed in "
-            "the certificate. Otherwise choose an add/remove estimator."
-        )
-    else:
-        help_ = (
-            "This estimator protects adding or removing a row, so the number of rows is private. "
-            "Without this box ticked, 10% of each release's budget buys a noisy count for the "
-            "accuracy statement; tick it only if you may publish the number of rows."
-        )
-    return bool(
-        st.checkbox("The number of rows in this file is public", key="yd_n_public", help=help_)
-    )
-
-
 def _release_once(
     inp: Inputs, name: str, b: Budget, odo: Odometer, series: list[Release], n_public: bool
 ) -> None:
     """One release charged to ``odo`` (only if it succeeds), added to ``series``."""
-    kw: dict[str, Any] = (
-        {"bounds": inp.data.bounds}
-        if inp.mode == "public"
-        else {"coarse_bounds": inp.data.bounds, "share": inp.share, "quantiles": inp.quantiles}
-    )
-    frame = pd.DataFrame(inp.data.x, columns=inp.columns)
+    frame = inp.frame()
     try:
         out = odo.run(
             release,
@@ -276,7 +196,7 @@ def _release_once(
             budget=b,
             source=inp.raw if isinstance(inp.raw, bytes) else None,
             n_public=n_public,
-            **kw,
+            **release_kwargs(inp),
         )
     except (ValueError, RuntimeError) as err:
         st.error(f"Nothing was released and nothing was charged: {err}")
@@ -311,11 +231,7 @@ def _show_series(
         st.dataframe(release_table(cols, last.mean, last.accuracy), hide_index=True)
     else:
         _show_combination(series, combined, inp, odo)
-    st.markdown(
-        "\n".join(
-            f"- {accuracy_sentence(c, a)}" for c, a in zip(cols, combined.accuracy, strict=True)
-        )
-    )
+    st.markdown(accuracy_lines(cols, combined))
     release_box(
         odo,
         b,
@@ -358,107 +274,40 @@ def _downloads(series: list[Release], combined: Combined) -> None:
         on_click="ignore",
     )
     st.markdown("**Certificate, as a paragraph for a report**")
-    if one:
-        st.write(series[0].certificate_text())
-    else:
-        g = combined.certificate["guarantee"]
-        st.write(
-            f"The published means combine {len(series)} releases of the same columns by inverse "
-            f"variance (post-processing). Together they satisfy {g['words']}, composed from "
-            f"{g['composition']}. Each release's own certificate follows: "
-            + " ".join(r.certificate_text() for r in series)
-        )
+    st.write(series_paragraph(series, combined))
 
 
-def _code(series: list[Release], inp: Inputs, notion: str) -> str:
-    """The dpcore calls behind the combination (run again, they make new releases: new noise,
-    and they spend the budgets again)."""
-    name = series[-1].certificate["estimator"]["name"]
-    n_kw = ", n_public=True" if "n" in series[-1].certificate["public"] else ""
-    lo, hi = (np.asarray(b, dtype=float).tolist() for b in inp.data.bounds)
-    kw = (
-        f"bounds=({lo!r}, {hi!r})"
-        if inp.mode == "public"
-        else f"coarse_bounds=({lo!r}, {hi!r}), share={inp.share!r}, quantiles={inp.quantiles!r}"
-    )
-    budgets = ", ".join(
-        f"Budget.pure({r.budget.epsilon_value!r})"
-        if r.budget.notion == "pure"
-        else f"Budget.zcdp({r.budget.rho_value!r})"
-        for r in series
-    )
-    load = (
-        f"from dpcore.data import bundled_frame\ndf = bundled_frame({inp.raw!r})\n"
-        if isinstance(inp.raw, str)
-        else "df = pd.read_csv('your.csv')  # the same file\n"
-    )
-    return (
-        "import pandas as pd\nfrom dpcore.privacy import Budget\nfrom dpcore.release import release\n"
-        "from dpcore.remeasure import combine, composition\n" + load + f"budgets = [{budgets}]\n"
-        f"# each call is a new release: fresh noise from the OS, and it spends its budget again\n"
-        f"releases = [release({name!r}, df[{inp.columns!r}], b, {kw}{n_kw}) for b in budgets]\n"
-        "combined = combine(releases)\nprint(combined.mean, combined.accuracy, combined.method)\n"
-        f"print(composition([r.budget for r in releases], {notion!r}).equation())\n"
-    )
-
-
-def _show_combination(series: list[Release], combined: Any, inp: Inputs, odo: Odometer) -> None:
+def _show_combination(
+    series: list[Release], combined: Combined, inp: Inputs, odo: Odometer
+) -> None:
     """Each release and the inverse-variance combination, a chart of one column, the ledger."""
     cols = inp.columns
-    comp = composition([r.budget for r in series], odo.total.notion)
-    labels = [f"release {i + 1} ({comp.unit} = {c:.3g})" for i, c in enumerate(comp.costs)]
-    labels.append("combined (inverse variance)")
-    rows = [(lab, r.mean, r.accuracy) for lab, r in zip(labels, series, strict=False)]
-    rows.append((labels[-1], combined.mean, combined.accuracy))
-    table = remeasure_table(cols, rows)
-    published = np.arange(len(table)) == len(table) - 1  # the combination: what the box states
-    show_table(
-        table,
-        published,
-        "◀ publish this",
-        headers={"release": "Release", **{c: c for c in cols}},
-        mark_in="release",
-    )
+    c = combination(series, combined, cols, odo.total.notion, odo.spent, odo.amount, odo.unit)
+    show_table(c.table, c.published, "◀ publish this", headers=c.headers, mark_in="release")
     col = cols[0]
     if len(cols) > 1:
         col = st.selectbox("Column to draw", cols, key="yd_rm_col")
-    j = cols.index(col)
-    best = min(float(r.accuracy[j]) for r in series)
     # presenter mode draws a chart as high as its block: give it one (this view is no slide deck)
     box = st.container(height=440, border=False) if st.session_state.get("present") else st
-    box_chart = box.container()
-    with box_chart:
-        _combination_chart(series, combined, inp, odo, table, col, j, best, labels)
-    st.markdown(
-        f"**How the total composes**: {comp.equation()} ({comp.rule}). This file has had "
-        f"{odo.unit} = {odo.spent:.4g} of {odo.amount:g} spent on it in all. Combined accuracy: "
-        f"{combined.method}."
-    )
+    with box.container():
+        _combination_chart(series, combined, inp, odo, c, col)
+    st.markdown(c.composes)
 
 
 def _combination_chart(
     series: list[Release],
-    combined: Any,
+    combined: Combined,
     inp: Inputs,
     odo: Odometer,
-    table: pd.DataFrame,
+    c: Combination,
     col: str,
-    j: int,
-    best: float,
-    labels: list[str],
 ) -> None:
     """The chart of one column: each release and the combination, with the sentence and code."""
+    means, accuracy, sentence = c.chart_inputs(series, combined, col, inp.columns)
     chart(
-        remeasure_chart(
-            col,
-            labels,
-            np.array([*(r.mean[j] for r in series), combined.mean[j]]),
-            np.array([*(r.accuracy[j] for r in series), combined.accuracy[j]]),
-        ),
-        table,
+        remeasure_chart(col, c.labels, means, accuracy),
+        c.table,
         "your_data_remeasure",
-        f"Combined by inverse variance, the {len(series)} releases of {col} give "
-        f"{table[col].iloc[-1]} (95%), against ± {best:,.4g} for the best single release; "
-        "combining is post-processing and costs nothing more.",
-        _code(series, inp, odo.total.notion),
+        sentence,
+        release_code(series, inp, odo.total.notion),
     )

@@ -1,26 +1,11 @@
 """Privacy budget: why noise at all (the differencing attack on a mean, exact and against a
 private release), the conversions between ε, (ε, δ) and ρ, what a budget risks (an attacker's
 belief, the best attacker's errors, budgets real deployments published), and how each registered
-estimator would split the chosen budget. Logic in dpcore.experiments.attack and
-dpcore.theory.risk; figures in dpcore.figures.risk."""
+estimator would split the chosen budget. Every number comes from dpcore.views.privacy_budget; the
+figures from dpcore.figures.risk and dpcore.figures.style."""
 
-import math
-
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from dpcore import registry
-from dpcore.experiments import default_estimators
-from dpcore.experiments.attack import (
-    AttackRun,
-    attack,
-    attack_curve,
-    differencing,
-    exact_sentence,
-    success_sentence,
-    tradeoff_points,
-)
 from dpcore.figures.risk import (
     attack_figure,
     deployments_figure,
@@ -28,44 +13,26 @@ from dpcore.figures.risk import (
     posterior_figure,
     tradeoff_figure,
 )
-from dpcore.figures.style import epsilon_delta_curve, ledger_chart, ledger_frame
-from dpcore.theory.risk import deployments_on_scale, gdp_mu, odds_epsilon
+from dpcore.figures.style import epsilon_delta_curve, ledger_chart
+from dpcore.views.privacy_budget import PrivacyBudgetSettings, view
 from pages._plain import plain_box
-from pages._tables import (
-    DEPLOYMENT_HEADERS,
-    conversion_headers,
-    conversion_table,
-    deployments_table,
-    show_table,
-)
+from pages._tables import DEPLOYMENT_HEADERS, show_table
 from pages._ui import (
     BUDGET_PRESETS,
-    CACHE_TTL,
-    Settings,
     chart,
-    dataset,
     settings,
     simulation_notice,
     user_errors,
     words_on_this_page,
 )
-
-#: Releases per data set in the attack lesson.
-ATTACK_DRAWS = 2000
-
-
-@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _attack(current: Settings) -> tuple[AttackRun, pd.DataFrame]:
-    data = dataset(current)
-    run = attack(data, current.budget, draws=ATTACK_DRAWS, delta=current.delta, rng=current.seed)
-    values = tuple(sorted({*BUDGET_PRESETS, float(current.budget_value)}))
-    curve = attack_curve(
-        data, current.unit, values, delta=current.delta, draws=ATTACK_DRAWS, rng=current.seed
-    )
-    return run, curve
-
+from pages._views import cached
 
 s = settings()
+#: the ledgers' toggle, drawn further down (its value is part of the view's record)
+SHOW_ALL = "pb_show_all"
+record = PrivacyBudgetSettings(
+    s, tuple(BUDGET_PRESETS), bool(st.session_state.get(SHOW_ALL, False))
+)
 st.title("Privacy budget")
 st.markdown(
     "A DP guarantee bounds how much **one person** can change what anyone sees. Three units are in use; "
@@ -75,14 +42,9 @@ st.markdown(
 words_on_this_page("ε (pure DP)", "(ε, δ)-DP", "zCDP", "ρ", "CKS", "add-remove", "replace-one")
 
 with user_errors():
-    run, curve = _attack(s)
-exact = differencing(dataset(s))
-plain_box(
-    s.budget,
-    np.abs(run.releases - run.truth),
-    delta=s.delta,
-    what=f"the average of the first column ({run.n:,} people)",
-)
+    v = cached(view)(record)
+run = v.run
+plain_box(s.budget, v.errors, delta=s.delta, what=v.what)
 
 st.header("Why noise at all: the differencing attack")
 st.markdown(
@@ -90,19 +52,20 @@ st.markdown(
     "averages give that person's value **exactly**. On the data in the sidebar (first column, "
     "the target is row 1):"
 )
-st.markdown(exact_sentence(exact))
+st.markdown(v.exact_sentence)
 st.markdown(
-    f"Now publish the average privately, through the registry entry **{registry.get(run.estimator).label}** "
+    f"Now publish the average privately, through the registry entry **{v.estimator_label}** "
     f"at your budget ({s.budget}). The attacker is as strong as DP assumes: she knows every "
     f"other row, n and the public range [{run.lo:.4g}, {run.hi:.4g}], and that the target's "
     f"value is either her real one ({run.value:.4g}) or {run.alternative:.4g}. From each release "
     "she reconstructs the value, n × release − (the others' sum), and picks the nearer candidate."
 )
-attack_code = s.code() + (
-    "from dpcore.experiments.attack import attack, attack_curve, differencing\n"
+code = record.code()
+attack_code = code + (
+    "from dpcore.experiments.attack import differencing\n"
     "from dpcore.figures.risk import attack_figure, guesses_figure\n"
     "print(differencing(data))\n"
-    f"run = attack(data, budget, draws={ATTACK_DRAWS}, delta={s.delta!r}, rng={s.seed})\n"
+    "run = v.run\n"
     "print(run.success, run.bound)\n"
 )
 fig, df = guesses_figure(run)
@@ -110,23 +73,16 @@ chart(
     fig,
     df,
     "attack_guesses",
-    success_sentence(run),
+    v.success_sentence,
     attack_code + "fig, frame = guesses_figure(run)\n",
 )
-unit_label = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}[s.unit]
-fig, df = attack_figure(curve, s.budget_value, unit_label)
-lowest = curve.iloc[0]
+fig, df = attack_figure(v.curve, s.budget_value, v.unit_label)
 chart(
     fig,
     df,
     "attack_curve",
-    f"Without noise the attacker is always right. With noise her success falls as the budget "
-    f"shrinks: **{lowest.success:.0%}** at {unit_label} = {lowest.budget:g} (a coin flip is 50%), "
-    f"never above what the budget allows (dashed).",
-    attack_code
-    + f"curve = attack_curve(data, {s.unit!r}, {tuple(curve.budget)!r}, delta={s.delta!r}, "
-    f"draws={ATTACK_DRAWS}, rng={s.seed})\n"
-    f"fig, frame = attack_figure(curve, {s.budget_value!r}, {unit_label!r})\n",
+    v.curve_sentence,
+    attack_code + f"fig, frame = attack_figure(v.curve, {s.budget_value!r}, {v.unit_label!r})\n",
 )
 st.page_link(
     "pages/privacy_audit.py",
@@ -134,35 +90,26 @@ st.page_link(
     icon=":material/verified_user:",
 )
 
-with user_errors():
-    budget = s.budget
-    zconv = budget.implied_zcdp(s.delta)  # meets_budget is False only under a pure ε budget
-    rho = zconv.value
-    eps_pure = budget.to_native("pure").value
-    eps_cks, _ = budget.to_approx(s.delta, "cks")
-    eps_std, _ = budget.to_approx(s.delta, "standard")
-
-st.subheader(f"Your budget: {budget}")
+st.subheader(f"Your budget: {s.budget}")
 c1, c2, c3 = st.columns(3)
 c1.metric(
-    "as ρ (zCDP)" if zconv.meets_budget else "ρ that ε-DP implies (weaker, not ε-DP)",
-    f"{rho:.4g}",
-    help=zconv.rule,
+    "as ρ (zCDP)" if v.zcdp_meets else "ρ that ε-DP implies (weaker, not ε-DP)",
+    f"{v.rho:.4g}",
+    help=v.zcdp_rule,
 )
 c2.metric(
-    f"as ε at δ = {s.delta:g}", f"{eps_cks:.3g}", help="Canonne–Kamath–Steinke conversion (tighter)"
+    f"as ε at δ = {s.delta:g}",
+    f"{v.eps_cks:.3g}",
+    help="Canonne–Kamath–Steinke conversion (tighter)",
 )
-c3.metric(
-    "as pure ε run by pure-DP estimators", f"{eps_pure:.3g}", help=budget.to_native("pure").rule
-)
-if zconv.meets_budget:
+c3.metric("as pure ε run by pure-DP estimators", f"{v.eps_pure:.3g}", help=v.pure_rule)
+if v.zcdp_meets:
     st.caption(
-        f"Conversions applied — zCDP estimators: {zconv.rule}. "
-        f"Pure-DP estimators: {budget.to_native('pure').rule}."
+        f"Conversions applied — zCDP estimators: {v.zcdp_rule}. Pure-DP estimators: {v.pure_rule}."
     )
 else:
     st.warning(
-        f"**zCDP estimators cannot meet a pure ε budget.** {zconv.rule} So they are left out of "
+        f"**zCDP estimators cannot meet a pure ε budget.** {v.zcdp_rule} So they are left out of "
         "every ranking under this budget; pure-DP estimators run at ε as given."
     )
 
@@ -179,158 +126,75 @@ st.markdown(
     "| (ε, δ)-DP | pure ε-DP or zCDP | **no** | nothing |"
 )
 
-
-def _times(eps: float) -> str:
-    """``e**eps`` as "N times", without overflow for the largest budgets dpcore.limits allows."""
-    if eps > 40:
-        return f"about 10^{eps / math.log(10):.0f} times"
-    factor = math.exp(eps)
-    return f"{factor:.3g} times" if factor < 1000 else f"about {factor:,.0f} times"
-
-
 st.subheader("The odds framing")
-odds_eps = eps_pure if budget.notion != "approx" else budget.epsilon
-if budget.notion == "zcdp":
-    st.markdown(
-        f"With ρ = {rho:g}, any outcome can become at most **{_times(eps_cks)}** more (or less) likely "
-        f"because of one person, except with probability δ = {s.delta:g} (ε = {eps_cks:.3g} by the tighter "
-        f"conversion; the textbook bound ρ + 2√(ρ ln 1/δ) says ε = {eps_std:.3g})."
-    )
-else:
-    slack = "" if budget.notion == "pure" else f", except with probability δ = {budget.delta:g}"
-    st.markdown(
-        f"With ε = {odds_eps:g}, any outcome can become at most **e^ε = {_times(odds_eps)}** more (or less) "
-        f"likely because one person's data is in the data set{slack}."
-    )
-
-fig, df = epsilon_delta_curve(rho)
+st.markdown(v.odds_sentence)
+fig, df = epsilon_delta_curve(v.rho)
 chart(
     fig,
     df,
     "epsilon_delta",
-    f"At δ = 10⁻⁶, ρ = {rho:.3g} gives ε = {budget.to_approx(1e-6, 'cks')[0]:.3g} by the tighter conversion "
-    f"and {budget.to_approx(1e-6, 'standard')[0] if budget.notion == 'zcdp' else eps_std:.3g} by the textbook one; "
-    "halving δ costs little ε.",
+    v.epsilon_delta_sentence,
     "from dpcore.figures.style import epsilon_delta_curve\n"
-    f"from dpcore.privacy import zcdp_to_approx\nprint(zcdp_to_approx({rho!r}, 1e-6, method='cks'))\n"
-    f"fig, frame = epsilon_delta_curve({rho!r})\n",
+    f"from dpcore.privacy import zcdp_to_approx\nprint(zcdp_to_approx({v.rho!r}, 1e-6, method='cks'))\n"
+    f"fig, frame = epsilon_delta_curve({v.rho!r})\n",
 )
 
 st.header("What a budget risks")
-odds = odds_epsilon(budget, s.delta)
-fig, df = posterior_figure(odds.epsilon, odds.delta)
-at_half = float(df.loc[df.prior.sub(0.5).abs().idxmin(), "posterior_max"])
+fig, df = posterior_figure(v.odds_epsilon, v.odds_delta)
 chart(
     fig,
     df,
     "risk_posterior",
-    f"An attacker who thought something about one person was a coin flip (50%) can believe it "
-    f"at most **{at_half:.0%}** after one release at your budget ({odds.rule}"
-    + (", except with probability δ" if odds.delta else "")
-    + ").",
-    s.code() + "from dpcore.figures.risk import posterior_figure\n"
-    "from dpcore.theory.risk import odds_epsilon, posterior_bound\n"
-    f"odds = odds_epsilon(budget, {s.delta!r})\nprint(posterior_bound(0.5, odds.epsilon))\n"
-    "fig, frame = posterior_figure(odds.epsilon, odds.delta)\n",
+    v.posterior_sentence,
+    code + "from dpcore.figures.risk import posterior_figure\n"
+    "from dpcore.theory.risk import posterior_bound\n"
+    "print(posterior_bound(0.5, v.odds_epsilon))\n"
+    "fig, frame = posterior_figure(v.odds_epsilon, v.odds_delta)\n",
 )
-points = tradeoff_points(run)
-gaussian = registry.get(run.estimator).notion == "zcdp"
-mu = gdp_mu(budget.to_native("zcdp").value) if gaussian else None
 fig, df = tradeoff_figure(
-    mu=mu,
-    epsilon=None if gaussian else odds.epsilon,
-    points=points,
+    mu=v.mu,
+    epsilon=None if v.mu is not None else v.odds_epsilon,
+    points=v.tradeoff_points,
     points_label="the differencing attack",
 )
 chart(
     fig,
     df,
     "risk_tradeoff",
-    (
-        f"No test can beat the curve: a Gaussian release at ρ = {budget.to_native('zcdp').value:.3g} "
-        f"is μ = √(2ρ) = {mu:.3g} Gaussian DP, so at 5% false positives an attacker misses at "
-        f"least **{float(df.beta[df.kind == 'bound'].iloc[10]):.0%}** of the time."
-        if gaussian
-        else f"No test can beat the curve of ε = {odds.epsilon:.3g}: at 5% false positives an "
-        f"attacker misses at least **{float(df.beta[df.kind == 'bound'].iloc[10]):.0%}** of the time."
-    )
-    + " The dots are the differencing attack above at several thresholds; the Privacy audit "
-    "page puts its measured points on the same curve.",
-    attack_code + "from dpcore.experiments.attack import tradeoff_points\n"
-    "from dpcore.figures.risk import tradeoff_figure\n"
-    "from dpcore.theory.risk import gdp_mu, odds_epsilon\n"
-    "points = tradeoff_points(run)\nprint(points)\nfig, frame = tradeoff_figure(\n"
-    + (
-        "    mu=gdp_mu(budget.to_native('zcdp').value),\n"
-        if gaussian
-        else f"    epsilon=odds_epsilon(budget, {s.delta!r}).epsilon,\n"
-    )
-    + "    points=points,\n    points_label='the differencing attack',\n)\n",
+    v.tradeoff_sentence,
+    code + "from dpcore.figures.risk import tradeoff_figure\n"
+    "print(v.tradeoff_points)\nfig, frame = tradeoff_figure(\n"
+    + ("    mu=v.mu,\n" if v.mu is not None else "    epsilon=v.odds_epsilon,\n")
+    + "    points=v.tradeoff_points,\n    points_label='the differencing attack',\n)\n",
 )
-rows = deployments_on_scale(s.delta)
-fig, df = deployments_figure(rows, odds.epsilon, s.delta)
-below = sum(eps < odds.epsilon for _, eps, _ in rows)
+fig, df = deployments_figure(v.deployments_rows, v.odds_epsilon, s.delta)
 chart(
     fig,
     df,
     "risk_deployments",
-    f"Your budget reads as ε = {odds.epsilon:.3g}; {below} of the {len(rows)} published "
-    "deployments listed chose a smaller ε. Their units differ (a whole census per person, a "
-    "day of one user's data, a month of one analyst's queries), so compare with care.",
-    s.code() + "from dpcore.figures.risk import deployments_figure\n"
-    "from dpcore.theory.risk import deployments_on_scale, odds_epsilon\n"
-    f"rows = deployments_on_scale({s.delta!r})\n"
-    f"fig, frame = deployments_figure(rows, odds_epsilon(budget, {s.delta!r}).epsilon, {s.delta!r})\n",
+    v.deployments_sentence,
+    code + "from dpcore.figures.risk import deployments_figure\n"
+    f"fig, frame = deployments_figure(v.deployments_rows, v.odds_epsilon, {s.delta!r})\n",
 )
-deployments, yours = deployments_table(rows, s.budget, odds.epsilon)
-show_table(deployments, yours, headers=DEPLOYMENT_HEADERS)
+show_table(v.deployments, v.deployments_mine, headers=DEPLOYMENT_HEADERS)
 st.caption("Sources and what each number protects: docs/reference-budgets.md in the repository.")
 
 st.subheader("Conversion table")
-conversions, yours = conversion_table(s.budget, s.delta)
-show_table(conversions, yours, headers=conversion_headers(s.delta))
-
-
-@st.cache_data(show_spinner=False, max_entries=16, ttl=CACHE_TTL)
-def _ledgers(current: Settings, names: tuple[str, ...]) -> pd.DataFrame:
-    data = dataset(current)
-    pairs = [
-        (registry.get(n), registry.get(n).run(data, current.budget, rng=current.seed))
-        for n in names
-    ]
-    return ledger_frame(pairs)
-
+show_table(v.conversions, v.conversions_mine, headers=v.conversion_headers)
 
 st.subheader("How each estimator splits this budget")
-data = dataset(s)
-private = [
-    spec.name
-    for spec in registry.applicable(data.kind, data.d)
-    if spec.notion != "none" and spec.meets(s.budget)
-]
 if s.budget.notion == "pure":
     st.caption("Pure-DP estimators only: zCDP estimators cannot meet a pure ε budget (see above).")
-main = [n for n in default_estimators(data.kind, s.unit, data.d) if n in private]
-show_all = st.toggle(f"Show all {len(private)} estimators that apply to this data", value=False)
-names = tuple(private if show_all or not main else main)
-with user_errors(), st.spinner(f"Running {len(names)} estimators once to read their ledgers…"):
-    led = _ledgers(s, names)
-if led.empty:
+st.toggle(f"Show all {len(v.private)} estimators that apply to this data", key=SHOW_ALL)
+if v.ledgers.empty:
     st.info("No private estimator applies to this data.")
 else:
-    biggest = led.sort_values("share", ascending=False).iloc[0]
     chart(
-        ledger_chart(led),
-        led,
+        ledger_chart(v.ledgers),
+        v.ledgers,
         "ledger",
-        f"Every bar adds up to the whole budget. The largest single share is {biggest.share:.0%} "
-        f"({biggest.stage}) in {biggest.estimator}.",
-        s.code() + "from dpcore import registry\n"
-        "from dpcore.figures.style import ledger_chart, ledger_frame\npairs = []\n"
-        f"for name in {list(names)!r}:\n"
-        f"    est = registry.run(name, data, budget, rng={s.seed})\n"
-        "    print(name, est.ledger.by_stage())\n"
-        "    pairs.append((registry.get(name), est))\n"
-        "fig = ledger_chart(ledger_frame(pairs))\n",
+        v.ledger_sentence,
+        code + "from dpcore.figures.style import ledger_chart\n"
+        "print(v.ledgers)\nfig = ledger_chart(v.ledgers)\n",
     )
 simulation_notice()

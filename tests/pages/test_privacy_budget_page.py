@@ -13,6 +13,7 @@ from dpcore.data import generate
 from dpcore.experiments.attack import attack, differencing
 from dpcore.experiments.plain import HEADING, plain_words
 from dpcore.privacy import Budget
+from dpcore.views.settings import DataSettings
 from tests.pages._apptest import open_page
 
 LESSON_CHARTS = {"attack_guesses", "attack_curve", "risk_posterior", "risk_tradeoff"}
@@ -42,8 +43,9 @@ def test_lessons_and_box_show_the_numbers_dpcore_computes(query, budget):
     at = _page(query)
     assert not at.exception and not at.error
     assert LESSON_CHARTS | {"risk_deployments"} <= _keys(at)
-    data = generate("gaussian", 2000, 32, 2.0, rng=0)  # the sidebar's defaults
-    run = attack(data, budget, draws=2000, delta=1e-6, rng=0)
+    streams = DataSettings().streams  # the sidebar's defaults: seed 0
+    data = generate("gaussian", 2000, 32, 2.0, rng=streams.rng("data"))
+    run = attack(data, budget, draws=2000, delta=1e-6, rng=streams.rng("display:attack"))
     words = plain_words(
         budget,
         np.abs(run.releases - run.truth),

@@ -21,6 +21,7 @@ from dpcore.estimate import PEERS, Estimate, EstimatorSpec
 from dpcore.estimators.private_bounds import run_with_private_bounds
 from dpcore.experiments.summaries import guarantee_label
 from dpcore.privacy import Budget
+from dpcore.streams import Streams
 
 #: Quantiles of the runs drawn as each estimator's spread.
 SPREAD = (0.1, 0.9)
@@ -118,15 +119,17 @@ def repeated_runs(
     data: Dataset,
     budget: Budget,
     reps: int,
-    seed: int,
+    streams: Streams | int,
     *,
     columns: Sequence[str] | None = None,
     private_share: float | None = None,
     coarse_bounds: tuple | None = None,
     quantiles: tuple[float, float] = (0.01, 0.99),
 ) -> Runs:
-    """``reps`` runs of each of ``specs`` on ``data`` with independent noise (child seeds spawned
-    from ``seed``, the same children for every estimator), each column's error in its own units.
+    """``reps`` runs of each of ``specs`` on ``data`` with independent noise, each column's error
+    in its own units. Estimator ``name``'s runs are the ``reps`` children of its own stream
+    ``streams.seq("noise:<name>")`` (:mod:`dpcore.streams`; an integer is read as ``Streams(it)``),
+    so its noise does not depend on which other estimators run beside it.
 
     An estimator that refuses the data (a ``ValueError``, e.g. too few rows) is listed in
     ``refused`` and leaves the others; any other exception propagates.
@@ -135,7 +138,7 @@ def repeated_runs(
     raw = np.asarray(data.x, dtype=float).mean(axis=0)
     clipped = clipped_mean(data)
     width = np.broadcast_to(np.asarray(data.bounds[1] - data.bounds[0], dtype=float), (data.d,))
-    children = np.random.SeedSequence(seed).spawn(reps)
+    streams = streams if isinstance(streams, Streams) else Streams(streams)
     blocks, out = [], Runs(pd.DataFrame())
     for spec in specs:
         try:
@@ -149,7 +152,7 @@ def repeated_runs(
                     quantiles=quantiles,
                     rng=np.random.default_rng(child),
                 )
-                for child in children
+                for child in streams.seq(f"noise:{spec.name}").spawn(reps)
             ]
         except ValueError as err:
             out.refused[spec.label] = str(err)
