@@ -1,0 +1,42 @@
+"""The fast paths of the private quantiles give the numbers of the plain ones (docs/speed.md).
+
+No timings here (no wall-clock asserts): each test pins an equivalence the speed-up relies on.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcore.quantiles import unbounded as QU
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "beta"),
+    [(-25590.0, 25610.0, 1.001), (-1e100, 1e100, 1.001), (-5.0, 5.0, 1.0001), (0.0, 1e-3, 1.5)],
+)
+def test_closed_form_bin_index_is_the_binary_search_of_the_grid(lo, hi, beta):
+    log_beta = math.log(beta)
+    kmax = int(QU._grid_size(np.array([lo]), np.array([hi]), beta)[0])
+    gm1 = QU._grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    rng = np.random.default_rng(5)
+    on = lo + gm1[rng.integers(0, kmax, size=(300, 3))]  # on grid points and one ulp either side
+    x = np.concatenate(
+        [on, np.nextafter(on, -np.inf), np.nextafter(on, np.inf), np.full((2, 3), lo - 1.0)]
+    )
+    x[-1] = hi * 2.0 if hi > 0 else hi + 1.0
+    lows = np.array([lo, lo, lo])
+    want = np.stack([np.searchsorted(lo + gm1, x[:, j], side="right") for j in range(3)], 1)
+    np.testing.assert_array_equal(QU._bin_index(x, lows[None, :], kmax, log_beta), want)
+
+
+def test_the_walk_block_width_does_not_change_a_draw(monkeypatch):
+    x = np.random.default_rng(2).standard_normal((500, 37)) * 3.0
+    kw = {"epsilon_threshold": 1.0, "epsilon_query": 1.0, "beta": 1.01}
+    wide = QU.unbounded_quantile(x, 0.9, (-100.0, 100.0), rng=4, **kw)
+    monkeypatch.setattr(QU, "_WALK_BLOCK", 1)  # one column per block
+    narrow = QU.unbounded_quantile(x, 0.9, (-100.0, 100.0), rng=4, **kw)
+    np.testing.assert_array_equal(wide.value, narrow.value)
+    np.testing.assert_array_equal(wide.steps, narrow.steps)
