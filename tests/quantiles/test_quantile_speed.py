@@ -40,3 +40,17 @@ def test_the_walk_block_width_does_not_change_a_draw(monkeypatch):
     narrow = QU.unbounded_quantile(x, 0.9, (-100.0, 100.0), rng=4, **kw)
     np.testing.assert_array_equal(wide.value, narrow.value)
     np.testing.assert_array_equal(wide.steps, narrow.steps)
+
+
+@pytest.mark.parametrize("columns", [False, True])
+def test_coinpress_step_in_blocks_is_the_clipped_sum(monkeypatch, columns):
+    from dpcore.estimators import _localise
+
+    y = np.random.default_rng(3).standard_normal((257, 19)) * 2.0 + 1.0
+    c, R = np.full(19, 0.5), 4.0
+    diff = y - c
+    f = np.minimum(1.0, R / np.linalg.norm(diff, axis=1))
+    want = f @ diff  # the three-pass formula: differences, norms, one matrix-vector product
+    monkeypatch.setattr(_localise, "_STEP_BLOCK", 19 * 10)  # 26 blocks of 10 rows
+    got = _localise._clipped_shift(np.ascontiguousarray(y.T) if columns else y, c, R, columns)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
