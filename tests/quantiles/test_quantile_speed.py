@@ -54,3 +54,39 @@ def test_coinpress_step_in_blocks_is_the_clipped_sum(monkeypatch, columns):
     monkeypatch.setattr(_localise, "_STEP_BLOCK", 19 * 10)  # 26 blocks of 10 rows
     got = _localise._clipped_shift(np.ascontiguousarray(y.T) if columns else y, c, R, columns)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def _gap_frequencies(monkeypatch, decay: float, draws: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observed gap counts of the fast exponential quantile and the exact gap probabilities."""
+    from dpcore.quantiles import _window
+    from dpcore.quantiles.exponential import (
+        exponential_quantile_fast,
+        exponential_quantile_probabilities,
+    )
+
+    monkeypatch.setattr(_window, "WINDOW_DECAY", decay)
+    col = np.random.default_rng(8).standard_normal(200)
+    d, eps = 50, 2.0  # 50 copies of the column: 50 independent draws per call
+    x = np.repeat(col[:, None], d, axis=1)
+    n, q, bounds = col.size, 0.3, (-10.0, 10.0)
+    assert _window.window(n, q, eps / 2.0) is not None  # the windowed path runs
+    rho = d * eps**2 / 8.0
+    v = np.concatenate(
+        [exponential_quantile_fast(x, q, bounds, rho=rho, rng=s) for s in range(draws // d)]
+    )
+    gaps = np.searchsorted(np.sort(col), v, side="right")
+    observed = np.bincount(gaps, minlength=n + 1).astype(float)
+    return observed, exponential_quantile_probabilities(col, q, bounds, eps)
+
+
+@pytest.mark.parametrize("decay", [1.5, 4.0])
+def test_windowed_exponential_quantile_has_the_exact_distribution(monkeypatch, decay):
+    """A short window makes the envelopes likely, so the rejection step runs often."""
+    from scipy.stats import chisquare
+
+    observed, p = _gap_frequencies(monkeypatch, decay, 6000)
+    expected = p * observed.sum()
+    keep = expected >= 5
+    obs = np.append(observed[keep], observed[~keep].sum())
+    exp = np.append(expected[keep], expected[~keep].sum())
+    assert chisquare(obs, exp).pvalue > 1e-4
