@@ -181,7 +181,9 @@ def _unbounded_budgets(
 _BIN_BLOCK = 1 << 15
 
 
-def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
+def _bin_index(
+    xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float, sign: float = 1.0
+) -> np.ndarray:
     """``b(x) = #{i in 1..kmax : lo + beta**i - 1 <= x}`` per value (columns share ``lo`` by column).
 
     Then ``#{x < g_i} = #{x : b(x) < i}``. The grid points as computed are non-decreasing in
@@ -190,7 +192,8 @@ def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np
     checked against the grid points as actually computed; the few values where rounding put the
     guess off (and every value on a run of grid points that round to the same float, as at bounds
     of ±1e100) get a binary search of the column's grid. So the result is that binary search for
-    every value, at ``O(1)`` work per value instead of ``O(log kmax)``.
+    every value, at ``O(1)`` work per value instead of ``O(log kmax)``. ``sign = -1``: of ``-x``
+    (negated block by block, the mirrored walk without an ``(n, d)`` copy; negation is exact).
     """
     xs = np.asarray(xc, dtype=float)
     n, m = xs.shape
@@ -202,9 +205,12 @@ def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np
     g, h = np.empty((rows, m)), np.empty((rows, m))
     off, above = np.empty((rows, m), dtype=bool), np.empty((rows, m), dtype=bool)
     bad: list[tuple[np.ndarray, np.ndarray]] = []
+    neg = np.empty((rows, m)) if sign < 0 else g
     for r in range(0, n, rows):
         xb, b = xs[r : r + rows], out[r : r + rows]
         k = xb.shape[0]
+        if sign < 0:
+            xb = np.negative(xb, out=neg[:k])
         gb, hb, ob, ab = g[:k], h[:k], off[:k], above[:k]
         with np.errstate(over="ignore", invalid="ignore"):
             np.subtract(xb, lows, out=gb)
@@ -231,14 +237,17 @@ def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np
         starts = np.flatnonzero(np.diff(j, prepend=-1))
         for s, e in zip(starts, np.append(starts[1:], j.size), strict=True):
             pick = i[s:e]
-            out[pick, j[s]] = np.searchsorted(lows[j[s]] + gm1, xs[pick, j[s]], side="right")
+            vals = sign * xs[pick, j[s]]
+            out[pick, j[s]] = np.searchsorted(lows[j[s]] + gm1, vals, side="right")
     return out
 
 
-def _grid_hist(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
+def _grid_hist(
+    xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float, sign: float = 1.0
+) -> np.ndarray:
     """``h[j, b] = #{x[:, j] : b(x) = b}`` (:func:`_bin_index`), shape ``(m, kmax + 1)``."""
     _n, m = xc.shape
-    b = _bin_index(xc, lo[None, :], kmax, log_beta)
+    b = _bin_index(xc, lo[None, :], kmax, log_beta, sign)
     b += (kmax + 1) * np.arange(m)[None, :]
     return np.bincount(b.ravel(), minlength=m * (kmax + 1)).reshape(m, kmax + 1)
 
@@ -262,9 +271,10 @@ def _walk_up(
     budget_t: float,
     budget_q: float,
     gen: Any,
+    sign: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UQ_UP of docs/estimators/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over
-    columns.
+    columns (on ``sign * X``: ``-1`` walks the mirrored data without copying it).
 
     Privacy
     -------
@@ -295,7 +305,7 @@ def _walk_up(
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
     width = max(1, _WALK_BLOCK // kmax)
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
-        hist = _grid_hist(X[:, s : s + chunk], lo[s : s + chunk], kmax, log_beta)
+        hist = _grid_hist(X[:, s : s + chunk], lo[s : s + chunk], kmax, log_beta, sign)
         # Blocks of a few columns: the noise comes in the same order (column by column) as for
         # the whole chunk at once, so the block width does not change a single draw.
         for t in range(s, min(s + chunk, d), width):
@@ -416,7 +426,9 @@ def unbounded_quantile(
     if qq >= 0.5:
         value, steps, hit = _walk_up(X, lo, hi, qq, b, pure, budget_t, budget_q, gen)
     else:
-        v, steps, hit = _walk_up(-X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen)
+        v, steps, hit = _walk_up(
+            X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen, sign=-1.0
+        )  # the walk up the mirrored data -x
         value = np.maximum(-v, lo)
     if one_d:
         return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
