@@ -1,17 +1,17 @@
-"""Speed of PLAN and IOME against one ``np.sort(x, axis=0)`` of the same array, timed in the same run.
+"""Speed of PLAN, IOME, the Gaussian mechanism with a private radius and PMWM (zCDP) against one
+``np.sort(x, axis=0)`` of the same array, timed in the same run.
 
-Run: ``.venv/bin/python benchmarks/plan_speed.py [--repeats 3] [--quick]``
+Run: ``.venv/bin/python benchmarks/plan_speed.py [--repeats 3] [--quick] [--sizes 10000x2048,...]
+[--out benchmarks/results/speed.md]``
 
-For each size the script times the yardstick sort, PLAN (``plan``, private variances, default
-settings) and IOME (``iome_paper``, 20 search steps); each estimator run is paired with a sort
-timed right before it (so load from other processes hits both alike) and the printed ratio is the
-median over ``repeats`` pairs. Two ratios are printed: wall clock (``time.perf_counter``) and CPU
-time of this process (``time.process_time``, all threads); on a shared machine the CPU-time ratio
-is the steadier one (it does not count time spent waiting for a core), while a multi-threaded run
-has CPU time above its wall time. Targets:
-PLAN within 2x and IOME within 1.5x of the sort at n = 10^4, d = 2048 and n = 10^5, d = 256.
-For reference, the authors' code took 9.4 s / 18 s and 19 s / 24 s there, against a sort of about
-0.9 s / 1.3 s on the same machine type (about 10x and 15x the sort).
+For each size the script times the yardstick sort and each estimator at its registered defaults
+(``plan_l2``, ``iome_paper``, ``gaussian_private_radius``, ``winsorized_mean_zcdp``; ``rho = 1``)
+and the one-pass limit ``x.mean(0)``. Every estimator run is paired with a sort timed right before
+it (so load from other processes hits both alike) and the printed ratio is the median over
+``repeats`` pairs. Ratios are of CPU time of this process (``time.process_time``, all threads): on
+a shared machine it is the steadier one (it does not count time spent waiting for a core); the
+wall-clock ratios are written too. Targets (docs/speed.md): PLAN and IOME at most 0.5 sort, PMWM
+(zCDP) at most 1 sort, at every size of the table.
 """
 
 from __future__ import annotations
@@ -19,64 +19,110 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
+from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan_l2
+from dpcore.estimators.winsorized import winsorized_mean_zcdp
 
-SIZES = [(4_000, 64), (10_000, 2048), (100_000, 256)]
-TARGETS = {"plan": 2.0, "iome": 1.5}
+#: the two headline sizes, n from 10^4 to 10^6 at d = 256, d from 64 to 4096 at n = 10^4
+SIZES = [
+    (10_000, 2048),
+    (100_000, 256),
+    (10_000, 256),
+    (1_000_000, 256),
+    (10_000, 64),
+    (10_000, 1024),
+    (10_000, 4096),
+]
+QUICK = [(4_000, 64)]
+TARGETS = {"PLAN": 0.5, "IOME": 0.5, "PMWM (zCDP)": 1.0}
+
+Run = Callable[[np.ndarray, tuple[float, float], int], object]
+ESTIMATORS: dict[str, Run] = {
+    "PLAN": lambda x, b, r: plan_l2(x, rho=1.0, bounds=b, rng=r),
+    "IOME": lambda x, b, r: iome_paper(x, rho=1.0, bounds=b, rng=r),
+    "Gaussian (private radius)": lambda x, b, r: gaussian_private_radius(
+        x, rho=1.0, bounds=b, rng=r
+    ),
+    "PMWM (zCDP)": lambda x, b, r: winsorized_mean_zcdp(x, rho=1.0, bounds=b, rng=r),
+    "x.mean(0)": lambda x, b, r: x.mean(0),
+}
 
 
-def _time(fn) -> tuple[float, float]:
+def _time(fn: Callable[[], object]) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process) of one call."""
     t, c = time.perf_counter(), time.process_time()
     fn()
     return time.perf_counter() - t, time.process_time() - c
 
 
+def data(n: int, d: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """Gaussian C-like data (sigma_i = d / i) around 10 and a public range 100 sigma_max wide."""
+    rng = np.random.default_rng(0)
+    sigma = d / np.arange(1, d + 1)
+    x = 10.0 + rng.standard_normal((n, d)) * sigma
+    return x, (10.0 - 100.0 * sigma.max(), 10.0 + 100.0 * sigma.max())
+
+
+def measure(n: int, d: int, repeats: int) -> tuple[float, dict[str, tuple[float, float]]]:
+    """Median sort seconds (CPU) and, per estimator, the median (CPU, wall) ratio to the sort."""
+    x, bounds = data(n, d)
+    for run in ESTIMATORS.values():  # warm-up (imports, BLAS threads, caches)
+        run(x[:200], bounds, 0)
+    sorts: list[float] = []
+    ratios: dict[str, tuple[float, float]] = {}
+    for name, run in ESTIMATORS.items():
+        cpu, wall = [], []
+        for r in range(repeats):
+            s = _time(lambda x=x: np.sort(x, axis=0))
+            e = _time(lambda x=x, r=r, run=run: run(x, bounds, r))
+            sorts.append(s[1])
+            cpu.append(e[1] / s[1])
+            wall.append(e[0] / s[0])
+        ratios[name] = (statistics.median(cpu), statistics.median(wall))
+    return statistics.median(sorts), ratios
+
+
+def table(rows: list[tuple[int, int, float, dict[str, tuple[float, float]]]]) -> str:
+    """The markdown table: one row per size, CPU-time ratio (wall-clock ratio in brackets)."""
+    head = ["n", "d", "sort s (CPU)", *ESTIMATORS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for n, d, s, ratios in rows:
+        cells = [f"{n:,}", str(d), f"{s:.3f}"]
+        cells += [f"{c:.2f} ({w:.2f})" for c, w in ratios.values()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--quick", action="store_true", help="only the small size")
+    ap.add_argument("--quick", action="store_true", help="only a small size")
+    ap.add_argument("--sizes", default="", help="comma-separated nxd, e.g. 10000x2048,100000x256")
+    ap.add_argument("--out", type=Path, help="also write the table to this markdown file")
     args = ap.parse_args()
-    sizes = SIZES[:1] if args.quick else SIZES
-    print(f"{'':13} {'wall clock':^44} | {'CPU time':^21}")
-    print(
-        f"{'n':>7} {'d':>5} {'sort s':>8} {'PLAN s':>8} {'IOME s':>8} {'PLAN/sort':>10} {'IOME/sort':>10} |"
-        f" {'PLAN/sort':>10} {'IOME/sort':>10}"
-    )
+    sizes = QUICK if args.quick else SIZES
+    if args.sizes:
+        sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]  # type: ignore[misc]
+    rows = []
     for n, d in sizes:
-        rng = np.random.default_rng(0)
-        sigma = (d / np.arange(1, d + 1)) ** 1.0  # Gaussian C-like skew
-        x = 10.0 + rng.standard_normal((n, d)) * sigma
-        bounds = (10.0 - 100.0 * sigma.max(), 10.0 + 100.0 * sigma.max())
-        plan_l2(x[:200], rho=1.0, bounds=bounds, rng=0)  # warm-up (imports, BLAS threads)
-        iome_paper(x[:200], rho=1.0, bounds=bounds, rng=0)
-        ts, tp, ti, rp, ri, cp, ci = [], [], [], [], [], [], []
-        for r in range(args.repeats):
-            t_sort = _time(lambda x=x: np.sort(x, axis=0))
-            t_plan = _time(lambda x=x, b=bounds, r=r: plan_l2(x, rho=1.0, bounds=b, rng=r))
-            t_sort2 = _time(lambda x=x: np.sort(x, axis=0))
-            t_iome = _time(lambda x=x, b=bounds, r=r: iome_paper(x, rho=1.0, bounds=b, rng=r))
-            ts += [t_sort[0], t_sort2[0]]
-            tp.append(t_plan[0])
-            ti.append(t_iome[0])
-            rp.append(t_plan[0] / t_sort[0])  # each ratio against the sort timed right before it
-            ri.append(t_iome[0] / t_sort2[0])
-            cp.append(t_plan[1] / t_sort[1])
-            ci.append(t_iome[1] / t_sort2[1])
-        s, p, i = statistics.median(ts), statistics.median(tp), statistics.median(ti)
-        med = statistics.median
-        print(
-            f"{n:>7} {d:>5} {s:>8.3f} {p:>8.3f} {i:>8.3f} {med(rp):>10.2f} {med(ri):>10.2f} |"
-            f" {med(cp):>10.2f} {med(ci):>10.2f}",
-            flush=True,
-        )
-    print(
-        f"targets: PLAN/sort <= {TARGETS['plan']}, IOME/sort <= {TARGETS['iome']} (at the two large sizes)"
+        s, ratios = measure(n, d, args.repeats)
+        rows.append((n, d, s, ratios))
+        print(table(rows[-1:]).splitlines()[-1] if len(rows) > 1 else table(rows), flush=True)
+    text = table(rows)
+    targets = ", ".join(f"{k} <= {v:g}" for k, v in TARGETS.items())
+    note = (
+        f"Ratio to one np.sort(x, axis=0) of the same array, CPU time (wall clock in brackets), "
+        f"median of {args.repeats}; targets: {targets}."
     )
+    print(note)
+    if args.out:
+        args.out.write_text(text + "\n\n" + note + "\n")
 
 
 if __name__ == "__main__":

@@ -665,6 +665,42 @@ def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.minimum(lo, m - 1).reshape(lead)
 
 
+def envelope_redraw(
+    side: np.ndarray, side_bound: float, full: np.ndarray, rng: RngLike | Any
+) -> int:
+    """The rejection step of an exponential-mechanism draw made over a window of candidates with
+    one envelope candidate for each side beyond it (the proposal picked an envelope).
+
+    ``side`` are the exact log-weights of the candidates the envelope stands for, ``side_bound``
+    the envelope's log-weight (at least their log-sum-exp), ``full`` the exact log-weights of every
+    candidate. With probability ``sum(exp(side)) / exp(side_bound)`` a side candidate is returned
+    (index into ``side``, drawn with probability proportional to its weight); otherwise ``-1 - i``
+    for an index ``i`` of ``full`` drawn afresh from the whole distribution. Together with the
+    proposal this is exactly the exponential mechanism over ``full`` (a proposal, accepted with
+    probability true / envelope weight, else a fresh exact draw). It draws uniforms only, from a
+    child of the generator (``Generator.spawn``), so the parent's stream, and every later draw of
+    the caller, is the one it would have been without this step; the privacy cost is the
+    proposal's, charged by :func:`exponential`.
+    """
+    token = DRAWING.set(True)
+    try:
+        gen = as_generator(rng)
+        with contextlib.suppress(AttributeError, TypeError, ValueError):  # no seed sequence
+            gen = gen.spawn(1)[0]
+        ratios = np.cumsum(np.exp(np.asarray(side, dtype=float) - side_bound))
+        u = gen.random()
+        _observe("exponential", 1)
+        if ratios.size and u < ratios[-1]:
+            return int(np.searchsorted(ratios, u, side="right"))
+        w = np.exp(np.asarray(full, dtype=float) - np.max(full))
+        cum = np.cumsum(w)
+        _observe("exponential", 1)
+        i = int(np.searchsorted(cum, gen.random() * cum[-1], side="right"))
+        return -1 - min(i, w.size - 1)
+    finally:
+        DRAWING.reset(token)
+
+
 # --------------------------------------------------------------------------------------------
 # AboveThreshold (the sparse-vector walk)
 

@@ -450,7 +450,8 @@ def _pmwm(
     )
     warn = _warnings(n, d, tau, a, b, beta, fallback, notion, walk_cfg, part_q)
 
-    clipped_mask = (X < L) | (X > U)
+    below, above = X < L, X > U  # one comparison pass each, for the mask and the counts
+    clipped_mask = below | above
     diag = WinsorizedDiagnostics(
         noiseless_mean=mn.noiseless,
         center=(L + U) / 2.0,
@@ -464,8 +465,8 @@ def _pmwm(
         fallback=fallback,
         fallback_count=int(np.sum(fallback)),
         noise_scale=mn.scale,
-        pulled_low=(X < L).sum(axis=0),
-        pulled_high=(X > U).sum(axis=0),
+        pulled_low=below.sum(axis=0),
+        pulled_high=above.sum(axis=0),
         steps_upper=np.atleast_1d(iv.upper_walk.steps),
         steps_lower=np.atleast_1d(iv.lower_walk.steps),
         hit_bound_upper=np.atleast_1d(iv.upper_walk.hit_bound),

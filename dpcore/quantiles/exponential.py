@@ -28,6 +28,7 @@ from dpcore._validation import (
     check_probability,
 )
 from dpcore.quantiles._common import Bounds, _as_columns, _finish
+from dpcore.quantiles._window import window, window_pick
 
 # ----------------------------------------------------------------------------------------------
 # 2. exponential-mechanism quantile (docs/estimators/plan.md §3b)
@@ -284,6 +285,11 @@ def exponential_quantile_fast(
     ``-inf`` and are never chosen. The bounds are validated (finite, ``lower < upper``), so every
     column has an interval of positive length and a positive total weight. The output distribution
     is that of :func:`exponential_quantile` (tested by a chi-square test); the random stream differs.
+    When the weights fall off within a window of ranks much narrower than the column (large ``n``
+    or budget), only that window is put in order (``numpy.partition``) and the gaps beyond it are
+    drawn by a rejection step (:mod:`dpcore.quantiles._window`, docs/speed.md): the same
+    distribution, the same draws from ``rng`` (the rejection step, about ``e^-120`` of the time,
+    draws from a child generator).
 
     Parameters
     ----------
@@ -330,6 +336,7 @@ def exponential_quantile_fast(
     release = mechanisms.is_release(g)
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
     left, right = np.empty(d), np.empty(d)
+    ends = None if release else window(n, qq, eps / 2.0)
     # Column blocks that stay in cache: sort, interval lengths, log-weights, pick.
     width = min(d, max(32, _BLOCK_VALUES // (n + 2)))
     zbuf, wbuf = np.empty((width, n + 2)), np.empty((width, n + 1))
@@ -340,6 +347,19 @@ def exponential_quantile_fast(
         z[:, 0], z[:, -1] = lo[cols], hi[cols]
         inner = z[:, 1:-1]
         _columns_into(inner, X, cols)
+        charge = {
+            "sensitivity": float(k),
+            "epsilon": k * eps * m,
+            "coefficient": eps / 2.0,
+            "columns": m,
+            "note": f"{m} exponential-mechanism {qq:g}-quantiles over the gaps of the data"
+            + (f" ({k} points per person)" if k > 1 else ""),
+        }
+        if ends is not None:  # selection of the ranks that matter instead of a full sort
+            left[cols], right[cols] = window_pick(
+                inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
+            )
+            continue
         inner.sort(axis=1)
         if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
             np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
@@ -349,16 +369,7 @@ def exponential_quantile_fast(
         with np.errstate(divide="ignore"):
             np.log(w, out=w)  # log L_i (-inf for ties): the base measure
         idx = mechanisms.exponential(
-            np.broadcast_to(log_u, w.shape),
-            base=w,
-            sensitivity=float(k),
-            epsilon=k * eps * m,
-            coefficient=eps / 2.0,
-            rng=g,
-            columns=m,
-            sampler="inverse_cdf",
-            note=f"{m} exponential-mechanism {qq:g}-quantiles over the gaps of the data"
-            + (f" ({k} points per person)" if k > 1 else ""),
+            np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
         )
         rows = np.arange(m)
         left[cols], right[cols] = z[rows, idx], z[rows, idx + 1]

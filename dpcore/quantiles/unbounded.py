@@ -177,30 +177,88 @@ def _unbounded_budgets(
     )
 
 
-def _bin_index(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
+#: Values per block of rows in :func:`_bin_index` (a few float buffers that stay in cache).
+_BIN_BLOCK = 1 << 15
+
+
+def _bin_index(
+    xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float, sign: float = 1.0
+) -> np.ndarray:
     """``b(x) = #{i in 1..kmax : lo + beta**i - 1 <= x}`` per value (columns share ``lo`` by column).
 
     Then ``#{x < g_i} = #{x : b(x) < i}``. The grid points as computed are non-decreasing in
-    ``i``, so ``b(x)`` is a binary search of ``x`` in the column's grid: ``O(log kmax)`` per value
-    at any magnitude (at bounds of ±1e100 some 190,000 grid points round to the same float, which a
-    walk one grid point at a time crossed one by one).
+    ``i``, so ``b(x)`` is the one index with ``g_b <= x < g_{b+1}`` (``g_0 = -inf``,
+    ``g_{kmax+1} = +inf``). It is guessed in closed form, ``floor(log1p(x - lo) / log beta)``, and
+    checked against the grid points as actually computed; the few values where rounding put the
+    guess off (and every value on a run of grid points that round to the same float, as at bounds
+    of ±1e100) get a binary search of the column's grid. So the result is that binary search for
+    every value, at ``O(1)`` work per value instead of ``O(log kmax)``. ``sign = -1``: of ``-x``
+    (negated block by block, the mirrored walk without an ``(n, d)`` copy; negation is exact).
     """
     xs = np.asarray(xc, dtype=float)
-    lows = np.broadcast_to(np.asarray(lo, dtype=float), xs.shape)[0]
+    n, m = xs.shape
+    lows = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, dtype=float), xs.shape)[0])
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
-    out = np.empty(xs.shape, dtype=np.int64)
-    for j in range(xs.shape[1]):
-        out[:, j] = np.searchsorted(lows[j] + gm1, xs[:, j], side="right")
+    ends = np.concatenate(([-np.inf], gm1, [np.inf]))  # g_b - lo for b = 0..kmax+1
+    out = np.empty((n, m), dtype=np.intp)
+    rows = max(1, _BIN_BLOCK // m)
+    g, h = np.empty((rows, m)), np.empty((rows, m))
+    off, above = np.empty((rows, m), dtype=bool), np.empty((rows, m), dtype=bool)
+    bad: list[tuple[np.ndarray, np.ndarray]] = []
+    neg = np.empty((rows, m)) if sign < 0 else g
+    for r in range(0, n, rows):
+        xb, b = xs[r : r + rows], out[r : r + rows]
+        k = xb.shape[0]
+        if sign < 0:
+            xb = np.negative(xb, out=neg[:k])
+        gb, hb, ob, ab = g[:k], h[:k], off[:k], above[:k]
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.subtract(xb, lows, out=gb)
+            np.maximum(gb, 0.0, out=gb)
+            np.log1p(gb, out=gb)
+            gb *= 1.0 / log_beta
+            np.floor(gb, out=gb)
+            np.clip(gb, 0.0, float(kmax), out=gb)
+            np.copyto(b, gb, casting="unsafe")
+            np.take(ends, b, out=hb)
+            hb += lows
+            np.greater(hb, xb, out=ob)  # guess too high
+            np.take(ends[1:], b, out=hb)
+            hb += lows
+            np.less_equal(hb, xb, out=ab)  # guess too low
+            ob |= ab
+        if ob.any():
+            i, j = np.nonzero(ob)
+            bad.append((i + r, j))
+    if bad:  # grouped by column: one grid per column
+        i, j = (np.concatenate(v) for v in zip(*bad, strict=True))
+        order = np.argsort(j, kind="stable")
+        i, j = i[order], j[order]
+        starts = np.flatnonzero(np.diff(j, prepend=-1))
+        for s, e in zip(starts, np.append(starts[1:], j.size), strict=True):
+            pick = i[s:e]
+            vals = sign * xs[pick, j[s]]
+            out[pick, j[s]] = np.searchsorted(lows[j[s]] + gm1, vals, side="right")
     return out
+
+
+def _grid_hist(
+    xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float, sign: float = 1.0
+) -> np.ndarray:
+    """``h[j, b] = #{x[:, j] : b(x) = b}`` (:func:`_bin_index`), shape ``(m, kmax + 1)``."""
+    _n, m = xc.shape
+    b = _bin_index(xc, lo[None, :], kmax, log_beta, sign)
+    b += (kmax + 1) * np.arange(m)[None, :]
+    return np.bincount(b.ravel(), minlength=m * (kmax + 1)).reshape(m, kmax + 1)
 
 
 def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> np.ndarray:
     """Exact counts ``c[j, i-1] = #{x[:, j] < lo_j + beta**i - 1}`` for ``i = 1..kmax``."""
-    _n, m = xc.shape
-    b = _bin_index(xc, lo[None, :], kmax, log_beta)
-    flat = (b + (kmax + 1) * np.arange(m)[None, :]).ravel()
-    hist = np.bincount(flat, minlength=m * (kmax + 1)).reshape(m, kmax + 1)
-    return np.cumsum(hist, axis=1)[:, :kmax]
+    return np.cumsum(_grid_hist(xc, lo, kmax, log_beta), axis=1)[:, :kmax]
+
+
+#: Grid points per block of the walk (counts, noise and comparisons of a few columns in cache).
+_WALK_BLOCK = 1 << 16
 
 
 def _walk_up(
@@ -213,9 +271,10 @@ def _walk_up(
     budget_t: float,
     budget_q: float,
     gen: Any,
+    sign: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UQ_UP of docs/estimators/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over
-    columns.
+    columns (on ``sign * X``: ``-1`` walks the mirrored data without copying it).
 
     Privacy
     -------
@@ -244,18 +303,23 @@ def _walk_up(
     hit = np.empty(d, dtype=bool)
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
+    width = max(1, _WALK_BLOCK // kmax)
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
-        cols = slice(s, min(s + chunk, d))
-        counts = _grid_counts(X[:, cols], lo[cols], kmax, log_beta)  # (m, kmax)
-        noisy = walk.queries(counts)
-        # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
-        valid = np.arange(kmax)[None, :] < (K[cols] - 1)[:, None]
-        exceed = valid & (noisy > threshold[cols, None])
-        stopped = exceed.any(axis=1)
-        first = exceed.argmax(axis=1)
-        value[cols] = np.where(stopped, lo[cols] + gm1[first], hi[cols])
-        steps[cols] = np.where(stopped, first + 1, K[cols])
-        hit[cols] = ~stopped
+        hist = _grid_hist(X[:, s : s + chunk], lo[s : s + chunk], kmax, log_beta, sign)
+        # Blocks of a few columns: the noise comes in the same order (column by column) as for
+        # the whole chunk at once, so the block width does not change a single draw.
+        for t in range(s, min(s + chunk, d), width):
+            cols = slice(t, min(t + width, d, s + chunk))
+            counts = np.cumsum(hist[t - s : cols.stop - s], axis=1)[:, :kmax]  # (m, kmax)
+            noisy = walk.queries(counts)
+            # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
+            valid = np.arange(kmax)[None, :] < (K[cols] - 1)[:, None]
+            exceed = valid & (noisy > threshold[cols, None])
+            stopped = exceed.any(axis=1)
+            first = exceed.argmax(axis=1)
+            value[cols] = np.where(stopped, lo[cols] + gm1[first], hi[cols])
+            steps[cols] = np.where(stopped, first + 1, K[cols])
+            hit[cols] = ~stopped
     return np.minimum(value, hi), steps, hit
 
 
@@ -362,7 +426,9 @@ def unbounded_quantile(
     if qq >= 0.5:
         value, steps, hit = _walk_up(X, lo, hi, qq, b, pure, budget_t, budget_q, gen)
     else:
-        v, steps, hit = _walk_up(-X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen)
+        v, steps, hit = _walk_up(
+            X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen, sign=-1.0
+        )  # the walk up the mirrored data -x
         value = np.maximum(-v, lo)
     if one_d:
         return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
