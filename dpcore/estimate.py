@@ -68,6 +68,36 @@ class Default:
 PEERS = "peers"
 
 
+@dataclass(frozen=True)
+class Cost:
+    """An estimator's entry in the run-time model of :mod:`dpcore.experiments.cost`.
+
+    One run on ``n`` rows and ``d`` columns takes about ``overhead_ms`` milliseconds plus
+    ``per_value_us`` microseconds per value (``n * d``), before the model's calibration factor.
+    Every registered estimator declares one (:func:`register` refuses an entry without it).
+
+    Attributes
+    ----------
+    per_value_us : float
+        Microseconds per value.
+    overhead_ms : float
+        Milliseconds of fixed cost per run (private quantile searches, bookkeeping).
+    """
+
+    per_value_us: float
+    overhead_ms: float
+
+
+#: A pre-run warning: ``(n, d, rho, width) -> sentence or None``, from public values only (the
+#: sample size, the dimension, the zCDP budget and the width of the data's public range).
+PrerunWarning = Callable[[int, int, float, float], "str | None"]
+
+
+def units_of(notion: NativeNotion) -> frozenset[BudgetUnit]:
+    """The budget units an estimator of native ``notion`` meets (zCDP: never a pure ε budget)."""
+    return ZCDP_UNITS if notion == "zcdp" else PURE_UNITS
+
+
 @dataclass
 class Diagnostics:
     """What an estimator did, for the pictures and the error split.
@@ -194,10 +224,12 @@ class EstimatorSpec:
         Neighbouring relation its headline guarantee holds for (rankings group by it).
     units : frozenset of {"eps", "eps_delta", "rho"}
         Budget units it meets (:data:`PURE_UNITS`, :data:`ZCDP_UNITS` or :data:`ANY_UNIT`);
-        :meth:`run` refuses a budget in any other unit.
+        :meth:`run` refuses a budget in any other unit. Left empty, the units ``notion`` meets
+        (:func:`units_of`).
     relations : frozenset of {"replace-one", "add-remove", "none"}
         Neighbouring relations its guarantee holds for at the given budget (contains
-        ``neighbouring``); :meth:`run` refuses ``relation=`` outside them.
+        ``neighbouring``); :meth:`run` refuses ``relation=`` outside them. Left empty,
+        ``{neighbouring}``.
     func : callable
         The estimator function.
     params : mapping
@@ -222,6 +254,11 @@ class EstimatorSpec:
     default : Default or None
         Its place in the default selection of the pages (:func:`is_default`); ``None``: not
         selected by default.
+    cost : Cost or None
+        Its entry in the run-time model (:mod:`dpcore.experiments.cost`); required to register.
+    prerun_warning : callable or None
+        ``(n, d, rho, width) -> str | None``: a warning to show before a zCDP run from public values
+        only (PLAN's thin centre budget, :func:`dpcore.estimators.plan.thin_budget_risk`).
     batched : callable or None
         A vectorised ``(x, reps=, rng=, **params) -> (reps, d)`` version of ``func`` (its randomness
         is one batched release on fixed data), used by the experiment engine when only the noise is
@@ -234,9 +271,9 @@ class EstimatorSpec:
     notion: NativeNotion
     data_kinds: frozenset[str]
     neighbouring: Neighbouring
-    units: frozenset[BudgetUnit]
-    relations: frozenset[Neighbouring]
     func: Callable[..., Estimate]
+    units: frozenset[BudgetUnit] = frozenset()
+    relations: frozenset[Neighbouring] = frozenset()
     detail: str = ""
     order: int | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -247,9 +284,15 @@ class EstimatorSpec:
     uses_oracle: bool = False
     spend_factor: float = 1.0
     default: Default | None = None
+    cost: Cost | None = None
+    prerun_warning: PrerunWarning | None = None
     batched: Callable[..., np.ndarray] | None = None
 
     def __post_init__(self) -> None:
+        if not self.units:
+            object.__setattr__(self, "units", units_of(self.notion))
+        if not self.relations:
+            object.__setattr__(self, "relations", frozenset({self.neighbouring}))
         if self.neighbouring not in self.relations:
             raise ValueError(
                 f"{self.name}: relations {sorted(self.relations)} must contain its neighbouring "
@@ -516,11 +559,18 @@ _REGISTRY: dict[str, EstimatorSpec] = {}
 
 def register(spec: EstimatorSpec) -> EstimatorSpec:
     """Add ``spec`` to the registry: its name must be new, its ``order`` set and not taken by
-    another registered entry, its ``label`` short (a ``ValueError`` naming the fix otherwise)."""
+    another registered entry, its ``label`` short, its ``cost`` declared (a ``ValueError`` naming
+    the fix otherwise)."""
     if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
         raise ValueError(f"an estimator named {spec.name!r} is already registered.")
     if spec.order is None:
         raise ValueError(f"{spec.name}: a registered estimator needs order= (its place in lists).")
+    if spec.cost is None:
+        raise ValueError(
+            f"{spec.name}: a registered estimator needs cost=Cost(per_value_us, overhead_ms), its "
+            "entry in the run-time model (measure it with benchmarks/cost_model.py); declare it on "
+            "the spec or on its family's defaults."
+        )
     if len(spec.label) > LABEL_MAX:
         raise ValueError(
             f"{spec.name}: label {spec.label!r} has {len(spec.label)} characters; keep it to "

@@ -39,6 +39,7 @@ from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Default,
     Diagnostics,
     Estimate,
@@ -328,6 +329,7 @@ def klsu_style_zcdp(
 register(
     EstimatorSpec(
         name="binary_naive_laplace",
+        cost=Cost(per_value_us=0.03, overhead_ms=2.0),
         label="Naive Laplace (ε)",
         detail="Naive Laplace (pure ε)",
         order=210,
@@ -347,6 +349,7 @@ register(
 register(
     EstimatorSpec(
         name="binary_truncated_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Truncated Laplace (ε)",
         detail="Truncated Laplace, one clip radius (pure ε)",
         order=220,
@@ -366,6 +369,7 @@ register(
 register(
     EstimatorSpec(
         name="binary_klsu_zcdp",
+        cost=Cost(per_value_us=0.06, overhead_ms=2.0),
         label="KLSU-style Gaussian (ρ)",
         detail="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
         order=230,

@@ -39,6 +39,7 @@ from dpcore._validation import (
 from dpcore.estimate import (
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Default,
     Diagnostics,
     Estimate,
@@ -174,6 +175,7 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
 register(
     EstimatorSpec(
         name="gaussian_public",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Gaussian (public bounds)",
         detail="Gaussian mechanism (public bounds)",
         order=300,
@@ -267,6 +269,7 @@ def gaussian_private_radius(
 register(
     EstimatorSpec(
         name="gaussian_private",
+        cost=Cost(per_value_us=0.17, overhead_ms=6.0),
         label="Gaussian mechanism",
         detail="Gaussian mechanism (private centre and radius)",
         order=310,

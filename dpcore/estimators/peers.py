@@ -56,6 +56,7 @@ from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Diagnostics,
     Estimate,
     EstimatorSpec,
@@ -506,6 +507,7 @@ if _OPENDP is not None:
     register(
         EstimatorSpec(
             name="peer_opendp_laplace",
+            cost=Cost(per_value_us=0.2, overhead_ms=2.0),
             label="OpenDP mean (Laplace)",
             detail=f"OpenDP {_OPENDP} mean (Laplace)",
             order=500,
@@ -528,6 +530,7 @@ if _OPENDP is not None:
     register(
         EstimatorSpec(
             name="peer_opendp_gauss",
+            cost=Cost(per_value_us=0.2, overhead_ms=2.0),
             label="OpenDP mean (Gaussian)",
             detail=f"OpenDP {_OPENDP} mean (Gaussian)",
             order=510,
@@ -551,6 +554,7 @@ if _DIFFPRIVLIB is not None:
     register(
         EstimatorSpec(
             name="peer_diffprivlib",
+            cost=Cost(per_value_us=0.2, overhead_ms=2.0),
             label="diffprivlib mean",
             detail=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
             order=520,

@@ -55,7 +55,15 @@ from dpcore._validation import (
     check_data,
     check_int,
 )
-from dpcore.estimate import PURE_UNITS, REPLACE_ONE, ZCDP_UNITS, Estimate, EstimatorSpec, register
+from dpcore.estimate import (
+    PURE_UNITS,
+    REPLACE_ONE,
+    ZCDP_UNITS,
+    Cost,
+    Estimate,
+    EstimatorSpec,
+    register,
+)
 from dpcore.estimators.subsample_k import KGuidance, choose_k, sa_error_bound
 from dpcore.estimators.winsorized import (
     DEFAULT_SPLIT,
@@ -492,6 +500,7 @@ def sa_winsorized_zcdp(
 register(
     EstimatorSpec(
         name="sa_pmwm",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="S&A PMWM (ε)",
         detail="Subsample & aggregate (PMWM, pure ε)",
         order=1020,
@@ -511,6 +520,7 @@ register(
 register(
     EstimatorSpec(
         name="sa_pmwm_zcdp",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="S&A PMWM (ρ)",
         detail="Subsample & aggregate (PMWM, zCDP)",
         order=1030,

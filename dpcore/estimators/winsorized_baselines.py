@@ -48,6 +48,7 @@ from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Default,
     Diagnostics,
     Estimate,
@@ -310,6 +311,7 @@ def widened_winsorized_mean(
 register(
     EstimatorSpec(
         name="clipped_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Clipped mean (ε)",
         detail="Clipped mean (public bounds, Laplace, pure ε)",
         order=1100,
@@ -329,6 +331,7 @@ register(
 register(
     EstimatorSpec(
         name="clipped_box_zcdp",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Clipped box mean (ρ)",
         detail="Clipped mean (public box, Gaussian, zCDP)",
         order=1110,
@@ -347,6 +350,7 @@ register(
 register(
     EstimatorSpec(
         name="wwm_smith",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Widened WM (Smith)",
         detail="Widened winsorized mean (Smith 2011, pure ε)",
         order=1120,

@@ -57,6 +57,7 @@ from dpcore._validation import RngLike, check_flag, check_positive
 from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
+    Cost,
     Default,
     Estimate,
     EstimatorSpec,
@@ -328,6 +329,7 @@ def pure_dp_pde(
 register(
     EstimatorSpec(
         name="binary_pde",
+        cost=Cost(per_value_us=0.07, overhead_ms=5.0),
         label="PureDPPDE (ε)",
         detail="PureDPPDE (practical, pure ε)",
         order=200,

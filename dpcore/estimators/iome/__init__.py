@@ -78,6 +78,7 @@ from dpcore._validation import (
 from dpcore.estimate import (
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Default,
     Diagnostics,
     Estimate,
@@ -405,6 +406,7 @@ iome_as_published = dataclasses.replace(
 register(
     EstimatorSpec(
         name="iome_original",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="IOME (original)",
         detail="IOME (original parameters)",
         order=400,
@@ -425,6 +427,7 @@ register(
 register(
     EstimatorSpec(
         name="iome_as_published",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="IOME as published",
         detail="IOME as published (binary-search radius)",
         order=410,
@@ -443,6 +446,7 @@ register(
 register(
     EstimatorSpec(
         name="iome_paper",
+        cost=Cost(per_value_us=0.25, overhead_ms=9.0),
         label="IOME",
         detail="IOME (PLAN paper's parameters, robust centre and radius)",
         order=420,

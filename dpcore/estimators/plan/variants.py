@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Default, EstimatorSpec, register
+from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Cost, Default, EstimatorSpec, register
 from dpcore.estimators.plan.spec import PlanSpec
 
 plan_l2 = PlanSpec(variances="private", p=2.0, name="plan_l2", fixed=("variances", "p"))
@@ -49,6 +49,7 @@ _REAL = frozenset({"real", "bounded"})
 register(
     EstimatorSpec(
         name="plan",
+        cost=Cost(per_value_us=0.35, overhead_ms=2.0),
         label="PLAN",
         detail="PLAN (ℓ2, private variances)",
         order=600,
@@ -71,6 +72,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_as_published",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="PLAN as published",
         detail="PLAN as published (spends 9× centring budget)",
         order=610,
@@ -95,6 +97,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_l1",
+        cost=Cost(per_value_us=0.06, overhead_ms=2.0),
         label="PLAN ℓ1 (binary)",
         detail="PLAN (ℓ1, binary data)",
         order=620,
@@ -116,6 +119,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_oracle",
+        cost=Cost(per_value_us=0.12, overhead_ms=2.0),
         label="PLAN, known σ (oracle)",
         detail="PLAN with known variances (oracle)",
         order=630,
@@ -138,6 +142,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_noscale",
+        cost=Cost(per_value_us=0.15, overhead_ms=2.0),
         label="PLAN without scaling",
         detail="PLAN without scaling",
         order=640,
@@ -159,6 +164,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_equal_split",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Equal split (σ̂⁻¹)",
         detail="Equal split (scale by σ̂⁻¹)",
         order=650,

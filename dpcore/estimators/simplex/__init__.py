@@ -65,6 +65,7 @@ from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     Default,
     Diagnostics,
     Estimate,
@@ -478,6 +479,7 @@ _KINDS = frozenset({"bounded", "binary"})
 _SIMPLEX = register(
     EstimatorSpec(
         name="simplex_laplace",
+        cost=Cost(per_value_us=0.11, overhead_ms=2.0),
         label="Simplex (ε)",
         detail="Simplex, free count (Laplace, pure ε)",
         order=700,
@@ -502,6 +504,7 @@ register(
     replace(
         _SIMPLEX,
         name="simplex_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Simplex (ρ)",
         detail="Simplex, free count (Gaussian, zCDP)",
         order=710,
@@ -519,6 +522,7 @@ register(
 _SIMPLEX_KNOWN_N_REPLACE = register(
     EstimatorSpec(
         name="simplex_known_n_laplace_replace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Simplex, known n (ε)",
         detail="Simplex, known n, replace-one (Laplace, pure ε)",
         order=720,
@@ -543,6 +547,7 @@ register(
     replace(
         _SIMPLEX_KNOWN_N_REPLACE,
         name="simplex_known_n_gauss_replace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Simplex, known n (ρ)",
         detail="Simplex, known n, replace-one (Gaussian, zCDP)",
         order=730,

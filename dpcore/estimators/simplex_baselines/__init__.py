@@ -64,6 +64,7 @@ from dpcore.estimate import (
     PURE_UNITS,
     REPLACE_ONE,
     ZCDP_UNITS,
+    Cost,
     EstimatorSpec,
     register,
 )
@@ -180,6 +181,7 @@ def _batched_resize(x: Any, **kw: Any) -> np.ndarray:
 _SUM_KNOWN_N_REPLACE = register(
     EstimatorSpec(
         name="sum_known_n_laplace_replace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Noisy sum / n (ε)",
         detail="Noisy sum / n, replace-one (Laplace)",
         order=800,
@@ -200,6 +202,7 @@ register(
     replace(
         _SUM_KNOWN_N_REPLACE,
         name="sum_known_n_gauss_replace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Noisy sum / n (ρ)",
         detail="Noisy sum / n, replace-one (Gaussian)",
         order=810,
@@ -212,6 +215,7 @@ register(
 _CENTRED_SUM_KNOWN_N = register(
     EstimatorSpec(
         name="centred_sum_known_n_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Centred sum / n (ε)",
         detail="Centred noisy sum / n, replace-one (Laplace)",
         order=820,
@@ -235,6 +239,7 @@ register(
     replace(
         _CENTRED_SUM_KNOWN_N,
         name="centred_sum_known_n_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Centred sum / n (ρ)",
         detail="Centred noisy sum / n, replace-one (Gaussian)",
         order=830,
@@ -251,6 +256,7 @@ register(
 _PLUGIN = register(
     EstimatorSpec(
         name="plugin_laplace",
+        cost=Cost(per_value_us=0.07, overhead_ms=2.0),
         label="Sum / noisy count (ε)",
         detail="Noisy sum / noisy count (Laplace)",
         order=840,
@@ -270,6 +276,7 @@ register(
     replace(
         _PLUGIN,
         name="plugin_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Sum / noisy count (ρ)",
         detail="Noisy sum / noisy count (Gaussian)",
         order=850,
@@ -282,6 +289,7 @@ register(
 _CENTRED_PLUGIN = register(
     EstimatorSpec(
         name="centred_plugin_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Centred sum / count (ε)",
         detail="Centred sum / noisy count (Laplace)",
         order=860,
@@ -301,6 +309,7 @@ register(
     replace(
         _CENTRED_PLUGIN,
         name="centred_plugin_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Centred sum / count (ρ)",
         detail="Centred sum / noisy count (Gaussian)",
         order=870,
@@ -313,6 +322,7 @@ register(
 _RESIZE = register(
     EstimatorSpec(
         name="resize_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Resize (ε)",
         detail="Resize (Laplace)",
         order=880,
@@ -332,6 +342,7 @@ register(
     replace(
         _RESIZE,
         name="resize_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Resize (ρ)",
         detail="Resize (Gaussian)",
         order=890,
@@ -346,6 +357,7 @@ register(
 _NOISY_SUM_COUNT_EQUAL_SCALE = register(
     EstimatorSpec(
         name="noisy_sum_count_equal_scale_laplace",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="One-scale sum/count (ε)",
         detail="Noisy sum / noisy count, equal noise scales (Laplace)",
         order=900,
@@ -369,6 +381,7 @@ register(
     replace(
         _NOISY_SUM_COUNT_EQUAL_SCALE,
         name="noisy_sum_count_equal_scale_gauss",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="One-scale sum/count (ρ)",
         detail="Noisy sum / noisy count, equal noise scales (Gaussian)",
         order=910,
