@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Cost, Default, EstimatorSpec, register
+from dpcore.estimators.plan.risk import thin_budget_risk
 from dpcore.estimators.plan.spec import PlanSpec
 
 plan_l2 = PlanSpec(variances="private", p=2.0, name="plan_l2", fixed=("variances", "p"))
@@ -60,6 +61,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_l2,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         default=Default(rank=10),
         description=(
@@ -153,6 +155,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_noscale,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         description=(
             "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's "
@@ -175,6 +178,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_equal_split,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         description=(
             "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the "
