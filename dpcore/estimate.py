@@ -419,6 +419,7 @@ class EstimatorSpec:
         method: ConversionMethod = "cks",
         at_implied_level: bool = False,
         relation: Neighbouring | None = None,
+        conversion: Conversion | None = None,
         **overrides: Any,
     ) -> Estimate:
         """Run on a :class:`~dpcore.data.dataset.Dataset` (or a bare array) with ``budget`` converted to
@@ -430,6 +431,10 @@ class EstimatorSpec:
 
         A budget in a unit outside ``units``, or a ``relation`` outside ``relations``, raises
         ``ValueError`` (the declaration is what ``run`` accepts; tests/core/test_registry.py checks it).
+
+        ``conversion`` is ``budget.to_native(self.notion, method)`` computed by the caller once
+        for many runs (the experiment engine: once per estimator and setting); it must be in this
+        estimator's notion.
         """
         _check_budget(budget)
         if relation is not None and relation not in self.relations:
@@ -448,7 +453,14 @@ class EstimatorSpec:
                 f"{', '.join(sorted(self.units))}. Give the budget in one of those units"
                 + (" or pass at_implied_level=True." if self.notion == "zcdp" else ".")
             )
-        if at_implied_level and self.notion == "zcdp":
+        if conversion is not None and not at_implied_level:
+            if conversion.notion != self.notion:
+                raise ValueError(
+                    f"{self.name} runs in {self.notion}; the conversion given is in "
+                    f"{conversion.notion}. Pass budget.to_native({self.notion!r}) or none."
+                )
+            conv = conversion
+        elif at_implied_level and self.notion == "zcdp":
             conv = budget.implied_zcdp(method=method)
         else:
             conv = budget.to_native(self.notion, method)
