@@ -385,10 +385,10 @@ class EstimatorSpec:
         other = [
             s.name
             for s in _REGISTRY.values()
-            if s.func is self.func
+            if _same_kind(s.func, self.func)
             and s.notion == self.notion
-            and key in s.params
-            and _same(s.params[key], value)
+            and key in s.locked_keywords()
+            and _same(s.params.get(key, _default_of(s.func, key)), value)
         ]
         fix = (
             f"use the registered entry {other[0]!r}, which has that behaviour."
@@ -522,7 +522,8 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
 
     ``keywords`` are the guarantee-defining keywords of the call with their values. The call is
     refused, with the registry's message (:meth:`EstimatorSpec.check_overrides`), unless a
-    registered entry of ``func`` has them all; a function no entry registers is not checked.
+    registered entry of ``func`` has them all; a function no entry registers is not checked. For
+    an options record, the entries of its class that lock all of ``keywords`` are asked.
 
     Raises
     ------
@@ -530,7 +531,12 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
         A value no registered entry of ``func`` has (it would void the declared guarantee).
     """
     refused: ValueError | None = None
-    for spec in (s for s in _REGISTRY.values() if s.func is func):
+    specs = [
+        s
+        for s in _REGISTRY.values()
+        if s.func is func or (_same_kind(s.func, func) and set(keywords) <= s.locked_keywords())
+    ]
+    for spec in specs:
         try:
             spec.check_overrides({k: v for k, v in keywords.items() if k in spec.locked_keywords()})
             return
@@ -538,6 +544,11 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
             refused = refused or err
     if refused is not None:
         raise refused
+
+
+def _same_kind(f: Callable[..., Any], g: Callable[..., Any]) -> bool:
+    """One estimator function, or two options records of one class (two variants of a family)."""
+    return f is g or (dataclasses.is_dataclass(f) and type(f) is type(g))
 
 
 def _default_of(func: Callable[..., Any], key: str) -> Any:

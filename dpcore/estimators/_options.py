@@ -67,6 +67,14 @@ class EstimatorOptions:
         object.__setattr__(self, "__qualname__", self.name)
         object.__setattr__(self, "__signature__", self._signature())
 
+    def options(self) -> dict[str, Any]:
+        """The record's options by name (every field but ``name``, ``fixed`` and ``notion``)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in META_FIELDS and f.name != "notion"
+        }
+
     def signature_keywords(self) -> tuple[str, ...]:
         """The :attr:`call_keywords` shown in the signature (all of them by default)."""
         return self.call_keywords

@@ -20,15 +20,10 @@ from dpcore.experiments import ExperimentConfig
 from dpcore.experiments.cost import seconds_per_run
 from dpcore.experiments.progressive import before_run_warning
 
-#: Families still declared with a function and a params= dict (not converted yet).
-_FUNCTION_FAMILIES = {"simplex", "simplex baseline"}
-
 
 def test_every_registered_estimator_is_an_options_record_with_a_cost_entry() -> None:
     for spec in registry.all_estimators():
         assert isinstance(spec.cost, Cost), f"{spec.name}: no cost entry"
-        if spec.family in _FUNCTION_FAMILIES:
-            continue
         assert isinstance(spec.func, EstimatorOptions), (
             f"{spec.name}: declare the variant as a frozen options record (EstimatorOptions)"
         )
