@@ -33,6 +33,8 @@ from dpcore import mechanisms
 from dpcore._validation import (
     RngLike,
     check_data,
+    check_fractions,
+    check_option,
     check_positive,
 )
 from dpcore.estimate import Cost, Default, Diagnostics, Estimate
@@ -231,7 +233,21 @@ GAUSSIAN.register(
 #: ----------
 #: Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; docs/estimators/plan.md
 #: §5b–§5c.
-gaussian_private_radius = PlanSpec(
+@dataclass(frozen=True, kw_only=True)
+class GaussianRadiusOptions(PlanSpec):
+    """PLAN's stages without scaling (the private-radius Gaussian mechanism); its options are
+    checked before the data (a bad ``budget_split`` is named before a missing ``bounds``)."""
+
+    def run(self, *args: Any, **kwargs: Any) -> Estimate:
+        """PLAN's run, after checking the split and the slack rule."""
+        check_fractions(
+            self.budget_split, "budget_split", ("center", "variance", "radius", "noise")
+        )
+        check_option(self.rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
+        return super().run(*args, **kwargs)
+
+
+gaussian_private_radius = GaussianRadiusOptions(
     variances="none",
     scale_exponent=0.0,
     rank_slack_kind="error_only",
