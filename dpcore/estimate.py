@@ -68,6 +68,36 @@ class Default:
 PEERS = "peers"
 
 
+@dataclass(frozen=True)
+class Cost:
+    """An estimator's entry in the run-time model of :mod:`dpcore.experiments.cost`.
+
+    One run on ``n`` rows and ``d`` columns takes about ``overhead_ms`` milliseconds plus
+    ``per_value_us`` microseconds per value (``n * d``), before the model's calibration factor.
+    Every registered estimator declares one (:func:`register` refuses an entry without it).
+
+    Attributes
+    ----------
+    per_value_us : float
+        Microseconds per value.
+    overhead_ms : float
+        Milliseconds of fixed cost per run (private quantile searches, bookkeeping).
+    """
+
+    per_value_us: float
+    overhead_ms: float
+
+
+#: A pre-run warning: ``(n, d, rho, width) -> sentence or None``, from public values only (the
+#: sample size, the dimension, the zCDP budget and the width of the data's public range).
+PrerunWarning = Callable[[int, int, float, float], "str | None"]
+
+
+def units_of(notion: NativeNotion) -> frozenset[BudgetUnit]:
+    """The budget units an estimator of native ``notion`` meets (zCDP: never a pure ε budget)."""
+    return ZCDP_UNITS if notion == "zcdp" else PURE_UNITS
+
+
 @dataclass
 class Diagnostics:
     """What an estimator did, for the pictures and the error split.
@@ -194,10 +224,12 @@ class EstimatorSpec:
         Neighbouring relation its headline guarantee holds for (rankings group by it).
     units : frozenset of {"eps", "eps_delta", "rho"}
         Budget units it meets (:data:`PURE_UNITS`, :data:`ZCDP_UNITS` or :data:`ANY_UNIT`);
-        :meth:`run` refuses a budget in any other unit.
+        :meth:`run` refuses a budget in any other unit. Left empty, the units ``notion`` meets
+        (:func:`units_of`).
     relations : frozenset of {"replace-one", "add-remove", "none"}
         Neighbouring relations its guarantee holds for at the given budget (contains
-        ``neighbouring``); :meth:`run` refuses ``relation=`` outside them.
+        ``neighbouring``); :meth:`run` refuses ``relation=`` outside them. Left empty,
+        ``{neighbouring}``.
     func : callable
         The estimator function.
     params : mapping
@@ -222,6 +254,11 @@ class EstimatorSpec:
     default : Default or None
         Its place in the default selection of the pages (:func:`is_default`); ``None``: not
         selected by default.
+    cost : Cost or None
+        Its entry in the run-time model (:mod:`dpcore.experiments.cost`); required to register.
+    prerun_warning : callable or None
+        ``(n, d, rho, width) -> str | None``: a warning to show before a zCDP run from public values
+        only (PLAN's thin centre budget, :func:`dpcore.estimators.plan.thin_budget_risk`).
     batched : callable or None
         A vectorised ``(x, reps=, rng=, **params) -> (reps, d)`` version of ``func`` (its randomness
         is one batched release on fixed data), used by the experiment engine when only the noise is
@@ -234,9 +271,9 @@ class EstimatorSpec:
     notion: NativeNotion
     data_kinds: frozenset[str]
     neighbouring: Neighbouring
-    units: frozenset[BudgetUnit]
-    relations: frozenset[Neighbouring]
     func: Callable[..., Estimate]
+    units: frozenset[BudgetUnit] = frozenset()
+    relations: frozenset[Neighbouring] = frozenset()
     detail: str = ""
     order: int | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -247,9 +284,15 @@ class EstimatorSpec:
     uses_oracle: bool = False
     spend_factor: float = 1.0
     default: Default | None = None
+    cost: Cost | None = None
+    prerun_warning: PrerunWarning | None = None
     batched: Callable[..., np.ndarray] | None = None
 
     def __post_init__(self) -> None:
+        if not self.units:
+            object.__setattr__(self, "units", units_of(self.notion))
+        if not self.relations:
+            object.__setattr__(self, "relations", frozenset({self.neighbouring}))
         if self.neighbouring not in self.relations:
             raise ValueError(
                 f"{self.name}: relations {sorted(self.relations)} must contain its neighbouring "
@@ -342,10 +385,10 @@ class EstimatorSpec:
         other = [
             s.name
             for s in _REGISTRY.values()
-            if s.func is self.func
+            if _same_kind(s.func, self.func)
             and s.notion == self.notion
-            and key in s.params
-            and _same(s.params[key], value)
+            and key in s.locked_keywords()
+            and _same(s.params.get(key, _default_of(s.func, key)), value)
         ]
         fix = (
             f"use the registered entry {other[0]!r}, which has that behaviour."
@@ -376,6 +419,7 @@ class EstimatorSpec:
         method: ConversionMethod = "cks",
         at_implied_level: bool = False,
         relation: Neighbouring | None = None,
+        conversion: Conversion | None = None,
         **overrides: Any,
     ) -> Estimate:
         """Run on a :class:`~dpcore.data.dataset.Dataset` (or a bare array) with ``budget`` converted to
@@ -387,6 +431,10 @@ class EstimatorSpec:
 
         A budget in a unit outside ``units``, or a ``relation`` outside ``relations``, raises
         ``ValueError`` (the declaration is what ``run`` accepts; tests/core/test_registry.py checks it).
+
+        ``conversion`` is ``budget.to_native(self.notion, method)`` computed by the caller once
+        for many runs (the experiment engine: once per estimator and setting); it must be in this
+        estimator's notion.
         """
         _check_budget(budget)
         if relation is not None and relation not in self.relations:
@@ -405,7 +453,14 @@ class EstimatorSpec:
                 f"{', '.join(sorted(self.units))}. Give the budget in one of those units"
                 + (" or pass at_implied_level=True." if self.notion == "zcdp" else ".")
             )
-        if at_implied_level and self.notion == "zcdp":
+        if conversion is not None and not at_implied_level:
+            if conversion.notion != self.notion:
+                raise ValueError(
+                    f"{self.name} runs in {self.notion}; the conversion given is in "
+                    f"{conversion.notion}. Pass budget.to_native({self.notion!r}) or none."
+                )
+            conv = conversion
+        elif at_implied_level and self.notion == "zcdp":
             conv = budget.implied_zcdp(method=method)
         else:
             conv = budget.to_native(self.notion, method)
@@ -467,7 +522,8 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
 
     ``keywords`` are the guarantee-defining keywords of the call with their values. The call is
     refused, with the registry's message (:meth:`EstimatorSpec.check_overrides`), unless a
-    registered entry of ``func`` has them all; a function no entry registers is not checked.
+    registered entry of ``func`` has them all; a function no entry registers is not checked. For
+    an options record, the entries of its class that lock all of ``keywords`` are asked.
 
     Raises
     ------
@@ -475,7 +531,12 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
         A value no registered entry of ``func`` has (it would void the declared guarantee).
     """
     refused: ValueError | None = None
-    for spec in (s for s in _REGISTRY.values() if s.func is func):
+    specs = [
+        s
+        for s in _REGISTRY.values()
+        if s.func is func or (_same_kind(s.func, func) and set(keywords) <= s.locked_keywords())
+    ]
+    for spec in specs:
         try:
             spec.check_overrides({k: v for k, v in keywords.items() if k in spec.locked_keywords()})
             return
@@ -483,6 +544,11 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
             refused = refused or err
     if refused is not None:
         raise refused
+
+
+def _same_kind(f: Callable[..., Any], g: Callable[..., Any]) -> bool:
+    """One estimator function, or two options records of one class (two variants of a family)."""
+    return f is g or (dataclasses.is_dataclass(f) and type(f) is type(g))
 
 
 def _default_of(func: Callable[..., Any], key: str) -> Any:
@@ -516,11 +582,18 @@ _REGISTRY: dict[str, EstimatorSpec] = {}
 
 def register(spec: EstimatorSpec) -> EstimatorSpec:
     """Add ``spec`` to the registry: its name must be new, its ``order`` set and not taken by
-    another registered entry, its ``label`` short (a ``ValueError`` naming the fix otherwise)."""
+    another registered entry, its ``label`` short, its ``cost`` declared (a ``ValueError`` naming
+    the fix otherwise)."""
     if spec.name in _REGISTRY and _REGISTRY[spec.name].func is not spec.func:
         raise ValueError(f"an estimator named {spec.name!r} is already registered.")
     if spec.order is None:
         raise ValueError(f"{spec.name}: a registered estimator needs order= (its place in lists).")
+    if spec.cost is None:
+        raise ValueError(
+            f"{spec.name}: a registered estimator needs cost=Cost(per_value_us, overhead_ms), its "
+            "entry in the run-time model (measure it with benchmarks/cost_model.py); declare it on "
+            "the spec or on its family's defaults."
+        )
     if len(spec.label) > LABEL_MAX:
         raise ValueError(
             f"{spec.name}: label {spec.label!r} has {len(spec.label)} characters; keep it to "

@@ -27,29 +27,21 @@ High-Dimensional Distributions", COLT 2019; docs/estimators/binary-product.md §
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import sparse
 
 from dpcore import mechanisms
 from dpcore._validation import RngLike, check_flag, check_positive, check_probability
-from dpcore.estimate import (
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Default,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import Cost, Default, Diagnostics, Estimate
+from dpcore.estimators._options import EstimatorOptions
 from dpcore.estimators.binary_product import (
-    Bound,
+    BINARY,
+    PdeOptions,
     check_binary,
     chernoff_radius,
-    run_pde,
     tmean_l1_sensitivity,
 )
 from dpcore.privacy import Ledger
@@ -108,7 +100,8 @@ def naive_scale(n: int, d: int, epsilon: float) -> float:
     return d / (n * check_positive(epsilon, "epsilon"))
 
 
-def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = True) -> Estimate:
+@dataclass(frozen=True, kw_only=True)
+class NaiveLaplaceOptions(EstimatorOptions):
     """B1: coordinate-wise Laplace on the empirical mean, pure ε-DP (substitution, n public).
 
     Parameters
@@ -129,6 +122,23 @@ def naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = T
     ----------
     docs/estimators/binary-product.md §3 B1; Dwork et al. 2006 (Laplace mechanism).
     """
+
+    clip: bool = True
+    name: str = field(default="naive_laplace", compare=False)
+
+    notion: ClassVar[str] = "pure"
+    takes_bounds: ClassVar[bool] = False
+
+    def run(self, x: Any, *, rng: RngLike, epsilon: float) -> Estimate:
+        """The estimator with these options."""
+        return _naive_laplace(x, epsilon=epsilon, rng=rng, clip=self.clip)
+
+
+naive_laplace = NaiveLaplaceOptions()
+
+
+def _naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = True) -> Estimate:
+    """The body of :class:`NaiveLaplaceOptions`."""
     X = check_binary(x)
     n, d = X.shape
     epsilon = check_positive(epsilon, "epsilon")
@@ -213,15 +223,8 @@ def _two_releases(
     return w_hat, w_plus, B, hit, tmean, rel
 
 
-def truncated_laplace(
-    x: Any,
-    *,
-    epsilon: float,
-    rng: RngLike = None,
-    beta: float = 0.1,
-    weight_fraction: float = 0.10,
-    clip: bool = True,
-) -> Estimate:
+@dataclass(frozen=True, kw_only=True)
+class TruncatedLaplaceOptions(EstimatorOptions):
     """B2: one-shot ℓ1-truncated mean with Laplace noise, pure ε-DP (substitution, n public).
 
     1. On ``m_A = ⌊0.1 n⌋`` rows: ``Ŵ = mean row weight + Lap(d/(m_A ε))`` (sensitivity d/m_A).
@@ -235,6 +238,40 @@ def truncated_laplace(
     ----------
     docs/estimators/binary-product.md §3 B2 (ours, isolates "clipping" from "bucketing").
     """
+
+    beta: float = 0.1
+    weight_fraction: float = 0.10
+    clip: bool = True
+    name: str = field(default="truncated_laplace", compare=False)
+
+    notion: ClassVar[str] = "pure"
+    takes_bounds: ClassVar[bool] = False
+
+    def run(self, x: Any, *, rng: RngLike, epsilon: float) -> Estimate:
+        """The estimator with these options."""
+        return _truncated_laplace(
+            x,
+            epsilon=epsilon,
+            rng=rng,
+            beta=self.beta,
+            weight_fraction=self.weight_fraction,
+            clip=self.clip,
+        )
+
+
+truncated_laplace = TruncatedLaplaceOptions()
+
+
+def _truncated_laplace(
+    x: Any,
+    *,
+    epsilon: float,
+    rng: RngLike = None,
+    beta: float = 0.1,
+    weight_fraction: float = 0.10,
+    clip: bool = True,
+) -> Estimate:
+    """The body of :class:`TruncatedLaplaceOptions`."""
     X = check_binary(x)
     n, d = X.shape
     epsilon = check_positive(epsilon, "epsilon")
@@ -283,102 +320,47 @@ def truncated_laplace(
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
-def klsu_style_zcdp(
-    x: Any,
-    *,
-    rho: float,
-    rng: RngLike = None,
-    beta: float = 0.1,
-    flip: bool = True,
-    flip_fraction: float = 0.10,
-    partition_fraction: float = 0.30,
-    heavy_fraction: float = 0.35,
-    bound: Bound = "chernoff",
-    recycle: bool = True,
-    clip: bool = True,
-) -> Estimate:
-    """B3: the §2.4 pipeline with Gaussian noise, ρ-zCDP — KLSU-style, **not the exact KLSU19
-    algorithm**.
-
-    Flip: ℓ2 sensitivity ``sqrt(d)/m_f``. Partition and final rounds: ``σ = sqrt(min(B, |S|)/ρ)/m``,
-    from the ℓ2 sensitivity ``sqrt(2 min(B, k))/m`` of the truncated mean. Heavy stage: ℓ2-clip the
-    rescaled rows at ``C = sqrt(chern(K, ln(m0/β)))`` and ``σ = C/(m0 sqrt(ρ))`` (non-negative rows:
-    ℓ2 sensitivity ``sqrt(2) C``). Stages on disjoint rows: ρ is not split (parallel composition).
-
-    References
-    ----------
-    Kamath, Li, Singhal, Ullman, COLT 2019; docs/estimators/binary-product.md §3 B3.
-    """
-    return run_pde(
-        x,
-        noise="gaussian",
-        budget=rho,
-        rng=rng,
-        beta=beta,
-        flip=flip,
-        flip_fraction=flip_fraction,
-        partition_fraction=partition_fraction,
-        heavy_fraction=heavy_fraction,
-        bound=bound,
-        recycle=recycle,
-        clip=clip,
-    )
-
-
-register(
-    EstimatorSpec(
-        name="binary_naive_laplace",
-        label="Naive Laplace (ε)",
-        detail="Naive Laplace (pure ε)",
-        order=210,
-        color="#AA3377",
-        notion="pure",
-        data_kinds=frozenset({"binary"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=naive_laplace,
-        family="binary product",
-        default=Default(rank=100, units=frozenset({"eps"})),
-        description="Empirical mean plus Laplace noise of scale d/(nε) in every coordinate. Error metric: TV.",
-    )
+#: B3: the §2.4 pipeline with Gaussian noise, ρ-zCDP (KLSU-style, **not the exact KLSU19
+#: algorithm**; :class:`~dpcore.estimators.binary_product.PdeOptions`). Stages on disjoint rows: ρ is
+#: not split (parallel composition). Kamath, Li, Singhal, Ullman, COLT 2019;
+#: docs/estimators/binary-product.md §3 B3.
+klsu_style_zcdp = PdeOptions(
+    notion="zcdp", name="klsu_style_zcdp", fixed=("notion", "heavy", "shuffle")
 )
 
-register(
-    EstimatorSpec(
-        name="binary_truncated_laplace",
-        label="Truncated Laplace (ε)",
-        detail="Truncated Laplace, one clip radius (pure ε)",
-        order=220,
-        color="#4477AA",
-        notion="pure",
-        data_kinds=frozenset({"binary"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=truncated_laplace,
-        family="binary product",
-        default=Default(rank=110, units=frozenset({"eps"})),
-        description="Private row weight sets one ℓ1 clip radius; truncated mean plus Laplace. Error metric: TV.",
-    )
+
+BINARY.register(
+    "binary_naive_laplace",
+    "Naive Laplace (ε)",
+    210,
+    naive_laplace,
+    color="#AA3377",
+    cost=Cost(per_value_us=0.03, overhead_ms=2.0),
+    detail="Naive Laplace (pure ε)",
+    default=Default(rank=100, units=frozenset({"eps"})),
+    description="Empirical mean plus Laplace noise of scale d/(nε) in every coordinate. Error metric: TV.",
 )
 
-register(
-    EstimatorSpec(
-        name="binary_klsu_zcdp",
-        label="KLSU-style Gaussian (ρ)",
-        detail="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
-        order=230,
-        color="#332288",
-        notion="zcdp",
-        data_kinds=frozenset({"binary"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=klsu_style_zcdp,
-        family="binary product",
-        default=Default(rank=40),
-        description="The same buckets with Gaussian noise under zCDP; shows why pure DP is the hard case. "
-        "Error metric: TV.",
-    )
+BINARY.register(
+    "binary_truncated_laplace",
+    "Truncated Laplace (ε)",
+    220,
+    truncated_laplace,
+    color="#4477AA",
+    detail="Truncated Laplace, one clip radius (pure ε)",
+    default=Default(rank=110, units=frozenset({"eps"})),
+    description="Private row weight sets one ℓ1 clip radius; truncated mean plus Laplace. Error metric: TV.",
+)
+
+BINARY.register(
+    "binary_klsu_zcdp",
+    "KLSU-style Gaussian (ρ)",
+    230,
+    klsu_style_zcdp,
+    color="#332288",
+    cost=Cost(per_value_us=0.06, overhead_ms=2.0),
+    detail="KLSU-style Gaussian (ρ-zCDP, not exact KLSU19)",
+    default=Default(rank=40),
+    description="The same buckets with Gaussian noise under zCDP; shows why pure DP is the hard case. "
+    "Error metric: TV.",
 )

@@ -24,7 +24,8 @@ Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1 and §4.5; docs/estimator
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,15 +37,9 @@ from dpcore._validation import (
     check_option,
     check_positive,
 )
-from dpcore.estimate import (
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Default,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import Cost, Default, Diagnostics, Estimate
+from dpcore.estimators._options import EstimatorOptions, Family
+from dpcore.estimators.plan.spec import PlanSpec
 from dpcore.privacy import Ledger
 from dpcore.quantiles._common import check_public_bounds
 
@@ -59,28 +54,19 @@ def clip_rows(y: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, np.
     return y * factor[:, None], norms > radius, norms
 
 
-def gaussian_clipped_mean(
-    x: np.ndarray,
-    *,
-    rho: float,
-    bounds: tuple | None = None,
-    center: np.ndarray | None = None,
-    radius: float | None = None,
-    rng: RngLike = None,
-) -> Estimate:
-    """Clipped mean with Gaussian noise, public centre and radius (rho-zCDP, replace-one).
+@dataclass(frozen=True, kw_only=True)
+class ClippedGaussianOptions(EstimatorOptions):
+    """Clipped mean with Gaussian noise, public centre and radius (rho-zCDP, replace-one), called
+    as ``gaussian_clipped_mean(x, rho=..., bounds=..., center=..., radius=..., rng=...)``.
 
-    Parameters
+    Attributes
     ----------
-    x : array, shape (n, d) or (n,)
-        Data.
-    rho : float
-        zCDP budget, all spent on the noisy sum.
-    bounds : (lower, upper)
-        Public per-coordinate range; gives the default centre (box centre) and radius (half diagonal).
     center, radius : optional
         Public centre and l2 clip radius overriding those from ``bounds``.
-    rng : None, int or Generator
+
+    A call also takes the data ``x`` (shape (n, d) or (n,)), ``rho`` (the zCDP budget, all spent
+    on the noisy sum), ``bounds = (lower, upper)`` (the public per-coordinate range; it gives the
+    default centre, the box centre, and radius, the half diagonal) and ``rng``.
 
     Returns
     -------
@@ -102,6 +88,21 @@ def gaussian_clipped_mean(
     exactly (no floating-point addition of noise to a data value outside the mechanism); the mean
     is ``c + noisy sum / n``, post-processing.
     """
+
+    center: Any = None
+    radius: float | None = None
+
+    def run(self, x: Any, *, rng: RngLike, rho: float, bounds: Any = None) -> Estimate:
+        """The clipped Gaussian mean with these options."""
+        return _clipped_gaussian_mean(x, rho, bounds, self.center, self.radius, rng)
+
+
+gaussian_clipped_mean = ClippedGaussianOptions(name="gaussian_clipped_mean")
+
+
+def _clipped_gaussian_mean(
+    x: Any, rho: float, bounds: Any, center: Any, radius: float | None, rng: RngLike
+) -> Estimate:
     arr = check_data(x)
     X = arr.reshape(arr.shape[0], -1)
     n, d = X.shape
@@ -171,115 +172,113 @@ def _public_ball(bounds: Any, center: Any, radius: Any, d: int) -> tuple[np.ndar
     return c, check_positive(r, "radius")
 
 
-register(
-    EstimatorSpec(
-        name="gaussian_public",
-        label="Gaussian (public bounds)",
-        detail="Gaussian mechanism (public bounds)",
-        order=300,
-        color="#8c564b",
-        notion="zcdp",
-        data_kinds=frozenset({"real", "bounded", "binary"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=gaussian_clipped_mean,
-        family="baseline",
-        description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
-    )
+#: The Gaussian-mechanism baselines.
+GAUSSIAN = Family(
+    family="baseline",
+    data_kinds=frozenset({"real", "bounded", "binary"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
+)
+
+GAUSSIAN.register(
+    "gaussian_public",
+    "Gaussian (public bounds)",
+    300,
+    gaussian_clipped_mean,
+    color="#8c564b",
+    detail="Gaussian mechanism (public bounds)",
+    description="Clip to the ball around the centre of the public box, add Gaussian noise to the sum.",
 )
 
 
-def gaussian_private_radius(
-    x: np.ndarray,
-    *,
-    rho: float,
-    bounds: tuple | None = None,
-    quantile: Literal["exponential", "binary_search"] = "exponential",
-    budget_split: dict[str, float] | None = None,
-    rank_slack_kind: str | float = "error_only",
-    steps: int = 20,
-    beta: float = 0.1,
-    rng: RngLike = None,
-) -> Estimate:
-    """Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP).
+#: Gaussian-mechanism clipped mean with a private centre and a private radius (rho-zCDP): PLAN's
+#: stages with no scaling, as an options record; called as ``gaussian_private_radius(x, rho=...,
+#: bounds=..., quantile=..., budget_split=..., rank_slack_kind=..., steps=..., beta=..., rng=...)``.
+#:
+#: docs/estimators/plan.md §5c with both public quantities replaced by private ones: a private
+#: centre ``c`` (``rho_center``), ``C`` = private ``(n - k)/n``-quantile of ``||x_j - c||_2`` below
+#: ``||hi - lo||_2`` (``rho_radius``), then the clipped sum with ``N(0, (2C)^2 / (2 rho_noise) I)``
+#: (l2 sensitivity ``2C`` under replace-one). No scaling: the noise is the same in every
+#: coordinate (the classical Gaussian mechanism's "noise shape"). Default split ``center 0.25,
+#: radius 0.1875, noise 0.5625`` (the PLAN split with the variance share given to the centre).
+#:
+#: By default ``k`` is the quantile's rank error only (``rank_slack_kind="error_only"``): the
+#: radius aims at the data diameter, ``C ≈ Θ(||sigma||_2)`` as in the Theorem 1.1 comparison, and
+#: clips only a handful of rows.
+#:
+#: Steps with ``quantile="exponential"`` (the default; PLAN's robust steps
+#: with ``s = 1``):
+#:
+#: * centre: CoinPress (:func:`dpcore.estimators.plan.coinpress_scaled_center` with ``s = 1``):
+#:   ``0.1 rho_center`` for the private l2 spread (log-grid exponential mechanism on ``n // 2``
+#:   disjoint pair distances; one person in one pair, rank utility with sensitivity 1), then ``T``
+#:   noisy clipped means in public balls of radius ``R_t`` (l2 sensitivity ``2 R_t``, ``rho_t``-zCDP
+#:   each, ``sum rho_t = 0.9 rho_center``). PLAN's public rule raises the centre's share on wide
+#:   ranges, taken from the noise share;
+#: * radius: the exponential mechanism over the public log grid below ``||hi - lo||_2``
+#:   (:func:`dpcore.quantiles.exponential.log_grid_quantile`, utility sensitivity 1,
+#:   ``rho_radius``-zCDP; ``k`` = :func:`dpcore.quantiles.exponential.log_grid_rank_error`).
+#:
+#: ``quantile="binary_search"`` is the earlier default: ``d`` coordinate medians by binary search
+#: (``rho_center / d`` each) and the radius by ``steps`` noisy halvings of ``[0, ||hi - lo||_2]``
+#: (Lemma 2.8). Its radius search never recovers from one wrong noisy comparison early on: on the
+#: Home setting (Gaussian, ``sigma_i^2 = (d/i)^2``, n = 4000, d = 128, rho = 1/4, data seeds
+#: 0-39) it returned ``C = 72 000`` and ``4 500`` where the rows' largest distance is about 500
+#: (errors 729 and 54 against a median 4.5; 8% of runs beyond 3x the median); the default's worst
+#: run on these settings stays within 2x its median. With ``rank_slack_kind="plan"`` this
+#: estimator is exactly PLAN without scaling (``plan_noscale``).
+#:
+#: Privacy: replace-one neighbours, ``n`` public; the three stages compose to ``rho`` (ledger).
+#:
+#: References
+#: ----------
+#: Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; docs/estimators/plan.md
+#: §5b–§5c.
+@dataclass(frozen=True, kw_only=True)
+class GaussianRadiusOptions(PlanSpec):
+    """PLAN's stages without scaling (the private-radius Gaussian mechanism); its options are
+    checked before the data (a bad ``budget_split`` is named before a missing ``bounds``)."""
 
-    docs/estimators/plan.md §5c with both public quantities replaced by private ones: a private
-    centre ``c`` (``rho_center``), ``C`` = private ``(n - k)/n``-quantile of ``||x_j - c||_2`` below
-    ``||hi - lo||_2`` (``rho_radius``), then the clipped sum with ``N(0, (2C)^2 / (2 rho_noise) I)``
-    (l2 sensitivity ``2C`` under replace-one). No scaling: the noise is the same in every
-    coordinate (the classical Gaussian mechanism's "noise shape"). Default split ``center 0.25,
-    radius 0.1875, noise 0.5625`` (the PLAN split with the variance share given to the centre).
-
-    By default ``k`` is the quantile's rank error only (``rank_slack_kind="error_only"``): the
-    radius aims at the data diameter, ``C ≈ Θ(||sigma||_2)`` as in the Theorem 1.1 comparison, and
-    clips only a handful of rows.
-
-    Steps with ``quantile="exponential"`` (the default; PLAN's robust steps
-    with ``s = 1``):
-
-    * centre: CoinPress (:func:`dpcore.estimators.plan.coinpress_scaled_center` with ``s = 1``):
-      ``0.1 rho_center`` for the private l2 spread (log-grid exponential mechanism on ``n // 2``
-      disjoint pair distances; one person in one pair, rank utility with sensitivity 1), then ``T``
-      noisy clipped means in public balls of radius ``R_t`` (l2 sensitivity ``2 R_t``, ``rho_t``-zCDP
-      each, ``sum rho_t = 0.9 rho_center``). PLAN's public rule raises the centre's share on wide
-      ranges, taken from the noise share;
-    * radius: the exponential mechanism over the public log grid below ``||hi - lo||_2``
-      (:func:`dpcore.quantiles.exponential.log_grid_quantile`, utility sensitivity 1,
-      ``rho_radius``-zCDP; ``k`` = :func:`dpcore.quantiles.exponential.log_grid_rank_error`).
-
-    ``quantile="binary_search"`` is the earlier default: ``d`` coordinate medians by binary search
-    (``rho_center / d`` each) and the radius by ``steps`` noisy halvings of ``[0, ||hi - lo||_2]``
-    (Lemma 2.8). Its radius search never recovers from one wrong noisy comparison early on: on the
-    Home setting (Gaussian, ``sigma_i^2 = (d/i)^2``, n = 4000, d = 128, rho = 1/4, data seeds
-    0-39) it returned ``C = 72 000`` and ``4 500`` where the rows' largest distance is about 500
-    (errors 729 and 54 against a median 4.5; 8% of runs beyond 3x the median); the default's worst
-    run on these settings stays within 2x its median. With ``rank_slack_kind="plan"`` this
-    estimator is exactly PLAN without scaling (``plan_noscale``).
-
-    Privacy: replace-one neighbours, ``n`` public; the three stages compose to ``rho`` (ledger).
-
-    References
-    ----------
-    Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), §1, §4.5, Theorem 1.1; docs/estimators/plan.md
-    §5b–§5c.
-    """
-    check_fractions(budget_split, "budget_split", ("center", "variance", "radius", "noise"))
-    check_option(rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
-    from dpcore.estimators.plan import plan  # local import: plan registers estimators on import
-
-    return plan(
-        x,
-        rho=rho,
-        bounds=bounds,
-        variances="none",
-        scale_exponent=0.0,
-        quantile=quantile,
-        budget_split=budget_split,
-        rank_slack_kind=rank_slack_kind,
-        steps=steps,
-        beta=beta,
-        radius_universe_kind="range",
-        rng=rng,
-    )
+    def run(self, *args: Any, **kwargs: Any) -> Estimate:
+        """PLAN's run, after checking the split and the slack rule."""
+        check_fractions(
+            self.budget_split, "budget_split", ("center", "variance", "radius", "noise")
+        )
+        check_option(self.rank_slack_kind, "rank_slack_kind", ("plan", "error_only"), low=0.0)
+        return super().run(*args, **kwargs)
 
 
-register(
-    EstimatorSpec(
-        name="gaussian_private",
-        label="Gaussian mechanism",
-        detail="Gaussian mechanism (private centre and radius)",
-        order=310,
-        color="#CC79A7",
-        notion="zcdp",
-        data_kinds=frozenset({"real", "bounded", "binary"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=gaussian_private_radius,
-        family="baseline",
-        default=Default(rank=50),
-        description="Private centre (CoinPress shrinking ball), private radius near the largest distance, "
-        "isotropic Gaussian noise on the clipped sum.",
-    )
+gaussian_private_radius = GaussianRadiusOptions(
+    variances="none",
+    scale_exponent=0.0,
+    rank_slack_kind="error_only",
+    radius_universe_kind="range",
+    name="gaussian_private_radius",
+    fixed=(
+        "variances",
+        "p",
+        "scale_exponent",
+        "pairs_per_group",
+        "radius_universe_kind",
+        "center",
+        "regularise_sigma",
+        "center_step",
+        "radius_step",
+        "center_spread",
+        "coinpress_spread_share",
+        "variance_cap_share",
+    ),
+)
+
+
+GAUSSIAN.register(
+    "gaussian_private",
+    "Gaussian mechanism",
+    310,
+    gaussian_private_radius,
+    color="#CC79A7",
+    cost=Cost(per_value_us=0.17, overhead_ms=6.0),
+    detail="Gaussian mechanism (private centre and radius)",
+    default=Default(rank=50),
+    description="Private centre (CoinPress shrinking ball), private radius near the largest distance, "
+    "isotropic Gaussian noise on the clipped sum.",
 )

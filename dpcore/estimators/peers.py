@@ -44,23 +44,15 @@ import functools
 import importlib.metadata
 import importlib.util
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
 from dpcore import limits, mechanisms
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive
-from dpcore.estimate import (
-    PEERS,
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import PEERS, Cost, Diagnostics, Estimate
+from dpcore.estimators._options import EstimatorOptions, Family
 from dpcore.privacy import Ledger
 
 #: How to install the peer libraries.
@@ -354,94 +346,12 @@ def _opendp_mean(x: Any, bounds: Any, budget: float, mechanism: Mechanism) -> Es
     )
 
 
-def opendp_laplace_mean(
-    x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None
-) -> Estimate:
-    """OpenDP's Laplace mean of each coordinate (pure ε-DP, one record replaced, ``n`` public).
-
-    Parameters
-    ----------
-    x : array of shape (n, d)
-        Data (clamped to ``bounds`` by OpenDP).
-    epsilon : float
-        Total ε, split equally over the ``d`` coordinates.
-    bounds : (lower, upper)
-        Public bounds, scalars or length-``d`` arrays.
-    rng : ignored
-        OpenDP draws from its own unseedable secure generator.
-
-    Returns
-    -------
-    Estimate
-        ``diagnostics.scale`` holds the Laplace scales OpenDP's map accepted (about
-        ``(upper - lower) / (n ε/d)``), ``["privacy_map"]`` the map's ε per coordinate.
-
-    References
-    ----------
-    OpenDP ``make_mean`` and ``make_laplace``; module docstring.
-    """
-    return _opendp_mean(x, bounds, check_positive(epsilon, "epsilon"), "laplace")
-
-
-def opendp_gaussian_mean(
-    x: np.ndarray, *, rho: float, bounds: Any, rng: RngLike = None
-) -> Estimate:
-    """OpenDP's Gaussian mean of each coordinate (ρ-zCDP, one record replaced, ``n`` public).
-
-    Parameters
-    ----------
-    x : array of shape (n, d)
-        Data (clamped to ``bounds`` by OpenDP).
-    rho : float
-        Total ρ, split equally over the ``d`` coordinates.
-    bounds : (lower, upper)
-        Public bounds, scalars or length-``d`` arrays.
-    rng : ignored
-        OpenDP draws from its own unseedable secure generator.
-
-    Returns
-    -------
-    Estimate
-        ``diagnostics.scale``: the Gaussian standard deviations OpenDP's map accepted
-        (about ``(upper - lower) / (n sqrt(2 ρ/d))``).
-
-    References
-    ----------
-    OpenDP ``make_mean`` and ``make_gaussian``; module docstring.
-    """
-    return _opendp_mean(x, bounds, check_positive(rho, "rho"), "gaussian")
-
-
 # --------------------------------------------------------------------------------------------
 # diffprivlib
 
 
-def diffprivlib_mean(
-    x: np.ndarray, *, epsilon: float, bounds: Any, rng: RngLike = None
-) -> Estimate:
-    """``diffprivlib.tools.mean(x, epsilon, bounds, axis=0)``: pure ε-DP, one record replaced.
-
-    Parameters
-    ----------
-    x : array of shape (n, d)
-        Data (clipped to ``bounds`` by diffprivlib).
-    epsilon : float
-        Total ε; diffprivlib gives each coordinate ε/d.
-    bounds : (lower, upper)
-        Public bounds, scalars or length-``d`` arrays.
-    rng : None, int or Generator
-        Seeds diffprivlib's ``random_state`` (a ``RandomState`` from one 32-bit draw).
-
-    Returns
-    -------
-    Estimate
-        ``diagnostics.scale``: the Laplace scale ``(upper - lower) / (n ε/d)`` that
-        diffprivlib's sensitivity implies (its noise is then truncated to the bounds).
-
-    References
-    ----------
-    Holohan et al. (2019); ``diffprivlib.tools.mean`` and ``LaplaceTruncated``; module docstring.
-    """
+def _diffprivlib_mean(x: Any, bounds: Any, epsilon: float, rng: RngLike) -> Estimate:
+    """``diffprivlib.tools.mean(x, epsilon, bounds, axis=0)`` (see :class:`PeerOptions`)."""
     from diffprivlib.accountant import BudgetAccountant
     from diffprivlib.tools import mean as dpl_mean
 
@@ -496,76 +406,116 @@ def diffprivlib_mean(
 
 
 # --------------------------------------------------------------------------------------------
-# registration (only for the libraries that import)
+# the options records and their registration (only for the libraries that import)
 
-_KINDS = frozenset({"real", "bounded"})
+
+@dataclass(frozen=True, kw_only=True)
+class PeerOptions(EstimatorOptions):
+    """A peer library's mean of each coordinate, called as ``opendp_laplace_mean(x, epsilon=...,
+    bounds=...)``, ``opendp_gaussian_mean(x, rho=..., bounds=...)`` or
+    ``diffprivlib_mean(x, epsilon=..., bounds=..., rng=...)``.
+
+    Attributes
+    ----------
+    library : {"opendp", "diffprivlib"}
+        OpenDP's clamp → ``make_mean`` → ``make_laplace`` / ``make_gaussian`` per coordinate at
+        budget/d, or ``diffprivlib.tools.mean(x, epsilon, bounds, axis=0)`` (ε/d per coordinate).
+    notion : {"pure", "zcdp"}
+        The budget, ``epsilon`` (Laplace) or ``rho`` (OpenDP's Gaussian), split equally over the
+        ``d`` coordinates.
+
+    A call also takes ``x`` of shape (n, d) (clamped to ``bounds`` by the library), ``bounds =
+    (lower, upper)``, public scalars or length-``d`` arrays, and ``rng``: ignored by OpenDP, which
+    draws from its own unseedable secure generator; diffprivlib's ``random_state`` is seeded from
+    it (a ``RandomState`` from one 32-bit draw).
+
+    Returns
+    -------
+    Estimate
+        ``diagnostics.scale`` holds the noise scales: those OpenDP's privacy map accepted (about
+        ``(upper - lower) / (n ε/d)`` for Laplace, ``(upper - lower) / (n sqrt(2 ρ/d))`` for
+        Gaussian; ``diagnostics.privacy_map`` the map's value per coordinate), or the Laplace
+        scale ``(upper - lower) / (n ε/d)`` diffprivlib's sensitivity implies (its noise is then
+        truncated to the bounds).
+
+    Privacy
+    -------
+    One record replaced, ``n`` public: ε-DP (Laplace) or ρ-zCDP (Gaussian), the library's own
+    calibration; the ledger records it per coordinate.
+
+    References
+    ----------
+    OpenDP ``make_mean``, ``make_laplace`` and ``make_gaussian``; Holohan et al. (2019),
+    ``diffprivlib.tools.mean`` and ``LaplaceTruncated``; module docstring.
+    """
+
+    library: Literal["opendp", "diffprivlib"] = "opendp"
+    notion: Literal["pure", "zcdp"] = "pure"
+    fixed: tuple[str, ...] = field(default=("library", "notion"), compare=False)
+
+    def run(self, x: Any, *, rng: RngLike, bounds: Any = None, **budget: Any) -> Estimate:
+        """The library's mean; ``budget`` is ``epsilon=`` or ``rho=``."""
+        if self.library == "diffprivlib":
+            return _diffprivlib_mean(x, bounds, budget["epsilon"], rng)
+        if self.notion == "pure":
+            return _opendp_mean(x, bounds, check_positive(budget["epsilon"], "epsilon"), "laplace")
+        return _opendp_mean(x, bounds, check_positive(budget["rho"], "rho"), "gaussian")
+
+
+opendp_laplace_mean = PeerOptions(name="opendp_laplace_mean")
+opendp_gaussian_mean = PeerOptions(notion="zcdp", name="opendp_gaussian_mean")
+diffprivlib_mean = PeerOptions(library="diffprivlib", name="diffprivlib_mean")
+
+#: The opt-in group of other libraries' means.
+PEER_FAMILY = Family(
+    family=PEERS,
+    data_kinds=frozenset({"real", "bounded"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
+)
+
 _OPENDP = library_version("opendp")
 _DIFFPRIVLIB = library_version("diffprivlib")
 
 if _OPENDP is not None:
-    register(
-        EstimatorSpec(
-            name="peer_opendp_laplace",
-            label="OpenDP mean (Laplace)",
-            detail=f"OpenDP {_OPENDP} mean (Laplace)",
-            order=500,
-            color="#8c510a",
-            notion="pure",
-            data_kinds=_KINDS,
-            neighbouring="replace-one",
-            units=PURE_UNITS,
-            relations=REPLACE_ONE,
-            func=opendp_laplace_mean,
-            family=PEERS,
-            seeded=False,
-            description=(
-                "OpenDP's clamp → make_mean → Laplace per coordinate at ε/d; ε-DP under symmetric "
-                "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
-                "map. Not seedable (OpenDP's own secure generator)."
-            ),
-        )
+    PEER_FAMILY.register(
+        "peer_opendp_laplace",
+        "OpenDP mean (Laplace)",
+        500,
+        opendp_laplace_mean,
+        color="#8c510a",
+        detail=f"OpenDP {_OPENDP} mean (Laplace)",
+        seeded=False,
+        description=(
+            "OpenDP's clamp → make_mean → Laplace per coordinate at ε/d; ε-DP under symmetric "
+            "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+            "map. Not seedable (OpenDP's own secure generator)."
+        ),
     )
-    register(
-        EstimatorSpec(
-            name="peer_opendp_gauss",
-            label="OpenDP mean (Gaussian)",
-            detail=f"OpenDP {_OPENDP} mean (Gaussian)",
-            order=510,
-            color="#bf812d",
-            notion="zcdp",
-            data_kinds=_KINDS,
-            neighbouring="replace-one",
-            units=ZCDP_UNITS,
-            relations=REPLACE_ONE,
-            func=opendp_gaussian_mean,
-            family=PEERS,
-            seeded=False,
-            description=(
-                "OpenDP's clamp → make_mean → Gaussian per coordinate at ρ/d; ρ-zCDP under symmetric "
-                "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
-                "map. Not seedable (OpenDP's own secure generator)."
-            ),
-        )
+    PEER_FAMILY.register(
+        "peer_opendp_gauss",
+        "OpenDP mean (Gaussian)",
+        510,
+        opendp_gaussian_mean,
+        color="#bf812d",
+        detail=f"OpenDP {_OPENDP} mean (Gaussian)",
+        seeded=False,
+        description=(
+            "OpenDP's clamp → make_mean → Gaussian per coordinate at ρ/d; ρ-zCDP under symmetric "
+            "distance 2 with n known (one record replaced); noise scale from OpenDP's privacy "
+            "map. Not seedable (OpenDP's own secure generator)."
+        ),
     )
 if _DIFFPRIVLIB is not None:
-    register(
-        EstimatorSpec(
-            name="peer_diffprivlib",
-            label="diffprivlib mean",
-            detail=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
-            order=520,
-            color="#01665e",
-            notion="pure",
-            data_kinds=_KINDS,
-            neighbouring="replace-one",
-            units=PURE_UNITS,
-            relations=REPLACE_ONE,
-            func=diffprivlib_mean,
-            family=PEERS,
-            description=(
-                "IBM diffprivlib's mean with bounds: clip, then truncated Laplace with sensitivity "
-                "(upper − lower)/n per coordinate at ε/d; ε-DP, one record replaced, n public. "
-                "Seeded through random_state."
-            ),
-        )
+    PEER_FAMILY.register(
+        "peer_diffprivlib",
+        "diffprivlib mean",
+        520,
+        diffprivlib_mean,
+        color="#01665e",
+        detail=f"diffprivlib {_DIFFPRIVLIB} tools.mean",
+        description=(
+            "IBM diffprivlib's mean with bounds: clip, then truncated Laplace with sensitivity "
+            "(upper − lower)/n per coordinate at ε/d; ε-DP, one record replaced, n public. "
+            "Seeded through random_state."
+        ),
     )

@@ -42,8 +42,8 @@ Nissim, Raskhodnikova, Smith. "Smooth sensitivity and sampling in private data a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,8 @@ from dpcore._validation import (
     check_data,
     check_int,
 )
-from dpcore.estimate import PURE_UNITS, REPLACE_ONE, ZCDP_UNITS, Estimate, EstimatorSpec, register
+from dpcore.estimate import Cost, Estimate
+from dpcore.estimators._options import EstimatorOptions, Family
 from dpcore.estimators.subsample_k import KGuidance, choose_k, sa_error_bound
 from dpcore.estimators.winsorized import (
     DEFAULT_SPLIT,
@@ -443,87 +444,64 @@ def subsample_and_aggregate(
     return est
 
 
-def sa_winsorized(
-    x: np.ndarray,
-    *,
-    epsilon: float,
-    bounds: tuple,
-    statistic: Statistic = "mean",
-    group_size: int | None = None,
-    k: int | None = None,
-    rng: RngLike = None,
-) -> Estimate:
-    """Registry entry: S&A of a per-group statistic (default the mean) with the pure PMWM aggregator.
+@dataclass(frozen=True, kw_only=True)
+class SaOptions(EstimatorOptions):
+    """Registry entries of subsample-and-aggregate: a per-group statistic (default the mean)
+    aggregated by the pure (``sa_winsorized``) or zCDP (``sa_winsorized_zcdp``, the paper's
+    data-analysis setting) PMWM; called as ``sa_winsorized(x, epsilon=..., bounds=..., rng=...)``.
 
-    See :func:`subsample_and_aggregate`. With neither k nor group_size, k comes from
+    See :func:`subsample_and_aggregate`. With neither ``k`` nor ``group_size``, k comes from
     :func:`choose_k` (unbiased statistic, quantile walks across the width of ``bounds``).
     """
-    arr = check_data(x, min_rows=4)
-    if k is None and group_size is None:
-        lo, hi = check_bounds(bounds, arr.shape[1] if arr.ndim == 2 else 1)
-        p = arr.shape[1] if arr.ndim == 2 else 1
-        k = choose_k(arr.shape[0], epsilon=epsilon, p=p, bounds_width=float(np.max(hi - lo))).k
-    return subsample_and_aggregate(
-        arr, statistic, bounds=bounds, epsilon=epsilon, k=k, group_size=group_size, rng=rng
-    )
+
+    notion: Literal["pure", "zcdp"] = "pure"
+    statistic: Statistic = "mean"
+    group_size: int | None = None
+    k: int | None = None
+    name: str = field(default="sa_winsorized", compare=False)
+    fixed: tuple[str, ...] = field(default=("notion",), compare=False)
+
+    def run(self, x: Any, *, rng: RngLike, bounds: Any = None, **budget: Any) -> Estimate:
+        """S&A with these options; ``budget`` is ``epsilon=`` or ``rho=``."""
+        arr = check_data(x, min_rows=4)
+        k, group_size = self.k, self.group_size
+        if k is None and group_size is None:
+            lo, hi = check_bounds(bounds, arr.shape[1] if arr.ndim == 2 else 1)
+            p = arr.shape[1] if arr.ndim == 2 else 1
+            k = choose_k(arr.shape[0], p=p, bounds_width=float(np.max(hi - lo)), **budget).k
+        return subsample_and_aggregate(
+            arr, self.statistic, bounds=bounds, k=k, group_size=group_size, rng=rng, **budget
+        )
 
 
-def sa_winsorized_zcdp(
-    x: np.ndarray,
-    *,
-    rho: float,
-    bounds: tuple,
-    statistic: Statistic = "mean",
-    group_size: int | None = None,
-    k: int | None = None,
-    rng: RngLike = None,
-) -> Estimate:
-    """Registry entry: S&A with the zCDP PMWM aggregator (the paper's data-analysis setting)."""
-    arr = check_data(x, min_rows=4)
-    if k is None and group_size is None:
-        lo, hi = check_bounds(bounds, arr.shape[1] if arr.ndim == 2 else 1)
-        p = arr.shape[1] if arr.ndim == 2 else 1
-        k = choose_k(arr.shape[0], rho=rho, p=p, bounds_width=float(np.max(hi - lo))).k
-    return subsample_and_aggregate(
-        arr, statistic, bounds=bounds, rho=rho, k=k, group_size=group_size, rng=rng
-    )
+sa_winsorized = SaOptions()
+sa_winsorized_zcdp = SaOptions(notion="zcdp", name="sa_winsorized_zcdp")
 
-
-register(
-    EstimatorSpec(
-        name="sa_pmwm",
-        label="S&A PMWM (ε)",
-        detail="Subsample & aggregate (PMWM, pure ε)",
-        order=1020,
-        color="#1a9e8f",
-        notion="pure",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=sa_winsorized,
-        family="winsorized",
-        description="Split the rows into k groups, compute each group's mean, aggregate the k means with the "
-        "private winsorized mean.",
-    )
+_SA = Family(
+    family="winsorized",
+    data_kinds=frozenset({"real", "bounded"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
 )
 
-register(
-    EstimatorSpec(
-        name="sa_pmwm_zcdp",
-        label="S&A PMWM (ρ)",
-        detail="Subsample & aggregate (PMWM, zCDP)",
-        order=1030,
-        color="#8fd4cb",
-        notion="zcdp",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=sa_winsorized_zcdp,
-        family="winsorized",
-        description="Subsample-and-aggregate of group means with the zCDP winsorized-mean aggregator.",
-    )
+_SA.register(
+    "sa_pmwm",
+    "S&A PMWM (ε)",
+    1020,
+    sa_winsorized,
+    color="#1a9e8f",
+    detail="Subsample & aggregate (PMWM, pure ε)",
+    description="Split the rows into k groups, compute each group's mean, aggregate the k means with the "
+    "private winsorized mean.",
+)
+
+_SA.register(
+    "sa_pmwm_zcdp",
+    "S&A PMWM (ρ)",
+    1030,
+    sa_winsorized_zcdp,
+    color="#8fd4cb",
+    detail="Subsample & aggregate (PMWM, zCDP)",
+    description="Subsample-and-aggregate of group means with the zCDP winsorized-mean aggregator.",
 )
 
 

@@ -56,24 +56,15 @@ docs/estimators/winsorized.md §2 (estimator), §7 (d dimensions), §9 (testable
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
 from dpcore import mechanisms, quantiles
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
-from dpcore.estimate import (
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Default,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    check_direct_call,
-    register,
-)
+from dpcore.estimate import Cost, Default, Diagnostics, Estimate, check_direct_call
+from dpcore.estimators._options import EstimatorOptions, Family
 from dpcore.privacy import Ledger
 from dpcore.theory.winsorized import premature_stop_warning, trim_level
 
@@ -416,8 +407,8 @@ def _pmwm(
     rng: RngLike,
     walk: Walk = "pure",
 ) -> Estimate:
-    """Shared body of :func:`winsorized_mean` and :func:`winsorized_mean_zcdp` (see the module
-    docstring for the pseudocode and the privacy accounting)."""
+    """PMWM's body, for both notions (see the module docstring for the pseudocode and the
+    privacy accounting)."""
     arr = check_data(x, min_rows=2)
     X = arr.reshape(arr.shape[0], -1)
     n, d = X.shape
@@ -484,28 +475,15 @@ def _pmwm(
     return Estimate(mean=mn.mean, ledger=ledger, diagnostics=diag)
 
 
-def winsorized_mean(
-    x: np.ndarray,
-    *,
-    epsilon: float,
-    bounds: tuple,
-    c: float = 10.0,
-    eta: float = 0.0,
-    beta: float = 1.001,
-    split: Sequence[float] = DEFAULT_SPLIT,
-    rng: RngLike = None,
-) -> Estimate:
-    """Private modified winsorized mean, practical version, pure epsilon-DP (the app's default).
+@dataclass(frozen=True, kw_only=True)
+class PmwmOptions(EstimatorOptions):
+    """PMWM's options; the pure ε-DP (``winsorized_mean``) and ρ-zCDP (``winsorized_mean_zcdp``)
+    variants are instances, called as ``winsorized_mean(x, epsilon=..., bounds=..., rng=...)``.
 
-    Parameters
+    Attributes
     ----------
-    x : array, shape (n,) or (n, d)
-        Data; 2-D input is handled coordinate-wise with every budget part divided by d.
-    epsilon : float
-        Total pure-DP budget (swap adjacency, n public).
-    bounds : (a, b)
-        Public prior range (scalars or per-coordinate arrays); the quantile walks start there.
-        It may be very loose: the cost is ``log_beta(b - a)`` grid steps, not ``b - a``.
+    notion : {"pure", "zcdp"}
+        The budget: total pure-DP ``epsilon`` (swap adjacency, n public) or zCDP ``rho``.
     c : float
         Points to trim per side without contamination (trim rule, spec §2.2).
     eta : float
@@ -513,8 +491,24 @@ def winsorized_mean(
     beta : float
         Geometric grid ratio of the quantile search (1.001 in every experiment of the paper).
     split : (s1, s2, s3)
-        Fractions of epsilon for threshold noise, query noise and the mean (sum 1).
-    rng : None, int or numpy.random.Generator
+        Fractions of the budget for threshold noise, query noise and the mean (sum 1).
+    mean_noise : {"joint", "per_coordinate"}
+        zCDP, d > 1 only: one Gaussian on the joint l2 sensitivity ``sqrt(sum (U_r - L_r)^2)/n``
+        with all of rho3 (the zCDP default), or rho3/d per coordinate (the paper's S&A
+        aggregation); the pure variant adds Laplace noise per coordinate. Same at d = 1.
+    walk : {"pure", "gaussian"}
+        zCDP only: how the two quantile walks are run and accounted. ``"pure"`` (default): the pure
+        AboveThreshold walk at ``eps = sqrt(2 rho_w / d)`` per coordinate, which is
+        ``rho_w / d``-zCDP because ε-DP implies ε²/2-zCDP (valid for any walk length).
+        ``"gaussian"``: the paper's Gaussian walk, **not DP-accounted** (its charge is the paper's
+        unproven Lemma D.1; see Privacy in the module docstring). The registered ``pmwm_zcdp``
+        locks ``walk="pure"``, and a direct call is held to that lock (``ValueError``); the paper's
+        walk runs only through the module's internal ``_pmwm``.
+
+    A call also takes the data ``x`` (shape (n,) or (n, d); 2-D input is handled coordinate-wise
+    with every budget part divided by d), ``bounds=(a, b)``, the public prior range (scalars or
+    per-coordinate arrays) where the quantile walks start (it may be very loose: the cost is
+    ``log_beta(b - a)`` grid steps), and ``rng``.
 
     Returns
     -------
@@ -522,14 +516,16 @@ def winsorized_mean(
         ``diagnostics.clip_interval`` is the private ``(L, U)`` actually used;
         ``diagnostics.fallback`` says per coordinate whether the prior range replaced an
         inverted interval (also in ``diagnostics.warnings``); ``diagnostics.noise_scale`` is the
-        Laplace scale ``d (U - L)/(n eps3)``.
+        Laplace scale ``d (U - L)/(n eps3)`` (pure) or the Gaussian standard deviation (zCDP).
 
     Privacy
     -------
-    Replace-one, n public: ``epsilon``-DP. Two AboveThreshold walks of ``(eps1 + eps2)/2`` each
-    (stages "upper quantile" and "lower quantile", threshold and queries lines), then Laplace
-    noise on the winsorized mean, swap sensitivity ``(U_r - L_r)/n`` per coordinate, ``eps3``
-    over the d coordinates (stage "winsorized mean: Laplace noise"); basic composition.
+    Replace-one, n public. Pure: ``epsilon``-DP. Two AboveThreshold walks of ``(eps1 + eps2)/2``
+    each (stages "upper quantile" and "lower quantile", threshold and queries lines), then Laplace
+    noise on the winsorized mean, swap sensitivity ``(U_r - L_r)/n`` per coordinate, ``eps3`` over
+    the d coordinates (stage "winsorized mean: Laplace noise"); basic composition. zCDP with
+    ``walk="pure"``: ``rho``-zCDP, ``rho1 + rho2`` for the two walks (each a pure AboveThreshold
+    converted as a whole) plus ``rho3`` for the Gaussian mean (module docstring).
 
     Examples
     --------
@@ -541,123 +537,76 @@ def winsorized_mean(
 
     References
     ----------
-    Ramsay & Spicker (2025), Algorithm 2 (practical version); docs/estimators/winsorized.md §2.3,
-    §2.6, §7.
+    Ramsay & Spicker (2025), Algorithm 2 (practical version), §4 and Lemma D.1; Durfee (NeurIPS
+    2023); Bun & Steinke (TCC 2016), Prop. 1.4; docs/estimators/winsorized.md §2.3, §2.4, §2.6, §7.
     """
-    return _pmwm(
-        x,
-        notion="pure",
-        budget=epsilon,
-        bounds=bounds,
-        c=c,
-        eta=eta,
-        beta=beta,
-        split=split,
-        mean_noise="per_coordinate",
-        rng=rng,
-    )
+
+    notion: Literal["pure", "zcdp"] = "pure"
+    c: float = 10.0
+    eta: float = 0.0
+    beta: float = 1.001
+    split: Sequence[float] = DEFAULT_SPLIT
+    mean_noise: MeanNoise = "per_coordinate"
+    walk: Walk = "pure"
+    name: str = field(default="winsorized_mean", compare=False)
+    fixed: tuple[str, ...] = field(default=("notion", "mean_noise", "walk"), compare=False)
+
+    def run(self, x: Any, *, rng: Any, bounds: Any = None, **budget: Any) -> Estimate:
+        """PMWM with these options (:func:`_pmwm`); ``budget`` is ``epsilon=`` or ``rho=``."""
+        if self.notion == "zcdp":
+            check_direct_call(winsorized_mean_zcdp, {"walk": self.walk})
+        return _pmwm(
+            x,
+            notion=self.notion,
+            budget=budget["epsilon" if self.notion == "pure" else "rho"],
+            bounds=bounds,
+            c=self.c,
+            eta=self.eta,
+            beta=self.beta,
+            split=self.split,
+            mean_noise=self.mean_noise,
+            walk=self.walk,
+            rng=rng,
+        )
 
 
-def winsorized_mean_zcdp(
-    x: np.ndarray,
-    *,
-    rho: float,
-    bounds: tuple,
-    c: float = 10.0,
-    eta: float = 0.0,
-    beta: float = 1.001,
-    split: Sequence[float] = DEFAULT_SPLIT,
-    mean_noise: MeanNoise = "joint",
-    walk: Walk = "pure",
-    rng: RngLike = None,
-) -> Estimate:
-    """Private modified winsorized mean, rho-zCDP version.
-
-    Parameters are those of :func:`winsorized_mean`, with ``rho`` the total zCDP budget, and
-
-    mean_noise : {"joint", "per_coordinate"}
-        d > 1 only: one Gaussian on the joint l2 sensitivity ``sqrt(sum (U_r - L_r)^2)/n`` with all
-        of rho3 (default), or rho3/d per coordinate (the paper's S&A aggregation). Same at d = 1.
-    walk : {"pure", "gaussian"}
-        How the two quantile walks are run and accounted. ``"pure"`` (default): the pure
-        AboveThreshold walk at ``eps = sqrt(2 rho_w / d)`` per coordinate, which is ``rho_w / d``-zCDP
-        because ε-DP implies ε²/2-zCDP (valid for any walk length). ``"gaussian"``: the paper's
-        Gaussian walk, **not DP-accounted**: its charge ``rho_T + rho_Q`` per walk is the paper's
-        Lemma D.1, which is not proven (see Privacy in the module docstring), and its ledger lines
-        say "unproven accounting". The registered ``pmwm_zcdp`` locks ``walk="pure"``, and a direct
-        call of this function is held to that lock (``ValueError``); the paper's walk runs only
-        through the module's internal ``_pmwm`` (its tests reproduce the paper's accounting).
-
-    Returns
-    -------
-    Estimate
-        As for :func:`winsorized_mean`; ``diagnostics.noise_scale`` is the Gaussian standard deviation.
-
-    Privacy
-    -------
-    Replace-one, n public. With ``walk="pure"``: ``rho``-zCDP, ``rho1 + rho2`` for the two walks
-    (each a pure AboveThreshold converted as a whole) plus ``rho3`` for the Gaussian mean (module
-    docstring). With ``walk="gaussian"`` the ledger still adds up to ``rho``, but the walks' part
-    of it rests on the unproven Lemma D.1: no guarantee is claimed.
-
-    References
-    ----------
-    Ramsay & Spicker (2025), §4 and Lemma D.1; Durfee (NeurIPS 2023); Bun & Steinke (TCC 2016),
-    Prop. 1.4; docs/estimators/winsorized.md §2.4, §7.
-    """
-    check_direct_call(winsorized_mean_zcdp, {"walk": walk})
-    return _pmwm(
-        x,
-        notion="zcdp",
-        budget=rho,
-        bounds=bounds,
-        c=c,
-        eta=eta,
-        beta=beta,
-        split=split,
-        mean_noise=mean_noise,
-        walk=walk,
-        rng=rng,
-    )
-
-
-register(
-    EstimatorSpec(
-        name="pmwm",
-        label="PMWM (ε)",
-        detail="Winsorized mean (PMWM, pure ε)",
-        order=1000,
-        color="#009E73",
-        notion="pure",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=winsorized_mean,
-        family="winsorized",
-        default=Default(rank=60, units=frozenset({"eps"})),
-        description="Private quantiles by an unbounded geometric search, winsorise to them, add Laplace noise "
-        "(coordinate-wise when d > 1).",
-    )
+#: The pure ε-DP PMWM (the app's default): Laplace noise on the mean, per coordinate.
+winsorized_mean = PmwmOptions()
+#: The ρ-zCDP PMWM: pure walks accounted in zCDP, a joint Gaussian mean step by default.
+winsorized_mean_zcdp = PmwmOptions(
+    notion="zcdp", mean_noise="joint", name="winsorized_mean_zcdp", fixed=("notion",)
 )
 
-register(
-    EstimatorSpec(
-        name="pmwm_zcdp",
-        label="PMWM (ρ)",
-        detail="Winsorized mean (PMWM, zCDP)",
-        order=1010,
-        color="#007A5A",
-        notion="zcdp",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=winsorized_mean_zcdp,
-        family="winsorized",
-        default=Default(rank=60),
-        description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
-        "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
-        "with PLAN and IOME at the same ρ.",
-    )
+#: What the winsorized family's variants share.
+WINSORIZED = Family(
+    family="winsorized",
+    data_kinds=frozenset({"real", "bounded"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
+)
+
+WINSORIZED.register(
+    "pmwm",
+    "PMWM (ε)",
+    1000,
+    winsorized_mean,
+    color="#009E73",
+    cost=Cost(per_value_us=0.8, overhead_ms=35.0),
+    detail="Winsorized mean (PMWM, pure ε)",
+    default=Default(rank=60, units=frozenset({"eps"})),
+    description="Private quantiles by an unbounded geometric search, winsorise to them, add Laplace noise "
+    "(coordinate-wise when d > 1).",
+)
+
+WINSORIZED.register(
+    "pmwm_zcdp",
+    "PMWM (ρ)",
+    1010,
+    winsorized_mean_zcdp,
+    color="#007A5A",
+    cost=Cost(per_value_us=0.9, overhead_ms=25.0),
+    detail="Winsorized mean (PMWM, zCDP)",
+    default=Default(rank=60),
+    description="PMWM in ρ-zCDP: pure-ε quantile walks at ε = √(2ρ_walk) (ε-DP ⇒ ε²/2-zCDP), Gaussian noise "
+    "on the mean; coordinate-wise with a joint Gaussian mean step when d > 1, so it compares "
+    "with PLAN and IOME at the same ρ.",
 )

@@ -37,23 +37,16 @@ Smith, A. "Privacy-preserving statistical estimation with optimal convergence ra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dpcore import mechanisms, quantiles
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive
-from dpcore.estimate import (
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Default,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import Default, Diagnostics, Estimate
+from dpcore.estimators._options import EstimatorOptions
+from dpcore.estimators.winsorized import WINSORIZED
 from dpcore.privacy import Ledger
 
 
@@ -83,9 +76,8 @@ def _prepare(x: np.ndarray, bounds: tuple) -> tuple[np.ndarray, np.ndarray, np.n
     return arr, X, a, b
 
 
-def clipped_mean_laplace(
-    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
-) -> Estimate:
+@dataclass(frozen=True, kw_only=True)
+class ClippedLaplaceOptions(EstimatorOptions):
     """Clipped mean with public bounds and Laplace noise (pure epsilon-DP, swap adjacency).
 
     Parameters
@@ -114,6 +106,23 @@ def clipped_mean_laplace(
     docs/estimators/winsorized.md §4 ("Clipped mean", the original subsample-and-aggregate
     aggregator).
     """
+
+    name: str = field(default="clipped_mean_laplace", compare=False)
+
+    notion: ClassVar[str] = "pure"
+
+    def run(self, x: Any, *, rng: RngLike, epsilon: float, bounds: Any = None) -> Estimate:
+        """The estimator with these options."""
+        return _clipped_mean_laplace(x, epsilon=epsilon, bounds=bounds, rng=rng)
+
+
+clipped_mean_laplace = ClippedLaplaceOptions()
+
+
+def _clipped_mean_laplace(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """The body of :class:`ClippedLaplaceOptions`."""
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape
     eps = check_positive(epsilon, "epsilon")
@@ -142,9 +151,8 @@ def clipped_mean_laplace(
     return Estimate(mean=np.asarray(mean, dtype=float), ledger=ledger, diagnostics=diag)
 
 
-def clipped_mean_box_zcdp(
-    x: np.ndarray, *, rho: float, bounds: tuple, rng: RngLike = None
-) -> Estimate:
+@dataclass(frozen=True, kw_only=True)
+class ClippedBoxOptions(EstimatorOptions):
     """Clipped mean with public box bounds and Gaussian noise (rho-zCDP, swap adjacency).
 
     Noise std per coordinate ``||b - a||_2 / (n sqrt(2 rho))`` (at d = 1: ``(b - a)/(n sqrt(2 rho))``,
@@ -174,6 +182,23 @@ def clipped_mean_box_zcdp(
     ----------
     docs/estimators/winsorized.md §4 ("Clipped mean", zCDP form).
     """
+
+    name: str = field(default="clipped_mean_box_zcdp", compare=False)
+
+    notion: ClassVar[str] = "zcdp"
+
+    def run(self, x: Any, *, rng: RngLike, rho: float, bounds: Any = None) -> Estimate:
+        """The estimator with these options."""
+        return _clipped_mean_box_zcdp(x, rho=rho, bounds=bounds, rng=rng)
+
+
+clipped_mean_box_zcdp = ClippedBoxOptions()
+
+
+def _clipped_mean_box_zcdp(
+    x: np.ndarray, *, rho: float, bounds: tuple, rng: RngLike = None
+) -> Estimate:
+    """The body of :class:`ClippedBoxOptions`."""
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape
     r = check_positive(rho, "rho")
@@ -228,9 +253,8 @@ def _em_quartile(
     return np.atleast_1d(np.asarray(value, float))
 
 
-def widened_winsorized_mean(
-    x: np.ndarray, *, epsilon: float, bounds: tuple, widen: float = 4.0, rng: RngLike = None
-) -> Estimate:
+@dataclass(frozen=True, kw_only=True)
+class WidenedWinsorizedOptions(EstimatorOptions):
     """Smith's (2011) widened winsorized mean as the paper's code runs it (pure epsilon-DP).
 
     Parameters
@@ -267,6 +291,26 @@ def widened_winsorized_mean(
     ----------
     Smith (2011); docs/estimators/winsorized.md §4 ("Widened winsorized mean").
     """
+
+    widen: float = 4.0
+    name: str = field(default="widened_winsorized_mean", compare=False)
+
+    notion: ClassVar[str] = "pure"
+
+    def run(self, x: Any, *, rng: RngLike, epsilon: float, bounds: Any = None) -> Estimate:
+        """The estimator with these options."""
+        return _widened_winsorized_mean(
+            x, epsilon=epsilon, bounds=bounds, rng=rng, widen=self.widen
+        )
+
+
+widened_winsorized_mean = WidenedWinsorizedOptions()
+
+
+def _widened_winsorized_mean(
+    x: np.ndarray, *, epsilon: float, bounds: tuple, widen: float = 4.0, rng: RngLike = None
+) -> Estimate:
+    """The body of :class:`WidenedWinsorizedOptions`."""
     arr, X, a, b = _prepare(x, bounds)
     n, d = X.shape
     eps = check_positive(epsilon, "epsilon")
@@ -307,58 +351,34 @@ def widened_winsorized_mean(
     return Estimate(mean=np.asarray(mean, dtype=float), ledger=ledger, diagnostics=diag)
 
 
-register(
-    EstimatorSpec(
-        name="clipped_laplace",
-        label="Clipped mean (ε)",
-        detail="Clipped mean (public bounds, Laplace, pure ε)",
-        order=1100,
-        color="#88CCEE",
-        notion="pure",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=clipped_mean_laplace,
-        family="winsorized",
-        default=Default(rank=70, units=frozenset({"eps"})),
-        description="Clip every value to the public range and add Laplace noise scaled to its width.",
-    )
+WINSORIZED.register(
+    "clipped_laplace",
+    "Clipped mean (ε)",
+    1100,
+    clipped_mean_laplace,
+    color="#88CCEE",
+    detail="Clipped mean (public bounds, Laplace, pure ε)",
+    default=Default(rank=70, units=frozenset({"eps"})),
+    description="Clip every value to the public range and add Laplace noise scaled to its width.",
 )
 
-register(
-    EstimatorSpec(
-        name="clipped_box_zcdp",
-        label="Clipped box mean (ρ)",
-        detail="Clipped mean (public box, Gaussian, zCDP)",
-        order=1110,
-        color="#b5b5b5",
-        notion="zcdp",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=clipped_mean_box_zcdp,
-        family="winsorized",
-        description="Clip every value to the public box and add Gaussian noise scaled to its diagonal.",
-    )
+WINSORIZED.register(
+    "clipped_box_zcdp",
+    "Clipped box mean (ρ)",
+    1110,
+    clipped_mean_box_zcdp,
+    color="#b5b5b5",
+    detail="Clipped mean (public box, Gaussian, zCDP)",
+    description="Clip every value to the public box and add Gaussian noise scaled to its diagonal.",
 )
 
-register(
-    EstimatorSpec(
-        name="wwm_smith",
-        label="Widened WM (Smith)",
-        detail="Widened winsorized mean (Smith 2011, pure ε)",
-        order=1120,
-        color="#bcbd22",
-        notion="pure",
-        data_kinds=frozenset({"real", "bounded"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=widened_winsorized_mean,
-        family="winsorized",
-        description="Private quartiles by the exponential mechanism, a widened interval around them, "
-        "then a Laplace clipped mean.",
-    )
+WINSORIZED.register(
+    "wwm_smith",
+    "Widened WM (Smith)",
+    1120,
+    widened_winsorized_mean,
+    color="#bcbd22",
+    detail="Widened winsorized mean (Smith 2011, pure ε)",
+    description="Private quartiles by the exponential mechanism, a widened interval around them, "
+    "then a Laplace clipped mean.",
 )

@@ -124,7 +124,10 @@ class ExperimentConfig:
     skew : float or None
         The generator's skew α (``None``: the distribution's default).
     budget : float
-        Base budget value in ``unit``.
+        Base budget value in ``unit``; :attr:`base_budget` is the :class:`~dpcore.privacy.Budget`
+        (``budget``, ``unit`` and ``delta`` as one value), :meth:`budget_at` the one at a sweep
+        point. A config file holds it as ``"budget": {"unit": ..., "value": ..., "delta": ...}``
+        (:meth:`to_json`); the three flat keys of older files load as well.
     unit : {"rho", "eps", "eps_delta"}
         The user's privacy unit (``eps_delta`` uses ``delta``).
     delta : float
@@ -187,8 +190,28 @@ class ExperimentConfig:
         return json.loads(json.dumps(asdict(self)))
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The config as JSON (keys in a fixed order, so equal configs give equal strings)."""
-        return json.dumps(asdict(self), indent=indent, ensure_ascii=False)
+        """The config as JSON (keys in a fixed order, so equal configs give equal strings), its
+        budget as one object ``{"unit", "value", "delta"}`` in place of the three flat keys.
+
+        >>> cfg = ExperimentConfig(budget=1.0, unit="eps", estimators=["pmwm"])
+        >>> json.loads(cfg.to_json())["budget"]
+        {'unit': 'eps', 'value': 1.0, 'delta': 1e-06}
+        >>> ExperimentConfig.from_json(cfg.to_json()) == cfg
+        True
+        """
+        values = asdict(self)
+        values["budget"] = {"unit": self.unit, "value": self.budget, "delta": self.delta}
+        del values["unit"], values["delta"]
+        return json.dumps(values, indent=indent, ensure_ascii=False)
+
+    @property
+    def base_budget(self) -> Budget:
+        """The base budget as one value (``budget`` in ``unit``, with ``delta`` for (ε, δ))."""
+        return self.budget_at(self.budget)
+
+    def budget_at(self, value: float) -> Budget:
+        """The budget of value ``value`` in this config's unit (a sweep point's budget)."""
+        return Budget.from_unit(self.unit, value, self.delta)
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> ExperimentConfig:
@@ -197,6 +220,7 @@ class ExperimentConfig:
             raise ValueError(
                 f"an experiment config must be a JSON object; got {type(values).__name__}."
             )
+        values = _flat_budget(values)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
@@ -516,6 +540,27 @@ class ExperimentConfig:
             f"config = ExperimentConfig.from_json({self.to_json(indent=None)!r})\n"
             "frame = run(config)  # one row per (estimator, setting, repetition)\n"
         )
+
+
+def _flat_budget(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``values`` with a budget object ``{"unit", "value", "delta"}`` spread into the config's
+    ``budget``, ``unit`` and ``delta`` (a flat budget, the older file form, as it is)."""
+    budget = values.get("budget")
+    if not isinstance(budget, Mapping):
+        return values
+    extra = sorted(set(budget) - {"unit", "value", "delta"})
+    if extra or "value" not in budget:
+        raise ValueError(
+            'budget must be a number or an object {"unit": "rho", "value": 0.5, "delta": 1e-06}; '
+            f"got keys {sorted(budget)}."
+        )
+    clash = sorted(k for k in ("unit", "delta") if k in values and k in budget)
+    if clash:
+        raise ValueError(
+            f"give {' and '.join(clash)} inside the budget object only, not beside it as well."
+        )
+    spread = {k: v for k, v in budget.items() if k != "value"}
+    return {**values, **spread, "budget": budget["value"]}
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 The app asks before any run predicted to take more than a few seconds. The model is linear in the
 number of values an estimator touches: ``seconds = overhead + per_value * n * d`` per estimator
-run, plus drawing the data, summed over every dataset, repetition, sweep point and estimator of an
+run (each registered estimator declares its :class:`~dpcore.estimate.Cost` as ``spec.cost``),
+plus drawing the data, summed over every dataset, repetition, sweep point and estimator of an
 experiment. The constants were measured on the development machine (2 shared cores) with
 ``benchmarks/cost_model.py``, which also prints predicted against measured times; rerun it to
 recalibrate. Runs the engine batches over repetitions are cheaper than predicted, so the estimate
@@ -19,44 +20,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from dpcore import limits
+from dpcore import limits, registry
 
 if TYPE_CHECKING:
     from dpcore.experiments.config import ExperimentConfig
 
-#: Microseconds per value (n * d) for one run of each estimator; others use ``DEFAULT_PER_VALUE``.
-PER_VALUE_US: dict[str, float] = {
-    "empirical": 0.01,
-    "plan": 0.35,
-    "plan_oracle": 0.12,
-    "plan_noscale": 0.15,
-    "plan_l1": 0.06,
-    "plan_l1_oracle": 0.06,
-    "iome_paper": 0.25,
-    "iome": 0.25,
-    "gaussian_private": 0.17,
-    "pmwm_zcdp": 0.9,
-    "pmwm": 0.8,
-    "binary_pde": 0.07,
-    "binary_klsu_zcdp": 0.06,
-    "binary_naive_laplace": 0.03,
-    "simplex_laplace": 0.11,
-    "plugin_laplace": 0.07,
-}
-DEFAULT_PER_VALUE_US = 0.2
-#: Milliseconds of fixed cost per estimator run (private quantile searches, bookkeeping).
-OVERHEAD_MS: dict[str, float] = {
-    "pmwm_zcdp": 25.0,
-    "pmwm": 35.0,
-    "iome_paper": 9.0,
-    "iome": 9.0,
-    "gaussian_private": 6.0,
-    "binary_pde": 5.0,
-}
-DEFAULT_OVERHEAD_MS = 2.0
-#: One factor on the constants above. They were measured on a machine shared by several test runs
-#: (load average 8-18 on 2 cores); the default Compare sweep, profiled alone, takes about 1.5 s of CPU
-#: where the constants at factor 1 predict 7.6 s, so the factor is 0.25 (re-fit with
+#: One factor on the estimators' cost constants (``spec.cost``). They were measured on a machine
+#: shared by several test runs (load average 8-18 on 2 cores); the default Compare sweep, profiled
+#: alone, takes about 1.5 s of CPU where the constants at factor 1 predict 7.6 s, so the factor is 0.25 (re-fit with
 #: benchmarks/cost_model.py on the machine that serves the app).
 CALIBRATION = 0.25
 #: Drawing one dataset, microseconds per value.
@@ -72,8 +43,9 @@ STEP_MS = 0.6
 
 def seconds_per_run(name: str, n: int, d: int, params: Mapping[str, Any] | None = None) -> float:
     """Predicted seconds for one run of estimator ``name`` on ``n`` rows and ``d`` columns with
-    the public ``params``: ``steps`` above the default scale the run
-    (:func:`dpcore.limits.work_factor`) and add :data:`STEP_MS` a step.
+    the public ``params``, from the estimator's declared ``spec.cost``: ``steps`` above the
+    default scale the run (:func:`dpcore.limits.work_factor`) and add :data:`STEP_MS` a step.
+    An unknown name is a ``ValueError`` (:func:`dpcore.registry.get`).
 
     >>> seconds_per_run("iome_original", 200, 2, {"steps": 1000}) > 100 * seconds_per_run("iome_original", 200, 2)
     True
@@ -82,9 +54,11 @@ def seconds_per_run(name: str, n: int, d: int, params: Mapping[str, Any] | None 
     per_step = 0.0
     if isinstance(steps, int | float) and not isinstance(steps, bool):
         per_step = STEP_MS * 1e-3 * float(steps)
+    cost = registry.get(name).cost
+    if cost is None:  # only an unregistered spec lacks one (register refuses it)
+        raise ValueError(f"{name} has no cost entry; declare cost=Cost(...) on its spec.")
     return per_step + limits.work_factor(params) * CALIBRATION * (
-        OVERHEAD_MS.get(name, DEFAULT_OVERHEAD_MS) * 1e-3
-        + PER_VALUE_US.get(name, DEFAULT_PER_VALUE_US) * 1e-6 * n * d
+        cost.overhead_ms * 1e-3 + cost.per_value_us * 1e-6 * n * d
     )
 
 

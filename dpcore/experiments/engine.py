@@ -47,9 +47,10 @@ Parallel runs
 -------------
 ``executor=`` takes any :class:`concurrent.futures.Executor` (threads, processes, or a Dask /
 Ray executor). A task is one (dataset, repetition): it generates the data once and runs every
-estimator at every budget on it. Tasks and results are plain picklable values; workers look the
-estimators up by name in the registry (estimators registered only inside a notebook are not
-visible to a fresh worker process).
+estimator at every budget on it. A task carries the config itself and the budgets already
+converted to each estimator's notion (once per estimator and setting, by :func:`plan_tasks`);
+tasks and results are picklable; workers look the estimators up by name in the registry
+(estimators registered only inside a notebook are not visible to a fresh worker process).
 
 Command line
 ------------
@@ -85,7 +86,7 @@ from dpcore.data.synthetic import generate
 from dpcore.experiments.config import COLUMNS, NATIVE_UNIT, NORMS, ExperimentConfig
 from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only
 from dpcore.metrics import lp_error, tv_error
-from dpcore.privacy import Budget
+from dpcore.privacy import Budget, Conversion
 
 _P = {"l1": 1.0, "l2": 2.0, "linf": np.inf}
 
@@ -187,7 +188,8 @@ def _errors(stack: np.ndarray, kind: str) -> dict[str, np.ndarray]:
 
 def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     """Run one (dataset, repetition) task; returns plain row dicts (picklable)."""
-    cfg = ExperimentConfig.from_dict(task["config"])
+    cfg: ExperimentConfig = task["config"]
+    conversions: Mapping[tuple[int, str], Conversion] = task["conversions"]
     n, d, skew = task["n"], task["d"], task["skew"]
     reps: list[int] = task["reps"]
     ds = make_dataset(cfg, n, d, skew, reps[0])
@@ -196,11 +198,11 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     vectors: list[np.ndarray] = []
     for setting_idx, budget_value in task["budgets"]:
-        budget = Budget.from_unit(cfg.unit, budget_value, cfg.delta)
+        budget = cfg.budget_at(budget_value)
         skey = _setting_key({"n": n, "d": d, "skew": skew, "budget": budget_value}, cfg)
         for order, entry in task["estimators"]:
             spec = registry.get(entry["name"])
-            conv = budget.to_native(spec.notion, cfg.conversion)  # type: ignore[arg-type]
+            conv = conversions[setting_idx, entry["id"]]
             base = {
                 "estimator": entry["id"],
                 "name": spec.name,
@@ -235,7 +237,7 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
                 continue
             for rep in reps:
                 rng = np.random.default_rng(child_seed(cfg.seed, 1, ekey, skey, rep))
-                row, vec = _run_one(spec, entry, ds, budget, cfg, rng, xbar, truth)
+                row, vec = _run_one(spec, entry, ds, budget, conv, cfg, rng, xbar, truth)
                 rows.append({**base, "rep": rep, **row})
                 vectors.append(vec)
     if rows:
@@ -256,6 +258,7 @@ def _run_one(
     entry: dict[str, Any],
     ds: Dataset,
     budget: Budget,
+    conv: Conversion,
     cfg: ExperimentConfig,
     rng: np.random.Generator,
     xbar: np.ndarray,
@@ -264,7 +267,7 @@ def _run_one(
     d = ds.d
     t0 = time.perf_counter()
     try:
-        est = spec.run(ds, budget, rng=rng, method=cfg.conversion, **entry["params"])  # type: ignore[arg-type]
+        est = spec.run(ds, budget, rng=rng, conversion=conv, **entry["params"])
         seconds = time.perf_counter() - t0
         mean = np.atleast_1d(np.asarray(est.mean, float)).reshape(d)
         noiseless = np.atleast_1d(np.asarray(est.diagnostics.noiseless_mean, float)).reshape(d)
@@ -301,7 +304,7 @@ def _run_batched(
     entry: dict[str, Any],
     ds: Dataset,
     budget: Budget,
-    conv: Any,
+    conv: Conversion,
     cfg: ExperimentConfig,
     ekey: int,
     skey: int,
@@ -316,6 +319,7 @@ def _run_batched(
         entry,
         ds,
         budget,
+        conv,
         cfg,
         np.random.default_rng(child_seed(cfg.seed, 1, ekey, skey, 0)),
         xbar,
@@ -344,7 +348,12 @@ def _run_batched(
 
 
 def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """The tasks of an experiment and the estimators skipped (id -> reason)."""
+    """The tasks of an experiment and the estimators skipped (id -> reason).
+
+    A task carries the config itself and the conversions of its budgets, each computed once per
+    (setting, estimator) here: ``task["conversions"][setting, id]`` is the setting's
+    :class:`~dpcore.privacy.Budget` in that estimator's native notion.
+    """
     entries = cfg.estimator_entries()
     specs = {e["id"]: registry.get(e["name"]) for e in entries}  # unknown names raise here
     settings = cfg.settings()
@@ -353,7 +362,6 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
         groups.setdefault((s["n"], s["d"], s["skew"]), []).append((i, s["budget"]))
     skipped: dict[str, str] = {}
     tasks = []
-    cfg_dict = cfg.to_dict()
     rep_groups = (
         [list(range(cfg.repetitions))]
         if cfg.resample == "noise"
@@ -380,10 +388,16 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
                 )
         if not use:
             continue
+        conversions = {
+            (i, e["id"]): cfg.budget_at(b).to_native(specs[e["id"]].notion, cfg.conversion)  # type: ignore[arg-type]
+            for i, b in budgets
+            for _, e in use
+        }
         for reps in rep_groups:
             tasks.append(
                 {
-                    "config": cfg_dict,
+                    "config": cfg,
+                    "conversions": conversions,
                     "n": n,
                     "d": d,
                     "skew": skew,

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from dpcore.experiments import cost as cost_model
 from dpcore.experiments.config import ExperimentConfig
@@ -234,17 +234,24 @@ def decide(
 
 
 def before_run_warning(config: ExperimentConfig) -> str | None:
-    """A warning to show before a zCDP sweep with PLAN runs, from public values only (n, d, ρ and
-    the data's public range): PLAN's robust centre steps may get too thin a budget at these
-    settings (:func:`dpcore.estimators.plan.thin_budget_risk`). ``None`` when there is no risk.
+    """The warnings to show before a zCDP sweep, from public values only (n, d, ρ and the data's
+    public range): each selected estimator's ``spec.prerun_warning`` (PLAN's robust centre steps
+    may get too thin a budget: :func:`dpcore.estimators.plan.thin_budget_risk`), each distinct
+    one once. ``None`` when there is none.
     """
     import numpy as np
 
-    from dpcore.estimators.plan import thin_budget_risk
+    from dpcore import registry
     from dpcore.experiments.engine import make_dataset
 
-    names = {e if isinstance(e, str) else e.get("name") for e in config.estimators}
-    if config.unit != "rho" or not names & {"plan", "plan_noscale", "plan_equal_split"}:
+    names = [e if isinstance(e, str) else e.get("name") for e in config.estimators]
+    checks: dict[Any, None] = {}
+    for spec in (registry.get(str(name)) for name in names):
+        if spec.prerun_warning is not None:
+            checks.setdefault(spec.prerun_warning, None)
+    if config.unit != "rho" or not checks:
         return None
     lo, hi = make_dataset(config, config.n, config.d, config.base_skew(), 0).bounds
-    return thin_budget_risk(config.n, config.d, config.budget, float(np.max(hi - lo)))
+    width = float(np.max(hi - lo))
+    found = [w(config.n, config.d, config.budget, width) for w in checks]
+    return " ".join(m for m in found if m) or None

@@ -29,6 +29,7 @@ from dpcore.estimators.simplex import (
     simplex_transform,
 )
 from dpcore.estimators.simplex_baselines import (
+    SumOptions,
     baseline_draws,
     centred_mean,
     imputation_top,
@@ -372,7 +373,7 @@ class TestRegistry:
             spec = names[name]
             assert (spec.notion, spec.neighbouring) == (notion, rel), name
             assert "bounded" in spec.data_kinds
-            assert spec.params.get("neighbouring", rel) == rel
+            assert getattr(spec.func, "neighbouring", rel) == rel
 
     @pytest.mark.parametrize(
         "name",
@@ -713,12 +714,10 @@ class TestKnownNRelation:
         """Items 1 and 3: the known-n estimate (S3) and B1/B1c divide by the true n, which is private
         under add/remove; the registry only offers them as replace-one, with replace-one params."""
         for spec in all_estimators():
-            known_n = (
-                spec.func is simplex_mean and spec.params.get("known_n")
-            ) or spec.func is noisy_sum_mean
+            known_n = getattr(spec.func, "known_n", False) or isinstance(spec.func, SumOptions)
             if known_n:
                 assert spec.neighbouring == "replace-one", spec.name
-                assert spec.params.get("neighbouring") == "replace-one", spec.name
+                assert spec.func.neighbouring == "replace-one", spec.name
         names = {s.name for s in all_estimators()}
         assert not names & {
             "simplex_known_n_laplace",

@@ -48,20 +48,15 @@ variant), §8 (ambiguities and resolutions).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from dpcore import mechanisms
 from dpcore._validation import RngLike, check_flag, check_positive
-from dpcore.estimate import (
-    PURE_UNITS,
-    REPLACE_ONE,
-    Default,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import Cost, Default, Estimate
+from dpcore.estimators._options import META_FIELDS, EstimatorOptions, Family
 from dpcore.estimators.binary_product import stages
 from dpcore.estimators.binary_product.stages import (
     HEAVY_SUBSTITUTE_LABEL,
@@ -199,8 +194,9 @@ def run_pde(
 ) -> Estimate:
     """The §2.4 pipeline with Laplace (pure ε-DP) or Gaussian (ρ-zCDP) noise.
 
-    :func:`pure_dp_pde` is this function with ``noise="laplace"``; the zCDP analogue
-    (:func:`dpcore.estimators.binary_baselines.klsu_style_zcdp`) uses ``noise="gaussian"``.
+    ``pure_dp_pde`` runs it with ``noise="laplace"``; the zCDP analogue
+    (``dpcore.estimators.binary_baselines.klsu_style_zcdp``) with ``noise="gaussian"``
+    (:class:`PdeOptions`).
     See the module docstring for the pseudocode and the privacy argument.
     """
     X = check_binary(x)
@@ -242,32 +238,26 @@ def run_pde(
     return Estimate(mean=q, ledger=ledger, diagnostics=diag)
 
 
-def pure_dp_pde(
-    x: Any,
-    *,
-    epsilon: float,
-    rng: RngLike = None,
-    beta: float = 0.1,
-    flip: bool = True,
-    flip_fraction: float = 0.10,
-    partition_fraction: float = 0.30,
-    heavy_fraction: float = 0.35,
-    bound: Bound = "chernoff",
-    heavy: str = "joint_laplace",
-    recycle: bool = True,
-    clip: bool = True,
-    shuffle: bool = True,
-) -> Estimate:
-    """Pure ε-DP mean of binary product data, practical variant of Singhal's PureDPPDE.
+@dataclass(frozen=True, kw_only=True)
+class PdeOptions(EstimatorOptions):
+    """The options of the §2.4 pipeline (:func:`run_pde`); the registered variants are instances:
+    ``pure_dp_pde`` (Laplace noise, pure ε-DP, the practical variant of Singhal's PureDPPDE) and
+    ``klsu_style_zcdp`` (Gaussian noise, ρ-zCDP: KLSU-style, **not the exact KLSU19 algorithm**),
+    called as ``pure_dp_pde(x, epsilon=..., rng=..., **options)``.
 
-    Parameters
+    A call takes ``x``, an array or scipy.sparse matrix of shape (n, d) with 0/1 entries (sparse
+    input, CSR, is used without densifying); the budget, ``epsilon`` or ``rho``, not split: each
+    stage spends all of it on its own rows (parallel composition); and ``rng``, the randomness
+    (row permutation and noise).
+
+    Attributes
     ----------
-    x : array or scipy.sparse matrix, shape (n, d), entries 0/1
-        The data; sparse input (CSR) is used without densifying.
-    epsilon : float
-        Pure-DP budget. Not split: each stage spends all of it on its own rows (parallel composition).
-    rng : None, int or Generator
-        Randomness (row permutation and noise).
+    notion : {"pure", "zcdp"}
+        Laplace noise (pure ε-DP) or Gaussian noise (ρ-zCDP). The Gaussian pipeline's flip has ℓ2
+        sensitivity ``sqrt(d)/m_f``; its partition and final rounds ``σ = sqrt(min(B, |S|)/ρ)/m``,
+        from the ℓ2 sensitivity ``sqrt(2 min(B, k))/m`` of the truncated mean; its heavy stage
+        ℓ2-clips the rescaled rows at ``C = sqrt(chern(K, ln(m0/β)))`` with ``σ = C/(m0 sqrt(ρ))``
+        (non-negative rows: ℓ2 sensitivity ``sqrt(2) C``).
     beta : float
         Failure probability used by the clip radii (accuracy only, never privacy).
     flip : bool
@@ -305,51 +295,67 @@ def pure_dp_pde(
     References
     ----------
     Singhal, arXiv:2304.06787v4, Algorithm 1 and Theorem 3.1; docs/estimators/binary-product.md
-    §2.4, §8.
+    §2.4, §8. Kamath, Li, Singhal, Ullman, COLT 2019; docs/estimators/binary-product.md §3 B3.
     """
-    return run_pde(
-        x,
-        noise="laplace",
-        budget=epsilon,
-        rng=rng,
-        beta=beta,
-        flip=flip,
-        flip_fraction=flip_fraction,
-        partition_fraction=partition_fraction,
-        heavy_fraction=heavy_fraction,
-        bound=bound,
-        heavy=heavy,
-        recycle=recycle,
-        clip=clip,
-        shuffle=shuffle,
-    )
+
+    notion: Literal["pure", "zcdp"] = "pure"
+    beta: float = 0.1
+    flip: bool = True
+    flip_fraction: float = 0.10
+    partition_fraction: float = 0.30
+    heavy_fraction: float = 0.35
+    bound: Bound = "chernoff"
+    heavy: str = "joint_laplace"
+    recycle: bool = True
+    clip: bool = True
+    shuffle: bool = True
+    name: str = field(default="pure_dp_pde", compare=False)
+    fixed: tuple[str, ...] = field(default=("notion",), compare=False)
+
+    takes_bounds: ClassVar[bool] = False
+
+    def run(self, x: Any, *, rng: RngLike, **budget: float) -> Estimate:
+        """The pipeline with these options; ``budget`` is ``epsilon=`` or ``rho=``."""
+        options = {f.name: getattr(self, f.name) for f in fields(self)}
+        for key in ("notion", *META_FIELDS):
+            options.pop(key)
+        pure = self.notion == "pure"
+        noise: Noise = "laplace" if pure else "gaussian"
+        return run_pde(
+            x, noise=noise, budget=budget["epsilon" if pure else "rho"], rng=rng, **options
+        )
 
 
-register(
-    EstimatorSpec(
-        name="binary_pde",
-        label="PureDPPDE (ε)",
-        detail="PureDPPDE (practical, pure ε)",
-        order=200,
-        color="#DDAA33",
-        notion="pure",
-        data_kinds=frozenset({"binary"}),
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=pure_dp_pde,
-        family="binary product",
-        default=Default(rank=30),
-        description="Private flip, sorting rounds on disjoint blocks, heavy groups rescaled (joint Laplace "
-        "substitute for DPSGLearner), light coordinates at a tiny clip radius. Error metric: TV.",
-    )
+#: Pure ε-DP mean of binary product data, the practical variant of Singhal's PureDPPDE.
+pure_dp_pde = PdeOptions()
+
+#: What the binary-product estimators share.
+BINARY = Family(
+    family="binary product",
+    data_kinds=frozenset({"binary"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
+)
+
+BINARY.register(
+    "binary_pde",
+    "PureDPPDE (ε)",
+    200,
+    pure_dp_pde,
+    color="#DDAA33",
+    cost=Cost(per_value_us=0.07, overhead_ms=5.0),
+    detail="PureDPPDE (practical, pure ε)",
+    default=Default(rank=30),
+    description="Private flip, sorting rounds on disjoint blocks, heavy groups rescaled (joint Laplace "
+    "substitute for DPSGLearner), light coordinates at a tiny clip radius. Error metric: TV.",
 )
 
 __all__ = [
+    "BINARY",
     "HEAVY_SUBSTITUTE_LABEL",
     "BinaryProductDiagnostics",
     "Bound",
     "Noise",
+    "PdeOptions",
     "RowSplit",
     "StageMechanism",
     "StageRelease",

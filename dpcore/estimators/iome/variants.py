@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Default, EstimatorSpec, register
+from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Cost, Default, EstimatorSpec, register
 from dpcore.estimators.iome.spec import IomeSpec
 
 #: The family default: every option free (``iome(x, rho=..., bounds=..., steps=..., ...)``).
@@ -32,6 +32,7 @@ iome_as_published = dataclasses.replace(
 register(
     EstimatorSpec(
         name="iome_original",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="IOME (original)",
         detail="IOME (original parameters)",
         order=400,
@@ -52,6 +53,7 @@ register(
 register(
     EstimatorSpec(
         name="iome_as_published",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="IOME as published",
         detail="IOME as published (binary-search radius)",
         order=410,
@@ -70,6 +72,7 @@ register(
 register(
     EstimatorSpec(
         name="iome_paper",
+        cost=Cost(per_value_us=0.25, overhead_ms=9.0),
         label="IOME",
         detail="IOME (PLAN paper's parameters, robust centre and radius)",
         order=420,

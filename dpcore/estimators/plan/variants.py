@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Default, EstimatorSpec, register
+from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Cost, Default, EstimatorSpec, register
+from dpcore.estimators.plan.risk import thin_budget_risk
 from dpcore.estimators.plan.spec import PlanSpec
 
 #: The family default: every option free (``plan(x, rho=..., bounds=..., variances=..., ...)``).
@@ -59,6 +60,7 @@ _REAL = frozenset({"real", "bounded"})
 register(
     EstimatorSpec(
         name="plan",
+        cost=Cost(per_value_us=0.35, overhead_ms=2.0),
         label="PLAN",
         detail="PLAN (ℓ2, private variances)",
         order=600,
@@ -69,6 +71,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_l2,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         default=Default(rank=10),
         description=(
@@ -81,6 +84,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_as_published",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="PLAN as published",
         detail="PLAN as published (spends 9× centring budget)",
         order=610,
@@ -105,6 +109,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_l1",
+        cost=Cost(per_value_us=0.06, overhead_ms=2.0),
         label="PLAN ℓ1 (binary)",
         detail="PLAN (ℓ1, binary data)",
         order=620,
@@ -126,6 +131,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_oracle",
+        cost=Cost(per_value_us=0.12, overhead_ms=2.0),
         label="PLAN, known σ (oracle)",
         detail="PLAN with known variances (oracle)",
         order=630,
@@ -148,6 +154,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_noscale",
+        cost=Cost(per_value_us=0.15, overhead_ms=2.0),
         label="PLAN without scaling",
         detail="PLAN without scaling",
         order=640,
@@ -158,6 +165,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_noscale,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         description=(
             "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's "
@@ -169,6 +177,7 @@ register(
 register(
     EstimatorSpec(
         name="plan_equal_split",
+        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
         label="Equal split (σ̂⁻¹)",
         detail="Equal split (scale by σ̂⁻¹)",
         order=650,
@@ -179,6 +188,7 @@ register(
         units=ZCDP_UNITS,
         relations=REPLACE_ONE,
         func=plan_equal_split,
+        prerun_warning=thin_budget_risk,
         family="PLAN",
         description=(
             "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the "

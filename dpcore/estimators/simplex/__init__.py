@@ -53,24 +53,15 @@ arXiv:2408.10438 (2024), §4, §4.1.2, §4.2 and Appendix B. docs/estimators/sim
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 
 from dpcore import mechanisms
 from dpcore._validation import RngLike, check_flag, check_real
-from dpcore.estimate import (
-    ADD_REMOVE,
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    Default,
-    Diagnostics,
-    Estimate,
-    EstimatorSpec,
-    register,
-)
+from dpcore.estimate import Cost, Default, Diagnostics, Estimate
+from dpcore.estimators._options import EstimatorOptions, Family
 from dpcore.estimators.simplex._shared import (
     Combine,
     Mechanism,
@@ -469,101 +460,118 @@ def simplex_mean_draws(
 # --------------------------------------------------------------------------------------------
 # registry
 
-_KINDS = frozenset({"bounded", "binary"})
+
+@dataclass(frozen=True, kw_only=True)
+class SimplexOptions(EstimatorOptions):
+    """A registered variant of :func:`simplex_mean` (see it for each option), called as
+    ``registry.get(name).func(x, epsilon=..., bounds=..., rng=...)`` (``rho=`` for a zCDP one).
+
+    ``notion`` picks the budget and the noise (Laplace for ``"pure"``, Gaussian for ``"zcdp"``);
+    :meth:`draws` is the batched path (:func:`simplex_mean_draws`) with the same options.
+    """
+
+    notion: Literal["pure", "zcdp"] = "pure"
+    known_n: bool = False
+    neighbouring: Relation = "add-remove"
+    count_fraction: float = 0.0
+    combine: Combine = "blue"
+    clamp: bool = False
+    radius: float | None = None
+    side_information: bool = False
+    name: str = field(default="simplex_mean", compare=False)
+    fixed: tuple[str, ...] = field(default=("notion",), compare=False)
+
+    def run(self, x: Any, *, rng: RngLike, bounds: Any = None, **budget: Any) -> Estimate:
+        """:func:`simplex_mean` with these options; ``budget`` is ``epsilon=`` or ``rho=``."""
+        return simplex_mean(x, bounds=bounds, rng=rng, **budget, **self.options())
+
+    def draws(self, x: Any, **kw: Any) -> np.ndarray:
+        """:func:`simplex_mean_draws` with these options (``kw`` replaces any of them)."""
+        return simplex_mean_draws(x, **{**self.options(), **kw})
+
+
+#: The simplex family's defaults.
+SIMPLEX = Family(
+    family="simplex",
+    data_kinds=frozenset({"bounded", "binary"}),
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
+)
 # The known-n estimate (S3) divides by the true n, so it is private only when n is public, i.e.
 # under replace-one. Under add/remove n is private (D = two zeros and D' = three zeros already give
 # a likelihood ratio ~5.4 > e at ε = 1), so it is registered under replace-one only; the function
 # computes known n under add/remove only with ``side_information=True`` (the paper's "n as public
 # side information" comparison on the simplex page), and its ledger says it is not DP.
-_SIMPLEX = register(
-    EstimatorSpec(
-        name="simplex_laplace",
-        label="Simplex (ε)",
-        detail="Simplex, free count (Laplace, pure ε)",
-        order=700,
-        color="#EE7733",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="add-remove",
-        units=PURE_UNITS,
-        relations=ADD_REMOVE,
-        func=simplex_mean,
-        params={"known_n": False, "neighbouring": "add-remove"},
-        family="simplex",
-        batched=simplex_mean_draws,
-        default=Default(rank=80, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
-        description=(
-            "Append R − Σz to each clamped row and release all column sums with one Laplace "
-            "mechanism; the count comes free: mean = L + R·m_j / Σm."
-        ),
-    )
-)
-register(
-    replace(
-        _SIMPLEX,
-        name="simplex_gauss",
-        label="Simplex (ρ)",
-        detail="Simplex, free count (Gaussian, zCDP)",
-        order=710,
-        color="#80cbc4",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-        default=None,
-        description=(
-            "Append R − Σz to each clamped row and release all column sums with one Gaussian "
-            "mechanism; the count comes free: mean = L + R·m_j / Σm."
-        ),
-    )
-)
+_FREE = SimplexOptions()
+_KNOWN_N = SimplexOptions(known_n=True, neighbouring="replace-one")
+_FREE_GAUSS = SimplexOptions(notion="zcdp")
+_KNOWN_N_GAUSS = SimplexOptions(notion="zcdp", known_n=True, neighbouring="replace-one")
 
-_SIMPLEX_KNOWN_N_REPLACE = register(
-    EstimatorSpec(
-        name="simplex_known_n_laplace_replace",
-        label="Simplex, known n (ε)",
-        detail="Simplex, known n, replace-one (Laplace, pure ε)",
-        order=720,
-        color="#44337A",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=simplex_mean,
-        params={"known_n": True, "neighbouring": "replace-one"},
-        family="simplex",
-        batched=simplex_mean_draws,
-        default=Default(rank=90, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
-        description=(
-            "Append R − Σz to each clamped row and release all column sums with one Laplace "
-            "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
-        ),
-    )
+SIMPLEX.register(
+    "simplex_laplace",
+    "Simplex (ε)",
+    700,
+    _FREE,
+    color="#EE7733",
+    cost=Cost(per_value_us=0.11, overhead_ms=2.0),
+    detail="Simplex, free count (Laplace, pure ε)",
+    batched=_FREE.draws,
+    default=Default(rank=80, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
+    description=(
+        "Append R − Σz to each clamped row and release all column sums with one Laplace "
+        "mechanism; the count comes free: mean = L + R·m_j / Σm."
+    ),
 )
-register(
-    replace(
-        _SIMPLEX_KNOWN_N_REPLACE,
-        name="simplex_known_n_gauss_replace",
-        label="Simplex, known n (ρ)",
-        detail="Simplex, known n, replace-one (Gaussian, zCDP)",
-        order=730,
-        color="#E69F00",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-        default=Default(rank=90, kinds=frozenset({"bounded"})),
-        description=(
-            "Append R − Σz to each clamped row and release all column sums with one Gaussian "
-            "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
-        ),
-    )
+SIMPLEX.register(
+    "simplex_gauss",
+    "Simplex (ρ)",
+    710,
+    _FREE_GAUSS,
+    color="#80cbc4",
+    detail="Simplex, free count (Gaussian, zCDP)",
+    batched=_FREE_GAUSS.draws,
+    description=(
+        "Append R − Σz to each clamped row and release all column sums with one Gaussian "
+        "mechanism; the count comes free: mean = L + R·m_j / Σm."
+    ),
+)
+SIMPLEX.register(
+    "simplex_known_n_laplace_replace",
+    "Simplex, known n (ε)",
+    720,
+    _KNOWN_N,
+    color="#44337A",
+    detail="Simplex, known n, replace-one (Laplace, pure ε)",
+    batched=_KNOWN_N.draws,
+    default=Default(rank=90, kinds=frozenset({"bounded"}), units=frozenset({"eps"})),
+    description=(
+        "Append R − Σz to each clamped row and release all column sums with one Laplace "
+        "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
+    ),
+)
+SIMPLEX.register(
+    "simplex_known_n_gauss_replace",
+    "Simplex, known n (ρ)",
+    730,
+    _KNOWN_N_GAUSS,
+    color="#E69F00",
+    detail="Simplex, known n, replace-one (Gaussian, zCDP)",
+    batched=_KNOWN_N_GAUSS.draws,
+    default=Default(rank=90, kinds=frozenset({"bounded"})),
+    description=(
+        "Append R − Σz to each clamped row and release all column sums with one Gaussian "
+        "mechanism; n is public: project onto Σ = nR (variance × d/(d+1))."
+    ),
 )
 
 __all__ = [
     "SIDE_INFORMATION_NOTE",
+    "SIMPLEX",
     "Combine",
     "Mechanism",
     "Preprocessed",
     "Relation",
     "SimplexDiagnostics",
+    "SimplexOptions",
     "SimplexRelease",
     "add_noise",
     "check_known_n",

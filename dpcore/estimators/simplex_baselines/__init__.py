@@ -53,21 +53,17 @@ arXiv:2408.10438 (2024), §3, §5, App. C. docs/estimators/simplex.md §1, §3, 
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from dpcore._validation import RngLike
-from dpcore.estimate import (
-    ADD_REMOVE,
-    PURE_UNITS,
-    REPLACE_ONE,
-    ZCDP_UNITS,
-    EstimatorSpec,
-    register,
-)
-from dpcore.estimators.simplex import add_noise, check_reps
+from dpcore.estimate import Cost, Estimate
+from dpcore.estimators._options import EstimatorOptions, Family
+from dpcore.estimators.simplex import Relation, add_noise, check_reps
 from dpcore.estimators.simplex_baselines._shared import NoisySumDiagnostics, sum_sensitivity
 from dpcore.estimators.simplex_baselines.resize import (
     _resize_draws,
@@ -147,8 +143,6 @@ def baseline_draws(
 # --------------------------------------------------------------------------------------------
 # registry
 
-_KINDS = frozenset({"bounded", "binary"})
-
 
 # B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
 # relation they are registered under. Under replace-one the centred sum's sensitivity is the full
@@ -177,205 +171,188 @@ def _batched_resize(x: Any, **kw: Any) -> np.ndarray:
     return baseline_draws("resize", x, **kw)
 
 
-_SUM_KNOWN_N_REPLACE = register(
-    EstimatorSpec(
-        name="sum_known_n_laplace_replace",
-        label="Noisy sum / n (ε)",
-        detail="Noisy sum / n, replace-one (Laplace)",
-        order=800,
-        color="#009988",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=noisy_sum_mean,
-        params={"neighbouring": "replace-one"},
-        family="simplex baseline",
-        batched=_batched_b1,
-        description="B1 under replace-one (n public): sensitivity U − L.",
-    )
-)
-register(
-    replace(
-        _SUM_KNOWN_N_REPLACE,
-        name="sum_known_n_gauss_replace",
-        label="Noisy sum / n (ρ)",
-        detail="Noisy sum / n, replace-one (Gaussian)",
-        order=810,
-        color="#fdae6b",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-    )
+@dataclass(frozen=True, kw_only=True)
+class _BaselineOptions(EstimatorOptions):
+    """A registered variant of one simplex baseline (its function in :attr:`function`, the
+    batched draws in :attr:`batched`), called as ``registry.get(name).func(x, epsilon=...,
+    bounds=..., rng=...)`` (``rho=`` for a zCDP one); ``notion`` picks the budget and the noise."""
+
+    notion: Literal["pure", "zcdp"] = "pure"
+    radius: float | None = None
+    fixed: tuple[str, ...] = field(default=("notion",), compare=False)
+
+    function: ClassVar[Callable[..., Estimate]]
+    batched: ClassVar[Callable[..., np.ndarray]]
+
+    def run(self, x: Any, *, rng: RngLike, bounds: Any = None, **budget: Any) -> Estimate:
+        """The baseline with these options; ``budget`` is ``epsilon=`` or ``rho=``."""
+        return type(self).function(x, bounds=bounds, rng=rng, **budget, **self.options())
+
+    def draws(self, x: Any, **kw: Any) -> np.ndarray:
+        """The batched draws with these options (``kw`` replaces any of them)."""
+        return type(self).batched(x, **{**self.options(), **kw})
+
+
+@dataclass(frozen=True, kw_only=True)
+class SumOptions(_BaselineOptions):
+    """B1 / B1c (:func:`noisy_sum_mean`): noisy sum / n, optionally centred."""
+
+    centred: bool = False
+    neighbouring: Relation = "add-remove"
+    side_information: bool = False
+    name: str = field(default="noisy_sum_mean", compare=False)
+    function = staticmethod(noisy_sum_mean)
+    batched = staticmethod(_batched_b1)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PluginOptions(_BaselineOptions):
+    """B2 (:func:`plugin_mean`): noisy sum / noisy count."""
+
+    split: float | str = 0.5
+    shift: bool = True
+    name: str = field(default="plugin_mean", compare=False)
+    function = staticmethod(plugin_mean)
+    batched = staticmethod(_plugin_draws)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CentredOptions(_BaselineOptions):
+    """B3 (:func:`centred_mean`, PipelineDP): centred noisy sum over a noisy count."""
+
+    split: float = 0.5
+    name: str = field(default="centred_mean", compare=False)
+    function = staticmethod(centred_mean)
+    batched = staticmethod(_batched_centred)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResizeOptions(_BaselineOptions):
+    """B4 (:func:`resize_mean`): resize to a noisy count, then noisy sum / that count."""
+
+    split: float = 0.5
+    impute: str = "uniform"
+    name: str = field(default="resize_mean", compare=False)
+    function = staticmethod(resize_mean)
+    batched = staticmethod(_batched_resize)
+
+
+#: The simplex baselines' defaults.
+BASELINES = Family(
+    family="simplex baseline",
+    data_kinds=frozenset({"bounded", "binary"}),
+    neighbouring="add-remove",
+    cost=Cost(per_value_us=0.2, overhead_ms=2.0),
 )
 
-_CENTRED_SUM_KNOWN_N = register(
-    EstimatorSpec(
-        name="centred_sum_known_n_laplace",
-        label="Centred sum / n (ε)",
-        detail="Centred noisy sum / n, replace-one (Laplace)",
-        order=820,
-        color="#9467bd",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="replace-one",
-        units=PURE_UNITS,
-        relations=REPLACE_ONE,
-        func=noisy_sum_mean,
-        params={"centred": True, "neighbouring": "replace-one"},
-        family="simplex baseline",
-        batched=_batched_b1,
-        description=(
-            "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
-            "sensitivity U − L."
-        ),
-    )
-)
-register(
-    replace(
-        _CENTRED_SUM_KNOWN_N,
-        name="centred_sum_known_n_gauss",
-        label="Centred sum / n (ρ)",
-        detail="Centred noisy sum / n, replace-one (Gaussian)",
-        order=830,
-        color="#c5b0d5",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-        description=(
-            "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
-            "sensitivity ‖U − L‖."
-        ),
-    )
-)
 
-_PLUGIN = register(
-    EstimatorSpec(
-        name="plugin_laplace",
-        label="Sum / noisy count (ε)",
-        detail="Noisy sum / noisy count (Laplace)",
-        order=840,
-        color="#d62728",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="add-remove",
-        units=PURE_UNITS,
-        relations=ADD_REMOVE,
-        func=plugin_mean,
-        family="simplex baseline",
-        batched=_plugin_draws,
-        description="B2: equal budget split between a noisy sum and a noisy count.",
+def _pair(
+    options: _BaselineOptions,
+    names: tuple[str, str],
+    labels: tuple[str, str],
+    order: int,
+    colors: tuple[str, str],
+    details: tuple[str, str],
+    descriptions: tuple[str, str],
+    cost: Cost | None = None,
+) -> None:
+    """Register the Laplace (pure ε) and Gaussian (zCDP) variants of one baseline."""
+    variants = (
+        dataclasses.replace(options, notion="pure"),
+        dataclasses.replace(options, notion="zcdp"),
     )
-)
-register(
-    replace(
-        _PLUGIN,
-        name="plugin_gauss",
-        label="Sum / noisy count (ρ)",
-        detail="Noisy sum / noisy count (Gaussian)",
-        order=850,
-        color="#ff9896",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-    )
-)
+    for i, variant in enumerate(variants):
+        more = {"cost": cost} if cost is not None and i == 0 else {}
+        BASELINES.register(
+            names[i],
+            labels[i],
+            order + 10 * i,
+            variant,
+            color=colors[i],
+            detail=details[i],
+            batched=variant.draws,
+            description=descriptions[i],
+            **more,
+        )
 
-_CENTRED_PLUGIN = register(
-    EstimatorSpec(
-        name="centred_plugin_laplace",
-        label="Centred sum / count (ε)",
-        detail="Centred sum / noisy count (Laplace)",
-        order=860,
-        color="#1f77b4",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="add-remove",
-        units=PURE_UNITS,
-        relations=ADD_REMOVE,
-        func=centred_mean,
-        family="simplex baseline",
-        batched=_batched_centred,
-        description="B3 (PipelineDP): centred noisy sum over a noisy count, equal split.",
-    )
-)
-register(
-    replace(
-        _CENTRED_PLUGIN,
-        name="centred_plugin_gauss",
-        label="Centred sum / count (ρ)",
-        detail="Centred sum / noisy count (Gaussian)",
-        order=870,
-        color="#aec7e8",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-    )
-)
 
-_RESIZE = register(
-    EstimatorSpec(
-        name="resize_laplace",
-        label="Resize (ε)",
-        detail="Resize (Laplace)",
-        order=880,
-        color="#a6761d",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="add-remove",
-        units=PURE_UNITS,
-        relations=ADD_REMOVE,
-        func=resize_mean,
-        family="simplex baseline",
-        batched=_batched_resize,
-        description="B4: resize the data to a noisy count, then noisy sum / that count.",
-    )
+# B1 and B1c divide by the true n: private only when n is public (replace-one), so that is the only
+# relation they are registered under. Under replace-one the centred sum's sensitivity is the full
+# width ||U - L||_p (a row moves from one corner of the box to the other), not the add/remove ||w||_p/2.
+_B1 = "B1 under replace-one (n public): sensitivity U − L."
+_pair(
+    SumOptions(neighbouring="replace-one"),
+    ("sum_known_n_laplace_replace", "sum_known_n_gauss_replace"),
+    ("Noisy sum / n (ε)", "Noisy sum / n (ρ)"),
+    800,
+    ("#009988", "#fdae6b"),
+    ("Noisy sum / n, replace-one (Laplace)", "Noisy sum / n, replace-one (Gaussian)"),
+    (_B1, _B1),
 )
-register(
-    replace(
-        _RESIZE,
-        name="resize_gauss",
-        label="Resize (ρ)",
-        detail="Resize (Gaussian)",
-        order=890,
-        color="#c49c94",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-    )
+_pair(
+    SumOptions(centred=True, neighbouring="replace-one"),
+    ("centred_sum_known_n_laplace", "centred_sum_known_n_gauss"),
+    ("Centred sum / n (ε)", "Centred sum / n (ρ)"),
+    820,
+    ("#9467bd", "#c5b0d5"),
+    (
+        "Centred noisy sum / n, replace-one (Laplace)",
+        "Centred noisy sum / n, replace-one (Gaussian)",
+    ),
+    (
+        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
+        "sensitivity U − L.",
+        "B1c under replace-one (n public): centre at the box midpoint, noisy sum / n, "
+        "sensitivity ‖U − L‖.",
+    ),
 )
-
+_B2 = "B2: equal budget split between a noisy sum and a noisy count."
+_pair(
+    PluginOptions(),
+    ("plugin_laplace", "plugin_gauss"),
+    ("Sum / noisy count (ε)", "Sum / noisy count (ρ)"),
+    840,
+    ("#d62728", "#ff9896"),
+    ("Noisy sum / noisy count (Laplace)", "Noisy sum / noisy count (Gaussian)"),
+    (_B2, _B2),
+    cost=Cost(per_value_us=0.07, overhead_ms=2.0),
+)
+_B3 = "B3 (PipelineDP): centred noisy sum over a noisy count, equal split."
+_pair(
+    CentredOptions(),
+    ("centred_plugin_laplace", "centred_plugin_gauss"),
+    ("Centred sum / count (ε)", "Centred sum / count (ρ)"),
+    860,
+    ("#1f77b4", "#aec7e8"),
+    ("Centred sum / noisy count (Laplace)", "Centred sum / noisy count (Gaussian)"),
+    (_B3, _B3),
+)
+_B4 = "B4: resize the data to a noisy count, then noisy sum / that count."
+_pair(
+    ResizeOptions(),
+    ("resize_laplace", "resize_gauss"),
+    ("Resize (ε)", "Resize (ρ)"),
+    880,
+    ("#a6761d", "#c49c94"),
+    ("Resize (Laplace)", "Resize (Gaussian)"),
+    (_B4, _B4),
+)
 # Our own code in the style of OpenDP's dp.mean (it never calls opendp); the real library runs
 # in dpcore.estimators.peers.
-_NOISY_SUM_COUNT_EQUAL_SCALE = register(
-    EstimatorSpec(
-        name="noisy_sum_count_equal_scale_laplace",
-        label="One-scale sum/count (ε)",
-        detail="Noisy sum / noisy count, equal noise scales (Laplace)",
-        order=900,
-        color="#e377c2",
-        notion="pure",
-        data_kinds=_KINDS,
-        neighbouring="add-remove",
-        units=PURE_UNITS,
-        relations=ADD_REMOVE,
-        func=plugin_mean,
-        params={"split": "opendp", "shift": False},
-        family="simplex baseline",
-        batched=_plugin_draws,
-        description=(
-            "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does "
-            "it."
-        ),
-    )
+_ONE_SCALE = (
+    "Our raw noisy sum / noisy count with the same noise scale, as OpenDP's dp.mean does it."
 )
-register(
-    replace(
-        _NOISY_SUM_COUNT_EQUAL_SCALE,
-        name="noisy_sum_count_equal_scale_gauss",
-        label="One-scale sum/count (ρ)",
-        detail="Noisy sum / noisy count, equal noise scales (Gaussian)",
-        order=910,
-        color="#f7b6d2",
-        notion="zcdp",
-        units=ZCDP_UNITS,
-    )
+_pair(
+    PluginOptions(split="opendp", shift=False, fixed=("notion", "split", "shift")),
+    ("noisy_sum_count_equal_scale_laplace", "noisy_sum_count_equal_scale_gauss"),
+    ("One-scale sum/count (ε)", "One-scale sum/count (ρ)"),
+    900,
+    ("#e377c2", "#f7b6d2"),
+    (
+        "Noisy sum / noisy count, equal noise scales (Laplace)",
+        "Noisy sum / noisy count, equal noise scales (Gaussian)",
+    ),
+    (_ONE_SCALE, _ONE_SCALE),
 )
 
 __all__ = [

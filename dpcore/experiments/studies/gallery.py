@@ -67,15 +67,12 @@ def release_draws(
     if not 1 <= int(reps) <= 1000:
         raise ValueError(f"reps must be between 1 and 1000; got {reps!r}.")
     spec = get(name)
-    if spec.family == "simplex" and hasattr(spec.func, "__module__"):
-        from dpcore.estimators import simplex
+    from dpcore.estimators import simplex
 
-        if spec.func is simplex.simplex_mean:
-            conv = budget.to_native(spec.notion)
-            kw = {**spec.params, **conv.kwargs, "bounds": getattr(data, "bounds", None)}
-            return simplex.simplex_mean_draws(
-                getattr(data, "x", data), reps=int(reps), rng=rng, **kw
-            )
+    if isinstance(spec.func, simplex.SimplexOptions):
+        conv = budget.to_native(spec.notion)
+        kw = {**conv.kwargs, "bounds": getattr(data, "bounds", None)}
+        return spec.func.draws(getattr(data, "x", data), reps=int(reps), rng=rng, **kw)
     seq = (
         rng
         if isinstance(rng, np.random.SeedSequence)
