@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+# the address the app listens on: loopback only; ADDRESS=0.0.0.0 lets a class's phones reach it
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test test-fast long walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
 
@@ -14,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
+	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not paper and not walk and not long" $(PYTEST_ARGS)

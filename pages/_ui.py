@@ -26,7 +26,13 @@ from dpcore import export
 from dpcore.data import Dataset
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_columns, split_subplots
-from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
+from dpcore.figures.style import (
+    PreparedFigure,
+    for_projector,
+    prepared,
+    remembered,
+    tidy_log_axes,
+)
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
 from dpcore.views.settings import dataset as view_dataset
@@ -310,6 +316,10 @@ def chart(
             else [(prepared(shown), None)]
         )
     parts = parts if panel is None else [parts[panel]]
+    if st.session_state.get("present", False):  # text for the back of the room, the title above
+        parts = [
+            (PreparedFigure(for_projector(p.to_dict())), t or figure_title(p)) for p, t in parts
+        ]
     if by_column and len(parts) > 1:
         columns = len(parts)
         if heading := plain_title(figure_title(shown)):

@@ -50,6 +50,8 @@ def _open_room(lecturer, url: str) -> str:
                 raise
     code = re.search(r"Room ([A-Z0-9]{4}-[A-Z0-9]{4}) ·", lecturer.inner_text("body"))
     assert code
+    lecturer.get_by_role("button", name="Start ▶").click()  # the join slide gives way
+    lecturer.locator(".st-key-dp-join").wait_for(state="detached", timeout=60_000)
     lecturer.get_by_text("Presenter mode").click(no_wait_after=True)
     _wait_text(lecturer, r"1 / \d+ ·")
     # presenter mode folds the sidebar away at once: the first slide is drawn at full width (it
