@@ -28,14 +28,12 @@ PREV, NEXT = "◀ Previous", "Next ▶"
 _MAIN = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
 _TOP = _MAIN + " > "
 
-#: chart text grows with the screen: the chart is laid out at 1 / zoom of its box and drawn
-#: zoomed, so its 16-px text (dpcore.figures.style.PROJECTOR_TEXT) reads 20 px at 1920x1080
-CHART_ZOOM = ((1600, 900, 1.25), (2400, 1350, 1.6), (3200, 1800, 2.0))
-_CHART_ZOOM = "\n".join(
-    f"@media (min-width: {w}px) and (min-height: {h}px) "
-    f'{{ .stApp [data-testid="stPlotlyChart"] {{ zoom: {z}; }} }}'
-    for w, h, z in CHART_ZOOM
-)
+#: chart text grows with the screen: the scale the charts are drawn at from a window of at least
+#: (width, height) px (the page's key handler tells the app its window: :func:`screen_buttons`)
+SCREENS = ((0, 0, 1.0), (1600, 900, 1.25), (2400, 1350, 1.6), (3200, 1800, 2.0))
+#: session key: the scale of this presenter's screen (:data:`SCREENS`)
+SCREEN = "_screen_scale"
+_SCREEN_LABEL = "dp-screen-{}"
 
 _CSS = f"""
 <style>
@@ -67,10 +65,10 @@ _CSS = f"""
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
     {{ height: calc(100dvh - 11.5rem); }}
   /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
-     it; the chart's text is at least 16 px as laid out, and the chart grows with the screen */
+     it; the chart's text is at least 16 px, more on a larger screen (chart_scale) */
   .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
   .stApp .dp-phone-title {{ font-size: max(1.35rem, 3vh); margin: 0 0 -0.6rem 0; }}
-  {_CHART_ZOOM}
+  .st-key-dp-screen {{ display: none; }}
 </style>
 """
 
@@ -96,6 +94,20 @@ _HANDLER = """
       if (b) { if (!b.disabled) { b.click(); } return; }
     }
   }
+  // the app draws its charts for this window: a hidden button per other screen size says which
+  setInterval(function () {
+    let scale = 1;
+    for (const [w, h, z] of %SCREENS%) {
+      if (window.innerWidth >= w && window.innerHeight >= h) { scale = z; }
+    }
+    const b = Array.from(document.querySelectorAll('.st-key-dp-screen button'))
+      .find(x => x.innerText.trim() === '%LABEL%'.replace('{}', String(scale)));
+    // again after 3 s if the app has not taken it (a click during a run can be lost)
+    if (b && !b.disabled && Date.now() - (window.__dpScreenAt || 0) > 3000) {
+      window.__dpScreenAt = Date.now();
+      b.click();
+    }
+  }, 700);
   document.addEventListener('keydown', function (ev) {
     const t = ev.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) { return; }
@@ -168,15 +180,43 @@ def drawn_points(most: int) -> int:
 
 
 def style() -> None:
-    """Large fonts and no code/download chrome (call once per run when :func:`presenting`)."""
+    """Large fonts and no code/download chrome, the arrow keys and the screen's size (call once
+    per run when :func:`presenting`)."""
     st.markdown(_CSS, unsafe_allow_html=True)
+    keyboard()
+    screen_buttons()
+
+
+def chart_scale() -> float:
+    """The scale presenter-mode charts are drawn at on this screen (:data:`SCREENS`; 1 until the
+    browser has said, and out of presenter mode)."""
+    return float(st.session_state.get(SCREEN, 1.0)) if presenting() else 1.0
+
+
+def screen_buttons() -> None:
+    """Hidden buttons, one per screen size but this session's: the page's key handler clicks
+    the one for its window (at the start, and when the window changes), so the charts are laid
+    out with text for that screen (Streamlit cannot read a window's size itself)."""
+    now = st.session_state.get(SCREEN, 1.0)
+    with st.container(key="dp-screen"):
+        for *_, scale in SCREENS:
+            if scale != now:
+                st.button(
+                    _SCREEN_LABEL.format(f"{scale:g}"),  # as the page's script writes it
+                    key=f"dp-screen-{scale:g}",
+                    on_click=st.session_state.__setitem__,
+                    args=(SCREEN, scale),
+                )
 
 
 def keys_script() -> str:
     """The frame's HTML that adds the page's key handler (→ / PageDown: "Start ▶" or "Next ▶",
     ← / PageUp: "◀ Previous"; only a shown, enabled button is clicked)."""
-    handler = _HANDLER.replace("%FORWARD%", json.dumps([START, NEXT])).replace(
-        "%BACK%", json.dumps([PREV])
+    handler = (
+        _HANDLER.replace("%FORWARD%", json.dumps([START, NEXT]))
+        .replace("%BACK%", json.dumps([PREV]))
+        .replace("%SCREENS%", json.dumps([list(x) for x in SCREENS]))
+        .replace("%LABEL%", _SCREEN_LABEL)
     )
     return _KEYS.replace("%HANDLER%", json.dumps(handler))
 
@@ -226,7 +266,6 @@ def step(titles: Sequence[str], key: str) -> int:
         disabled=led or i == n - 1,
         width="stretch",
     )
-    keyboard()
     st.session_state["_slide_now"] = (key, i)  # a class room follows it (pages/_follow.py)
     return i
 

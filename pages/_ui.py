@@ -45,7 +45,7 @@ from pages._feedback import (
 )
 from pages._notebook import record
 from pages._phone import figure_title, plain_title, title_line
-from pages._present import off_screen
+from pages._present import chart_scale, off_screen
 from pages._shell import _leave_legacy_pages_mode, navigation_pages, shell_runs
 from pages._sidebar import (
     BUDGET_PRESETS,
@@ -317,8 +317,10 @@ def chart(
         )
     parts = parts if panel is None else [parts[panel]]
     if st.session_state.get("present", False):  # text for the back of the room, the title above
+        big = chart_scale()  # larger on a larger screen
         parts = [
-            (PreparedFigure(for_projector(p.to_dict())), t or figure_title(p)) for p, t in parts
+            (PreparedFigure(for_projector(p.to_dict(), big)), t or figure_title(p))
+            for p, t in parts
         ]
     if by_column and len(parts) > 1:
         columns = len(parts)

@@ -172,11 +172,19 @@ def _bigger_text(node: Any, size: int, in_font: bool = False) -> Any:
     return node
 
 
-def for_projector(spec: dict) -> dict:
+def _at_least(part: Any, size: int, key: str = "font") -> dict:
+    """``part[key]`` (a font) with a size of at least ``size``."""
+    font = dict((part or {}).get(key) or {})
+    font["size"] = max(font.get("size", 0), size)
+    return font
+
+
+def for_projector(spec: dict, scale: float = 1.0) -> dict:
     """Figure dict ``spec`` (a ``to_dict()``) for a projector: every text at least
-    :data:`PROJECTOR_TEXT` px (axis titles :data:`PROJECTOR_AXIS_TITLE`), and no title of its
-    own: the app writes the title above the chart, where a legend of any number of rows cannot
-    reach it. ``spec`` is not changed; its traces' data are shared, not copied.
+    :data:`PROJECTOR_TEXT` px (axis titles :data:`PROJECTOR_AXIS_TITLE`), times ``scale`` on a
+    larger screen (1.25 at 1920x1080: pages/_present.py), and no title of its own: the app
+    writes the title above the chart, where a legend of any number of rows cannot reach it.
+    ``spec`` is not changed; its traces' data are shared, not copied.
 
     Examples
     --------
@@ -187,21 +195,28 @@ def for_projector(spec: dict) -> dict:
     >>> out["layout"]["title"]["text"], out["layout"]["xaxis"]["title"]["font"]["size"]
     ('', 18)
     """
+    text, axis_title = round(PROJECTOR_TEXT * scale), round(PROJECTOR_AXIS_TITLE * scale)
     layout = {k: v for k, v in spec.get("layout", {}).items() if k != "template"}
-    layout = _bigger_text(layout, PROJECTOR_TEXT)
-    layout["font"] = {**layout.get("font", {}), "size": PROJECTOR_TEXT}
-    layout["hoverlabel"] = {**layout.get("hoverlabel", {}), "font": {"size": PROJECTOR_TEXT}}
+    layout = _bigger_text(layout, text)
+    layout["font"] = {**layout.get("font", {}), "size": text}
+    layout["hoverlabel"] = {**layout.get("hoverlabel", {}), "font": {"size": text}}
+    # every size written out: the app's own plotly theme (Streamlit's) sets smaller ones
+    layout["legend"] = {**layout.get("legend", {}), "font": _at_least(layout.get("legend"), text)}
+    layout["annotations"] = [
+        {**a, "font": _at_least(a, text)}
+        for a in layout.get("annotations", [])
+        if isinstance(a, dict)
+    ]
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis["tickfont"] = _at_least(axis, text, "tickfont")
             title = axis.get("title")
             title = title if isinstance(title, dict) else {"text": title}
-            font = {**title.get("font", {})}
-            font["size"] = max(font.get("size", 0), PROJECTOR_AXIS_TITLE)
-            axis["title"] = {**title, "font": font}
+            axis["title"] = {**title, "font": _at_least(title, axis_title)}
     layout["title"] = {"text": ""}
     if "template" in spec.get("layout", {}):
         layout["template"] = spec["layout"]["template"]
-    data = [_bigger_text(t, PROJECTOR_TEXT) for t in spec.get("data", [])]
+    data = [_bigger_text(t, text) for t in spec.get("data", [])]
     return {**spec, "data": data, "layout": layout}
 
 
