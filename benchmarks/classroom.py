@@ -67,6 +67,8 @@ class Follower:
                 raw = c.ws.recv()
             except websocket.WebSocketTimeoutException:
                 continue
+            if not isinstance(raw, bytes):  # closed at the end of the run
+                return
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
@@ -104,10 +106,12 @@ def _stats(xs: list[float]) -> str:
 def table(times: dict, followers: list[dict[int, float]]) -> str:
     """The markdown table: per step and in all, seconds from the key press to each client."""
     rows = [
-        "| step | lecturer's slide | real phone | followers p50 / p95 / max | followers on it |",
-        "|---|---|---|---|---|",
+        "| step | lecturer's slide | real phone | followers p50 / p95 / max | followers on it "
+        "| followers after the lecturer's slide p50 / p95 / max |",
+        "|---|---|---|---|---|---|",
     ]
     every: list[float] = []
+    behind: list[float] = []
     phone_all: list[float] = []
     for k_str, t0 in times["pressed"].items():
         k = int(k_str)
@@ -119,9 +123,12 @@ def table(times: dict, followers: list[dict[int, float]]) -> str:
         rows.append(f"| {k - 1} → {k} | {lect - t0:.2f} s |" if lect else f"| {k - 1} → {k} | - |")
         rows[-1] += f" {ph - t0:.2f} s |" if ph else " - |"
         rows[-1] += f" {_stats(lags)} | {len(lags)} of {len(followers)} |"
+        after = [f[k] - lect for f in followers if k in f] if lect else []
+        behind += after
+        rows[-1] += f" {_stats(after)} |"
     rows.append(
         f"| all | | {_stats(phone_all)} | {_stats(every)} | "
-        f"{len(every)} of {len(followers) * len(times['pressed'])} |"
+        f"{len(every)} of {len(followers) * len(times['pressed'])} | {_stats(behind)} |"
     )
     return "\n".join(rows)
 

@@ -63,7 +63,7 @@ _CSS = f"""
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(.dp-phone-title):has(
     + :nth-child(1 of [class*="st-key-chart-"])) {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
-    {{ height: calc(100dvh - 11.5rem); }}
+    {{ height: calc(100dvh - 11.5rem - 4vh); }}
   /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
      it; the chart's text is at least 16 px, more on a larger screen (chart_scale) */
   .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
@@ -72,10 +72,11 @@ _CSS = f"""
 </style>
 """
 
-#: A deck is one screen: under the page's title and the bar, a slide's chart is as high as the
+#: A deck is one screen: under the page's title, the bar and the chart's title line (about 4% of
+#: the screen: pages/_ui.chart writes it in presenter mode), a slide's chart is as high as the
 #: window leaves (its paragraph folded into speaker notes below it, its heading in the bar).
 _FIT = f"""
-  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem); min-height: 12rem; }}
+  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem; }}
   {_MAIN}:has(> * > .st-key-dp-start) h2, {_MAIN}:has(> * > .st-key-dp-start) h3
     {{ display: none; }}
 """
