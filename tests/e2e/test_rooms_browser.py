@@ -2,7 +2,7 @@
 phones (375x812 contexts) join with the room's link, the lecturer sees them, steps to the next
 slide, and every phone follows; a wrong code gets a clear message.
 
-``make fit`` runs it with 4 phones and ``make classroom`` with 30
+``make fit`` runs it with 4 phones and ``make classroom-browsers`` with 30
 (``DPMEAN_ROOM_PHONES=30``), printing how long the lecturer's own slide and the phones took at
 each step. The phones run in a second Chromium at idle CPU priority (see ``phone_browser``): on
 this 2-core machine they stand for phones with processors of their own (docs/classroom.md).
