@@ -79,7 +79,7 @@ _WATCH = """() => {
   }
   return performance.now();
 }"""
-#: how many slides the lecturer steps through (``make classroom``: every step of PLAN)
+#: how many slides the lecturer steps through (``make classroom-browsers``: every step of PLAN)
 STEPS = int(os.environ.get("DPMEAN_ROOM_STEPS", "3"))
 
 
@@ -95,7 +95,9 @@ def _step(lecturer, k: int) -> tuple[float, float, str]:
     return bar, max(bar, last), str(lecturer.evaluate("window.__dpWhat || ''"))
 
 
-@pytest.mark.skipif(not WALK, reason="run by `make fit` (4 phones) and `make classroom` (30)")
+@pytest.mark.skipif(
+    not WALK, reason="run by `make fit` (4 phones) and `make classroom-browsers` (30)"
+)
 def test_phones_follow_the_lecturers_slides(browser, phone_browser, app_url):
     lecturer = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     code = _open_room(lecturer, app_url)
