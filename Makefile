@@ -4,6 +4,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+# the address the app listens on: loopback only; ADDRESS=0.0.0.0 lets a class's phones reach it
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test test-fast long walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
 
@@ -14,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py --server.headless true --server.address 127.0.0.1 --server.port $(PORT)
+	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not paper and not walk and not long" $(PYTEST_ARGS)
@@ -115,10 +117,18 @@ deploy-test: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/repo/test_deploy.py $(PYTEST_ARGS)
 
-# A class room in real browsers: a lecturer and 30 phone contexts (375x812) follow its slides;
-# prints how long the lecturer's own next slide and the last phone took. `make fit` runs 4 phones.
-.PHONY: classroom
+# Follow latency of a class room (docs/classroom.md): a lecturer in Chromium steps through PLAN
+# with the arrow key while 30 non-rendering followers (benchmarks/load.py's websocket client) and
+# one phone browser follow; writes the table to benchmarks/results/classroom.md.
+CLASSROOM_ARGS ?=
+.PHONY: classroom classroom-browsers
 classroom: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	$(BIN)/python benchmarks/classroom.py --followers 30 $(CLASSROOM_ARGS)
+
+# The same room with 30 real phone browsers (375x812, idle CPU priority): every phone lands on
+# each slide; prints the lecturer's and the last phone's times. `make fit` runs 4 phones.
+classroom-browsers: $(STAMP)
 	DPMEAN_WALK=1 DPMEAN_ROOM_PHONES=30 DPMEAN_ROOM_STEPS=7 $(BIN)/python -m pytest -p no:randomly -s tests/e2e/test_rooms_browser.py $(PYTEST_ARGS)
 
 clean:

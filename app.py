@@ -15,7 +15,7 @@ import streamlit as st
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from pages import _present
-from pages._follow import follow, publish, room_controls
+from pages._follow import follow, follow_banner, join_slide, publish, room_controls
 from pages._notebook import notebook_button
 from pages._phone import phone_style
 from pages._pool import session_run
@@ -241,6 +241,8 @@ def _shell() -> None:
     _present.new_run()  # nothing hidden by a presenter deck yet
     follow(page_path)  # a phone in a class room takes the lecturer's newer view first
     sidebar(page_path)
+    join_slide()  # a lecturer's room: the code and QR code over the whole screen, until started
+    follow_banner()  # a following phone: its buttons are off, and how to explore on one's own
     phone_style()  # a chart's title, legend and toolbar kept apart on a phone
     current = settings()
     for key in st.session_state.get(

@@ -15,6 +15,7 @@ drew as one HTML deck (:func:`dpcore.figures.slides.deck_html`), one panel per s
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 
 import streamlit as st
@@ -26,6 +27,13 @@ PREV, NEXT = "◀ Previous", "Next ▶"
 #: The page's main column and its top-level blocks (one per element, columns row or container).
 _MAIN = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]'
 _TOP = _MAIN + " > "
+
+#: chart text grows with the screen: the scale the charts are drawn at from a window of at least
+#: (width, height) px (the page's key handler tells the app its window: :func:`screen_buttons`)
+SCREENS = ((0, 0, 1.0), (1600, 900, 1.25), (2400, 1350, 1.6), (3200, 1800, 2.0))
+#: session key: the scale of this presenter's screen (:data:`SCREENS`)
+SCREEN = "_screen_scale"
+_SCREEN_LABEL = "dp-screen-{}"
 
 _CSS = f"""
 <style>
@@ -39,7 +47,7 @@ _CSS = f"""
   [data-testid="stMainBlockContainer"] {{ padding-top: 1.25rem; padding-bottom: 1rem; }}
   [data-testid="stMain"] :not([class*="st-key-dp-notes-"]) > [data-testid="stExpander"],
   [data-testid="stMain"] [data-testid="stDownloadButton"] {{ display: none; }}
-  .st-key-dp-keys, [data-testid="stDecoration"], [data-testid="stMainMenu"],
+  [class*="st-key-dp-keys"], [data-testid="stDecoration"], [data-testid="stMainMenu"],
     [data-testid="stToolbarActions"], [data-testid="stAppDeployButton"] {{ display: none; }}
   /* the header draws nothing but the button that opens the sidebar (the room, the settings) */
   header[data-testid="stHeader"] {{ background: transparent; pointer-events: none; }}
@@ -52,39 +60,80 @@ _CSS = f"""
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"]),
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"]) + *
     {{ order: -1; }}
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(.dp-phone-title):has(
+    + :nth-child(1 of [class*="st-key-chart-"])) {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
-    {{ height: calc(100dvh - 9rem); }}
+    {{ height: calc(100dvh - 11.5rem - 4vh); }}
+  /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
+     it; the chart's text is at least 16 px, more on a larger screen (chart_scale) */
+  .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
+  .stApp .dp-phone-title {{ font-size: max(1.35rem, 3vh); margin: 0 0 -0.6rem 0; }}
+  .st-key-dp-screen {{ display: none; }}
 </style>
 """
 
-#: A deck is one screen: under the page's title and the bar, a slide's chart is as high as the
+#: A deck is one screen: under the page's title, the bar and the chart's title line (about 4% of
+#: the screen: pages/_ui.chart writes it in presenter mode), a slide's chart is as high as the
 #: window leaves (its paragraph folded into speaker notes below it, its heading in the bar).
 _FIT = f"""
-  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 15.5rem); min-height: 12rem; }}
+  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem; }}
   {_MAIN}:has(> * > .st-key-dp-start) h2, {_MAIN}:has(> * > .st-key-dp-start) h3
     {{ display: none; }}
 """
 
+#: the key handler, run in the page's own window (not in the frame that adds it): a listener made
+#: in a frame dies with the frame, and Streamlit drops the frame at every page switch, so the
+#: arrows stopped stepping after the lecturer changed page from the sidebar (docs/classroom.md)
+_HANDLER = """
+(function () {
+  if (window.__dpmeanKeys) { return; }
+  window.__dpmeanKeys = true;
+  function click(labels) {
+    const buttons = Array.from(document.querySelectorAll('button'));
+    for (const label of labels) {
+      const b = buttons.find(x => x.innerText.trim() === label && x.offsetParent !== null);
+      if (b) { if (!b.disabled) { b.click(); } return; }
+    }
+  }
+  // the app draws its charts for this window: a hidden button per other screen size says which
+  setInterval(function () {
+    let scale = 1;
+    for (const [w, h, z] of %SCREENS%) {
+      if (window.innerWidth >= w && window.innerHeight >= h) { scale = z; }
+    }
+    const b = Array.from(document.querySelectorAll('.st-key-dp-screen button'))
+      .find(x => x.innerText.trim() === '%LABEL%'.replace('{}', String(scale)));
+    // again after 3 s if the app has not taken it (a click during a run can be lost)
+    if (b && !b.disabled && Date.now() - (window.__dpScreenAt || 0) > 3000) {
+      window.__dpScreenAt = Date.now();
+      b.click();
+    }
+  }, 700);
+  document.addEventListener('keydown', function (ev) {
+    const t = ev.target;
+    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) { return; }
+    if (ev.key === 'ArrowRight' || ev.key === 'PageDown') { click(%FORWARD%); ev.preventDefault(); }
+    if (ev.key === 'ArrowLeft' || ev.key === 'PageUp') { click(%BACK%); ev.preventDefault(); }
+  });
+})();
+"""
+
+#: the frame's script: adds :data:`_HANDLER` to the page once (the page keeps it across page
+#: switches and reruns; a flag on the page's window says it is there)
 _KEYS = """
 <script>
 (function () {
-  const doc = window.parent.document;
-  if (doc.__dpmeanKeys) { return; }
-  doc.__dpmeanKeys = true;
-  function click(label) {
-    const buttons = Array.from(doc.querySelectorAll('button'));
-    const b = buttons.find(x => x.innerText.trim() === label);
-    if (b && !b.disabled) { b.click(); }
-  }
-  doc.addEventListener('keydown', function (ev) {
-    const t = ev.target;
-    if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) { return; }
-    if (ev.key === 'ArrowRight' || ev.key === 'PageDown') { click('%NEXT%'); ev.preventDefault(); }
-    if (ev.key === 'ArrowLeft' || ev.key === 'PageUp') { click('%PREV%'); ev.preventDefault(); }
-  });
+  const w = window.parent;
+  if (w.__dpmeanKeys) { return; }
+  const s = w.document.createElement('script');
+  s.textContent = %HANDLER%;
+  w.document.head.appendChild(s);
 })();
 </script>
 """
+
+#: the join slide's button (pages/_follow.py): → starts the lecture from it
+START = "Start ▶"
 
 
 #: session key: True while a presenter-mode page draws a section that is not on the screen (set by
@@ -102,6 +151,16 @@ def new_run() -> None:
 def off_screen() -> bool:
     """Whether what the page draws now is hidden by the presenter-mode deck (see :data:`OFF_SCREEN`)."""
     return bool(st.session_state.get(OFF_SCREEN, False))
+
+
+#: session key: the room a phone follows (set and cleared by pages/_follow.py)
+FOLLOWING = "_room_follow"
+
+
+def following() -> bool:
+    """Whether this session is a phone following a lecturer's room (its deck then steps with the
+    lecturer's, never on its own)."""
+    return bool(st.session_state.get(FOLLOWING))
 
 
 def presenting() -> bool:
@@ -122,14 +181,53 @@ def drawn_points(most: int) -> int:
 
 
 def style() -> None:
-    """Large fonts and no code/download chrome (call once per run when :func:`presenting`)."""
+    """Large fonts and no code/download chrome, the arrow keys and the screen's size (call once
+    per run when :func:`presenting`)."""
     st.markdown(_CSS, unsafe_allow_html=True)
+    keyboard()
+    screen_buttons()
 
 
-def keyboard() -> None:
-    """← / → (PageUp / PageDown) click "◀ Previous" / "Next ▶" (a same-origin frame, not drawn)."""
-    with st.container(key="dp-keys"):  # drawn as nothing (its script still runs): see _CSS
-        st.iframe(_KEYS.replace("%NEXT%", NEXT).replace("%PREV%", PREV), height=1)
+def chart_scale() -> float:
+    """The scale presenter-mode charts are drawn at on this screen (:data:`SCREENS`; 1 until the
+    browser has said, and out of presenter mode)."""
+    return float(st.session_state.get(SCREEN, 1.0)) if presenting() else 1.0
+
+
+def screen_buttons() -> None:
+    """Hidden buttons, one per screen size but this session's: the page's key handler clicks
+    the one for its window (at the start, and when the window changes), so the charts are laid
+    out with text for that screen (Streamlit cannot read a window's size itself)."""
+    now = st.session_state.get(SCREEN, 1.0)
+    with st.container(key="dp-screen"):
+        for *_, scale in SCREENS:
+            if scale != now:
+                st.button(
+                    _SCREEN_LABEL.format(f"{scale:g}"),  # as the page's script writes it
+                    key=f"dp-screen-{scale:g}",
+                    on_click=st.session_state.__setitem__,
+                    args=(SCREEN, scale),
+                )
+
+
+def keys_script() -> str:
+    """The frame's HTML that adds the page's key handler (→ / PageDown: "Start ▶" or "Next ▶",
+    ← / PageUp: "◀ Previous"; only a shown, enabled button is clicked)."""
+    handler = (
+        _HANDLER.replace("%FORWARD%", json.dumps([START, NEXT]))
+        .replace("%BACK%", json.dumps([PREV]))
+        .replace("%SCREENS%", json.dumps([list(x) for x in SCREENS]))
+        .replace("%LABEL%", _SCREEN_LABEL)
+    )
+    return _KEYS.replace("%HANDLER%", json.dumps(handler))
+
+
+def keyboard(key: str = "dp-keys") -> None:
+    """← / → (PageUp / PageDown) click "◀ Previous" / "Next ▶" (a same-origin frame, not drawn,
+    that adds :func:`keys_script`'s handler to the page once: it survives page switches).
+    ``key``: the frame's container, one per call in a run (``dp-keys...``: not drawn)."""
+    with st.container(key=key):  # drawn as nothing (its script still runs): see _CSS
+        st.iframe(keys_script(), height=1)
 
 
 def step(titles: Sequence[str], key: str) -> int:
@@ -139,12 +237,20 @@ def step(titles: Sequence[str], key: str) -> int:
     """
     n = len(titles)
     i = min(max(int(st.session_state.get(key, 0)), 0), n - 1)
+    led = following()  # a phone in a room: the lecturer steps (its banner says so)
 
     def move(delta: int) -> None:
         st.session_state[key] = min(max(i + delta, 0), n - 1)
 
     c1, c2, c3 = st.columns([1, 4, 1])
-    c1.button(PREV, key=f"{key}-prev", on_click=move, args=(-1,), disabled=i == 0, width="stretch")
+    c1.button(
+        PREV,
+        key=f"{key}-prev",
+        on_click=move,
+        args=(-1,),
+        disabled=led or i == 0,
+        width="stretch",
+    )
     title = html.escape(titles[i], quote=True)
     c2.markdown(  # the slide's takeaway on one line, its number in small type before it
         "<div style='text-align:center; white-space:nowrap; overflow:hidden; "
@@ -154,9 +260,13 @@ def step(titles: Sequence[str], key: str) -> int:
         unsafe_allow_html=True,
     )
     c3.button(
-        NEXT, key=f"{key}-next", on_click=move, args=(1,), disabled=i == n - 1, width="stretch"
+        NEXT,
+        key=f"{key}-next",
+        on_click=move,
+        args=(1,),
+        disabled=led or i == n - 1,
+        width="stretch",
     )
-    keyboard()
     st.session_state["_slide_now"] = (key, i)  # a class room follows it (pages/_follow.py)
     return i
 

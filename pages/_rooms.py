@@ -149,6 +149,8 @@ class Rooms:
     def __init__(self, clock: Callable[[], float] = monotonic) -> None:
         self._clock = clock
         self._lock = threading.Lock()
+        #: notified when a room's view changes or a room closes (followers wait on it)
+        self._changed = threading.Condition(self._lock)
         self._rooms: dict[str, _Room] = {}
         self._opens = Limiter(OPENS_PER_HOUR, 3600.0)
         self._wrong = Limiter(WRONG_CODES, WRONG_CODES_WINDOW)
@@ -213,6 +215,7 @@ class Rooms:
         with self._lock:
             self._lecturer(code, token)
             del self._rooms[normalise(code)]
+            self._changed.notify_all()
 
     def publish(
         self,
@@ -246,6 +249,7 @@ class Rooms:
             )
             if new != room.view:
                 room.view = replace(new, version=room.view.version + 1, published=self._clock())
+                self._changed.notify_all()
             return room.view.version
 
     def join(self, code: str, member: str, clients: Iterable[str] = ()) -> View:
@@ -276,9 +280,20 @@ class Rooms:
             room.members[member] = now
             return room.view
 
+    def wait(self, code: str, seen: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for room ``code``'s view to pass version ``seen`` (or
+        for the room to close); whether it did. A follower waits here between its polls, so it
+        takes the lecturer's new slide as soon as it is published instead of at its next poll."""
+
+        def moved() -> bool:
+            room = self._rooms.get(normalise(code))
+            return room is None or room.view.version > seen
+
+        with self._changed:
+            return self._changed.wait_for(moved, timeout=max(0.0, timeout))
+
     def since(self, view: View) -> float:
-        """Seconds since the lecturer made ``view`` (a follower waits a moment before taking it:
-        :data:`pages._follow.FOLLOW_AFTER`)."""
+        """Seconds since the lecturer made ``view``."""
         return self._clock() - view.published
 
     def leave(self, code: str, member: str) -> None:

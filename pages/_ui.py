@@ -26,7 +26,13 @@ from dpcore import export
 from dpcore.data import Dataset
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_columns, split_subplots
-from dpcore.figures.style import PreparedFigure, prepared, remembered, tidy_log_axes
+from dpcore.figures.style import (
+    PreparedFigure,
+    for_projector,
+    prepared,
+    remembered,
+    tidy_log_axes,
+)
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
 from dpcore.views.settings import PEERS_ENABLE_HINT, peer_libraries
@@ -40,7 +46,7 @@ from pages._feedback import (
 )
 from pages._notebook import record
 from pages._phone import figure_title, plain_title, title_line
-from pages._present import off_screen
+from pages._present import chart_scale, off_screen
 from pages._shell import _leave_legacy_pages_mode, navigation_pages, shell_runs
 from pages._sidebar import (
     BUDGET_PRESETS,
@@ -311,6 +317,12 @@ def chart(
             else [(prepared(shown), None)]
         )
     parts = parts if panel is None else [parts[panel]]
+    if st.session_state.get("present", False):  # text for the back of the room, the title above
+        big = chart_scale()  # larger on a larger screen
+        parts = [
+            (PreparedFigure(for_projector(p.to_dict(), big)), t or figure_title(p))
+            for p, t in parts
+        ]
     if by_column and len(parts) > 1:
         columns = len(parts)
         if heading := plain_title(figure_title(shown)):

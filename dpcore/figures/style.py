@@ -151,6 +151,75 @@ class PreparedFigure(go.Figure):
         return self.__dict__["_spec"]
 
 
+#: Presenter mode: the smallest chart text (ticks, legends, annotations, hover labels), in px,
+#: as a chart is laid out; the app then scales the whole chart with the screen (1.25 times at
+#: 1920x1080: pages/_present.py), so the back of the room reads it (docs/classroom.md).
+PROJECTOR_TEXT = 16
+#: Presenter mode: axis titles, a step above the ticks.
+PROJECTOR_AXIS_TITLE = 18
+
+
+def _bigger_text(node: Any, size: int, in_font: bool = False) -> Any:
+    """``node`` (a figure dict's part) with every font ``size`` under a ``...font`` key raised to
+    at least ``size`` (a copy of what changes; the rest shared)."""
+    if isinstance(node, dict):
+        out = {k: _bigger_text(v, size, k.endswith("font")) for k, v in node.items()}
+        if in_font and isinstance(out.get("size"), int | float):
+            out["size"] = max(out["size"], size)
+        return out
+    if isinstance(node, list) and node and isinstance(node[0], dict):
+        return [_bigger_text(v, size, in_font) for v in node]
+    return node
+
+
+def _at_least(part: Any, size: int, key: str = "font") -> dict:
+    """``part[key]`` (a font) with a size of at least ``size``."""
+    font = dict((part or {}).get(key) or {})
+    font["size"] = max(font.get("size", 0), size)
+    return font
+
+
+def for_projector(spec: dict, scale: float = 1.0) -> dict:
+    """Figure dict ``spec`` (a ``to_dict()``) for a projector: every text at least
+    :data:`PROJECTOR_TEXT` px (axis titles :data:`PROJECTOR_AXIS_TITLE`), times ``scale`` on a
+    larger screen (1.25 at 1920x1080: pages/_present.py), and no title of its own: the app
+    writes the title above the chart, where a legend of any number of rows cannot reach it.
+    ``spec`` is not changed; its traces' data are shared, not copied.
+
+    Examples
+    --------
+    >>> out = for_projector({"data": [], "layout": {"title": {"text": "T"},
+    ...     "legend": {"font": {"size": 11}}, "xaxis": {"title": {"text": "x"}}}})
+    >>> out["layout"]["legend"]["font"]["size"], out["layout"]["font"]["size"]
+    (16, 16)
+    >>> out["layout"]["title"]["text"], out["layout"]["xaxis"]["title"]["font"]["size"]
+    ('', 18)
+    """
+    text, axis_title = round(PROJECTOR_TEXT * scale), round(PROJECTOR_AXIS_TITLE * scale)
+    layout = {k: v for k, v in spec.get("layout", {}).items() if k != "template"}
+    layout = _bigger_text(layout, text)
+    layout["font"] = {**layout.get("font", {}), "size": text}
+    layout["hoverlabel"] = {**layout.get("hoverlabel", {}), "font": {"size": text}}
+    # every size written out: the app's own plotly theme (Streamlit's) sets smaller ones
+    layout["legend"] = {**layout.get("legend", {}), "font": _at_least(layout.get("legend"), text)}
+    layout["annotations"] = [
+        {**a, "font": _at_least(a, text)}
+        for a in layout.get("annotations", [])
+        if isinstance(a, dict)
+    ]
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis["tickfont"] = _at_least(axis, text, "tickfont")
+            title = axis.get("title")
+            title = title if isinstance(title, dict) else {"text": title}
+            axis["title"] = {**title, "font": _at_least(title, axis_title)}
+    layout["title"] = {"text": ""}
+    if "template" in spec.get("layout", {}):
+        layout["template"] = spec["layout"]["template"]
+    data = [_bigger_text(t, text) for t in spec.get("data", [])]
+    return {**spec, "data": data, "layout": layout}
+
+
 def keep(fig: go.Figure) -> go.Figure:
     """Mark ``fig`` as kept (in a cache shared by views and sessions) and never changed again: the
     app may then remember the JSON it sends for it (:func:`remembered`) instead of rebuilding it

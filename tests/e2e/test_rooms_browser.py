@@ -2,7 +2,7 @@
 phones (375x812 contexts) join with the room's link, the lecturer sees them, steps to the next
 slide, and every phone follows; a wrong code gets a clear message.
 
-``make fit`` runs it with 4 phones and ``make classroom`` with 30
+``make fit`` runs it with 4 phones and ``make classroom-browsers`` with 30
 (``DPMEAN_ROOM_PHONES=30``), printing how long the lecturer's own slide and the phones took at
 each step. The phones run in a second Chromium at idle CPU priority (see ``phone_browser``): on
 this 2-core machine they stand for phones with processors of their own (docs/classroom.md).
@@ -50,6 +50,8 @@ def _open_room(lecturer, url: str) -> str:
                 raise
     code = re.search(r"Room ([A-Z0-9]{4}-[A-Z0-9]{4}) ·", lecturer.inner_text("body"))
     assert code
+    lecturer.get_by_role("button", name="Start ▶").click()  # the join slide gives way
+    lecturer.locator(".st-key-dp-join").wait_for(state="detached", timeout=60_000)
     lecturer.get_by_text("Presenter mode").click(no_wait_after=True)
     _wait_text(lecturer, r"1 / \d+ ·")
     # presenter mode folds the sidebar away at once: the first slide is drawn at full width (it
@@ -77,7 +79,7 @@ _WATCH = """() => {
   }
   return performance.now();
 }"""
-#: how many slides the lecturer steps through (``make classroom``: every step of PLAN)
+#: how many slides the lecturer steps through (``make classroom-browsers``: every step of PLAN)
 STEPS = int(os.environ.get("DPMEAN_ROOM_STEPS", "3"))
 
 
@@ -93,7 +95,9 @@ def _step(lecturer, k: int) -> tuple[float, float, str]:
     return bar, max(bar, last), str(lecturer.evaluate("window.__dpWhat || ''"))
 
 
-@pytest.mark.skipif(not WALK, reason="run by `make fit` (4 phones) and `make classroom` (30)")
+@pytest.mark.skipif(
+    not WALK, reason="run by `make fit` (4 phones) and `make classroom-browsers` (30)"
+)
 def test_phones_follow_the_lecturers_slides(browser, phone_browser, app_url):
     lecturer = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
     code = _open_room(lecturer, app_url)

@@ -38,7 +38,7 @@ def _values(v) -> list:
 
 def _keys_ready(page) -> None:
     """Wait until the presenter-mode key handler (a same-origin frame's script) is in the page."""
-    page.wait_for_function("() => document.__dpmeanKeys === true", timeout=WAIT)
+    page.wait_for_function("() => window.__dpmeanKeys === true", timeout=WAIT)
 
 
 def _press_until(page, target, key: str = "ArrowRight", tries: int = 3) -> None:

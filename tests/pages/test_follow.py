@@ -46,7 +46,8 @@ def test_a_phone_may_keep_its_own_seed(open_page):
 def test_a_wrong_code_says_what_to_do(open_page):
     phone = open_page("pages/home.py", {"room": "QQQQ"}, timeout=300, check=True)
     assert FOLLOW not in phone.session_state
-    assert any("check the code" in e.value for e in phone.sidebar.error)
+    # on the main screen, where the student looks (it was only in the folded sidebar)
+    assert any("check the code" in e.value for e in phone.main.error)
 
 
 def _reveal(at):
@@ -98,7 +99,7 @@ def test_one_session_cannot_guess_room_codes(open_page):
 
     for k in range(WRONG_CODES):
         join(f"00000{k:03d}")  # 0 is not in the alphabet: never a room
-        assert any("check the code" in e.value for e in phone.sidebar.error)
+        assert any("check the code" in e.value for e in phone.main.error)
     join(code)
     assert FOLLOW not in phone.session_state
-    assert any("Too many wrong room codes" in e.value for e in phone.sidebar.error)
+    assert any("Too many wrong room codes" in e.value for e in phone.main.error)

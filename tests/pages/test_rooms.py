@@ -164,8 +164,7 @@ def test_a_closed_room_is_gone(rooms):
 
 
 def test_a_view_knows_when_the_lecturer_made_it(rooms, clock):
-    """Followers wait a moment after a change (pages._follow.FOLLOW_AFTER) so the lecturer's own
-    slide is drawn first; a publish that changes nothing keeps the view's age."""
+    """A view carries when the lecturer made it; a publish that changes nothing keeps its age."""
     code, token = rooms.open()
     clock.now = 10.0
     rooms.publish(code, token, page="pages/compare.py", settings={"n": "2000"})
@@ -290,3 +289,20 @@ def test_one_vote_per_browser_whatever_its_tabs(rooms):
     rooms.vote(code, other, "q", "PLAN")
     assert rooms.tally(code, "q") == {"IOME": 1, "PLAN": 1}
     assert member_id({}, "session-1") != member_id({}, "session-2")  # no cookie: one per tab
+
+
+def test_a_follower_waiting_for_the_next_view_wakes_when_the_lecturer_publishes(rooms):
+    """A follower's poll waits in :meth:`Rooms.wait` and takes the new slide as soon as it is
+    published (the old follower saw it only at its next poll, 2 s later, plus 1 s on purpose)."""
+    code, token = rooms.open()
+    seen = rooms.publish(code, token, page="pages/compare.py", settings={})
+    assert rooms.wait(code, seen, timeout=0.0) is False  # nothing new
+    woke: list[bool] = []
+    waiter = threading.Thread(target=lambda: woke.append(rooms.wait(code, seen, timeout=60.0)))
+    waiter.start()
+    rooms.publish(code, token, page="pages/compare.py", slide=1, settings={})
+    waiter.join(timeout=60.0)
+    assert woke == [True]
+    assert rooms.wait(code, seen, timeout=0.0) is True  # already newer: no wait
+    rooms.close(code, token)
+    assert rooms.wait(code, seen + 1, timeout=0.0) is True  # a closed room ends the wait too

@@ -1,0 +1,187 @@
+"""Follow latency of a class room: how long after the lecturer's step the phones show the slide.
+
+The app is started as ``make run`` starts it (:func:`benchmarks.load.start_server`, loopback, its
+own data folder). A lecturer in Chromium (1280x720) opens a room on *PLAN step by step* in
+presenter mode, ``--followers`` non-rendering phones join it (Streamlit's websocket protocol, as
+``benchmarks/load.py`` speaks it: the server does all a phone's work but the drawing) and one
+real phone browser (375x812) does too. The lecturer then steps ``--steps`` times with →, each
+``--gap`` seconds after the last. Every client notes the wall-clock moment its page first shows
+the new slide's bar ("k / n ·"); the table gives, per step and over all steps, the seconds from
+the lecturer's key press to each phone's new slide (p50, p95, max).
+
+Usage::
+
+    make classroom                     # 30 followers, 8 steps; writes benchmarks/results/classroom.md
+    python benchmarks/classroom.py --followers 5 --steps 3 --out -
+
+The browsers run in a child process (Playwright's sync API and the followers' gevent do not mix).
+Times are wall-clock on this machine; note its load (``uptime``) beside them.
+"""
+
+# ruff: noqa: I001 - locust (gevent) must be imported before the standard library modules it patches
+from __future__ import annotations
+
+import load  # noqa: F401 - patches the standard library for gevent first (see benchmarks/load.py)
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import gevent
+import numpy as np
+import websocket
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from load import ROOT, StreamlitClient, free_port, start_server, stop_server
+
+#: where the record of the real-browser room (make classroom-browsers) starts in the results
+OLDER = "# A class room in real browsers"
+BAR = re.compile(r"(\d+) / (\d+) ·")
+PAGE = "plan_step_by_step"  # as in classroom_browsers.py
+
+
+class Follower:
+    """One phone without a browser: joins the room by its link and keeps the page's poll going
+    (the fragment's auto-rerun, as the browser's timer sends it); notes when each slide shows."""
+
+    def __init__(self, address: str, code: str) -> None:
+        self.client = StreamlitClient(address, timeout=300.0)
+        self.code = code
+        self.shown: dict[int, float] = {}  # slide number -> wall-clock time it first arrived
+
+    def _read(self, until: float) -> None:
+        c = self.client
+        c.ws.settimeout(0.1)
+        next_poll = time.time() + 2.0
+        while time.time() < until:
+            if c.auto and time.time() >= next_poll:
+                c._send(c.query, c.auto[1])  # noqa: SLF001 - the browser's auto-rerun request
+                next_poll = time.time() + c.auto[0]
+            try:
+                raw = c.ws.recv()
+            except websocket.WebSocketTimeoutException:
+                continue
+            if not isinstance(raw, bytes):  # closed at the end of the run
+                return
+            fwd = ForwardMsg()
+            fwd.ParseFromString(raw)
+            kind = fwd.WhichOneof("type")
+            if kind == "auto_rerun":
+                c.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
+                next_poll = time.time() + c.auto[0]
+            elif kind == "page_info_changed":
+                c.query = fwd.page_info_changed.query_string
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                el = fwd.delta.new_element
+                c._remember(el, set())  # noqa: SLF001 - send the widgets back as a browser does
+                if el.WhichOneof("type") == "markdown" and (m := BAR.search(el.markdown.body)):
+                    self.shown.setdefault(int(m.group(1)), time.time())
+
+    def run(self, until: float) -> None:
+        self.client._send(f"room={self.code}")  # noqa: SLF001 - the join link's first run
+        self._read(until)
+        self.client.close()
+
+
+def _browsers(url: str, workdir: Path, steps: int, gap: float) -> subprocess.Popen:
+    """The lecturer and the real phone, in a child process (``benchmarks/classroom_browsers.py``)."""
+    script = Path(__file__).with_name("classroom_browsers.py")
+    cmd = [sys.executable, str(script), url, str(workdir), str(steps), str(gap)]
+    return subprocess.Popen(cmd, cwd=ROOT)
+
+
+def _stats(xs: list[float]) -> str:
+    if not xs:
+        return "-"
+    a = np.asarray(xs)
+    return f"{np.median(a):.2f} / {np.percentile(a, 95):.2f} / {a.max():.2f}"
+
+
+def table(times: dict, followers: list[dict[int, float]]) -> str:
+    """The markdown table: per step and in all, seconds from the key press to each client."""
+    rows = [
+        "| step | lecturer's slide | real phone | followers p50 / p95 / max | followers on it "
+        "| followers after the lecturer's slide p50 / p95 / max |",
+        "|---|---|---|---|---|---|",
+    ]
+    every: list[float] = []
+    behind: list[float] = []
+    phone_all: list[float] = []
+    for k_str, t0 in times["pressed"].items():
+        k = int(k_str)
+        lect = times["lecturer"].get(str(k))
+        ph = times["phone"].get(str(k))
+        lags = [f[k] - t0 for f in followers if k in f]
+        every += lags
+        phone_all += [ph - t0] if ph else []
+        rows.append(f"| {k - 1} → {k} | {lect - t0:.2f} s |" if lect else f"| {k - 1} → {k} | - |")
+        rows[-1] += f" {ph - t0:.2f} s |" if ph else " - |"
+        rows[-1] += f" {_stats(lags)} | {len(lags)} of {len(followers)} |"
+        after = [f[k] - lect for f in followers if k in f] if lect else []
+        behind += after
+        rows[-1] += f" {_stats(after)} |"
+    rows.append(
+        f"| all | | {_stats(phone_all)} | {_stats(every)} | "
+        f"{len(every)} of {len(followers) * len(times['pressed'])} | {_stats(behind)} |"
+    )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--followers", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--gap", type=float, default=6.0, help="seconds between two steps")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "classroom.md"))
+    args = parser.parse_args(argv)
+    port = free_port()
+    os.environ.update(DPMEAN_DATA_DIR=tempfile.mkdtemp(prefix="dpmean-classroom-"))
+    os.environ["DPMEAN_ODOMETER_DB"] = ""
+    server = start_server(port, None)
+    workdir = Path(tempfile.mkdtemp(prefix="dpmean-classroom-run-"))
+    try:
+        child = _browsers(f"http://127.0.0.1:{port}", workdir, args.steps, args.gap)
+        while not (workdir / "code").exists():
+            if child.poll() is not None:
+                raise RuntimeError("the browsers' process ended before the room opened")
+            gevent.sleep(0.5)
+        code = (workdir / "code").read_text()
+        until = time.time() + 600 + args.steps * args.gap
+        flock = [Follower(f"127.0.0.1:{port}", code) for _ in range(args.followers)]
+        jobs = [gevent.spawn(f.run, until) for f in flock]
+        while sum(1 in f.shown for f in flock) < len(flock) and time.time() < until:
+            gevent.sleep(0.5)  # every follower on the lecturer's first slide
+        gevent.sleep(5.0)  # and its first page run ended
+        (workdir / "ready").write_text("")
+        while child.poll() is None:
+            gevent.sleep(0.5)
+        gevent.sleep(3.0)
+        for f in flock:
+            f.client.ws.close()
+        gevent.killall(jobs, timeout=10)
+        times = json.loads((workdir / "times.json").read_text())
+    finally:
+        stop_server(server)
+    report = (
+        f"{args.followers} non-rendering followers and one phone browser (375x812) on "
+        f"{PAGE}, {args.steps} steps with → every {args.gap:g} s; seconds from the lecturer's "
+        f"key press (load average before: {os.getloadavg()[0]:.1f})\n\n"
+        + table(times, [f.shown for f in flock])
+    )
+    print(report)
+    if args.out != "-":
+        out = Path(args.out)
+        kept = out.read_text() if out.exists() else ""  # the older record below, kept as it was
+        kept = kept[kept.find(OLDER) :] if OLDER in kept else ""
+        out.write_text(f"# Follow latency (make classroom)\n\n{report}\n\n{kept}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
