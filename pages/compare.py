@@ -103,6 +103,7 @@ else:  # never drawn as the first option, "Your sidebar settings", instead (see 
     send_values("cmp_preset")
 
 deck.mark("The story")
+st.markdown(cmp.question(st.session_state.get("cmp_preset", "custom")))  # before its widgets
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
 preset: str = (
     c1.selectbox(
