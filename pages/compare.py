@@ -379,6 +379,11 @@ else:
         format="%g",
     )
     shown_target["target"] = float(goal)
+    if deck.on:  # the target's input sits above the chart: the chart gives up its height
+        st.html(
+            "<style>.st-key-cmp_target ~ .st-key-chart-compare_target "
+            "{ height: calc(100dvh - 21rem) !important; }</style>"
+        )
     with user_errors():
         tfig, tdata, words = runs.target(shown_json, x, metric, float(goal))
     chart(

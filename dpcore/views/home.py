@@ -111,9 +111,9 @@ def figures(dark: bool) -> tuple[dict, dict]:
     noise, errors = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
     d, seeds = ev.setting["d"], ev.setting["seeds"]
     errors.update_layout(
-        title_text=f"How far each method's published averages landed from the truth ({seeds} trials)"
+        title_text=f"How far off each method was<br><sup>{seeds} trials; lower is better</sup>"
     )
-    errors.update_yaxes(title_text=f"miss, in data units (all {d} averages; log scale)")
+    errors.update_yaxes(title_text=f"miss in data units ({d} averages; log)")
     left, right = (drawn_dict(on_dark(f) if dark else f) for f in (noise, errors))
     return left, right
 
