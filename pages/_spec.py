@@ -37,9 +37,10 @@ class PageSpec:
     icon : str
         Its navigation icon (a Streamlit ``:material/...:`` name).
     blurb : str
-        One line on what the page shows (Home's tour prints it after the title).
+        One line on what the page shows (Home's tour prints it under the title).
     tour : bool
-        Whether Home's five-minute tour lists the page (numbered in :data:`PAGES` order).
+        Whether Home's tour lists the page (numbered in :data:`PAGES` order; every page but Home
+        itself, so that the tour covers the app).
     ignores : Mapping[str, str]
         The sidebar settings (keys of :class:`pages._ui.Settings`) the page does not use, each with
         the reason shown as the greyed-out control's help text.
