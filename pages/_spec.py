@@ -3,7 +3,7 @@ and the tests read about a page.
 
 :data:`PAGES` lists every page in display order. To add a page, write ``pages/<name>.py`` and add
 its :class:`PageSpec` here; ``app.py`` puts it in the navigation and greys out the sidebar
-settings it ignores, Home lists it in the tour if ``tour`` is set, and the page tests that walk
+settings it ignores, Home's tour lists it (every page but Home), and the page tests that walk
 every page pick it up.
 
 Examples
@@ -37,9 +37,10 @@ class PageSpec:
     icon : str
         Its navigation icon (a Streamlit ``:material/...:`` name).
     blurb : str
-        One line on what the page shows (Home's tour prints it after the title).
+        One line on what the page shows (Home's tour prints it under the title).
     tour : bool
-        Whether Home's five-minute tour lists the page (numbered in :data:`PAGES` order).
+        Whether Home's tour lists the page (numbered in :data:`PAGES` order; every page but Home
+        itself, so that the tour covers the app).
     ignores : Mapping[str, str]
         The sidebar settings (keys of :class:`pages._ui.Settings`) the page does not use, each with
         the reason shown as the greyed-out control's help text.
@@ -130,7 +131,6 @@ PAGES: tuple[PageSpec, ...] = (
         "Side by side",
         ":material/compare:",
         "every estimator's clipping and noise on the same data, and 100 releases of one.",
-        tour=False,
         steps=(
             "Clipping and noise, side by side",
             "Draw 100 releases",
@@ -182,7 +182,6 @@ PAGES: tuple[PageSpec, ...] = (
         "Privacy audit",
         ":material/verified_user:",
         "run an estimator thousands of times on worst-case neighbours: a lower bound on its ε, against its claim.",
-        tour=False,
     ),
 )
 

@@ -103,6 +103,7 @@ else:  # never drawn as the first option, "Your sidebar settings", instead (see 
     send_values("cmp_preset")
 
 deck.mark("The story")
+st.markdown(cmp.question(st.session_state.get("cmp_preset", "custom")))  # before its widgets
 c1, c2, c3, c4 = st.columns([2.2, 1.2, 1.2, 1.2])
 preset: str = (
     c1.selectbox(
@@ -378,6 +379,11 @@ else:
         format="%g",
     )
     shown_target["target"] = float(goal)
+    if deck.on:  # the target's input sits above the chart: the chart gives up its height
+        st.html(
+            "<style>.st-key-cmp_target ~ .st-key-chart-compare_target "
+            "{ height: calc(100dvh - 21rem) !important; }</style>"
+        )
     with user_errors():
         tfig, tdata, words = runs.target(shown_json, x, metric, float(goal))
     chart(

@@ -1,11 +1,12 @@
-"""Home: what dpmean lab is, who it is for, a short guided tour."""
+"""Home: one plain sentence and one picture first, the plain box, then what dpmean lab is, who it is
+for, the example in detail, a tour of every page and the glossary (the words: dpcore/views/home.py)."""
 
 from pathlib import Path
 
 import streamlit as st
 
 from dpcore.figures.style import prepared
-from dpcore.views.home import HomeSettings, view
+from dpcore.views.home import TOUR_HEADING, HomeSettings, view
 from pages._plain import plain_box
 from pages._showcase import record_for_notebook
 from pages._spec import tour
@@ -14,41 +15,34 @@ from pages._ui import settings
 ROOT = Path(__file__).resolve().parent.parent
 s = settings()
 st.title("dpmean lab")
-st.markdown(
-    "**Explore differentially private (DP) mean estimation, live.** Pick a distribution, its skew, "
-    "the number of rows *n*, the dimension *d* and a privacy budget in the sidebar; the pages "
-    "show what the estimators do to that data (centring, scaling, clipping, noise) and how accurate "
-    "they are. Everything is computed by the Python package `dpcore`, so a notebook reproduces "
-    "every number with the same seed."
-)
 with st.spinner("Running PLAN, IOME and the Gaussian mechanism on 20 datasets (once per server)…"):
     v = view(HomeSettings(data=s, dark=st.context.theme.type == "dark"))
 
 
-def _why_plan() -> None:
-    """One picture and one sentence: why PLAN wins on skewed data (warmed at server start)."""
+def _first_screen() -> None:
+    """One sentence, one picture, the plain box: what a stakeholder sees without scrolling."""
+    st.markdown(v.lead)
+    st.plotly_chart(prepared(v.error_figure), key="home-why-error", alt=v.lead)
+    plain_box(s.budget, words=v.words)  # the example's budget and runs
+
+
+def _example() -> None:
+    """The example in the specialists' words: its setting, the noise picture, the sentence."""
+    st.subheader("The example in detail")
     st.markdown(v.example)
-    c1, c2 = st.columns(2)
-    c1.plotly_chart(prepared(v.noise_figure), key="home-why-noise", alt=v.sentence)
-    c2.plotly_chart(prepared(v.error_figure), key="home-why-error", alt=v.sentence)
+    st.plotly_chart(prepared(v.noise_figure), key="home-why-noise", alt=v.sentence)
     st.markdown(v.sentence)
     record_for_notebook(v, f"{v.example}\n\n{v.sentence}")  # the notebook rebuilds both figures
-    plain_box(s.budget, words=v.words)  # the example's budget and runs
-    l1, l2 = st.columns(2)
-    l1.page_link(
+    st.page_link(
         "pages/compare.py",
         label="**The story behind it: “Variance skew favours PLAN”**",
         icon=":material/play_circle:",
         query_params={"preset": "skew_favours_plan"},
     )
-    l2.page_link(
-        "pages/side_by_side.py",
-        label="See every estimator's clipping and noise, side by side",
-        icon=":material/compare:",
-    )
 
 
-_why_plan()
+_first_screen()
+st.markdown(v.intro)
 c1, c2, c3, c4 = st.columns(4)
 c1.markdown(
     "**Teachers**  \nstep-by-step pictures of one estimator, with the three error sources "
@@ -65,11 +59,14 @@ c3.markdown(
 c4.markdown(
     "**Notebook users**  \n`import dpcore`: the same calls, identical results for the same seed."
 )
+_example()
 
-st.subheader("A five-minute tour")
-for spec, label in tour():
+st.subheader(TOUR_HEADING)
+for spec, label in tour():  # the title as the link, the blurb as text that wraps on a phone
     if (ROOT / spec.path).exists():
-        st.page_link(spec.path, label=f"**{label}**: {spec.blurb}")
+        with st.container(key=f"tour-{spec.url_path}"):
+            st.page_link(spec.path, label=f"**{label}**", icon=spec.icon)
+            st.caption(spec.blurb)
 
 st.info(v.sidebar)
 st.subheader("Glossary")

@@ -352,7 +352,8 @@ def frame_words(
 
 
 def evidence_words(evidence: Evidence, *, delta: float = 1e-6) -> PlainWords:
-    """The box under Home's example: its estimators' ℓ2 errors over its seeds, at its ρ."""
+    """The box under Home's example: its estimators' ℓ2 errors over its seeds, at its ρ, in the
+    data's units (the example's calmest column has standard deviation 1)."""
     setting = evidence.setting
     return frame_words(
         Budget.zcdp(float(setting["rho"])),
@@ -361,6 +362,10 @@ def evidence_words(evidence: Evidence, *, delta: float = 1e-6) -> PlainWords:
         error="error",
         delta=delta,
         what=f"the {setting['d']} column averages of the example",
+        distance=(
+            f" (in data units, all {setting['d']} averages together; one unit is the spread of the "
+            "calmest column)"
+        ),
     )
 
 

@@ -124,9 +124,10 @@ def target_figure(
     colors: Mapping[str, str],
     unit: str = "rho",
 ) -> tuple[go.Figure, pd.DataFrame]:
-    """Accuracy first: horizontal bars of the ``by`` value each estimator needs for ``target``.
+    """Accuracy first: a dot plot of the ``by`` value each estimator needs for ``target``, one row
+    per estimator (dots, not bars: a bar's length on a log axis starts at an arbitrary edge).
 
-    The log axis spans at least a factor 10 around the bars (so near-equal needs do not turn into an
+    The log axis spans at least a factor 10 around the dots (so near-equal needs do not turn into an
     axis from 0.124906 to 0.125039) and the value labels are never clipped.
     """
     col = f"{by}_needed"
@@ -138,13 +139,13 @@ def target_figure(
     ]
     fig = figure(
         trace(
-            go.Bar,
+            go.Scatter,
             x=ok[col],
             y=ok["label"],
-            orientation="h",
-            marker_color=[colors.get(e, "#888") for e in ok["estimator"]],
+            mode="markers+text",
+            marker=dict(size=16, color=[colors.get(e, "#888") for e in ok["estimator"]]),
             text=text,
-            textposition="outside",
+            textposition="middle right",
             cliponaxis=False,
             hovertemplate="%{y}: %{x:.4g}<extra></extra>",
         )
@@ -162,7 +163,7 @@ def target_figure(
         title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
         **axis,
     )
-    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=True)
     style(
         fig,
         title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {_fmt(target)}",

@@ -71,6 +71,7 @@ __all__ = [
     "options",
     "peer_seconds",
     "present",
+    "question",
     "report",
     "shown_config",
     "sweep_views",
@@ -84,6 +85,27 @@ PRESET_LABEL = {"custom": "Your sidebar settings", **{k: p.label for k, p in PRE
 AXES = {"budget": "the budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 #: The axes "what does each estimator need" answers on.
 TARGET_AXES = ("budget", "n")
+
+
+def question(preset: str) -> str:
+    """What the comparison asks, in words, above its controls (presenter mode's first slide).
+
+    Examples
+    --------
+    >>> question("custom").startswith("**The question:**")
+    True
+    """
+    story = (
+        f" This story, “{PRESET_LABEL[preset]}”, sets the data and the budget for you."
+        if preset in PRESETS
+        else " The data and the budget are your sidebar's."
+    )
+    return (
+        "**The question:** every estimator gets the same data and the same privacy budget. "
+        "**Which one lands closest to the true average, and does the answer change as the budget "
+        f"(or the data) changes?**{story}"
+    )
+
 
 #: One sweep's views: chart dict, its data, sentence, regret table, summary, far-off table.
 Views = tuple[dict, pd.DataFrame, str, pd.DataFrame, pd.DataFrame, pd.DataFrame]

@@ -1,6 +1,11 @@
 """The Home page's view: what dpmean lab is, one picture of why PLAN wins on skewed data, the
 sidebar's settings in words and the glossary.
 
+The first screen is for someone who has never heard of differential privacy: :attr:`HomeView.lead`
+says in one sentence what the lab is for, with every number in a unit (people, measurements, data
+units, times); the picture under it has plain titles; the jargon (n, d, ρ, ℓ2) waits in the
+example's details further down.
+
 The picture is a fixed example (:data:`~dpcore.experiments.studies.HOME_SETTING`, seeds 0 to
 :data:`SEEDS` - 1), not the sidebar's data: :func:`evidence` runs it once per process (a pure
 function of constants, memoised), and :func:`view` adds what depends on the sidebar.
@@ -9,6 +14,7 @@ function of constants, memoised), and :func:`view` adds what depends on the side
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,10 +28,13 @@ from dpcore.figures.theme import on_dark
 from dpcore.glossary import GLOSSARY
 from dpcore.views.settings import DataSettings
 
-__all__ = ["SEEDS", "HomeSettings", "HomeView", "evidence", "figures", "view"]
+__all__ = ["SEEDS", "TOUR_HEADING", "HomeSettings", "HomeView", "evidence", "figures", "view"]
 
 #: The example's runs (its own seeds 0 to SEEDS - 1).
 SEEDS = 20
+
+#: The heading of Home's tour (every page, one line each).
+TOUR_HEADING = "A tour of every page"
 
 
 @dataclass(frozen=True)
@@ -48,10 +57,15 @@ class HomeView:
 
     Attributes
     ----------
+    lead : str
+        The first thing on the page: one plain sentence, every number with its unit.
+    intro : str
+        What the lab does, for the reader who stays (after the picture and the box).
     example, sentence : str
         The example's setting, and what its runs showed, in words.
     noise_figure, error_figure : dict
-        The two figures as drawn in the settings' theme (``st.plotly_chart``'s dicts).
+        The two figures as drawn in the settings' theme (``st.plotly_chart``'s dicts); the error
+        figure is the first screen's picture, titled in plain words.
     light : tuple of dict
         The same two figures in the light theme (for the notebook, slides and reports).
     noise, errors : DataFrame
@@ -66,6 +80,8 @@ class HomeView:
         Per figure name, the notebook lines that rebuild it.
     """
 
+    lead: str
+    intro: str
     example: str
     sentence: str
     noise_figure: dict
@@ -92,9 +108,29 @@ def figures(dark: bool) -> tuple[dict, dict]:
     """Home's two figures (noise shape, error) as drawn in a dark or light theme, as plain dicts
     (built once per theme and process)."""
     ev = evidence()
-    drawn = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
-    left, right = (drawn_dict(on_dark(f) if dark else f) for f in drawn)
+    noise, errors = (tidy_log_axes(f) for f in why_plan_figures(ev.errors, ev.noise))
+    d, seeds = ev.setting["d"], ev.setting["seeds"]
+    errors.update_layout(
+        title_text=f"How far off each method was<br><sup>{seeds} trials; lower is better</sup>"
+    )
+    errors.update_yaxes(title_text=f"miss in data units ({d} averages; log)")
+    left, right = (drawn_dict(on_dark(f) if dark else f) for f in (noise, errors))
     return left, right
+
+
+def _lead(ev: Evidence) -> str:
+    """One sentence for a newcomer: what the lab is for and what the example showed, each number
+    with its unit (per measurement: the ℓ2 error over √d, in the data's own units)."""
+    st_ = ev.setting
+    med = ev.medians()
+    per = {k: v / math.sqrt(st_["d"]) for k, v in med.items()}
+    ratio = per["gaussian_private"] / per["plan"]
+    return (
+        f"**Publish the average of sensitive records without exposing any one person:** in the "
+        f"example below ({st_['n']:,} people, {st_['d']} measurements each, {st_['seeds']} trials), "
+        f"the best method's published averages missed the true ones by about {per['plan']:.2g} data "
+        f"units per measurement, a miss {ratio:.1f} times smaller than the textbook method's."
+    )
 
 
 def _sentence(ev: Evidence) -> str:
@@ -135,6 +171,14 @@ def view(settings: HomeSettings) -> HomeView:
     left, right = figures(bool(settings.dark))
     s = settings.data
     return HomeView(
+        lead=_lead(ev),
+        intro=(
+            "**What this lab is.** A private average adds random noise so that no one person's "
+            "record can be read back from it; the methods differ in how much noise they need. Pick "
+            "your data and a privacy budget in the sidebar, and the pages show what each method "
+            "does (centring, scaling, clipping, noise) and how close it lands. Every number comes "
+            "from the Python package `dpcore`, so a notebook reproduces it with the same seed."
+        ),
         example=(
             f"**Example** (a fixed setting, not your sidebar's): Gaussian data with σᵢ² = (d/i)², "
             f"n = {st_['n']:,} rows, d = {st_['d']} columns, ρ = {st_['rho']:g} (zCDP), "
