@@ -35,7 +35,7 @@ from pages._ui import (
     user_errors,
     words_on_this_page,
 )
-from pages._views import cached
+from pages._views import cached, drawn
 
 #: presenter mode: PLAN's steps (a)-(d), then one idea per screen (pages/_spec.py)
 STEPS = list(PLAN_STEPS)
@@ -156,7 +156,7 @@ paragraph(v.intro, "plan_steps_intro", "How to read the panels")
 if v.jitter_note:
     st.caption(v.jitter_note)
 with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
-    fig, df = plan_steps_figure(**v.steps)
+    fig, df = drawn(record, "plan_steps", lambda: plan_steps_figure(**v.steps))
 chart(
     fig,
     df,
@@ -170,7 +170,7 @@ chart(
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[0])
 st.subheader("Zoom on the mean: the noise ellipse")
-fig, df = noise_figure(**v.noise)
+fig, df = drawn(record, "plan_noise_ellipse", lambda: noise_figure(**v.noise))
 chart(
     fig, df, "plan_noise_ellipse", v.sentences["plan_noise_ellipse"], v.codes["plan_noise_ellipse"]
 )
@@ -187,20 +187,20 @@ paragraph(
     "another exponent and watch the ellipses change.",
     "plan_exponent_intro",
 )
-fig, df = exponent_curve(**v.curve)
+fig, df = drawn(record, "plan_exponent", lambda: exponent_curve(**v.curve))
 chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_exponent"])
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[2])
 st.subheader("Noise shapes over all coordinates")
-fig, df = noise_shapes_figure(**v.shapes)
+fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes))
 chart(fig, df, "plan_noise_shapes", v.sentences["plan_noise_shapes"], v.codes["plan_noise_shapes"])
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[3])
 st.subheader("Where the error comes from")
 chart(
-    error_split_chart(v.split),
+    drawn(record, "plan_error_split", lambda: error_split_chart(v.split)),
     v.split,
     "plan_error_split",
     v.sentences["plan_error_split"],
