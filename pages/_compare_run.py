@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -50,6 +50,9 @@ from pages._ui import (
     duration_text,
     set_sidebar,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @st.cache_resource(show_spinner=False)

@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from html import escape
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -81,6 +80,9 @@ from pages._url import (
     url_value,
     url_widget,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [  # this module's names and those it re-exports from the modules above
     "AUTO_REFINE_SECONDS",

@@ -87,3 +87,35 @@ def test_the_rule_has_power() -> None:
     assert not _allowed_in_page("dpcore.estimators.plan")
     assert not _allowed_in_page("dpcore.experiments")
     assert _allowed_in_page("dpcore.views.compare") and _allowed_in_page("pages._ui")
+
+
+#: helpers that need NumPy or pandas at run time, and why: sizing cached values in bytes, and
+#: styling a table's highlighted row (display only)
+NUMERIC_HELPERS = {"_bytecache.py", "_tables.py"}
+
+
+def _runtime_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for n in ast.walk(block)
+    }
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append(node.module)
+    return out
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in HELPERS if p.name not in NUMERIC_HELPERS], ids=lambda p: p.name
+)
+def test_helpers_compute_nothing_with_numpy_or_pandas(path: Path) -> None:
+    bad = sorted({n for n in _runtime_imports(path) if n.split(".")[0] in {"numpy", "pandas"}})
+    assert not bad, f"{path.name} imports {bad} at run time: move that work into dpcore.views"

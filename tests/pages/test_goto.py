@@ -7,7 +7,7 @@ import pytest
 
 from dpcore.experiments import ExperimentConfig, run
 from dpcore.figures.compare import error_figure
-from pages._goto import side_by_side_target
+from dpcore.views.goto import side_by_side_target
 
 CONFIG = ExperimentConfig(
     distribution="gaussian",
