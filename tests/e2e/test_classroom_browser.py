@@ -7,6 +7,7 @@ Screenshots go to ``$CLASSROOM_SHOTS`` (default: tests/e2e/screenshots/classroom
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -210,7 +211,16 @@ def test_chart_text_is_large_enough_for_a_room(browser, app_url, path, size):
     pg.wait_for_function(RUN_ENDED, timeout=240_000)
     seen = 0
     for k in range(2, 5):  # the first slides of the deck, each with its chart
-        pg.wait_for_timeout(1500)  # the chart drawn
+        # the chart drawn at this screen's scale (a loaded machine may take a while); on a
+        # timeout the asserts below say what is too small
+        with contextlib.suppress(PlaywrightTimeout):
+            pg.wait_for_function(
+                f"""() => {{ const got = ({_CHART_TEXT})();
+                    return got.charts > 0 && got.sizes.length > 0
+                        && got.sizes.every(s => s[0] >= {smallest} - 0.01); }}""",
+                timeout=90_000,
+                polling=500,
+            )
         got = pg.evaluate(_CHART_TEXT)
         seen += got["charts"]
         small = [s for s in got["sizes"] if s[0] < smallest - 0.01]
