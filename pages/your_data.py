@@ -125,6 +125,11 @@ st.caption(
     "read off the data and are for you, not for the release."
 )
 st.dataframe(f.info, hide_index=True, width="stretch", height=f.table_height)
+if f.non_numeric:
+    st.warning(
+        "Not numeric, so not offered below:\n\n" + "\n".join(f"- {line}" for line in f.non_numeric),
+        icon=":material/pin:",
+    )
 
 # A file or data set whose columns do not include the kept choice starts a fresh one.
 columns = url_widget(

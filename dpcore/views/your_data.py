@@ -146,6 +146,38 @@ class Form:
     documented: Mapping[str, tuple[float, float]]
     missing: int
     table_height: int
+    non_numeric: tuple[str, ...] = ()
+
+
+def non_numeric_cells(df: pd.DataFrame, shown: int = 3) -> tuple[str, ...]:
+    """One line per mostly numeric column that a few cells made non-numeric, naming the column,
+    the rows (counted from the first data row, the header not counted) and the values.
+
+    Examples
+    --------
+    >>> non_numeric_cells(pd.DataFrame({"age": ["34", "forty", "29"], "city": ["a", "b", "c"]}))
+    ("age: 1 non-numeric value (row 2: 'forty'); fix or blank it to use the column.",)
+    """
+    out = []
+    for name in df.columns:
+        col = df[name]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        given = col.dropna()
+        given = given[given.astype(str).str.strip() != ""]
+        bad = given[pd.to_numeric(given, errors="coerce").isna()]
+        if given.empty or bad.empty or len(bad) * 2 > len(given):
+            continue  # all numbers, or a text column
+        cells = ", ".join(
+            f"row {df.index.get_loc(i) + 1}: {str(v)!r}" for i, v in bad.iloc[:shown].items()
+        )
+        more = f" and {len(bad) - shown:,} more" if len(bad) > shown else ""
+        s = "" if len(bad) == 1 else "s"
+        out.append(
+            f"{name}: {len(bad):,} non-numeric value{s} ({cells}{more}); fix or blank "
+            f"{'it' if len(bad) == 1 else 'them'} to use the column."
+        )
+    return tuple(out)
 
 
 def form(settings: FormSettings) -> Form:
@@ -174,6 +206,7 @@ def form(settings: FormSettings) -> Form:
         documented,
         missing,
         min(320, 36 * (len(info) + 1)),
+        non_numeric_cells(df),
     )
 
 

@@ -403,3 +403,14 @@ def test_incomes_with_an_outlier_keep_each_column_in_its_units():
     table = next(df.value for df in at.dataframe if "median" in df.value.columns)
     best = table.sort_values("ranked by").groupby("guarantee").head(1)
     assert (abs(best["median"] - (clipped - raw)) < abs(best["median"])).all()
+
+
+def test_a_word_in_a_numeric_column_is_named_with_its_row():
+    at = _page()
+    at.radio(key="yd_source").set_value("paste").run()
+    rows = "".join(f"{30 + i},{50000 + i}\n" for i in range(17))
+    at.text_area(key="yd_text").input("age,income\n" + rows + "forty,51000\n").run()
+    assert not at.exception
+    assert any("age: 1 non-numeric value (row 18: 'forty')" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
