@@ -23,6 +23,7 @@ from dpcore.views.your_data_release import (
     Inputs,
     accuracy_lines,
     combination,
+    failed,
     n_public_help,
     panel,
     release_code,
@@ -199,7 +200,7 @@ def _release_once(
             **release_kwargs(inp),
         )
     except (ValueError, RuntimeError) as err:
-        st.error(f"Nothing was released and nothing was charged: {err}")
+        st.error(failed(err))
         return
     series.append(out)
     st.rerun()  # the odometer above shows the new total

@@ -21,7 +21,8 @@ import pandas as pd
 
 from dpcore import registry
 from dpcore.data.dataset import Dataset
-from dpcore.figures.your_data import accuracy_sentence, remeasure_table
+from dpcore.experiments.plain import plus_minus
+from dpcore.figures.your_data import accuracy_sentence, is_money, remeasure_table
 from dpcore.privacy import Budget
 from dpcore.release import Release, refusal
 from dpcore.remeasure import Combined, composition
@@ -34,6 +35,7 @@ __all__ = [
     "ReleasePanel",
     "accuracy_lines",
     "combination",
+    "failed",
     "n_public_help",
     "panel",
     "release_budget",
@@ -192,7 +194,8 @@ class Combination:
         accuracy = np.array([*(r.accuracy[j] for r in series), combined.accuracy[j]])
         sentence = (
             f"Combined by inverse variance, the {len(series)} releases of {column} give "
-            f"{self.table[column].iloc[-1]} (95%), against ± {best:,.4g} for the best single "
+            f"{self.table[column].iloc[-1]} (95%), against ± {plus_minus(0.0, best, is_money(column))[1]} "
+            "for the best single "
             "release; combining is post-processing and costs nothing more."
         )
         return means, accuracy, sentence
@@ -226,6 +229,22 @@ def combination(
             f"{combined.method}."
         ),
     )
+
+
+def failed(err: Exception | str) -> str:
+    """The page's message for a release that failed: the reason said once, then that nothing
+    was released or charged.
+
+    Examples
+    --------
+    >>> failed("only 0.1 is left; nothing was released.")
+    'The release failed: only 0.1 is left. Nothing was released and nothing was charged.'
+    """
+    why = str(err).strip()
+    for tail in ("nothing was released.", "nothing was released"):
+        if why.lower().endswith(tail):
+            why = why[: -len(tail)].rstrip(" ;,.")
+    return f"The release failed: {why}. Nothing was released and nothing was charged."
 
 
 def accuracy_lines(columns: Sequence[str], combined: Combined) -> str:
