@@ -264,6 +264,7 @@ if run_mode == "release":
             quantiles,
             source_rec.raw,
             missing_in_chosen,
+            bool(drop_nan),
         ),
         s,
     )

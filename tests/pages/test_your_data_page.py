@@ -5,6 +5,7 @@ view in each column's units with clipping bias apart from the noise, and release
 measure, observe, re-measure with the session odometer."""
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -351,10 +352,31 @@ def test_a_release_beyond_the_session_total_is_refused_and_costs_nothing():
     assert _nothing_charged(at)
 
 
+def _undropped(at: AppTest) -> AppTest:
+    at.checkbox(key="yd_dropna").uncheck().run()
+    return at
+
+
+def test_release_honours_the_ticked_drop_and_never_publishes_the_count():
+    blanks = INCOMES + "".join(f"{30 + i},\n" for i in range(21))  # 21 rows with a blank income
+    at = _release_page(blanks)
+    assert at.checkbox(key="yd_dropna").value  # "Drop the 21 rows" ticked: the release runs
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert len(at.session_state["_yd_series"]) == 1 and _spent(at) > 0
+    cert = at.session_state["_yd_series"][0].certificate
+    assert "n" not in cert["public"]  # no exact count of the rows left either
+    paragraph = " ".join(str(m.value) for m in at.markdown)
+    assert "rows with a blank" in paragraph.lower() and "dropped" in paragraph
+    # neither the dropped count nor the rows left (305 + 21 given) appear next to "rows"
+    assert not re.search(r"\b(21|305|326)\b[^.]{0,20}rows", paragraph.replace(",", "")), paragraph
+
+
 def test_release_mode_bad_input_costs_nothing():
     for at in (
         _release_page(yd_bounds=json.dumps({"age": [100, 0], "income": [0, 1]})),  # wrong order
-        _release_page("age,income\n34,52000\n51,\n29,61000\n"),  # a NaN
+        _undropped(_release_page("age,income\n34,52000\n51,\n29,61000\n")),  # a NaN, kept
         _release_page(yd_bounds_mode_own="data"),  # bounds read off the data
     ):
         assert at.error and not at.exception, [e.value for e in at.error]
