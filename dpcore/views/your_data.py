@@ -35,7 +35,7 @@ from dpcore.data import (
     spread_columns,
 )
 from dpcore.data.dataset import Dataset
-from dpcore.experiments.plain import PlainWords, your_data_words
+from dpcore.experiments.plain import PlainWords, frame_words, number
 from dpcore.experiments.studies.your_data import (
     Runs,
     best_few,
@@ -44,9 +44,16 @@ from dpcore.experiments.studies.your_data import (
     repeated_runs,
     summary,
 )
-from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_money
+from dpcore.figures.your_data import (
+    FEW,
+    clipping_summary,
+    dots_sentence,
+    format_value,
+    is_money,
+)
 from dpcore.limits import MAX_UPLOAD_MB
 from dpcore.pool import TimeBudgetExceeded
+from dpcore.privacy import Budget
 from dpcore.views.settings import DataSettings
 
 __all__ = [
@@ -486,7 +493,7 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
     shift = 0.0 if j is None else float(o.clip["shift"].iloc[j])
     budget = es.data.budget
     explored = column or cols[0]  # the column on the chart, or the first one, in its own units
-    words = your_data_words(r.frame, explored, budget, delta=es.data.delta)
+    words = box_words(r.frame, column, budget, es.data.delta, shift)
     spread = o.spread_all if j is None else o.spreads[j]
     return YourDataView(
         overview=o,
@@ -522,6 +529,48 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
         "guarantee" + (" and the libraries)" if es.peers else ")"),
         code=_code(settings),
     )
+
+
+def box_words(
+    frame: pd.DataFrame, column: str | None, budget: Budget, delta: float, shift: float = 0.0
+) -> PlainWords:
+    """The plain box over the runs ``frame``, measured as the chart measures and ranks them
+    (:func:`dpcore.experiments.studies.your_data.summary`), so it names the chart's winner:
+    ``column`` None, each run's error as a share of each column's range (root mean square over
+    columns) from the mean of the clipped data; else ``|estimate − clipped mean|`` in the
+    column's units, and how far clipping moved the mean (``shift``) apart from the noise."""
+    if column is None:
+        share = (frame["error_clipped"] / frame["width"]) ** 2
+        per_run = share.groupby([frame["estimator"], frame["run"]], sort=False).mean() ** 0.5
+        rows = per_run.rename("error").reset_index()
+        return frame_words(
+            budget,
+            rows,
+            by="estimator",
+            error="error",
+            delta=delta,
+            what="the column averages of the clipped data",
+            distance=" (as a share of each column's range)",
+        )
+    rows = frame[frame["column"] == str(column)]
+    if rows.empty:
+        raise ValueError(f"no run estimated the column {column!r}; choose one of the columns run.")
+    words = frame_words(
+        budget,
+        rows,
+        by="estimator",
+        error="error_clipped",
+        delta=delta,
+        what=f"the average {column} of the data clipped to your bounds",
+    )
+    money = is_money(column)
+    moved = (
+        f" Clipping to your bounds moved the mean of {column} by {format_value(abs(shift), money)} "
+        "(a bias no budget removes); the noise adds about "
+        f"±{'$' if money else ''}{number(words.typical_error)}."
+    )
+    first = words.sentences[0].rstrip()
+    return replace(words, sentences=(first + moved, words.sentences[1]))
 
 
 def view(settings: YourDataSettings) -> YourDataView:
