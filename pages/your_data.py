@@ -349,6 +349,8 @@ chart(
     v.code,
 )
 st.caption(v.caption)
+if v.units_note:
+    st.info(v.units_note, icon=":material/straighten:")
 plain_box(s.budget, words=v.words)
 with st.expander("Table: every estimator's median error and spread"):
     show_table(  # the estimator the box above names: closest on the column it speaks of

@@ -35,7 +35,7 @@ from dpcore.data import (
     spread_columns,
 )
 from dpcore.data.dataset import Dataset
-from dpcore.experiments.plain import PlainWords, frame_words, number
+from dpcore.experiments.plain import PlainWords
 from dpcore.experiments.studies.your_data import (
     Runs,
     best_few,
@@ -44,17 +44,11 @@ from dpcore.experiments.studies.your_data import (
     repeated_runs,
     summary,
 )
-from dpcore.figures.your_data import (
-    FEW,
-    clipping_summary,
-    dots_sentence,
-    format_value,
-    is_money,
-)
+from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_money
 from dpcore.limits import MAX_UPLOAD_MB
 from dpcore.pool import TimeBudgetExceeded
-from dpcore.privacy import Budget
 from dpcore.views.settings import DataSettings
+from dpcore.views.your_data_words import box_words, non_numeric_cells, units_note
 
 __all__ = [
     "BOUNDS",
@@ -154,37 +148,6 @@ class Form:
     missing: int
     table_height: int
     non_numeric: tuple[str, ...] = ()
-
-
-def non_numeric_cells(df: pd.DataFrame, shown: int = 3) -> tuple[str, ...]:
-    """One line per mostly numeric column that a few cells made non-numeric, naming the column,
-    the rows (counted from the first data row, the header not counted) and the values.
-
-    Examples
-    --------
-    >>> non_numeric_cells(pd.DataFrame({"age": ["34", "forty", "29"], "city": ["a", "b", "c"]}))
-    ("age: 1 non-numeric value (row 2: 'forty'); fix or blank it to use the column.",)
-    """
-    out = []
-    for name in df.columns:
-        col = df[name]
-        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-            continue
-        given = col.dropna()
-        given = given[given.astype(str).str.strip() != ""]
-        bad = given[pd.to_numeric(given, errors="coerce").isna()]
-        if given.empty or bad.empty or len(bad) * 2 > len(given):
-            continue  # all numbers, or a text column
-        cells = ", ".join(
-            f"row {df.index.get_loc(i) + 1}: {str(v)!r}" for i, v in bad.iloc[:shown].items()
-        )
-        more = f" and {len(bad) - shown:,} more" if len(bad) > shown else ""
-        s = "" if len(bad) == 1 else "s"
-        out.append(
-            f"{name}: {len(bad):,} non-numeric value{s} ({cells}{more}); fix or blank "
-            f"{'it' if len(bad) == 1 else 'them'} to use the column."
-        )
-    return tuple(out)
 
 
 def form(settings: FormSettings) -> Form:
@@ -474,6 +437,7 @@ class YourDataView:
     ledger_default: str
     show_all_label: str
     code: str = field(default="")
+    units_note: str | None = None
 
 
 def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
@@ -528,49 +492,8 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
         show_all_label=f"Show all {len(table)} estimators (not only the best {FEW} of each "
         "guarantee" + (" and the libraries)" if es.peers else ")"),
         code=_code(settings),
+        units_note=units_note(r.frame, o.bounds),
     )
-
-
-def box_words(
-    frame: pd.DataFrame, column: str | None, budget: Budget, delta: float, shift: float = 0.0
-) -> PlainWords:
-    """The plain box over the runs ``frame``, measured as the chart measures and ranks them
-    (:func:`dpcore.experiments.studies.your_data.summary`), so it names the chart's winner:
-    ``column`` None, each run's error as a share of each column's range (root mean square over
-    columns) from the mean of the clipped data; else ``|estimate − clipped mean|`` in the
-    column's units, and how far clipping moved the mean (``shift``) apart from the noise."""
-    if column is None:
-        share = (frame["error_clipped"] / frame["width"]) ** 2
-        per_run = share.groupby([frame["estimator"], frame["run"]], sort=False).mean() ** 0.5
-        rows = per_run.rename("error").reset_index()
-        return frame_words(
-            budget,
-            rows,
-            by="estimator",
-            error="error",
-            delta=delta,
-            what="the column averages of the clipped data",
-            distance=" (as a share of each column's range)",
-        )
-    rows = frame[frame["column"] == str(column)]
-    if rows.empty:
-        raise ValueError(f"no run estimated the column {column!r}; choose one of the columns run.")
-    words = frame_words(
-        budget,
-        rows,
-        by="estimator",
-        error="error_clipped",
-        delta=delta,
-        what=f"the average {column} of the data clipped to your bounds",
-    )
-    money = is_money(column)
-    moved = (
-        f" Clipping to your bounds moved the mean of {column} by {format_value(abs(shift), money)} "
-        "(a bias no budget removes); the noise adds about "
-        f"±{'$' if money else ''}{number(words.typical_error)}."
-    )
-    first = words.sentences[0].rstrip()
-    return replace(words, sentences=(first + moved, words.sentences[1]))
 
 
 def view(settings: YourDataSettings) -> YourDataView:

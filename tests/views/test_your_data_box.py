@@ -36,3 +36,24 @@ def test_the_box_names_the_charts_winner_against_the_clipped_mean(column):
         assert shift > 50_000 and v.words.typical_error < shift / 10
         assert f"Clipping to your bounds moved the mean of income by ${shift:,.0f}" in v.words.text
         assert "the noise adds about ±$" in v.words.text
+
+
+def test_columns_in_different_units_are_explained():
+    v = _view(None)
+    note = v.units_note
+    assert note and "use one scale for all columns" in note and "hours" in note, note
+    assert "scales each column to its own range" in note
+    # ranges within tenfold of each other: no note
+    same = view(
+        YourDataSettings(
+            ExploreSettings(
+                DataSettings(seed=3, unit="rho", budget_value=0.5),
+                Source("paste", OUTLIER.encode()),
+                ("age", "hours"),
+                lower=(0.0, 0.0),
+                upper=(100.0, 100.0),
+                reps=5,
+            )
+        )
+    )
+    assert same.units_note is None
