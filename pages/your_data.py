@@ -45,7 +45,7 @@ from pages._ui import (
     words_on_this_page,
 )
 from pages._views import cached, cached_bounded
-from pages._your_data_form import keep_typed_bounds, load_source, typed_bounds
+from pages._your_data_form import editor_base, keep_typed_bounds, load_source, typed_bounds
 from pages._your_data_release import Inputs, release_mode
 
 s = settings()
@@ -185,11 +185,12 @@ if mode != "data":
         + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
     )
     typed_now = typed_bounds()
+    editor_key = f"yd_bounds_editor_{abs(hash(tuple(columns)))}"
     edited = st.data_editor(
-        bounds_table(columns, typed_now, f.documented),
+        editor_base(editor_key, lambda: bounds_table(columns, typed_now, f.documented)),
         hide_index=True,
         disabled=["column"],
-        key=f"yd_bounds_editor_{abs(hash(tuple(columns)))}",
+        key=editor_key,
         width="stretch",
     )
     keep_typed_bounds(typed_now, edited, f.documented)

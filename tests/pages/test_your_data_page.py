@@ -436,3 +436,22 @@ def test_a_word_in_a_numeric_column_is_named_with_its_row():
     assert any("age: 1 non-numeric value (row 18: 'forty')" in w.value for w in at.warning), [
         w.value for w in at.warning
     ]
+
+
+def _editor(at: AppTest):
+    return next(e for e in at.dataframe if "yd_bounds_editor" in str(e.proto.id))
+
+
+def test_the_bounds_editor_keeps_its_table_while_ranges_are_typed():
+    """Values typed quickly are kept: the editor's table does not change under it when a typed
+    range is kept (a changed table made the browser drop the edits it had not sent yet)."""
+    at = _page({"yd_source": "paste", "yd_bounds_mode_own": "public"})
+    at.text_area(key="yd_text").input("age,income\n34,52000\n51,61000\n29,41000\n").run()
+    before = _editor(at).value
+    assert before["lower"].isna().all()
+    at.session_state["_yd_typed"] = {"age": (0.0, 100.0)}  # as if the age row was just typed
+    at.run()
+    assert not at.exception
+    assert _editor(at).value.equals(before), _editor(at).value  # the table under the edits
+    at.multiselect(key="yd_cols").set_value(["age"]).run()  # other columns: a new table
+    assert _editor(at).value["column"].tolist() == ["age"]
