@@ -265,13 +265,13 @@ def failed(err: Exception | str) -> str:
     Examples
     --------
     >>> failed("only 0.1 is left; nothing was released.")
-    'The release failed: only 0.1 is left. Nothing was released and nothing was charged.'
+    'The release failed: only 0.1 is left; nothing was released and nothing was charged.'
     """
     why = str(err).strip()
     for tail in ("nothing was released.", "nothing was released"):
         if why.lower().endswith(tail):
             why = why[: -len(tail)].rstrip(" ;,.")
-    return f"The release failed: {why}. Nothing was released and nothing was charged."
+    return f"The release failed: {why}; nothing was released and nothing was charged."
 
 
 def accuracy_lines(columns: Sequence[str], combined: Combined) -> str:
