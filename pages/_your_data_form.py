@@ -4,7 +4,7 @@ text) and the ranges typed for the columns, kept across pages and carried by the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import streamlit as st
@@ -114,6 +114,18 @@ def typed_bounds() -> dict[str, tuple[float, float]]:
         except URL_ERRORS:
             pass  # a broken link: no typed ranges, the table asks for them
     return dict(ss["_yd_typed"])
+
+
+def editor_base(key: str, table: Callable[[], Any]) -> Any:
+    """The table the bounds editor ``key`` starts from, made by ``table()`` once while the editor
+    is on screen and kept unchanged across its reruns: the editor holds the typed values itself,
+    and a table that changed under it (each kept range written back into it) made the browser
+    reset the edits it had not yet sent, losing values typed quickly."""
+    ss = st.session_state
+    kept = ss.get("_yd_bounds_base")
+    if key not in ss or kept is None or kept[0] != key:  # a new editor, or back on the page
+        ss["_yd_bounds_base"] = kept = (key, table())
+    return kept[1]
 
 
 def keep_typed_bounds(

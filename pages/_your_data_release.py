@@ -19,10 +19,13 @@ from dpcore.release import Odometer, Release, release
 from dpcore.remeasure import Combined, combine
 from dpcore.views.settings import DataSettings
 from dpcore.views.your_data_release import (
+    DROPPED,
     Combination,
     Inputs,
     accuracy_lines,
+    certificate_json,
     combination,
+    failed,
     n_public_help,
     panel,
     release_code,
@@ -158,11 +161,14 @@ def release_mode(inp: Inputs, s: DataSettings) -> None:
         valid=p.names.__contains__,
         format_func=p.labels.get,
     )
-    n_public = bool(
+    if inp.dropping:
+        st.info(DROPPED, icon=":material/filter_alt:")
+    n_public = not inp.dropping and bool(
         st.checkbox(
             "The number of rows in this file is public",
             key="yd_n_public",
-            help=n_public_help(p.relations[chosen]),
+            disabled=inp.dropping,
+            help=n_public_help(p.relations[chosen], inp.dropping),
         )
     )
     series = _series(series_key(chosen, inp, n_public))
@@ -199,7 +205,7 @@ def _release_once(
             **release_kwargs(inp),
         )
     except (ValueError, RuntimeError) as err:
-        st.error(f"Nothing was released and nothing was charged: {err}")
+        st.error(failed(err))
         return
     series.append(out)
     st.rerun()  # the odometer above shows the new total
@@ -242,10 +248,10 @@ def _show_series(
         delta=delta,
     )
     st.caption(f"Accuracy of each release: {cert['accuracy']['method']}.")
-    _downloads(series, combined)
+    _downloads(series, combined, inp.dropping)
 
 
-def _downloads(series: list[Release], combined: Combined) -> None:
+def _downloads(series: list[Release], combined: Combined, dropping: bool) -> None:
     """The certificate to publish (of the release, or of the combination with the composed
     guarantee of every release it used) and the curator's record, not for publication."""
     one = len(series) == 1
@@ -254,7 +260,7 @@ def _downloads(series: list[Release], combined: Combined) -> None:
         "Download the certificate to publish (JSON)"
         if one
         else f"Download the certificate of the combination of {len(series)} releases (JSON)",
-        series[0].certificate_json() if one else combined.certificate_json(),
+        certificate_json(series, combined, dropping),
         file_name="release-certificate.json" if one else "combined-certificate.json",
         mime="application/json",
         key="yd_cert_json",
@@ -274,7 +280,7 @@ def _downloads(series: list[Release], combined: Combined) -> None:
         on_click="ignore",
     )
     st.markdown("**Certificate, as a paragraph for a report**")
-    st.write(series_paragraph(series, combined))
+    st.write(series_paragraph(series, combined, dropping))
 
 
 def _show_combination(

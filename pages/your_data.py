@@ -45,7 +45,7 @@ from pages._ui import (
     words_on_this_page,
 )
 from pages._views import cached, cached_bounded
-from pages._your_data_form import keep_typed_bounds, load_source, typed_bounds
+from pages._your_data_form import editor_base, keep_typed_bounds, load_source, typed_bounds
 from pages._your_data_release import Inputs, release_mode
 
 s = settings()
@@ -125,6 +125,11 @@ st.caption(
     "read off the data and are for you, not for the release."
 )
 st.dataframe(f.info, hide_index=True, width="stretch", height=f.table_height)
+if f.non_numeric:
+    st.warning(
+        "Not numeric, so not offered below:\n\n" + "\n".join(f"- {line}" for line in f.non_numeric),
+        icon=":material/pin:",
+    )
 
 # A file or data set whose columns do not include the kept choice starts a fresh one.
 columns = url_widget(
@@ -180,11 +185,12 @@ if mode != "data":
         + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
     )
     typed_now = typed_bounds()
+    editor_key = f"yd_bounds_editor_{abs(hash(tuple(columns)))}"
     edited = st.data_editor(
-        bounds_table(columns, typed_now, f.documented),
+        editor_base(editor_key, lambda: bounds_table(columns, typed_now, f.documented)),
         hide_index=True,
         disabled=["column"],
-        key=f"yd_bounds_editor_{abs(hash(tuple(columns)))}",
+        key=editor_key,
         width="stretch",
     )
     keep_typed_bounds(typed_now, edited, f.documented)
@@ -259,6 +265,7 @@ if run_mode == "release":
             quantiles,
             source_rec.raw,
             missing_in_chosen,
+            bool(drop_nan),
         ),
         s,
     )
@@ -343,6 +350,8 @@ chart(
     v.code,
 )
 st.caption(v.caption)
+if v.units_note:
+    st.info(v.units_note, icon=":material/straighten:")
 plain_box(s.budget, words=v.words)
 with st.expander("Table: every estimator's median error and spread"):
     show_table(  # the estimator the box above names: closest on the column it speaks of

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore.experiments.plain import plus_minus
 from dpcore.figures.style import figure, legend_entry, plain, style, trace
 
 #: Marker of a peer library's mean (ours are circles).
@@ -205,8 +206,7 @@ def remeasure_table(
     for label, mean, acc in rows:
         rec = {"release": label}
         for c, m, a in zip(columns, np.asarray(mean), np.asarray(acc), strict=True):
-            money = is_money(c)
-            rec[c] = f"{format_value(m, money)} ± {format_value(a, money)}"
+            rec[c] = " ± ".join(plus_minus(m, a, is_money(c)))  # one unit, one rounding
         out.append(rec)
     return pd.DataFrame(out)
 
@@ -278,12 +278,8 @@ def release_table(columns: Iterable[str], mean: np.ndarray, accuracy: np.ndarray
     """The released means and their accuracy per column, formatted in the columns' units."""
     rows = []
     for col, m, a in zip(columns, np.asarray(mean), np.asarray(accuracy), strict=True):
-        money = is_money(col)
+        value, noise = plus_minus(m, a, is_money(col))  # one unit, one rounding
         rows.append(
-            {
-                "column": str(col),
-                "released mean": format_value(m, money),
-                "noise at most (95%)": "± " + format_value(a, money),
-            }
+            {"column": str(col), "released mean": value, "noise at most (95%)": "± " + noise}
         )
     return pd.DataFrame(rows)

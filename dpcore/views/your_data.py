@@ -35,7 +35,7 @@ from dpcore.data import (
     spread_columns,
 )
 from dpcore.data.dataset import Dataset
-from dpcore.experiments.plain import PlainWords, your_data_words
+from dpcore.experiments.plain import PlainWords
 from dpcore.experiments.studies.your_data import (
     Runs,
     best_few,
@@ -48,6 +48,7 @@ from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_mo
 from dpcore.limits import MAX_UPLOAD_MB
 from dpcore.pool import TimeBudgetExceeded
 from dpcore.views.settings import DataSettings
+from dpcore.views.your_data_words import box_words, non_numeric_cells, units_note
 
 __all__ = [
     "BOUNDS",
@@ -146,6 +147,7 @@ class Form:
     documented: Mapping[str, tuple[float, float]]
     missing: int
     table_height: int
+    non_numeric: tuple[str, ...] = ()
 
 
 def form(settings: FormSettings) -> Form:
@@ -174,6 +176,7 @@ def form(settings: FormSettings) -> Form:
         documented,
         missing,
         min(320, 36 * (len(info) + 1)),
+        non_numeric_cells(df),
     )
 
 
@@ -434,6 +437,7 @@ class YourDataView:
     ledger_default: str
     show_all_label: str
     code: str = field(default="")
+    units_note: str | None = None
 
 
 def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
@@ -453,7 +457,7 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
     shift = 0.0 if j is None else float(o.clip["shift"].iloc[j])
     budget = es.data.budget
     explored = column or cols[0]  # the column on the chart, or the first one, in its own units
-    words = your_data_words(r.frame, explored, budget, delta=es.data.delta)
+    words = box_words(r.frame, column, budget, es.data.delta, shift)
     spread = o.spread_all if j is None else o.spreads[j]
     return YourDataView(
         overview=o,
@@ -488,6 +492,7 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
         show_all_label=f"Show all {len(table)} estimators (not only the best {FEW} of each "
         "guarantee" + (" and the libraries)" if es.peers else ")"),
         code=_code(settings),
+        units_note=units_note(r.frame, o.bounds),
     )
 
 

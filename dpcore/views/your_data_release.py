@@ -12,6 +12,7 @@ References: ``docs/release.md``, ``docs/architecture.md`` (Data flow).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,19 +22,23 @@ import pandas as pd
 
 from dpcore import registry
 from dpcore.data.dataset import Dataset
-from dpcore.figures.your_data import accuracy_sentence, remeasure_table
+from dpcore.experiments.plain import plus_minus
+from dpcore.figures.your_data import accuracy_sentence, is_money, remeasure_table
 from dpcore.privacy import Budget
 from dpcore.release import Release, refusal
 from dpcore.remeasure import Combined, composition
 from dpcore.views.settings import DataSettings
 
 __all__ = [
+    "DROPPED",
     "RELEASE_DEFAULTS",
     "Combination",
     "Inputs",
     "ReleasePanel",
     "accuracy_lines",
+    "certificate_json",
     "combination",
+    "failed",
     "n_public_help",
     "panel",
     "release_budget",
@@ -59,6 +64,13 @@ class Inputs:
     quantiles: tuple[float, float]
     raw: object
     missing: int
+    drop_nan: bool = False
+
+    @property
+    def dropping(self) -> bool:
+        """Whether rows with a blank in the chosen columns are dropped before the release (the
+        page's visible choice, stated in what is published without the number)."""
+        return bool(self.missing and self.drop_nan)
 
     def frame(self) -> pd.DataFrame:
         """The chosen columns as the release reads them."""
@@ -89,11 +101,12 @@ def refused(inp: Inputs, b: Budget | None) -> str | None:
             "Bounds read off the data are not private: choose typed or privately estimated bounds "
             "for a release. Nothing was released."
         )
-    if inp.missing:
+    if inp.missing and not inp.drop_nan:
         return (
-            f"{inp.missing:,} rows have missing values (NaN) in these columns. A release does not "
-            "drop rows (how many are dropped is not private): clean the file first. Nothing was "
-            "released and nothing was charged."
+            f'{inp.missing:,} rows have missing values (NaN) in these columns: tick "Drop the '
+            'rows with missing values" above (the certificate then says that rows with blanks '
+            "were dropped, never how many) or clean the file. Nothing was released and nothing "
+            "was charged."
         )
     if b is None:
         return "A release counts ε or ρ: give the sidebar budget as ε or ρ. Nothing was released."
@@ -122,7 +135,10 @@ def panel(inp: Inputs, s: DataSettings) -> ReleasePanel:
     capable = [
         sp
         for sp in registry.applicable(inp.data.kind, inp.data.d, peers=True)
-        if refusal(sp) is None and sp.meets(b)
+        if refusal(sp) is None
+        and sp.meets(b)
+        # rows dropped: the number left depends on the data, so it cannot be declared public
+        and not (inp.dropping and str(sp.neighbouring) == "replace-one")
     ]
     if not capable:
         why = f"No estimator can release these columns at {b}. Nothing was released."
@@ -134,9 +150,22 @@ def panel(inp: Inputs, s: DataSettings) -> ReleasePanel:
     return ReleasePanel(b, None, names, labels, first[0], relations)
 
 
-def n_public_help(relation: str) -> str:
+#: What a release with dropped rows publishes about them (never their number: it depends on
+#: the data and no mechanism was charged for it).
+DROPPED = (
+    "Rows with a blank (missing value) in a released column were dropped before the release; "
+    "how many is not published."
+)
+
+
+def n_public_help(relation: str, dropping: bool = False) -> str:
     """The help of the checkbox that declares the number of rows public (required under
-    replace-one)."""
+    replace-one; not offered when rows with blanks are dropped)."""
+    if dropping:
+        return (
+            "Rows with blanks are dropped, so the number of rows left depends on the data and "
+            "cannot be declared public; the release buys a noisy count instead."
+        )
     if relation == "replace-one":
         return (
             "This estimator protects one person's row being replaced by another, which assumes "
@@ -192,7 +221,8 @@ class Combination:
         accuracy = np.array([*(r.accuracy[j] for r in series), combined.accuracy[j]])
         sentence = (
             f"Combined by inverse variance, the {len(series)} releases of {column} give "
-            f"{self.table[column].iloc[-1]} (95%), against ± {best:,.4g} for the best single "
+            f"{self.table[column].iloc[-1]} (95%), against ± {plus_minus(0.0, best, is_money(column))[1]} "
+            "for the best single "
             "release; combining is post-processing and costs nothing more."
         )
         return means, accuracy, sentence
@@ -228,6 +258,22 @@ def combination(
     )
 
 
+def failed(err: Exception | str) -> str:
+    """The page's message for a release that failed: the reason said once, then that nothing
+    was released or charged.
+
+    Examples
+    --------
+    >>> failed("only 0.1 is left; nothing was released.")
+    'The release failed: only 0.1 is left; nothing was released and nothing was charged.'
+    """
+    why = str(err).strip()
+    for tail in ("nothing was released.", "nothing was released"):
+        if why.lower().endswith(tail):
+            why = why[: -len(tail)].rstrip(" ;,.")
+    return f"The release failed: {why}; nothing was released and nothing was charged."
+
+
 def accuracy_lines(columns: Sequence[str], combined: Combined) -> str:
     """Each column's accuracy statement, as a Markdown list."""
     return "\n".join(
@@ -235,16 +281,26 @@ def accuracy_lines(columns: Sequence[str], combined: Combined) -> str:
     )
 
 
-def series_paragraph(series: Sequence[Release], combined: Combined) -> str:
+def certificate_json(series: Sequence[Release], combined: Combined, dropping: bool) -> str:
+    """The certificate to publish (the release's, or the combination's), stating :data:`DROPPED`
+    when rows with blanks were dropped."""
+    cert = dict(series[0].certificate if len(series) == 1 else combined.certificate)
+    if dropping:
+        cert["preprocessing"] = DROPPED
+    return json.dumps(cert, indent=2, ensure_ascii=False)
+
+
+def series_paragraph(series: Sequence[Release], combined: Combined, dropping: bool = False) -> str:
     """The certificate as a paragraph for a report: the release's, or the combination's with
-    each release's own."""
+    each release's own (then :data:`DROPPED` when rows with blanks were dropped)."""
+    tail = f" {DROPPED}" if dropping else ""
     if len(series) == 1:
-        return series[0].certificate_text()
+        return series[0].certificate_text() + tail
     g = combined.certificate["guarantee"]
     return (
         f"The published means combine {len(series)} releases of the same columns by inverse "
         f"variance (post-processing). Together they satisfy {g['words']}, composed from "
-        f"{g['composition']}. Each release's own certificate follows: "
+        f"{g['composition']}.{tail} Each release's own certificate follows: "
         + " ".join(r.certificate_text() for r in series)
     )
 

@@ -5,6 +5,7 @@ view in each column's units with clipping bias apart from the noise, and release
 measure, observe, re-measure with the session odometer."""
 
 import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -351,10 +352,31 @@ def test_a_release_beyond_the_session_total_is_refused_and_costs_nothing():
     assert _nothing_charged(at)
 
 
+def _undropped(at: AppTest) -> AppTest:
+    at.checkbox(key="yd_dropna").uncheck().run()
+    return at
+
+
+def test_release_honours_the_ticked_drop_and_never_publishes_the_count():
+    blanks = INCOMES + "".join(f"{30 + i},\n" for i in range(21))  # 21 rows with a blank income
+    at = _release_page(blanks)
+    assert at.checkbox(key="yd_dropna").value  # "Drop the 21 rows" ticked: the release runs
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.button(key="yd_release_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert len(at.session_state["_yd_series"]) == 1 and _spent(at) > 0
+    cert = at.session_state["_yd_series"][0].certificate
+    assert "n" not in cert["public"]  # no exact count of the rows left either
+    paragraph = " ".join(str(m.value) for m in at.markdown)
+    assert "rows with a blank" in paragraph.lower() and "dropped" in paragraph
+    # neither the dropped count nor the rows left (305 + 21 given) appear next to "rows"
+    assert not re.search(r"\b(21|305|326)\b[^.]{0,20}rows", paragraph.replace(",", "")), paragraph
+
+
 def test_release_mode_bad_input_costs_nothing():
     for at in (
         _release_page(yd_bounds=json.dumps({"age": [100, 0], "income": [0, 1]})),  # wrong order
-        _release_page("age,income\n34,52000\n51,\n29,61000\n"),  # a NaN
+        _undropped(_release_page("age,income\n34,52000\n51,\n29,61000\n")),  # a NaN, kept
         _release_page(yd_bounds_mode_own="data"),  # bounds read off the data
     ):
         assert at.error and not at.exception, [e.value for e in at.error]
@@ -403,3 +425,33 @@ def test_incomes_with_an_outlier_keep_each_column_in_its_units():
     table = next(df.value for df in at.dataframe if "median" in df.value.columns)
     best = table.sort_values("ranked by").groupby("guarantee").head(1)
     assert (abs(best["median"] - (clipped - raw)) < abs(best["median"])).all()
+
+
+def test_a_word_in_a_numeric_column_is_named_with_its_row():
+    at = _page()
+    at.radio(key="yd_source").set_value("paste").run()
+    rows = "".join(f"{30 + i},{50000 + i}\n" for i in range(17))
+    at.text_area(key="yd_text").input("age,income\n" + rows + "forty,51000\n").run()
+    assert not at.exception
+    assert any("age: 1 non-numeric value (row 18: 'forty')" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
+
+
+def _editor(at: AppTest):
+    return next(e for e in at.dataframe if "yd_bounds_editor" in str(e.proto.id))
+
+
+def test_the_bounds_editor_keeps_its_table_while_ranges_are_typed():
+    """Values typed quickly are kept: the editor's table does not change under it when a typed
+    range is kept (a changed table made the browser drop the edits it had not sent yet)."""
+    at = _page({"yd_source": "paste", "yd_bounds_mode_own": "public"})
+    at.text_area(key="yd_text").input("age,income\n34,52000\n51,61000\n29,41000\n").run()
+    before = _editor(at).value
+    assert before["lower"].isna().all()
+    at.session_state["_yd_typed"] = {"age": (0.0, 100.0)}  # as if the age row was just typed
+    at.run()
+    assert not at.exception
+    assert _editor(at).value.equals(before), _editor(at).value  # the table under the edits
+    at.multiselect(key="yd_cols").set_value(["age"]).run()  # other columns: a new table
+    assert _editor(at).value["column"].tolist() == ["age"]
