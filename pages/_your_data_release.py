@@ -248,10 +248,10 @@ def _show_series(
         delta=delta,
     )
     st.caption(f"Accuracy of each release: {cert['accuracy']['method']}.")
-    _downloads(series, combined, inp.dropping)
+    _downloads(series, combined)
 
 
-def _downloads(series: list[Release], combined: Combined, dropping: bool) -> None:
+def _downloads(series: list[Release], combined: Combined) -> None:
     """The certificate to publish (of the release, or of the combination with the composed
     guarantee of every release it used) and the curator's record, not for publication."""
     one = len(series) == 1
@@ -260,7 +260,7 @@ def _downloads(series: list[Release], combined: Combined, dropping: bool) -> Non
         "Download the certificate to publish (JSON)"
         if one
         else f"Download the certificate of the combination of {len(series)} releases (JSON)",
-        certificate_json(series, combined, dropping),
+        certificate_json(series, combined),
         file_name="release-certificate.json" if one else "combined-certificate.json",
         mime="application/json",
         key="yd_cert_json",
@@ -280,7 +280,7 @@ def _downloads(series: list[Release], combined: Combined, dropping: bool) -> Non
         on_click="ignore",
     )
     st.markdown("**Certificate, as a paragraph for a report**")
-    st.write(series_paragraph(series, combined, dropping))
+    st.write(series_paragraph(series, combined))
 
 
 def _show_combination(

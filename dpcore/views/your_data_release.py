@@ -150,11 +150,12 @@ def panel(inp: Inputs, s: DataSettings) -> ReleasePanel:
     return ReleasePanel(b, None, names, labels, first[0], relations)
 
 
-#: What a release with dropped rows publishes about them (never their number: it depends on
-#: the data and no mechanism was charged for it).
+#: The rule every release of this page publishes about blanks: stated whether or not the file
+#: had any (a statement only when it had would publish that bit of the data, uncharged), never
+#: how many rows it dropped (that number depends on the data and no mechanism was charged for it).
 DROPPED = (
-    "Rows with a blank (missing value) in a released column were dropped before the release; "
-    "how many is not published."
+    "Rows with a blank (missing value) in a released column are dropped before the release; "
+    "whether there were any, and how many, is not published."
 )
 
 
@@ -281,19 +282,18 @@ def accuracy_lines(columns: Sequence[str], combined: Combined) -> str:
     )
 
 
-def certificate_json(series: Sequence[Release], combined: Combined, dropping: bool) -> str:
-    """The certificate to publish (the release's, or the combination's), stating :data:`DROPPED`
-    when rows with blanks were dropped."""
+def certificate_json(series: Sequence[Release], combined: Combined) -> str:
+    """The certificate to publish (the release's, or the combination's), stating the page's rule
+    for blanks (:data:`DROPPED`, the same whatever the file held)."""
     cert = dict(series[0].certificate if len(series) == 1 else combined.certificate)
-    if dropping:
-        cert["preprocessing"] = DROPPED
+    cert["preprocessing"] = DROPPED
     return json.dumps(cert, indent=2, ensure_ascii=False)
 
 
-def series_paragraph(series: Sequence[Release], combined: Combined, dropping: bool = False) -> str:
+def series_paragraph(series: Sequence[Release], combined: Combined) -> str:
     """The certificate as a paragraph for a report: the release's, or the combination's with
-    each release's own (then :data:`DROPPED` when rows with blanks were dropped)."""
-    tail = f" {DROPPED}" if dropping else ""
+    each release's own, then the rule for blanks (:data:`DROPPED`, whatever the file held)."""
+    tail = f" {DROPPED}"
     if len(series) == 1:
         return series[0].certificate_text() + tail
     g = combined.certificate["guarantee"]

@@ -357,6 +357,23 @@ def _undropped(at: AppTest) -> AppTest:
     return at
 
 
+def _published_paragraph(at: AppTest) -> str:
+    return " ".join(str(m.value) for m in at.markdown)
+
+
+def test_the_rule_for_blanks_is_published_whether_or_not_the_file_had_any():
+    """A sentence about blanks only when the file had some would publish that bit of the data,
+    uncharged: the rule is stated on every release, with or without blanks."""
+    texts = []
+    for text in (INCOMES, INCOMES + "".join(f"{30 + i},\n" for i in range(21))):
+        at = _release_page(text)
+        at.button(key="yd_release_go").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        texts.append(_published_paragraph(at))
+    for paragraph in texts:
+        assert "whether there were any, and how many, is not published" in paragraph, paragraph
+
+
 def test_release_honours_the_ticked_drop_and_never_publishes_the_count():
     blanks = INCOMES + "".join(f"{30 + i},\n" for i in range(21))  # 21 rows with a blank income
     at = _release_page(blanks)
