@@ -32,11 +32,13 @@ PAGES = [
     "home",
     "privacy_budget",
     "plan_step_by_step",
+    "side_by_side",
     "compare",
     "winsorized",
     "simplex",
     "binary_product",
     "your_data",
+    "privacy_audit",
 ]
 
 

@@ -113,3 +113,19 @@ def test_the_pre_run_warning_comes_from_the_spec() -> None:
         "plan_noscale",
         "plan_equal_split",
     }
+
+
+def test_every_family_registers_through_its_family_record():
+    """One way to register: ``Family.register`` (units and relations follow from the notion and
+    the relation); no estimator module builds an ``EstimatorSpec`` by hand."""
+    from pathlib import Path
+
+    import dpcore
+
+    root = Path(dpcore.__file__).parent / "estimators"
+    by_hand = [
+        str(p.relative_to(root))
+        for p in sorted(root.rglob("*.py"))
+        if p.name != "_options.py" and "EstimatorSpec(" in p.read_text(encoding="utf-8")
+    ]
+    assert not by_hand, by_hand

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from dpcore.estimate import REPLACE_ONE, ZCDP_UNITS, Cost, Default, EstimatorSpec, register
+from dpcore.estimate import Cost, DataKind, Default
+from dpcore.estimators._options import Family
 from dpcore.estimators.plan.risk import thin_budget_risk
 from dpcore.estimators.plan.spec import PlanSpec
 
@@ -55,144 +56,86 @@ plan_equal_split = dataclasses.replace(
     fixed=("variances", "scale_exponent"),
 )
 
-_REAL = frozenset({"real", "bounded"})
+_REAL: frozenset[DataKind] = frozenset({"real", "bounded"})
 
-register(
-    EstimatorSpec(
-        name="plan",
-        cost=Cost(per_value_us=0.35, overhead_ms=2.0),
-        label="PLAN",
-        detail="PLAN (ℓ2, private variances)",
-        order=600,
-        color="#0072B2",
-        notion="zcdp",
-        data_kinds=_REAL,
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_l2,
-        prerun_warning=thin_budget_risk,
-        family="PLAN",
-        default=Default(rank=10),
-        description=(
-            "Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, "
-            "Gaussian noise."
-        ),
-    )
+#: What every registered variant shares (zCDP, replace-one; units and relations follow).
+PLAN_FAMILY = Family(family="PLAN", data_kinds=_REAL, cost=Cost(per_value_us=0.2, overhead_ms=2.0))
+
+PLAN_FAMILY.register(
+    "plan",
+    "PLAN",
+    600,
+    plan_l2,
+    color="#0072B2",
+    cost=Cost(per_value_us=0.35, overhead_ms=2.0),
+    detail="PLAN (ℓ2, private variances)",
+    prerun_warning=thin_budget_risk,
+    default=Default(rank=10),
+    description="Private centre, scale coordinate i by σ̂ᵢ^(-1/2), clip at a private norm quantile, "
+    "Gaussian noise.",
 )
 
-register(
-    EstimatorSpec(
-        name="plan_as_published",
-        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
-        label="PLAN as published",
-        detail="PLAN as published (spends 9× centring budget)",
-        order=610,
-        color="#9ecae1",
-        notion="zcdp",
-        data_kinds=_REAL,
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_as_published,
-        family="PLAN",
-        spend_factor=1.5,
-        description=(
-            "Reproduction of the authors' code: the centre medians run on the tripled data "
-            "{x−0.1, x, x+0.1}, so one person moves three points and the centre really costs 9× "
-            "its share (1.5 ρ in total); the ledger shows the true spend. The paper's radius "
-            "step."
-        ),
-    )
+PLAN_FAMILY.register(
+    "plan_as_published",
+    "PLAN as published",
+    610,
+    plan_as_published,
+    color="#9ecae1",
+    detail="PLAN as published (spends 9× centring budget)",
+    spend_factor=1.5,
+    description="Reproduction of the authors' code: the centre medians run on the tripled data "
+    "{x−0.1, x, x+0.1}, so one person moves three points and the centre really costs 9× "
+    "its share (1.5 ρ in total); the ledger shows the true spend. The paper's radius "
+    "step.",
 )
 
-register(
-    EstimatorSpec(
-        name="plan_l1",
-        cost=Cost(per_value_us=0.06, overhead_ms=2.0),
-        label="PLAN ℓ1 (binary)",
-        detail="PLAN (ℓ1, binary data)",
-        order=620,
-        color="#56B4E9",
-        notion="zcdp",
-        data_kinds=frozenset({"binary"}),
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_binary,
-        family="PLAN",
-        default=Default(rank=10),
-        description=(
-            "PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3)."
-        ),
-    )
+PLAN_FAMILY.register(
+    "plan_l1",
+    "PLAN ℓ1 (binary)",
+    620,
+    plan_binary,
+    color="#56B4E9",
+    data_kinds=frozenset({"binary"}),
+    cost=Cost(per_value_us=0.06, overhead_ms=2.0),
+    detail="PLAN (ℓ1, binary data)",
+    default=Default(rank=10),
+    description="PLAN for 0/1 data and total-variation error: private frequencies, scale by σ̂ᵢ^(-2/3).",
 )
 
-register(
-    EstimatorSpec(
-        name="plan_oracle",
-        cost=Cost(per_value_us=0.12, overhead_ms=2.0),
-        label="PLAN, known σ (oracle)",
-        detail="PLAN with known variances (oracle)",
-        order=630,
-        color="#6baed6",
-        notion="zcdp",
-        data_kinds=_REAL,
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_oracle,
-        family="PLAN",
-        uses_oracle=True,
-        description=(
-            "PLAN scaled with the true σ (teaching only: the variances are not estimated "
-            "privately)."
-        ),
-    )
+PLAN_FAMILY.register(
+    "plan_oracle",
+    "PLAN, known σ (oracle)",
+    630,
+    plan_oracle,
+    color="#6baed6",
+    cost=Cost(per_value_us=0.12, overhead_ms=2.0),
+    detail="PLAN with known variances (oracle)",
+    uses_oracle=True,
+    description="PLAN scaled with the true σ (teaching only: the variances are not estimated "
+    "privately).",
 )
 
-register(
-    EstimatorSpec(
-        name="plan_noscale",
-        cost=Cost(per_value_us=0.15, overhead_ms=2.0),
-        label="PLAN without scaling",
-        detail="PLAN without scaling",
-        order=640,
-        color="#238b45",
-        notion="zcdp",
-        data_kinds=_REAL,
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_noscale,
-        prerun_warning=thin_budget_risk,
-        family="PLAN",
-        description=(
-            "PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's "
-            "Section 6)."
-        ),
-    )
+PLAN_FAMILY.register(
+    "plan_noscale",
+    "PLAN without scaling",
+    640,
+    plan_noscale,
+    color="#238b45",
+    cost=Cost(per_value_us=0.15, overhead_ms=2.0),
+    detail="PLAN without scaling",
+    prerun_warning=thin_budget_risk,
+    description="PLAN with every σ̂ᵢ = 1: private centre and radius, isotropic noise (the paper's "
+    "Section 6).",
 )
 
-register(
-    EstimatorSpec(
-        name="plan_equal_split",
-        cost=Cost(per_value_us=0.2, overhead_ms=2.0),
-        label="Equal split (σ̂⁻¹)",
-        detail="Equal split (scale by σ̂⁻¹)",
-        order=650,
-        color="#a1d99b",
-        notion="zcdp",
-        data_kinds=_REAL,
-        neighbouring="replace-one",
-        units=ZCDP_UNITS,
-        relations=REPLACE_ONE,
-        func=plan_equal_split,
-        prerun_warning=thin_budget_risk,
-        family="PLAN",
-        description=(
-            "Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the "
-            "variance skew."
-        ),
-    )
+PLAN_FAMILY.register(
+    "plan_equal_split",
+    "Equal split (σ̂⁻¹)",
+    650,
+    plan_equal_split,
+    color="#a1d99b",
+    detail="Equal split (scale by σ̂⁻¹)",
+    prerun_warning=thin_budget_risk,
+    description="Mahalanobis-style scaling s = 1/σ̂: a teaching contrast that over-corrects the "
+    "variance skew.",
 )
