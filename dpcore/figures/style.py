@@ -496,20 +496,58 @@ def stage_colors(stages: Iterable[str]) -> dict[str, str]:
     return out
 
 
+#: What each stage of a ledger buys, by words in its name (first match wins), and its colour: a
+#: handful of roles instead of one colour per stage name (fifteen colours are no longer legible).
+STAGE_ROLES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("centre", ("centre", "center", "median", "coinpress", "spread"), "#E69F00"),
+    ("variances and scale", ("variance", "scale", "frequenc"), "#56B4E9"),
+    (
+        "clipping range",
+        ("radius", "quantile", "threshold", "queries", "bound", "weight"),
+        "#009E73",
+    ),
+    ("count", ("count",), "#CC79A7"),
+    ("noise on the mean", ("noise", "sum", "mean", "release"), "#0072B2"),
+)
+OTHER_ROLE = ("other stages", "#999999")
+
+
+def stage_role(stage: str) -> tuple[str, str]:
+    """``(role, colour)`` of a ledger stage from the words in its name.
+
+    >>> stage_role("upper quantile: threshold")[0], stage_role("noisy sum")[0]
+    ('clipping range', 'noise on the mean')
+    """
+    name = stage.lower()
+    for role, words, color in STAGE_ROLES:
+        if any(w in name for w in words):
+            return role, color
+    return OTHER_ROLE
+
+
 def ledger_chart(df: pd.DataFrame) -> go.Figure:
-    """Horizontal stacked bars: how each estimator splits its budget over its stages (one colour per stage)."""
+    """Horizontal stacked bars: how each estimator splits its budget over its stages. A stage's
+    colour is its role (:func:`stage_role`: centre, variances, clipping range, count, noise), its
+    name is written on its segment and in the hover; the legend lists the roles."""
     fig = figure(styled=True)
-    colors = stage_colors(df.stage)
-    for stage, color in colors.items():
+    shown: set[str] = set()
+    for stage in dict.fromkeys(df.stage):
         part = df[df.stage == stage]
+        role, color = stage_role(str(stage))
         fig.add_trace(
             trace(
                 go.Bar,
                 y=part.estimator,
                 x=part.share,
-                name=stage,
+                name=role,
+                legendgroup=role,
+                showlegend=role not in shown,
                 orientation="h",
-                marker_color=color,
+                marker={"color": color, "line": {"color": "white", "width": 1}},
+                text=[stage] * len(part),
+                textposition="inside",
+                insidetextanchor="middle",
+                textangle=0,
                 customdata=np.stack([part.spent, part.unit], axis=-1),
                 hovertemplate="%{y}<br>"
                 + stage
@@ -517,7 +555,8 @@ def ledger_chart(df: pd.DataFrame) -> go.Figure:
                 "<extra></extra>",
             )
         )
-    fig.update_layout(barmode="stack")
+        shown.add(role)
+    fig.update_layout(barmode="stack", uniformtext={"minsize": 10, "mode": "hide"})
     fig.update_xaxes(title="share of the estimator's budget", tickformat=".0%", range=[0, 1])
     fig.update_yaxes(autorange="reversed", title=None, automargin=True)
     return style(

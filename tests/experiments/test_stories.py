@@ -172,11 +172,26 @@ def test_regret_within_one_guarantee() -> None:
 def test_ledger_stage_colours_unique() -> None:
     stages = [f"stage {i}" for i in range(60)]
     assert len(set(stage_colors(stages).values())) == 60
+
+
+def test_the_budget_split_colours_stages_by_role_and_names_each_segment() -> None:
+    """Eleven stages of four estimators in five colours (one per role), not eleven: each segment
+    carries its stage's name, and the legend lists each role once."""
+    stages = [
+        "variances", "centre (coordinate medians)", "clip radius", "noisy sum",
+        "centre: l2 spread", "centre (CoinPress)", "upper quantile: threshold",
+        "upper quantile: queries", "lower quantile: threshold", "lower quantile: queries",
+        "winsorized mean: Gaussian noise", "noisy count",
+    ]  # fmt: skip
     df = pd.DataFrame(
-        {"estimator": ["A"] * 12, "stage": stages[:12], "spent": 1.0, "unit": "ρ", "share": 1 / 12}
+        {"estimator": "A", "stage": stages, "spent": 1.0, "unit": "ρ", "share": 1 / len(stages)}
     )
-    colors = [t.marker.color for t in ledger_chart(df).data]
-    assert len(colors) == 12 and len(set(colors)) == 12
+    fig = ledger_chart(df)
+    colors = {t.marker.color for t in fig.data}
+    assert len(colors) <= 5, colors
+    assert [t.text[0] for t in fig.data] == stages
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert len(legend) == len(set(legend)) == len(colors)
 
 
 def test_target_figure_axis_and_words() -> None:
