@@ -164,7 +164,9 @@ class _AnimationSteps:
                 x=b[:, 0],
                 y=b[:, 1],
                 mode="lines",
-                name="clip ball / ellipse",
+                # a frame lists only what it draws: no outline before the clip (a, b)
+                name="clip ball" if k == "c" else "clip ellipse",
+                showlegend=outline is not None,
                 line=dict(color="#1d2733", width=2, dash="dash"),
             ),
             trace(

@@ -40,3 +40,18 @@ def test_exponent_sweep_frames_are_the_closed_form():
         )
     flat = df[df.exponent == 0.0].noise_std.to_numpy()
     assert np.allclose(flat, flat[0])  # no scaling: the same noise in every coordinate
+
+
+def test_each_step_frame_lists_only_what_it_draws():
+    """Frames (a) and (b) draw no clip outline, so their legend does not list one; (c) draws the
+    ball, (d) the ellipse (the ball seen in original space)."""
+    ds = generate("gaussian", 300, 4, 2.0, rng=0)
+    est = get("plan").run(ds, Budget.zcdp(0.5), rng=1)
+    fig, _ = plan_steps_animation(ds.x, est, (0, 1), true_mean=ds.true_mean)
+    for frame in fig.frames:
+        outline = frame.data[1]
+        drawn = bool(np.isfinite(np.asarray(outline.x, dtype=float)).any())
+        assert bool(outline.showlegend) == drawn, (frame.name, outline.showlegend)
+    names = {f.name: f.data[1].name for f in fig.frames}
+    assert names["c"] == "clip ball" and names["d"] == "clip ellipse"
+    assert not fig.data[1].showlegend  # the first frame shown is (a)
