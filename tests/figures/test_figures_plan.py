@@ -357,3 +357,18 @@ def test_jitter_moves_only_the_drawn_points_and_keeps_the_frame_exact():
             "private mean",
         ):
             assert np.nanmax(dx) == 0 and np.nanmax(dy) == 0
+
+
+def test_the_true_mean_says_on_the_picture_why_it_may_sit_outside_the_ellipses(data16):
+    """The ellipses sit around the noiseless (clipped) means: the star's label says so on the
+    chart, pointing at the star, not only in the sentence under it."""
+    est = _run(data16)
+    fig, _ = noise_figure(
+        [("PLAN", "#08519c", est)],
+        (0, 1),
+        true_mean=data16.true_mean,
+        empirical_mean=data16.x.mean(0),
+    )
+    notes = [a for a in fig.layout.annotations if "not noise" in (a.text or "")]
+    assert len(notes) == 1 and notes[0].showarrow
+    assert (notes[0].x, notes[0].y) == (data16.true_mean[0], data16.true_mean[1])

@@ -192,6 +192,10 @@ def _noise_ellipses(
     return frames
 
 
+#: The star's label: why it can lie outside every noise ellipse.
+TRUTH_NOTE = "true mean: off the ellipses by<br>sampling and clipping, not noise"
+
+
 def _truth_markers(
     fig: go.Figure, cs: list[int], true_mean: np.ndarray, empirical_mean: np.ndarray
 ) -> pd.DataFrame:
@@ -202,6 +206,19 @@ def _truth_markers(
     star = dict(symbol="star", size=18, color=COLORS["truth"], line=dict(width=1, color="#1d2733"))
     fig.add_trace(
         trace(go.Scatter, x=[truth[0]], y=[ty], mode="markers", name="true mean", marker=star)
+    )
+    # the ellipses sit around each noiseless (clipped) mean, so the star may lie outside them all:
+    # the picture says why where the eye is, not only the text under it
+    fig.add_annotation(
+        x=truth[0],
+        y=ty,
+        text=TRUTH_NOTE,
+        showarrow=True,
+        arrowhead=2,
+        ax=0,
+        ay=-48,
+        font={"size": 12, "color": "#1d2733"},
+        bgcolor="rgba(255,255,255,0.8)",
     )
     fig.add_trace(
         trace(
