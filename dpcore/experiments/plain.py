@@ -452,8 +452,8 @@ def plus_minus(value: float, accuracy: float, money: bool = False) -> tuple[str,
     --------
     >>> plus_minus(4.87312, 0.0213), plus_minus(52348.3, 1239.6, money=True)
     (('4.873', '0.021'), ('$52,348', '$1,240'))
-    >>> plus_minus(-3.14159, 1.2)
-    ('-3.1', '1.2')
+    >>> plus_minus(-3.14159, 1.2), plus_minus(40.1, 0.7)
+    (('-3.1', '1.2'), ('40.10', '0.70'))
     """
     acc = abs(float(accuracy))
     places = 0
@@ -463,7 +463,8 @@ def plus_minus(value: float, accuracy: float, money: bool = False) -> tuple[str,
     body = f"{abs(v):,.{places}f}"
     sign = "-" if v < 0 and float(body.replace(",", "")) != 0 else ""
     dollar = "$" if money else ""
-    return f"{sign}{dollar}{body}", f"{dollar}{number(acc)}"
+    shown = f"{acc:,.{places}f}" if places else number(acc)  # both to the same decimal place
+    return f"{sign}{dollar}{body}", f"{dollar}{shown}"
 
 
 def _amount(x: float) -> str:

@@ -31,7 +31,7 @@ def test_plus_minus_keeps_the_value_to_the_accuracys_last_digit(seed):
 def test_money_and_sign():
     assert plus_minus(-1234.7, 99.0, money=True) == ("-$1,235", "$99")
     assert plus_minus(-1234.7, 9.9, money=True) == ("-$1,234.7", "$9.9")
-    assert plus_minus(-0.001, 1.0) == ("0.0", "1")
+    assert plus_minus(-0.001, 1.0) == ("0.0", "1.0")  # both to the same decimal place
 
 
 @pytest.mark.parametrize("total", [Budget.pure(1.0), Budget.zcdp(0.5)])

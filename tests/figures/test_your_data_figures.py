@@ -106,8 +106,8 @@ def test_remeasure_table_and_chart() -> None:
     ]
     table = remeasure_table(["age", "income"], rows)
     assert table.to_dict("records") == [
-        {"release": "release 1", "age": "40.2 ± 1", "income": "$61,000 ± $900"},
-        {"release": "combined", "age": "40.1 ± 0.7", "income": "$60,500 ± $640"},
+        {"release": "release 1", "age": "40.2 ± 1.0", "income": "$61,000 ± $900"},
+        {"release": "combined", "age": "40.10 ± 0.70", "income": "$60,500 ± $640"},
     ]
     fig = remeasure_chart(
         "income", ["release 1", "combined"], np.array([1.0, 2.0]), np.array([0.5, 0.3])
