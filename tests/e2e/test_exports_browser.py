@@ -107,7 +107,7 @@ def test_plan_page_report_opens_with_its_five_charts(
         "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5", timeout=30_000
     )
     expect(view.locator("body")).to_contain_text("Budget ledger")
-    expect(view.locator("body")).to_contain_text("from dpcore.estimators.plan import plan")
+    expect(view.locator("body")).to_contain_text("from dpcore.views.plan import PlanSettings, view")
     assert not errors, errors
     screenshot(view, "plan_report")
     ctx.close()
