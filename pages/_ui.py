@@ -1,5 +1,5 @@
-"""Shared pieces of every page: the global settings, the current dataset, and the conventions
-every chart follows (a sentence with the number, a CSV download, a "show the code" expander).
+"""Shared pieces of every page: the global settings and the conventions every chart follows (a
+sentence with the number, a CSV download, a "show the code" expander).
 
 The global settings live in ``st.session_state`` (written by the sidebar in ``app.py``) and in the
 URL query string, so a link reproduces the view. This module holds no DP logic. The pieces it
@@ -10,11 +10,9 @@ shell's page list (:mod:`pages._shell`) and the choice before a long run (:mod:`
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from html import escape
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,7 +20,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore import export
-from dpcore.data import Dataset
 from dpcore.export import ImageFormat, to_csv
 from dpcore.figures.slides import split_columns, split_subplots
 from dpcore.figures.style import (
@@ -35,7 +32,6 @@ from dpcore.figures.style import (
 from dpcore.figures.theme import on_dark
 from dpcore.privacy import Budget, Conversion
 from dpcore.views.settings import PEERS_ENABLE_HINT, peer_libraries
-from dpcore.views.settings import dataset as view_dataset
 from pages._feedback import (
     AUTO_REFINE_SECONDS,
     LONG_RUN_SECONDS,
@@ -98,7 +94,6 @@ __all__ = [  # this module's names and those it re-exports from the modules abov
     "N_CHOICES",
     "PEERS_LABEL",
     "QUERY_RANGES",
-    "SHARED_DATASET_CELLS",
     "UNITS",
     "URL_ERRORS",
     "Settings",
@@ -108,7 +103,6 @@ __all__ = [  # this module's names and those it re-exports from the modules abov
     "chart",
     "confirm_long_run",
     "convert_unit",
-    "dataset",
     "download_csv",
     "download_image",
     "duration_text",
@@ -150,58 +144,6 @@ def settings() -> Settings:
     _leave_legacy_pages_mode()
     ss = st.session_state
     return Settings(**{k: ss.get(k, getattr(DEFAULTS, k)) for k in asdict(DEFAULTS)})
-
-
-@st.cache_data(show_spinner=False, max_entries=8, ttl=CACHE_TTL)
-def _dataset(distribution: str, n: int, d: int, skew: float, seed: int) -> Dataset:
-    return view_dataset(Settings(distribution, skew, n, d, seed=seed))
-
-
-#: Datasets with more values than this are not kept in the cache all sessions share (8 entries
-#: there could hold 8 × 16 MB at the page limit); each session keeps only its latest one.
-SHARED_DATASET_CELLS = 250_000
-
-
-_LAST_COLLECT = [0.0]
-
-
-def _collect_old_runs(every: float = 2.0) -> None:
-    """Run Python's cycle collector (at most once per ``every`` seconds per process).
-
-    A page's previous runs end as reference cycles (its functions and its module namespace, which
-    holds that run's dataset); the collector runs by object counts, not bytes, so at the largest
-    sizes a visitor stepping through seeds would pile up one 16 MB dataset per run until it did.
-    """
-    now = time.monotonic()
-    if now - _LAST_COLLECT[0] >= every:
-        _LAST_COLLECT[0] = now
-        gc.collect()
-
-
-def dataset(s: Settings | None = None) -> Dataset:
-    """The dataset for the current settings (cached on plain values).
-
-    Small datasets come from a cache shared by all sessions; one above
-    :data:`SHARED_DATASET_CELLS` values is kept per session, only the latest (a copy of its rows
-    is returned, as the shared cache returns copies).
-    """
-    s = s or settings()
-    key = (s.distribution, int(s.n), int(s.d), float(s.skew), int(s.seed))
-    if key[1] * key[2] <= SHARED_DATASET_CELLS:
-        return _dataset(*key)
-    try:
-        # in a thread outside a script run Streamlit hands out one process-wide stand-in state:
-        # the copy is then kept there (one at most), as for a session
-        ss: Any = st.session_state
-    except Exception:  # noqa: BLE001 - no session state at all: no per-session copy
-        ss = None
-    held = None if ss is None else ss.get("_large_dataset")
-    if held is None or held[0] != key:
-        _collect_old_runs()
-        held = (key, view_dataset(Settings(key[0], key[3], key[1], key[2], seed=key[4])))
-        if ss is not None:
-            ss["_large_dataset"] = held
-    return replace(held[1], x=held[1].x.copy())
 
 
 @contextmanager
