@@ -7,7 +7,7 @@ PORT   ?= 8501
 # the address the app listens on: loopback only; ADDRESS=0.0.0.0 lets a class's phones reach it
 ADDRESS ?= 127.0.0.1
 
-.PHONY: run test test-fast long walk lint format bench fuzz paper-grid presets load memory profile deploy-test clean
+.PHONY: run test test-fast long walk lint format bench fuzz paper-grid presets load memory profile deploy-test load-replicas clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -99,6 +99,12 @@ LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[load]'
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# The same load test against 2 replicas behind Debian's nginx on loopback (deploy/README.md):
+# LOAD_ARGS as for `make load`, e.g. LOAD_ARGS="--sessions 30".
+load-replicas: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	$(BIN)/python benchmarks/replicas.py --replicas 2 -- $(LOAD_ARGS)
 
 # Server memory of one visitor pressing "New seed" on PLAN step by step at n = 488, d = 4096 for
 # 70 s (the served app; goal: under 1.5 GB). MEMORY_ARGS="--seconds 30" for a shorter run.

@@ -10,10 +10,10 @@ is run by ``make deploy-test`` (skipped otherwise, and wherever nginx is not ins
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -29,27 +29,18 @@ needs_nginx = pytest.mark.skipif(
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _replicas_module():
+    """benchmarks/replicas.py (not a package): its ``render`` and ``free_port`` are used here."""
+    spec = importlib.util.spec_from_file_location("replicas", ROOT / "benchmarks" / "replicas.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def render(tmp: Path, replicas: list[int], listen: int) -> Path:
-    """deploy/nginx.conf with its upstreams on loopback ports and its files under ``tmp``."""
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
-    servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
-    text, count = re.subn(r"(?m)^\s*server app\d+:8501;\n", "", text)
-    assert count >= 2, "deploy/nginx.conf should list its replicas as `server appN:8501;`"
-    text = text.replace(
-        "hash $dpmean_route consistent;\n", "hash $dpmean_route consistent;\n" + servers
-    )
-    text = text.replace("listen 8080;", f"listen 127.0.0.1:{listen};").replace(
-        "/tmp/dpmean-nginx", str(tmp / "ng")
-    )
-    conf = tmp / "nginx.conf"
-    conf.write_text(text)
-    return conf
+_REPLICAS = _replicas_module()
+_free_port = _REPLICAS.free_port
+render = _REPLICAS.render
 
 
 @needs_nginx
