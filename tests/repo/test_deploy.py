@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -41,6 +40,7 @@ def _replicas_module():
 _REPLICAS = _replicas_module()
 _free_port = _REPLICAS.free_port
 render = _REPLICAS.render
+_wait_healthy = _REPLICAS.wait_healthy
 
 
 @needs_nginx
@@ -67,18 +67,6 @@ def _get(port: int, cookie: str | None = None) -> tuple[str, str | None]:
         set_cookie = "; ".join(r.headers.get_all("Set-Cookie") or [])
         route = re.search(r"dpmean_route=([^;]+)", set_cookie)
         return r.headers["X-Dpmean-Replica"], route.group(1) if route else None
-
-
-def _wait_healthy(port: int, proc: subprocess.Popen, limit: float = 120) -> None:
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the server exited"
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.5)
-    raise AssertionError(f"nothing answered on port {port} within {limit:.0f} s")
 
 
 def _script_run_through(port: int, cookie: str) -> str:
