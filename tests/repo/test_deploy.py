@@ -136,7 +136,7 @@ def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
         nginx = subprocess.Popen(
             [NGINX, "-c", str(conf), "-g", "daemon off;"],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
         for p, proc in zip(ports, procs, strict=True):
