@@ -182,6 +182,9 @@ class StreamlitClient:
                 self.query = fwd.page_info_changed.query_string
             elif kind == "new_session":
                 self.auto = None
+                # the page this run shows (another after st.switch_page): the browser sends it back
+                # with its next rerun, or the server would run the default page first
+                self.page_hash = fwd.new_session.page_script_hash or self.page_hash
             elif kind == "auto_rerun":
                 self.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
