@@ -93,7 +93,8 @@ paper-grid: $(STAMP)
 presets: $(STAMP)
 	$(BIN)/python benchmarks/presets.py $(PRESETS_ARGS)
 
-# Classroom load test: N concurrent websocket sessions (Home, PLAN, Compare) against the
+# Classroom load test: N websocket sessions (Home, PLAN, Compare, Side by side; arriving over 30 s,
+# reading each page 10-20 s: LOAD_ARGS="--arrivals 0 --think 0 0" for all at once) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.
 LOAD_ARGS ?=
 load: $(STAMP)

@@ -4,12 +4,18 @@ Starts the app with the README command on a free loopback port (127.0.0.1 only),
 drive N concurrent sessions. Each session speaks Streamlit's own websocket protocol (protobuf
 ``BackMsg``/``ForwardMsg`` over ``/_stcore/stream``, as the browser does, so the browser's own
 cost is left out) and, on its own seed, opens Home, then PLAN step by step, then Compare
-estimators at the default settings. A page counts as rendered when the server reports the script
-run finished (``script_finished``: every element of the page has been sent). Prints one row per
+estimators, then Side by side at the default settings, as a student in a lecture would: the
+students arrive spread over ``--arrivals`` seconds (default 30: a class opening the link from the
+slide) and read each page ``--think`` seconds (default 10 to 20, drawn per page) before opening
+the next; while a student reads Compare, the page polls for its refined result as the browser
+does (the next page comes when both the reading and the refinement are done). ``--arrivals 0
+--think 0 0`` is the old stress test: every session at once, no reading. A page counts as
+rendered when the server reports the script run finished (``script_finished``: every element of
+the page has been sent); its time is the first view's, from the request. Prints one row per
 level::
 
-    sessions | Home | PLAN | Compare | Compare refined (p50 / p95 each) | journeys done
-    | distinct seeds on Compare | errors | peak server memory
+    sessions | Home | PLAN | Compare | Compare refined | Side by side (p50 / p95 each)
+    | journeys done | distinct seeds on Compare | errors | peak server memory
 
 Errors are exceptions shown on a page, ``st.error`` messages, timeouts and broken connections; a
 failed view counts in its page's percentiles with the time it took to fail (a lower bound: a view
@@ -27,6 +33,7 @@ Usage::
 
     make load                                   # installs the [load] extra, levels 1, 5, 10, 20, 30
     python benchmarks/load.py --sessions 5 10 --workers 0   # the in-process engine (no pool)
+    python benchmarks/load.py --sessions 30 --arrivals 0 --think 0 0   # all at once, no reading
 
 The numbers are wall-clock times on the machine it runs on: note its load (``uptime``) beside them.
 """
@@ -43,6 +50,7 @@ from locust.env import Environment
 import argparse
 import contextlib
 import itertools
+import random
 from typing import ClassVar
 import os
 import socket
@@ -64,7 +72,11 @@ from streamlit.proto.Slider_pb2 import Slider as SliderProto
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 ROOT = Path(__file__).resolve().parent.parent
-JOURNEY = ("Home", "PLAN step by step", "Compare estimators")
+JOURNEY = ("Home", "PLAN step by step", "Compare estimators", "Side by side")
+#: a student's pace (docs: benchmarks/results/load.md): arrivals spread over this many seconds,
+#: and this many seconds (lowest, highest) reading each page before the next
+ARRIVALS = 30.0
+THINK = (10.0, 20.0)
 FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_WITH_COMPILE_ERROR")
 FRAGMENT_DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
@@ -182,6 +194,9 @@ class StreamlitClient:
                 self.query = fwd.page_info_changed.query_string
             elif kind == "new_session":
                 self.auto = None
+                # the page this run shows (another after st.switch_page): the browser sends it back
+                # with its next rerun, or the server would run the default page first
+                self.page_hash = fwd.new_session.page_script_hash or self.page_hash
             elif kind == "auto_rerun":
                 self.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -228,14 +243,22 @@ class Classroom:
     errors: ClassVar[list[str]] = []
     #: page title -> the seeds its views were drawn at (read back from each view's URL)
     seeds_seen: ClassVar[dict[str, list[int]]] = {}
+    #: the students' pace: arrivals spread over ``arrivals`` s, ``think`` s (low, high) per page
+    arrivals = ARRIVALS
+    think: tuple[float, float] = THINK
 
 
 class Student(User):
-    """Opens Home, then PLAN step by step, then Compare estimators, on a seed of its own."""
+    """Arrives, then opens Home, PLAN step by step, Compare estimators and Side by side on a seed
+    of its own, reading each page a while (:class:`Classroom`'s ``arrivals`` and ``think``)."""
 
     wait_time = locust.constant(0)
 
-    def _page(self, client: StreamlitClient, title: str, first: bool, seed: int) -> None:
+    def _page(
+        self, client: StreamlitClient, title: str, first: bool, seed: int, think: float
+    ) -> None:
+        """Open ``title`` (the first page with ``?seed=``), then read it ``think`` seconds (and
+        until its refinement, if it polls for one, has come)."""
         exc: Exception | None = None
         refined = None
         t0 = time.perf_counter()
@@ -247,6 +270,7 @@ class Student(User):
             if result.errors:
                 exc = PageError("; ".join(result.errors))
             refined = client.wait_refined(t0)
+            gevent.sleep(max(0.0, t0 + seconds + think - time.perf_counter()))
         except Exception as err:  # noqa: BLE001 - every failure is counted, none stops the test
             seconds, exc = time.perf_counter() - t0, err  # (Locust's statistics refuse a NaN)
         events.request.fire(
@@ -268,11 +292,15 @@ class Student(User):
     @locust.task
     def journey(self) -> None:
         seed = next(Classroom.seeds)
+        pace = random.Random(seed)  # the student's own arrival and reading times
         client = None
         try:
+            gevent.sleep(pace.uniform(0.0, Classroom.arrivals))
             client = StreamlitClient(Classroom.address, Classroom.timeout)
             for i, title in enumerate(JOURNEY):
-                self._page(client, title, i == 0, seed)
+                last = i == len(JOURNEY) - 1
+                think = 0.0 if last else pace.uniform(*Classroom.think)
+                self._page(client, title, i == 0, seed, think)
         except locust.exception.StopUser:
             pass
         except Exception as err:  # noqa: BLE001 - a refused connection is an error, not a crash
@@ -391,6 +419,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
                 [],
             )
             Classroom.seeds_seen = {}
+            Classroom.arrivals, Classroom.think = 0.0, (0.0, 0.0)  # the warm-up does not read
             _drive(1, args, limit)
         Classroom.seeds, Classroom.done, Classroom.times, Classroom.errors = (
             itertools.repeat(seed0) if args.same_seed else itertools.count(seed0),
@@ -399,6 +428,7 @@ def run_level(sessions: int, seed0: int, args: argparse.Namespace, limit: float)
             [],
         )
         Classroom.seeds_seen = {}
+        Classroom.arrivals, Classroom.think = args.arrivals, (args.think[0], args.think[1])
         t0 = time.perf_counter()
         _drive(sessions, args, limit)
         wall = time.perf_counter() - t0
@@ -548,6 +578,22 @@ def main(argv: list[str] | None = None) -> int:
         default=2700,
         help="seconds allowed for the whole table (default 2700); levels it cannot fit are not run",
     )
+    parser.add_argument(
+        "--arrivals",
+        type=float,
+        default=ARRIVALS,
+        metavar="S",
+        help=f"the students arrive at random over S seconds (default {ARRIVALS:g}; 0: all at once)",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=list(THINK),
+        metavar=("LOW", "HIGH"),
+        help="seconds a student reads each page before the next, drawn between LOW and HIGH "
+        f"(default {THINK[0]:g} {THINK[1]:g}; 0 0: no reading)",
+    )
     parser.add_argument("--no-warmup", action="store_true", help="measure the cold server too")
     parser.add_argument(
         "--same-seed",
@@ -594,21 +640,24 @@ def main(argv: list[str] | None = None) -> int:
         f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
         f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}, "
         f"first result {os.environ.get('DPMEAN_FIRST_REPS', 'default')} reps, "
-        + ("all sessions of a level on one seed" if args.same_seed else "a seed per session"),
+        + ("all sessions of a level on one seed" if args.same_seed else "a seed per session")
+        + f", arrivals over {args.arrivals:g} s, {args.think[0]:g}-{args.think[1]:g} s per page",
         flush=True,
     )
     header = (
         "| sessions | Home p50 / p95 | PLAN p50 / p95 | Compare p50 / p95 | Compare refined p50 / p95 "
-        "| journeys done | distinct seeds on Compare | errors | peak server memory |"
+        "| Side by side p50 / p95 | journeys done | distinct seeds on Compare | errors "
+        "| peak server memory |"
     )
-    print(header + "\n|---|---|---|---|---|---|---|---|---|", flush=True)
+    print(header + "\n|---|---|---|---|---|---|---|---|---|---|", flush=True)
     failed = False
     end = time.monotonic() + args.total_timeout
     for level, sessions in enumerate(args.sessions):
         limit = min(args.level_timeout, end - time.monotonic())
         if limit < 60:  # not enough of the budget left for a server start, a warm-up and a level
             print(
-                f"| {sessions} | not run: --total-timeout spent | — | — | — | 0/{sessions} | — | — | — |"
+                f"| {sessions} | not run: --total-timeout spent | — | — | — | — | 0/{sessions} "
+                "| — | — | — |"
             )
             failed = True
             continue
@@ -618,7 +667,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
             f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
-            f"{r['seeds'].get(JOURNEY[2] + ' done', 0)}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
+            f"{fmt(t.get(JOURNEY[3], []))} | "
+            f"{r['seeds'].get(JOURNEY[-1] + ' done', 0)}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
             f"{len(r['errors'])} | {memory} |",
             flush=True,
         )

@@ -67,6 +67,8 @@ SLIDE = "_slide_now"
 BROWSER_COOKIE = "_streamlit_xsrf"
 #: this server's key for :func:`member_id` (the cookie itself is never kept)
 _SERVER_KEY = secrets.token_bytes(32)
+#: session key: this session's :func:`member_id`
+_MEMBER = "_room_member_id"
 
 
 def _browser_token(cookie: str) -> bytes:
@@ -99,8 +101,13 @@ def _session_token() -> str:
 
 
 def _member() -> str:
-    """This browser's anonymous id in a room (:func:`member_id`): one member, one vote."""
-    return member_id(st.context.cookies or {}, _session_token())
+    """This browser's anonymous id in a room (:func:`member_id`): one member, one vote. Made once
+    per session (a session's cookie is the one its connection sent; reading and unmasking it
+    cost a few ms on each of a phone's reruns and polls)."""
+    ss = st.session_state
+    if _MEMBER not in ss:
+        ss[_MEMBER] = member_id(st.context.cookies or {}, _session_token())
+    return str(ss[_MEMBER])
 
 
 def _clients() -> list[str]:

@@ -236,7 +236,10 @@ def chart(
     drawn as one figure per column of panels (:func:`dpcore.figures.slides.split_columns`), side by
     side under the grid's title (one under the other on a phone).
     """
-    fig = tidy_log_axes(fig)  # as exported and in the reports and slides (a white page)
+    # as exported and in the reports and slides (a white page); a kept figure once, not on every
+    # rerun (it looks up every subplot axis: a few ms per chart in each rerun of a phone)
+    if isinstance(fig, go.Figure):
+        fig = remembered(fig, "tidy_log_axes", lambda: tidy_log_axes(fig))
     st.session_state.setdefault("_ui_charts", {})[name] = (fig, sentence, data)
     record(name, sentence, code)  # for the notebook of this view (pages/_notebook.py)
     if off_screen():  # on another presenter slide: kept for the slide pack, not sent

@@ -21,7 +21,7 @@ from dpcore.views.plan import (
     view,
 )
 from pages._plain import plain_box
-from pages._present import Deck, drawn_points, paragraph, slides_button
+from pages._present import Deck, drawn_points, off_screen, paragraph, slides_button
 from pages._spec import PLAN_STEPS, page
 from pages._ui import (
     chart,
@@ -44,18 +44,22 @@ MORE = list(page("pages/plan_step_by_step.py").steps[len(STEPS) :])
 s = settings()
 st.title("PLAN step by step")
 deck = Deck(STEPS + MORE, key="plan_slide")  # presenter mode: one step, then one idea, per screen
-st.markdown(
-    "PLAN (Aumüller, Lebeda, Nelson and Pagh, PETS 2024) adds less noise where the data vary less. It "
-    "**(a)** starts from the raw rows, **(b)** moves them to a private centre μ̃ (coordinate-wise median) and "
-    "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
-    "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
-    "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
-    "coordinates); the pictures show two of the coordinates of that run. Beside it run **IOME** "
-    "(instance-optimal mean estimation, Huang, Liang and Yi 2021: rotate the data at random, find a private "
-    "centre from private coordinate medians, release a shifted, clipped mean with Gaussian noise) and the plain "
-    "Gaussian mechanism, at the same budget."
-)
-words_on_this_page("PLAN", "IOME", "zCDP", "ρ", "oracle", "clipping bias", "sampling floor")
+# what presenter mode hides (the intro, the numbers, the sections of other slides) is not sent:
+# every following phone reruns this page at each step (docs/classroom.md); widgets still are
+shown = not off_screen()
+if shown:
+    st.markdown(
+        "PLAN (Aumüller, Lebeda, Nelson and Pagh, PETS 2024) adds less noise where the data vary less. It "
+        "**(a)** starts from the raw rows, **(b)** moves them to a private centre μ̃ (coordinate-wise median) and "
+        "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
+        "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
+        "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
+        "coordinates); the pictures show two of the coordinates of that run. Beside it run **IOME** "
+        "(instance-optimal mean estimation, Huang, Liang and Yi 2021: rotate the data at random, find a private "
+        "centre from private coordinate medians, release a shifted, clipped mean with Gaussian noise) and the plain "
+        "Gaussian mechanism, at the same budget."
+    )
+    words_on_this_page("PLAN", "IOME", "zCDP", "ρ", "oracle", "clipping bias", "sampling floor")
 
 with user_errors():
     native_budget(s.checked(), "zcdp")  # the warning when a pure ε budget cannot be met
@@ -128,7 +132,7 @@ record = PlanSettings(
 
 with user_errors():
     risk = cached(before_run)(record)  # from public values only (n, d, rho, the range)
-if risk is not None:
+if risk is not None and shown:
     st.warning("**Before the run:** " + risk)
 confirm_long_run(
     f"plan:{record}",
@@ -141,20 +145,22 @@ with (
     st.spinner(f"Running PLAN, IOME and the Gaussian mechanism on {s.n:,} rows × {d} columns…"),
 ):
     v = cached(view)(record)
-for w in v.warnings:
-    st.warning(w)
-for col, m in zip(st.columns(4), v.metrics, strict=True):
-    col.metric(m.label, m.value, m.delta, help=m.help, delta_color="off")
+if shown:
+    for w in v.warnings:
+        st.warning(w)
+    for col, m in zip(st.columns(4), v.metrics, strict=True):
+        col.metric(m.label, m.value, m.delta, help=m.help, delta_color="off")
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(*STEPS)
-st.subheader("The four steps")
-if v.coords_note is not None:
-    kind, note = v.coords_note
-    (st.info if kind == "info" else st.warning)(note)
-paragraph(v.intro, "plan_steps_intro", "How to read the panels")
-if v.jitter_note:
-    st.caption(v.jitter_note)
+if not off_screen():
+    st.subheader("The four steps")
+    if v.coords_note is not None:
+        kind, note = v.coords_note
+        (st.info if kind == "info" else st.warning)(note)
+    paragraph(v.intro, "plan_steps_intro", "How to read the panels")
+    if v.jitter_note:
+        st.caption(v.jitter_note)
 with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
     fig, df = drawn(record, "plan_steps", lambda: plan_steps_figure(**v.steps))
 chart(
@@ -169,7 +175,8 @@ chart(
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[0])
-st.subheader("Zoom on the mean: the noise ellipse")
+if not off_screen():
+    st.subheader("Zoom on the mean: the noise ellipse")
 fig, df = drawn(record, "plan_noise_ellipse", lambda: noise_figure(**v.noise))
 chart(
     fig, df, "plan_noise_ellipse", v.sentences["plan_noise_ellipse"], v.codes["plan_noise_ellipse"]
@@ -177,28 +184,31 @@ chart(
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[1])
-st.subheader("Why the middle ground wins")
-paragraph(
-    "Scaling trades the clip radius against the noise per coordinate. With no scaling (e = 0) the ball must "
-    "reach the widest coordinate, so the narrow ones get far too much noise. With the equal split (e = 1/2, "
-    "whitening) every coordinate gets the same noise in units of its own σ, and the wide coordinates pay. "
-    "PLAN's e = 1/(p+2) minimises the expected ℓp noise (the paper's Appendix C): the curve is the idealised "
-    "noise with σ known and C equal to the typical scaled length. Move the slider above to run PLAN at "
-    "another exponent and watch the ellipses change.",
-    "plan_exponent_intro",
-)
+if not off_screen():
+    st.subheader("Why the middle ground wins")
+    paragraph(
+        "Scaling trades the clip radius against the noise per coordinate. With no scaling (e = 0) the ball must "
+        "reach the widest coordinate, so the narrow ones get far too much noise. With the equal split (e = 1/2, "
+        "whitening) every coordinate gets the same noise in units of its own σ, and the wide coordinates pay. "
+        "PLAN's e = 1/(p+2) minimises the expected ℓp noise (the paper's Appendix C): the curve is the idealised "
+        "noise with σ known and C equal to the typical scaled length. Move the slider above to run PLAN at "
+        "another exponent and watch the ellipses change.",
+        "plan_exponent_intro",
+    )
 fig, df = drawn(record, "plan_exponent", lambda: exponent_curve(**v.curve))
 chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_exponent"])
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[2])
-st.subheader("Noise shapes over all coordinates")
+if not off_screen():
+    st.subheader("Noise shapes over all coordinates")
 fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes))
 chart(fig, df, "plan_noise_shapes", v.sentences["plan_noise_shapes"], v.codes["plan_noise_shapes"])
 
 # ---------------------------------------------------------------------------------------------
 deck.mark(MORE[3])
-st.subheader("Where the error comes from")
+if not off_screen():
+    st.subheader("Where the error comes from")
 chart(
     drawn(record, "plan_error_split", lambda: error_split_chart(v.split)),
     v.split,
@@ -206,7 +216,8 @@ chart(
     v.sentences["plan_error_split"],
     v.codes["plan_error_split"],
 )
-plain_box(s.budget, words=v.split_words)  # the split's three runs
+if not off_screen():
+    plain_box(s.budget, words=v.split_words)  # the split's three runs
 
 deck.end()
 slides_button(
@@ -216,13 +227,14 @@ slides_button(
     subtitle=v.subtitle,
     key="plan",
 )
-report_button(
-    f"PLAN step by step: {v.plan_label}",
-    list(CHARTS),
-    settings=v.report_settings,
-    ledger=v.ledger,
-    code=v.code,
-    key="plan",
-)
-st.caption(v.spent)
-simulation_notice()
+if not off_screen():  # below the last slide: never on a presenter's screen
+    report_button(
+        f"PLAN step by step: {v.plan_label}",
+        list(CHARTS),
+        settings=v.report_settings,
+        ledger=v.ledger,
+        code=v.code,
+        key="plan",
+    )
+    st.caption(v.spent)
+    simulation_notice()
