@@ -195,7 +195,8 @@ if not off_screen():
         "another exponent and watch the ellipses change.",
         "plan_exponent_intro",
     )
-fig, df = drawn(record, "plan_exponent", lambda: exponent_curve(**v.curve))
+# closed form, no seed: drawn once for every seed at the same data settings and budget
+fig, df = drawn(v.curve_key, "plan_exponent", lambda: exponent_curve(**v.curve))
 chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_exponent"])
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,11 @@ from dpcore.figures.winsorized import (
 )
 from dpcore.views.winsorized import (
     BETAS,
+    CURVE_REPS,
+    FIRST_CURVE_REPS,
+    FIRST_SWEEP_REPS,
     STATISTICS,
+    SWEEP_REPS,
     VERSION_HELP,
     CurveSettings,
     GroupSettings,
@@ -113,7 +117,10 @@ with st.expander("Advanced: the trim floor c and the quantile grid β"):
         "needs more steps.",
     )
 
-record = WinsorizedSettings(s, version, eta, contam, shift, c_trim, beta)
+controls = (s, version, eta, contam, shift, c_trim, beta)
+# the first view runs the sweeps with fewer repetitions; the button below refines them
+full = st.session_state.get("wins_full") == controls
+record = WinsorizedSettings(*controls, sweep_reps=SWEEP_REPS if full else FIRST_SWEEP_REPS)
 with user_errors(), st.spinner("Running the private winsorized mean and the clipped mean…"):
     v = cached(view)(record)
 if v.not_eps_dp:
@@ -191,6 +198,15 @@ chart(
     + "from dpcore.figures.winsorized import contamination_figure\n"
     + f"fig = contamination_figure(v.sweep, {contam!r})\n",
 )
+if not full:
+    st.button(
+        f"Refine: {SWEEP_REPS} runs per level here, {CURVE_REPS} splits per group size below",
+        key="wins_refine",
+        on_click=lambda: st.session_state.update(wins_full=controls),
+        help=f"The first view runs {FIRST_SWEEP_REPS} repetitions per contamination level and "
+        f"{FIRST_CURVE_REPS} random splits per group size (about a third of the time); this reruns "
+        "both with more, for smoother curves.",
+    )
 
 # ---------------------------------------------------------------------------------------------
 st.subheader("Subsample and aggregate")
@@ -209,7 +225,7 @@ statistic = url_widget(
     default="mean",
     valid=STATISTICS.__contains__,
 )
-curve_record = CurveSettings(record, statistic)
+curve_record = CurveSettings(record, statistic, CURVE_REPS if full else FIRST_CURVE_REPS)
 with user_errors(), st.spinner("Running subsample and aggregate over the group sizes…"):
     cv = cached(curve_view)(curve_record)
 largest = cv.largest_group

@@ -24,6 +24,8 @@ from dpcore.figures.style import style, trace
 
 STEP_KEYS = ("a", "b", "c", "d")
 _CIRCLE = np.linspace(0.0, 2.0 * np.pi, 121)
+#: the rows' colours: blue kept, orange clipped
+_CLIP_COLOURS = [[0.0, "#0072b2"], [0.5, "#0072b2"], [0.5, "#d55e00"], [1.0, "#d55e00"]]
 
 
 def _play_buttons(duration: int) -> list[dict]:
@@ -149,7 +151,6 @@ class _AnimationSteps:
         """Step ``k``'s rows (orange: clipped), clip ball or ellipse, and true or private mean."""
         outline = self.ball[k]
         b = outline if outline is not None else np.full((2, 2), np.nan)
-        colors = np.where(self.clipped, "#d55e00", "#0072b2")
         return [
             trace(
                 go.Scatter,
@@ -157,7 +158,16 @@ class _AnimationSteps:
                 y=self.positions[k][:, 1],
                 mode="markers",
                 name="rows (orange: clipped)",
-                marker=dict(size=4, color=colors, opacity=0.6),
+                # 0 / 1 on a two-colour scale: the colours of a list of colour names, as one
+                # number array (plotly checks a list of names one by one: most of the figure's time)
+                marker=dict(
+                    size=4,
+                    color=self.clipped.astype(np.int8),
+                    colorscale=_CLIP_COLOURS,
+                    cmin=0,
+                    cmax=1,
+                    opacity=0.6,
+                ),
             ),
             trace(
                 go.Scatter,
@@ -228,6 +238,20 @@ def _animation_steps(
     )
 
 
+def sweep_grid(p: float = 2.0) -> list[float]:
+    """The exponents :func:`exponent_sweep_animation` draws: 0 to 1/2 by 0.05, and ``1/(p+2)``."""
+    return sorted(set(np.round(np.linspace(0.0, 0.5, 11), 4)) | {round(1.0 / (p + 2.0), 4)})
+
+
+def best_exponent(sigma: np.ndarray, n: int, rho_noise: float, p: float = 2.0) -> float:
+    """The exponent of :func:`sweep_grid` whose idealised noise std has the smallest ``ℓ2`` norm
+    (the one the sweep's frame titles show smallest), without building the figure."""
+    sig = np.asarray(sigma, float)
+    grid = sweep_grid(p)
+    totals = [float(np.sum(exponent_noise_std(sig, n, rho_noise, e) ** 2)) for e in grid]
+    return float(grid[int(np.argmin(totals))])
+
+
 def exponent_sweep_animation(
     sigma: np.ndarray,
     n: int,
@@ -243,11 +267,7 @@ def exponent_sweep_animation(
     :func:`dpcore.figures.plan.exponent_noise_std`; the frame title gives ``||noise std||₂``.
     """
     sig = np.asarray(sigma, float)
-    grid = (
-        sorted(set(np.round(np.linspace(0.0, 0.5, 11), 4)) | {round(1.0 / (p + 2.0), 4)})
-        if exponents is None
-        else [float(e) for e in exponents]
-    )
+    grid = sweep_grid(p) if exponents is None else [float(e) for e in exponents]
     coord = np.arange(1, sig.size + 1)
     stds = {e: exponent_noise_std(sig, n, rho_noise, e) for e in grid}
     top = max(float(np.max(v)) for v in stds.values())

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.winsorized import WinsorizedDiagnostics
-from dpcore.figures.style import figure, legend_entry, trace
+from dpcore.figures.style import add_shapes, figure, legend_entry, trace
 from dpcore.registry import ERROR_SOURCE_COLORS, get
 from dpcore.theory.winsorized import trimmed_interval
 
@@ -26,6 +26,31 @@ PMWM_COLOR = get("pmwm").color  # registry colours: each estimator keeps one col
 
 
 CLIPPED_COLOR = get("clipped_laplace").color
+
+
+def _vline(x: float, **line: object) -> dict:
+    """``fig.add_vline(x=x, line=line)`` on a one-panel figure, as the shape dict it adds (for
+    :func:`~dpcore.figures.style.add_shapes`: one layout assignment for all the lines)."""
+    return {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"} | {
+        "line": line
+    }
+
+
+def _vrect(x0: float, x1: float, fillcolor: str, opacity: float) -> dict:
+    """``fig.add_vrect(x0=x0, x1=x1, fillcolor=..., opacity=..., line_width=0)`` as its dict."""
+    return {
+        "type": "rect",
+        "x0": x0,
+        "x1": x1,
+        "xref": "x",
+        "y0": 0,
+        "y1": 1,
+        "yref": "y domain",
+    } | {
+        "fillcolor": fillcolor,
+        "opacity": opacity,
+        "line": {"width": 0},
+    }
 
 
 NONPRIVATE_COLOR = "#444444"
@@ -41,26 +66,28 @@ def _view(x: np.ndarray, L: float, U: float) -> tuple[float, float]:
 
 def _interval_lines(
     fig: go.Figure, x: np.ndarray, est: Estimate, view: tuple[float, float]
-) -> None:
+) -> list[dict]:
     """The private interval [L̂, Û] (solid), the non-private quantiles it aims at (dashed) and the
-    shaded clipping zones outside it, each with its legend entry."""
+    shaded clipping zones outside it, each with its legend entry (the shapes are returned, to
+    add in one go)."""
     d = est.diagnostics_as(WinsorizedDiagnostics)
     assert d.clip_interval is not None  # every winsorized estimate records it
     L, U = float(d.clip_interval[0][0]), float(d.clip_interval[1][0])
     tau = float(d.tau)
     ql, qu = (float(v[0]) for v in trimmed_interval(x, tau))
-    for x0, x1 in ((view[0], L), (U, view[1])):
-        fig.add_vrect(
-            x0=x0, x1=x1, fillcolor=ERROR_SOURCE_COLORS["clipping"], opacity=0.12, line_width=0
-        )
+    shapes = [
+        _vrect(x0, x1, ERROR_SOURCE_COLORS["clipping"], 0.12)
+        for x0, x1 in ((view[0], L), (U, view[1]))
+    ]
     for v, name, dash, color in [
         (L, "private L̂", "solid", PMWM_COLOR),
         (U, "private Û", "solid", PMWM_COLOR),
         (ql, f"non-private {tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
         (qu, f"non-private {1 - tau:.3g} quantile", "dash", NONPRIVATE_COLOR),
     ]:
-        fig.add_vline(x=v, line_dash=dash, line_color=color, line_width=2)
+        shapes.append(_vline(v, color=color, dash=dash, width=2))
         fig.add_trace(legend_entry(name, line={"dash": dash, "color": color}))
+    return shapes
 
 
 def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
@@ -95,13 +122,15 @@ def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
         )
 
 
-def _mean_lines(fig: go.Figure, released: float, true_mean: float | None) -> None:
-    """The released private mean and, when given, the true mean, with their legend entries."""
-    fig.add_vline(x=released, line_color="#d62728", line_width=3)
+def _mean_lines(fig: go.Figure, released: float, true_mean: float | None) -> list[dict]:
+    """The released private mean and, when given, the true mean, with their legend entries (the
+    lines are returned, to add in one go)."""
+    shapes = [_vline(released, color="#d62728", width=3)]
     fig.add_trace(legend_entry("private mean", line={"color": "#d62728"}))
     if true_mean is not None:
-        fig.add_vline(x=true_mean, line_color="black", line_dash="dot")
+        shapes.append(_vline(true_mean, color="black", dash="dot"))
         fig.add_trace(legend_entry("true mean", line={"color": "black", "dash": "dot"}))
+    return shapes
 
 
 def interval_histogram(
@@ -123,9 +152,9 @@ def interval_histogram(
     fig.add_trace(
         trace(go.Histogram, x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85)
     )
-    _interval_lines(fig, x, est, view)
+    shapes = _interval_lines(fig, x, est, view)
     _pulled_marks(fig, df, L, U)
-    _mean_lines(fig, float(est.mean[0]), true_mean)
+    add_shapes(fig, shapes + _mean_lines(fig, float(est.mean[0]), true_mean))
     title = "Data, private interval [L̂, Û] and the points pulled in"
     if bool(d.fallback[0]):
         title = "FALLBACK: the private interval came out inverted, so the prior range is used"
@@ -166,12 +195,11 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
             )
         )
     if current is not None:
-        fig.add_vline(
-            x=current,
-            line_dash="dot",
-            line_color="black",
-            annotation_text="slider",
-            annotation_position="top",
+        add_shapes(fig, [_vline(current, color="black", dash="dot")])
+        fig.layout.annotations = (  # fig.add_vline(..., annotation_text=, annotation_position="top")
+            *fig.layout.annotations,
+            {"showarrow": False, "text": "slider", "x": current, "xanchor": "center"}
+            | {"xref": "x", "y": 1, "yanchor": "bottom", "yref": "y domain"},
         )
     fig.update_layout(
         title="What outliers do: error against the share of contaminated points",
@@ -206,7 +234,6 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
         }
     )
     fig = figure()
-    fig.add_vrect(x0=L, x1=U, fillcolor=PMWM_COLOR, opacity=0.12, line_width=0)
     fig.add_trace(
         trace(
             go.Scatter,
@@ -217,8 +244,14 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
             marker={"color": "#1f77b4", "size": 7, "opacity": 0.7},
         )
     )
-    fig.add_vline(x=float(est.mean[0]), line_color="#d62728", line_width=3)
-    fig.add_vline(x=nonprivate, line_color="black", line_dash="dot")
+    add_shapes(
+        fig,
+        [
+            _vrect(L, U, PMWM_COLOR, 0.12),
+            _vline(float(est.mean[0]), color="#d62728", width=3),
+            _vline(nonprivate, color="black", dash="dot"),
+        ],
+    )
     for name, color, dash in [
         ("private aggregate", "#d62728", "solid"),
         ("non-private, all data", "black", "dot"),
@@ -269,7 +302,7 @@ def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
             )
         )
     if current is not None:  # no annotation: plotly places vline annotations wrongly on log axes
-        fig.add_vline(x=current, line_dash="dot", line_color="black")
+        add_shapes(fig, [_vline(current, color="black", dash="dot")])
     lo_x = min(float(df.group_size.min()), current or np.inf)
     hi_x = max(float(df.group_size.max()), current or 0)
     fig.update_layout(

@@ -22,7 +22,7 @@ from dpcore.estimators.plan import PlanDiagnostics
 from dpcore.experiments import default_estimators, studies
 from dpcore.experiments.plain import PlainWords, release_words
 from dpcore.figures.gallery import ZOOMS, releases_figure, shapes_headline
-from dpcore.figures.motion import exponent_sweep_animation
+from dpcore.figures.motion import best_exponent
 from dpcore.figures.style import plain
 from dpcore.registry import applicable, get
 from dpcore.theory.gallery import GalleryEntry
@@ -143,6 +143,12 @@ class SideBySideView:
     codes: dict[str, str]
     subtitle: str
 
+    @property
+    def sweep_key(self) -> tuple:
+        """What the exponent sweep is drawn from (the data's spreads, n, PLAN's noise budget): no
+        seed in it, so one drawing serves every seed at the same settings."""
+        return tuple(sorted(self.sweep.items()))
+
 
 def _plan_name(data: Dataset) -> str:
     return "plan_l1" if data.kind == "binary" else "plan"
@@ -198,10 +204,11 @@ def _motion(
     steps = {"x": data.x, "estimate": plan_est, "coords": settings.coords}
     steps |= {"true_mean": data.true_mean, "rows": rows}
     rho_noise = float(plan_est.diagnostics_as(PlanDiagnostics).budgets["noise"])
-    sweep: dict[str, Any] = {"sigma": np.asarray(data.true_std, float), "n": data.n}
+    # plain floats (a tuple, not an array): the sweep is seed-free, and the page keys its figure
+    # on these values for every seed (sweep_key)
+    sweep: dict[str, Any] = {"sigma": tuple(float(v) for v in data.true_std), "n": data.n}
     sweep["rho_noise"] = rho_noise
-    eframe = exponent_sweep_animation(sweep["sigma"], data.n, rho_noise)[1]
-    best = eframe.assign(sq=eframe.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
+    best = best_exponent(np.asarray(sweep["sigma"]), data.n, rho_noise)
     sentences = {
         "plan-steps-animation": f"PLAN clipped {plan_est.diagnostics.fraction_clipped:.1%} of the "
         f"{data.n:,} rows at scaled radius C = {plain(float(plan_est.diagnostics.clip_radius or 0.0))}; step (d) "

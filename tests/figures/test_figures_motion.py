@@ -55,3 +55,19 @@ def test_each_step_frame_lists_only_what_it_draws():
     names = {f.name: f.data[1].name for f in fig.frames}
     assert names["c"] == "clip ball" and names["d"] == "clip ellipse"
     assert not fig.data[1].showlegend  # the first frame shown is (a)
+
+
+def test_step_rows_are_coloured_by_clipping():
+    """Each frame's rows: blue where kept, orange where clipped (a 0/1 colour on a two-colour
+    scale, the same colours as a list of names)."""
+    ds = generate("gaussian", 400, 4, 2.0, rng=0)
+    est = get("plan").run(ds, Budget.zcdp(1.0), rng=1)
+    fig, df = plan_steps_animation(ds.x, est, (0, 1), true_mean=ds.true_mean)
+    clipped = df[df.step == "a"].clipped.to_numpy()
+    assert clipped.any() and not clipped.all()
+    for frame in fig.frames:
+        m = frame.data[0].marker
+        scale = dict(m.colorscale)
+        colours = [scale[0.0] if c < 0.5 else scale[1.0] for c in np.asarray(m.color)]
+        assert (m.cmin, m.cmax) == (0, 1)
+        assert colours == ["#d55e00" if c else "#0072b2" for c in clipped]

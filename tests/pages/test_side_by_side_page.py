@@ -172,3 +172,12 @@ def test_presenter_mode_one_section_per_screen_without_downloads_or_code():
     assert at.session_state["sbs_slide"] == 1
     at.toggle(key="present").set_value(False).run()
     assert not at.exception and len(_specs(at)) == len(names) + 2
+
+
+def test_the_intro_is_shown_once():
+    at = _page({"n": "300", "d": "3"})
+    assert not at.exception
+    intros = [
+        md for md in at.markdown if md.value.startswith("Every estimator on **the same data**")
+    ]
+    assert len(intros) == 1

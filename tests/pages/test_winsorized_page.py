@@ -109,3 +109,19 @@ def test_advanced_controls_fold_away_and_the_group_size_starts_where_no_fallback
     assert size > 2  # and larger groups than the smallest, where that costs little
     text = " ".join(md.value for md in at.markdown)
     assert "outliers included, not the clean mean above" in text
+
+
+def test_first_view_runs_fewer_repetitions_and_the_button_refines():
+    """The first view's sweeps run the first-view counts and say so; the refine button reruns
+    them with the full counts and goes away."""
+    from dpcore.views.winsorized import CURVE_REPS, FIRST_CURVE_REPS, FIRST_SWEEP_REPS, SWEEP_REPS
+
+    at = _page({"n": "1000", "d": "2"})
+    text = " ".join(md.value for md in at.markdown)
+    assert f"(RMSE over {FIRST_SWEEP_REPS} runs)" in text
+    assert f"Over {FIRST_CURVE_REPS} random splits" in text
+    at.button(key="wins_refine").click().run()
+    assert not at.exception
+    text = " ".join(md.value for md in at.markdown)
+    assert f"(RMSE over {SWEEP_REPS} runs)" in text and f"Over {CURVE_REPS} random splits" in text
+    assert not [b for b in at.button if b.key == "wins_refine"]

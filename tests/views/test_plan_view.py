@@ -79,3 +79,18 @@ def test_the_notebook_code_rebuilds_the_view(v):
 def test_the_view_needs_no_streamlit():
     code = "import sys, dpcore.views.plan; assert 'streamlit' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_exponent_curve_is_keyed_without_the_seed():
+    """The exponent curve is a closed form of the data's spreads, n, PLAN's noise budget, p and
+    the slider's exponent: another seed gives the same key (one drawing serves every seed),
+    another n another key, and the sentence reads the curve's numbers."""
+    from dpcore.figures.plan.exponent import exponent_frame
+
+    one = view(PlanSettings(DataSettings(n=300, d=4, seed=1)))
+    two = view(PlanSettings(DataSettings(n=300, d=4, seed=2)))
+    assert one.curve_key == two.curve_key
+    assert view(PlanSettings(DataSettings(n=400, d=4, seed=1))).curve_key != one.curve_key
+    frame = exponent_frame(np.asarray(one.curve["sigma"]), 300, one.curve["rho_noise"], 2.0)
+    best = float(frame.exponent[frame.noise.idxmin()])
+    assert f"The minimum of the curve is at e = {best:.3g}." in one.sentences["plan_exponent"]

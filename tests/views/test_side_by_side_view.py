@@ -78,3 +78,18 @@ def test_the_notebook_code_rebuilds_the_view(v):
 def test_the_view_needs_no_streamlit():
     code = "import sys, dpcore.views.side_by_side; assert 'streamlit' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_exponent_sweep_is_keyed_without_the_seed(v):
+    """The sweep is a closed form of the data's spreads, n and PLAN's noise budget: another seed
+    gives the same key (one drawing serves every seed), another n another key; the sentence's
+    best exponent is the sweep's smallest total noise."""
+    from dpcore.figures.motion import exponent_sweep_animation
+
+    other = view(SideBySideSettings(DataSettings(n=300, d=4, seed=3), NAMES, max_points=100))
+    assert other.sweep_key == v.sweep_key
+    bigger = view(SideBySideSettings(DataSettings(n=400, d=4, seed=2), NAMES, max_points=100))
+    assert bigger.sweep_key != v.sweep_key
+    frame = exponent_sweep_animation(**v.sweep)[1]
+    best = frame.assign(sq=frame.noise_std**2).groupby("exponent")["sq"].sum().idxmin()
+    assert f"near e = {best:g} " in v.sentences["exponent-sweep"]

@@ -70,3 +70,18 @@ def test_the_view_needs_no_streamlit():
     code = "import sys, dpcore.views.winsorized; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_repetitions_are_settings_and_the_sentences_count_them():
+    """The first view's sweeps run fewer repetitions (a setting of the record): the sentences
+    state the count that ran, and the single runs do not depend on it."""
+    quick = view(WinsorizedSettings(DataSettings(n=400, d=1, seed=5), sweep_reps=6))
+    full = view(SMALL)
+    assert "(RMSE over 6 runs)" in quick.sweep_sentence
+    assert "(RMSE over 40 runs)" in full.sweep_sentence
+    assert set(quick.sweep.runs) == {6} and set(full.sweep.runs) == {40}
+    assert (
+        quick.estimate.mean[0] == view(SMALL.__class__(SMALL.data, sweep_reps=40)).estimate.mean[0]
+    )
+    c = curve_view(CurveSettings(SMALL, "mean", reps=5))
+    assert c.sentence.startswith("Over 5 random splits") and set(c.curve.runs) == {5}
