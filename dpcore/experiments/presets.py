@@ -101,12 +101,16 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class Preset:
-    """A Compare preset: a label, a config (as a dict for :class:`ExperimentConfig`) and its claim."""
+    """A Compare preset: a label, a config (as a dict for :class:`ExperimentConfig`), its claim
+    and ``first_reps``, the repetitions per point of the first result Compare draws before it
+    refines: the fewest at which the claim holds at every seed ``make presets --first`` checks
+    (``benchmarks/presets.py``; docs/speed.md, "Compare's first result")."""
 
     key: str
     label: str
     config: Mapping[str, Any]
     claim: Claim
+    first_reps: int = 3
 
     def experiment(self, **overrides: Any) -> ExperimentConfig:
         return ExperimentConfig.from_dict({**self.config, **overrides})
