@@ -19,10 +19,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.experiments import ExperimentConfig, run
-from dpcore.experiments.progressive import Decision, decide, first_config
+from dpcore.experiments.progressive import FIRST_VIEW_REPS, Decision, decide, first_config
 from dpcore.figures.compare import target_views
 from dpcore.pool import workers_from_env
 from dpcore.views.compare import (
+    PRESETS,
     CompareSettings,
     CompareView,
     Views,
@@ -34,6 +35,7 @@ from dpcore.views.compare import (
 )
 from pages import _pool
 from pages._pool import (
+    BUSY_FIRST_REPS,
     FIRST_REPS,
     SharedCache,
     call_on,
@@ -54,9 +56,11 @@ from pages._ui import (
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The most repetitions a first result may have (a story's ``first_reps``): the refinement looks
-#: for a first result of up to this many to take its repetitions from.
-MAX_FIRST_REPS = 8
+#: The repetitions a first result may have (the pool's, a busy pool's, a story's ``first_reps``,
+#: the default's): the refinement takes the runs of the largest one there is.
+FIRST_RESULTS = frozenset(
+    {FIRST_REPS, BUSY_FIRST_REPS, FIRST_VIEW_REPS, *(p.first_reps for p in PRESETS.values())}
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -201,9 +205,10 @@ def refine(
     :func:`refining_notice` to call once the first result is on the screen."""
 
     cfg = ExperimentConfig.from_json(config_json)
-    firsts = [  # the largest first result there is: its repetitions are not run again
+    firsts = [  # the largest first result there is: its runs are not run again
         first_config(cfg, r).to_json(indent=None)
-        for r in range(min(cfg.repetitions, max(FIRST_REPS, MAX_FIRST_REPS)), 0, -1)
+        for r in sorted(FIRST_RESULTS, reverse=True)
+        if r < cfg.repetitions
     ]
 
     def work(ex: Executor | None) -> pd.DataFrame:
