@@ -13,6 +13,9 @@ Usage: ``python benchmarks/page_times.py [--seeds 3] [--pages compare plan_step_
 with their load, CPU seconds much less. ``--query cmp_reps=3`` adds URL parameters (this one makes
 Compare's whole sweep the work of its first result). ``--app-dir DIR`` times another checkout's
 app (run with ``PYTHONPATH=DIR`` so that its ``dpcore`` is the one imported), for a before/after.
+
+``--refine`` also times the session's next run: on Compare without a pool it is the refinement
+of the first result into the full sweep, and its redraw.
 """
 
 from __future__ import annotations
@@ -44,6 +47,13 @@ PAGES = [
 
 def first_view(page: str, seed: int) -> tuple[float, float]:
     """Wall and CPU seconds of the script run that opens ``page`` in a session on ``seed``."""
+    return views(page, seed)[0]
+
+
+def views(page: str, seed: int, refine: bool = False) -> list[tuple[float, float]]:
+    """Wall and CPU seconds of the script run that opens ``page`` in a session on ``seed`` and,
+    with ``refine``, of the next run of the same session: on Compare without a pool
+    (``DPMEAN_WORKERS=0``) that run refines the first result into the full sweep and draws it."""
     at = AppTest.from_file(str(APP[0] / "app.py"), default_timeout=600)
     at.query_params["seed"] = str(seed)
     for k, v in QUERY.items():
@@ -51,12 +61,14 @@ def first_view(page: str, seed: int) -> tuple[float, float]:
     at.run()
     if page != "home":
         at.switch_page(f"pages/{page}.py")
-    t0, c0 = time.perf_counter(), time.process_time()
-    at.run()
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    if at.exception:
-        raise RuntimeError(f"{page}: {at.exception[0].message}")
-    return seconds, cpu
+    out = []
+    for _ in range(2 if refine else 1):
+        t0, c0 = time.perf_counter(), time.process_time()
+        at.run()
+        out.append((time.perf_counter() - t0, time.process_time() - c0))
+        if at.exception:
+            raise RuntimeError(f"{page}: {at.exception[0].message}")
+    return out
 
 
 def main() -> None:
@@ -65,6 +77,9 @@ def main() -> None:
     parser.add_argument("--pages", nargs="+", default=PAGES, choices=PAGES)
     parser.add_argument("--cpu", action="store_true", help="also print CPU seconds per view")
     parser.add_argument("--query", nargs="*", default=[], help="extra URL parameters, k=v")
+    parser.add_argument(
+        "--refine", action="store_true", help="also time each session's next run (the refinement)"
+    )
     parser.add_argument("--app-dir", type=Path, default=ROOT, help="checkout whose app.py to time")
     args = parser.parse_args()
     APP[0] = args.app_dir.resolve()
@@ -78,12 +93,13 @@ def main() -> None:
     seeds = iter(range(500_000, 600_000))
     for page in args.pages:
         first_view(page, next(seeds))  # warm: imports, the pool, seed-free caches
-        views = [first_view(page, next(seeds)) for _ in range(args.seeds)]
-        wall, cpu = [w for w, _ in views], [c for _, c in views]
-        row = f"| {page} | {statistics.median(wall):.2f} s | {max(wall):.2f} s |"
-        if args.cpu:
-            row += f" {statistics.median(cpu):.3f} s | {max(cpu):.3f} s |"
-        print(row, flush=True)
+        runs = [views(page, next(seeds), args.refine) for _ in range(args.seeds)]
+        for i, what in enumerate(["", " (next run: refinement)"][: len(runs[0])]):
+            wall, cpu = [r[i][0] for r in runs], [r[i][1] for r in runs]
+            row = f"| {page}{what} | {statistics.median(wall):.2f} s | {max(wall):.2f} s |"
+            if args.cpu:
+                row += f" {statistics.median(cpu):.3f} s | {max(cpu):.3f} s |"
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

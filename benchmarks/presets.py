@@ -8,7 +8,11 @@ at how many its gap is inside the run-to-run spread (the sentence then says so),
 median margin (``wins``) or spread (``tie``), and the sentence of the worst seed. Exit status 1 if
 a claim fails at any seed.
 
-Usage: ``python benchmarks/presets.py [--seeds 12] [--presets free_lunch heavy_tails]``
+``--first`` checks each claim on the first result Compare draws of the preset instead
+(:func:`dpcore.experiments.progressive.first_config` with the preset's ``first_reps``), the
+view a student sees before the background refinement; ``--reps R`` on ``R`` repetitions per point.
+
+Usage: ``python benchmarks/presets.py [--seeds 12] [--presets free_lunch heavy_tails] [--first]``
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ import numpy as np
 
 from dpcore.experiments import run
 from dpcore.experiments.presets import PRESETS, check_claim
+from dpcore.experiments.progressive import first_config as first_result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=12, help="seeds per preset (default 12)")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
+    parser.add_argument("--first", action="store_true", help="check the first results")
+    parser.add_argument("--reps", type=int, help="repetitions per point (default: the preset's)")
     args = parser.parse_args(argv)
     print("| preset | claim | holds at | inside the spread at | worst | median | worst seed |")
     print("|---|---|---|---|---|---|---|")
@@ -36,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         for seed in range(args.seeds):
             cfg = preset.experiment(seed=seed, estimators=list(claim.contenders))
+            if args.first:
+                cfg = first_result(cfg, preset.first_reps)
+            if args.reps is not None:
+                cfg = first_result(cfg, args.reps)
             results.append(
                 (seed, check_claim(run(cfg), claim, metric=cfg.headline_metric, unit=cfg.unit))
             )

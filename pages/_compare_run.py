@@ -10,6 +10,7 @@ key always holds the same frame, for every session.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
@@ -18,10 +19,11 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.experiments import ExperimentConfig, run
-from dpcore.experiments.progressive import Decision, decide, first_config
+from dpcore.experiments.progressive import FIRST_VIEW_REPS, Decision, decide, first_config
 from dpcore.figures.compare import target_views
 from dpcore.pool import workers_from_env
 from dpcore.views.compare import (
+    PRESETS,
     CompareSettings,
     CompareView,
     Views,
@@ -54,6 +56,12 @@ from pages._ui import (
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The repetitions a first result may have (the pool's, a busy pool's, a story's ``first_reps``,
+#: the default's): the refinement takes the runs of the largest one there is.
+FIRST_RESULTS = frozenset(
+    {FIRST_REPS, BUSY_FIRST_REPS, FIRST_VIEW_REPS, *(p.first_reps for p in PRESETS.values())}
+)
+
 
 @st.cache_resource(show_spinner=False)
 def frames() -> SharedCache:
@@ -85,18 +93,29 @@ def view_records() -> SharedCache:
     return SharedCache(32)
 
 
-def decision(config: ExperimentConfig) -> Decision:
-    """:func:`~dpcore.experiments.progressive.decide` for ``config`` on this server: refine in the
-    background when the shared pool can, with this session's approvals and the shared cache."""
-    background = progressive()
+def refines() -> bool:
+    """Whether a first result is refined by itself: on the shared pool's background workers, or,
+    without a pool (``DPMEAN_WORKERS=0``), in this process once the first result is drawn (the
+    notice's next run, :func:`refining_notice`); ``DPMEAN_PROGRESSIVE=0`` turns both off."""
+    return progressive() or (
+        os.environ.get("DPMEAN_PROGRESSIVE", "1") != "0" and _pool.shared_pool() is None
+    )
+
+
+def decision(config: ExperimentConfig, first_reps: int = FIRST_REPS) -> Decision:
+    """:func:`~dpcore.experiments.progressive.decide` for ``config`` on this server: a first result
+    of at most ``first_reps`` repetitions per point (fewer while the pool is busy), refined when
+    :func:`refines` (on the pool up to its limit; without one, sweeps that would run in the page),
+    with this session's approvals and the shared cache."""
     return decide(
         config,
-        limit=AUTO_REFINE_SECONDS if background else LONG_RUN_SECONDS,
+        limit=AUTO_REFINE_SECONDS if progressive() else LONG_RUN_SECONDS,
         ask_above=LONG_RUN_SECONDS,
-        first_reps=_pool.first_reps(
-            lambda r: first_config(config, r).to_json(indent=None) in frames()
+        first_reps=min(
+            first_reps,
+            _pool.first_reps(lambda r: first_config(config, r).to_json(indent=None) in frames()),
         ),
-        background=background,
+        background=refines(),
         ready=frames(),
         approved=st.session_state.setdefault("_approved_runs", set()),
         n_choices=N_CHOICES,
@@ -175,15 +194,24 @@ def view(record: CompareSettings) -> CompareView:
     return view_records().get_or_compute(record, compute)
 
 
-def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]) -> None:
+def refine(
+    config_json: str, x: str, metric: str, shown_target: dict[str, float]
+) -> Callable[[], None] | None:
     """Start the full sweep of ``config_json`` in the background, with its views at this axis and
     norm and (once the page has drawn it) its target view at ``shown_target["target"]``: the rerun
-    that draws them then only reads them."""
+    that draws them then only reads them.
+
+    Without a pool nothing starts here: the function that refines in this thread is returned, for
+    :func:`refining_notice` to call once the first result is on the screen."""
 
     cfg = ExperimentConfig.from_json(config_json)
-    firsts = [first_config(cfg, r).to_json(indent=None) for r in (FIRST_REPS, BUSY_FIRST_REPS)]
+    firsts = [  # the largest first result there is: its runs are not run again
+        first_config(cfg, r).to_json(indent=None)
+        for r in sorted(FIRST_RESULTS, reverse=True)
+        if r < cfg.repetitions
+    ]
 
-    def work(ex: Executor) -> pd.DataFrame:
+    def work(ex: Executor | None) -> pd.DataFrame:
         first = next((f for f in map(frames().get, firsts) if f is not None), None)
         full = run(config_json, executor=ex, reuse=first)  # only the reps the first result lacks
         made = call_on(ex, sweep_views, full, config_json, x, metric)
@@ -198,18 +226,32 @@ def refine(config_json: str, x: str, metric: str, shown_target: dict[str, float]
                 logging.getLogger(__name__).exception("target view of %s", config_json)
         return full
 
+    if _pool.shared_pool() is None:
+
+        def here() -> None:
+            frames().get_or_compute(config_json, lambda: work(None))
+
+        return here
     frames().refine(config_json, work, owner=_pool.session_key())
+    return None
 
 
-def refining_notice(config_json: str, text: str, predicted: float) -> None:
+def refining_notice(
+    config_json: str, text: str, predicted: float, here: Callable[[], None] | None = None
+) -> None:
     """``text`` in an info box that reruns the page as soon as the full sweep is there (each poll
-    also tells the refiner this session still waits for it)."""
+    also tells the refiner this session still waits for it). ``here`` (:func:`refine` without a
+    pool) refines in the box's next run, after the page has drawn the first result."""
     every = poll_seconds(frames().in_flight(), predicted, max(workers_from_env(), 1))
 
     @st.fragment(run_every=every)
     def _refined() -> None:
         if frames().get(config_json) is not None or config_json in frames().stopped:
             st.rerun()  # done, or stopped while this page was away (the rerun starts it again)
+        if here is not None and st.session_state.get("_cmp_refine_next") == config_json:
+            here()  # the first result was drawn in an earlier run: now the full sweep
+            st.rerun()
+        st.session_state["_cmp_refine_next"] = config_json
         frames().keep(config_json, _pool.session_key(), every)
         st.info(text, icon=":material/hourglass_top:")
 

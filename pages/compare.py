@@ -207,7 +207,7 @@ with user_errors():
     if (risk := cmp.before_run(config)) is not None:  # public values only (n, d, rho, the range)
         st.warning(risk)
 # a first result at once; the full sweep by itself when short, else offered (dpcore decides)
-plan = runs.decision(config)
+plan = runs.decision(config, cmp.first_reps(record))
 config_json = config.to_json(indent=None)
 if plan.state == "ask":  # even the first result is long: the time first, and a choice
     box = st.container(border=True)
@@ -229,12 +229,13 @@ status = f"{plan.first.repetitions} of {config.repetitions} repetitions per poin
 #: the target this run shows (set further down): the refiner draws that view too
 shown_target: dict[str, float] = {}
 if plan.refine:  # refine in the background; the fragment redraws when done
-    runs.refine(config_json, x, metric, shown_target)
+    here = runs.refine(config_json, x, metric, shown_target)
     runs.refining_notice(
         config_json,
         f"**Showing {status}, refining in the background** (all {config.repetitions} take about "
         f"{duration_text(plan.predicted)}); the chart updates by itself.",
         plan.predicted,
+        here,
     )
 elif plan.state == "offered":  # a long full run: offered, not started
     box = st.container(border=True)

@@ -412,13 +412,48 @@ def plan_tasks(cfg: ExperimentConfig) -> tuple[list[dict[str, Any]], dict[str, s
 def _reusable(cfg: ExperimentConfig, reuse: pd.DataFrame | None) -> pd.DataFrame | None:
     """The rows of ``reuse`` that :func:`run` of ``cfg`` may take as they are: those of its
     repetitions below ``cfg.repetitions``, when ``reuse`` ran the same config but for the number of
-    repetitions and every repetition has a task of its own (``resample="data"``); else ``None``."""
+    repetitions and some of each swept axis's values (a first result,
+    :func:`dpcore.experiments.progressive.first_config`) and every repetition has a task of its
+    own (``resample="data"``); else ``None``. Their ``setting`` is renumbered to ``cfg``'s index
+    of their point."""
     if reuse is None or cfg.resample != "data":
         return None
-    made = dict(reuse.attrs.get("config") or {})
-    if {**made, "repetitions": cfg.repetitions} != cfg.to_dict():
+    made, mine = dict(reuse.attrs.get("config") or {}), cfg.to_dict()
+    sweep = made.get("sweep")
+    if (
+        not isinstance(sweep, dict)
+        or set(sweep) != set(cfg.sweep)
+        or any(not set(v) <= set(cfg.sweep[k]) for k, v in sweep.items())
+        or {**made, "repetitions": cfg.repetitions, "sweep": mine["sweep"]} != mine
+    ):
         return None
-    return reuse[reuse["rep"] < cfg.repetitions].reindex(columns=list(COLUMNS))
+    index = {_point(s): i for i, s in enumerate(cfg.settings())}
+    kept = reuse[reuse["rep"] < cfg.repetitions].reindex(columns=list(COLUMNS))
+    points = [_point(r) for r in kept[["n", "d", "skew", "budget"]].to_dict("records")]
+    if any(p not in index for p in points):
+        return None
+    return kept.assign(setting=[index[p] for p in points])
+
+
+def _point(s: Mapping[str, Any]) -> tuple[int, int, float, float]:
+    """A sweep point as plain values (a key shared by a config's settings and a frame's rows)."""
+    return int(s["n"]), int(s["d"]), float(s["skew"]), float(s["budget"])
+
+
+def _missing(tasks: list[dict[str, Any]], have: set[tuple[int, int]]) -> list[dict[str, Any]]:
+    """``tasks`` cut to the budgets whose (setting, repetition) rows are not in ``have``; a task
+    left with none is dropped. A task's rows do not depend on its other budgets (each run has its
+    own stream), so a cut task gives the rows the whole one would."""
+    out = []
+    for task in tasks:
+        budgets = [
+            (i, b) for i, b in task["budgets"] if not all((i, r) in have for r in task["reps"])
+        ]
+        if budgets:
+            out.append(
+                task if len(budgets) == len(task["budgets"]) else {**task, "budgets": budgets}
+            )
+    return out
 
 
 class FrameAttr(dict[str, Any]):
@@ -448,11 +483,12 @@ def run(
     progress : callable(done, total), optional
         Called after each finished task (for a progress bar).
     reuse : pandas.DataFrame, optional
-        A frame this function returned for the same config with fewer repetitions (a first
-        result): its repetitions are taken from it instead of being run again. They are the same
-        rows (every stream is addressed by content, see "Randomness and reproducibility"), so the
-        frame is identical but for the ``seconds`` of those rows. Ignored when its config differs
-        in anything but ``repetitions``, and under ``resample="noise"`` (repetitions share a task).
+        A frame this function returned for the same config with fewer repetitions, at all or some
+        of the sweep's points (a first result): its runs are taken from it instead of being run
+        again. They are the same rows (every stream is addressed by content, see "Randomness and
+        reproducibility"), so the frame is identical but for the ``seconds`` of those rows.
+        Ignored when its config differs in anything but ``repetitions`` and a subset of the swept
+        values, and under ``resample="noise"`` (repetitions share a task).
 
     Returns
     -------
@@ -474,8 +510,8 @@ def run(
     tasks, skipped = plan_tasks(cfg)
     kept = _reusable(cfg, reuse)
     if kept is not None:
-        have = set(kept["rep"].tolist())
-        tasks = [t for t in tasks if not set(t["reps"]) <= have]
+        have = set(zip(kept["setting"].tolist(), kept["rep"].tolist(), strict=True))
+        tasks = _missing(tasks, have)
     total = len(tasks)
     results: list[list[dict[str, Any]]] = []
     if executor is None:

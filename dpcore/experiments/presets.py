@@ -101,12 +101,16 @@ class ClaimResult:
 
 @dataclass(frozen=True)
 class Preset:
-    """A Compare preset: a label, a config (as a dict for :class:`ExperimentConfig`) and its claim."""
+    """A Compare preset: a label, a config (as a dict for :class:`ExperimentConfig`), its claim
+    and ``first_reps``, the repetitions per point of the first result Compare draws before it
+    refines: the fewest at which the claim holds at every seed ``make presets --first`` checks
+    (``benchmarks/presets.py``; docs/speed.md, "Compare's first result")."""
 
     key: str
     label: str
     config: Mapping[str, Any]
     claim: Claim
+    first_reps: int = 3
 
     def experiment(self, **overrides: Any) -> ExperimentConfig:
         return ExperimentConfig.from_dict({**self.config, **overrides})
@@ -158,6 +162,7 @@ PRESETS: dict[str, Preset] = {
             # (which failed at 2 of 12 seeds); the sentence states the margin of the run. At 9 of
             # seeds 0-11 the middle point's gap is under 1.25x: the sentence says it is inside the spread.
             Claim("wins", ("plan", "iome_paper", "gaussian_private"), winner="plan", margin=1.0),
+            first_reps=4,
         ),
         Preset(
             "no_skew_tie",
@@ -177,6 +182,7 @@ PRESETS: dict[str, Preset] = {
                 "seed": 1,
             },
             Claim("tie", ("plan", "iome_paper"), tolerance=1.25),
+            first_reps=4,
         ),
         Preset(
             "heavy_tails",
@@ -201,6 +207,7 @@ PRESETS: dict[str, Preset] = {
                 winner="iome_paper",
                 margin=1.5,
             ),
+            first_reps=1,
         ),
         Preset(
             "free_lunch",
@@ -239,6 +246,7 @@ PRESETS: dict[str, Preset] = {
                 winner="simplex_laplace",
                 margin=1.5,
             ),
+            first_reps=20,
         ),
         Preset(
             "sparse_binary",
@@ -268,6 +276,7 @@ PRESETS: dict[str, Preset] = {
             },
             # within 1.3x at 11 of 12 seeds, 1.33x at the twelfth (6 repetitions per point)
             Claim("tie", ("plan_l1", "iome_paper"), tolerance=1.4),
+            first_reps=1,
         ),
     ]
 }

@@ -1,8 +1,9 @@
 """The progressive run of a comparison: what to show now, what to offer, what to refine next.
 
-A sweep that takes long is drawn in stages. Its first ``first_reps`` repetitions are exactly the
-first repetitions of the full sweep (repetition streams do not depend on the number of
-repetitions), so a first result is honest, only noisier. :func:`decide` is the whole decision, a
+A sweep that takes long is drawn in stages. Its first result, ``first_reps`` repetitions at every
+other point of the sweep (:func:`first_config`), is exactly those runs of the full sweep
+(repetition streams depend neither on the number of repetitions nor on the other points), so a
+first result is honest, only noisier and coarser. :func:`decide` is the whole decision, a
 pure function of the config, its predicted cost, the limits and what is already computed or
 approved; the page only draws what it returns and wires the buttons to the offers.
 
@@ -101,12 +102,41 @@ class Decision:
     first_seconds: float
 
 
+#: Repetitions per point of the first result of a comparison that tells no story (the sidebar's
+#: own settings or an uploaded config): one run per point, drawn in about a tenth of a CPU second
+#: at Compare's defaults and replaced by the full sweep (docs/speed.md, "Compare's first result").
+#: A story (preset) draws its own ``first_reps``, the fewest at which its claim holds at every
+#: checked seed.
+FIRST_VIEW_REPS = 1
+
+
+def thin(values: Sequence[float]) -> list[float]:
+    """Every other value of a sweep, both ends kept: what a first result draws of an axis of four
+    or more points (its middle point too when the count is odd).
+
+    Examples
+    --------
+    >>> thin([0.0625, 0.125, 0.25, 0.5, 1.0]), thin([1, 2, 3, 4]), thin([1, 2, 3])
+    ([0.0625, 0.25, 1.0], [1, 3, 4], [1, 2, 3])
+    """
+    if len(values) < 4:
+        return list(values)
+    kept = list(values[::2])
+    return kept if (len(values) - 1) % 2 == 0 else [*kept, values[-1]]
+
+
 def first_config(config: ExperimentConfig, first_reps: int) -> ExperimentConfig:
     """The first result's config: ``config`` itself when it has at most ``first_reps``
-    repetitions, else a copy with ``first_reps``."""
+    repetitions, else a copy with ``first_reps`` repetitions at every other point of each swept
+    axis (:func:`thin`). Its rows are those of the full sweep at the same points and repetitions
+    (every stream is addressed by content), so the full run takes them as they are
+    (:func:`dpcore.experiments.run`'s ``reuse``)."""
     if config.repetitions <= first_reps:
         return config
-    return ExperimentConfig.from_dict({**config.to_dict(), "repetitions": int(first_reps)})
+    sweep = {k: thin(v) for k, v in config.sweep.items()}
+    return ExperimentConfig.from_dict(
+        {**config.to_dict(), "repetitions": int(first_reps), "sweep": sweep}
+    )
 
 
 def smaller_offers(

@@ -10,6 +10,8 @@ tests/experiments/test_summaries_fast.py keeps the pandas versions as the refere
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -515,6 +517,33 @@ def _theory_median(
     return median_norm(var)
 
 
+@functools.lru_cache(maxsize=4096)
+def _theory_values(
+    distribution: str,
+    params: str,
+    n: int,
+    d: int,
+    skew: float,
+    budget: float,
+    unit: str,
+    delta: float | None,
+    conversion: str,
+    empirical: bool,
+) -> tuple[float, float]:
+    """PLAN's and the Gaussian mechanism's theory medians at one sweep point (see
+    :func:`theory_frame`): closed forms of public values only, kept for the whole process (every
+    view of the same settings, whatever its seed, draws the same curves)."""
+    # the generator's population σ profile (its parameters, not a sample)
+    sigma = generate(distribution, 2, d, skew, rng=0, **json.loads(params)).true_std
+    rho = Budget.from_unit(unit, budget, delta).to_native("zcdp", conversion).value  # type: ignore[arg-type]
+    rho3 = NOISE_SHARE * rho
+    samp = 0.0 if empirical else theory.sampling_error(sigma, n, 2.0)
+    plan = _theory_median(sigma, samp, theory.plan_noise_error(sigma, n, rho3, 2.0), sigma)
+    flat = np.ones_like(sigma)
+    gauss = theory.gaussian_mechanism_noise_error(sigma, n, rho3, 2.0)
+    return plan, _theory_median(sigma, samp, gauss, flat)
+
+
 def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> pd.DataFrame:
     """Idealised theory curves at each sweep point (docs/estimators/plan.md §6), where they apply,
     as **medians** over runs: the same statistic as the measured lines they are drawn against.
@@ -537,26 +566,14 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
         return pd.DataFrame(columns=cols)  # so they would sit below the non-private mean's error
     rows = []
     pts = summary.drop_duplicates("setting")[["setting", "n", "d", "skew", "budget"]]
-    sigmas: dict[tuple[int, float], np.ndarray] = {}
+    params = json.dumps(cfg.data_params, sort_keys=True, default=str)
+    delta = float(cfg.delta) if cfg.delta is not None else None
     for r in pts.itertuples(index=False):
-        key = (int(r.d), float(r.skew))
-        if key not in sigmas:  # the generator's population σ profile (its parameters, not a sample)
-            sigmas[key] = generate(
-                cfg.distribution, 2, int(r.d), float(r.skew), rng=0, **cfg.data_params
-            ).true_std
-        sigma = sigmas[key]
-        rho = (
-            Budget.from_unit(cfg.unit, float(r.budget), cfg.delta)
-            .to_native("zcdp", cfg.conversion)  # type: ignore[arg-type]
-            .value
-        )
-        rho3 = NOISE_SHARE * rho
-        samp = 0.0 if cfg.truth == "empirical" else theory.sampling_error(sigma, int(r.n), 2.0)
-        for name, f, shape in (
-            ("PLAN", theory.plan_noise_error, sigma),
-            ("Gaussian mechanism", theory.gaussian_mechanism_noise_error, np.ones_like(sigma)),
-        ):
-            noise = f(sigma, int(r.n), rho3, 2.0)
+        values = _theory_values(
+            cfg.distribution, params, int(r.n), int(r.d), float(r.skew), float(r.budget),
+            cfg.unit, delta, cfg.conversion, cfg.truth == "empirical",
+        )  # fmt: skip
+        for name, value in zip(("PLAN", "Gaussian mechanism"), values, strict=True):
             rows.append(
                 {
                     "setting": r.setting,
@@ -565,7 +582,7 @@ def theory_frame(summary: pd.DataFrame, cfg: ExperimentConfig, metric: str) -> p
                     "skew": r.skew,
                     "budget": r.budget,
                     "curve": f"theory: {name}",
-                    "value": _theory_median(sigma, samp, noise, shape),
+                    "value": value,
                 }
             )
     return pd.DataFrame(rows, columns=cols)

@@ -43,7 +43,7 @@ from dpcore.experiments.presets import (
     sidebar_config,
     with_choices,
 )
-from dpcore.experiments.progressive import before_run_warning, first_config
+from dpcore.experiments.progressive import FIRST_VIEW_REPS, before_run_warning, first_config
 from dpcore.experiments.questions import Question, lowest_error_question
 from dpcore.figures.compare import (
     compare_views,
@@ -68,6 +68,7 @@ __all__ = [
     "Views",
     "axes",
     "config",
+    "first_reps",
     "options",
     "peer_seconds",
     "present",
@@ -276,6 +277,21 @@ def axes(settings: CompareSettings, o: CompareOptions | None = None) -> tuple[st
     return settings.x or o.x_default, settings.metric or o.metric_default
 
 
+def first_reps(settings: CompareSettings) -> int:
+    """Repetitions per point of the first result of ``settings`` (the full sweep refines it): a
+    story's own ``first_reps`` (the fewest at which its claim holds at every seed checked), else
+    :data:`~dpcore.experiments.progressive.FIRST_VIEW_REPS`.
+
+    Examples
+    --------
+    >>> first_reps(CompareSettings())
+    1
+    """
+    if settings.preset in PRESETS and settings.upload is None:
+        return PRESETS[settings.preset].first_reps
+    return FIRST_VIEW_REPS
+
+
 def shown_config(settings: CompareSettings) -> ExperimentConfig:
     """The experiment the page shows: :func:`config` with ``shown_repetitions`` when set."""
     full = config(settings)
@@ -368,12 +384,17 @@ def _claim(
         )
     result = check_claim(frame, claim, x=x, metric=metric, unit=cfg.unit)
     narrow = result.close and claim.kind == "wins"  # a win inside the run-to-run spread
+    shown = int(frame["rep"].nunique())
+    run = (
+        f"this first result (seed {cfg.seed}, {shown} of {cfg.repetitions} repetitions per point; "
+        "the full sweep replaces it)"
+        if shown < cfg.repetitions
+        else f"this run (seed {cfg.seed})"
+    )
     head = (
-        "The story holds"
-        + (" only narrowly" if narrow else "")
-        + f" in this run (seed {cfg.seed}). "
+        "The story holds" + (" only narrowly" if narrow else "") + f" in {run}. "
         if result.holds
-        else f"Seed {cfg.seed}: "
+        else (f"In {run}: " if shown < cfg.repetitions else f"Seed {cfg.seed}: ")
     )
     return ("success" if result.holds else "warning", head + result.sentence)
 

@@ -72,3 +72,27 @@ def test_repetitions_sharing_a_task_are_run_again() -> None:
     refined, tasks = _tasks_run(cfg, reuse=first)
     assert tasks == 1
     _same(refined, run(cfg))
+
+
+def test_a_first_result_at_every_other_point_is_reused_where_it_ran() -> None:
+    # the first result Compare draws: fewer repetitions at every other budget (first_config)
+    from dpcore.experiments.progressive import first_config
+
+    full = _config(4, sweep={"budget": [0.125, 0.25, 0.5, 1.0, 2.0]})
+    first_cfg = first_config(full, 2)
+    assert first_cfg.sweep == {"budget": [0.125, 0.5, 2.0]} and first_cfg.repetitions == 2
+    first = run(first_cfg)
+    scratch, scratch_tasks = _tasks_run(full)
+    refined, refined_tasks = _tasks_run(full, reuse=first)
+    assert (scratch_tasks, refined_tasks) == (4, 4)  # reps 0 and 1 still run their other budgets
+    _same(refined, scratch)
+    mine = refined.merge(first[["estimator", "budget", "rep", "seconds"]], how="inner")
+    assert len(mine) == len(first)  # every run of the first result was taken, seconds and all
+
+
+def test_a_first_result_at_other_values_is_not_reused() -> None:
+    full = _config(4, sweep={"budget": [0.125, 0.25, 0.5]})
+    other = run(_config(2, sweep={"budget": [0.125, 0.3]}))
+    refined, tasks = _tasks_run(full, reuse=other)
+    assert tasks == 4
+    _same(refined, run(full))

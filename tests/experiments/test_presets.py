@@ -99,3 +99,18 @@ def test_every_preset_fits_the_compare_page() -> None:
     lo, hi = limits.APP_REPETITIONS
     for p in PRESETS.values():
         assert lo <= p.experiment().repetitions <= hi, p.key
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+@pytest.mark.long  # a long statistical check: `make long` (CI runs it)
+def test_the_first_result_a_preset_opens_with_tells_its_story(key: str) -> None:
+    # Compare opens a preset at seed 0 with its first result (first_reps repetitions at every
+    # other point); ``benchmarks/presets.py --first`` checks 12 seeds
+    from dpcore.experiments.progressive import first_config
+
+    preset = PRESETS[key]
+    full = preset.experiment(seed=0, estimators=list(preset.claim.contenders))
+    cfg = first_config(full, preset.first_reps)
+    assert cfg.repetitions == min(preset.first_reps, full.repetitions)
+    result = check_claim(run(cfg), preset.claim, metric=cfg.headline_metric, unit=cfg.unit)
+    assert result.holds, result.sentence

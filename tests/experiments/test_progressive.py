@@ -49,8 +49,11 @@ def test_a_sweep_within_the_limit_shows_a_first_result_and_refines_it_behind() -
     assert made.state == "refining" and made.refine
     assert made.shown is made.first and made.shown.repetitions == FIRST
     assert made.offers == ()
-    # the first result is the full sweep's first repetitions: the same config otherwise
-    assert {**made.first.to_dict(), "repetitions": 10} == made.full.to_dict()
+    # the first result is the full sweep's first repetitions at every other budget (both ends
+    # and the middle): the same config otherwise
+    full = made.full.to_dict()
+    assert {**made.first.to_dict(), "repetitions": 10, "sweep": full["sweep"]} == full
+    assert made.first.sweep["budget"] == full["sweep"]["budget"][::2]
 
 
 def test_without_a_background_pool_a_sweep_within_the_limit_runs_in_full_now() -> None:

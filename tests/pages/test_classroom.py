@@ -1,6 +1,6 @@
-"""Compare under the shared worker pool: a long sweep first shows its first repetitions,
-the full sweep runs on the pool in the background and then replaces it; the numbers are those of
-the engine run in the script thread."""
+"""Compare under the shared worker pool: a long sweep first shows a first result (one repetition
+at every other budget), the full sweep runs on the pool in the background and then replaces it;
+the numbers are those of the engine run in the script thread."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig, default_estimators, run
+from dpcore.experiments.progressive import first_config
 from pages._pool import SharedCache
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -48,8 +49,8 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
     at.switch_page("pages/compare.py").run()
     assert not at.exception, at.exception
     cfg = ExperimentConfig(n=300, d=4, seed=11, estimators=default_estimators("real", "rho", 4))
-    first = ExperimentConfig.from_dict({**cfg.to_dict(), "repetitions": 3})
-    if not any("Showing 3 of 10 repetitions per point, refining" in i.value for i in at.info):
+    first = first_config(cfg, 1)  # one repetition at every other budget
+    if not any("Showing 1 of 10 repetitions per point, refining" in i.value for i in at.info):
         pytest.skip("no worker pool here: the page computed the full sweep at once")
     assert f"{len(run(first)):,} runs" in _captions(at)
     deadline = time.monotonic() + 240
@@ -69,8 +70,10 @@ def test_first_result_then_the_full_sweep(monkeypatch: pytest.MonkeyPatch) -> No
     full = run(cfg)
     assert f"{len(full):,} runs" in _captions(at)
     assert "Showing all 10 repetitions per point" in _captions(at)
-    # the refinement ran only the missing repetitions: it took the first three from the first result
-    assert len(reused) == 1 and sorted(set(reused[0]["rep"])) == [0, 1, 2], reused
-    # the first result is exactly the full sweep's first three repetitions
-    part = full[full["rep"] < 3].reset_index(drop=True).drop(columns="seconds")
-    assert part.equals(run(first).drop(columns="seconds"))
+    # the refinement ran only the missing runs: it took the first result's
+    assert len(reused) == 1 and sorted(set(reused[0]["rep"])) == [0], reused
+    # the first result is exactly the full sweep's first repetition at those budgets (numbered
+    # there as the full sweep's settings 0, 2 and 4)
+    at_first = (full["rep"] < 1) & full["budget"].isin(first.sweep["budget"])
+    part = full[at_first].reset_index(drop=True).drop(columns=["seconds", "setting"])
+    assert part.equals(run(first).drop(columns=["seconds", "setting"]))
