@@ -16,12 +16,20 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from dpcore import registry
-from dpcore.audit import VARIANT_LABELS, AuditResult, audit, calibration, pairs_for, variants_for
+from dpcore.audit import (
+    VARIANT_LABELS,
+    AuditResult,
+    audit,
+    calibration,
+    likelihood_ratio,
+    pairs_for,
+    variants_for,
+)
 from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_lines, parts_table
 from dpcore.audit.low_bits import LowBitLesson, lesson, lesson_sentences
 from dpcore.audit.neighbours import audit_dimension, is_binary
 from dpcore.experiments.plain import PlainWords, audit_words
-from dpcore.figures.audit import clearly_outside, ratio_figure
+from dpcore.figures.audit import clearly_outside
 from dpcore.figures.risk import audit_points
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
@@ -119,7 +127,8 @@ class AuditView:
 
 
 def _ratio_sentence(r: AuditResult) -> str:
-    outside = int(clearly_outside(ratio_figure(r)[1], r.claim.epsilon).sum())
+    bins = pd.DataFrame(likelihood_ratio(r.t_d, r.t_d_prime))  # the ratio figure's bins
+    outside = int(clearly_outside(bins, r.claim.epsilon).sum())
     return (
         "Each dot is the log ratio of the two histograms in one bin: the claim allows it inside "
         f"the green band of width ±{r.claim.epsilon:.3g}"
