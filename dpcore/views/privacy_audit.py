@@ -11,6 +11,7 @@ References: ``docs/architecture.md`` (Data flow); the audit's method is in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -151,6 +152,15 @@ def _tradeoff_sentence(r: AuditResult, points: pd.DataFrame) -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _calibration(name: str, budget: Budget) -> tuple[tuple[str, ...], str]:
+    """The calibration check's lines and verdict: one run on a public data set at its own fixed
+    seed (:func:`dpcore.audit.calibration`), so a function of the estimator and the budget alone,
+    kept per process for every seed."""
+    cal = calibration(name, budget)
+    return tuple(calibration_lines(cal)), calibration_verdict(cal)
+
+
 def view(s: AuditSettings) -> AuditView:
     """Audit ``s.estimator`` at the sidebar's budget; a ``ValueError`` names the fix."""
     budget = s.data.budget
@@ -165,7 +175,7 @@ def view(s: AuditSettings) -> AuditView:
         calibrate=False,
         rng=s.data.streams.seq("audit"),
     )
-    cal = calibration(s.estimator, budget)
+    cal_lines, cal_verdict = _calibration(s.estimator, budget)
     first, second = claim_lines(registry.get(s.estimator), budget, r)
     hits_d, hits_dp = r.hits if r.event.numerator == "D" else r.hits[::-1]
     mu = r.claim.measure
@@ -179,8 +189,8 @@ def view(s: AuditSettings) -> AuditView:
         measure=mu,
         words=audit_words(r, budget, delta=s.data.delta),
         parts=parts_table(r) if len(r.parts) > 1 else None,
-        calibration=tuple(calibration_lines(cal)),
-        verdict=calibration_verdict(cal),
+        calibration=cal_lines,
+        verdict=cal_verdict,
         distributions_sentence=f"Over {r.draws:,} fresh runs on each data set, the event "
         f"**T {r.event.op} {r.event.threshold:.3g}** (T = {r.event.statistic} of the release) "
         f"happened **{hits_d}** times on D and **{hits_dp}** times on D′: with "

@@ -112,3 +112,16 @@ def test_best_event_is_the_loops_choice(budget: Budget, shift: float) -> None:
     want = _best_event_loop(sa, sb, claims, 0.05)
     assert got.event == want.event and got.claim == want.claim
     assert got.score == pytest.approx(want.score, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [2, 3, 400, 800, 801])
+def test_level_quantiles_are_numpys(n: int) -> None:
+    g = np.random.default_rng(n)
+    for v in (
+        g.laplace(0.0, 1.0, n),
+        np.round(g.normal(0.0, 1.0, n), 1),  # ties
+        g.exponential(1.0, n) * 1e-8 + 5.0,  # close values far from 0
+        g.integers(0, 3, n).astype(float),
+    ):
+        want = np.quantile(v, audit_bounds.LEVELS)
+        np.testing.assert_array_equal(audit_bounds._level_quantiles(v), want)
