@@ -26,7 +26,7 @@ from pages._ui import (
     user_errors,
     words_on_this_page,
 )
-from pages._views import cached
+from pages._views import cached, drawn
 
 s = settings()
 st.title("Binary product")
@@ -144,8 +144,11 @@ st.caption(
     f"(study seed {STUDY_SEED}), the same for every visitor whatever the seed in the sidebar, so "
     "they are computed once and shared."
 )
+# the sweeps study the estimators at the study seed, not the visitor's data: their figures are
+# functions of the public settings below and drawn once for every seed and visitor
+study = (prof, int(d), v.epsilon, bool(flip))
 chart(
-    tv_figure(v.sweep_n, "n", v.curves_n, v.title_n),
+    drawn(study, "binary_tv_vs_n", lambda: tv_figure(v.sweep_n, "n", v.curves_n, v.title_n)),
     v.sweep_n,
     "binary_tv_vs_n",
     v.words_n + " Shaded: n where naive Laplace beats PureDPPDE.",
@@ -153,7 +156,7 @@ chart(
     "fig = tv_figure(v.sweep_n, 'n', v.curves_n, v.title_n)\n",
 )
 chart(
-    tv_figure(v.sweep_d, "d", None, v.title_d),
+    drawn(study, "binary_tv_vs_d", lambda: tv_figure(v.sweep_d, "d", None, v.title_d)),
     v.sweep_d,
     "binary_tv_vs_d",
     v.words_d,

@@ -25,7 +25,7 @@ from pages._ui import (
     user_errors,
     words_on_this_page,
 )
-from pages._views import cached
+from pages._views import cached, drawn
 
 s = settings()
 #: the ledgers' toggle, drawn further down (its value is part of the view's record)
@@ -128,7 +128,8 @@ st.markdown(
 
 st.subheader("The odds framing")
 st.markdown(v.odds_sentence)
-fig, df = epsilon_delta_curve(v.rho)
+# seed-free figures (public numbers only): drawn once per process for every seed and visitor
+fig, df = drawn((v.rho,), "epsilon_delta", lambda: epsilon_delta_curve(v.rho))
 chart(
     fig,
     df,
@@ -140,7 +141,11 @@ chart(
 )
 
 st.header("What a budget risks")
-fig, df = posterior_figure(v.odds_epsilon, v.odds_delta)
+fig, df = drawn(
+    (v.odds_epsilon, v.odds_delta),
+    "risk_posterior",
+    lambda: posterior_figure(v.odds_epsilon, v.odds_delta),
+)
 chart(
     fig,
     df,
@@ -167,7 +172,11 @@ chart(
     + ("    mu=v.mu,\n" if v.mu is not None else "    epsilon=v.odds_epsilon,\n")
     + "    points=v.tradeoff_points,\n    points_label='the differencing attack',\n)\n",
 )
-fig, df = deployments_figure(v.deployments_rows, v.odds_epsilon, s.delta)
+fig, df = drawn(
+    (v.odds_epsilon, s.delta),
+    "risk_deployments",
+    lambda: deployments_figure(v.deployments_rows, v.odds_epsilon, s.delta),
+)
 chart(
     fig,
     df,
@@ -189,8 +198,8 @@ st.toggle(f"Show all {len(v.private)} estimators that apply to this data", key=S
 if v.ledgers.empty:
     st.info("No private estimator applies to this data.")
 else:
-    chart(
-        ledger_chart(v.ledgers),
+    chart(  # the same ledgers (budget splits, public) give the same chart at every seed
+        drawn(v.ledger_key, "ledger", lambda: ledger_chart(v.ledgers)),
         v.ledgers,
         "ledger",
         v.ledger_sentence,

@@ -38,6 +38,7 @@ Canonne, C., Kamath, G. and Steinke, T. NeurIPS 2020 (zCDP ⇒ (ε, δ)).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -115,16 +116,41 @@ def claims_for(budget: Budget, *, gaussian: bool = False) -> list[Claim]:
 
 def cp_lower(k: np.ndarray | int, m: int, alpha: float) -> np.ndarray:
     """One-sided ``1 − alpha`` Clopper–Pearson lower bound on a binomial probability."""
-    k = np.asarray(k, float)
-    out = stats.beta.ppf(alpha, np.maximum(k, 1e-300), m - k + 1)
-    return np.where(k <= 0, 0.0, out)
+    return _cp(k, m, alpha, upper=False)
 
 
 def cp_upper(k: np.ndarray | int, m: int, alpha: float) -> np.ndarray:
     """One-sided ``1 − alpha`` Clopper–Pearson upper bound on a binomial probability."""
+    return _cp(k, m, alpha, upper=True)
+
+
+#: Below this many draws, bounds for many counts at once are read off a table of every count.
+CP_TABLE_MAX = 5000
+
+
+def _cp(k: np.ndarray | int, m: int, alpha: float, *, upper: bool) -> np.ndarray:
     k = np.asarray(k, float)
-    out = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(m - k, 1e-300))
-    return np.where(k >= m, 1.0, out)
+    whole = k.ndim > 0 and int(m) == m <= CP_TABLE_MAX and np.all((k >= 0) & (k <= m))
+    if whole and np.array_equal(k, np.round(k)):
+        return _cp_table(int(m), float(alpha), upper)[k.astype(int)]
+    return _cp_formula(k, m, alpha, upper)
+
+
+@functools.lru_cache(maxsize=64)
+def _cp_table(m: int, alpha: float, upper: bool) -> np.ndarray:
+    """The bound for every count ``0..m`` (a pure function of public numbers, kept per process:
+    :func:`best_event` asks for thousands of counts at the same ``m`` and ``alpha``)."""
+    table = _cp_formula(np.arange(m + 1, dtype=float), m, alpha, upper)
+    table.setflags(write=False)
+    return table
+
+
+def _cp_formula(k: np.ndarray, m: int, alpha: float, upper: bool) -> np.ndarray:
+    if upper:
+        out = stats.beta.ppf(1.0 - alpha, k + 1, np.maximum(m - k, 1e-300))
+        return np.where(k >= m, 1.0, out)
+    out = stats.beta.ppf(alpha, np.maximum(k, 1e-300), m - k + 1)
+    return np.where(k <= 0, 0.0, out)
 
 
 def loss_bound(top: np.ndarray, bottom: np.ndarray, claim: Claim) -> np.ndarray:
@@ -203,6 +229,31 @@ _COUNTS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
+@functools.lru_cache(maxsize=16)
+def _level_steps(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where :data:`LEVELS` fall in ``n`` sorted values: the indices below and above and the
+    weight of the upper one (NumPy's "linear" method, ``(n - 1) q``)."""
+    virtual = (n - 1) * LEVELS
+    below = np.floor(virtual)
+    above = below + 1
+    weight = virtual - below
+    below = np.clip(below, 0, n - 1).astype(np.intp)
+    above = np.clip(above, 0, n - 1).astype(np.intp)
+    return below, above, weight
+
+
+def _level_quantiles(values: np.ndarray) -> np.ndarray:
+    """``np.quantile(values, LEVELS)`` (the same numbers: its linear interpolation, with the
+    steps kept per size), sorting once instead of a partition per call."""
+    below, above, weight = _level_steps(values.size)
+    s = np.sort(values)
+    a, b = s[below], s[above]
+    diff = b - a
+    out = a + diff * weight
+    np.subtract(b, diff * (1 - weight), out=out, where=weight >= 0.5)
+    return out
+
+
 def best_event(
     stats_d: Mapping[str, np.ndarray],
     stats_dp: Mapping[str, np.ndarray],
@@ -212,20 +263,22 @@ def best_event(
     """The statistic, threshold, direction and claim with the largest ``bound − claim`` on these
     draws (the bound each would give with the Clopper–Pearson bounds at ``alpha/2`` each)."""
     best: Choice | None = None
+    ops = list(_COUNTS)
     for name, a in stats_d.items():
         b = stats_dp[name]
         m = a.size
-        t = np.unique(np.quantile(np.concatenate([a, b]), LEVELS))
+        t = np.unique(_level_quantiles(np.concatenate([a, b])))
         sa, sb = np.sort(a), np.sort(b)
-        for op, count in _COUNTS.items():
-            ka, kb = count(sa, t), count(sb, t)
-            for top, bottom, num in ((ka, kb, "D"), (kb, ka, "D′")):
-                lo, hi = cp_lower(top, m, alpha / 2), cp_upper(bottom, m, alpha / 2)
-                for c in claims:
-                    score = loss_bound(lo, hi, c) - c.value
-                    i = int(np.argmax(score))
-                    if best is None or score[i] > best.score:
-                        best = Choice(float(score[i]), Event(op, float(t[i]), num, name), c)
+        ka = np.stack([_COUNTS[op](sa, t) for op in ops])  # (op, threshold)
+        kb = np.stack([_COUNTS[op](sb, t) for op in ops])
+        top, bottom = np.stack([ka, kb], axis=1), np.stack([kb, ka], axis=1)  # (op, D | D′, t)
+        lo, hi = cp_lower(top, m, alpha / 2), cp_upper(bottom, m, alpha / 2)
+        # every (op, direction, claim, threshold) at once; the first largest in that order
+        score = np.stack([loss_bound(lo, hi, c) - c.value for c in claims], axis=2)
+        i_op, i_dir, i_claim, i = map(int, np.unravel_index(int(np.argmax(score)), score.shape))
+        if best is None or score[i_op, i_dir, i_claim, i] > best.score:
+            event = Event(ops[i_op], float(t[i]), ("D", "D′")[i_dir], name)
+            best = Choice(float(score[i_op, i_dir, i_claim, i]), event, claims[i_claim])
     assert best is not None
     return best
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,7 +67,7 @@ from dpcore.audit.neighbours import (
     pair_grid,
     pairs_for,
 )
-from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner
+from dpcore.audit.runners import Runner, entry_runner, private_bounds_runner, releases
 from dpcore.audit.stages import STAGE_D, STAGE_N, StageAudit, stage_amount, stage_budget, stages_for
 from dpcore.estimate import EstimatorSpec
 from dpcore.privacy import Budget
@@ -204,10 +203,10 @@ class AuditResult:
 
 
 def _releases(runner: Runner, x: np.ndarray, draws: int, g: np.random.Generator) -> np.ndarray:
-    """``draws`` releases of ``runner`` on ``x``, shape ``(draws, d)`` (one public call each)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return np.stack([np.ravel(runner(x, g)) for _ in range(draws)])
+    """``draws`` releases of ``runner`` on ``x``, shape ``(draws, d)``
+    (:func:`dpcore.audit.runners.releases`: one public call each, or one batch of the same
+    draws)."""
+    return releases(runner, x, draws, g)
 
 
 def minimal_n(

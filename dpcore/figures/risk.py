@@ -92,12 +92,18 @@ def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFr
             marker_color=rgba(colour, 0.55),
             marker_line_width=0,
         )
-    for x, colour, text in (
-        (run.value, VALUE_COLOR, "real"),
-        (run.alternative, OTHER_COLOR, "other"),
-    ):
-        fig.add_vline(x=x, line_color=colour, line_dash="dash", annotation_text=text)
-    fig.update_layout(
+    marks = ((run.value, VALUE_COLOR, "real"), (run.alternative, OTHER_COLOR, "other"))
+    fig.update_layout(  # what add_vline(x, annotation_text=...) adds, without its ~6 ms a line
+        shapes=[
+            {"line": {"color": colour, "dash": "dash"}, "type": "line", "x0": x, "x1": x}
+            | {"xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
+            for x, colour, _ in marks
+        ],
+        annotations=[
+            {"showarrow": False, "text": text, "x": x, "xanchor": "left", "xref": "x"}
+            | {"y": 1, "yanchor": "top", "yref": "y domain"}
+            for x, _, text in marks
+        ],
         barmode="overlay",
         xaxis_title="attacker's reconstruction of her value",
         yaxis_title="share of releases",

@@ -11,17 +11,26 @@ References: ``docs/architecture.md`` (Data flow); the audit's method is in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from dpcore import registry
-from dpcore.audit import VARIANT_LABELS, AuditResult, audit, calibration, pairs_for, variants_for
+from dpcore.audit import (
+    VARIANT_LABELS,
+    AuditResult,
+    audit,
+    calibration,
+    likelihood_ratio,
+    pairs_for,
+    variants_for,
+)
 from dpcore.audit.explain import calibration_lines, calibration_verdict, claim_lines, parts_table
 from dpcore.audit.low_bits import LowBitLesson, lesson, lesson_sentences
 from dpcore.audit.neighbours import audit_dimension, is_binary
 from dpcore.experiments.plain import PlainWords, audit_words
-from dpcore.figures.audit import clearly_outside, ratio_figure
+from dpcore.figures.audit import clearly_outside
 from dpcore.figures.risk import audit_points
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
@@ -119,7 +128,8 @@ class AuditView:
 
 
 def _ratio_sentence(r: AuditResult) -> str:
-    outside = int(clearly_outside(ratio_figure(r)[1], r.claim.epsilon).sum())
+    bins = pd.DataFrame(likelihood_ratio(r.t_d, r.t_d_prime))  # the ratio figure's bins
+    outside = int(clearly_outside(bins, r.claim.epsilon).sum())
     return (
         "Each dot is the log ratio of the two histograms in one bin: the claim allows it inside "
         f"the green band of width ±{r.claim.epsilon:.3g}"
@@ -142,6 +152,15 @@ def _tradeoff_sentence(r: AuditResult, points: pd.DataFrame) -> str:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _calibration(name: str, budget: Budget) -> tuple[tuple[str, ...], str]:
+    """The calibration check's lines and verdict: one run on a public data set at its own fixed
+    seed (:func:`dpcore.audit.calibration`), so a function of the estimator and the budget alone,
+    kept per process for every seed."""
+    cal = calibration(name, budget)
+    return tuple(calibration_lines(cal)), calibration_verdict(cal)
+
+
 def view(s: AuditSettings) -> AuditView:
     """Audit ``s.estimator`` at the sidebar's budget; a ``ValueError`` names the fix."""
     budget = s.data.budget
@@ -156,7 +175,7 @@ def view(s: AuditSettings) -> AuditView:
         calibrate=False,
         rng=s.data.streams.seq("audit"),
     )
-    cal = calibration(s.estimator, budget)
+    cal_lines, cal_verdict = _calibration(s.estimator, budget)
     first, second = claim_lines(registry.get(s.estimator), budget, r)
     hits_d, hits_dp = r.hits if r.event.numerator == "D" else r.hits[::-1]
     mu = r.claim.measure
@@ -170,8 +189,8 @@ def view(s: AuditSettings) -> AuditView:
         measure=mu,
         words=audit_words(r, budget, delta=s.data.delta),
         parts=parts_table(r) if len(r.parts) > 1 else None,
-        calibration=tuple(calibration_lines(cal)),
-        verdict=calibration_verdict(cal),
+        calibration=cal_lines,
+        verdict=cal_verdict,
         distributions_sentence=f"Over {r.draws:,} fresh runs on each data set, the event "
         f"**T {r.event.op} {r.event.threshold:.3g}** (T = {r.event.statistic} of the release) "
         f"happened **{hits_d}** times on D and **{hits_dp}** times on D′: with "

@@ -29,10 +29,16 @@ from dpcore.experiments.attack import (
     success_sentence,
     tradeoff_points,
 )
-from dpcore.figures.risk import posterior_figure, tradeoff_figure
 from dpcore.figures.style import ledger_frame
 from dpcore.privacy import Budget
-from dpcore.theory.risk import deployments_on_scale, gdp_mu, odds_epsilon
+from dpcore.theory.risk import (
+    deployments_on_scale,
+    dp_tradeoff,
+    gdp_mu,
+    gdp_tradeoff,
+    odds_epsilon,
+    posterior_bound,
+)
 from dpcore.views.budget_tables import conversion_headers, conversion_table, deployments_table
 from dpcore.views.settings import DataSettings, dataset
 
@@ -102,6 +108,11 @@ class PrivacyBudgetView:
     names: tuple[str, ...]
     ledgers: pd.DataFrame
     ledger_sentence: str
+
+    @property
+    def ledger_key(self) -> tuple:
+        """The ledgers' rows as a hashable key: the ledger chart is a function of them alone."""
+        return tuple(self.ledgers.itertuples(index=False, name=None))
 
 
 def times(eps: float) -> str:
@@ -215,18 +226,12 @@ def _conversions(s: DataSettings, budget: Budget) -> dict[str, Any]:
 def _risk(s: DataSettings, budget: Budget, run: AttackRun) -> dict[str, Any]:
     """What a budget risks: an attacker's belief, the best test's errors, published budgets."""
     odds = odds_epsilon(budget, s.delta)
-    _, posterior = posterior_figure(odds.epsilon, odds.delta)
-    at_half = float(posterior.loc[posterior.prior.sub(0.5).abs().idxmin(), "posterior_max"])
+    at_half = float(posterior_bound(0.5, odds.epsilon))  # the posterior figure's curve at 50%
     points = tradeoff_points(run)
     gaussian = registry.get(run.estimator).notion == "zcdp"
     mu = gdp_mu(budget.to_native("zcdp").value) if gaussian else None
-    _, trade = tradeoff_figure(
-        mu=mu,
-        epsilon=None if gaussian else odds.epsilon,
-        points=points,
-        points_label="the differencing attack",
-    )
-    miss = float(trade.beta[trade.kind == "bound"].iloc[10])
+    # the trade-off figure's bound at 5% false positives
+    miss = float(gdp_tradeoff(0.05, mu) if mu is not None else dp_tradeoff(0.05, odds.epsilon))
     rows = deployments_on_scale(s.delta)
     below = sum(eps < odds.epsilon for _, eps, _ in rows)
     deployments, deployments_mine = deployments_table(rows, budget, odds.epsilon)
