@@ -11,24 +11,25 @@ so ``R^{-1} = R^T = (D_1 H)(D_2 H)(D_3 H)``; zero padding keeps every l2 norm.
 Speed
 -----
 A butterfly FWHT written in numpy makes ``log2 D`` passes over the data with poor locality. Instead,
-with ``D = D1 * D2`` (both powers of two), the Sylvester construction gives ``H_D = H_D1 ⊗ H_D2``,
-so for a vector held as a ``D1 × D2`` matrix ``X`` (row-major)
+with ``D = F_1 * ... * F_k`` (powers of two of at most 16, e.g. ``2048 = 8 * 16 * 16``), the
+Sylvester construction gives ``H_D = H_F1 ⊗ ... ⊗ H_Fk``: for a vector held as an
+``F_1 × ... × F_k`` array (row-major), ``H_D`` applies ``H_Fa`` along each axis ``a`` in turn.
 
-    H_D x  =  H_D1 · X · H_D2 .
-
-The sample is transformed in chunks of ``m`` vectors held as the columns of a ``(D, m)`` buffer,
-i.e. a ``(D1, D2, m)`` array: ``H_D2`` is a batched product over the ``D1`` blocks
-(``(D2, D2) @ (D2, m)`` each), ``H_D1`` a batched product over the ``D2`` strided slices
-(``(D1, D1) @ (D1, m)`` each, no copy), and the sign flip an in-place multiply, all on a buffer that
-stays in the CPU cache for the three rounds. The products use the ±1 matrices and the result is
-normalised once at the end, so dyadic inputs (such as binary data) rotate exactly and the same on
-every CPU, whatever order its BLAS kernel adds in. Each round costs ``2 D (D1 + D2)`` flops per vector,
-``O(D sqrt(D))``, done by BLAS. The chunk width keeps every product at most ``2^19`` multiply-adds,
-so OpenBLAS runs it on one thread: on a loaded machine (2 shared cores) multi-threaded small
-products were up to 10x slower than single-threaded ones (thread hand-offs wait for busy cores),
-while one thread runs about as fast as two idle ones on these sizes. The data are read once
-(transposed into the chunk, with an
-optional centre subtracted) and written once, as the ``(D, n)`` array returned by
+The sample is transformed in chunks of ``m`` vectors held as the columns of a ``(D, m)`` buffer;
+``H_Fa`` is then one batched product ``(F_a, F_a) @ (F_a, rest)`` over the axes before ``a``
+(contiguous reshapes, no copies), and the round's sign flip ``D_t`` is folded into its first
+product (``S_F diag(s)`` per block: the same exact terms). The products use the ±1 matrices and
+the result is normalised once at the end, so dyadic inputs (such as binary data) rotate exactly
+and the same on every CPU, whatever order its BLAS kernel adds in. A round costs
+``2 D (F_1 + ... + F_k)`` flops per vector (``O(D log D)`` with factors of bounded size; 640
+multiply-adds per coordinate at ``D = 2048`` against 1,536 with two factors ``64 * 32``), done
+by BLAS kernels at near their peak rate; a pure-numpy butterfly does fewer flops but runs them
+at the speed of elementwise passes, several times slower here. The chunk width keeps every
+product at most ``2^19`` multiply-adds, so OpenBLAS runs it on one thread: on a loaded machine
+(2 shared cores) multi-threaded small products were up to 10x slower than single-threaded ones
+(thread hand-offs wait for busy cores), while one thread runs about as fast as two idle ones on
+these sizes. The data are read once (transposed into the chunk, with an optional centre
+subtracted) and written once, as the ``(D, n)`` array returned by
 :meth:`RandomizedHadamard.forward_columns` (one row per rotated coordinate: the layout in which
 coordinate-wise statistics such as the private medians are cheapest).
 
@@ -42,6 +43,7 @@ docs/estimators/plan.md §5a and §9.11.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -52,6 +54,8 @@ from dpcore.mechanisms import generator
 
 #: Vectors transformed together at most (a ``(D, 128)`` buffer stays in cache up to D ~ 2^12).
 CHUNK = 128
+#: Each Sylvester factor of ``H_D`` has at most ``2^FACTOR_BITS`` rows (16): see "Speed" above.
+FACTOR_BITS = 4
 #: Largest product (multiply-adds) per BLAS call; OpenBLAS runs products up to about this size on
 #: one thread.
 _SINGLE_THREAD_MNK = 1 << 19
@@ -82,37 +86,55 @@ def _scale(D: int, rounds: int) -> float:
     return math.ldexp(math.sqrt(0.5) if e % 2 else 1.0, -(e // 2))
 
 
-def _factor(D: int) -> tuple[int, int]:
-    """``D = D1 * D2`` with ``D1 >= D2`` powers of two as equal as possible."""
-    k = D.bit_length() - 1
-    k1 = (k + 1) // 2
-    return 1 << k1, 1 << (k - k1)
+def _factors(D: int) -> tuple[int, ...]:
+    """``D = F_1 * ... * F_k``: powers of two of at most ``2^FACTOR_BITS`` each, as equal as
+    possible, the smallest first (``2048 = 8 * 16 * 16``; ``D = 1`` gives ``(1,)``)."""
+    bits = D.bit_length() - 1
+    k = max(1, -(-bits // FACTOR_BITS))
+    return tuple(1 << (bits // k + (i >= k - bits % k)) for i in range(k))
 
 
-def _hadamard_columns(A: np.ndarray, B: np.ndarray) -> None:
-    """In place: the unnormalised ``sqrt(D) H_D = S_D1 ⊗ S_D2`` (entries ±1) applied to every
-    column of ``A`` (shape ``(D1, D2, m)``).
+def _signed(signs: np.ndarray, factors: tuple[int, ...]) -> np.ndarray:
+    """The first product of a round with its sign flip folded in: ``S_F diag(s_p)`` for each of
+    the ``D / F`` blocks ``p`` of the last factor ``F`` (shape ``(D / F, F, F)``, entries ±1).
+    ``(S_F diag(s)) a`` adds the same exact terms ``± a_i`` as ``S_F (s * a)``."""
+    F = factors[-1]
+    return _sylvester(F)[None, :, :] * signs.reshape(-1, F)[:, None, :]
 
-    ``B`` (same shape) is workspace. With ±1 entries every product is exact, so inputs on a dyadic
-    grid (binary data minus its box centre) give exact sums in whatever order the BLAS kernel of
-    the CPU adds them: a rotated coordinate that is 0 in exact arithmetic is 0.0 on every machine,
-    and a comparison with a search's midpoint at 0 goes the same way everywhere. The callers
-    normalise once, by :func:`_scale`, after the last round.
+
+def _hadamard_columns(
+    A: np.ndarray, B: np.ndarray, factors: tuple[int, ...], first: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The unnormalised ``sqrt(D) H_D = S_F1 ⊗ ... ⊗ S_Fk`` (entries ±1) applied to every column
+    of the ``(D, m)`` chunk held in the flat buffer ``A``; ``B`` (same size) is workspace.
+    Returns ``(result, workspace)``: the two buffers, in the order they now hold.
+
+    Viewing a column as a ``F1 × ... × Fk`` array, ``S_Fa`` acts on axis ``a``: one batched
+    product ``(Fa, Fa) @ (Fa, rest)`` over the leading axes. ``first`` (from :func:`_signed`)
+    replaces ``S_Fk`` in the first product to apply a sign flip with it. With ±1 entries every
+    product is exact, so inputs on a dyadic grid (binary data minus its box centre) give exact
+    sums in whatever order the BLAS kernel of the CPU adds them: a rotated coordinate that is 0
+    in exact arithmetic is 0.0 on every machine, and a comparison with a search's midpoint at 0
+    goes the same way everywhere. The callers normalise once, by :func:`_scale`, after the last
+    round.
     """
-    D1, D2, _m = A.shape
-    np.matmul(_sylvester(D2), A, out=B)  # S_D2 on axis 1, batched over the D1 blocks
-    # S_D1 on axis 0, batched over the D2 slices B[:, i2, :] (strided, no copy)
-    np.matmul(_sylvester(D1), B.transpose(1, 0, 2), out=A.transpose(1, 0, 2))
+    last = len(factors) - 1
+    for a in range(last, -1, -1):
+        F, outer = factors[a], math.prod(factors[:a])  # axis a's length, the axes before it
+        S = first if first is not None and a == last else _sylvester(F)
+        np.matmul(S, A.reshape(outer, F, -1), out=B.reshape(outer, F, -1))
+        A, B = B, A
+    return A, B
 
 
-def _chunks(n: int, D: int):
-    """Yield ``(start, A, B)``: chunks of ``m <= CHUNK`` vectors, two ``(D1, D2, m)`` buffers."""
-    D1, D2 = _factor(D)
-    width = max(1, min(CHUNK, n, _SINGLE_THREAD_MNK // (D1 * D1)))
+def _chunks(n: int, D: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """Yield ``(start, m, A, B)``: chunks of ``m <= CHUNK`` vectors and two flat buffers of
+    ``D * m`` values (the chunk as ``(D, m)`` columns, and workspace)."""
+    width = max(1, min(CHUNK, n, _SINGLE_THREAD_MNK // (_factors(D)[0] * D)))
     bufA, bufB = np.empty(D * width), np.empty(D * width)
     for j in range(0, n, width):
         m = min(width, n - j)
-        yield j, bufA[: D * m].reshape(D1, D2, m), bufB[: D * m].reshape(D1, D2, m)
+        yield j, m, bufA[: D * m], bufB[: D * m]
 
 
 def hadamard_transform(x: np.ndarray) -> np.ndarray:
@@ -128,12 +150,11 @@ def hadamard_transform(x: np.ndarray) -> np.ndarray:
         raise ValueError(
             f"the last axis of x must have a power-of-two length; got {D}. Zero-pad first."
         )
-    out = np.empty((n, D))
-    for j, A, B in _chunks(n, D):
-        cols = A.reshape(D, -1)
-        cols[...] = X[j : j + cols.shape[1]].T
-        _hadamard_columns(A, B)
-        out[j : j + cols.shape[1]] = cols.T
+    out, factors = np.empty((n, D)), _factors(D)
+    for j, m, A, B in _chunks(n, D):
+        A.reshape(D, m)[...] = X[j : j + m].T
+        A, _ = _hadamard_columns(A, B, factors)
+        out[j : j + m] = A.reshape(D, m).T
     out *= _scale(D, 1)
     return out[0] if one_d else out
 
@@ -181,8 +202,9 @@ class RandomizedHadamard:
         self.rounds = int(rounds)
         g = generator(rng)  # a release backend passes through (its signs from the OS CSPRNG)
         self.signs = np.where(g.random((self.rounds, self.dim)) < 0.5, -1.0, 1.0)
-        # the same signs as (rounds, D1, D2, 1), to multiply a (D1, D2, m) chunk of columns
-        self._chunk_signs = self.signs.reshape(self.rounds, *_factor(self.dim), 1)
+        self._factors = _factors(self.dim)
+        # each round's first product with its sign flip folded in (forward: D_t then H)
+        self._first = [_signed(sg, self._factors) for sg in self.signs]
         self._scale = _scale(self.dim, self.rounds)
 
     def _check(self, x: np.ndarray, width: int, what: str) -> tuple[np.ndarray, bool]:
@@ -209,18 +231,16 @@ class RandomizedHadamard:
             else np.broadcast_to(np.asarray(center, dtype=float), (d,))[:, None]
         )
         out = np.empty((D, n))
-        for j, A, B in _chunks(n, D):
-            cols = A.reshape(D, -1)  # the chunk's vectors as columns, zero padded
-            m = cols.shape[1]
+        for j, m, A, B in _chunks(n, D):
+            cols = A.reshape(D, m)  # the chunk's vectors as columns, zero padded
             if shift is None:
                 cols[:d] = X[j : j + m].T
             else:
                 np.subtract(X[j : j + m].T, shift, out=cols[:d])
             cols[d:] = 0.0
-            for t in range(self.rounds):  # H D_t, unnormalised
-                A *= self._chunk_signs[t]
-                _hadamard_columns(A, B)
-            np.multiply(cols, self._scale, out=out[:, j : j + m])
+            for t in range(self.rounds):  # H D_t, unnormalised, D_t folded into the first product
+                A, B = _hadamard_columns(A, B, self._factors, self._first[t])
+            np.multiply(A.reshape(D, m), self._scale, out=out[:, j : j + m])
         return out
 
     def forward(self, x: np.ndarray) -> np.ndarray:
@@ -239,14 +259,13 @@ class RandomizedHadamard:
         n, D = Y.shape[0], self.dim
         width = D if keep_padding else self.d
         out = np.empty((n, width))
-        for j, A, B in _chunks(n, D):
-            cols = A.reshape(D, -1)
-            m = cols.shape[1]
-            cols[...] = Y[j : j + m].T
+        signs = self.signs[:, :, None]
+        for j, m, A, B in _chunks(n, D):
+            A.reshape(D, m)[...] = Y[j : j + m].T
             for t in range(self.rounds - 1, -1, -1):  # D_t H, unnormalised
-                _hadamard_columns(A, B)
-                A *= self._chunk_signs[t]
-            np.multiply(cols[:width].T, self._scale, out=out[j : j + m])
+                A, B = _hadamard_columns(A, B, self._factors)
+                A.reshape(D, m)[...] *= signs[t]
+            np.multiply(A.reshape(D, m)[:width].T, self._scale, out=out[j : j + m])
         return out[0] if one_d else out
 
     def matrix(self) -> np.ndarray:

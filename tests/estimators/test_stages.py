@@ -79,8 +79,9 @@ def test_iome_stages_leave_their_inputs_as_they_were() -> None:
     before = rot.xr.copy()
     c = I.centre(rot, spec, budgets["center"], ledger, g)
     rad = I.radius(rot, c, spec, budgets, ledger, g)
-    np.testing.assert_array_equal(rot.xr, before)  # the radius centres a copy, not rot.xr
-    np.testing.assert_allclose(rad.centred, before - c[:, None], rtol=0, atol=0)
+    np.testing.assert_array_equal(rot.xr, before)  # the radius centres blocks, not rot.xr
+    want = np.linalg.norm(before - c[:, None], axis=0)
+    np.testing.assert_allclose(rad.norms, want, rtol=1e-14, atol=0)
     out = I.noise(rot, c, rad, budgets["noise"], ledger, g)
     np.testing.assert_array_equal(rot.xr, before)
     assert ledger.total() == pytest.approx(0.5, rel=1e-12) and out.tau > 0

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from dpcore import mechanisms
+from dpcore.estimators._localise import clipped_sum
 from dpcore.estimators.iome.radius import Radius
 from dpcore.estimators.iome.rotate import Rotated
 from dpcore.privacy import Ledger
@@ -40,9 +41,8 @@ def noise(
     Replace-one: each clipped row has norm ``<= C``, so the clipped mean moves by ``<= 2C / n``;
     stage "noisy sum", std ``tau = 2C / (n sqrt(2 p2))``, ``p2``-zCDP. ``c`` is an earlier release.
     """
-    C, n = rad.C, rad.centred.shape[1]
-    factor = np.minimum(1.0, C / np.maximum(rad.norms, 1e-300))
-    z = (rad.centred @ factor) / n
+    C, n = rad.C, rot.xr.shape[1]
+    z = clipped_sum(rot.xr, c, C, columns=True) / n  # rows of xr - c clipped to norm C, summed
     tau = math.sqrt(2.0 * C * C / rho_noise) / n
     with mechanisms.stage(ledger, "noisy sum"):
         rel = mechanisms.gaussian(

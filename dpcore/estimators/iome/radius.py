@@ -17,6 +17,7 @@ import numpy as np
 
 from dpcore import mechanisms, quantiles
 from dpcore._validation import check_bounds, check_positive
+from dpcore.estimators._localise import centred_norms
 from dpcore.estimators.iome.options import IomeOptions
 from dpcore.estimators.iome.rotate import Rotated
 from dpcore.privacy import Ledger
@@ -25,14 +26,13 @@ from dpcore.privacy import Ledger
 @dataclass(frozen=True)
 class Radius:
     """The clip radius stage's outputs: ``C``, the clip rank ``m``, the quantile aimed at, the
-    universe ``U``, the rows centred at ``c`` (``xr - c``, one row per rotated coordinate) and
-    their norms ``||R x_j - c||`` (data, never released), and the stage's public warnings."""
+    universe ``U``, the norms ``||R x_j - c||`` (data, never released), and the stage's public
+    warnings."""
 
     C: float
     rank: float
     quantile: float
     universe: float
-    centred: np.ndarray
     norms: np.ndarray
     warnings: tuple[str, ...] = ()
 
@@ -55,10 +55,9 @@ def radius(
     Replace-one: one row changes one norm (rank sensitivity 1); stage "clip radius", ``p1``
     (log-grid exponential mechanism or ``T`` Gaussian halvings).
     """
-    xr, D = rot.xr - c[:, None], rot.dim  # a new array: rot is left as it is
-    n = xr.shape[1]
+    D, n = rot.xr.shape
     p1 = budgets["radius"]
-    norms = np.sqrt(np.einsum("kj,kj->j", xr, xr))
+    norms = centred_norms(rot.xr, c, columns=True)  # block by block: no (D, n) copy of xr - c
     m = clip_rank(
         n, D, spec.steps, p1, budgets["noise"], spec.offset_factor, spec.radius_step, spec.beta
     )
@@ -91,7 +90,7 @@ def radius(
         )
     if method == "binary_search":
         C = max(C, U * 2.0 ** (-spec.steps - 1))
-    return Radius(C, m, q_clip, U, xr, norms, warnings_)
+    return Radius(C, m, q_clip, U, norms, warnings_)
 
 
 def clip_rank(

@@ -171,10 +171,10 @@ def coinpress_scaled_center(
     g = mechanisms.generator(rng)
     m0 = (lo + hi) / 2.0
     r0 = float(np.linalg.norm((hi - lo) / 2.0 * s))
-    Y = X * s
+    # the scaled rows y = x * s are formed block by block inside the passes (no scaled copy)
     if spread_share > 0:
         rho_sp = rho - (rho - rho * spread_share)  # the CoinPress steps get rho - rho_sp exactly
-        gamma = private_spread(Y, 2.0 * r0, rho=rho_sp, beta=beta, rng=g)
+        gamma = private_spread(X, 2.0 * r0, rho=rho_sp, beta=beta, scale=s, rng=g)
     else:
         rho_sp = 0.0
         a2 = (sigma_hat * s) ** 2
@@ -184,7 +184,7 @@ def coinpress_scaled_center(
             + 2.0 * math.sqrt(float(np.sum(a2 * a2)) * L)
             + 2.0 * float(a2.max()) * L
         )
-    c, info = coinpress_center(Y, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, rng=g)
+    c, info = coinpress_center(X, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, scale=s, rng=g)
     return np.clip(c / s, lo, hi), {**info, "gamma": gamma, "spread_budget": rho_sp}
 
 
