@@ -27,9 +27,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from pages._present import _SCREEN_LABEL, SCREENS
 from pages._spec import PAGES
-from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.conftest import SCREENSHOTS, screen_heard
 
 pytestmark = [pytest.mark.browser, pytest.mark.walk]
 
@@ -131,14 +130,6 @@ ABOVE_QUESTION = """() => {
   return out;
 }"""
 
-#: true once the session has heard this window's size: the hidden screen buttons are all the
-#: sizes but that one (pages/_present.screen_buttons; a run drawn halfway shows fewer)
-SCREEN_HEARD = """([want, all]) => {
-  const got = [...document.querySelectorAll('.st-key-dp-screen button')].map(b => b.textContent.trim());
-  const others = all.filter(x => x !== want);
-  return got.length === others.length && others.every(x => got.includes(x));
-}"""
-
 
 def _settle(pg) -> None:
     for _ in range(3):  # a chart sized to the slide lays itself out once more after it is drawn
@@ -188,10 +179,7 @@ def test_presenter_text_titles_and_headings(browser, app_url, spec, size):
     try:
         pg.goto(f"{app_url}/{spec.url_path}?present=1", timeout=WAIT)
         pg.wait_for_selector('[data-testid="stMain"] h1', timeout=WAIT)
-        labels = [_SCREEN_LABEL.format(f"{z:g}") for *_, z in SCREENS]
-        pg.wait_for_function(  # the session has heard this window's size
-            SCREEN_HEARD, arg=[_SCREEN_LABEL.format(f"{scale:g}"), labels], timeout=WAIT
-        )
+        screen_heard(pg, scale, WAIT)  # the session has heard this window's size
         charts = 0
         for k in range(max(len(spec.steps), 1)):
             title = spec.steps[k] if spec.steps else spec.title
