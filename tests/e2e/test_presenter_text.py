@@ -13,7 +13,7 @@ charts (docs/classroom.md, "Text for a room"), at 1280×720 and 1920×1080:
 
 The page is opened with ``?present=1`` in a fresh browser; the test waits until the session has
 heard the window's size (the hidden screen buttons, pages/_present.py) before it measures, so a
-size that arrives after the first draw is waited for, not raced. A slow browser test (about 10
+size that arrives after the first draw is waited for, not raced. A slow browser test (about 20
 minutes on two cores): ``make walk`` runs it. Screenshots of every slide go to
 ``$PRESENTER_SHOTS`` (default tests/e2e/screenshots/presenter-text).
 """
@@ -131,6 +131,12 @@ ABOVE_QUESTION = """() => {
 }"""
 
 
+#: a chart on the slide, or the button that reveals it (predict, then reveal)
+CHART_OR_REVEAL = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot, button')]
+  .some(e => e.getClientRects().length > 0
+    && (e.matches('.js-plotly-plot') || e.textContent.trim() === 'Reveal the answer'))"""
+
+
 def _settle(pg) -> None:
     for _ in range(3):  # a chart sized to the slide lays itself out once more after it is drawn
         pg.wait_for_function(SETTLED, timeout=WAIT)
@@ -187,6 +193,9 @@ def test_presenter_text_titles_and_headings(browser, app_url, spec, size):
             if spec.steps:
                 pg.get_by_text(f"{k + 1} / {len(spec.steps)} ·").first.wait_for(timeout=WAIT)
             _settle(pg)
+            if title == "The chart":  # Compare's chart, or its prediction first, after its run
+                pg.wait_for_function(CHART_OR_REVEAL, timeout=WAIT)
+                _settle(pg)
             for label in ("Reveal the answer", "Draw 100 releases"):  # what draws the chart
                 button = pg.get_by_role("button", name=label)
                 if button.count() and button.first.is_visible():
@@ -195,9 +204,6 @@ def test_presenter_text_titles_and_headings(browser, app_url, spec, size):
                         timeout=WAIT
                     )
                     _settle(pg)
-            if title == "The chart":  # Compare's chart comes when its first run is done
-                pg.locator('[data-testid="stMain"] .js-plotly-plot').first.wait_for(timeout=WAIT)
-                _settle(pg)
             _check(pg, smallest, where, problems)
             order = pg.evaluate(ABOVE_QUESTION)
             if not order["question"] or order["above"]:
