@@ -62,6 +62,8 @@ _CSS = f"""
     {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(.dp-phone-title):has(
     + :nth-child(1 of [class*="st-key-chart-"])) {{ order: -1; }}
+  /* ... under the heading of its section (the page marks it: heading()) */
+  {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(> [class*="st-key-dp-head-"]) {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
     {{ height: calc(100dvh - 11.5rem - 4vh); }}
   /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
@@ -102,13 +104,13 @@ _HANDLER = """
       if (window.innerWidth >= w && window.innerHeight >= h) { scale = z; }
     }
     const b = Array.from(document.querySelectorAll('.st-key-dp-screen button'))
-      .find(x => x.innerText.trim() === '%LABEL%'.replace('{}', String(scale)));
-    // again after 3 s if the app has not taken it (a click during a run can be lost)
-    if (b && !b.disabled && Date.now() - (window.__dpScreenAt || 0) > 3000) {
+      .find(x => x.textContent.trim() === '%LABEL%'.replace('{}', String(scale)));
+    // again after 2 s while the app has not taken it (a click during a run can be lost)
+    if (b && !b.disabled && Date.now() - (window.__dpScreenAt || 0) > 2000) {
       window.__dpScreenAt = Date.now();
       b.click();
     }
-  }, 700);
+  }, 250);
   document.addEventListener('keydown', function (ev) {
     const t = ev.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) { return; }
@@ -197,7 +199,8 @@ def chart_scale() -> float:
 def screen_buttons() -> None:
     """Hidden buttons, one per screen size but this session's: the page's key handler clicks
     the one for its window (at the start, and when the window changes), so the charts are laid
-    out with text for that screen (Streamlit cannot read a window's size itself)."""
+    out with text for that screen (Streamlit cannot read a window's size itself). The buttons
+    drawn tell a test which size the session has heard: all but that one."""
     now = st.session_state.get(SCREEN, 1.0)
     with st.container(key="dp-screen"):
         for *_, scale in SCREENS:
@@ -269,6 +272,15 @@ def step(titles: Sequence[str], key: str) -> int:
     )
     st.session_state["_slide_now"] = (key, i)  # a class room follows it (pages/_follow.py)
     return i
+
+
+def heading(text: str, key: str, level: str = "subheader") -> None:
+    """The heading (``st.header`` or ``st.subheader``: ``level``) of the chart a page without
+    steps shows first: presenter mode moves the page's first full-width chart under the page's
+    title, and this heading with it, so the slide states its question above the chart (an
+    unmarked heading stays where it is, below the chart). One per page, at top level."""
+    with st.container(key=f"dp-head-{key}"):
+        getattr(st, level)(text)
 
 
 def paragraph(text: str, key: str, label: str = "Speaker notes") -> None:

@@ -212,6 +212,14 @@ def themed(fig: Any) -> Any:
     return on_dark(fig) if st.context.theme.type == "dark" else fig
 
 
+def _projected(part: Any, title: str | None, scale: float) -> tuple[PreparedFigure, str | None]:
+    """A chart's part for presenter mode (:func:`for_projector` at ``scale``) and the title line
+    to write above it: its title, or none when the chart keeps its own (an animation's frames
+    retitle it)."""
+    big = PreparedFigure(for_projector(part.to_dict(), scale))
+    return big, "" if figure_title(big) else title or figure_title(part)
+
+
 def chart(
     fig: Any,
     data: pd.DataFrame,
@@ -266,17 +274,14 @@ def chart(
     parts = parts if panel is None else [parts[panel]]
     if st.session_state.get("present", False):  # text for the back of the room, the title above
         big = chart_scale()  # larger on a larger screen
-        parts = [
-            (PreparedFigure(for_projector(p.to_dict(), big)), t or figure_title(p))
-            for p, t in parts
-        ]
+        parts = [_projected(p, t, big) for p, t in parts]
     if by_column and len(parts) > 1:
         columns = len(parts)
         if heading := plain_title(figure_title(shown)):
             st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
     present = st.session_state.get("present", False)
     if len(parts) == 1:
-        title_line(st, parts[0][1] or figure_title(parts[0][0]))  # shown on a phone only
+        title_line(st, parts[0][1] if present else parts[0][1] or figure_title(parts[0][0]))
         # presenter mode: as high as the slide leaves (pages/_present.py sizes the block)
         height: Literal["stretch", "content"] = "stretch" if present else "content"
         if on_click:
@@ -313,6 +318,18 @@ def chart(
         show_code(code)
     if (problem := export.static_export_problem()) is not None:
         st.caption(f"PNG/SVG: {problem}")
+
+
+def picture(fig: Any, key: str, alt: str) -> None:
+    """A chart with no sentence, downloads or code (Home's pictures). In presenter mode it is
+    drawn as :func:`chart` draws one: its text for the room, its title a line above it, as high
+    as the screen leaves when it is the page's first chart (its key starts with ``chart-``)."""
+    if not st.session_state.get("present", False):
+        st.plotly_chart(prepared(fig), key=key, alt=alt)
+        return
+    big, title = _projected(prepared(fig), None, chart_scale())
+    title_line(st, title)
+    st.plotly_chart(big, key=key, alt=alt, height="stretch")
 
 
 def report_button(

@@ -17,6 +17,7 @@ from dpcore.views.binary_product import (
     view,
 )
 from pages._plain import plain_box
+from pages._present import heading
 from pages._tables import BINARY_HEADERS, LEDGER_HEADERS, show_table
 from pages._ui import (
     chart,
@@ -112,7 +113,7 @@ if v.flip_warning:
 # ---------------------------------------------------------------------------------------------
 # the bucket ladder and the noise each group received
 
-st.subheader("Which group each coordinate landed in, and the noise it got")
+heading("Which group each coordinate landed in, and the noise it got", "ladder")
 chart(
     ladder_figure(v.ladder, list(v.rounds)),
     v.ladder,

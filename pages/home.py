@@ -5,12 +5,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from dpcore.figures.style import prepared
 from dpcore.views.home import TOUR_HEADING, HomeSettings, view
 from pages._plain import plain_box
 from pages._showcase import record_for_notebook
 from pages._spec import tour
-from pages._ui import settings
+from pages._ui import picture, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 s = settings()
@@ -22,7 +21,7 @@ with st.spinner("Running PLAN, IOME and the Gaussian mechanism on 20 datasets (o
 def _first_screen() -> None:
     """One sentence, one picture, the plain box: what a stakeholder sees without scrolling."""
     st.markdown(v.lead)
-    st.plotly_chart(prepared(v.error_figure), key="home-why-error", alt=v.lead)
+    picture(v.error_figure, "chart-home-why-error", v.lead)
     plain_box(s.budget, words=v.words)  # the example's budget and runs
 
 
@@ -30,7 +29,7 @@ def _example() -> None:
     """The example in the specialists' words: its setting, the noise picture, the sentence."""
     st.subheader("The example in detail")
     st.markdown(v.example)
-    st.plotly_chart(prepared(v.noise_figure), key="home-why-noise", alt=v.sentence)
+    picture(v.noise_figure, "chart-home-why-noise", v.sentence)
     st.markdown(v.sentence)
     record_for_notebook(v, f"{v.example}\n\n{v.sentence}")  # the notebook rebuilds both figures
     st.page_link(

@@ -16,6 +16,7 @@ from dpcore.figures.risk import (
 from dpcore.figures.style import epsilon_delta_curve, ledger_chart
 from dpcore.views.privacy_budget import PrivacyBudgetSettings, view
 from pages._plain import plain_box
+from pages._present import heading
 from pages._tables import DEPLOYMENT_HEADERS, show_table
 from pages._ui import (
     BUDGET_PRESETS,
@@ -46,7 +47,7 @@ with user_errors():
 run = v.run
 plain_box(s.budget, v.errors, delta=s.delta, what=v.what)
 
-st.header("Why noise at all: the differencing attack")
+heading("Why noise at all: the differencing attack", "attack", "header")
 st.markdown(
     "Publish the average of a column, then the same average without one person: the two "
     "averages give that person's value **exactly**. On the data in the sidebar (first column, "

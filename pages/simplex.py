@@ -13,6 +13,7 @@ from dpcore.figures.simplex import (
 )
 from dpcore.views.simplex import RADIUS, RELATION_HELP, SimplexSettings, view
 from pages._plain import plain_box
+from pages._present import heading
 from pages._tables import LEDGER_HEADERS, show_table
 from pages._ui import (
     chart,
@@ -111,7 +112,7 @@ code = record.code()
 # ---------------------------------------------------------------------------------------------
 # geometry
 
-st.header("The geometry")
+heading("The geometry", "geometry", "header")
 g1, g2 = st.columns([3, 2])
 with g1:
     fig, df = geometry_d1(v.geometry_x, RADIUS)

@@ -34,6 +34,7 @@ from dpcore.views.your_data import (
 )
 from pages._plain import plain_box
 from pages._pool import PEER_SECONDS
+from pages._present import heading
 from pages._tables import LEDGER_HEADERS, show_table
 from pages._ui import (
     chart,
@@ -341,7 +342,7 @@ with user_errors():
     v = show(record, o, merged(parts))
 
 st.checkbox(v.show_all_label, key="yd_show_all")
-st.subheader(v.title)
+heading(v.title, "errors")
 chart(
     dots_chart(v.shown, column=v.column, shift=v.shift),
     v.shown.drop(columns=["color"]),

@@ -179,12 +179,67 @@ def _at_least(part: Any, size: int, key: str = "font") -> dict:
     return font
 
 
+def _axis_text(axis: dict, text: int, axis_title: int) -> dict:
+    """``axis`` (changed in place and returned) with tick labels of at least ``text`` px and a
+    title of at least ``axis_title`` px."""
+    axis["tickfont"] = _at_least(axis, text, "tickfont")
+    title = axis.get("title")
+    title = title if isinstance(title, dict) else {"text": title}
+    axis["title"] = {**title, "font": _at_least(title, axis_title)}
+    return axis
+
+
+def _axes_drawn(spec: dict) -> list[str]:
+    """The layout keys of the cartesian axes figure dict ``spec`` draws (``xaxis``, ``yaxis2``,
+    ...): those its traces name (plotly's default ``x`` / ``y`` when a trace names none) and those
+    its layout has, so a figure that never styled its x-axis still gets its tick size."""
+    keys = {k for k in spec.get("layout", {}) if k.startswith(("xaxis", "yaxis"))}
+    for t in spec.get("data", []):
+        if t.get("type", "scatter") in ("scatter", "scattergl", "bar", "box", "histogram"):
+            for letter in ("x", "y"):
+                ref = str(t.get(f"{letter}axis") or letter)
+                keys.add(f"{letter}axis{ref[1:]}")
+    return sorted(keys)
+
+
+def _titled_frames(layout: dict, text: int) -> None:
+    """``layout`` (changed in place) of an animation whose frames retitle it: its title stays in
+    the chart (a line above it could not follow the frames), at the top of the figure in a margin
+    of its own, and the legend goes to the right of the plot, below the title's line, where no
+    number of entries reaches it."""
+    title = layout.get("title")
+    title = title if isinstance(title, dict) else {"text": title}
+    layout["title"] = {
+        **title,
+        "font": _at_least(title, round(text * 1.25)),
+        "x": 0.0,
+        "xanchor": "left",
+        "xref": "container",
+        "y": 1.0,
+        "yanchor": "top",
+        "yref": "container",
+        "pad": {"t": text // 2, "l": text},
+        "automargin": True,
+    }
+    legend = {k: v for k, v in layout["legend"].items() if k not in ("x", "y")}
+    layout["legend"] = {
+        **legend,
+        "orientation": "v",
+        "x": 1.02,
+        "xanchor": "left",
+        "y": 1.0,
+        "yanchor": "top",
+    }
+
+
 def for_projector(spec: dict, scale: float = 1.0) -> dict:
     """Figure dict ``spec`` (a ``to_dict()``) for a projector: every text at least
     :data:`PROJECTOR_TEXT` px (axis titles :data:`PROJECTOR_AXIS_TITLE`), times ``scale`` on a
     larger screen (1.25 at 1920x1080: pages/_present.py), and no title of its own: the app
-    writes the title above the chart, where a legend of any number of rows cannot reach it.
-    ``spec`` is not changed; its traces' data are shared, not copied.
+    writes the title above the chart, where a legend of any number of rows cannot reach it (an
+    animation whose frames retitle it keeps its title, its legend moved to the right:
+    :func:`_titled_frames`). Every axis a trace draws on gets its tick size, also one the figure
+    never styled. ``spec`` is not changed; its traces' data are shared, not copied.
 
     Examples
     --------
@@ -207,13 +262,19 @@ def for_projector(spec: dict, scale: float = 1.0) -> dict:
         for a in layout.get("annotations", [])
         if isinstance(a, dict)
     ]
+    for key in _axes_drawn(spec):  # an axis a trace draws on is written even if not styled
+        layout[key] = layout[key] if isinstance(layout.get(key), dict) else {}
     for key, axis in layout.items():
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
-            axis["tickfont"] = _at_least(axis, text, "tickfont")
-            title = axis.get("title")
-            title = title if isinstance(title, dict) else {"text": title}
-            axis["title"] = {**title, "font": _at_least(title, axis_title)}
-    layout["title"] = {"text": ""}
+            _axis_text(axis, text, axis_title)
+        elif key.startswith("ternary") and isinstance(axis, dict):
+            for name in ("aaxis", "baxis", "caxis"):
+                axis[name] = _axis_text(dict(axis.get(name) or {}), text, axis_title)
+    frames = [f for f in spec.get("frames") or [] if isinstance(f, dict)]
+    if any("title" in (f.get("layout") or {}) for f in frames):
+        _titled_frames(layout, text)  # each frame names its step: the title stays in the chart
+    else:
+        layout["title"] = {"text": ""}
     if "template" in spec.get("layout", {}):
         layout["template"] = spec["layout"]["template"]
     data = [_bigger_text(t, text) for t in spec.get("data", [])]

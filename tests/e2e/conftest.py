@@ -188,6 +188,26 @@ def page(browser: object) -> Iterator[object]:
 RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
+#: true once the session has heard this window's size: the hidden screen buttons are all the
+#: sizes but that one (pages/_present.screen_buttons; a run drawn halfway shows fewer)
+SCREEN_HEARD = """([want, all]) => {
+  const got = [...document.querySelectorAll('.st-key-dp-screen button')].map(b => b.textContent.trim());
+  const others = all.filter(x => x !== want);
+  return got.length === others.length && others.every(x => got.includes(x));
+}"""
+
+
+def screen_heard(page: object, scale: float, timeout: float = 120_000) -> None:
+    """Wait until the presenter-mode session of ``page`` has heard that its window draws charts
+    at ``scale`` (pages/_present.py SCREENS)."""
+    from pages._present import _SCREEN_LABEL, SCREENS
+
+    labels = [_SCREEN_LABEL.format(f"{z:g}") for *_, z in SCREENS]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        SCREEN_HEARD, arg=[_SCREEN_LABEL.format(f"{scale:g}"), labels], timeout=timeout
+    )
+
+
 def _wait_for_app(page: object, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the script (no 'Running...' status)."""
     page.wait_for_selector("[data-testid='stSidebar']", timeout=timeout)  # type: ignore[attr-defined]

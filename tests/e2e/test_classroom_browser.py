@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import RUN_ENDED, SCREENSHOTS
+from tests.e2e.conftest import RUN_ENDED, SCREENSHOTS, screen_heard
 
 pytestmark = pytest.mark.browser
 
@@ -200,14 +200,10 @@ _CHART_TEXT = """() => {
 def test_chart_text_is_large_enough_for_a_room(browser, app_url, path, size):
     smallest = PROJECTORS[size][2]
     pg = _lecturer(browser, app_url, f"{path}?present=1", size)
-    scale = {"1280x720": "1", "1920x1080": "1.25"}[size]
-    pg.wait_for_function(  # the page told the app its screen (its button for it is gone)
-        """s => document.querySelector('.st-key-dp-screen') && !Array.from(
-             document.querySelectorAll('.st-key-dp-screen button')).some(
-             b => b.textContent.trim() === 'dp-screen-' + s)""",
-        arg=scale,
-        timeout=120_000,
-    )
+    scale = {"1280x720": 1.0, "1920x1080": 1.25}[size]
+    # the session has heard this screen: its buttons are exactly the other sizes' (the old check,
+    # "its own button is gone", also held while a run had drawn the container but no button yet)
+    screen_heard(pg, scale)
     pg.wait_for_function(RUN_ENDED, timeout=240_000)
     seen = 0
     for k in range(2, 5):  # the first slides of the deck, each with its chart
@@ -218,7 +214,7 @@ def test_chart_text_is_large_enough_for_a_room(browser, app_url, path, size):
                 f"""() => {{ const got = ({_CHART_TEXT})();
                     return got.charts > 0 && got.sizes.length > 0
                         && got.sizes.every(s => s[0] >= {smallest} - 0.01); }}""",
-                timeout=90_000,
+                timeout=120_000,
                 polling=500,
             )
         got = pg.evaluate(_CHART_TEXT)
