@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.experiments import ExperimentConfig
-from pages import _compare_run
+from pages import _compare_run, _pool
 from tests.pages._apptest import open_page
 
 
@@ -19,6 +19,8 @@ def _caption(at: AppTest, start: str) -> str:
 def test_a_first_result_then_the_full_sweep_without_a_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DPMEAN_PROGRESSIVE", "1")
     monkeypatch.setenv("DPMEAN_WORKERS", "0")
+    # the pool is kept per process (st.cache_resource): one an earlier test made is not this one
+    monkeypatch.setattr(_pool, "shared_pool", lambda: None)
     at = open_page("pages/compare.py", {"n": "500", "d": "8", "seed": "913"}, timeout=180)
     assert not at.exception
     notice = [i.value for i in at.info if "refining" in i.value]

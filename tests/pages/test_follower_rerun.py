@@ -61,7 +61,9 @@ def test_a_kept_figure_is_tidied_once_not_on_every_rerun(monkeypatch):
     # a seed no other test draws: figures not kept yet
     at = open_page(PAGE, {**QUERY, "seed": "90917", "present": "1"}, check=True)
     first = len(tidied)
-    assert first >= 5  # the page's five charts, kept by pages._views.drawn
+    # the page's charts, kept by pages._views.drawn: four per seed, and the exponent curve (no
+    # seed in it) once per process, so it may be kept already by another test's view
+    assert first >= 4
     at.run()
     _next(at)
     assert len(tidied) == first  # the reruns drew the same kept figures without tidying them

@@ -52,7 +52,7 @@ def test_coinpress_step_in_blocks_is_the_clipped_sum(monkeypatch, columns):
     f = np.minimum(1.0, R / np.linalg.norm(diff, axis=1))
     want = f @ diff  # the three-pass formula: differences, norms, one matrix-vector product
     monkeypatch.setattr(_localise, "_STEP_BLOCK", 19 * 10)  # 26 blocks of 10 rows
-    got = _localise._clipped_shift(np.ascontiguousarray(y.T) if columns else y, c, R, columns)
+    got = _localise.clipped_sum(np.ascontiguousarray(y.T) if columns else y, c, R, columns=columns)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
