@@ -101,7 +101,9 @@ def window_probe() -> None:
     of that class (at the start, and when the window is resized across :data:`NARROW_PX`)."""
     now = narrow()
     handler = _WINDOW_HANDLER.replace("%PX%", str(NARROW_PX)).replace("%LABEL%", _NARROW_LABEL)
-    with st.container(key="dp-window"):  # not drawn (PHONE_CSS); its frame's script still runs
+    # at the sidebar's end, not drawn (PHONE_CSS; its frame's script still runs): the main
+    # column's elements stay what each page draws
+    with st.sidebar.container(key="dp-window"):
         st.button(
             _NARROW_LABEL.format(0 if now else 1),
             key="dp-narrow",
