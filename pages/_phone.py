@@ -9,7 +9,7 @@ title lines. tests/e2e/test_phone_browser.py measures every page at 375 px.
 What CSS cannot change is laid out for a narrow window on the server: the browser says when its
 window is at most :data:`NARROW_PX` wide (:func:`window_probe`, the way presenter mode learns its
 screen, pages/_present.py), and :func:`narrow` is then true: charts get
-:func:`dpcore.figures.phone.for_phone` (legends under the plot, play/pause above the slider) and
+:func:`dpcore.figures.phone.for_phone` (legends over the plot, play/pause above the slider) and
 tables are drawn as wrapping tables (pages/_tables.py), not as grids that scroll sideways.
 tests/e2e/test_phone_fit_browser.py measures them.
 """

@@ -269,7 +269,7 @@ def chart(
             (PreparedFigure(for_projector(p.to_dict(), big)), t or figure_title(p))
             for p, t in parts
         ]
-    elif narrow_window():  # a phone: legends under the plot, play/pause above the slider
+    elif narrow_window():  # a phone: legends over the plot, play/pause above the slider
         parts = [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
     if by_column and len(parts) > 1:
         columns = len(parts)

@@ -4,7 +4,7 @@ control.
 A vertical legend sits right of the plot and, on a 375-px screen, either runs past the chart's
 right edge or squeezes the plot to a sliver; an animation's play/pause buttons sit left of its
 frame slider and, at that width, over its start. :func:`for_phone` lays a figure out for such a
-screen: the legend horizontal under the plot (its entries wrap into rows), the buttons in a row of
+screen: the legend horizontal over the plot (its entries wrap into rows), the buttons in a row of
 their own above the slider, which then spans the whole width. The app applies it to every chart
 when the browser says its window is narrow (pages/_phone.py); wider screens get the figure as
 made.
@@ -72,7 +72,7 @@ def _wrap_axis_titles(layout: dict) -> None:
 
 def for_phone(spec: dict) -> dict:
     """Figure dict ``spec`` (a ``to_dict()``) laid out for a phone: a vertical legend made
-    horizontal under the plot (the figure grows by its rows when it has a height), long legend
+    horizontal over the plot (the figure grows by its rows when it has a height), long legend
     entries and x axis titles broken into lines (:func:`_wrapped`, :func:`_wrap_axis_titles`),
     and the
     play/pause buttons of an animation placed above its slider, which gets the full width.
@@ -96,8 +96,10 @@ def for_phone(spec: dict) -> dict:
     legend = dict(layout.get("legend") or {})
     if _legend_shown(spec) and legend.get("orientation") != "h":
         rows = (_entries(spec) + 1) // 2
-        # under the x axis's tick labels and title (paper coordinates: below the plot area)
-        legend.update(orientation="h", x=0.0, xanchor="left", y=-0.22, yanchor="top")
+        # over the plot (plotly makes room for it in the top margin): under the plot it met the x
+        # axis's title, whose height plotly does not tell; on a phone the chart's title is the
+        # line the page writes above the chart (pages/_phone.py), not plotly's
+        legend.update(orientation="h", x=0.0, xanchor="left", y=1.02, yanchor="bottom")
         legend.pop("entrywidth", None)
         layout["legend"] = legend
         if isinstance(layout.get("height"), (int, float)):
