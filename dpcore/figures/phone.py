@@ -71,8 +71,8 @@ def _wrap_axis_titles(layout: dict) -> None:
 
 
 def for_phone(spec: dict) -> dict:
-    """Figure dict ``spec`` (a ``to_dict()``) laid out for a phone: a vertical legend made
-    horizontal over the plot (the figure grows by its rows when it has a height), long legend
+    """Figure dict ``spec`` (a ``to_dict()``) laid out for a phone: a vertical legend, or one
+    under the plot, made horizontal over the plot (the figure grows by its rows when it has a height), long legend
     entries and x axis titles broken into lines (:func:`_wrapped`, :func:`_wrap_axis_titles`),
     and the
     play/pause buttons of an animation placed above its slider, which gets the full width.
@@ -94,19 +94,21 @@ def for_phone(spec: dict) -> dict:
     layout: dict[str, Any] = dict(spec.get("layout", {}))
     _wrap_axis_titles(layout)
     legend = dict(layout.get("legend") or {})
-    if _legend_shown(spec) and legend.get("orientation") != "h":
-        rows = (_entries(spec) + 1) // 2
+    vertical = legend.get("orientation") != "h"
+    below = not vertical and float(legend.get("y", 1.0)) < 0
+    if _legend_shown(spec) and (vertical or below):
         # over the plot (plotly makes room for it in the top margin): under the plot it met the x
-        # axis's title, whose height plotly does not tell; on a phone the chart's title is the
-        # line the page writes above the chart (pages/_phone.py), not plotly's
+        # axis's title (two lines on a phone), whose height plotly does not tell; on a phone the
+        # chart's title is the line the page writes above the chart (pages/_phone.py), not plotly's
         legend.update(orientation="h", x=0.0, xanchor="left", y=1.02, yanchor="bottom")
         legend.pop("entrywidth", None)
         layout["legend"] = legend
-        if isinstance(layout.get("height"), (int, float)):
-            layout["height"] = layout["height"] + LEGEND_ROW * rows
-        margin = dict(layout.get("margin") or {})
-        margin["r"] = min(margin.get("r", 20), 20)  # the right margin held the legend
-        layout["margin"] = margin
+        if vertical:  # its rows are new height; a legend from below brings its own
+            if isinstance(layout.get("height"), (int, float)):
+                layout["height"] = layout["height"] + LEGEND_ROW * ((_entries(spec) + 1) // 2)
+            margin = dict(layout.get("margin") or {})
+            margin["r"] = min(margin.get("r", 20), 20)  # the right margin held the legend
+            layout["margin"] = margin
     menus, sliders = layout.get("updatemenus"), layout.get("sliders")
     if menus and sliders:
         top = sliders[0].get("y", 0.0)

@@ -50,3 +50,11 @@ def test_the_play_buttons_get_a_row_above_a_full_width_slider():
     assert menu["y"] == slider["y"] and menu["yanchor"] == "top"
     # the slider starts below the buttons' row: its top padding exceeds the buttons' own
     assert slider["pad"]["t"] > menu["pad"]["t"] + 30
+
+
+def test_a_legend_under_the_plot_moves_over_it_and_one_over_it_stays():
+    names = [{"name": "central DP"}, {"name": "local DP"}]
+    under = {"data": names, "layout": {"legend": {"orientation": "h", "y": -0.3}}}
+    assert for_phone(under)["layout"]["legend"]["y"] > 1
+    over = {"data": names, "layout": {"legend": {"orientation": "h", "y": 1.1, "x": 0.5}}}
+    assert for_phone(over)["layout"]["legend"] == {"orientation": "h", "y": 1.1, "x": 0.5}
