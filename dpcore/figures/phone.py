@@ -21,6 +21,8 @@ LEGEND_ROW = 22
 LEGEND_LINE = 40
 #: characters per line of an axis title on a phone (a longer one was cut at both ends)
 AXIS_LINE = 44
+#: px a panel title takes over the plot (a legend over the plot starts above it)
+PANEL_TITLE = 30
 #: px the slider moves down to leave its row to the play/pause buttons
 BUTTON_ROW = 42
 #: px between the slider's old top (under the x axis) and the buttons: the axis title's room
@@ -70,6 +72,22 @@ def _wrap_axis_titles(layout: dict) -> None:
             layout[key] = {**axis, "title": new}
 
 
+def _over(layout: dict) -> float:
+    """Where (paper y) a legend over the plot starts: just over it, or over the panel titles
+    (paper annotations at the plot's top, as ``make_subplots`` writes them) when there are any:
+    :data:`PANEL_TITLE` px in paper units of the plot's estimated height."""
+    tops = [
+        a
+        for a in layout.get("annotations") or []
+        if isinstance(a, dict) and a.get("yref") == "paper" and float(a.get("y", 0)) >= 0.95
+    ]
+    if not tops:
+        return 1.02
+    margin = layout.get("margin") or {}
+    plot = float(layout.get("height") or 450) - margin.get("t", 80) - margin.get("b", 80)
+    return 1.0 + PANEL_TITLE / max(plot, 120.0)
+
+
 def for_phone(spec: dict) -> dict:
     """Figure dict ``spec`` (a ``to_dict()``) laid out for a phone: a vertical legend, or one
     under the plot, made horizontal over the plot (the figure grows by its rows when it has a height), long legend
@@ -100,7 +118,7 @@ def for_phone(spec: dict) -> dict:
         # over the plot (plotly makes room for it in the top margin): under the plot it met the x
         # axis's title (two lines on a phone), whose height plotly does not tell; on a phone the
         # chart's title is the line the page writes above the chart (pages/_phone.py), not plotly's
-        legend.update(orientation="h", x=0.0, xanchor="left", y=1.02, yanchor="bottom")
+        legend.update(orientation="h", x=0.0, xanchor="left", y=_over(layout), yanchor="bottom")
         legend.pop("entrywidth", None)
         layout["legend"] = legend
         if vertical:  # its rows are new height; a legend from below brings its own
