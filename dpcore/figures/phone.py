@@ -21,6 +21,8 @@ LEGEND_ROW = 22
 LEGEND_LINE = 40
 #: characters per line of an axis title on a phone (a longer one was cut at both ends)
 AXIS_LINE = 44
+#: characters per line of a panel title (centred over a panel narrower than the chart)
+PANEL_LINE = 30
 #: px a panel title takes over the plot (a legend over the plot starts above it)
 PANEL_TITLE = 30
 #: px the slider moves down to leave its row to the play/pause buttons
@@ -83,9 +85,29 @@ def _over(layout: dict) -> float:
     ]
     if not tops:
         return 1.02
+    lines = max(str(a.get("text", "")).count("<br>") + 1 for a in tops)
     margin = layout.get("margin") or {}
     plot = float(layout.get("height") or 450) - margin.get("t", 80) - margin.get("b", 80)
-    return 1.0 + PANEL_TITLE / max(plot, 120.0)
+    return 1.0 + (PANEL_TITLE + 18 * (lines - 1)) / max(plot, 120.0)
+
+
+def _wrap_panel_titles(layout: dict) -> None:
+    """Break every panel title (a paper annotation, as ``make_subplots`` writes them) longer than
+    :data:`PANEL_LINE` characters into lines (in place; markup-free titles only): a longer one ran
+    past the chart's right edge."""
+    notes = layout.get("annotations")
+    if not isinstance(notes, list):
+        return
+    layout["annotations"] = [
+        {**a, "text": "<br>".join(textwrap.wrap(a["text"], PANEL_LINE))}
+        if isinstance(a, dict)
+        and a.get("yref") == "paper"
+        and isinstance(a.get("text"), str)
+        and len(a["text"]) > PANEL_LINE
+        and "<" not in a["text"]
+        else a
+        for a in notes
+    ]
 
 
 def for_phone(spec: dict) -> dict:
@@ -111,6 +133,7 @@ def for_phone(spec: dict) -> dict:
     """
     layout: dict[str, Any] = dict(spec.get("layout", {}))
     _wrap_axis_titles(layout)
+    _wrap_panel_titles(layout)
     legend = dict(layout.get("legend") or {})
     vertical = legend.get("orientation") != "h"
     below = not vertical and float(legend.get("y", 1.0)) < 0
