@@ -5,10 +5,18 @@ up into the title. On such screens the toolbar is hidden, and where a title line
 (:func:`title_line`, which wider screens do not show) the title plotly draws gives way to it.
 ``app.py`` adds the rules (:func:`phone_style`) to every run; ``pages._ui.chart`` writes the
 title lines. tests/e2e/test_phone_browser.py measures every page at 375 px.
+
+What CSS cannot change is laid out for a narrow window on the server: the browser says when its
+window is at most :data:`NARROW_PX` wide (:func:`window_probe`, the way presenter mode learns its
+screen, pages/_present.py), and :func:`narrow` is then true: charts get
+:func:`dpcore.figures.phone.for_phone` (legends over the plot, play/pause above the slider) and
+tables are drawn as wrapping tables (pages/_tables.py), not as grids that scroll sideways.
+tests/e2e/test_phone_fit_browser.py measures them.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from html import escape
 from typing import Any
@@ -29,6 +37,11 @@ PHONE_CSS = """<style>
     .js-plotly-plot .g-gtitle { display: none; }
   .dp-phone-title { font-weight: 600; margin: 0 0 -0.5rem 0; }
 }
+.dp-phone-table { width: 100%; border-collapse: collapse; font-size: 0.8rem; line-height: 1.3; }
+.dp-phone-table th, .dp-phone-table td {
+  padding: 0.2rem 0.25rem; border-bottom: 1px solid rgba(128, 128, 128, 0.25);
+  overflow-wrap: anywhere; vertical-align: top; text-align: left; }
+.st-key-dp-window { display: none; }
 @media (min-width: 641px) {
   [data-testid="stElementContainer"]:has(.dp-phone-title) { display: none; }
 }
@@ -36,8 +49,68 @@ PHONE_CSS = """<style>
 
 
 def phone_style() -> None:
-    """Add :data:`PHONE_CSS` to this run (``app.py`` calls it once per run)."""
+    """Add :data:`PHONE_CSS` and :func:`window_probe` to this run (``app.py`` calls it once per
+    run)."""
     st.html(PHONE_CSS)
+    window_probe()
+
+
+#: a window at most this wide is a phone's (Streamlit's own breakpoint for stacking columns)
+NARROW_PX = 640
+#: session key: True once the browser said its window is at most :data:`NARROW_PX` wide
+NARROW = "_narrow_window"
+_NARROW_LABEL = "dp-narrow-{}"
+
+#: run in the page's own window (added once, like presenter mode's key handler): every 0.7 s,
+#: click the hidden button that tells the app the window's class if the app has another
+_WINDOW_HANDLER = """
+setInterval(function () {
+  const want = window.innerWidth <= %PX% ? '1' : '0';
+  const b = Array.from(document.querySelectorAll('.st-key-dp-window button'))
+    .find(x => x.innerText.trim() === '%LABEL%'.replace('{}', want));
+  if (b && !b.disabled && Date.now() - (window.__dpNarrowAt || 0) > 3000) {
+    window.__dpNarrowAt = Date.now();
+    b.click();
+  }
+}, 700);
+"""
+
+_WINDOW_FRAME = """
+<script>
+(function () {
+  const w = window.parent;
+  if (w.__dpNarrowProbe) { return; }
+  w.__dpNarrowProbe = true;
+  const s = w.document.createElement('script');
+  s.textContent = %HANDLER%;
+  w.document.head.appendChild(s);
+})();
+</script>
+"""
+
+
+def narrow() -> bool:
+    """Whether this session's window is a phone's (at most :data:`NARROW_PX` wide; False until
+    the browser has said)."""
+    return bool(st.session_state.get(NARROW, False))
+
+
+def window_probe() -> None:
+    """A hidden button for the other window class than this session's, and a frame that adds
+    :data:`_WINDOW_HANDLER` to the page once: the handler clicks the button when the window is
+    of that class (at the start, and when the window is resized across :data:`NARROW_PX`)."""
+    now = narrow()
+    handler = _WINDOW_HANDLER.replace("%PX%", str(NARROW_PX)).replace("%LABEL%", _NARROW_LABEL)
+    # at the sidebar's end, not drawn (PHONE_CSS; its frame's script still runs): the main
+    # column's elements stay what each page draws
+    with st.sidebar.container(key="dp-window"):
+        st.button(
+            _NARROW_LABEL.format(0 if now else 1),
+            key="dp-narrow",
+            on_click=st.session_state.__setitem__,
+            args=(NARROW, not now),
+        )
+        st.iframe(_WINDOW_FRAME.replace("%HANDLER%", json.dumps(handler)), height=1)
 
 
 def plain_title(title: str | None) -> str:

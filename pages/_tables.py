@@ -29,6 +29,7 @@ from dpcore.views.budget_tables import (  # noqa: F401 - moved to dpcore; import
     deployments_table,
 )
 from dpcore.views.tables import sig3
+from pages._phone import narrow
 
 #: The current row's style: an amber wash (transparent, so light and dark text both read on it).
 HIGHLIGHT = "background-color: rgba(255, 164, 28, 0.32); font-weight: bold"
@@ -137,7 +138,41 @@ def show_table(
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
     labels = column_labels(styled.data.columns, headers, None if mask is None else mark_in)
+    if narrow():  # a phone: a table whose cells wrap, not a grid that scrolls sideways
+        plain = {c: v if isinstance(v, str) else " " for c, v in labels.items()}
+        names = [plain.get(str(c), str(c)) for c in styled.data.columns]
+        shown = styled.relabel_index(names, axis=1)
+        phone_table(shown.hide(axis="index") if kwargs["hide_index"] else shown)
+        return
     st.dataframe(styled, column_config=labels, **kwargs)
+
+
+def data_table(data: pd.DataFrame | Styler, **kwargs: Any) -> None:
+    """``st.dataframe(data, **kwargs)``, or on a phone (:func:`pages._phone.narrow`) a table whose
+    cells wrap (:func:`phone_table`), with the same columns (``column_order``), headers (the labels of
+    ``column_config``) and index choice: a grid wider than the screen scrolls sideways there."""
+    if not narrow():
+        st.dataframe(data, **kwargs)
+        return
+    styled = data if isinstance(data, Styler) else data.style
+    columns = [str(c) for c in styled.data.columns]
+    order = [str(c) for c in kwargs.get("column_order") or columns]
+    config = kwargs.get("column_config") or {}
+
+    def header(c: str) -> str:
+        got = config.get(c, c)
+        label = got if isinstance(got, str) else (got or {}).get("label")
+        return str(label) if label is not None else c
+
+    shown = styled.hide([c for c in columns if c not in order], axis=1)
+    shown = shown.relabel_index([header(c) for c in columns if c in order], axis=1)
+    phone_table(shown.hide(axis="index") if kwargs.get("hide_index") else shown)
+
+
+def phone_table(styled: Styler) -> None:
+    """``styled`` as an HTML table as wide as the screen, its cells wrapping (pages/_phone.py's
+    ``dp-phone-table`` rules): its formats, highlight, headers and hidden columns kept."""
+    st.html(styled.to_html(table_attributes='class="dp-phone-table"'))
 
 
 #: Headers of a privacy ledger (:meth:`dpcore.privacy.Ledger.to_records`, with its estimator).

@@ -21,6 +21,7 @@ import streamlit as st
 
 from dpcore import export
 from dpcore.export import ImageFormat, to_csv
+from dpcore.figures.phone import for_phone
 from dpcore.figures.slides import split_columns, split_subplots
 from dpcore.figures.style import (
     PreparedFigure,
@@ -41,6 +42,7 @@ from pages._feedback import (
 )
 from pages._notebook import record
 from pages._phone import figure_title, plain_title, title_line
+from pages._phone import narrow as narrow_window
 from pages._present import chart_scale, off_screen
 from pages._shell import _leave_legacy_pages_mode, navigation_pages, shell_runs
 from pages._sidebar import (
@@ -275,6 +277,8 @@ def chart(
     if st.session_state.get("present", False):  # text for the back of the room, the title above
         big = chart_scale()  # larger on a larger screen
         parts = [_projected(p, t, big) for p, t in parts]
+    elif narrow_window():  # a phone: legends over the plot, play/pause above the slider
+        parts = [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
     if by_column and len(parts) > 1:
         columns = len(parts)
         if heading := plain_title(figure_title(shown)):

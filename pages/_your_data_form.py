@@ -4,8 +4,8 @@ text) and the ranges typed for the columns, kept across pages and carried by the
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from typing import Any
+import math
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -112,31 +112,76 @@ def typed_bounds() -> dict[str, tuple[float, float]]:
                 if isinstance(v, list) and len(v) == 2
             }
         except URL_ERRORS:
-            pass  # a broken link: no typed ranges, the table asks for them
+            pass  # a broken link: no typed ranges, the boxes ask for them
     return dict(ss["_yd_typed"])
 
 
-def editor_base(key: str, table: Callable[[], Any]) -> Any:
-    """The table the bounds editor ``key`` starts from, made by ``table()`` once while the editor
-    is on screen and kept unchanged across its reruns: the editor holds the typed values itself,
-    and a table that changed under it (each kept range written back into it) made the browser
-    reset the edits it had not yet sent, losing values typed quickly."""
+def bound_key(side: str, column: str) -> str:
+    """The key (and query parameter) of the box for ``column``'s ``side`` ("lo" or "hi")."""
+    return f"yd_{side}_{column}"
+
+
+def _text(value: float) -> str:
+    """A range end as the box shows it: ``0``, ``250000``, ``0.5`` (empty for NaN)."""
+    if math.isnan(value):
+        return ""
+    return f"{value:.0f}" if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def bounds_inputs(
+    columns: list[str], documented: Mapping[str, tuple[float, float]]
+) -> tuple[list[str], list[str]]:
+    """Two text boxes per column (lower, upper) in one form; returns what they held when the form
+    was last sent ("Use these bounds", or Enter in a box).
+
+    Every value typed is kept, however fast it comes: each box's key depends on its column alone
+    and never changes between runs; the boxes sit in a form, so nothing reruns the app while they
+    are filled in (a rerun rewrites the query string, which dropped a value the browser had just
+    put there); and each box is bound to the URL (``bind="query-params"``), so the browser writes a
+    value to the address bar as it is typed and a reload keeps it, sent or not. A box seen for the
+    first time in this session starts from what was sent from it earlier (another page visit), else
+    the link's ``yd_bounds``, else the documented range, else empty. Complete ranges are also kept
+    as ``yd_bounds`` (:func:`keep_typed_bounds`), the form a shared link carries.
+    """
     ss = st.session_state
-    kept = ss.get("_yd_bounds_base")
-    if key not in ss or kept is None or kept[0] != key:  # a new editor, or back on the page
-        ss["_yd_bounds_base"] = kept = (key, table())
-    return kept[1]
+    texts: dict[str, str] = ss.setdefault("_yd_texts", {})
+    kept = typed_bounds()
+    lows: list[str] = []
+    highs: list[str] = []
+    form = st.form("yd_bounds_form", border=False)
+    for column in columns:
+        start = kept.get(column, documented.get(column, (math.nan, math.nan)))
+        boxes = form.columns(2)
+        for side, box, end, out in (
+            ("lo", boxes[0], start[0], lows),
+            ("hi", boxes[1], start[1], highs),
+        ):
+            key = bound_key(side, column)
+            if key not in ss and url_value(key) is None:  # first sight: no value in the URL
+                ss[key] = texts.get(key, _text(float(end)))
+            value = box.text_input(
+                f"{column}: {'lower' if side == 'lo' else 'upper'} bound",
+                key=key,
+                bind="query-params",
+                placeholder="a number",
+            )
+            texts[key] = value or ""
+            out.append(value or "")
+    form.form_submit_button("Use these bounds", type="primary")
+    return lows, highs
 
 
 def keep_typed_bounds(
-    kept: dict[str, tuple[float, float]], edited: Any, documented: Mapping[str, tuple[float, float]]
+    columns: list[str],
+    lows: list[str],
+    highs: list[str],
+    documented: Mapping[str, tuple[float, float]],
 ) -> None:
-    """Keep the ranges in the table ``edited`` (those that differ from a documented range:
-    :func:`dpcore.views.your_data.typed_ranges`) and put them in the URL."""
-    rows = zip(edited["column"], edited["lower"], edited["upper"], strict=True)
-    kept = typed_ranges(rows, kept, documented)
+    """Keep the complete ranges typed in the boxes (those that differ from a documented range:
+    :func:`dpcore.views.your_data.typed_ranges`) and put them in the URL as ``yd_bounds``."""
+    kept = typed_ranges(zip(columns, lows, highs, strict=True), typed_bounds(), documented)
     st.session_state["_yd_typed"] = kept
-    if kept:
-        url_sync(
-            "yd_bounds", json.dumps({c: list(v) for c, v in kept.items()}, separators=(",", ":"))
-        )
+    url_sync(
+        "yd_bounds",
+        json.dumps({c: list(v) for c, v in kept.items()}, separators=(",", ":")) if kept else None,
+    )

@@ -34,7 +34,7 @@ from dpcore.views.your_data_release import (
     series_paragraph,
 )
 from pages._plain import release_box
-from pages._tables import show_table
+from pages._tables import data_table, show_table
 from pages._ui import chart, url_widget
 
 __all__ = ["ODOMETER_WORDS", "Inputs", "data_odometer", "release_mode"]
@@ -127,7 +127,7 @@ def _new_budget(odo: Odometer, store: OdometerStore) -> None:
             args=(odo,),
         )
         assert odo.key is not None
-        st.dataframe(store.log(odo.key), hide_index=True)
+        data_table(store.log(odo.key), hide_index=True)
 
 
 def _series(key: str) -> list[Release]:
@@ -234,7 +234,7 @@ def _show_series(
     )
     combined = combine(series)
     if len(series) == 1:
-        st.dataframe(release_table(cols, last.mean, last.accuracy), hide_index=True)
+        data_table(release_table(cols, last.mean, last.accuracy), hide_index=True)
     else:
         _show_combination(series, combined, inp, odo)
     st.markdown(accuracy_lines(cols, combined))

@@ -17,7 +17,7 @@ from pages._goto import follow, on_compare_click
 from pages._plain import plain_box
 from pages._present import Deck, slides_button
 from pages._spec import page
-from pages._tables import highlight_row
+from pages._tables import data_table, highlight_row
 from pages._ui import (
     chart,
     download_csv,
@@ -327,7 +327,7 @@ else:
     )
     for r in v.rankings:
         st.markdown(r.sentence)
-        st.dataframe(  # the estimator the box above names: closest at the sidebar's point
+        data_table(  # the estimator the box above names: closest at the sidebar's point
             highlight_row(
                 r.table,
                 r.closest,
@@ -355,7 +355,7 @@ else:
 deck.mark("The failure rate")
 if not v.tails.empty:
     st.markdown(v.far_off_intro)
-    st.dataframe(v.far_off, hide_index=True, width="stretch")
+    data_table(v.far_off, hide_index=True, width="stretch")
 
 # ---------------------------------------------------------------------------------------------
 deck.mark("What each estimator needs")

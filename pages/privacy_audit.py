@@ -21,6 +21,7 @@ from dpcore.views.privacy_audit import (
 )
 from pages._float_lesson import render as float_lesson
 from pages._plain import plain_box
+from pages._tables import data_table
 from pages._ui import chart, settings, simulation_notice, user_errors
 from pages._views import cached
 
@@ -136,7 +137,7 @@ if v.parts is not None:
         "so its final release is also audited alone, with the other stages' outputs fixed to "
         "public values. The headline above is the part with the largest bound over its claim."
     )
-    st.dataframe(v.parts, hide_index=True)
+    data_table(v.parts, hide_index=True)
 st.markdown(
     "**The calibration check, stage by stage** (white box: every noise draw against the noise its "
     "budget charge requires, from one run on a public data set):"
@@ -194,6 +195,6 @@ with st.expander("How the bound is computed"):
         "μ ≥ Φ⁻¹(p̲) − Φ⁻¹(p̄) = μ̂. Any other ρ-zCDP claim is checked through the (ε, δ) it implies "
         "(Canonne–Kamath–Steinke)."
     )
-    st.dataframe(v.summary)
+    data_table(v.summary)
 simulation_notice()
 float_lesson(s)

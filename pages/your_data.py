@@ -22,7 +22,6 @@ from dpcore.views.your_data import (
     FormSettings,
     TimeBudgetExceeded,
     YourDataSettings,
-    bounds_table,
     form,
     ledger,
     merged,
@@ -35,7 +34,7 @@ from dpcore.views.your_data import (
 from pages._plain import plain_box
 from pages._pool import PEER_SECONDS
 from pages._present import heading
-from pages._tables import LEDGER_HEADERS, show_table
+from pages._tables import LEDGER_HEADERS, data_table, show_table
 from pages._ui import (
     chart,
     include_peers,
@@ -46,7 +45,7 @@ from pages._ui import (
     words_on_this_page,
 )
 from pages._views import cached, cached_bounded
-from pages._your_data_form import editor_base, keep_typed_bounds, load_source, typed_bounds
+from pages._your_data_form import bounds_inputs, keep_typed_bounds, load_source
 from pages._your_data_release import Inputs, release_mode
 
 s = settings()
@@ -125,7 +124,7 @@ st.caption(
     f"{f.rows:,} rows × {f.width} columns. Only numeric columns can be used; the ranges below are "
     "read off the data and are for you, not for the release."
 )
-st.dataframe(f.info, hide_index=True, width="stretch", height=f.table_height)
+data_table(f.info, hide_index=True, width="stretch", height=f.table_height)
 if f.non_numeric:
     st.warning(
         "Not numeric, so not offered below:\n\n" + "\n".join(f"- {line}" for line in f.non_numeric),
@@ -174,7 +173,7 @@ if mode is None:
 typed = (
     source != "bundled"
 )  # an upload's ranges are the user's; a bundled set's come from its documentation
-edited = None
+typed_boxes: tuple[list[str], list[str]] | None = None  # (lowers, uppers) as typed
 if mode != "data":
     st.caption(
         "Type the range you know **before** looking at the data (a pixel is 0–16, a wage is ≥ 0, ...). "
@@ -185,16 +184,8 @@ if mode != "data":
         )
         + ("" if typed else " Prefilled with the data set's documented (public) ranges.")
     )
-    typed_now = typed_bounds()
-    editor_key = f"yd_bounds_editor_{abs(hash(tuple(columns)))}"
-    edited = st.data_editor(
-        editor_base(editor_key, lambda: bounds_table(columns, typed_now, f.documented)),
-        hide_index=True,
-        disabled=["column"],
-        key=editor_key,
-        width="stretch",
-    )
-    keep_typed_bounds(typed_now, edited, f.documented)
+    typed_boxes = bounds_inputs(list(map(str, columns)), f.documented)
+    keep_typed_bounds(list(map(str, columns)), *typed_boxes, f.documented)
 share = None
 quantiles = (0.01, 0.99)
 if mode == "private":
@@ -232,12 +223,12 @@ with user_errors():
     if not columns:
         raise ValueError("choose at least one numeric column to average.")
     bounds = None
-    if edited is not None:
-        bounds = parse_bounds(edited["lower"], edited["upper"], len(columns))
+    if typed_boxes is not None:
+        bounds = parse_bounds(*typed_boxes, len(columns))
         if bounds is None:
             st.info(
-                "Type a lower and an upper value for every chosen column in the table above "
-                "(no range is assumed for you)."
+                "Type a lower and an upper value (a number) for every chosen column in the boxes "
+                "above and press **Use these bounds** (no range is assumed for you)."
             )
             st.stop()
     explore = ExploreSettings(
@@ -285,7 +276,7 @@ st.caption(
 )
 st.markdown(o.clip_sentence)
 with st.expander("Table: raw and clipped mean of every column"):
-    st.dataframe(o.clip_table, hide_index=True, width="stretch")
+    data_table(o.clip_table, hide_index=True, width="stretch")
 
 peers_on = include_peers("yd_peers")
 if peers_on != explore.peers:
@@ -368,7 +359,7 @@ with st.expander("Non-private diagnostics (teaching only)"):
         "**not** private and are not part of any release; they are shown only to explain the "
         "estimators."
     )
-    st.dataframe(v.nonprivate, hide_index=True, width="stretch")
+    data_table(v.nonprivate, hide_index=True, width="stretch")
 if v.refused:
     st.markdown(v.refused)
 

@@ -184,6 +184,19 @@ def page(browser: object) -> Iterator[object]:
     ctx.close()
 
 
+#: a phone's screen (the page tests' 375 × 812, touch)
+PHONE = {"width": 375, "height": 812}
+
+
+@pytest.fixture
+def phone(browser: object) -> Iterator[object]:
+    """A page in a 375 × 812 touch window (a phone)."""
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)  # type: ignore[attr-defined]
+    pg = ctx.new_page()
+    yield pg
+    ctx.close()
+
+
 #: true in the page once its script run has ended (Streamlit's "Running…" widget is gone)
 RUN_ENDED = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 

@@ -9,7 +9,6 @@ overlap when they share more than :data:`TOLERANCE` pixels in both directions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import combinations
 
 import pytest
@@ -19,7 +18,6 @@ from tests.e2e.conftest import walk_or
 
 pytestmark = pytest.mark.browser
 WAIT = 240_000
-PHONE = {"width": 375, "height": 812}
 #: Boxes may touch: an overlap must be more than this many pixels wide and high to count.
 TOLERANCE = 2
 
@@ -77,14 +75,6 @@ def test_overlaps_finds_a_title_under_a_legend():
     assert overlaps(charts) == ["chart 0: title over legend (50×10 px)"]
     apart = [{"chart": 0, "boxes": [("title", [0, 0, 100, 20]), ("legend", [0, 21, 200, 40])]}]
     assert overlaps(apart) == []
-
-
-@pytest.fixture
-def phone(browser: object) -> Iterator[object]:
-    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)  # type: ignore[attr-defined]
-    pg = ctx.new_page()
-    yield pg
-    ctx.close()
 
 
 #: every page in ``make fit``; in ``make test`` the pages whose titles overlapped first

@@ -455,20 +455,35 @@ def test_a_word_in_a_numeric_column_is_named_with_its_row():
     ]
 
 
-def _editor(at: AppTest):
-    return next(e for e in at.dataframe if "yd_bounds_editor" in str(e.proto.id))
+def _send(at: AppTest) -> None:
+    next(b for b in at.button if b.label == "Use these bounds").click().run()
 
 
-def test_the_bounds_editor_keeps_its_table_while_ranges_are_typed():
-    """Values typed quickly are kept: the editor's table does not change under it when a typed
-    range is kept (a changed table made the browser drop the edits it had not sent yet)."""
+def test_the_bounds_boxes_keep_their_keys_and_values_across_runs_and_pages():
+    """Values typed are kept: each bound has its own box under a key that depends on its column
+    alone (the same in every run), bound to the URL; a half-typed range survives a page visit, a
+    sent complete one is used and carried by the link as ``yd_bounds``."""
     at = _page({"yd_source": "paste", "yd_bounds_mode_own": "public"})
     at.text_area(key="yd_text").input("age,income\n34,52000\n51,61000\n29,41000\n").run()
-    before = _editor(at).value
-    assert before["lower"].isna().all()
-    at.session_state["_yd_typed"] = {"age": (0.0, 100.0)}  # as if the age row was just typed
-    at.run()
+    keys = {t.key for t in at.text_input if t.key.startswith("yd_")}
+    assert keys == {"yd_lo_age", "yd_hi_age", "yd_lo_income", "yd_hi_income"}
+    assert all(at.text_input(key=k).value == "" for k in keys)  # an upload's ranges: none assumed
+    at.text_input(key="yd_lo_age").input("0")
+    at.text_input(key="yd_hi_age").input("100")
+    at.text_input(key="yd_lo_income").input("0")
+    _send(at)
     assert not at.exception
-    assert _editor(at).value.equals(before), _editor(at).value  # the table under the edits
-    at.multiselect(key="yd_cols").set_value(["age"]).run()  # other columns: a new table
-    assert _editor(at).value["column"].tolist() == ["age"]
+    assert {t.key for t in at.text_input if t.key.startswith("yd_")} == keys
+    assert any("Type a lower and an upper value" in i.value for i in at.info)  # income half-typed
+    assert json.loads(at.query_params["yd_bounds"]) == {"age": [0.0, 100.0]}
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/your_data.py").run()
+    assert [at.text_input(key=k).value for k in ("yd_lo_age", "yd_hi_age", "yd_lo_income")] == [
+        "0",
+        "100",
+        "0",
+    ]
+    at.text_input(key="yd_hi_income").input("250000")
+    _send(at)
+    assert not at.exception and not any("Type a lower" in i.value for i in at.info)
+    assert "lower=(0.0, 0.0), upper=(100.0, 250000.0)" in _code(at)
