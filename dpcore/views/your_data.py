@@ -64,7 +64,6 @@ __all__ = [
     "TimeBudgetExceeded",
     "YourDataSettings",
     "YourDataView",
-    "bounds_table",
     "error_headers",
     "form",
     "ledger",
@@ -177,22 +176,6 @@ def form(settings: FormSettings) -> Form:
         missing,
         min(320, 36 * (len(info) + 1)),
         non_numeric_cells(df),
-    )
-
-
-def bounds_table(
-    columns: Sequence[str],
-    typed: Mapping[str, tuple[float, float]],
-    documented: Mapping[str, tuple[float, float]],
-) -> pd.DataFrame:
-    """The bounds editor's table: each column's typed range, else its documented one, else empty."""
-    start = {c: typed.get(c, documented.get(c, (math.nan, math.nan))) for c in columns}
-    return pd.DataFrame(
-        {
-            "column": list(columns),
-            "lower": [start[c][0] for c in columns],
-            "upper": [start[c][1] for c in columns],
-        }
     )
 
 

@@ -4,8 +4,6 @@ parts; the notebook's settings line rebuilds the same record."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -17,7 +15,6 @@ from dpcore.views.your_data import (
     FormSettings,
     Source,
     YourDataSettings,
-    bounds_table,
     form,
     overview,
     parse_bounds,
@@ -60,11 +57,8 @@ def test_a_broken_file_is_a_value_error() -> None:
         form(FormSettings(Source("paste", b"")))
 
 
-def test_the_bounds_table_is_parsed_without_assuming_a_range() -> None:
-    table = bounds_table(["a", "b"], {"a": (1.0, 2.0)}, {"b": (0.0, 9.0)})
-    assert table.to_dict("list") == {"column": ["a", "b"], "lower": [1.0, 0.0], "upper": [2.0, 9.0]}
-    assert math.isnan(bounds_table(["c"], {}, {}).lower[0])
-    assert parse_bounds(table.lower, table.upper, 2) == ((1.0, 0.0), (2.0, 9.0))
+def test_the_typed_bounds_are_parsed_without_assuming_a_range() -> None:
+    assert parse_bounds([1.0, 0.0], [2.0, 9.0], 2) == ((1.0, 0.0), (2.0, 9.0))
     assert parse_bounds(["1", "x"], [2, 3], 2) is None
     assert parse_bounds([1.0], [2.0], 2) is None
     assert parse_bounds([float("nan")], [2.0], 1) is None
