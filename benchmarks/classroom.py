@@ -11,10 +11,14 @@ the lecturer's key press to each phone's new slide (p50, p95, max).
 
 Usage::
 
-    make classroom                     # 30 followers, 8 steps; writes benchmarks/results/classroom.md
+    make classroom                     # 30 followers, 7 steps; writes benchmarks/results/classroom.md
     python benchmarks/classroom.py --followers 5 --steps 3 --out -
 
-The browsers run in a child process (Playwright's sync API and the followers' gevent do not mix).
+The browsers run in a child process (Playwright's sync API and the followers' gevent do not mix),
+by default at idle CPU priority (``chrt --idle 0``, ``--browsers idle``): in a class room the
+lecturer's laptop and the phone draw on processors of their own, so here they take only the CPU
+the server leaves, as the phones of ``make classroom-browsers`` do. ``--browsers normal`` lets
+them compete with the server for its two cores.
 Times are wall-clock on this machine; note its load (``uptime``) beside them.
 """
 
@@ -27,6 +31,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -185,10 +190,13 @@ def step_cpu(times: dict, samples: list[tuple[float, float]], gap: float, idle: 
     return "; ".join(rows)
 
 
-def _browsers(url: str, workdir: Path, steps: int, gap: float) -> subprocess.Popen:
-    """The lecturer and the real phone, in a child process (``benchmarks/classroom_browsers.py``)."""
+def _browsers(url: str, workdir: Path, steps: int, gap: float, idle: bool) -> subprocess.Popen:
+    """The lecturer and the real phone, in a child process (``benchmarks/classroom_browsers.py``),
+    at idle CPU priority when ``idle`` and the machine has ``chrt``."""
     script = Path(__file__).with_name("classroom_browsers.py")
     cmd = [sys.executable, str(script), url, str(workdir), str(steps), str(gap)]
+    if idle and (chrt := shutil.which("chrt")):
+        cmd = [chrt, "--idle", "0", *cmd]
     return subprocess.Popen(cmd, cwd=ROOT)
 
 
@@ -232,7 +240,7 @@ def table(times: dict, followers: list[dict[int, float]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--followers", type=int, default=30)
-    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=7, help="PLAN step by step has 8 slides")
     parser.add_argument("--gap", type=float, default=6.0, help="seconds between two steps")
     parser.add_argument(
         "--lecturer",
@@ -240,6 +248,13 @@ def main(argv: list[str] | None = None) -> int:
         default="browser",
         help="browser: Chromium presses → and a phone browser follows too (the default); socket: "
         "a websocket client clicks Next ▶ (no browser on the machine: the server's CPU alone)",
+    )
+    parser.add_argument(
+        "--browsers",
+        choices=("idle", "normal"),
+        default="idle",
+        help="CPU priority of the lecturer's and the phone's Chromium (default idle: they stand "
+        "for devices with processors of their own)",
     )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "classroom.md"))
     args = parser.parse_args(argv)
@@ -256,7 +271,9 @@ def main(argv: list[str] | None = None) -> int:
             lecturer = Lecturer(f"127.0.0.1:{port}")
             code = lecturer.open_room()
         else:
-            child = _browsers(f"http://127.0.0.1:{port}", workdir, args.steps, args.gap)
+            child = _browsers(
+                f"http://127.0.0.1:{port}", workdir, args.steps, args.gap, args.browsers == "idle"
+            )
             while not (workdir / "code").exists():
                 if child.poll() is not None:
                     raise RuntimeError("the browsers' process ended before the room opened")
@@ -289,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.kill()
         stop_server(server)
     who = (
-        "one phone browser (375x812)"
+        f"one phone browser (375x812; the browsers at {args.browsers} CPU priority)"
         if lecturer is None
         else "no browser (the lecturer a websocket client clicking Next ▶)"
     )

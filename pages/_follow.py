@@ -44,8 +44,8 @@ POLL_SECONDS = 2.0
 #: a follower's poll then waits this long for the lecturer's next view (:meth:`Rooms.wait`), in
 #: steps of :data:`WAIT_STEP` at which a tap on the phone or a closed tab ends the wait: the
 #: phone's session takes a new slide the moment the lecturer's run publishes it, not at its next
-#: poll (docs/classroom.md). Shorter than the poll, so fragment runs never queue up.
-WAIT_SECONDS = 1.5
+#: poll (docs/classroom.md). One step shorter than the poll, so fragment runs never queue up.
+WAIT_SECONDS = 1.75
 WAIT_STEP = 0.25
 LEAD, SEEN = "_room_lead", "_room_seen"
 FOLLOW = FOLLOWING
