@@ -4,8 +4,9 @@ Starts ``--replicas`` copies of the app with the README command (each on its own
 ``DPMEAN_WORKERS=--workers`` each, one shared cookie secret), Debian's nginx with
 ``deploy/nginx.conf`` (its upstreams pointed at those ports, sticky by the ``dpmean_route``
 cookie, websockets passed through; deploy/README.md), and then runs ``benchmarks/load.py
---target`` against nginx with the remaining arguments. Everything it started is stopped at the
-end.
+--target`` against nginx with the remaining arguments, after one quick journey on each replica
+directly (a warm-up through nginx would reach only one of them). Everything it started is
+stopped at the end.
 
 A non-rendering client's session is one websocket, so it stays on the replica nginx picked for
 that connection; ``X-Dpmean-Replica`` shows the spread (printed before the load test: 20 fresh
@@ -142,6 +143,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.replicas} replicas behind nginx on 127.0.0.1:{listen}; ", end="")
             print(f"20 fresh clients went to {spread(listen)}", flush=True)
             load = [sys.executable, str(ROOT / "benchmarks" / "load.py")]
+            for port in ports:  # each replica warmed directly (nginx would warm only one of them)
+                quick = ["--sessions", "1", "--arrivals", "0", "--think", "0", "0"]
+                subprocess.run(
+                    [*load, "--target", f"127.0.0.1:{port}", *quick], cwd=ROOT, check=False
+                )
             load += ["--target", f"127.0.0.1:{listen}", *args.load_args]
             return subprocess.call(load, cwd=ROOT)
         finally:
