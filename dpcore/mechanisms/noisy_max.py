@@ -1,0 +1,173 @@
+"""The exponential mechanism by report-noisy-max, and the rejection step of a windowed draw.
+
+Report-noisy-max with Gumbel (or exponential-key) noise on log-weights ``c·u`` is ε-DP for
+utility sensitivity Δu when ``c = ε / (2Δu)`` (McSherry & Talwar 2007); ``ε / Δu`` for a
+monotone utility. It is ε²/8-zCDP (bounded range; Cesar & Rogers 2021).
+
+References
+----------
+McSherry and Talwar. "Mechanism Design via Differential Privacy." FOCS 2007.
+Cesar and Rogers. "Bounding, Concentrating, and Truncating." ALT 2021.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcore._validation import RngLike, as_generator, check_positive
+from dpcore.mechanisms.backend import _columns, _release_backend
+from dpcore.mechanisms.stages import DRAWING, _charge, _observe, _record
+
+
+def exponential(
+    scores: np.ndarray,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    coefficient: float,
+    rng: RngLike | Any = None,
+    columns: int = 1,
+    monotone: bool = False,
+    sampler: Literal["gumbel", "exponential", "inverse_cdf"] = "gumbel",
+    base: np.ndarray | None = None,
+    note: str = "",
+) -> np.ndarray:
+    """The exponential mechanism by report-noisy-max over the last axis of ``scores``.
+
+    Parameters
+    ----------
+    scores : array (..., k)
+        Log-weights ``coefficient · u`` of the k candidates (plus any public log base measure).
+    sensitivity : float
+        Utility sensitivity Δu.
+    epsilon : float
+        Total pure-DP budget of the call (``columns`` rows of ``epsilon / columns`` each).
+    coefficient : float
+        The multiplier the caller applied to the utility; the mechanism records
+        ``ε_row / (2Δu·coefficient)`` (``Δu·coefficient`` for a monotone utility) as the ratio.
+    sampler : {"gumbel", "exponential", "inverse_cdf"}
+        ``argmax(scores + Gumbel)``, ``argmax((base - log E) + scores)`` with ``E ~ Exp(1)``, or
+        one uniform per row against the cumulative weights ``exp(scores - max)`` (the same
+        distribution; several samplers side by side because each estimator's seeded numbers
+        depend on its own).
+    base : array, optional
+        Log base measure added to the log-weights before the draw (the log-lengths of the gaps
+        of a quantile); ``scores`` alone are the utility part (``"gumbel"`` sampler: none).
+
+    Returns
+    -------
+    ndarray of int
+        The chosen index per row (shape ``scores.shape[:-1]``).
+
+    Privacy
+    -------
+    ε/columns-DP per row, ε-DP in all (ε²/8-zCDP per row in a zCDP ledger).
+
+    Examples
+    --------
+    >>> int(exponential(np.array([0.0, 50.0, 0.0]), sensitivity=1.0, epsilon=100.0,
+    ...                 coefficient=50.0, rng=0))
+    1
+    """
+    cols = _columns(columns)
+    eps = check_positive(epsilon, "epsilon")
+    du = check_positive(sensitivity, "sensitivity")
+    coef = check_positive(coefficient, "coefficient")
+    s = np.asarray(scores, dtype=float)
+    _record("exponential", s, du, coef, cols)
+    backend = _release_backend(rng)
+    token = DRAWING.set(True)
+    try:
+        if backend is not None:
+            idx = backend.noisy_max(s if base is None else base + s)
+        elif sampler == "gumbel":
+            idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
+        elif sampler == "inverse_cdf":
+            idx = _inverse_cdf(s if base is None else base + s, as_generator(rng))
+        else:
+            e = np.asarray(as_generator(rng).standard_exponential(s.shape))
+            with np.errstate(divide="ignore"):
+                np.log(e, out=e)
+            key = (np.zeros(s.shape) if base is None else np.array(base, dtype=float)) - e
+            key += s
+            idx = np.argmax(key, axis=-1)
+    finally:
+        DRAWING.reset(token)
+    needed = (du if monotone else 2.0 * du) * coef
+    _charge(
+        "exponential",
+        "pure",
+        eps,
+        cols,
+        note or f"exponential mechanism, utility sensitivity {du:g}",
+        sensitivity=du,
+        scale=1.0 / coef,
+        ratio=float((eps / cols) / needed),
+        variates=int(s.size),
+    )
+    return idx
+
+
+def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Index per row (last axis) of ``scores`` drawn with probability ``∝ exp(score)``.
+
+    Each row is shifted by its own maximum (the likeliest index gets weight exactly 1), the weights
+    are summed cumulatively and one uniform per row picks the first index whose cumulative weight
+    exceeds ``u * total``; an index of weight 0 (score ``-inf``) is never picked.
+    """
+    lead = scores.shape[:-1]
+    w = scores.reshape(-1, scores.shape[-1])
+    w = w - w.max(axis=-1, keepdims=True)
+    np.exp(w, out=w)
+    np.cumsum(w, axis=-1, out=w)
+    rows, m = w.shape
+    values = gen.random(rows) * w[:, -1]
+    lo = np.zeros(rows, dtype=np.intp)
+    hi = np.full(rows, m, dtype=np.intp)
+    at = np.arange(rows)
+    for _ in range(int(m).bit_length() + 1):  # #{j : w[i, j] <= values[i]} by halving
+        mid = (lo + hi) // 2
+        le = w[at, np.minimum(mid, m - 1)] <= values
+        active = lo < hi
+        lo = np.where(active & le, mid + 1, lo)
+        hi = np.where(active & ~le, mid, hi)
+    return np.minimum(lo, m - 1).reshape(lead)
+
+
+def envelope_redraw(
+    side: np.ndarray, side_bound: float, full: np.ndarray, rng: RngLike | Any
+) -> int:
+    """The rejection step of an exponential-mechanism draw made over a window of candidates with
+    one envelope candidate for each side beyond it (the proposal picked an envelope).
+
+    ``side`` are the exact log-weights of the candidates the envelope stands for, ``side_bound``
+    the envelope's log-weight (at least their log-sum-exp), ``full`` the exact log-weights of every
+    candidate. With probability ``sum(exp(side)) / exp(side_bound)`` a side candidate is returned
+    (index into ``side``, drawn with probability proportional to its weight); otherwise ``-1 - i``
+    for an index ``i`` of ``full`` drawn afresh from the whole distribution. Together with the
+    proposal this is exactly the exponential mechanism over ``full`` (a proposal, accepted with
+    probability true / envelope weight, else a fresh exact draw). It draws uniforms only, from a
+    child of the generator (``Generator.spawn``), so the parent's stream, and every later draw of
+    the caller, is the one it would have been without this step; the privacy cost is the
+    proposal's, charged by :func:`exponential`.
+    """
+    token = DRAWING.set(True)
+    try:
+        gen = as_generator(rng)
+        with contextlib.suppress(AttributeError, TypeError, ValueError):  # no seed sequence
+            gen = gen.spawn(1)[0]
+        ratios = np.cumsum(np.exp(np.asarray(side, dtype=float) - side_bound))
+        u = gen.random()
+        _observe("exponential", 1)
+        if ratios.size and u < ratios[-1]:
+            return int(np.searchsorted(ratios, u, side="right"))
+        w = np.exp(np.asarray(full, dtype=float) - np.max(full))
+        cum = np.cumsum(w)
+        _observe("exponential", 1)
+        i = int(np.searchsorted(cum, gen.random() * cum[-1], side="right"))
+        return -1 - min(i, w.size - 1)
+    finally:
+        DRAWING.reset(token)
