@@ -453,6 +453,25 @@ class EstimatorSpec:
                 f"{', '.join(sorted(self.units))}. Give the budget in one of those units"
                 + (" or pass at_implied_level=True." if self.notion == "zcdp" else ".")
             )
+        conv = self._conversion(budget, method, at_implied_level, conversion)
+        kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
+        x = getattr(data, "x", data)
+        self._data_values(data, kwargs)
+        est = self.func(x, rng=rng, **kwargs)
+        est.estimator = self.name
+        est.conversion = conv
+        return est
+
+    def _conversion(
+        self,
+        budget: Budget,
+        method: ConversionMethod,
+        at_implied_level: bool,
+        conversion: Conversion | None,
+    ) -> Conversion:
+        """The budget in this estimator's notion for :meth:`run`: the caller's ``conversion``, the
+        implied zCDP level, or ``budget.to_native``; marked as not meeting the budget for a variant
+        that overspends."""
         if conversion is not None and not at_implied_level:
             if conversion.notion != self.notion:
                 raise ValueError(
@@ -470,8 +489,12 @@ class EstimatorSpec:
                 meets_budget=False,
                 guarantee=f"spends {self.spend_factor:g}× the budget it is given (as published)",
             )
-        kwargs: dict[str, Any] = {**self.params, **overrides, **conv.kwargs}
-        x = getattr(data, "x", data)
+        return conv
+
+    def _data_values(self, data: Any, kwargs: dict[str, Any]) -> None:
+        """Add a data set's ``bounds``, ``sigma`` (its ``true_std``) and ``true_mean`` to ``kwargs``
+        for :meth:`run` where the function names them and the caller gave none; a data-derived
+        standard deviation is refused as a known sigma."""
         std_from_data = bool(getattr(data, "params", {}).get("std_from_data", False))
         for key in ("bounds", "sigma", "true_mean"):
             value = getattr(data, key, None) if key != "sigma" else getattr(data, "true_std", None)
@@ -489,10 +512,6 @@ class EstimatorSpec:
                     )
                 continue
             kwargs[key] = value
-        est = self.func(x, rng=rng, **kwargs)
-        est.estimator = self.name
-        est.conversion = conv
-        return est
 
 
 #: Keywords that define a guarantee wherever an estimator function names them: the neighbouring

@@ -495,6 +495,52 @@ def audit(
     _check(spec, draws, confidence, path, grid)
     draws, alpha = int(draws), 1.0 - float(confidence)
     screen = int(screen) if screen is not None else max(200, draws // 5)
+    parts = _parts(
+        spec,
+        budget,
+        stage_list,
+        variant=variant,
+        grid=grid,
+        n=n,
+        pair_keys=pair_keys,
+        overrides=overrides,
+        path=path,
+    )
+    g = as_generator(rng)
+    done = [_run_part(p, draws=draws, screen=screen, alpha=alpha / len(parts), g=g) for p in parts]
+    cal = None
+    stage_cut = variant == "noise_cut" and bool(stage_list)
+    if calibrate and path == "entry" and not stage_cut:
+        cal = _calibration(
+            spec, budget, variant if variant != "data_derived_n" else "honest", overrides
+        )
+    common: dict[str, Any] = {
+        "estimator": spec.name,
+        "variant": variant,
+        "confidence": float(confidence),
+        "calibration": cal,
+        "path": path,
+        "overrides": overrides,
+    }
+    results = [AuditResult(**common, **d) for d in done]
+    head = max(results, key=lambda r: r.margin)
+    return dataclasses.replace(head, parts=tuple(results))
+
+
+def _parts(
+    spec: EstimatorSpec,
+    budget: Budget,
+    stage_list: list[StageAudit],
+    *,
+    variant: str,
+    grid: str,
+    n: int | None,
+    pair_keys: Sequence[str] | None,
+    overrides: dict[str, Any],
+    path: str,
+) -> list[_Part]:
+    """What :func:`audit` checks: the whole entry (not for a noise cut of a staged estimator) and,
+    with ``stage_list``, each stage."""
     native = native_budget(spec, budget)
     gaussian = path == "entry" and gaussian_ledger(spec, budget, overrides)
     parts: list[_Part] = []
@@ -515,25 +561,7 @@ def audit(
     if stage_list:
         variant_runner(spec, variant, budget)  # raises for a variant that does not apply
         parts += _stage_parts(spec, budget, variant, overrides, grid)
-    g = as_generator(rng)
-    done = [_run_part(p, draws=draws, screen=screen, alpha=alpha / len(parts), g=g) for p in parts]
-    cal = None
-    stage_cut = variant == "noise_cut" and bool(stage_list)
-    if calibrate and path == "entry" and not stage_cut:
-        cal = _calibration(
-            spec, budget, variant if variant != "data_derived_n" else "honest", overrides
-        )
-    common: dict[str, Any] = {
-        "estimator": spec.name,
-        "variant": variant,
-        "confidence": float(confidence),
-        "calibration": cal,
-        "path": path,
-        "overrides": overrides,
-    }
-    results = [AuditResult(**common, **d) for d in done]
-    head = max(results, key=lambda r: r.margin)
-    return dataclasses.replace(head, parts=tuple(results))
+    return parts
 
 
 def likelihood_ratio(

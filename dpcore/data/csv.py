@@ -52,6 +52,36 @@ def parse_csv(
     is not text CSV (binary, an image, a spreadsheet), one with no data rows, and one larger than
     ``max_bytes``, ``max_rows`` rows or ``max_columns`` columns.
     """
+    text = _csv_text(data, max_bytes)
+    # Count the header's fields before any parsing whose cost grows with the columns (the sniffer
+    # and the parser are quadratic in a 40,000-field header): a delimiter count in one pass.
+    header = text.lstrip("\r\n").split("\n", 1)[0]
+    fields = max(header.count(c) for c in ",;\t|") + 1
+    if fields > max_columns:
+        raise ValueError(
+            f"The header row has about {fields:,} columns; the limit is {max_columns}. "
+            "Keep the columns you need."
+        )
+    try:
+        dialect = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|")
+        sep = dialect.delimiter
+    except csv.Error:
+        sep = ","
+    _check_header(text, sep, max_columns)
+    _check_rows(text, sep, max_columns)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
+        raise ValueError(
+            f"Could not read the file as CSV ({str(err).splitlines()[0]}). Check that every row "
+            "has the same number of comma-separated fields and the first row names the columns."
+        ) from None
+    return _checked_frame(df, max_rows, max_columns)
+
+
+def _csv_text(data: bytes, max_bytes: int) -> str:
+    """The text of an uploaded file with Unix line ends, or a ``ValueError`` for an empty, too
+    large, binary or blank file."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError("data must be the bytes of a CSV file.")
     raw = bytes(data)
@@ -84,29 +114,12 @@ def parse_csv(
         raise ValueError(
             "The file holds only blank space; upload a CSV file with a header row and data rows."
         )
-    # Count the header's fields before any parsing whose cost grows with the columns (the sniffer
-    # and the parser are quadratic in a 40,000-field header): a delimiter count in one pass.
-    header = text.lstrip("\r\n").split("\n", 1)[0]
-    fields = max(header.count(c) for c in ",;\t|") + 1
-    if fields > max_columns:
-        raise ValueError(
-            f"The header row has about {fields:,} columns; the limit is {max_columns}. "
-            "Keep the columns you need."
-        )
-    try:
-        dialect = csv.Sniffer().sniff(text[:20_000], delimiters=",;\t|")
-        sep = dialect.delimiter
-    except csv.Error:
-        sep = ","
-    _check_header(text, sep, max_columns)
-    _check_rows(text, sep, max_columns)
-    try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, nrows=max_rows + 1, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, ValueError) as err:
-        raise ValueError(
-            f"Could not read the file as CSV ({str(err).splitlines()[0]}). Check that every row "
-            "has the same number of comma-separated fields and the first row names the columns."
-        ) from None
+    return text
+
+
+def _checked_frame(df: pd.DataFrame, max_rows: int, max_columns: int) -> pd.DataFrame:
+    """``df`` with its column names stripped, or a ``ValueError`` for no data rows, too many rows
+    or columns, or two columns of one name."""
     if df.shape[1] == 0 or df.shape[0] == 0:
         raise ValueError(
             "The CSV has a header but no data rows; it needs at least two rows of values."
@@ -310,41 +323,8 @@ def from_dataframe(
         is data-derived, not public, so :meth:`dpcore.estimate.EstimatorSpec.run` never passes it as
         a known ``sigma`` (the oracle estimators refuse such data unless given a public ``sigma=``).
     """
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError("df must be a pandas DataFrame.")
-    cols = list(df.columns) if columns is None else list(columns)
-    if not cols:
-        raise ValueError("columns is empty; choose at least one numeric column.")
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"columns {missing} are not in the data; choose from {list(df.columns)}.")
-    if len(set(cols)) != len(cols):
-        raise ValueError("columns lists a column twice; choose each column once.")
-    bad = [c for c in cols if not _is_numeric(df[c])]
-    if bad:
-        raise ValueError(
-            f"columns {bad} are not numeric (text or dates); choose numeric columns only, "
-            "or encode them as numbers first."
-        )
-    if len(cols) > max_columns:
-        raise ValueError(f"{len(cols)} columns chosen; the limit is {max_columns}.")
-    if nan_policy not in ("error", "drop"):
-        raise ValueError(f"nan_policy must be 'error' or 'drop'; got {nan_policy!r}.")
-    sub = df[cols].astype(float)
-    sub = sub.replace([np.inf, -np.inf], np.nan)
-    bad_rows = sub.isna().any(axis=1)
-    dropped = int(bad_rows.sum())
-    if dropped and nan_policy == "error":
-        per = {c: int(v) for c, v in sub.isna().sum().items() if v}
-        raise ValueError(
-            f"the chosen columns have missing or infinite values {per}; drop those rows "
-            "(nan_policy='drop') or impute them first."
-        )
-    x = sub[~bad_rows].to_numpy(dtype=float)
-    if x.shape[0] < 2:
-        raise ValueError(f"only {x.shape[0]} complete row(s) left; at least 2 are needed.")
-    if x.shape[0] > max_rows:
-        raise ValueError(f"{x.shape[0]:,} rows; the limit is {max_rows:,}. Use a random sample.")
+    cols = _chosen_columns(df, columns, max_columns)
+    x, dropped = _complete_rows(df[cols], nan_policy, max_rows)
     d = x.shape[1]
     if bounds is None:
         lo, hi = data_bounds(x)
@@ -370,3 +350,51 @@ def from_dataframe(
             "std_from_data": True,
         },
     )
+
+
+def _chosen_columns(df: Any, columns: Sequence[str] | None, max_columns: int) -> list[Any]:
+    """The columns of ``df`` to use, or a ``ValueError`` for a missing, repeated, text or
+    surplus column."""
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError("df must be a pandas DataFrame.")
+    cols = list(df.columns) if columns is None else list(columns)
+    if not cols:
+        raise ValueError("columns is empty; choose at least one numeric column.")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"columns {missing} are not in the data; choose from {list(df.columns)}.")
+    if len(set(cols)) != len(cols):
+        raise ValueError("columns lists a column twice; choose each column once.")
+    bad = [c for c in cols if not _is_numeric(df[c])]
+    if bad:
+        raise ValueError(
+            f"columns {bad} are not numeric (text or dates); choose numeric columns only, "
+            "or encode them as numbers first."
+        )
+    if len(cols) > max_columns:
+        raise ValueError(f"{len(cols)} columns chosen; the limit is {max_columns}.")
+    return cols
+
+
+def _complete_rows(frame: pd.DataFrame, nan_policy: str, max_rows: int) -> tuple[np.ndarray, int]:
+    """The rows of ``frame`` with no missing or infinite value as floats, and how many were
+    dropped (``nan_policy='drop'``; ``'error'`` refuses a missing value), or a ``ValueError``
+    for fewer than 2 or more than ``max_rows`` rows."""
+    if nan_policy not in ("error", "drop"):
+        raise ValueError(f"nan_policy must be 'error' or 'drop'; got {nan_policy!r}.")
+    sub = frame.astype(float)
+    sub = sub.replace([np.inf, -np.inf], np.nan)
+    bad_rows = sub.isna().any(axis=1)
+    dropped = int(bad_rows.sum())
+    if dropped and nan_policy == "error":
+        per = {c: int(v) for c, v in sub.isna().sum().items() if v}
+        raise ValueError(
+            f"the chosen columns have missing or infinite values {per}; drop those rows "
+            "(nan_policy='drop') or impute them first."
+        )
+    x = sub[~bad_rows].to_numpy(dtype=float)
+    if x.shape[0] < 2:
+        raise ValueError(f"only {x.shape[0]} complete row(s) left; at least 2 are needed.")
+    if x.shape[0] > max_rows:
+        raise ValueError(f"{x.shape[0]:,} rows; the limit is {max_rows:,}. Use a random sample.")
+    return x, dropped

@@ -99,6 +99,35 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
             "Noise standard deviation each coordinate received",
         ),
     )
+    _group_traces(fig, df)
+    fig.add_trace(
+        go.Scatter(
+            x=df["rank"],
+            y=df["noise_std_naive"],
+            mode="lines",
+            name="naive Laplace noise",
+            line={"color": NAIVE_COLOR, "dash": "dash", "width": 2},
+        ),
+        row=2,
+        col=1,
+    )
+    _thresholds(fig, rounds)
+    fig.update_yaxes(
+        type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
+    )
+    fig.update_yaxes(
+        type="log", title_text="noise std (log)", dtick=1, exponentformat="power", row=2, col=1
+    )
+    fig.update_xaxes(title_text="coordinate rank (largest pⱼ first)", row=2, col=1)
+    fig.update_layout(
+        height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
+    )
+    return fig
+
+
+def _group_traces(fig: go.Figure, df: pd.DataFrame) -> None:
+    """For each group of coordinates (buckets in round order, the final round last), its true
+    ``p_j`` in the top panel and the noise std it received in the bottom one."""
     order = sorted(
         df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
     )
@@ -131,29 +160,6 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
             row=2,
             col=1,
         )
-    fig.add_trace(
-        go.Scatter(
-            x=df["rank"],
-            y=df["noise_std_naive"],
-            mode="lines",
-            name="naive Laplace noise",
-            line={"color": NAIVE_COLOR, "dash": "dash", "width": 2},
-        ),
-        row=2,
-        col=1,
-    )
-    _thresholds(fig, rounds)
-    fig.update_yaxes(
-        type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
-    )
-    fig.update_yaxes(
-        type="log", title_text="noise std (log)", dtick=1, exponentformat="power", row=2, col=1
-    )
-    fig.update_xaxes(title_text="coordinate rank (largest pⱼ first)", row=2, col=1)
-    fig.update_layout(
-        height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
-    )
-    return fig
 
 
 def _subscript(k: int) -> str:

@@ -274,39 +274,15 @@ def exponent_sweep_animation(
     floor = sig / np.sqrt(n)
     low = max(min(float(np.min(v)) for v in stds.values()), 1e-12)
 
-    def label(e: float) -> str:
-        named = {0.0: "no scaling", round(1.0 / (p + 2.0), 4): "PLAN", 0.5: "equal split"}
-        return f"e = {e:g}" + (f" ({named[e]})" if e in named else "")
-
-    def traces(e: float) -> list[go.Scatter]:
-        return [
-            trace(
-                go.Scatter,
-                x=coord,
-                y=floor,
-                mode="lines",
-                name="sampling spread σᵢ/√n",
-                line=dict(color="#7f7f7f", width=2, dash="dot"),
-            ),
-            trace(
-                go.Scatter,
-                x=coord,
-                y=stds[e],
-                mode="lines+markers",
-                name="noise std (idealised)",
-                line=dict(color="#0072b2", width=3),
-                marker=dict(size=5, symbol="circle"),
-            ),
-        ]
-
-    def title(e: float) -> str:
-        return f"Noise per coordinate at {label(e)}: ‖noise std‖₂ = {float(np.linalg.norm(stds[e])):.3g}"
-
     names = [f"{e:g}" for e in grid]
     fig = go.Figure(
-        data=traces(grid[0]),
+        data=_sweep_traces(coord, floor, stds[grid[0]]),
         frames=[
-            go.Frame(data=traces(e), name=nm, layout=dict(title_text=title(e)))
+            go.Frame(
+                data=_sweep_traces(coord, floor, stds[e]),
+                name=nm,
+                layout=dict(title_text=_sweep_title(e, p, stds[e])),
+            )
             for e, nm in zip(grid, names, strict=True)
         ],
     )
@@ -319,7 +295,7 @@ def exponent_sweep_animation(
             np.log10(max(top, float(floor.max()))) + 0.1,
         ],
     )
-    style(fig, title=title(grid[0]), height=480)
+    style(fig, title=_sweep_title(grid[0], p, stds[grid[0]]), height=480)
     fig.update_layout(
         updatemenus=_play_buttons(duration),
         sliders=_slider([f"{e:g}" for e in grid], names, "e = "),
@@ -333,3 +309,33 @@ def exponent_sweep_animation(
         ]
     )
     return fig, df
+
+
+def _sweep_title(e: float, p: float, std: np.ndarray) -> str:
+    """A frame's title: the exponent, its name (no scaling, PLAN, equal split) and ``||std||₂``."""
+    named = {0.0: "no scaling", round(1.0 / (p + 2.0), 4): "PLAN", 0.5: "equal split"}
+    label = f"e = {e:g}" + (f" ({named[e]})" if e in named else "")
+    return f"Noise per coordinate at {label}: ‖noise std‖₂ = {float(np.linalg.norm(std)):.3g}"
+
+
+def _sweep_traces(coord: np.ndarray, floor: np.ndarray, std: np.ndarray) -> list[go.Scatter]:
+    """A frame's two lines: the sampling spread ``σᵢ/√n`` and the noise std per coordinate."""
+    return [
+        trace(
+            go.Scatter,
+            x=coord,
+            y=floor,
+            mode="lines",
+            name="sampling spread σᵢ/√n",
+            line=dict(color="#7f7f7f", width=2, dash="dot"),
+        ),
+        trace(
+            go.Scatter,
+            x=coord,
+            y=std,
+            mode="lines+markers",
+            name="noise std (idealised)",
+            line=dict(color="#0072b2", width=3),
+            marker=dict(size=5, symbol="circle"),
+        ),
+    ]

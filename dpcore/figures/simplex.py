@@ -74,27 +74,7 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     )
     R = radius
     fig = figure()
-    t = np.linspace(0, math.pi / 2, 61)
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=R * np.cos(t),
-            y=R * np.sin(t),
-            mode="lines",
-            name="ℓ2 ball of radius R (Gaussian budget)",
-            line=dict(color=PAIR[0], dash="dot", width=2),
-        )
-    )
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=[0, R],
-            y=[R, 0],
-            mode="lines",
-            name="y₁ + y₂ = R: the ℓ1 ball's edge (Laplace budget)",
-            line=dict(color="#555", width=3),
-        )
-    )
+    _balls_d1(fig, R)
     fig.add_trace(
         trace(
             go.Scatter,
@@ -121,6 +101,31 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     )
     style(fig, height=460)
     return fig, df
+
+
+def _balls_d1(fig: go.Figure, R: float) -> None:
+    """The first quadrant of the ℓ2 ball (an arc) and of the ℓ1 ball (an edge) of radius ``R``."""
+    t = np.linspace(0, math.pi / 2, 61)
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=R * np.cos(t),
+            y=R * np.sin(t),
+            mode="lines",
+            name="ℓ2 ball of radius R (Gaussian budget)",
+            line=dict(color=PAIR[0], dash="dot", width=2),
+        )
+    )
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=[0, R],
+            y=[R, 0],
+            mode="lines",
+            name="y₁ + y₂ = R: the ℓ1 ball's edge (Laplace budget)",
+            line=dict(color="#555", width=3),
+        )
+    )
 
 
 def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:

@@ -174,29 +174,13 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             for key in ("scaleanchor", "matches"):
                 if key in a:
                     a[key] = a[key][0]  # "x3" -> "x": the part has one pair of axes
-        title, notes = "", []
-        for ann in layout.get("annotations", []):
-            if ann.get("xref") == xref or ann.get("yref") == yref:
-                notes.append({**ann, "xref": "x", "yref": "y"})
-            elif (
-                ann.get("xref") == "paper"
-                and abs(float(ann.get("x", -1)) - (xdom[0] + xdom[1]) / 2) < 1e-6
-                and abs(float(ann.get("y", -1)) - ydom[1]) < 1e-6
-            ):
-                title = str(ann.get("text", ""))
+        title, notes = _panel_annotations(layout, xref, yref, xdom, ydom)
         shapes = [
             {**s, "xref": "x", "yref": "y"}
             for s in layout.get("shapes", [])
             if s.get("xref") == xref or s.get("yref") == yref
         ]
-        traces, named = [], set()
-        for t in d.get("data", []):
-            if (t.get("xaxis") or "x") != xref:
-                continue
-            name = t.get("name")
-            show = name in in_legend and name not in named  # once per part, if the figure listed it
-            named.add(name)
-            traces.append({**t, "xaxis": "x", "yaxis": "y", "showlegend": show})
+        traces = _panel_traces(d, xref, in_legend)
         part = {
             **common,
             "xaxis": xa,
@@ -217,6 +201,38 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         part_json = {"data": traces, "layout": part}
         out.append(go.Figure(part_json))
     return out
+
+
+def _panel_annotations(
+    layout: dict, xref: str, yref: str, xdom: Sequence[float], ydom: Sequence[float]
+) -> tuple[str, list[dict]]:
+    """The title of the panel on axes ``xref``/``yref`` (the subplot title centred above its
+    domain) and its own annotations, moved onto the part's one pair of axes."""
+    title, notes = "", []
+    for ann in layout.get("annotations", []):
+        if ann.get("xref") == xref or ann.get("yref") == yref:
+            notes.append({**ann, "xref": "x", "yref": "y"})
+        elif (
+            ann.get("xref") == "paper"
+            and abs(float(ann.get("x", -1)) - (xdom[0] + xdom[1]) / 2) < 1e-6
+            and abs(float(ann.get("y", -1)) - ydom[1]) < 1e-6
+        ):
+            title = str(ann.get("text", ""))
+    return title, notes
+
+
+def _panel_traces(d: dict, xref: str, in_legend: set) -> list[dict]:
+    """The traces of the panel on x axis ``xref``, moved onto the part's axes; each name the
+    figure's legend listed is listed once."""
+    traces, named = [], set()
+    for t in d.get("data", []):
+        if (t.get("xaxis") or "x") != xref:
+            continue
+        name = t.get("name")
+        show = name in in_legend and name not in named  # once per part, if the figure listed it
+        named.add(name)
+        traces.append({**t, "xaxis": "x", "yaxis": "y", "showlegend": show})
+    return traces
 
 
 def _ref_map(members: Sequence[str]) -> dict[str, str]:

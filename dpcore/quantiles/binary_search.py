@@ -169,35 +169,50 @@ def _binary_search(
             target,
         )
     elif d > 1 and X.flags.f_contiguous:  # contiguous columns: all T steps per cache-sized block
-        cols = X.T
-        width = max(1, _BLOCK_ELEMENTS // n)
-        buf = np.empty((min(width, d), n), dtype=bool)
-        parts = []
-        for s in range(0, d, width):
-            block = cols[s : s + width]
-            bb = buf[: block.shape[0]]
-
-            def count(
-                mid: np.ndarray, block: np.ndarray = block, bb: np.ndarray = bb
-            ) -> np.ndarray:
-                np.less_equal(block, mid[:, None], out=bb)
-                return np.count_nonzero(bb, axis=1)
-
-            parts.append(
-                _search_steps(
-                    count, lo[s : s + width], hi[s : s + width], noise[:, s : s + width], target
-                )
-            )
-        low, up, mids, counts = (np.concatenate([p[i] for p in parts], axis=-1) for i in range(4))
+        low, up, mids, counts = _search_blocks(X, lo, hi, noise, target)
     else:  # one comparison pass over the data per step
-        buf = np.empty(X.shape, dtype=bool)
-
-        def count(mid: np.ndarray) -> np.ndarray:  # type: ignore[misc]  # the other branch binds defaults
-            np.less_equal(X, mid, out=buf)
-            return np.add.reduce(buf.view(np.uint8), axis=0, dtype=np.intp)
-
-        low, up, mids, counts = _search_steps(count, lo.copy(), hi.copy(), noise, target)
+        low, up, mids, counts = _search_passes(X, lo.copy(), hi.copy(), noise, target)
     return low, up, mids, counts, counts + noise, noise_std
+
+
+def _search_blocks(
+    X: np.ndarray, lo: np.ndarray, hi: np.ndarray, noise: np.ndarray, target: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_search_steps` on blocks of contiguous columns of ``X`` (Fortran order), all steps of
+    one cache-sized block before the next."""
+    n, d = X.shape
+    cols = X.T
+    width = max(1, _BLOCK_ELEMENTS // n)
+    buf = np.empty((min(width, d), n), dtype=bool)
+    parts = []
+    for s in range(0, d, width):
+        block = cols[s : s + width]
+        bb = buf[: block.shape[0]]
+
+        def count(mid: np.ndarray, block: np.ndarray = block, bb: np.ndarray = bb) -> np.ndarray:
+            np.less_equal(block, mid[:, None], out=bb)
+            return np.count_nonzero(bb, axis=1)
+
+        parts.append(
+            _search_steps(
+                count, lo[s : s + width], hi[s : s + width], noise[:, s : s + width], target
+            )
+        )
+    low, up, mids, counts = (np.concatenate([p[i] for p in parts], axis=-1) for i in range(4))
+    return low, up, mids, counts
+
+
+def _search_passes(
+    X: np.ndarray, lo: np.ndarray, hi: np.ndarray, noise: np.ndarray, target: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_search_steps` with one comparison pass over all of ``X`` per step."""
+    buf = np.empty(X.shape, dtype=bool)
+
+    def count(mid: np.ndarray) -> np.ndarray:
+        np.less_equal(X, mid, out=buf)
+        return np.add.reduce(buf.view(np.uint8), axis=0, dtype=np.intp)
+
+    return _search_steps(count, lo, hi, noise, target)
 
 
 def binary_search_trace(

@@ -360,17 +360,7 @@ def exponential_quantile_fast(
                 inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
             )
             continue
-        inner.sort(axis=1)
-        if np.any(inner[:, 0] < lo[cols]) or np.any(inner[:, -1] > hi[cols]):
-            np.clip(inner, lo[cols, None], hi[cols, None], out=inner)
-        if release:
-            _to_grid(z, lo[cols], hi[cols])  # a release: the public grid's points
-        np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
-        with np.errstate(divide="ignore"):
-            np.log(w, out=w)  # log L_i (-inf for ties): the base measure
-        idx = mechanisms.exponential(
-            np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
-        )
+        idx = _sorted_pick(z, w, lo[cols], hi[cols], log_u, g, release, charge)
         rows = np.arange(m)
         left[cols], right[cols] = z[rows, idx], z[rows, idx + 1]
     if release:
@@ -379,6 +369,34 @@ def exponential_quantile_fast(
     value = left + g.random(d) * (right - left)  # a uniform point of the chosen interval
     value = np.clip(value, lo, hi)
     return float(value[0]) if one_d else value
+
+
+def _sorted_pick(
+    z: np.ndarray,
+    w: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    log_u: np.ndarray,
+    g: Any,
+    release: bool,
+    charge: dict[str, Any],
+) -> np.ndarray:
+    """The interval chosen in each row of a block of :func:`exponential_quantile_fast` after a full
+    sort: ``z`` holds a column's values between its bounds (sorted and clipped here, on the public
+    grid in a release), ``w`` receives the log-lengths of the intervals, the base measure of
+    :func:`dpcore.mechanisms.exponential`."""
+    inner = z[:, 1:-1]
+    inner.sort(axis=1)
+    if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
+        np.clip(inner, lo[:, None], hi[:, None], out=inner)
+    if release:
+        _to_grid(z, lo, hi)  # a release: the public grid's points
+    np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
+    with np.errstate(divide="ignore"):
+        np.log(w, out=w)  # log L_i (-inf for ties): the base measure
+    return mechanisms.exponential(
+        np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
+    )
 
 
 def _check_points(points: object) -> int:
