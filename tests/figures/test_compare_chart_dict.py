@@ -1,0 +1,122 @@
+"""Compare's error chart built as a plain dict (dpcore.figures.compare_layout) is the figure
+plotly assembles from the same traces: the reference below is the assembly as it was, through
+``make_subplots``, ``add_trace(row=, col=)``, ``update_xaxes`` / ``update_yaxes`` and the house
+style, and the two must give the same JSON object (arrays compared as numbers)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+from plotly.subplots import make_subplots
+
+from dpcore.experiments import ExperimentConfig, run
+from dpcore.experiments.summaries import summarise, theory_frame
+from dpcore.figures import compare as fc
+from dpcore.figures.compare_layout import swept_ticks, x_title
+from dpcore.figures.compare_traces import WARN_COLOR, panel_traces
+from dpcore.figures.style import legend_entry, log_ticks, style
+
+
+def _reference(frame, x, metric, cfg, height=520):
+    """The chart as plotly assembled it before the dict layout (the old ``error_figure``)."""
+    s = fc._marked(summarise(frame, metric))
+    floor = fc.floor_frame(frame, metric)
+    th = theory_frame(s, cfg, metric)
+    facets = fc._facets(s, x, cfg)
+    ncols = min(len(facets), 4)
+    nrows = math.ceil(len(facets) / ncols)
+    fig = make_subplots(
+        rows=nrows,
+        cols=ncols,
+        subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,
+        shared_yaxes=False,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.14,
+    )
+    mlabel = fc.METRIC_LABEL.get(metric, metric)
+    warned_any = False
+    for i, (_title, where) in enumerate(facets):
+        fl = fc._select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
+        th_i = fc._select(th, where) if not th.empty else th
+        traces, warned = panel_traces(
+            fc._select(s, where), fl, th_i, x, mlabel, i == 0, fc.floor_name(cfg)
+        )
+        warned_any |= warned
+        for t in traces:
+            fig.add_trace(t, row=i // ncols + 1, col=i % ncols + 1)
+    if warned_any:
+        fig.add_trace(
+            legend_entry(
+                "warning or blow-up (hover)",
+                mode="markers",
+                legendgroup="warn",
+                marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
+            )
+        )
+    positive = bool((s.loc[s["private"], "lo"] > 0).all())
+    logx = x in ("budget", "n", "d")
+    fig.update_xaxes(
+        type="log" if logx else "linear",
+        title_text=x_title(x, cfg.unit),
+        **(swept_ticks(s[x]) if logx else {}),
+    )
+    ys = np.r_[s["lo"], s["hi"], s["median"]]
+    fig.update_yaxes(
+        type="log" if positive else "linear", **(log_ticks(ys[ys > 0]) if positive else {})
+    )
+    fig.update_yaxes(title_text=f"median {mlabel} error", row=1, col=1)
+    style(fig, height=height if nrows == 1 else 360 * nrows)
+    return fig.to_dict()
+
+
+def _numbers(v):
+    """JSON with typed arrays decoded and NaN written as null, to compare as numbers."""
+    if isinstance(v, dict):
+        if "bdata" in v:
+            a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+            if "shape" in v:
+                a = a.reshape([int(t) for t in str(v["shape"]).split(",")])
+            return _numbers(a.tolist())
+        return {k: _numbers(u) for k, u in v.items()}
+    if isinstance(v, list):
+        return [_numbers(u) for u in v]
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
+def _json(chart):
+    return _numbers(json.loads(pio.to_json(chart, validate=False)))
+
+
+SWEEPS = {
+    "one panel": ({"budget": [0.05, 0.5, 2.0]}, "budget", "l2"),
+    "four panels": ({"budget": [0.1, 1.0], "n": [200, 400]}, "budget", "l2"),
+    "n axis": ({"budget": [0.1, 1.0], "n": [200, 400]}, "n", "linf"),
+}
+
+
+@pytest.mark.parametrize("name", SWEEPS)
+def test_dict_chart_is_plotlys_figure(name):
+    sweep, x, metric = SWEEPS[name]
+    cfg = ExperimentConfig(
+        name="t",
+        estimators=["empirical", "plan", "gaussian_private", "pmwm_zcdp"],
+        n=300,
+        d=4,
+        budget=0.5,
+        repetitions=3,
+        seed=11,
+        sweep=sweep,
+    )
+    frame = run(cfg)
+    chart, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
+    assert _json(chart) == _json(_reference(frame, x, metric, cfg))
+    assert go.Figure(chart).to_dict()["data"]  # plotly takes it as it is
+    again, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
+    again["layout"]["xaxis"]["title"]["text"] = "changed"  # a chart is a copy, never the cache
+    assert fc.error_chart(frame, x=x, metric=metric, config=cfg)[0] == chart
