@@ -45,6 +45,7 @@ from dpcore.figures.compare_layout import (
     swept_ticks,
     x_title,
 )
+from dpcore.figures.compare_target import target_chart, target_figure, target_views
 from dpcore.figures.compare_text import (
     METRIC_LABEL,
     budget_label,
@@ -53,9 +54,7 @@ from dpcore.figures.compare_text import (
     in_words,
     outliers_note,
     round_target,
-    target_figure,
     target_sentence,
-    target_views,
 )
 from dpcore.figures.compare_traces import (
     BLOWUP_MULTIPLE,
@@ -91,6 +90,7 @@ __all__ = [
     "regret_figure",
     "round_target",
     "swept_ticks",
+    "target_chart",
     "target_figure",
     "target_sentence",
     "target_views",

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from dpcore.figures.compare_text import budget_label
-from dpcore.figures.style import axis_names, log_ticks, plain, style, subplots
+from dpcore.figures.style import axis_names, figure, log_ticks, plain, style, subplots
 
 AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
 
@@ -79,11 +79,23 @@ def grid(titles: list[str], height: int) -> tuple[dict, list[tuple[str, str]]]:
     return copy.deepcopy(layout), [(str(a), str(b)) for a, b in refs]
 
 
-def _merge(node: dict, updates: dict) -> None:
+@functools.lru_cache(maxsize=64)
+def _styled(title: str | None, height: int) -> dict:
+    """The layout of a figure of one panel with the house style, title and height."""
+    return style(figure(styled=True), title=title, height=height).to_dict()["layout"]
+
+
+def styled_layout(title: str | None, height: int) -> dict:
+    """A new copy of the house layout (:func:`~dpcore.figures.style.style`) of a one-panel
+    figure with ``title`` and ``height``, laid out by plotly once per process."""
+    return copy.deepcopy(_styled(title, int(height)))
+
+
+def merge(node: dict, updates: dict) -> None:
     """Merge ``updates`` into ``node``: nested dicts key by key, as ``update_layout`` does."""
     for k, v in updates.items():
         if isinstance(v, dict) and isinstance(node.get(k), dict):
-            _merge(node[k], v)
+            merge(node[k], v)
         else:
             node[k] = v
 
@@ -102,8 +114,8 @@ def set_axes(layout: dict, s: pd.DataFrame, x: str, unit: str, mlabel: str) -> N
     ys = np.r_[s["lo"], s["hi"], s["median"]]
     yupd = {"type": "log" if positive else "linear", **(log_ticks(ys[ys > 0]) if positive else {})}
     for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
-        _merge(layout[name], copy.deepcopy(xs if name.startswith("x") else yupd))
-    _merge(layout.setdefault("yaxis", {}), {"title": {"text": f"median {mlabel} error"}})
+        merge(layout[name], copy.deepcopy(xs if name.startswith("x") else yupd))
+    merge(layout.setdefault("yaxis", {}), {"title": {"text": f"median {mlabel} error"}})
 
 
 def json_ready(value: Any) -> Any:

@@ -120,3 +120,72 @@ def test_dict_chart_is_plotlys_figure(name):
     again, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
     again["layout"]["xaxis"]["title"]["text"] = "changed"  # a chart is a copy, never the cache
     assert fc.error_chart(frame, x=x, metric=metric, config=cfg)[0] == chart
+
+
+def _reference_target(needed, by, target, metric, colors, unit):
+    """The target chart as plotly assembled it before the dict layout (the old
+    ``target_figure``)."""
+    col = f"{by}_needed"
+    ok = needed[needed[col].notna()]
+    text = [
+        ("≤ " if str(note).startswith("already") else "") + fc._fmt(v)
+        for v, note in zip(ok[col], ok["note"], strict=True)
+    ]
+    fig = go.Figure(
+        go.Scatter(
+            x=ok[col],
+            y=ok["label"],
+            mode="markers+text",
+            marker=dict(size=16, color=[colors.get(e, "#888") for e in ok["estimator"]]),
+            text=text,
+            textposition="middle right",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{x:.4g}<extra></extra>",
+        )
+    )
+    vals = ok[col].to_numpy(float)
+    axis = {}
+    if vals.size:
+        lo, hi = float(vals.min()), float(vals.max())
+        lo_e, hi_e = math.floor(math.log10(lo) - 0.3), math.ceil(math.log10(hi) + 0.5)
+        hi_e = max(hi_e, lo_e + 1)
+        axis = {"range": [lo_e, hi_e], **log_ticks(np.r_[10.0**lo_e, vals, 10.0**hi_e])}
+    fig.update_xaxes(
+        type="log",
+        title_text=(f"{fc.budget_label(unit)} needed" if by == "budget" else "n needed"),
+        **axis,
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=True)
+    style(
+        fig,
+        title=f"What each estimator needs for a median {fc.METRIC_LABEL.get(metric, metric)} "
+        f"error of {fc._fmt(target)}",
+        height=140 + 40 * max(len(ok), 1),
+    )
+    fig.update_layout(margin=dict(r=80))
+    return fig.to_dict()
+
+
+@pytest.mark.parametrize("by", ["budget", "n"])
+def test_dict_target_chart_is_plotlys_figure(by):
+    from dpcore.experiments.summaries import needed_for_target
+
+    cfg = ExperimentConfig(
+        name="t",
+        estimators=["empirical", "plan", "gaussian_private"],
+        n=300,
+        d=4,
+        budget=0.5,
+        repetitions=3,
+        seed=12,
+        sweep={by: [0.05, 0.5, 2.0] if by == "budget" else [100, 300, 900]},
+    )
+    frame = run(cfg)
+    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
+    summary = summarise(frame, "l2")
+    for target in (float(np.median(summary["median"])), 1e-9):
+        need = needed_for_target(frame, target, by=by, metric="l2", summary=summary)
+        chart, _ = fc.target_chart(need, by, target, "l2", colors, cfg.unit)
+        reference = _reference_target(need, by, target, "l2", colors, cfg.unit)
+        assert _json(chart) == _json(reference)
+        assert fc.target_figure(need, by, target, "l2", colors, cfg.unit)[0].to_dict()["data"]
