@@ -5,13 +5,10 @@ style, and the two must give the same JSON object (arrays compared as numbers)."
 
 from __future__ import annotations
 
-import base64
-import json
 import math
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io as pio
 import pytest
 from plotly.subplots import make_subplots
 
@@ -21,6 +18,7 @@ from dpcore.figures import compare as fc
 from dpcore.figures.compare_layout import swept_ticks, x_title
 from dpcore.figures.compare_traces import WARN_COLOR, panel_traces
 from dpcore.figures.style import legend_entry, log_ticks, style
+from tests.figures._chart_json import as_numbers
 
 
 def _reference(frame, x, metric, cfg, height=520):
@@ -75,24 +73,6 @@ def _reference(frame, x, metric, cfg, height=520):
     return fig.to_dict()
 
 
-def _numbers(v):
-    """JSON with typed arrays decoded and NaN written as null, to compare as numbers."""
-    if isinstance(v, dict):
-        if "bdata" in v:
-            a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-            if "shape" in v:
-                a = a.reshape([int(t) for t in str(v["shape"]).split(",")])
-            return _numbers(a.tolist())
-        return {k: _numbers(u) for k, u in v.items()}
-    if isinstance(v, list):
-        return [_numbers(u) for u in v]
-    return None if isinstance(v, float) and math.isnan(v) else v
-
-
-def _json(chart):
-    return _numbers(json.loads(pio.to_json(chart, validate=False)))
-
-
 SWEEPS = {
     "one panel": ({"budget": [0.05, 0.5, 2.0]}, "budget", "l2"),
     "four panels": ({"budget": [0.1, 1.0], "n": [200, 400]}, "budget", "l2"),
@@ -115,7 +95,7 @@ def test_dict_chart_is_plotlys_figure(name):
     )
     frame = run(cfg)
     chart, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
-    assert _json(chart) == _json(_reference(frame, x, metric, cfg))
+    assert as_numbers(chart) == as_numbers(_reference(frame, x, metric, cfg))
     assert go.Figure(chart).to_dict()["data"]  # plotly takes it as it is
     again, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
     again["layout"]["xaxis"]["title"]["text"] = "changed"  # a chart is a copy, never the cache
@@ -187,5 +167,5 @@ def test_dict_target_chart_is_plotlys_figure(by):
         need = needed_for_target(frame, target, by=by, metric="l2", summary=summary)
         chart, _ = fc.target_chart(need, by, target, "l2", colors, cfg.unit)
         reference = _reference_target(need, by, target, "l2", colors, cfg.unit)
-        assert _json(chart) == _json(reference)
+        assert as_numbers(chart) == as_numbers(reference)
         assert fc.target_figure(need, by, target, "l2", colors, cfg.unit)[0].to_dict()["data"]
