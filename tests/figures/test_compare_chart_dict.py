@@ -73,6 +73,20 @@ def _reference(frame, x, metric, cfg, height=520):
     return fig.to_dict()
 
 
+def _config(estimators, seed, sweep):
+    """A small sweep (n = 300, d = 4, 3 repetitions) of ``estimators`` over ``sweep``."""
+    return ExperimentConfig(
+        name="t",
+        estimators=estimators,
+        n=300,
+        d=4,
+        budget=0.5,
+        repetitions=3,
+        seed=seed,
+        sweep=sweep,
+    )
+
+
 SWEEPS = {
     "one panel": ({"budget": [0.05, 0.5, 2.0]}, "budget", "l2"),
     "four panels": ({"budget": [0.1, 1.0], "n": [200, 400]}, "budget", "l2"),
@@ -83,16 +97,7 @@ SWEEPS = {
 @pytest.mark.parametrize("name", SWEEPS)
 def test_dict_chart_is_plotlys_figure(name):
     sweep, x, metric = SWEEPS[name]
-    cfg = ExperimentConfig(
-        name="t",
-        estimators=["empirical", "plan", "gaussian_private", "pmwm_zcdp"],
-        n=300,
-        d=4,
-        budget=0.5,
-        repetitions=3,
-        seed=11,
-        sweep=sweep,
-    )
+    cfg = _config(["empirical", "plan", "gaussian_private", "pmwm_zcdp"], 11, sweep)
     frame = run(cfg)
     chart, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
     assert as_numbers(chart) == as_numbers(_reference(frame, x, metric, cfg))
@@ -150,15 +155,10 @@ def _reference_target(needed, by, target, metric, colors, unit):
 def test_dict_target_chart_is_plotlys_figure(by):
     from dpcore.experiments.summaries import needed_for_target
 
-    cfg = ExperimentConfig(
-        name="t",
-        estimators=["empirical", "plan", "gaussian_private"],
-        n=300,
-        d=4,
-        budget=0.5,
-        repetitions=3,
-        seed=12,
-        sweep={by: [0.05, 0.5, 2.0] if by == "budget" else [100, 300, 900]},
+    cfg = _config(
+        ["empirical", "plan", "gaussian_private"],
+        12,
+        {by: [0.05, 0.5, 2.0] if by == "budget" else [100, 300, 900]},
     )
     frame = run(cfg)
     colors = dict(zip(frame["estimator"], frame["color"], strict=False))
@@ -169,3 +169,37 @@ def test_dict_target_chart_is_plotlys_figure(by):
         reference = _reference_target(need, by, target, "l2", colors, cfg.unit)
         assert as_numbers(chart) == as_numbers(reference)
         assert fc.target_figure(need, by, target, "l2", colors, cfg.unit)[0].to_dict()["data"]
+
+
+def test_numpy_panel_pieces_are_the_pandas_groupbys():
+    """The stars, the theory curves and an estimator's folded line, as the pandas groupbys they
+    replaced computed them (a faceted sweep: several values per x on the n axis)."""
+    from dpcore.figures import compare_traces as ct
+
+    cfg = _config(
+        ["empirical", "plan", "gaussian_private"], 13, {"budget": [0.1, 1.0], "n": [200, 400]}
+    )
+    frame = run(cfg)
+    s = fc._marked(summarise(frame, "l2"))
+    th = theory_frame(s, cfg, "l2")
+    for x in ("budget", "n"):
+        b = (
+            s[s["best"]]
+            .groupby([x, "guarantee"], as_index=False)
+            .agg(median=("median", "first"), label=("label", "first"), color=("color", "first"))
+        )
+        star = ct._best_trace(s, x, True)
+        assert list(star["x"]) == list(b[x]) and list(star["y"]) == list(b["median"])
+        assert list(star["text"]) == list(b["label"])
+        assert list(star["customdata"]) == list(b["guarantee"])
+        curves = ct._theory_traces(th, x, True)
+        for t, (curve, g) in zip(curves, th.groupby("curve", sort=False), strict=True):
+            g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
+            assert t["name"] == curve
+            np.testing.assert_allclose(t["x"], g[x].to_numpy(float), rtol=0)
+            np.testing.assert_allclose(t["y"], g["value"].to_numpy(float), rtol=1e-15)
+        for est, g in s.groupby("estimator", sort=False):
+            old = g.groupby(x, as_index=False).agg(**ct._PER_X).sort_values(x)
+            new = ct._per_x(g, x)
+            for c in old.columns:
+                assert list(new[c]) == list(old[c]), (est, c)
