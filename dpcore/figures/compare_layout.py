@@ -80,19 +80,18 @@ def grid(titles: list[str], height: int) -> tuple[dict, list[tuple[str, str]]]:
 
 
 @functools.lru_cache(maxsize=64)
-def _styled(titled: bool, height: int) -> dict:
-    """The layout of a figure of one panel with the house style and height, with a title (its
-    text a placeholder) or without."""
-    return style(figure(styled=True), title="·" if titled else None, height=height).to_dict()[
-        "layout"
-    ]
+def _styled(titled: bool) -> dict:
+    """The layout of a figure of one panel with the house style, with a title (its text a
+    placeholder) or without (its height, a plain number, is set by :func:`styled_layout`)."""
+    return style(figure(styled=True), title="·" if titled else None).to_dict()["layout"]
 
 
 def styled_layout(title: str | None, height: int) -> dict:
     """A new copy of the house layout (:func:`~dpcore.figures.style.style`) of a one-panel
-    figure with ``title`` and ``height``, laid out by plotly once per process and height (the
-    title's text, which may hold a seed's numbers, is set in the copy)."""
-    layout = copy.deepcopy(_styled(bool(title), int(height)))
+    figure with ``title`` and ``height``, laid out by plotly once per process (the title's text,
+    which may hold a seed's numbers, and the height are set in the copy)."""
+    layout = copy.deepcopy(_styled(bool(title)))
+    layout["height"] = int(height)
     if title:
         layout["title"]["text"] = title
     return layout
