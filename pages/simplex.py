@@ -4,6 +4,7 @@ better sum) for free — and where that lunch is, honestly, not free. Spec: docs
 
 import streamlit as st
 
+from dpcore.figures.dict_figure import chart_dict
 from dpcore.figures.simplex import (
     count_figure,
     geometry_d1,
@@ -115,7 +116,7 @@ code = record.code()
 heading("The geometry", "geometry", "header")
 g1, g2 = st.columns([3, 2])
 with g1:
-    fig, df = geometry_d1(v.geometry_x, RADIUS)
+    fig, df = chart_dict(geometry_d1, v.geometry_x, RADIUS)
     chart(
         fig,
         df,
@@ -126,7 +127,7 @@ with g1:
         narrow=True,
     )
 with g2:
-    fig, df = triangle_d2(v.triangle_z, RADIUS)
+    fig, df = chart_dict(triangle_d2, v.triangle_z, RADIUS)
     chart(
         fig,
         df,
@@ -137,7 +138,7 @@ with g2:
         narrow=True,
     )
 
-fig, df = release_picture(v.releases)
+fig, df = chart_dict(release_picture, v.releases)
 chart(
     fig,
     df,
@@ -153,7 +154,7 @@ chart(
 st.header("Variance against where the data sit")
 if v.unknown_n_sentence is not None:
     chart(
-        variance_figure(v.theory, v.sim, known_n=False),
+        chart_dict(variance_figure, v.theory, v.sim, known_n=False),
         v.part(known_n=False),
         "simplex_variance_unknown_n",
         v.unknown_n_sentence,
@@ -161,7 +162,7 @@ if v.unknown_n_sentence is not None:
         "fig = variance_figure(v.theory, v.sim, known_n=False)\n",
     )
 chart(
-    variance_figure(v.theory, v.sim, known_n=True),
+    chart_dict(variance_figure, v.theory, v.sim, known_n=True),
     v.part(known_n=True),
     "simplex_variance_known_n",
     v.known_n_sentence,
@@ -180,7 +181,7 @@ st.warning(v.caveats)
 if v.counts is not None and v.count_sentence is not None:
     st.header("The count that comes free")
     chart(
-        count_figure(v.counts, s.n),
+        chart_dict(count_figure, v.counts, s.n),
         v.counts,
         "simplex_free_count",
         v.count_sentence,

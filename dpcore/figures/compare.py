@@ -38,6 +38,14 @@ from dpcore.experiments.summaries import (
     summarise,
     theory_frame,
 )
+from dpcore.figures.compare_layout import (
+    grid,
+    json_ready,
+    set_axes,
+    swept_ticks,
+    x_title,
+)
+from dpcore.figures.compare_target import target_chart, target_figure, target_views
 from dpcore.figures.compare_text import (
     METRIC_LABEL,
     budget_label,
@@ -46,20 +54,20 @@ from dpcore.figures.compare_text import (
     in_words,
     outliers_note,
     round_target,
-    target_figure,
     target_sentence,
-    target_views,
+)
+from dpcore.figures.compare_traces import (
+    BLOWUP_MULTIPLE,
+    FLOOR_NAME,
+    OUTLIER_FLOOR_NAME,
+    WARN_COLOR,
+    panel_traces,
 )
 from dpcore.figures.style import (
-    drawn_dict,
     figure,
     legend_entry,
-    log_ticks,
     plain,
-    rgba,
     style,
-    subplots,
-    times,
     trace,
 )
 
@@ -71,6 +79,7 @@ __all__ = [
     "budget_label",
     "chance",
     "compare_views",
+    "error_chart",
     "error_figure",
     "far_off_view",
     "floor_frame",
@@ -80,51 +89,13 @@ __all__ = [
     "outliers_note",
     "regret_figure",
     "round_target",
+    "swept_ticks",
+    "target_chart",
     "target_figure",
     "target_sentence",
     "target_views",
     "x_title",
 ]
-
-AXIS_LABEL = {"budget": "privacy budget", "n": "n (rows)", "d": "d (dimension)", "skew": "skew α"}
-FLOOR_COLOR = "#7f7f7f"
-#: The floor's name on the chart: the median over runs of ‖x̄ − μ‖ (the non-private mean's error).
-FLOOR_NAME = "sampling floor (median ‖x̄ − μ‖)"
-#: The floor's name when the data are contaminated: the non-private mean follows the outliers, so
-#: its error is no floor for a robust estimator.
-OUTLIER_FLOOR_NAME = "non-private mean (pulled by the outliers)"
-#: Opacity of the 10–90% bands: light, so that five overlapping bands stay readable.
-BAND_ALPHA = 0.06
-#: A point gets a warning marker when an estimator warned there or its worst run exceeds this multiple of
-#: its median (a blow-up; the share of far-off runs, above ``FAILURE_MULTIPLE`` × the median, is in
-#: the hover and the tables).
-BLOWUP_MULTIPLE = 10.0
-#: Colour of the markers for estimator warnings and blow-ups.
-WARN_COLOR = "#d62728"
-
-THEORY_DASH = {"PLAN": "dash", "Gaussian mechanism": "dot"}
-
-
-def x_title(x: str, unit: str) -> str:
-    """The x axis's title; on a budget axis, which end is more private.
-
-    >>> x_title("budget", "rho")
-    '← more private · ρ (zCDP) · less private →'
-    """
-    if x == "budget":
-        return f"← more private · {budget_label(unit)} · less private →"  # fits a phone
-    return AXIS_LABEL[x]
-
-
-def swept_ticks(values: Any) -> dict[str, list]:
-    """Ticks at the swept values themselves (up to eight, written in full), so every point of
-    the sweep has its label; more values fall back to 1–2–5 ticks
-    (:func:`~dpcore.figures.style.log_ticks`)."""
-    v = np.unique(np.asarray(values, dtype=float))
-    v = v[np.isfinite(v) & (v > 0)]
-    if not 0 < v.size <= 8:
-        return log_ticks(v)
-    return {"tickvals": v.tolist(), "ticktext": [plain(t) for t in v]}
 
 
 def _fmt(v: float) -> str:
@@ -159,36 +130,6 @@ def _select(df: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     return df
 
 
-#: How :func:`error_figure` folds an estimator's points that share an ``x`` (several facets' worth).
-_PER_X = {
-    "median": ("median", "mean"),
-    "lo": ("lo", "mean"),
-    "hi": ("hi", "mean"),
-    "failure_rate": ("failure_rate", "max"),
-    "warned": ("warned", "sum"),
-    "worst": ("max", "max"),
-    "runs": ("runs", "sum"),
-    "label": ("label", "first"),
-    "color": ("color", "first"),
-    "private": ("private", "first"),
-    "notion": ("notion", "first"),
-}
-
-
-def _per_x(g: pd.DataFrame, x: str) -> pd.DataFrame:
-    """One estimator's summary rows folded to one row per ``x`` (:data:`_PER_X`), sorted by ``x``.
-
-    When every ``x`` appears once (a sweep of one facet, the page's usual case) each aggregate is the
-    row's own value, so the rows are taken as they are: the same frame as the groupby's, without its
-    cost (about 20 ms per estimator, in every Compare view)."""
-    if g[x].notna().all() and g[x].is_unique:
-        rows = g.sort_values(x)
-        return pd.DataFrame(
-            {x: rows[x].to_numpy(), **{k: rows[c].to_numpy() for k, (c, _) in _PER_X.items()}}
-        )
-    return g.groupby(x, as_index=False).agg(**_PER_X).sort_values(x)
-
-
 def floor_name(cfg: ExperimentConfig) -> str:
     """The floor line's name: the sampling floor, or on contaminated data the non-private mean."""
     return OUTLIER_FLOOR_NAME if cfg.distribution == "contaminated" else FLOOR_NAME
@@ -218,221 +159,6 @@ def floor_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
         .rename(columns={f"sampling_{metric}": "value"})
         .assign(curve=FLOOR_NAME)
     )
-
-
-def _grid(facets: list[tuple[str, dict[str, Any]]]) -> tuple[go.Figure, int, int]:
-    """The panels: up to four per row, titled when there are several; the figure, columns, rows."""
-    ncols = min(len(facets), 4)
-    nrows = math.ceil(len(facets) / ncols)
-    fig = subplots(
-        styled=True,
-        rows=nrows,
-        cols=ncols,
-        subplot_titles=[t for t, _ in facets] if len(facets) > 1 else None,
-        shared_yaxes=False,
-        horizontal_spacing=0.06,
-        vertical_spacing=0.14,
-    )
-    return fig, ncols, nrows
-
-
-def _band_trace(g: pd.DataFrame, x: str, est: Any) -> go.Scatter:
-    """One estimator's 10–90% band, a light filled polygon (no hover, no legend entry)."""
-    color, label = g["color"].iloc[0], g["label"].iloc[0]
-    xs = g[x].tolist()
-    return trace(
-        go.Scatter,
-        x=xs + xs[::-1],
-        y=g["hi"].tolist() + g["lo"].tolist()[::-1],
-        fill="toself",
-        mode="lines",  # the default for < 20 points adds stray vertex markers
-        fillcolor=rgba(color, BAND_ALPHA),
-        line=dict(width=0),
-        hoverinfo="skip",
-        legendgroup=str(est),
-        showlegend=False,
-        name=f"{label} 10–90%",
-    )
-
-
-def _median_trace(g: pd.DataFrame, x: str, est: Any, mlabel: str, first: bool) -> go.Scatter:
-    """One estimator's median line (dotted for an oracle or a non-private reference)."""
-    color, label = g["color"].iloc[0], g["label"].iloc[0]
-    dash = "solid" if bool(g["private"].iloc[0]) else "dot"
-    return trace(
-        go.Scatter,
-        x=g[x].tolist(),
-        y=g["median"],
-        mode="lines+markers",
-        name=label,
-        legendgroup=str(est),
-        showlegend=first,
-        line=dict(color=color, width=2.2, dash=dash),
-        marker=dict(size=6, color=color),
-        customdata=np.c_[g["lo"], g["hi"], 100 * g["failure_rate"]],
-        hovertemplate=f"<b>{label}</b><br>{x} = %{{x:.4g}}<br>median {mlabel} = %{{y:.4g}}"
-        "<br>10–90%: %{customdata[0]:.3g} – %{customdata[1]:.3g}"
-        f"<br>far-off runs here (> {FAILURE_MULTIPLE:g}× the median): "
-        "%{customdata[2]:.0f}%<extra></extra>",
-    )
-
-
-def _warning_text(flagged: pd.DataFrame) -> list[str]:
-    """The hover text of each flagged point: runs that warned, and the blow-ups."""
-    return [
-        (f"{w} of {r} runs warned" if w else "")
-        + ("; " if w and f else "")
-        + (
-            f"{f:.0%} of runs far off (> {FAILURE_MULTIPLE:g}× the median), "
-            f"worst {times(mx / md)} the median"
-            if f
-            else ""
-        )
-        for w, r, f, mx, md in zip(
-            flagged["warned"],
-            flagged["runs"],
-            flagged["failure_rate"],
-            flagged["worst"],
-            flagged["median"],
-            strict=True,
-        )
-    ]
-
-
-def _warning_trace(g: pd.DataFrame, x: str) -> go.Scatter | None:
-    """Red triangles where an estimator warned or its worst run blew up (``None``: nowhere)."""
-    flagged = g[(g["worst"] > BLOWUP_MULTIPLE * g["median"]) | (g["warned"] > 0)]
-    if flagged.empty:
-        return None
-    return trace(
-        go.Scatter,
-        x=flagged[x],
-        y=flagged["median"],
-        mode="markers",
-        name="warning or blow-up",
-        legendgroup="warn",
-        showlegend=False,
-        text=_warning_text(flagged),
-        marker=dict(
-            symbol="triangle-up-open",
-            size=13,
-            color=WARN_COLOR,
-            line=dict(width=2, color=WARN_COLOR),
-        ),
-        hovertemplate=f"<b>{g['label'].iloc[0]}</b>: %{{text}}<extra></extra>",
-    )
-
-
-def _floor_trace(fl: pd.DataFrame, x: str, first: bool, name: str = FLOOR_NAME) -> go.Scatter:
-    """The sampling floor (named ``name``) of one panel, grey dash-dot."""
-    return trace(
-        go.Scatter,
-        x=fl[x],
-        y=fl["value"],
-        mode="lines",
-        name=name,
-        legendgroup="floor",
-        showlegend=first,
-        line=dict(color=FLOOR_COLOR, width=1.5, dash="dashdot"),
-        hovertemplate=f"{name} %{{y:.4g}}<extra></extra>",
-    )
-
-
-def _theory_traces(th: pd.DataFrame, x: str, first: bool) -> list[go.Scatter]:
-    """The theory curves of one panel (thin, dark, dashed per curve)."""
-    out = []
-    for curve, g in th.groupby("curve", sort=False):
-        g = g.groupby(x, as_index=False)["value"].mean().sort_values(x)
-        name = str(curve)
-        out.append(
-            trace(
-                go.Scatter,
-                x=g[x],
-                y=g["value"],
-                mode="lines",
-                name=name,
-                legendgroup=name,
-                showlegend=first,
-                opacity=0.8,
-                line=dict(color="#1d2733", width=1.2, dash=THEORY_DASH[name.split(": ")[1]]),
-                hovertemplate=f"{name} (median, idealised) %{{y:.3g}}<extra></extra>",
-            )
-        )
-    return out
-
-
-def _best_trace(sub: pd.DataFrame, x: str, first: bool) -> go.Scatter | None:
-    """Stars on the best private estimator of each guarantee at each point of one panel."""
-    b = (
-        sub[sub["best"]]
-        .groupby([x, "guarantee"], as_index=False)
-        .agg(median=("median", "first"), label=("label", "first"), color=("color", "first"))
-    )
-    if b.empty:
-        return None
-    return trace(
-        go.Scatter,
-        x=b[x],
-        y=b["median"],
-        mode="markers",
-        name="best private at this point",
-        legendgroup="best",
-        showlegend=first,
-        text=b["label"],
-        marker=dict(
-            symbol="star",
-            size=15,
-            color=b["color"].tolist(),
-            line=dict(color="#1d2733", width=1),
-        ),
-        customdata=b["guarantee"],
-        hovertemplate="best private (%{customdata}): %{text}<br>%{y:.4g}<extra></extra>",
-    )
-
-
-def _panel(
-    sub: pd.DataFrame,
-    fl: pd.DataFrame,
-    th: pd.DataFrame,
-    x: str,
-    mlabel: str,
-    first: bool,
-    floor: str = FLOOR_NAME,
-) -> tuple[list[go.Scatter], bool]:
-    """The traces of one panel in drawing order (per estimator its band, median line and warning
-    markers; then the floor, the theory curves and the stars), and whether any point warned."""
-    traces: list[go.Scatter] = []
-    warned = False
-    for est, g in sub.groupby("estimator", sort=False):
-        g = _per_x(g, x)
-        traces += [_band_trace(g, x, est), _median_trace(g, x, est, mlabel, first)]
-        warn = _warning_trace(g, x)
-        if warn is not None:
-            traces.append(warn)
-            warned = True
-    if not fl.empty:
-        traces.append(_floor_trace(fl, x, first, floor))
-    if not th.empty:
-        traces += _theory_traces(th, x, first)
-    best = _best_trace(sub, x, first)
-    return traces + ([best] if best is not None else []), warned
-
-
-def _axes(fig: go.Figure, s: pd.DataFrame, x: str, unit: str, mlabel: str) -> None:
-    """Log axes where they apply (x for budget, n, d; y when every private band is positive: a
-    zero line, e.g. the non-private mean measured against itself, is then simply not drawn)."""
-    positive = bool((s.loc[s["private"], "lo"] > 0).all()) if s["private"].any() else False
-    logx = x in ("budget", "n", "d")
-    fig.update_xaxes(
-        type="log" if logx else "linear",
-        title_text=x_title(x, unit),
-        **(swept_ticks(s[x]) if logx else {}),
-    )
-    ys = np.r_[s["lo"], s["hi"], s["median"]]
-    fig.update_yaxes(
-        type="log" if positive else "linear", **(log_ticks(ys[ys > 0]) if positive else {})
-    )
-    fig.update_yaxes(title_text=f"median {mlabel} error", row=1, col=1)  # band: in the hover
 
 
 #: The columns of an estimator's rows in :func:`error_figure`'s data.
@@ -516,6 +242,33 @@ def error_figure(
         The figure and its data: one row per (estimator, point) with ``median``, ``lo``, ``hi``,
         ``best`` (the best private estimator there), plus rows for the floor and the theory curves.
     """
+    chart, data = error_chart(
+        frame,
+        x=x,
+        metric=metric,
+        config=config,
+        band=band,
+        theory_curves=theory_curves,
+        height=height,
+        summary=summary,
+    )
+    return go.Figure(chart), data
+
+
+def error_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str = "budget",
+    metric: str = "l2",
+    config: ExperimentConfig | Mapping[str, Any] | None = None,
+    band: tuple[float, float] = (0.1, 0.9),
+    theory_curves: bool = True,
+    height: int = 520,
+    summary: pd.DataFrame | None = None,
+) -> tuple[dict, pd.DataFrame]:
+    """:func:`error_figure` as the plain dict plotly writes for it (``fig.to_dict()`` with lists
+    for arrays), built without plotly's validation (:mod:`dpcore.figures.compare_layout`); the
+    page draws it as it is."""
     cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
     if x not in ("budget", "n", "d", "skew"):
         raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
@@ -523,20 +276,22 @@ def error_figure(
     floor = floor_frame(frame, metric)
     th = theory_frame(s, cfg, metric) if theory_curves else pd.DataFrame()
     facets = _facets(s, x, cfg)
-    fig, ncols, nrows = _grid(facets)
+    layout, refs = grid([t for t, _ in facets], height)
     mlabel = METRIC_LABEL.get(metric, metric)
+    data: list[dict] = []
     warned_any = False
     for i, (_title, where) in enumerate(facets):
         fl = _select(floor, where).groupby(x, as_index=False)["value"].mean().sort_values(x)
         if cfg.truth == "empirical":
             fl = fl.iloc[:0]
         th_i = _select(th, where) if not th.empty else th
-        traces, warned = _panel(_select(s, where), fl, th_i, x, mlabel, i == 0, floor_name(cfg))
+        traces, warned = panel_traces(
+            _select(s, where), fl, th_i, x, mlabel, i == 0, floor_name(cfg)
+        )
         warned_any |= warned
-        for t in traces:
-            fig.add_trace(t, row=i // ncols + 1, col=i % ncols + 1)
+        data += [{**t, "xaxis": refs[i][0], "yaxis": refs[i][1]} for t in traces]
     if warned_any:  # one legend entry for the warning markers
-        fig.add_trace(
+        data.append(
             legend_entry(
                 "warning or blow-up (hover)",
                 mode="markers",
@@ -544,9 +299,9 @@ def error_figure(
                 marker=dict(symbol="triangle-up-open", size=13, color=WARN_COLOR),
             )
         )
-    _axes(fig, s, x, cfg.unit, mlabel)
-    style(fig, height=height if nrows == 1 else 360 * nrows)
-    return fig, _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
+    set_axes(layout, s, x, cfg.unit, mlabel)
+    chart = {"data": json_ready(data), "layout": json_ready(layout)}
+    return chart, _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:
@@ -693,6 +448,7 @@ def compare_views(
     )
     if conv_text:
         sentence += f" Budget conversions there — {in_words(conv_text)}."
-    fig, data = error_figure(frame, x=x, metric=metric, config=cfg, summary=summary)
-    chart = drawn_dict(fig) if drawn else fig.to_dict()
+    chart, data = error_chart(frame, x=x, metric=metric, config=cfg, summary=summary)
+    if not drawn:
+        chart = go.Figure(chart).to_dict()
     return chart, data, sentence, regret_table(frame, metric, summary=summary), summary

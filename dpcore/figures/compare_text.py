@@ -1,6 +1,7 @@
 """Compare's words and numbers (pure; no streamlit): a small probability as a chance, round
 target errors, the heavy-tails note, the far-off table as a class reads it, and the "accuracy
-first" view (the budget or n each estimator needs for a target error, its chart and sentence).
+first" sentence (the budget or n each estimator needs for a target error; its chart is in
+:mod:`dpcore.figures.compare_target`).
 
 :mod:`dpcore.figures.compare` re-exports every name here.
 
@@ -13,16 +14,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from dpcore.experiments.config import ExperimentConfig
-from dpcore.experiments.summaries import needed_for_target
-from dpcore.figures.style import drawn_dict, figure, log_ticks, plain, style, times, trace
+from dpcore.figures.style import plain, times
 
 METRIC_LABEL = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞", "tv": "½ℓ1"}  # of the mean vector, not a TV
 
@@ -116,63 +114,6 @@ def far_off_view(tails: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def target_figure(
-    needed: pd.DataFrame,
-    by: str,
-    target: float,
-    metric: str,
-    colors: Mapping[str, str],
-    unit: str = "rho",
-) -> tuple[go.Figure, pd.DataFrame]:
-    """Accuracy first: a dot plot of the ``by`` value each estimator needs for ``target``, one row
-    per estimator (dots, not bars: a bar's length on a log axis starts at an arbitrary edge).
-
-    The log axis spans at least a factor 10 around the dots (so near-equal needs do not turn into an
-    axis from 0.124906 to 0.125039) and the value labels are never clipped.
-    """
-    col = f"{by}_needed"
-    d = needed.copy()
-    ok = d[d[col].notna()]
-    text = [
-        ("≤ " if str(note).startswith("already") else "") + _fmt(v)
-        for v, note in zip(ok[col], ok["note"], strict=True)
-    ]
-    fig = figure(
-        trace(
-            go.Scatter,
-            x=ok[col],
-            y=ok["label"],
-            mode="markers+text",
-            marker=dict(size=16, color=[colors.get(e, "#888") for e in ok["estimator"]]),
-            text=text,
-            textposition="middle right",
-            cliponaxis=False,
-            hovertemplate="%{y}: %{x:.4g}<extra></extra>",
-        )
-    )
-    vals = ok[col].to_numpy(float)
-    axis: dict[str, Any] = {}
-    if vals.size:
-        lo, hi = float(vals.min()), float(vals.max())
-        lo_e, hi_e = math.floor(math.log10(lo) - 0.3), math.ceil(math.log10(hi) + 0.5)
-        if hi_e - lo_e < 1:
-            hi_e = lo_e + 1
-        axis = {"range": [lo_e, hi_e], **log_ticks(np.r_[10.0**lo_e, vals, 10.0**hi_e])}
-    fig.update_xaxes(
-        type="log",
-        title_text=(f"{budget_label(unit)} needed" if by == "budget" else "n needed"),
-        **axis,
-    )
-    fig.update_yaxes(autorange="reversed", automargin=True, showgrid=True)
-    style(
-        fig,
-        title=f"What each estimator needs for a median {METRIC_LABEL.get(metric, metric)} error of {_fmt(target)}",
-        height=140 + 40 * max(len(ok), 1),
-    )
-    fig.update_layout(margin=dict(r=80))
-    return fig, d
-
-
 def target_sentence(
     needed: pd.DataFrame, by: str, target: float, metric: str, unit: str = "rho"
 ) -> str:
@@ -214,34 +155,3 @@ def target_sentence(
                 f"; the next, {labels[other]}, needs {_fmt(values[other])} ({times(ratio)} as much)"
             )
     return words + ". Interpolated on the sweep (log–log), never extrapolated."
-
-
-def target_views(
-    frame: pd.DataFrame,
-    summary: pd.DataFrame,
-    x: str,
-    target: float,
-    metric: str,
-    unit: str = "rho",
-) -> tuple[dict, pd.DataFrame, str]:
-    """The Compare page's "what does each estimator need" view of one sweep: the chart (as
-    ``st.plotly_chart`` sends it, :func:`~dpcore.figures.style.drawn_dict`), its data and the
-    sentence, with a warning when ``target`` lies near the sampling floor of a budget sweep.
-
-    ``summary`` is :func:`summarise` of ``frame`` for ``metric``. A pure function of picklable
-    values, so the page runs it in a worker of the shared pool and keeps it for every session on
-    the same link. Raises ``ValueError`` as :func:`needed_for_target` does.
-    """
-    need = needed_for_target(frame, float(target), by=x, metric=metric, summary=summary)
-    colors = dict(zip(frame["estimator"], frame["color"], strict=False))
-    fig, data = target_figure(need, x, float(target), metric, colors, unit)
-    words = target_sentence(need, x, float(target), metric, unit)
-    floor = float(np.nanmedian(frame[f"sampling_{metric}"])) if x == "budget" else np.nan
-    if (
-        x == "budget" and target < 1.5 * floor
-    ):  # flat curves: a small error gap is a large budget gap
-        words += (
-            f" This target is within 1.5× of the sampling floor ({floor:.3g}), where the error hardly "
-            "falls as the budget grows: there a small gap in error becomes a large gap in budget."
-        )
-    return drawn_dict(fig), data, words

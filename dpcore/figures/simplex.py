@@ -10,6 +10,8 @@ docs/estimators/simplex.md §4 (plots to offer) and §6 (teaching visualisation)
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
@@ -21,7 +23,8 @@ from dpcore.estimators.simplex import (
     simplex_transform,
 )
 from dpcore.experiments.studies import LABELS
-from dpcore.figures.style import figure, style, trace
+from dpcore.figures.dict_figure import Builder, styled
+from dpcore.figures.style import figure, trace
 from dpcore.registry import get
 
 #: Plotly's "Viridis" as the [position, colour] list its validation makes of the name.
@@ -54,7 +57,9 @@ COLORS = {
 # geometry
 
 
-def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
+def geometry_d1(
+    x: np.ndarray, radius: float, *, new: Builder = figure
+) -> tuple[go.Figure, pd.DataFrame]:
     """Each value ``x`` drawn as ``(x, R - x)``: on an edge of the ℓ1 ball, a chord of the ℓ2 ball
     (the first quadrant of both balls is drawn: the records never leave it).
 
@@ -73,7 +78,7 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
         }
     )
     R = radius
-    fig = figure()
+    fig = new()
     _balls_d1(fig, R)
     fig.add_trace(
         trace(
@@ -99,11 +104,11 @@ def geometry_d1(x: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
     fig.update_yaxes(
         title="y₂ = R − x (padding)", range=[-0.05 * R, 1.1 * R], scaleanchor="x", scaleratio=1
     )
-    style(fig, height=460)
+    styled(fig, height=460)
     return fig, df
 
 
-def _balls_d1(fig: go.Figure, R: float) -> None:
+def _balls_d1(fig: Any, R: float) -> None:
     """The first quadrant of the ℓ2 ball (an arc) and of the ℓ1 ball (an edge) of radius ``R``."""
     t = np.linspace(0, math.pi / 2, 61)
     fig.add_trace(
@@ -128,12 +133,14 @@ def _balls_d1(fig: go.Figure, R: float) -> None:
     )
 
 
-def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
+def triangle_d2(
+    z: np.ndarray, radius: float, *, new: Builder = figure
+) -> tuple[go.Figure, pd.DataFrame]:
     """Two columns lifted onto the simplex ``y = (z₁, z₂, R − z₁ − z₂)`` (a ternary plot, spec §6.3)."""
     data = preprocess(np.asarray(z, float), (0.0, radius), radius)
     y = simplex_transform(data.z, radius)
     df = pd.DataFrame({"z1": y[:, 0], "z2": y[:, 1], "padding": y[:, 2], "rescaled": data.clipped})
-    fig = figure(
+    fig = new(
         trace(
             go.Scatterternary,
             a=df.z1,
@@ -155,12 +162,14 @@ def triangle_d2(z: np.ndarray, radius: float) -> tuple[go.Figure, pd.DataFrame]:
             sum=radius, aaxis=dict(title="z₁"), baxis=dict(title="z₂"), caxis=dict(title="padding")
         )
     )
-    style(fig, height=420)
+    styled(fig, height=420)
     fig.update_layout(margin=dict(l=60, r=60, t=40, b=40))
     return fig, df
 
 
-def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
+def release_picture(
+    releases: pd.DataFrame, *, new: Builder = figure
+) -> tuple[go.Figure, pd.DataFrame]:
     """The releases ``m = s + Z`` in the ``(m₁, m₂)`` plane for ``d = 1`` (spec §6.2), drawn from
     the frame of :func:`dpcore.experiments.studies.simplex_releases` (returned unchanged).
 
@@ -173,7 +182,7 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     m = df[["m1", "m2"]].to_numpy(float)
     proj = df[["known_n_m1", "known_n_m2"]].to_numpy(float)
     reps = len(df)
-    fig = figure()
+    fig = new()
     lo = min(m[:, 0].min(), s[0]) - 0.1 * R
     hi = max(m[:, 0].max(), s[0]) + 0.1 * R
     line_x = np.array([lo, hi])
@@ -224,7 +233,7 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
     )
     fig.update_xaxes(title="m₁ (noisy Σx)")
     fig.update_yaxes(title="m₂ (noisy Σ(R − x))", scaleanchor="x", scaleratio=1)
-    style(fig, height=420)
+    styled(fig, height=420)
     return fig, df
 
 
@@ -232,13 +241,15 @@ def release_picture(releases: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
 # variance against position
 
 
-def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -> go.Figure:
+def variance_figure(
+    theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool, new: Builder = figure
+) -> go.Figure:
     """Theory lines with simulated points (± 2 SE) on top, log scale.
 
     Legend names are the frames' ``label`` column (:func:`dpcore.experiments.studies.simplex_label`:
     a known-n estimator under add-remove is named "n as public side information: not DP").
     """
-    fig = figure()
+    fig = new()
     th = theory[theory.known_n == known_n]
     # thick simplex lines first, thin (dashed) baselines on top: both stay visible where they
     # coincide (Gaussian B3 at f = 0.5 is the simplex exactly)
@@ -277,7 +288,7 @@ def variance_figure(theory: pd.DataFrame, sim: pd.DataFrame, *, known_n: bool) -
         )
     fig.update_xaxes(title="where the data's mean sits in [0, R]: p = μ/R")
     fig.update_yaxes(title="MSE of the mean", type="log")
-    style(fig, height=440)
+    styled(fig, height=440)
     fig.update_layout(legend=dict(font=dict(size=11)))
     return fig
 
@@ -291,10 +302,10 @@ def _label(grp: pd.DataFrame, name: str) -> str:
 HEADROOM = 1.25
 
 
-def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
+def count_figure(df: pd.DataFrame, n: int, *, new: Builder = figure) -> go.Figure:
     """Histograms of the free count against the plug-in's paid count (the frame of
     :func:`dpcore.experiments.studies.count_draws`), with the true ``n`` marked."""
-    fig = figure()
+    fig = new()
     # shared, explicit bins, so the tallest bar is known and the "true n" label gets room above it
     edges = np.histogram_bin_edges(df["count"].to_numpy(float), bins=60)
     tallest = 1
@@ -328,5 +339,5 @@ def count_figure(df: pd.DataFrame, n: int) -> go.Figure:
     fig.update_layout(barmode="overlay")
     fig.update_xaxes(title="released count")
     fig.update_yaxes(title="releases")
-    style(fig, height=380)
+    styled(fig, height=380)
     return fig

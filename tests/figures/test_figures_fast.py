@@ -74,7 +74,7 @@ def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
     and two single charts: the same bytes as with make_subplots and the validated template."""
     from plotly.subplots import make_subplots
 
-    from dpcore.figures import compare as compare_figs
+    from dpcore.figures import compare_layout as compare_figs
     from dpcore.figures.plan import steps as plan_figs
 
     builders = _builders(data)
@@ -88,6 +88,7 @@ def test_fast_paths_give_the_validated_json_of_real_figures(data, monkeypatch):
         monkeypatch.setattr(module, "subplots", made_subplots)
     for module in (style_mod, plan_figs, compare_figs):
         monkeypatch.setattr(module, "style", _validated_style)
+    compare_figs._laid_out.cache_clear()  # Compare's layout is kept per process: lay it out again
     slow = {name: build().to_json() for name, build in builders.items()}
     for name in builders:  # the same JSON object (the key order of a copied grid may differ)
         assert json.loads(fast[name]) == json.loads(slow[name]), name

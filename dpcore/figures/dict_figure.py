@@ -1,0 +1,126 @@
+"""A one-panel figure built as the dict plotly writes for it, without plotly's validation.
+
+Plotly validates every trace and every layout update a ``go.Figure`` takes: for the small charts
+of a page that is most of their cost (10-40 ms each, per new seed). :class:`DictFigure` takes the
+few calls the one-panel builders make (``add_trace`` of a :func:`~dpcore.figures.style.trace`
+dict, ``update_layout``, ``update_xaxes``, ``update_yaxes``, ``add_vline``, ``add_annotation``)
+and records them in a plain dict, and :func:`styled` gives it the house style from a layout
+plotly made once per process (:func:`dpcore.figures.compare_layout.styled_layout`). Its
+:meth:`~DictFigure.to_dict` is the JSON object plotly's ``go.Figure(...).to_dict()`` gives for the
+same calls, arrays as lists (``tests/figures/test_dict_figure.py`` builds the page's charts both
+ways). ``st.plotly_chart`` draws it as it is (:func:`~dpcore.figures.style.prepared`);
+``go.Figure(fig.to_dict())`` validates it where a figure object is wanted.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import plotly.graph_objects as go
+
+from dpcore.figures.compare_layout import json_ready, merge, styled_layout
+from dpcore.figures.style import log_ticks, style
+
+#: What a builder draws on: :func:`~dpcore.figures.style.figure` (a ``go.Figure``, the default)
+#: or :class:`DictFigure`, called with the builder's first traces.
+Builder = Callable[..., Any]
+
+
+def _props(updates: dict[str, Any]) -> dict[str, Any]:
+    """Keyword updates as nested properties: a string ``title`` is ``{"text": ...}`` (as plotly
+    reads it) and ``a_b=v`` is ``{"a": {"b": v}}`` (plotly's magic underscores)."""
+    out: dict[str, Any] = {}
+    for key, value in updates.items():
+        if key == "title" and isinstance(value, str):
+            value = {"text": value}
+        elif isinstance(value, dict):
+            value = _props(value)
+        head, _, rest = key.partition("_")
+        merge(out, {head: _props({rest: value})} if rest else {key: copy.deepcopy(value)})
+    return out
+
+
+class DictFigure:
+    """The calls a one-panel chart builder makes, recorded as plotly's dict (no validation)."""
+
+    def __init__(self, *traces: dict) -> None:  # noqa: D107
+        self.data: list[dict] = [dict(t) for t in traces]
+        self.layout: dict[str, Any] = {}
+
+    def add_trace(self, t: dict) -> DictFigure:
+        """Append a trace (a :func:`~dpcore.figures.style.trace` dict)."""
+        self.data.append(dict(t))
+        return self
+
+    def update_layout(self, **updates: Any) -> DictFigure:
+        """Merge ``updates`` into the layout as ``go.Figure.update_layout`` does."""
+        merge(self.layout, _props(updates))
+        return self
+
+    def update_xaxes(self, **updates: Any) -> DictFigure:
+        """``update_layout(xaxis=updates)`` (the one panel's x axis)."""
+        return self.update_layout(xaxis=updates)
+
+    def update_yaxes(self, **updates: Any) -> DictFigure:
+        """``update_layout(yaxis=updates)`` (the one panel's y axis)."""
+        return self.update_layout(yaxis=updates)
+
+    def add_vline(self, x: float, line: dict | None = None) -> DictFigure:
+        """A vertical line across the panel at ``x``, the shape ``go.Figure.add_vline`` adds."""
+        shape = {"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1}
+        shape["yref"] = "y domain"
+        if line is not None:
+            shape["line"] = dict(line)
+        self.layout["shapes"] = [*self.layout.get("shapes", []), shape]
+        return self
+
+    def add_annotation(self, **props: Any) -> DictFigure:
+        """An annotation, as ``go.Figure.add_annotation`` adds it."""
+        self.layout["annotations"] = [*self.layout.get("annotations", []), _props(props)]
+        return self
+
+    def tidied(self) -> DictFigure:
+        """:func:`~dpcore.figures.style.tidy_log_axes` of the one panel: a log axis without
+        explicit ticks gets the :func:`~dpcore.figures.style.log_ticks` of the numbers drawn on it
+        (every trace's ``x`` or ``y``: the figures here draw on the one panel)."""
+        for letter in ("x", "y"):
+            axis = self.layout.get(f"{letter}axis", {})
+            if axis.get("type") != "log" or "tickvals" in axis:
+                continue
+            nums = [
+                float(v)
+                for t in self.data
+                for v in json_ready(t.get(letter, []))
+                if isinstance(v, int | float) and not isinstance(v, bool)
+            ]
+            merge(axis, log_ticks(nums))
+        return self
+
+    def to_dict(self) -> dict:
+        """The figure as plotly's ``to_dict()`` gives it (arrays as lists)."""
+        return {"data": json_ready(self.data), "layout": json_ready(self.layout)}
+
+    def figure(self) -> go.Figure:
+        """A validated ``go.Figure`` of the same JSON."""
+        return go.Figure(self.to_dict())
+
+
+def styled(fig: DictFigure | go.Figure, *, title: str | None = None, height: int = 420) -> Any:
+    """:func:`~dpcore.figures.style.style` for a :class:`DictFigure` (the house layout merged in,
+    as ``style``'s ``update_layout`` does) or a ``go.Figure``."""
+    if not isinstance(fig, DictFigure):
+        return style(fig, title=title, height=height)
+    merge(fig.layout, styled_layout(title, height))
+    return fig
+
+
+def chart_dict(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``build(*args, **kwargs)`` drawn on a :class:`DictFigure`: the chart as
+    ``st.plotly_chart`` sends it (its log axes tidied as ``pages._ui.chart`` tidies a figure's),
+    or ``(chart, frame)`` for a builder that returns its data too."""
+    made = build(*args, new=DictFigure, **kwargs)
+    if isinstance(made, tuple):
+        return (made[0].tidied().to_dict(), *made[1:])
+    return made.tidied().to_dict()
