@@ -243,7 +243,9 @@ with user_errors():
         share,
         quantiles,
     )
-    s.budget  # noqa: B018 - an impossible budget is a ValueError naming the fix
+    # an impossible budget is a ValueError naming the fix (assigned: Streamlit's magic drew a
+    # bare `s.budget` expression on the page as a help box)
+    _ = s.budget
 
 
 if run_mode == "release":
