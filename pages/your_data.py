@@ -46,6 +46,7 @@ from pages._ui import (
 )
 from pages._views import cached, cached_bounded
 from pages._your_data_form import bounds_inputs, keep_typed_bounds, load_source
+from pages._your_data_refine import first_view, refining_notice
 from pages._your_data_release import Inputs, release_mode
 
 s = settings()
@@ -242,7 +243,9 @@ with user_errors():
         share,
         quantiles,
     )
-    s.budget  # noqa: B018 - an impossible budget is a ValueError naming the fix
+    # an impossible budget is a ValueError naming the fix (assigned: Streamlit's magic drew a
+    # bare `s.budget` expression on the page as a help box)
+    _ = s.budget
 
 
 if run_mode == "release":
@@ -312,25 +315,34 @@ reps = url_widget(
     valid=lambda v: isinstance(v, int) and 5 <= v <= 100,
 )
 explore = replace(explore, reps=int(reps))
+shown = first_view(explore)  # fewer runs on the first view, the slider's count refined after
+
+
+def _all_runs(record: ExploreSettings) -> list:
+    """Every family's runs of ``record`` (the peers' under a time budget; left out past it)."""
+    parts = [cached(runs)(record)]
+    if peers_on:
+        try:
+            parts.append(
+                cached_bounded(runs, seconds=PEER_SECONDS, what="The peer libraries' means")(
+                    replace(record, family="peers")
+                )
+            )
+        except TimeBudgetExceeded as err:  # the others are shown; the peers are left out
+            st.warning(f"{err}", icon=":material/timer_off:")
+    return parts
+
+
 with user_errors():
     if o.error:
         raise ValueError(o.error)
     with st.spinner("Running every estimator…"):
-        parts = [cached(runs)(explore)]
-        if peers_on:
-            try:
-                parts.append(
-                    cached_bounded(runs, seconds=PEER_SECONDS, what="The peer libraries' means")(
-                        replace(explore, family="peers")
-                    )
-                )
-            except TimeBudgetExceeded as err:  # the others are shown; the peers are left out
-                st.warning(f"{err}", icon=":material/timer_off:")
+        parts = _all_runs(shown)
     show_all = bool(st.session_state.get("yd_show_all", False))
-    record = YourDataSettings(
-        explore, None if view_choice == "range" else str(view_choice), show_all
-    )
+    record = YourDataSettings(shown, None if view_choice == "range" else str(view_choice), show_all)
     v = show(record, o, merged(parts))
+if shown != explore:
+    refining_notice(explore, lambda: _all_runs(explore))
 
 st.checkbox(v.show_all_label, key="yd_show_all")
 heading(v.title, "errors")

@@ -70,19 +70,16 @@ def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
         ],
     )
     # each dotted line says which round's threshold; the thresholds of late rounds sit close
-    # together on the log axis, so the labels step leftwards one label-width a round
-    for r, row in enumerate(rounds, start=1):
-        fig.add_annotation(
-            x=1 - TAU_LABEL_STEP * (r - 1),
-            xref="x domain",
-            y=float(np.log10(row["tau"])),
-            yref="y",
-            text=f"τ{_subscript(r)}",
-            showarrow=False,
-            xanchor="right",
-            yanchor="bottom",
-            font={"size": 11, "color": "#777"},
-        )
+    # together on the log axis, so the labels step leftwards one label-width a round. One layout
+    # assignment (fig.add_annotation re-validates every annotation already there at each call).
+    font = {"color": "#777", "size": 11}
+    labels = [
+        {"font": font, "showarrow": False, "text": f"τ{_subscript(r)}"}
+        | {"x": 1 - TAU_LABEL_STEP * (r - 1), "xanchor": "right", "xref": "x domain"}
+        | {"y": float(np.log10(row["tau"])), "yanchor": "bottom", "yref": "y"}
+        for r, row in enumerate(rounds, start=1)
+    ]
+    fig.layout.annotations = (*fig.layout.annotations, *labels)
 
 
 def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
@@ -99,18 +96,32 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
             "Noise standard deviation each coordinate received",
         ),
     )
-    _group_traces(fig, df)
-    fig.add_trace(
+    order = sorted(
+        df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
+    )
+    groups = df["group"].to_numpy()
+    rank, p, noise = (df[c].to_numpy() for c in ("rank", "p", "noise_std_pde"))
+    traces, rows = [], []
+    for g in order:
+        sub = groups == g  # numpy columns: plotly converts a pandas Series slowly
+        name = "final round (light)" if g == "final" else f"bucket {g}"
+        marker = {"color": group_color(g), "size": 6}
+        points = {"mode": "markers", "name": name, "legendgroup": g, "marker": marker}
+        traces += [
+            go.Scatter(x=rank[sub], y=p[sub], **points),
+            go.Scatter(x=rank[sub], y=noise[sub], showlegend=False, **points),
+        ]
+        rows += [1, 2]
+    traces.append(
         go.Scatter(
-            x=df["rank"],
-            y=df["noise_std_naive"],
+            x=df["rank"].to_numpy(),
+            y=df["noise_std_naive"].to_numpy(),
             mode="lines",
             name="naive Laplace noise",
             line={"color": NAIVE_COLOR, "dash": "dash", "width": 2},
-        ),
-        row=2,
-        col=1,
+        )
     )
+    fig.add_traces(traces, rows=[*rows, 2], cols=[1] * len(traces))  # one call, not one a trace
     _thresholds(fig, rounds)
     fig.update_yaxes(
         type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
@@ -123,43 +134,6 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
         height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
     )
     return fig
-
-
-def _group_traces(fig: go.Figure, df: pd.DataFrame) -> None:
-    """For each group of coordinates (buckets in round order, the final round last), its true
-    ``p_j`` in the top panel and the noise std it received in the bottom one."""
-    order = sorted(
-        df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
-    )
-    for g in order:
-        sub = df[df["group"] == g]
-        name = "final round (light)" if g == "final" else f"bucket {g}"
-        color = group_color(g)
-        fig.add_trace(
-            go.Scatter(
-                x=sub["rank"],
-                y=sub["p"],
-                mode="markers",
-                name=name,
-                legendgroup=g,
-                marker={"color": color, "size": 6},
-            ),
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=sub["rank"],
-                y=sub["noise_std_pde"],
-                mode="markers",
-                name=name,
-                legendgroup=g,
-                showlegend=False,
-                marker={"color": color, "size": 6},
-            ),
-            row=2,
-            col=1,
-        )
 
 
 def _subscript(k: int) -> str:

@@ -10,9 +10,8 @@ docs/estimators/simplex.md §4 (plots to offer) and §6 (teaching visualisation)
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd

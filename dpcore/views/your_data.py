@@ -52,6 +52,7 @@ from dpcore.views.your_data_words import box_words, non_numeric_cells, units_not
 
 __all__ = [
     "BOUNDS",
+    "FIRST_REPS",
     "MAX_UPLOAD_MB",
     "QUANTILE_OPTIONS",
     "RUN_MODES",
@@ -95,6 +96,12 @@ BOUNDS = {
 }
 #: The lower private quantile used as a bound (the upper is 1 minus it).
 QUANTILE_OPTIONS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]
+#: Runs per estimator of the page's first view (the runs slider's count replaces them in the
+#: background). Run ``r`` is child ``r`` of the estimator's stream whatever the count, so these are
+#: the full view's first runs. Over 12 seeds at the defaults the guarantee's best at 3 runs was
+#: the best at 10 in 1 of 12 seeds (at 5 runs: 2 of 12; many estimators lie within noise of each
+#: other), so the sentences say how many runs they rest on (docs/speed.md, Your data).
+FIRST_REPS = 3
 
 
 @dataclass(frozen=True, repr=False)

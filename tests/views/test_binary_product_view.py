@@ -9,7 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from dpcore.data.binary import profile, sample_binary_product
+from dpcore.data.binary import profile
+from dpcore.data.binary_rows import sample_binary_rows
 from dpcore.experiments.studies import binary_single_run, product_tv_many
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
@@ -44,7 +45,7 @@ def test_the_single_run_draws_each_part_from_its_own_stream():
     p = profile("skewed", 64, rng=streams.rng("sample:profile"))
     np.testing.assert_allclose(one["p"], p)
     assert not np.allclose(one["p"], profile("skewed", 64, rng=2))
-    rows = sample_binary_product(p, 10_000, rng=streams.rng("data"))
+    rows = sample_binary_rows(p, 10_000, rng=streams.rng("data"))  # the page's sampler
     xbar = np.asarray(rows.mean(axis=0)).ravel()
     (tv,) = product_tv_many(p, [xbar], rng=streams.rng("sample:tv"))
     assert one["tv"]["empirical"] == pytest.approx(float(tv), rel=1e-12)

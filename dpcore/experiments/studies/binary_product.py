@@ -17,6 +17,7 @@ import numpy as np
 from dpcore import registry
 from dpcore._validation import RngLike, check_positive, spawn_generators
 from dpcore.data.binary import _check_d, profile, sample_binary_product
+from dpcore.data.binary_rows import sample_binary_rows
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
 from dpcore.theory.binary_product import _check_pq
@@ -106,7 +107,8 @@ def binary_single_run(
 ) -> dict[str, Any]:
     """One dataset of the binary product page under ``budget`` (a pure :class:`Budget`, or a bare
     ε), every draw from its own named stream of ``streams`` (:mod:`dpcore.streams`): the
-    profile's ``p`` (``"sample:profile"``), ``n`` rows (``"data"``), then through the registry
+    profile's ``p`` (``"sample:profile"``), ``n`` rows (``"data"``, drawn by
+    :func:`dpcore.data.binary_rows.sample_binary_rows`), then through the registry
     PureDPPDE (``binary_pde``, ``"noise:binary_pde"``, ``flip`` as given), naive Laplace
     (``"noise:binary_naive_laplace"``) and one-radius truncated Laplace
     (``"noise:binary_truncated_laplace"``); and the :func:`product_tv` of each and of the
@@ -121,7 +123,7 @@ def binary_single_run(
     """
     pure = Budget.pure(_epsilon(budget))
     p = profile(profile_name, d, rng=streams.rng("sample:profile"))
-    X = sample_binary_product(p, n, rng=streams.rng("data"))
+    X = sample_binary_rows(p, n, rng=streams.rng("data"))
     pde = registry.run("binary_pde", X, pure, rng=streams.rng("noise:binary_pde"), flip=flip)
     naive = registry.run(
         "binary_naive_laplace", X, pure, rng=streams.rng("noise:binary_naive_laplace")
@@ -129,7 +131,7 @@ def binary_single_run(
     trunc = registry.run(
         "binary_truncated_laplace", X, pure, rng=streams.rng("noise:binary_truncated_laplace")
     )
-    xbar = np.asarray(X.mean(axis=0)).ravel()
+    xbar = np.bincount(X.indices, minlength=d) / n  # the column means (the ones' columns)
     means = {"pde": pde.mean, "naive": naive.mean, "truncated": trunc.mean, "empirical": xbar}
     # product_tv(p, q) of each, sharing its Monte Carlo draws (the same rows each time)
     tvs = product_tv_many(p, list(means.values()), rng=streams.rng("sample:tv"))
