@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import mechanisms, quantiles
+from dpcore import _kernels, mechanisms, quantiles
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -112,11 +112,7 @@ def variance_estimate(
     g = mechanisms.generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
     first, second = perm[0::2], perm[1::2]
-    a = X[first]
-    for j in range(0, first.size, 256):  # in blocks of rows: no second (n/2, d) temporary
-        a[j : j + 256] -= X[second[j : j + 256]]
-    np.square(a, out=a)
-    a *= 0.5
+    a = _half_squared_differences(X, first, second)
     if k > 1:
         a = a.reshape(groups, k, d).sum(axis=1)
     top = k * (hi - lo) ** 2 / 2.0
@@ -140,6 +136,20 @@ def variance_estimate(
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
     return np.asarray(med, dtype=float) / (k * factor)
+
+
+def _half_squared_differences(X: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``(X[first] - X[second])^2 / 2`` (one row per pair): one compiled pass on large arrays
+    (:func:`dpcore._kernels.half_squared_pair_diffs`), else gathered and subtracted in blocks of
+    rows (no second ``(n/2, d)`` temporary)."""
+    if _kernels.use_kernels(X):
+        return _kernels.half_squared_pair_diffs(X, first, second)
+    a = X[first]
+    for j in range(0, first.size, 256):
+        a[j : j + 256] -= X[second[j : j + 256]]
+    np.square(a, out=a)
+    a *= 0.5
+    return a
 
 
 #: Share of the variance budget that :func:`plan` spends on :func:`variance_cap`.
