@@ -132,3 +132,21 @@ def test_importing_and_running_small_sizes_does_not_import_numba() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_plan_checks_its_data_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_plan checks x; the variance stage does not scan it again (two passes per check)."""
+    from dpcore._validation import check_data
+    from dpcore.estimators.plan import compose, variances
+
+    X, _, _ = _data(300, 6)
+    shapes: list[tuple[int, ...]] = []
+
+    def spy(x, **kw):
+        shapes.append(np.shape(x))
+        return check_data(x, **kw)
+
+    for module in (compose, variances):
+        monkeypatch.setattr(module, "check_data", spy)
+    plan_l2(X, rho=0.5, bounds=(np.full(6, -200.0), np.full(6, 200.0)), rng=0)
+    assert shapes.count(X.shape) == 1
