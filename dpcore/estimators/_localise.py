@@ -136,6 +136,7 @@ def clipped_sum(
     *,
     columns: bool = False,
     scale: np.ndarray | None = None,
+    norms: np.ndarray | None = None,
 ) -> np.ndarray:
     """``sum_j min(1, R / ||y_j - c||) (y_j - c)``: the sum of the rows clipped to the ball
     ``B(c, R)``, minus ``c`` (one CoinPress step; IOME's clipped sum). ``scale`` multiplies every
@@ -144,9 +145,14 @@ def clipped_sum(
     On large arrays one compiled pass over ``Y`` (:func:`dpcore._kernels.clipped_sum_rows`; two
     sequential reads in the column layout, :func:`dpcore._kernels.clipped_sum_columns`), else one
     pass block by block (:func:`_centred_blocks`). Either adds in another order than one
-    matrix-vector product, so the sum can differ from it in the last bits only.
+    matrix-vector product, so the sum can differ from it in the last bits only. ``norms``, when
+    given, must be :func:`centred_norms` of the same ``Y`` and ``c`` (the same values as formed
+    here); the column kernel then skips its read for them.
     """
     if _kernels.use_kernels(Y):
+        if columns and norms is not None:  # the norms are known: one read for the sum
+            f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
+            return _kernels.weighted_sum_columns(Y, c, f)
         if columns:
             return _kernels.clipped_sum_columns(Y, c, R)
         s = np.ones(Y.shape[1]) if scale is None else scale  # x * 1.0 == x exactly
