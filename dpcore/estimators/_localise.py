@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpcore import mechanisms, quantiles
+from dpcore import _kernels, mechanisms, quantiles
 from dpcore._validation import RngLike, check_positive, check_probability
 
 #: Largest number of CoinPress steps the public schedule may choose.
@@ -120,7 +120,12 @@ def _centred_blocks(
 
 def centred_norms(Y: np.ndarray, c: np.ndarray, *, columns: bool = False) -> np.ndarray:
     """``||y_j - c||`` for every row ``y_j`` of ``Y`` (columns of ``Y`` with ``columns=True``),
-    without an array of differences of ``Y``'s size."""
+    without an array of differences of ``Y``'s size: one compiled pass on large arrays
+    (:mod:`dpcore._kernels`), else block by block."""
+    if _kernels.use_kernels(Y):
+        if columns:
+            return _kernels.centred_norms_columns(Y, c)
+        return _kernels.scaled_norms(Y, c, np.ones(Y.shape[1]))
     return np.concatenate([norms for _, norms in _centred_blocks(Y, c, columns)])
 
 
@@ -131,15 +136,27 @@ def clipped_sum(
     *,
     columns: bool = False,
     scale: np.ndarray | None = None,
+    norms: np.ndarray | None = None,
 ) -> np.ndarray:
     """``sum_j min(1, R / ||y_j - c||) (y_j - c)``: the sum of the rows clipped to the ball
     ``B(c, R)``, minus ``c`` (one CoinPress step; IOME's clipped sum). ``scale`` multiplies every
     row first (``y_j = x_j * scale``, PLAN's scaled space) without a scaled copy of ``Y``.
 
-    One pass over ``Y`` (:func:`_centred_blocks`). The norms are those of the whole-array
-    computation, value for value; the sum adds the blocks' partial sums, so it can differ from
-    one matrix-vector product in the last bits only.
+    On large arrays one compiled pass over ``Y`` (:func:`dpcore._kernels.clipped_sum_rows`; two
+    sequential reads in the column layout, :func:`dpcore._kernels.clipped_sum_columns`), else one
+    pass block by block (:func:`_centred_blocks`). Either adds in another order than one
+    matrix-vector product, so the sum can differ from it in the last bits only. ``norms``, when
+    given, must be :func:`centred_norms` of the same ``Y`` and ``c`` (the same values as formed
+    here); the column kernel then skips its read for them.
     """
+    if _kernels.use_kernels(Y):
+        if columns and norms is not None:  # the norms are known: one read for the sum
+            f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
+            return _kernels.weighted_sum_columns(Y, c, f)
+        if columns:
+            return _kernels.clipped_sum_columns(Y, c, R)
+        s = np.ones(Y.shape[1]) if scale is None else scale  # x * 1.0 == x exactly
+        return _kernels.clipped_sum_rows(Y, s, c, R)
     total = np.zeros(c.shape[0])
     for diff, norms in _centred_blocks(Y, c, columns, scale):
         f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
@@ -292,6 +309,13 @@ def pair_distance_median(
     Y = np.asarray(y, dtype=float)
     if scale is not None and columns:
         raise ValueError("scale= works on rows (columns=False) only.")
+    if _kernels.use_kernels(Y):  # one compiled pass
+        dist = (
+            _kernels.pair_distances_columns(Y)
+            if columns
+            else _kernels.pair_distances_rows(Y, np.ones(Y.shape[1]) if scale is None else scale)
+        )
+        return quantiles.log_grid_quantile(dist, 0.5, upper, rho=rho, rng=rng)
     m = Y.shape[1 if columns else 0] // 2
     dist = np.empty(m)
     # Pairs in blocks of 256 through one small buffer instead of an (m, d) temporary; each distance

@@ -42,7 +42,8 @@ def noise(
     stage "noisy sum", std ``tau = 2C / (n sqrt(2 p2))``, ``p2``-zCDP. ``c`` is an earlier release.
     """
     C, n = rad.C, rot.xr.shape[1]
-    z = clipped_sum(rot.xr, c, C, columns=True) / n  # rows of xr - c clipped to norm C, summed
+    # rows of xr - c clipped to norm C, summed (their norms are the radius stage's, same c)
+    z = clipped_sum(rot.xr, c, C, columns=True, norms=rad.norms) / n
     tau = math.sqrt(2.0 * C * C / rho_noise) / n
     with mechanisms.stage(ledger, "noisy sum"):
         rel = mechanisms.gaussian(

@@ -57,7 +57,7 @@ def radius(
     """
     D, n = rot.xr.shape
     p1 = budgets["radius"]
-    norms = centred_norms(rot.xr, c, columns=True)  # block by block: no (D, n) copy of xr - c
+    norms = centred_norms(rot.xr, c, columns=True)  # one pass: no (D, n) copy of xr - c
     m = clip_rank(
         n, D, spec.steps, p1, budgets["noise"], spec.offset_factor, spec.radius_step, spec.beta
     )

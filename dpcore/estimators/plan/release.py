@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import mechanisms
+from dpcore import _kernels, mechanisms
 from dpcore._validation import RngLike, check_data, check_positive
 from dpcore.estimators.plan.budget import STAGE_LABELS
 from dpcore.estimators.plan.scale import scale_vector
@@ -58,11 +58,9 @@ def release(
     stage "noisy sum", ``eta ~ N(0, 2 C^2 / rho_noise I)``, ``rho_noise``-zCDP.
     """
     C = radius
-    n, d = X.shape
+    n = X.shape[0]
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
-    clipped_sum = np.zeros(d)
-    for rows, y in _scaled_rows(X, mu, s):  # sum_j min(1, C / ||y_j||) y_j
-        clipped_sum += factor[rows] @ y
+    clipped_sum = scaled_weighted_sum(X, mu, s, factor)  # sum_j min(1, C / ||y_j||) y_j
     tau = math.sqrt(2.0 * C * C / rho_noise)
     with mechanisms.stage(ledger, STAGE_LABELS["noise"]):
         noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, rho_noise, tau, g)
@@ -118,6 +116,30 @@ class PlanCore:
 
 def _row_norms(y: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", y, y))
+
+
+def scaled_norms(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """``||(x_j - center) * s||`` for every row: one compiled pass on large arrays
+    (:func:`dpcore._kernels.scaled_norms`), else block by block (:func:`_scaled_rows`)."""
+    if _kernels.use_kernels(X):
+        return _kernels.scaled_norms(X, center, s)
+    norms = np.empty(X.shape[0])
+    for rows, y in _scaled_rows(X, center, s):
+        norms[rows] = _row_norms(y)
+    return norms
+
+
+def scaled_weighted_sum(
+    X: np.ndarray, center: np.ndarray, s: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """``sum_j w_j (x_j - center) * s``: one compiled pass on large arrays
+    (:func:`dpcore._kernels.scaled_weighted_sum`), else block by block (:func:`_scaled_rows`)."""
+    if _kernels.use_kernels(X):
+        return _kernels.scaled_weighted_sum(X, center, s, w)
+    total = np.zeros(X.shape[1])
+    for rows, y in _scaled_rows(X, center, s):
+        total += w[rows] @ y
+    return total
 
 
 def _scaled_rows(

@@ -19,7 +19,7 @@ from dpcore import mechanisms, quantiles
 from dpcore._validation import check_positive, check_probability
 from dpcore.estimators.plan.budget import STAGE_LABELS
 from dpcore.estimators.plan.options import PlanOptions
-from dpcore.estimators.plan.release import _row_norms, _scaled_rows
+from dpcore.estimators.plan.release import scaled_norms
 from dpcore.estimators.plan.scale import Scale
 from dpcore.privacy import Ledger
 from dpcore.quantiles.coordinate import QuantileMethod
@@ -161,9 +161,7 @@ def threshold(
         n=n,
         beta=spec.beta,
     )
-    norms = np.empty(n)
-    for rows, y in _scaled_rows(X, mu, scale.s):  # y_j = (x_j - mu~) * s
-        norms[rows] = _row_norms(y)
+    norms = scaled_norms(X, mu, scale.s)  # ||y_j||, y_j = (x_j - mu~) * s
     if spec.log_grid_radius:
         how = f"exponential mechanism on a log grid in [{U * 1e-9:.3g}, {U:.4g}]"
     else:

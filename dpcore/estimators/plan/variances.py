@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import mechanisms, quantiles
+from dpcore import _kernels, mechanisms, quantiles
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -100,6 +100,35 @@ def variance_estimate(
     PLAN, Algorithm 2 and Lemma D.1; docs/estimators/plan.md §4a.2, §4c, §10.1–10.2.
     """
     X = check_data(x, ndim=2)
+    return _variance_estimate(
+        X,
+        bounds,
+        rho=rho,
+        pairs_per_group=pairs_per_group,
+        method=method,
+        steps=steps,
+        scale=scale,
+        floor_ratio=floor_ratio,
+        max_variance=max_variance,
+        rng=rng,
+    )
+
+
+def _variance_estimate(
+    X: np.ndarray,
+    bounds: tuple[Any, Any],
+    *,
+    rho: float,
+    pairs_per_group: int,
+    method: QuantileMethod,
+    steps: int,
+    scale: Literal["log", "linear"],
+    floor_ratio: float,
+    max_variance: float | None,
+    rng: RngLike,
+) -> np.ndarray:
+    """:func:`variance_estimate` on rows ``X`` that :func:`~dpcore._validation.check_data` has
+    passed (PLAN's run checks its data once, not once per stage)."""
     n, d = X.shape
     k = int(pairs_per_group)
     factor = chi_square_median_factor(k)
@@ -112,11 +141,7 @@ def variance_estimate(
     g = mechanisms.generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
     first, second = perm[0::2], perm[1::2]
-    a = X[first]
-    for j in range(0, first.size, 256):  # in blocks of rows: no second (n/2, d) temporary
-        a[j : j + 256] -= X[second[j : j + 256]]
-    np.square(a, out=a)
-    a *= 0.5
+    a = _half_squared_differences(X, first, second)
     if k > 1:
         a = a.reshape(groups, k, d).sum(axis=1)
     top = k * (hi - lo) ** 2 / 2.0
@@ -140,6 +165,20 @@ def variance_estimate(
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
     return np.asarray(med, dtype=float) / (k * factor)
+
+
+def _half_squared_differences(X: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``(X[first] - X[second])^2 / 2`` (one row per pair): one compiled pass on large arrays
+    (:func:`dpcore._kernels.half_squared_pair_diffs`), else gathered and subtracted in blocks of
+    rows (no second ``(n/2, d)`` temporary)."""
+    if _kernels.use_kernels(X):
+        return _kernels.half_squared_pair_diffs(X, first, second)
+    a = X[first]
+    for j in range(0, first.size, 256):
+        a[j : j + 256] -= X[second[j : j + 256]]
+    np.square(a, out=a)
+    a *= 0.5
+    return a
 
 
 #: Share of the variance budget that :func:`plan` spends on :func:`variance_cap`.
@@ -189,9 +228,16 @@ def variance_cap(
     McSherry and Talwar (FOCS 2007); PLAN, Algorithm 2; docs/estimators/plan.md §1 (replace-one),
     §4a.2, §4c.
     """
+    return _variance_cap(check_data(x, ndim=2, min_rows=2), bounds, rho=rho, beta=beta, rng=rng)
+
+
+def _variance_cap(
+    X: np.ndarray, bounds: tuple[Any, Any], *, rho: float, beta: float, rng: RngLike
+) -> float:
+    """:func:`variance_cap` on rows ``X`` (at least two) that
+    :func:`~dpcore._validation.check_data` has passed."""
     from statistics import NormalDist
 
-    X = check_data(x, ndim=2, min_rows=2)
     n, d = X.shape
     lo, hi = check_bounds(bounds, d)
     rho = check_positive(rho, "rho")
@@ -295,7 +341,8 @@ def _private_sigma(
     ledger: Ledger,
     g: Any,
 ) -> np.ndarray:
-    """The variance stage: :func:`variance_cap` then Algorithm 2 (:func:`variance_estimate`).
+    """The variance stage: :func:`variance_cap` then Algorithm 2 (:func:`variance_estimate`), on
+    the rows ``X`` that :func:`~dpcore.estimators.plan.compose.run_plan` checked (not again).
 
     Privacy
     -------
@@ -311,17 +358,18 @@ def _private_sigma(
         rho_cap = rho_v - (rho_v - rho_v * cap_share)
         note = f"a private cap on every sigma^2 (pair-distance median on a log grid, rho {rho_cap:.4g})"
         with mechanisms.stage(ledger, label, note=note):
-            cap = variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
+            cap = _variance_cap(X, (lo, hi), rho=rho_cap, beta=beta, rng=g)
         rho_var = rho_v - rho_cap
     note = f"Algorithm 2: {d} private medians of pair statistics, rho/d = {rho_var / d:.4g} each"
     with mechanisms.stage(ledger, label, note=note + ("" if cap is None else ", below the cap")):
-        var = variance_estimate(
+        var = _variance_estimate(  # X was checked by the caller (run_plan)
             X,
             (lo, hi),
             rho=rho_var,
             pairs_per_group=spec.pairs_per_group,
             method=spec.quantile,
             steps=spec.steps,
+            scale="log",
             max_variance=cap,
             floor_ratio=1e-30 if cap is None else variance_floor_ratio(d),
             rng=g,
