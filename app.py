@@ -15,7 +15,15 @@ import streamlit as st
 from dpcore import limits
 from dpcore.data import DISTRIBUTIONS
 from pages import _present
-from pages._follow import follow, follow_banner, join_slide, publish, room_controls
+from pages._follow import (
+    follow,
+    follow_banner,
+    followed_settings,
+    follower_turn,
+    join_slide,
+    publish,
+    room_controls,
+)
 from pages._notebook import notebook_button
 from pages._phone import phone_style
 from pages._pool import session_run
@@ -216,18 +224,23 @@ def sidebar(page_path: str) -> None:
     sb = st.sidebar
     ignored = page(page_path).ignores if page_path else {}
     send_values(*GLOBAL_KEYS, "budget_preset", "present")  # never a number box's minimum instead
-    _data_controls(ignored)
-    _budget_controls(page_path)
+    led = _present.following()
+    if led:  # a phone in a room: its data, budget and presenter mode are the lecturer's
+        followed_settings()  # (a line instead of the controls: a cheaper rerun per step)
+    else:
+        _data_controls(ignored)
+        _budget_controls(page_path)
     c3, c4 = sb.columns([3, 2])
     c3.number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="seed")
     c4.button("New seed", on_click=_new_seed, width="stretch")
-    sb.markdown("### Presenting")
-    sb.toggle(
-        "Presenter mode",
-        key="present",
-        help="Large fonts, no code or download buttons, one idea per screen; ← → step through it. "
-        "In the link as ?present=1.",
-    )
+    if not led:
+        sb.markdown("### Presenting")
+        sb.toggle(
+            "Presenter mode",
+            key="present",
+            help="Large fonts, no code or download buttons, one idea per screen; ← → step "
+            "through it. In the link as ?present=1.",
+        )
     room_controls()  # open a room for the class's phones, or join one
 
 
@@ -271,5 +284,6 @@ def _shell() -> None:
 
 
 warm()  # once per server: computes the Home picture in a background thread
-with shell_runs(), session_run():  # pages through the shell (pages._shell); a session in a run
-    _shell()  # is there, and keeps its background work (pages._pool.session_run)
+with shell_runs(), session_run(), follower_turn():  # pages through the shell (pages._shell); a
+    _shell()  # session in a run is there, and keeps its background work (pages._pool.session_run);
+    # a following phone's run waits its turn (pages._follow.follower_turn)

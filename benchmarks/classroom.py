@@ -1,6 +1,6 @@
 """Follow latency of a class room: how long after the lecturer's step the phones show the slide.
 
-The app is started as ``make run`` starts it (:func:`benchmarks.load.start_server`, loopback, its
+The app is started as ``make run`` starts it (``benchmarks/load_server.py``'s ``start_server``, loopback, its
 own data folder). A lecturer in Chromium (1280x720) opens a room on *PLAN step by step* in
 presenter mode, ``--followers`` non-rendering phones join it (Streamlit's websocket protocol, as
 ``benchmarks/load.py`` speaks it: the server does all a phone's work but the drawing) and one
@@ -48,7 +48,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from load import FINISHED, ROOT, StreamlitClient, free_port, start_server, stop_server
+from load_client import FINISHED, StreamlitClient
+from load_server import ROOT, free_port, start_server, stop_server
 
 #: where the record of the real-browser room (make classroom-browsers) starts in the results
 OLDER = "# A class room in real browsers"

@@ -36,6 +36,9 @@ Usage::
     python benchmarks/load.py --sessions 30 --arrivals 0 --think 0 0   # all at once, no reading
 
 The numbers are wall-clock times on the machine it runs on: note its load (``uptime``) beside them.
+
+The websocket client is ``benchmarks/load_client.py``, the server's start, stop and memory
+``benchmarks/load_server.py`` (``benchmarks/classroom.py`` and ``replicas.py`` use them too).
 """
 
 # ruff: noqa: I001 - locust (gevent) must be imported before the standard library modules it patches
@@ -53,179 +56,22 @@ import itertools
 import random
 from typing import ClassVar
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import gevent
 import numpy as np
 import psutil
-import websocket
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.Element_pb2 import Element
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from streamlit.proto.Slider_pb2 import Slider as SliderProto
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-ROOT = Path(__file__).resolve().parent.parent
+from load_client import PageError, StreamlitClient, url_seed
+from load_server import ROOT, free_port, memory_sampler, start_server, stop_server
+
 JOURNEY = ("Home", "PLAN step by step", "Compare estimators", "Side by side")
 #: a student's pace (docs: benchmarks/results/load.md): arrivals spread over this many seconds,
 #: and this many seconds (lowest, highest) reading each page before the next
 ARRIVALS = 30.0
 THINK = (10.0, 20.0)
-FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
-COMPILE_ERROR = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_WITH_COMPILE_ERROR")
-FRAGMENT_DONE = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
-ERROR_ALERT = 1  # Alert.Format.ERROR
-WIDGETS = ("selectbox", "radio", "multiselect", "slider", "number_input")
-
-
-class PageError(Exception):
-    """A page run that did not render cleanly (exception or st.error on the page, or a timeout)."""
-
-
-@dataclass
-class PageResult:
-    seconds: float
-    errors: list[str] = field(default_factory=list)
-
-
-class StreamlitClient:
-    """One browser tab, minus the browser: a websocket speaking Streamlit's protobuf protocol."""
-
-    def __init__(self, address: str, timeout: float) -> None:
-        self.address, self.timeout = address, timeout  # host:port
-        self.ws = websocket.create_connection(
-            f"ws://{address}/_stcore/stream",
-            subprotocols=["streamlit"],
-            timeout=timeout,
-            origin=f"http://{address}",
-        )
-        self.pages: dict[str, str] = {}  # page title -> page_script_hash
-        self.query = ""
-        self.page_hash = ""
-        self.auto: tuple[float, str] | None = (
-            None  # (interval, fragment id) of an auto-rerunning fragment
-        )
-        self.widgets: dict[str, WidgetState] = {}  # what the browser would send back: id -> value
-
-    def _remember(self, el: Element, seen: set[str]) -> None:
-        """Record a widget's value as the browser's widget manager does (the value the server set,
-        else the value it already holds, else the widget's default), to send back on the next run."""
-        kind = el.WhichOneof("type")
-        w = getattr(el, kind, None) if kind in WIDGETS else None
-        if w is None or not w.id:
-            return
-        seen.add(w.id)
-        if not w.set_value and w.id in self.widgets:
-            return  # the browser keeps the value it has; the default is for a widget it has not seen
-        st = WidgetState(id=w.id)
-        if kind in ("selectbox", "radio"):
-            if w.set_value:
-                st.string_value = w.raw_value
-            elif 0 <= w.default < len(w.options):
-                st.string_value = w.options[w.default]
-            else:
-                return
-        elif kind == "multiselect":
-            st.string_array_value.data[:] = (
-                list(w.raw_values) if w.set_value else [w.options[i] for i in w.default]
-            )
-        elif kind == "slider" and w.type == SliderProto.Type.SELECT_SLIDER:
-            st.string_array_value.data[:] = (
-                list(w.raw_value) if w.set_value else [w.options[int(i)] for i in w.default]
-            )
-        elif kind == "slider":
-            st.double_array_value.data[:] = list(w.value) if w.set_value else list(w.default)
-        elif kind == "number_input":
-            if not (w.set_value or w.HasField("default")):
-                return
-            st.double_value = w.value if w.set_value else w.default
-        self.widgets[w.id] = st
-
-    def run_page(self, title: str | None, query: str | None = None) -> PageResult:
-        """Ask for a script run of page ``title`` (None: the default page); wait until it finishes."""
-        if title:
-            self.page_hash = self.pages.get(title, "")
-        self.auto = None  # a full run drops the page's auto-reruns (it registers its own again)
-        t0 = time.perf_counter()
-        self._send(self.query if query is None else query)
-        return self._finish(t0, title or "default page", (FINISHED, COMPILE_ERROR))
-
-    def wait_refined(self, t0: float) -> float | None:
-        """If the page polls for a refined result (an auto-rerunning fragment), poll as the browser
-        does until a full run drops the poll; seconds since ``t0``, or None if there was no poll."""
-        if self.auto is None:
-            return None
-        while self.auto is not None:
-            interval, fragment = self.auto
-            time.sleep(interval)
-            self._send(self.query, fragment)
-            self._finish(t0, "refinement", (FINISHED, COMPILE_ERROR, FRAGMENT_DONE))
-        return time.perf_counter() - t0
-
-    def _send(self, query: str, fragment_id: str = "") -> None:
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = query
-        state.page_script_hash = self.page_hash
-        state.context_info.url = f"http://{self.address}/?{query}"
-        state.widget_states.widgets.extend(self.widgets.values())
-        if fragment_id:
-            state.fragment_id, state.is_auto_rerun = fragment_id, True
-        self.ws.send_binary(msg.SerializeToString())
-
-    def _finish(self, t0: float, what: str, statuses: tuple[int, ...]) -> PageResult:
-        errors: list[str] = []
-        seen: set[str] = set()
-        while True:
-            if time.perf_counter() - t0 > self.timeout:
-                raise PageError(f"{what}: no script_finished within {self.timeout:.0f} s")
-            fwd = ForwardMsg()
-            fwd.ParseFromString(self.ws.recv())
-            kind = fwd.WhichOneof("type")
-            if kind == "navigation":
-                self.pages = {p.page_name: p.page_script_hash for p in fwd.navigation.app_pages}
-            elif kind == "page_info_changed":
-                self.query = fwd.page_info_changed.query_string
-            elif kind == "new_session":
-                self.auto = None
-                # the page this run shows (another after st.switch_page): the browser sends it back
-                # with its next rerun, or the server would run the default page first
-                self.page_hash = fwd.new_session.page_script_hash or self.page_hash
-            elif kind == "auto_rerun":
-                self.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
-            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                el = fwd.delta.new_element
-                self._remember(el, seen)
-                if el.WhichOneof("type") == "exception":
-                    errors.append(f"exception: {el.exception.type}: {el.exception.message[:200]}")
-                elif el.WhichOneof("type") == "alert" and el.alert.format == ERROR_ALERT:
-                    errors.append(f"st.error: {el.alert.body[:200]}")
-            elif kind == "script_finished" and fwd.script_finished in statuses:
-                if fwd.script_finished == COMPILE_ERROR:
-                    errors.append("compile error")
-                if (
-                    fwd.script_finished != FRAGMENT_DONE
-                ):  # a full run: drop the widgets it no longer shows
-                    self.widgets = {k: v for k, v in self.widgets.items() if k in seen}
-                return PageResult(time.perf_counter() - t0, errors)
-
-    def close(self) -> None:
-        self.ws.close()
-
-
-def url_seed(query: str) -> int:
-    """The seed in a page's URL query string (the app keeps its settings there); -1 if absent."""
-    for part in query.split("&"):
-        key, _, value = part.partition("=")
-        if key == "seed" and value.lstrip("-").isdigit():
-            return int(value)
-    return -1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,83 +160,6 @@ class Student(User):
 
 # ---------------------------------------------------------------------------------------------
 # the server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, workers: int | None, app_dir: Path = ROOT) -> subprocess.Popen:
-    """The README command (``make run``), on ``port``, loopback only, in ``app_dir``."""
-    env = dict(os.environ)
-    if workers is not None:
-        env["DPMEAN_WORKERS"] = str(workers)
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-    ]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=app_dir,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the app exited with code {proc.returncode} before it served")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            gevent.sleep(0.5)
-    stop_server(proc)
-    raise RuntimeError("the app did not answer /_stcore/health within 120 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)
-
-
-def _pss(proc: psutil.Process) -> int:
-    """Proportional set size (shared pages split between the processes sharing them), else RSS."""
-    try:
-        return int(proc.memory_full_info().pss)
-    except (psutil.AccessDenied, AttributeError):
-        return int(proc.memory_info().rss)
-
-
-def memory_sampler(pid: int, peak: list[float]) -> None:
-    """Keep ``peak[0]`` at the largest memory (MB, PSS) of the server and its children (the worker
-    pool) seen so far. PSS, not RSS: the workers share the pages of the fork server they come from,
-    and a sum of RSS would count those pages once per process."""
-    root = psutil.Process(pid)
-    while True:
-        try:
-            total = _pss(root) + sum(_pss(c) for c in root.children(recursive=True))
-            peak[0] = max(peak[0], total / 2**20)
-        except psutil.Error:
-            pass
-        gevent.sleep(0.2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ import collections
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,14 +36,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from load_server import ROOT, free_port
 
 
 def render(tmp: Path, replicas: list[int], listen: int) -> Path:

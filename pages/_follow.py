@@ -28,7 +28,8 @@ import itertools
 import os
 import secrets
 import socket
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from html import escape
 from urllib.parse import urlencode, urlsplit
 
@@ -38,6 +39,7 @@ import streamlit as st
 from pages._pool import stop_point
 from pages._present import FOLLOWING, START, keyboard
 from pages._rooms import ADDRESS, ROOMS, VIEW_KEYS, RoomError, normalise, shown
+from pages._sidebar import UNITS
 from pages._ui import parse_query, set_sidebar
 
 POLL_SECONDS = 2.0
@@ -129,6 +131,40 @@ def _join(code: str) -> None:
     st.session_state[SEEN] = 0
     st.session_state.pop("_room_error", None)
     st.session_state.pop(LEFT, None)
+
+
+#: following phones' runs at once (:func:`follower_turn`): one more than the server's cores
+FOLLOWER_RUNS = 3
+_TURNS = threading.BoundedSemaphore(FOLLOWER_RUNS)
+#: the longest a phone's run waits for its turn (then it runs anyway: a long run elsewhere never
+#: holds the class back)
+TURN_SECONDS = 2.0
+
+
+@contextlib.contextmanager
+def follower_turn() -> Iterator[None]:
+    """Around a following phone's whole run: at most :data:`FOLLOWER_RUNS` of them at once, the
+    others wait their turn (in steps of :data:`WAIT_STEP`, at which a closed tab ends the wait).
+
+    When the lecturer steps, every phone of the room reruns at once. Streamlit runs each session
+    in a thread of one process, so thirty runs shared one interpreter lock: each of them, and the
+    server's loop that sends their screens, got a thirtieth of it, and every phone showed the new
+    slide only when all thirty runs were nearly done (docs/classroom.md). In turns, the first
+    phones show it after a few runs' time and the lock changes hands far less often. A session
+    that does not follow a room (the lecturer's, a phone that explores) never waits."""
+    if not st.session_state.get(FOLLOW):
+        yield
+        return
+    got = False
+    for _ in range(round(TURN_SECONDS / WAIT_STEP)):
+        if got := _TURNS.acquire(timeout=WAIT_STEP):
+            break
+        stop_point()
+    try:
+        yield
+    finally:
+        if got:
+            _TURNS.release()
 
 
 def follow(page_path: str) -> None:
@@ -357,6 +393,21 @@ def follow_banner() -> None:
             icon=":material/cast_for_education:",
         )
         c2.button("Explore on my own", key="dp-explore", on_click=_explore, width="stretch")
+
+
+def followed_settings() -> None:
+    """A following phone's sidebar, in place of the data and budget controls: they are the
+    lecturer's while it follows (a new view writes them, :func:`follow`), and drawing a dozen
+    widgets nobody should touch cost each phone's rerun at every step (docs/classroom.md). Their
+    values stay in the session (the app sets them again on every run), so "Explore on my own"
+    brings the controls back as the lecturer left them."""
+    ss = st.session_state
+    unit = UNITS.get(str(ss.get("unit")), str(ss.get("unit")))
+    st.sidebar.caption(
+        f"**Data and privacy budget: the lecturer's** (n = {int(ss.get('n', 0)):,}, "
+        f"d = {int(ss.get('d', 0))}, {unit} {float(ss.get('budget_value', 0.0)):g}). "
+        "“Explore on my own” gives you the controls."
+    )
 
 
 @st.fragment(run_every=POLL_SECONDS)

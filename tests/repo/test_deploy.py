@@ -29,11 +29,17 @@ needs_nginx = pytest.mark.skipif(
 
 
 def _replicas_module():
-    """benchmarks/replicas.py (not a package): its ``render`` and ``free_port`` are used here."""
+    """benchmarks/replicas.py (not a package): its ``render`` and ``free_port`` are used here. It
+    imports ``benchmarks/load_server.py`` as a script in that folder would (its folder on the path
+    while it loads)."""
     spec = importlib.util.spec_from_file_location("replicas", ROOT / "benchmarks" / "replicas.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
     return module
 
 
