@@ -81,6 +81,10 @@ _CSS = f"""
   .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
   .stApp .dp-phone-title {{ font-size: max(1.35rem, 3vh); margin: 0 0 -0.6rem 0; }}
   .st-key-dp-screen {{ display: none; }}
+  /* a spinner shown while a run works floats in the top corner: in the slide's flow it pushed
+     the chart under it down by its height, past the bottom of a 720-px screen (PLAN's steps) */
+  [data-testid="stMain"] [data-testid="stElementContainer"]:has(.stSpinner)
+    {{ position: fixed; top: 0.4rem; right: 1rem; width: auto; z-index: 1000; }}
 </style>
 """
 
