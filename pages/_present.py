@@ -75,7 +75,7 @@ _CSS = f"""
   /* ... under the heading of its section (the page marks it: heading()) */
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(> [class*="st-key-dp-head-"]) {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
-    {{ height: calc(100dvh - 11.5rem - 4vh); }}
+    {{ height: calc(100dvh - 11.5rem - 4vh); overflow: hidden; }}
   /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
      it; the chart's text is at least 16 px, more on a larger screen (chart_scale) */
   .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
@@ -91,8 +91,12 @@ _CSS = f"""
 #: A deck is one screen: under the page's title, the bar and the chart's title line (about 4% of
 #: the screen: pages/_ui.chart writes it in presenter mode), a slide's chart is as high as the
 #: window leaves (its paragraph folded into speaker notes below it, its heading in the bar).
+#: The chart's block clips it: a new figure is first drawn at its own layout height (PLAN's
+#: steps: 490 px) and fitted to the block some 80 ms later (longer on a busy laptop), and in
+#: between it ran past the bottom of a 720-px screen (784 px).
 _FIT = f"""
-  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem; }}
+  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem;
+    overflow: hidden; }}
   {_MAIN}:has(> * > .st-key-dp-start) h2, {_MAIN}:has(> * > .st-key-dp-start) h3
     {{ display: none; }}
 """

@@ -242,7 +242,8 @@ with user_errors():
         share,
         quantiles,
     )
-    s.budget  # noqa: B018 - an impossible budget is a ValueError naming the fix
+    _ = s.budget  # an impossible budget is a ValueError naming the fix (a bare expression
+    # would be drawn: Streamlit's magic writes it as st.help)
 
 
 if run_mode == "release":
