@@ -67,5 +67,5 @@ def render(settings: Any) -> None:
         "A real release (the Your data page in release mode) draws every noise through the safe "
         "sampler: OpenDP rounds the value to a grid of powers of two and adds exactly sampled "
         "discrete noise, charging the rounding to the budget, so its last digits follow the same "
-        "law on D and on D′ up to the factor e^ε the guarantee allows."
+        "law on D and on D′ up to the factor eᵋ the guarantee allows."
     )

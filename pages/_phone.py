@@ -16,7 +16,6 @@ tests/e2e/test_phone_fit_browser.py measures them.
 
 from __future__ import annotations
 
-import json
 import re
 from html import escape
 from typing import Any
@@ -25,6 +24,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.figures.style import PreparedFigure
+from pages._window import add_once, probe_buttons, probe_script
 
 #: The narrow-screen rules (640 px: Streamlit's own breakpoint for stacking columns).
 PHONE_CSS = """<style>
@@ -61,32 +61,8 @@ NARROW_PX = 640
 NARROW = "_narrow_window"
 _NARROW_LABEL = "dp-narrow-{}"
 
-#: run in the page's own window (added once, like presenter mode's key handler): every 0.7 s,
-#: click the hidden button that tells the app the window's class if the app has another
-_WINDOW_HANDLER = """
-setInterval(function () {
-  const want = window.innerWidth <= %PX% ? '1' : '0';
-  const b = Array.from(document.querySelectorAll('.st-key-dp-window button'))
-    .find(x => x.innerText.trim() === '%LABEL%'.replace('{}', want));
-  if (b && !b.disabled && Date.now() - (window.__dpNarrowAt || 0) > 3000) {
-    window.__dpNarrowAt = Date.now();
-    b.click();
-  }
-}, 700);
-"""
-
-_WINDOW_FRAME = """
-<script>
-(function () {
-  const w = window.parent;
-  if (w.__dpNarrowProbe) { return; }
-  w.__dpNarrowProbe = true;
-  const s = w.document.createElement('script');
-  s.textContent = %HANDLER%;
-  w.document.head.appendChild(s);
-})();
-</script>
-"""
+#: the window's class in the page (pages/_window.py): 1 when it is at most :data:`NARROW_PX` wide
+_NARROW_CLASS = f"function (w) {{ return w <= {NARROW_PX} ? 1 : 0; }}"
 
 
 def narrow() -> bool:
@@ -97,20 +73,14 @@ def narrow() -> bool:
 
 def window_probe() -> None:
     """A hidden button for the other window class than this session's, and a frame that adds
-    :data:`_WINDOW_HANDLER` to the page once: the handler clicks the button when the window is
-    of that class (at the start, and when the window is resized across :data:`NARROW_PX`)."""
-    now = narrow()
-    handler = _WINDOW_HANDLER.replace("%PX%", str(NARROW_PX)).replace("%LABEL%", _NARROW_LABEL)
+    the probe's script (pages/_window.py) to the page once: it clicks the button when the window
+    is of that class (at the start, and when the window is resized across :data:`NARROW_PX`)."""
+    script = probe_script("dp-window", _NARROW_LABEL, _NARROW_CLASS, every_ms=700, retry_ms=3000)
     # at the sidebar's end, not drawn (PHONE_CSS; its frame's script still runs): the main
     # column's elements stay what each page draws
-    with st.sidebar.container(key="dp-window"):
-        st.button(
-            _NARROW_LABEL.format(0 if now else 1),
-            key="dp-narrow",
-            on_click=st.session_state.__setitem__,
-            args=(NARROW, not now),
-        )
-        st.iframe(_WINDOW_FRAME.replace("%HANDLER%", json.dumps(handler)), height=1)
+    classes = [("0", False), ("1", True)]
+    frame = add_once(script, "__dpNarrowProbe")
+    probe_buttons(st.sidebar, "dp-window", _NARROW_LABEL, classes, NARROW, narrow(), frame)
 
 
 def plain_title(title: str | None) -> str:

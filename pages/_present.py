@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from dpcore.figures.slides import deck_html, split_subplots
+from pages._window import add_once, probe_buttons, probe_script
 
 PREV, NEXT = "◀ Previous", "Next ▶"
 
@@ -34,12 +35,21 @@ SCREENS = ((0, 0, 1.0), (1600, 900, 1.25), (2400, 1350, 1.6), (3200, 1800, 2.0))
 #: session key: the scale of this presenter's screen (:data:`SCREENS`)
 SCREEN = "_screen_scale"
 _SCREEN_LABEL = "dp-screen-{}"
+#: the screen's class in the page (pages/_window.py): the scale of the largest of
+#: :data:`SCREENS` the window fills
+_SCREEN_CLASS = (
+    "function (w, h) { let scale = 1; for (const [mw, mh, z] of "
+    + json.dumps([list(x) for x in SCREENS])
+    + ") { if (w >= mw && h >= mh) { scale = z; } } return scale; }"
+)
 
 _CSS = f"""
 <style>
   /* presenter mode: large type, no chrome, a compact title */
   .stApp [data-testid="stMarkdownContainer"] p,
   .stApp [data-testid="stMarkdownContainer"] li {{ font-size: 1.3rem; line-height: 1.45; }}
+  /* a table a page writes in its text, as large as the text (pages/_tables.py sizes its own) */
+  .stApp [data-testid="stMarkdownContainer"] :is(th, td) {{ font-size: 1.3rem; }}
   .stApp h1 {{ font-size: 2.1rem; padding: 0; white-space: nowrap; overflow: hidden;
               text-overflow: ellipsis; }}
   .stApp h2, .stApp h3 {{ font-size: 1.8rem; }}
@@ -65,20 +75,28 @@ _CSS = f"""
   /* ... under the heading of its section (the page marks it: heading()) */
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :has(> [class*="st-key-dp-head-"]) {{ order: -1; }}
   {_MAIN}:not(:has(> * > .st-key-dp-start)) > :nth-child(1 of [class*="st-key-chart-"])
-    {{ height: calc(100dvh - 11.5rem - 4vh); }}
+    {{ height: calc(100dvh - 11.5rem - 4vh); overflow: hidden; }}
   /* a chart's title is a line above it (dpcore.figures.style.for_projector): no legend reaches
      it; the chart's text is at least 16 px, more on a larger screen (chart_scale) */
   .stApp [data-testid="stElementContainer"]:has(.dp-phone-title) {{ display: block; }}
   .stApp .dp-phone-title {{ font-size: max(1.35rem, 3vh); margin: 0 0 -0.6rem 0; }}
   .st-key-dp-screen {{ display: none; }}
+  /* a spinner shown while a run works floats in the top corner: in the slide's flow it pushed
+     the chart under it down by its height, past the bottom of a 720-px screen (PLAN's steps) */
+  [data-testid="stMain"] [data-testid="stElementContainer"]:has(.stSpinner)
+    {{ position: fixed; top: 0.4rem; right: 1rem; width: auto; z-index: 1000; }}
 </style>
 """
 
 #: A deck is one screen: under the page's title, the bar and the chart's title line (about 4% of
 #: the screen: pages/_ui.chart writes it in presenter mode), a slide's chart is as high as the
 #: window leaves (its paragraph folded into speaker notes below it, its heading in the bar).
+#: The chart's block clips it: a new figure is first drawn at its own layout height (PLAN's
+#: steps: 490 px) and fitted to the block some 80 ms later (longer on a busy laptop), and in
+#: between it ran past the bottom of a 720-px screen (784 px).
 _FIT = f"""
-  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem; }}
+  {_TOP}[class*="st-key-chart-"] {{ height: calc(100dvh - 18rem - 4vh); min-height: 12rem;
+    overflow: hidden; }}
   {_MAIN}:has(> * > .st-key-dp-start) h2, {_MAIN}:has(> * > .st-key-dp-start) h3
     {{ display: none; }}
 """
@@ -88,8 +106,6 @@ _FIT = f"""
 #: arrows stopped stepping after the lecturer changed page from the sidebar (docs/classroom.md)
 _HANDLER = """
 (function () {
-  if (window.__dpmeanKeys) { return; }
-  window.__dpmeanKeys = true;
   function click(labels) {
     const buttons = Array.from(document.querySelectorAll('button'));
     for (const label of labels) {
@@ -98,19 +114,7 @@ _HANDLER = """
     }
   }
   // the app draws its charts for this window: a hidden button per other screen size says which
-  setInterval(function () {
-    let scale = 1;
-    for (const [w, h, z] of %SCREENS%) {
-      if (window.innerWidth >= w && window.innerHeight >= h) { scale = z; }
-    }
-    const b = Array.from(document.querySelectorAll('.st-key-dp-screen button'))
-      .find(x => x.textContent.trim() === '%LABEL%'.replace('{}', String(scale)));
-    // again after 2 s while the app has not taken it (a click during a run can be lost)
-    if (b && !b.disabled && Date.now() - (window.__dpScreenAt || 0) > 2000) {
-      window.__dpScreenAt = Date.now();
-      b.click();
-    }
-  }, 250);
+%PROBE%
   document.addEventListener('keydown', function (ev) {
     const t = ev.target;
     if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.isContentEditable)) { return; }
@@ -118,20 +122,6 @@ _HANDLER = """
     if (ev.key === 'ArrowLeft' || ev.key === 'PageUp') { click(%BACK%); ev.preventDefault(); }
   });
 })();
-"""
-
-#: the frame's script: adds :data:`_HANDLER` to the page once (the page keeps it across page
-#: switches and reruns; a flag on the page's window says it is there)
-_KEYS = """
-<script>
-(function () {
-  const w = window.parent;
-  if (w.__dpmeanKeys) { return; }
-  const s = w.document.createElement('script');
-  s.textContent = %HANDLER%;
-  w.document.head.appendChild(s);
-})();
-</script>
 """
 
 #: the join slide's button (pages/_follow.py): → starts the lecture from it
@@ -202,27 +192,20 @@ def screen_buttons() -> None:
     out with text for that screen (Streamlit cannot read a window's size itself). The buttons
     drawn tell a test which size the session has heard: all but that one."""
     now = st.session_state.get(SCREEN, 1.0)
-    with st.container(key="dp-screen"):
-        for *_, scale in SCREENS:
-            if scale != now:
-                st.button(
-                    _SCREEN_LABEL.format(f"{scale:g}"),  # as the page's script writes it
-                    key=f"dp-screen-{scale:g}",
-                    on_click=st.session_state.__setitem__,
-                    args=(SCREEN, scale),
-                )
+    classes = [(f"{scale:g}", scale) for *_, scale in SCREENS]  # as the page's script writes it
+    probe_buttons(st, "dp-screen", _SCREEN_LABEL, classes, SCREEN, now)
 
 
 def keys_script() -> str:
     """The frame's HTML that adds the page's key handler (→ / PageDown: "Start ▶" or "Next ▶",
     ← / PageUp: "◀ Previous"; only a shown, enabled button is clicked)."""
+    probe = probe_script("dp-screen", _SCREEN_LABEL, _SCREEN_CLASS, every_ms=250, retry_ms=2000)
     handler = (
         _HANDLER.replace("%FORWARD%", json.dumps([START, NEXT]))
         .replace("%BACK%", json.dumps([PREV]))
-        .replace("%SCREENS%", json.dumps([list(x) for x in SCREENS]))
-        .replace("%LABEL%", _SCREEN_LABEL)
+        .replace("%PROBE%", probe)
     )
-    return _KEYS.replace("%HANDLER%", json.dumps(handler))
+    return add_once(handler, "__dpmeanKeys")
 
 
 def keyboard(key: str = "dp-keys") -> None:

@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from dpcore.figures.style import PROJECTOR_TEXT
 from dpcore.views.budget_tables import (  # noqa: F401 - moved to dpcore; importable here too
     CONVERSION_RHOS,
     DEPLOYMENT_HEADERS,
@@ -30,6 +31,7 @@ from dpcore.views.budget_tables import (  # noqa: F401 - moved to dpcore; import
 )
 from dpcore.views.tables import sig3
 from pages._phone import narrow
+from pages._present import chart_scale, presenting
 
 #: The current row's style: an amber wash (transparent, so light and dark text both read on it).
 HIGHLIGHT = "background-color: rgba(255, 164, 28, 0.32); font-weight: bold"
@@ -138,20 +140,18 @@ def show_table(
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")
     labels = column_labels(styled.data.columns, headers, None if mask is None else mark_in)
-    if narrow():  # a phone: a table whose cells wrap, not a grid that scrolls sideways
-        plain = {c: v if isinstance(v, str) else " " for c, v in labels.items()}
-        names = [plain.get(str(c), str(c)) for c in styled.data.columns]
-        shown = styled.relabel_index(names, axis=1)
-        phone_table(shown.hide(axis="index") if kwargs["hide_index"] else shown)
-        return
-    st.dataframe(styled, column_config=labels, **kwargs)
+    data_table(styled, column_config=labels, **kwargs)
 
 
 def data_table(data: pd.DataFrame | Styler, **kwargs: Any) -> None:
-    """``st.dataframe(data, **kwargs)``, or on a phone (:func:`pages._phone.narrow`) a table whose
-    cells wrap (:func:`phone_table`), with the same columns (``column_order``), headers (the labels of
-    ``column_config``) and index choice: a grid wider than the screen scrolls sideways there."""
-    if not narrow():
+    """``st.dataframe(data, **kwargs)``, or, where a grid does not serve, a table whose cells wrap
+    (:func:`phone_table`) with the same columns (``column_order``), headers (the labels of
+    ``column_config``) and index choice: on a phone (:func:`pages._phone.narrow`) a grid wider
+    than the screen scrolls sideways, and in presenter mode its small text does not reach the
+    back of the room (there the table's text is the charts' smallest,
+    :data:`dpcore.figures.style.PROJECTOR_TEXT` px times the screen's scale)."""
+    phone, room = narrow(), presenting()
+    if not phone and not room:
         st.dataframe(data, **kwargs)
         return
     styled = data if isinstance(data, Styler) else data.style
@@ -166,13 +166,16 @@ def data_table(data: pd.DataFrame | Styler, **kwargs: Any) -> None:
 
     shown = styled.hide([c for c in columns if c not in order], axis=1)
     shown = shown.relabel_index([header(c) for c in columns if c in order], axis=1)
-    phone_table(shown.hide(axis="index") if kwargs.get("hide_index") else shown)
+    size = None if phone else round(PROJECTOR_TEXT * chart_scale())
+    phone_table(shown.hide(axis="index") if kwargs.get("hide_index") else shown, size)
 
 
-def phone_table(styled: Styler) -> None:
+def phone_table(styled: Styler, size: int | None = None) -> None:
     """``styled`` as an HTML table as wide as the screen, its cells wrapping (pages/_phone.py's
-    ``dp-phone-table`` rules): its formats, highlight, headers and hidden columns kept."""
-    st.html(styled.to_html(table_attributes='class="dp-phone-table"'))
+    ``dp-phone-table`` rules): its formats, highlight, headers and hidden columns kept; its text
+    ``size`` px high if given."""
+    font = "" if size is None else f' style="font-size: {size}px"'
+    st.html(styled.to_html(table_attributes=f'class="dp-phone-table"{font}'))
 
 
 #: Headers of a privacy ledger (:meth:`dpcore.privacy.Ledger.to_records`, with its estimator).

@@ -51,7 +51,8 @@ if shown:
     st.markdown(
         "PLAN (Aumüller, Lebeda, Nelson and Pagh, PETS 2024) adds less noise where the data vary less. It "
         "**(a)** starts from the raw rows, **(b)** moves them to a private centre μ̃ (coordinate-wise median) and "
-        "multiplies coordinate *i* by sᵢ = σ̂ᵢ^(−2/(p+2)), **(c)** pulls every row whose scaled length exceeds a "
+        "multiplies coordinate *i* by $s_i = \\hat\\sigma_i^{-2/(p+2)}$, **(c)** pulls every row whose scaled "
+        "length exceeds a "
         "private radius C back onto the ball of radius C, adds Gaussian noise to the sum, and **(d)** undoes the "
         "scaling and the centring. Everything below comes from **one run of PLAN on all the data** (all *d* "
         "coordinates); the pictures show two of the coordinates of that run. Beside it run **IOME** "
@@ -118,7 +119,7 @@ if d >= 2:
     )
 exponent = url_widget(
     st.select_slider,
-    "Scaling exponent e in sᵢ = σ̂ᵢ^(−2e) (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)",
+    "Scaling exponent e in sᵢ = σ̂ᵢ⁻²ᵉ (0 = no scaling, 1/(p+2) = PLAN, 1/2 = equal split)",
     list(opts.exponents),
     key="plan_e",
     default=plan_exponent(p),

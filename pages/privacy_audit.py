@@ -29,7 +29,7 @@ s = settings()
 st.title("Privacy audit")
 st.markdown(
     "A privacy guarantee is a promise about **two neighbouring data sets**: whatever the estimator "
-    "releases, no outcome may be more than **e^ε** times as likely on one as on the other. Here we run "
+    "releases, no outcome may be more than **eᵋ** times as likely on one as on the other. Here we run "
     "an estimator thousands of times on worst-case pairs **D** and **D′** (rows at the corners of the "
     "box or outside it, several n and d), through the same public entry every other page uses, and "
     "ask the data: how large must ε (or, for a Gaussian release, μ) be to explain what we see? The "
@@ -190,7 +190,7 @@ with st.expander("How the bound is computed"):
         "3. On a **fresh** batch, count how often that one event happens on D and on D′, and take exact "
         "Clopper–Pearson bounds: a lower bound p̲ for the top probability and an upper bound p̄ for the "
         "bottom one (each at half the error rate).\n"
-        "4. Pure ε-DP forces P_D(E) ≤ e^ε P_D′(E), so ε ≥ ln(p̲/p̄) = ε̂ with the stated confidence. "
+        "4. Pure ε-DP forces P_D(E) ≤ eᵋ P_D′(E), so ε ≥ ln(p̲/p̄) = ε̂ with the stated confidence. "
         "A Gaussian release of ρ-zCDP is exactly μ-Gaussian DP with μ = √(2ρ), which forces "
         "μ ≥ Φ⁻¹(p̲) − Φ⁻¹(p̄) = μ̂. Any other ρ-zCDP claim is checked through the (ε, δ) it implies "
         "(Canonne–Kamath–Steinke)."

@@ -74,10 +74,13 @@ def _wrap_axis_titles(layout: dict) -> None:
             layout[key] = {**axis, "title": new}
 
 
-def _over(layout: dict) -> float:
+def _over(layout: dict, rows: int = 0) -> float:
     """Where (paper y) a legend over the plot starts: just over it, or over the panel titles
     (paper annotations at the plot's top, as ``make_subplots`` writes them) when there are any:
-    :data:`PANEL_TITLE` px in paper units of the plot's estimated height."""
+    :data:`PANEL_TITLE` px (and a line more per line of a wrapped title) in paper units of the
+    plot's estimated height, which the legend's ``rows`` take from a figure of fixed height
+    (about 29 px each as drawn on a phone: Binary product's five rows reached its three-line
+    panel title when the estimate left them out)."""
     tops = [
         a
         for a in layout.get("annotations") or []
@@ -88,7 +91,8 @@ def _over(layout: dict) -> float:
     lines = max(str(a.get("text", "")).count("<br>") + 1 for a in tops)
     margin = layout.get("margin") or {}
     plot = float(layout.get("height") or 450) - margin.get("t", 80) - margin.get("b", 80)
-    return 1.0 + (PANEL_TITLE + 18 * (lines - 1)) / max(plot, 120.0)
+    plot -= rows * LEGEND_ROW * 1.3
+    return 1.0 + (PANEL_TITLE + 21 * (lines - 1)) / max(plot, 120.0)
 
 
 def _wrap_panel_titles(layout: dict) -> None:
@@ -141,7 +145,8 @@ def for_phone(spec: dict) -> dict:
         # over the plot (plotly makes room for it in the top margin): under the plot it met the x
         # axis's title (two lines on a phone), whose height plotly does not tell; on a phone the
         # chart's title is the line the page writes above the chart (pages/_phone.py), not plotly's
-        legend.update(orientation="h", x=0.0, xanchor="left", y=_over(layout), yanchor="bottom")
+        over = _over(layout, (_entries(spec) + 1) // 2)
+        legend.update(orientation="h", x=0.0, xanchor="left", y=over, yanchor="bottom")
         legend.pop("entrywidth", None)
         layout["legend"] = legend
         if vertical:  # its rows are new height; a legend from below brings its own

@@ -93,6 +93,9 @@ def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFr
             marker_line_width=0,
         )
     marks = ((run.value, VALUE_COLOR, "real"), (run.alternative, OTHER_COLOR, "other"))
+    # each label on the outer side of its line: two close candidates (on a phone, a few pixels
+    # apart) put their words back to back, never on each other
+    sides = ("right", "left") if run.value <= run.alternative else ("left", "right")
     fig.update_layout(  # what add_vline(x, annotation_text=...) adds, without its ~6 ms a line
         shapes=[
             {"line": {"color": colour, "dash": "dash"}, "type": "line", "x0": x, "x1": x}
@@ -100,9 +103,9 @@ def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFr
             for x, colour, _ in marks
         ],
         annotations=[
-            {"showarrow": False, "text": text, "x": x, "xanchor": "left", "xref": "x"}
+            {"showarrow": False, "text": text, "x": x, "xanchor": side, "xref": "x"}
             | {"y": 1, "yanchor": "top", "yref": "y domain"}
-            for x, _, text in marks
+            for (x, _, text), side in zip(marks, sides, strict=True)
         ],
         barmode="overlay",
         xaxis_title="attacker's reconstruction of her value",

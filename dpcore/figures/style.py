@@ -232,6 +232,25 @@ def _titled_frames(layout: dict, text: int) -> None:
     }
 
 
+def _legend_at_bottom(layout: dict) -> None:
+    """``layout`` (changed in place) whose legend is a row below the plot (horizontal, ``y`` under
+    0 of the plot's height): the legend at the foot of the figure (``yref="container"``), where
+    plotly reserves its height as a margin, and every axis pushing its own margin
+    (``automargin``), so the x-axis ticks and title sit above the legend at any font size and any
+    chart height (a legend ``y`` in plot heights is a few pixels below the axis on a short slide,
+    and a 16-px tick line and an 18-px title need more)."""
+    legend = layout.get("legend") or {}
+    y = legend.get("y")
+    if legend.get("orientation") != "h" or not isinstance(y, int | float) or y >= 0:
+        return
+    if legend.get("yref", "paper") != "paper":
+        return
+    layout["legend"] = {**legend, "yref": "container", "y": 0.0, "yanchor": "bottom"}
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis["automargin"] = True
+
+
 def for_projector(spec: dict, scale: float = 1.0) -> dict:
     """Figure dict ``spec`` (a ``to_dict()``) for a projector: every text at least
     :data:`PROJECTOR_TEXT` px (axis titles :data:`PROJECTOR_AXIS_TITLE`), times ``scale`` on a
@@ -275,6 +294,7 @@ def for_projector(spec: dict, scale: float = 1.0) -> dict:
         _titled_frames(layout, text)  # each frame names its step: the title stays in the chart
     else:
         layout["title"] = {"text": ""}
+        _legend_at_bottom(layout)
     if "template" in spec.get("layout", {}):
         layout["template"] = spec["layout"]["template"]
     data = [_bigger_text(t, text) for t in spec.get("data", [])]

@@ -200,7 +200,7 @@ def _conversions(s: DataSettings, budget: Budget) -> dict[str, Any]:
     else:
         slack = "" if budget.notion == "pure" else f", except with probability δ = {budget.delta:g}"
         odds_sentence = (
-            f"With ε = {odds_eps:g}, any outcome can become at most **e^ε = {times(odds_eps)}** "
+            f"With ε = {odds_eps:g}, any outcome can become at most **eᵋ = {times(odds_eps)}** "
             f"more (or less) likely because one person's data is in the data set{slack}."
         )
     textbook = budget.to_approx(1e-6, "standard")[0] if budget.notion == "zcdp" else eps_std

@@ -167,15 +167,20 @@ def test_a_wrong_room_code_is_an_error_on_the_main_screen(browser, app_url):
     assert error.first.is_visible()
 
 
-#: every visible chart text: its size as drawn (font size times the zoom it is drawn at), and
-#: whether a chart's title or panel title overlaps its legend
+#: every visible chart text: its size as drawn (font size times the zoom it is drawn at), whether
+#: a chart's title or panel title overlaps its legend, and the lowest chart bottom drawn
 _CHART_TEXT = """() => {
   const out = {sizes: [], overlaps: [], charts: 0, bottom: 0};
   const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
   for (const plot of document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')) {
     if (!plot.offsetParent) continue;
     out.charts += 1;
-    out.bottom = Math.max(out.bottom, plot.getBoundingClientRect().bottom);
+    // the bottom drawn on screen: the chart's block clips a new figure drawn at its own height
+    // for the moment before it is fitted to the block (pages/_present.py)
+    const block = plot.closest('[class*="st-key-chart-"]');
+    const clip = block && getComputedStyle(block).overflow === 'hidden' ? block : plot;
+    out.bottom = Math.max(out.bottom, Math.min(plot.getBoundingClientRect().bottom,
+                                               clip.getBoundingClientRect().bottom));
     for (const t of plot.querySelectorAll('text')) {
       const r = t.getBoundingClientRect();
       if (!t.textContent.trim() || r.width === 0) continue;

@@ -5,9 +5,13 @@ charts (docs/classroom.md, "Text for a room"), at 1280×720 and 1920×1080:
    buttons of an animation) is drawn at least 16 px high at 1280×720 and 20 px at 1920×1080 (the
    rendered font size of each SVG ``text`` node in each ``.js-plotly-plot``);
 2. no title box (plotly's ``.gtitle``, a panel title, the title line the app writes above a
-   chart) meets a legend box (``getBoundingClientRect``), also after an animation has moved to
-   its last frame (its frames retitle it);
-3. the slide states its question first: a deck's bar ("k / n · takeaway") is above every widget
+   chart) and no axis title box (``.xtitle``, ``.y2title``, ...) meets a legend box
+   (``getBoundingClientRect``), also after an animation has moved to its last frame (its frames
+   retitle it);
+3. every table on the slide (``td``, ``th``: pages/_tables.data_table draws them in presenter
+   mode) is drawn at the same size as the smallest chart text, and no ``st.dataframe`` grid (its
+   canvas keeps Streamlit's small type) is shown;
+4. the slide states its question first: a deck's bar ("k / n · takeaway") is above every widget
    and chart on the slide; on a page without steps the page's title and the heading of the chart
    moved under it are above that chart and every widget.
 
@@ -51,7 +55,7 @@ SETTLED = """() => {
 
 #: Every visible chart's texts (rendered size, text, class) and every title that meets a legend.
 CHART_TEXT = """() => {
-  const out = {sizes: [], overlaps: [], charts: 0};
+  const out = {sizes: [], overlaps: [], axis: [], charts: 0};
   const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
     && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
   const shown = e => e.getClientRects().length > 0 && e.getBoundingClientRect().width > 0;
@@ -78,6 +82,9 @@ CHART_TEXT = """() => {
     if (row && row.previousElementSibling) {
       titles.push(...row.previousElementSibling.querySelectorAll('.dp-grid-title'));
     }
+    // its axis titles (plotly's text.xtitle, .x2title, .ytitle, ...)
+    const axes = [...plot.querySelectorAll('text')]
+      .filter(t => /^[xy]\\d*title$/.test(t.getAttribute('class') || ''));
     for (const legend of plot.querySelectorAll('.legend')) {
       const lb = legend.getBoundingClientRect();
       if (!lb.width) continue;
@@ -85,10 +92,27 @@ CHART_TEXT = """() => {
         const tb = t.getBoundingClientRect();
         if (tb.width && t.textContent.trim() && meet(tb, lb)) out.overlaps.push(t.textContent.slice(0, 60));
       }
+      for (const t of axes) {
+        const tb = t.getBoundingClientRect();
+        if (tb.width && t.textContent.trim() && meet(tb, lb)) out.axis.push(t.textContent.slice(0, 60));
+      }
     }
   }
   return out;
 }"""
+
+#: Every visible table's cells on the slide (rendered font size, text) and the grids (``st.dataframe``,
+#: drawn on a canvas in Streamlit's small type) still shown.
+TABLE_TEXT = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const shown = e => e.getClientRects().length > 0 && e.getBoundingClientRect().width > 0;
+  const cells = [...main.querySelectorAll('table th, table td')]
+    .filter(c => shown(c) && c.textContent.trim())
+    .map(c => [parseFloat(getComputedStyle(c).fontSize), c.textContent.trim().slice(0, 30)]);
+  const grids = [...main.querySelectorAll('[data-testid="stDataFrame"]')].filter(shown).length;
+  return {cells, grids};
+}"""
+
 
 #: What is drawn above the slide's question: a deck's bar, or (a page without steps) the page's
 #: title and the heading of the chart presenter mode moves under it (the last heading before that
@@ -171,6 +195,15 @@ def _check(pg, smallest: float, where: str, problems: list[str]) -> None:
         )
     if got["overlaps"]:
         problems.append(f"{where}: title over legend: {got['overlaps']}")
+    if got["axis"]:
+        problems.append(f"{where}: axis title over legend: {got['axis']}")
+    tables = pg.evaluate(TABLE_TEXT)
+    if small := sorted({(s, t) for s, t in tables["cells"] if s < smallest - 0.01}):
+        problems.append(
+            f"{where}: {len(small)} table cells under {smallest:g} px, e.g. {small[:4]}"
+        )
+    if tables["grids"]:
+        problems.append(f"{where}: {tables['grids']} grids (st.dataframe) in their small type")
 
 
 @pytest.mark.parametrize(

@@ -50,3 +50,23 @@ def test_a_figure_without_frames_still_loses_its_title_to_the_line_above():
     spec = fig.to_dict()
     spec.pop("frames")
     assert for_projector(spec)["layout"]["title"] == {"text": ""}
+
+
+def test_a_legend_row_below_the_plot_goes_to_the_foot_of_the_figure_under_the_axes():
+    # a legend y in plot heights lands on the x-axis title of a short slide (Binary product at
+    # 1280x720): at the figure's foot plotly reserves its height, and the axes push their margins
+    spec = {
+        "data": [{"type": "scatter", "x": [0, 1], "y": [0, 1], "name": "a"}],
+        "layout": {
+            "legend": {"orientation": "h", "y": -0.12},
+            "xaxis": {"title": {"text": "rank"}},
+        },
+    }
+    layout = for_projector(spec)["layout"]
+    legend = layout["legend"]
+    assert (legend["yref"], legend["y"], legend["yanchor"]) == ("container", 0.0, "bottom")
+    assert layout["xaxis"]["automargin"] is True and layout["yaxis"]["automargin"] is True
+    assert spec["layout"]["legend"] == {"orientation": "h", "y": -0.12}  # unchanged
+    for legend in ({"orientation": "h", "y": 1.02}, {"y": -0.2}):  # above the plot; vertical
+        spec["layout"]["legend"] = legend
+        assert "yref" not in for_projector(spec)["layout"]["legend"]

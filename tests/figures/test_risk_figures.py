@@ -37,6 +37,14 @@ def test_guesses_figure_counts_every_release(run):
     np.testing.assert_allclose(fig.data[0].y, df[counts[0]] / run.draws)
 
 
+def test_the_candidates_labels_lean_away_from_each_other(run):
+    # two close candidates on a phone: both labels to the right of their lines overlapped
+    fig, _ = guesses_figure(run)
+    at = {a.text: (a.x, a.xanchor) for a in fig.layout.annotations}
+    (lo, lo_side), (hi, hi_side) = sorted(at.values())
+    assert lo <= hi and (lo_side, hi_side) == ("right", "left"), at
+
+
 def test_attack_figure_draws_the_curve():
     data = generate("bounded", 300, 2, 0.0, rng=1)
     curve = attack_curve(data, "rho", (0.1, 1.0, 10.0), draws=200, rng=1)
