@@ -266,7 +266,13 @@ def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> 
 
 
 def _runs(
-    xc: np.ndarray, lo: np.ndarray, last: np.ndarray, kmax: int, log_beta: float, sign: float
+    xc: np.ndarray,
+    ext: np.ndarray,
+    lo: np.ndarray,
+    last: np.ndarray,
+    kmax: int,
+    log_beta: float,
+    sign: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The walk's queries as runs of equal counts, per column of ``sign * xc``:
     ``(counts, lengths)``, each ``(m, R)``.
@@ -275,11 +281,11 @@ def _runs(
     ``i <= min b``, ``n`` for ``i > max b``, and changes only in between: run 0 is grid points
     ``1..min b`` (count 0), then one run per grid point up to ``max b``, then one run of count
     ``n`` up to ``last`` (the last grid point queried, ``K - 1``); runs past ``last`` have
-    length 0. ``min b`` and ``max b`` are the indices of the column's extremes (``b`` is
-    monotone), and the histogram is kept from ``min b`` to ``max b`` only.
+    length 0. ``min b`` and ``max b`` are the indices of the column's extremes ``ext`` (rows: the
+    smallest and largest value of ``sign * xc``; ``b`` is monotone), and the histogram is kept
+    from ``min b`` to ``max b`` only.
     """
     n, m = xc.shape
-    ext = np.stack([xc.min(axis=0), xc.max(axis=0)])[:: 1 if sign > 0 else -1] * sign
     bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
     width = int((bmax - bmin).max()) + 1
     rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
@@ -299,6 +305,7 @@ _PER_QUERY = False
 def _first_stops(
     walk: Any,
     xc: np.ndarray,
+    ext: np.ndarray,
     cols: slice,
     lo: np.ndarray,
     K: np.ndarray,
@@ -320,7 +327,7 @@ def _first_stops(
         valid = np.arange(kmax)[None, :] < (K - 1)[:, None]
         exceed = valid & (walk.queries(counts) > walk.threshold[cols, None])
         return np.where(exceed.any(axis=1), exceed.argmax(axis=1), -1)
-    counts, lengths = _runs(xc, lo, K - 1, kmax, log_beta, sign)
+    counts, lengths = _runs(xc, ext, lo, K - 1, kmax, log_beta, sign)
     return np.asarray(walk.first_above(counts, lengths, cols))
 
 
@@ -362,10 +369,14 @@ def _walk_up(
     )
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
     first = np.empty(d, dtype=np.int64)
+    # the extremes of each column of sign * X, from one contiguous pass each (not per chunk)
+    ext = np.stack([X.min(axis=0), X.max(axis=0)])[:: 1 if sign > 0 else -1] * sign
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
         cols = slice(s, min(s + chunk, d))
-        first[cols] = _first_stops(walk, X[:, cols], cols, lo[cols], K[cols], kmax, log_beta, sign)
+        first[cols] = _first_stops(
+            walk, X[:, cols], ext[:, cols], cols, lo[cols], K[cols], kmax, log_beta, sign
+        )
     stopped = first >= 0
     # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
     value = np.where(stopped, lo + gm1[np.maximum(first, 0)], hi)

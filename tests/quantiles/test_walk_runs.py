@@ -91,7 +91,8 @@ def test_runs_of_the_counts_are_the_counts_at_every_grid_point():
     K = QU._grid_size(lo, hi, beta)
     kmax = int(K.max())
     for sign in (1.0, -1.0):
-        counts, lengths = QU._runs(x, lo, K - 1, kmax, log_beta, sign)
+        ext = np.sort(sign * x, axis=0)[[0, -1]]
+        counts, lengths = QU._runs(x, ext, lo, K - 1, kmax, log_beta, sign)
         want = QU._grid_counts(sign * x, lo, kmax, log_beta)[:, : kmax - 1]
         for j in range(5):
             np.testing.assert_array_equal(np.repeat(counts[j], lengths[j]), want[j, : K[j] - 1])
