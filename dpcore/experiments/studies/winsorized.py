@@ -120,14 +120,16 @@ def contamination_sweep(
             cols = slice(i * reps, (i + 1) * reps)
             for name, est in results.items():
                 dg = est.diagnostics
-                fell = dg.fallback[cols] if isinstance(dg, WinsorizedDiagnostics) else []
+                fell = (
+                    int(np.sum(dg.fallback[cols])) if isinstance(dg, WinsorizedDiagnostics) else 0
+                )
                 rows.append(
                     {
                         "contamination": float(f),
                         "estimator": name,
                         "rmse": float(np.sqrt(np.mean((est.mean[cols] - target) ** 2))),
                         "bias": float(np.mean(dg.noiseless_mean[cols] - target)),
-                        "fallbacks": int(np.sum(fell)),
+                        "fallbacks": fell,
                         "runs": reps,
                     }
                 )
