@@ -20,6 +20,12 @@ Privacy
   (docs/estimators/winsorized.md §1).
 * Each quantile is (eps_T + eps_Q)-DP (AboveThreshold with one-sided exponential noise on
   monotone counting queries, sensitivity 1; spec §2.1). Two quantiles cost ``eps1 + eps2``.
+* How the walks are sampled does not change their law: each grid point's query noise is
+  independent with the same scale whether it is drawn or not, and only the stopping point is
+  released, so the walk draws one variate per run of grid points with equal counts (the number
+  of points passed in a run is geometric; :meth:`dpcore.mechanisms.ThresholdWalk.first_above`)
+  instead of one per grid point. The threshold noise is drawn as before, once per walk
+  (docs/estimators/winsorized.md §2.6).
 * Step 5 is post-processing of the private (L, U).
 * Step 6 has swap sensitivity ``(U - L)/n`` given the (already private) interval; Laplace with
   scale ``(U - L)/(n eps3)`` is eps3-DP. Total by basic composition: ``eps1 + eps2 + eps3 = eps``.

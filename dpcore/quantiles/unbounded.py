@@ -1,6 +1,6 @@
 """``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``,
-``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_walk_up``,
-``unbounded_quantile`` (moved from ``quantiles.py``).
+``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_runs``,
+``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``).
 """
 
 from __future__ import annotations
@@ -460,13 +460,21 @@ def unbounded_quantile(
     (docs/estimators/winsorized.md §2.4, §10 item 6); its ledger lines say "unproven accounting". It
     is a research option for reproducing the paper's tables, not a registered release.
 
+    The walk is sampled by runs (docs/estimators/winsorized.md §2.6): the counts are constant
+    between grid indices of data points, and in a run of ``k`` grid points with count ``c`` the
+    number passed before the first noisy count above ``t`` is geometric with
+    ``p = P(c + E > t)`` (independent noises of one law), drawn with one variate per run by
+    :meth:`dpcore.mechanisms.ThresholdWalk.first_above`. That is the law of the stopping point of
+    the walk with noise on every grid point, and the stopping point is all that is released, so
+    the guarantee is the same. A release backend draws every grid point's noise.
+
     Notes
     -----
-    Vectorised as in docs/estimators/winsorized.md §2.6: exact counts for all ``K`` grid points of
-    all columns at once (a histogram of grid indices, equal to ``searchsorted`` on the sorted
-    column), all noises drawn at once, and the first exceedance by ``argmax`` on a boolean array;
-    the same distribution as the sequential loop. Columns are processed in chunks when ``K * d``
-    is large. With few data points or a small ``eps_Q`` the walk may stop below the data
+    Vectorised as in docs/estimators/winsorized.md §2.6: exact counts at every grid point of
+    every column as runs (a histogram of grid indices between each column's smallest and largest
+    value, equal to ``searchsorted`` on the sorted column), one variate per run, the first run
+    that stops by ``argmax``; the same distribution as the sequential loop. Columns are processed
+    in chunks when ``n * d`` is large. With few data points or a small ``eps_Q`` the walk may stop below the data
     (premature stopping); :func:`premature_stop_risk` estimates that probability.
 
     References
