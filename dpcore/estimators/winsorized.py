@@ -436,6 +436,17 @@ def _warnings(
     return warn
 
 
+def _check_choices(walk: str, mean_noise: str) -> None:
+    """ValueError unless ``walk`` and ``mean_noise`` are among their choices."""
+    if walk not in ("pure", "gaussian"):
+        raise ValueError(
+            f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
+            f"Lemma D.1); got {walk!r}."
+        )
+    if mean_noise not in ("joint", "per_coordinate"):
+        raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
+
+
 def _pmwm(
     x: np.ndarray,
     *,
@@ -459,13 +470,7 @@ def _pmwm(
     s1, s2, s3 = check_split(split)
     beta = check_real(beta, "beta (grid ratio)", low=1.0, open_low=True, hint="E.g. 1.001.")
     eta = check_real(eta, "eta (maximum contamination fraction)", low=0.0, high=0.5, open_high=True)
-    if walk not in ("pure", "gaussian"):
-        raise ValueError(
-            f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
-            f"Lemma D.1); got {walk!r}."
-        )
-    if mean_noise not in ("joint", "per_coordinate"):
-        raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
+    _check_choices(walk, mean_noise)
     a, b = check_bounds(bounds, d)
     tau = trim_level(n, c, eta)
     g = mechanisms.generator(rng)
