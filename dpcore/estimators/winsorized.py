@@ -20,6 +20,12 @@ Privacy
   (docs/estimators/winsorized.md §1).
 * Each quantile is (eps_T + eps_Q)-DP (AboveThreshold with one-sided exponential noise on
   monotone counting queries, sensitivity 1; spec §2.1). Two quantiles cost ``eps1 + eps2``.
+* How the walks are sampled does not change their law: each grid point's query noise is
+  independent with the same scale whether it is drawn or not, and only the stopping point is
+  released, so the walk draws one variate per run of grid points with equal counts (the number
+  of points passed in a run is geometric; :meth:`dpcore.mechanisms.ThresholdWalk.first_above`)
+  instead of one per grid point. The threshold noise is drawn as before, once per walk
+  (docs/estimators/winsorized.md §2.6).
 * Step 5 is post-processing of the private (L, U).
 * Step 6 has swap sensitivity ``(U - L)/n`` given the (already private) interval; Laplace with
   scale ``(U - L)/(n eps3)`` is eps3-DP. Total by basic composition: ``eps1 + eps2 + eps3 = eps``.
@@ -255,6 +261,41 @@ def private_interval(
     )
 
 
+#: Values per block of rows in :func:`winsorise` (a few buffers that stay in cache).
+_CLIP_BLOCK = 1 << 15
+
+
+@dataclass(frozen=True)
+class Winsorised:
+    """Stage 6 without noise: the mean of ``clip(X, L, U)`` per column, how many values were
+    pulled up to ``L`` and down to ``U`` per column, and which (an ``(n, d)`` mask)."""
+
+    mean: np.ndarray
+    pulled_low: np.ndarray
+    pulled_high: np.ndarray
+    clipped: np.ndarray
+
+
+def winsorise(X: np.ndarray, L: np.ndarray, U: np.ndarray) -> Winsorised:
+    """Stage 6: clip every row to ``[L, U]`` and average, in one pass over blocks of rows that
+    stay in cache (no ``(n, d)`` copy of the clipped data); ``L <= U``."""
+    n, d = X.shape
+    rows = max(1, _CLIP_BLOCK // d)
+    total, low, high = np.zeros(d), np.zeros(d, np.int64), np.zeros(d, np.int64)
+    clipped = np.empty((n, d), dtype=bool)
+    buf, below, above = np.empty((rows, d)), np.empty((rows, d), bool), np.empty((rows, d), bool)
+    for r in range(0, n, rows):
+        xb = X[r : r + rows]
+        k = xb.shape[0]
+        bb, lb, hb = buf[:k], below[:k], above[:k]
+        low += np.less(xb, L, out=lb).sum(axis=0)
+        high += np.greater(xb, U, out=hb).sum(axis=0)
+        np.logical_or(lb, hb, out=clipped[r : r + k])
+        np.maximum(xb, L, out=bb)
+        total += np.minimum(bb, U, out=bb).sum(axis=0)
+    return Winsorised(total / n, low, high, clipped)
+
+
 @dataclass(frozen=True)
 class NoisyMean:
     """Stages 6-7: the winsorized mean without and with noise, the noise's scale and standard deviation."""
@@ -275,6 +316,7 @@ def noisy_winsorized_mean(
     budget: float,
     ledger: Ledger,
     rng: Any,
+    noiseless: np.ndarray | None = None,
 ) -> NoisyMean:
     """Stages 6-7: winsorise every row to ``[L, U]`` and add noise calibrated to the swap sensitivity.
 
@@ -287,14 +329,15 @@ def noisy_winsorized_mean(
     Gaussian on the joint ℓ2 sensitivity ``sqrt(Σ_r Δ_r²)`` with all of ``ρ₃`` (``"joint"``).
     Stage "winsorized mean: Laplace noise" or "winsorized mean: Gaussian noise", charged
     ``budget`` once. A coordinate with ``U_r = L_r`` (possible on a coarse grid) has sensitivity 0:
-    it is released without noise and the budget goes to the other coordinates.
+    it is released without noise and the budget goes to the other coordinates. ``noiseless``:
+    the clipped mean when the caller has it (:func:`winsorise`).
 
     References
     ----------
     Ramsay and Spicker, Algorithm 1 steps 6-7, Theorem 3.1; docs/estimators/winsorized.md §2.1, §7.
     """
     n, d = X.shape
-    m = np.clip(X, L, U).mean(axis=0)
+    m = winsorise(X, L, U).mean if noiseless is None else noiseless
     live = (U - L) > 0
     k = int(np.count_nonzero(live))
     scale, mean = np.zeros(d), m.copy()
@@ -393,6 +436,17 @@ def _warnings(
     return warn
 
 
+def _check_choices(walk: str, mean_noise: str) -> None:
+    """ValueError unless ``walk`` and ``mean_noise`` are among their choices."""
+    if walk not in ("pure", "gaussian"):
+        raise ValueError(
+            f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
+            f"Lemma D.1); got {walk!r}."
+        )
+    if mean_noise not in ("joint", "per_coordinate"):
+        raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
+
+
 def _pmwm(
     x: np.ndarray,
     *,
@@ -416,13 +470,7 @@ def _pmwm(
     s1, s2, s3 = check_split(split)
     beta = check_real(beta, "beta (grid ratio)", low=1.0, open_low=True, hint="E.g. 1.001.")
     eta = check_real(eta, "eta (maximum contamination fraction)", low=0.0, high=0.5, open_high=True)
-    if walk not in ("pure", "gaussian"):
-        raise ValueError(
-            f"walk must be 'pure' (accounted by eps-DP => eps^2/2-zCDP) or 'gaussian' (the paper's "
-            f"Lemma D.1); got {walk!r}."
-        )
-    if mean_noise not in ("joint", "per_coordinate"):
-        raise ValueError(f"mean_noise must be 'joint' or 'per_coordinate'; got {mean_noise!r}.")
+    _check_choices(walk, mean_noise)
     a, b = check_bounds(bounds, d)
     tau = trim_level(n, c, eta)
     g = mechanisms.generator(rng)
@@ -436,13 +484,20 @@ def _pmwm(
     iv = private_interval(X, tau, a, b, beta=beta, walk=walk_cfg, ledger=ledger, rng=g)
     L, U, fallback = iv.lower, iv.upper, iv.fallback
     # 6-7. winsorise to the interval, noise on the mean.
+    w = winsorise(X, L, U)
     mn = noisy_winsorized_mean(
-        X, L, U, notion=notion, mean_noise=mean_noise, budget=part_m, ledger=ledger, rng=g
+        X,
+        L,
+        U,
+        notion=notion,
+        mean_noise=mean_noise,
+        budget=part_m,
+        ledger=ledger,
+        rng=g,
+        noiseless=w.mean,
     )
     warn = _warnings(n, d, tau, a, b, beta, fallback, notion, walk_cfg, part_q)
-
-    below, above = X < L, X > U  # one comparison pass each, for the mask and the counts
-    clipped_mask = below | above
+    clipped_mask = w.clipped
     diag = WinsorizedDiagnostics(
         noiseless_mean=mn.noiseless,
         center=(L + U) / 2.0,
@@ -456,8 +511,8 @@ def _pmwm(
         fallback=fallback,
         fallback_count=int(np.sum(fallback)),
         noise_scale=mn.scale,
-        pulled_low=below.sum(axis=0),
-        pulled_high=above.sum(axis=0),
+        pulled_low=w.pulled_low,
+        pulled_high=w.pulled_high,
         steps_upper=np.atleast_1d(iv.upper_walk.steps),
         steps_lower=np.atleast_1d(iv.lower_walk.steps),
         hit_bound_upper=np.atleast_1d(iv.upper_walk.hit_bound),

@@ -50,6 +50,58 @@ class ThresholdWalk:
         finally:
             DRAWING.reset(token)
 
+    def first_above(self, counts: np.ndarray, lengths: np.ndarray, columns: Any) -> np.ndarray:
+        """Where each walk stops: runs of queries with equal counts, one variate per run.
+
+        ``counts[j, r]`` (sensitivity 1) is the count of run ``r`` of walk ``columns[j]``, asked
+        ``lengths[j, r]`` times in a row (counts non-decreasing along ``r``). Returns the
+        position (0-based, over the concatenated queries) of the first noisy query above the
+        walk's noisy threshold ``t``, or -1 where none is.
+
+        Privacy
+        -------
+        The same distribution of the stopping position as :meth:`queries` on every query of
+        every run: the queries' noises ``E`` are independent with one law, so within a run the
+        number of queries below ``t`` before the first above it is geometric with
+        ``p = P(c + E > t)``; it is drawn as ``floor(Z / λ)``, ``Z ~ Exp(1)``,
+        ``λ = -log(1 - p)`` (``P(floor(Z/λ) >= k) = (1 - p)^k``), and runs are independent.
+        Nothing else of the queries' noise is released, so the walk's guarantee (charged when it
+        began) is unchanged. A release backend gets every query's noise (:meth:`queries`).
+        """
+        counts = np.asarray(counts, dtype=float)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        starts = np.cumsum(lengths, axis=1) - lengths
+        t = self.threshold[columns][:, None]
+        if _release_backend(self.rng) is not None:
+            total = lengths.sum(axis=1)
+            dense = np.zeros((counts.shape[0], max(int(total.max(initial=0)), 1)))
+            rows = np.repeat(np.arange(counts.shape[0]), total)
+            dense[rows, np.arange(rows.size) - np.repeat(np.cumsum(total) - total, total)] = (
+                np.repeat(counts.ravel(), lengths.ravel())
+            )
+            above = (np.arange(dense.shape[1]) < total[:, None]) & (self.queries(dense) > t)
+            return np.where(above.any(axis=1), above.argmax(axis=1), -1)
+        _record("above_threshold", counts, 1.0, 1.0, 1, ": queries")
+        token = DRAWING.set(True)
+        try:
+            z = as_generator(self.rng).standard_exponential(counts.shape)
+        finally:
+            DRAWING.reset(token)
+        _observe("above_threshold", z.size)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            if self.noise == "exponential":  # log(1 - p), p = exp(-ε_Q (t - c)) or 1
+                y = np.maximum(self.query_budget * (t - counts), 0.0)
+                log_stay = np.where(y > math.log(2.0), np.log1p(-np.exp(-y)), np.log(-np.expm1(-y)))
+            else:  # p = P(N(0, 1)/√ρ_Q > t - c)
+                from scipy import special
+
+                log_stay = special.log_ndtr((t - counts) * math.sqrt(self.query_budget))
+            skips = np.floor(z / -log_stay)  # z / inf = 0 (p = 1); z / 0 = inf (p = 0)
+        inside = skips < lengths
+        r = inside.argmax(axis=1)
+        rows = np.arange(counts.shape[0])
+        return np.where(inside.any(axis=1), starts[rows, r] + skips[rows, r], -1).astype(np.int64)
+
 
 def above_threshold(
     threshold: np.ndarray,

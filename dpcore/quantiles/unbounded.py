@@ -1,6 +1,6 @@
 """``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``,
-``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_walk_up``,
-``unbounded_quantile`` (moved from ``quantiles.py``).
+``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_runs``,
+``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``).
 """
 
 from __future__ import annotations
@@ -182,7 +182,12 @@ _BIN_BLOCK = 1 << 15
 
 
 def _bin_index(
-    xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float, sign: float = 1.0
+    xc: np.ndarray,
+    lo: np.ndarray,
+    kmax: int,
+    log_beta: float,
+    sign: float = 1.0,
+    shift: np.ndarray | None = None,
 ) -> np.ndarray:
     """``b(x) = #{i in 1..kmax : lo + beta**i - 1 <= x}`` per value (columns share ``lo`` by column).
 
@@ -194,6 +199,7 @@ def _bin_index(
     of ±1e100) get a binary search of the column's grid. So the result is that binary search for
     every value, at ``O(1)`` work per value instead of ``O(log kmax)``. ``sign = -1``: of ``-x``
     (negated block by block, the mirrored walk without an ``(n, d)`` copy; negation is exact).
+    ``shift`` (per column): added to every index of the column once it is exact.
     """
     xs = np.asarray(xc, dtype=float)
     n, m = xs.shape
@@ -218,7 +224,7 @@ def _bin_index(
             np.log1p(gb, out=gb)
             gb *= 1.0 / log_beta
             np.floor(gb, out=gb)
-            np.clip(gb, 0.0, float(kmax), out=gb)
+            np.minimum(gb, float(kmax), out=gb)  # >= 0 already (log1p of >= 0)
             np.copyto(b, gb, casting="unsafe")
             np.take(ends, b, out=hb)
             hb += lows
@@ -239,6 +245,8 @@ def _bin_index(
             pick = i[s:e]
             vals = sign * xs[pick, j[s]]
             out[pick, j[s]] = np.searchsorted(lows[j[s]] + gm1, vals, side="right")
+    if shift is not None:
+        out += shift
     return out
 
 
@@ -257,8 +265,70 @@ def _grid_counts(xc: np.ndarray, lo: np.ndarray, kmax: int, log_beta: float) -> 
     return np.cumsum(_grid_hist(xc, lo, kmax, log_beta), axis=1)[:, :kmax]
 
 
-#: Grid points per block of the walk (counts, noise and comparisons of a few columns in cache).
-_WALK_BLOCK = 1 << 16
+def _runs(
+    xc: np.ndarray,
+    ext: np.ndarray,
+    lo: np.ndarray,
+    last: np.ndarray,
+    kmax: int,
+    log_beta: float,
+    sign: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The walk's queries as runs of equal counts, per column of ``sign * xc``:
+    ``(counts, lengths)``, each ``(m, R)``.
+
+    With ``b(x)`` the grid index of :func:`_bin_index`, ``c_i = #{b(x) < i}`` is 0 for
+    ``i <= min b``, ``n`` for ``i > max b``, and changes only in between: run 0 is grid points
+    ``1..min b`` (count 0), then one run per grid point up to ``max b``, then one run of count
+    ``n`` up to ``last`` (the last grid point queried, ``K - 1``); runs past ``last`` have
+    length 0. ``min b`` and ``max b`` are the indices of the column's extremes ``ext`` (rows: the
+    smallest and largest value of ``sign * xc``; ``b`` is monotone), and the histogram is kept
+    from ``min b`` to ``max b`` only.
+    """
+    n, m = xc.shape
+    bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
+    width = int((bmax - bmin).max()) + 1
+    rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
+    hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
+    below = np.cumsum(hist, axis=1)  # below[j, k]: the count at grid point bmin_j + k + 1
+    counts = np.concatenate([np.zeros((m, 1)), below[:, :-1], np.full((m, 1), float(n))], axis=1)
+    starts = np.concatenate([np.ones((m, 1), np.int64), bmin[:, None] + np.arange(1, width + 1)], 1)
+    ends = np.concatenate([bmin[:, None], starts[:, 1:-1], np.asarray(last)[:, None]], axis=1)
+    lengths = np.maximum(np.minimum(ends, np.asarray(last)[:, None]) - starts + 1, 0)
+    return counts, lengths
+
+
+#: Tests only: draw every query's noise (the walk before runs), to compare the two.
+_PER_QUERY = False
+
+
+def _first_stops(
+    walk: Any,
+    xc: np.ndarray,
+    ext: np.ndarray,
+    cols: slice,
+    lo: np.ndarray,
+    K: np.ndarray,
+    kmax: int,
+    log_beta: float,
+    sign: float,
+) -> np.ndarray:
+    """Per column of ``xc`` (the walk's columns ``cols``), the 0-based index of the first grid
+    point whose noisy count is above the walk's threshold, among ``g_1..g_{K-1}`` (-1: none, the
+    walk reaches the hard stop).
+
+    Privacy
+    -------
+    One :meth:`~dpcore.mechanisms.ThresholdWalk.first_above` over the runs of equal counts: the
+    same law of the stopping point as noise on every query (see there).
+    """
+    if _PER_QUERY:
+        counts = np.cumsum(_grid_hist(xc, lo, kmax, log_beta, sign), axis=1)[:, :kmax]
+        valid = np.arange(kmax)[None, :] < (K - 1)[:, None]
+        exceed = valid & (walk.queries(counts) > walk.threshold[cols, None])
+        return np.where(exceed.any(axis=1), exceed.argmax(axis=1), -1)
+    counts, lengths = _runs(xc, ext, lo, K - 1, kmax, log_beta, sign)
+    return np.asarray(walk.first_above(counts, lengths, cols))
 
 
 def _walk_up(
@@ -297,29 +367,21 @@ def _walk_up(
         noise="exponential" if pure else "gaussian",
         note="" if pure else _GAUSSIAN_WALK_NOTE,
     )
-    threshold = walk.threshold
-    value = np.empty(d)
-    steps = np.empty(d, dtype=np.int64)
-    hit = np.empty(d, dtype=bool)
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    first = np.empty(d, dtype=np.int64)
+    # the extremes of each column of sign * X, from one contiguous pass each (not per chunk)
+    ext = np.stack([X.min(axis=0), X.max(axis=0)])[:: 1 if sign > 0 else -1] * sign
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
-    width = max(1, _WALK_BLOCK // kmax)
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
-        hist = _grid_hist(X[:, s : s + chunk], lo[s : s + chunk], kmax, log_beta, sign)
-        # Blocks of a few columns: the noise comes in the same order (column by column) as for
-        # the whole chunk at once, so the block width does not change a single draw.
-        for t in range(s, min(s + chunk, d), width):
-            cols = slice(t, min(t + width, d, s + chunk))
-            counts = np.cumsum(hist[t - s : cols.stop - s], axis=1)[:, :kmax]  # (m, kmax)
-            noisy = walk.queries(counts)
-            # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
-            valid = np.arange(kmax)[None, :] < (K[cols] - 1)[:, None]
-            exceed = valid & (noisy > threshold[cols, None])
-            stopped = exceed.any(axis=1)
-            first = exceed.argmax(axis=1)
-            value[cols] = np.where(stopped, lo[cols] + gm1[first], hi[cols])
-            steps[cols] = np.where(stopped, first + 1, K[cols])
-            hit[cols] = ~stopped
+        cols = slice(s, min(s + chunk, d))
+        first[cols] = _first_stops(
+            walk, X[:, cols], ext[:, cols], cols, lo[cols], K[cols], kmax, log_beta, sign
+        )
+    stopped = first >= 0
+    # Grid points g_i < hi are queried; the first g_i >= hi (i = K) is the hard stop.
+    value = np.where(stopped, lo + gm1[np.maximum(first, 0)], hi)
+    steps = np.where(stopped, first + 1, K)
+    hit = ~stopped
     return np.minimum(value, hi), steps, hit
 
 
@@ -398,13 +460,21 @@ def unbounded_quantile(
     (docs/estimators/winsorized.md §2.4, §10 item 6); its ledger lines say "unproven accounting". It
     is a research option for reproducing the paper's tables, not a registered release.
 
+    The walk is sampled by runs (docs/estimators/winsorized.md §2.6): the counts are constant
+    between grid indices of data points, and in a run of ``k`` grid points with count ``c`` the
+    number passed before the first noisy count above ``t`` is geometric with
+    ``p = P(c + E > t)`` (independent noises of one law), drawn with one variate per run by
+    :meth:`dpcore.mechanisms.ThresholdWalk.first_above`. That is the law of the stopping point of
+    the walk with noise on every grid point, and the stopping point is all that is released, so
+    the guarantee is the same. A release backend draws every grid point's noise.
+
     Notes
     -----
-    Vectorised as in docs/estimators/winsorized.md §2.6: exact counts for all ``K`` grid points of
-    all columns at once (a histogram of grid indices, equal to ``searchsorted`` on the sorted
-    column), all noises drawn at once, and the first exceedance by ``argmax`` on a boolean array;
-    the same distribution as the sequential loop. Columns are processed in chunks when ``K * d``
-    is large. With few data points or a small ``eps_Q`` the walk may stop below the data
+    Vectorised as in docs/estimators/winsorized.md §2.6: exact counts at every grid point of
+    every column as runs (a histogram of grid indices between each column's smallest and largest
+    value, equal to ``searchsorted`` on the sorted column), one variate per run, the first run
+    that stops by ``argmax``; the same distribution as the sequential loop. Columns are processed
+    in chunks when ``n * d`` is large. With few data points or a small ``eps_Q`` the walk may stop below the data
     (premature stopping); :func:`premature_stop_risk` estimates that probability.
 
     References

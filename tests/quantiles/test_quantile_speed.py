@@ -32,16 +32,6 @@ def test_closed_form_bin_index_is_the_binary_search_of_the_grid(lo, hi, beta):
     np.testing.assert_array_equal(QU._bin_index(x, lows[None, :], kmax, log_beta), want)
 
 
-def test_the_walk_block_width_does_not_change_a_draw(monkeypatch):
-    x = np.random.default_rng(2).standard_normal((500, 37)) * 3.0
-    kw = {"epsilon_threshold": 1.0, "epsilon_query": 1.0, "beta": 1.01}
-    wide = QU.unbounded_quantile(x, 0.9, (-100.0, 100.0), rng=4, **kw)
-    monkeypatch.setattr(QU, "_WALK_BLOCK", 1)  # one column per block
-    narrow = QU.unbounded_quantile(x, 0.9, (-100.0, 100.0), rng=4, **kw)
-    np.testing.assert_array_equal(wide.value, narrow.value)
-    np.testing.assert_array_equal(wide.steps, narrow.steps)
-
-
 @pytest.mark.parametrize("columns", [False, True])
 def test_coinpress_step_in_blocks_is_the_clipped_sum(monkeypatch, columns):
     from dpcore.estimators import _localise

@@ -64,7 +64,10 @@ def _reference_walk(col, lo, hi, q, beta, E0, E):
 
 
 @pytest.mark.parametrize("pure", [True, False])
-def test_vectorised_walk_equals_sequential_loop_with_same_noise(pure):
+def test_vectorised_walk_equals_sequential_loop_with_same_noise(pure, monkeypatch):
+    # the per-query walk (noise on every grid point); the walk by runs has the same law
+    # (tests/quantiles/test_walk_runs.py)
+    monkeypatch.setattr(QU, "_PER_QUERY", True)
     rng = np.random.default_rng(12)
     x = rng.normal(2.0, 1.0, size=(25, 3))
     lo, hi = np.array([-5.0, 0.0, 1.0]), np.array([8.0, 3.0, 2.5])

@@ -53,6 +53,26 @@ def _budget_kw(notion: Notion, budget: Budget | float, reps: int) -> dict[str, f
     return {"epsilon": value} if notion == "pure" else {"rho": value}
 
 
+#: Values per batch of the contamination sweep: levels are run together as columns up to this.
+_SWEEP_ELEMENTS = 1 << 22
+
+
+def _contaminated(
+    x: np.ndarray, f: float, reps: int, out_value: float, g: np.random.Generator
+) -> np.ndarray:
+    """``reps`` copies of ``x`` as columns, ``floor(f n)`` fresh random rows of each moved to
+    ``out_value`` (with a little jitter)."""
+    n = x.size
+    X = np.repeat(x[:, None], reps, axis=1)
+    k = int(math.floor(f * n))
+    if k:
+        pick = np.argsort(g.random((n, reps)), axis=0)[:k]
+        X[pick, np.arange(reps)[None, :]] = out_value + 0.05 * x.std() * g.standard_normal(
+            (k, reps)
+        )
+    return X
+
+
 def contamination_sweep(
     x: np.ndarray,
     fractions: np.ndarray,
@@ -69,27 +89,26 @@ def contamination_sweep(
     """RMSE (against the clean sample's mean) of PMWM at ``eta``, PMWM at eta = 0 and the clipped
     mean with public bounds, as a growing fraction of points is moved ``shift`` sd to the right.
 
-    Each fraction runs ``reps`` repetitions vectorised as columns (fresh outlier rows and noise).
+    Each fraction runs ``reps`` repetitions vectorised as columns (fresh outlier rows and noise),
+    and several fractions run in one call of each estimator (their columns side by side, up to
+    ``_SWEEP_ELEMENTS`` values): every estimator here treats columns alike, each with the budget
+    of one repetition, so a column's law does not depend on its neighbours.
     ``budget``: a :class:`~dpcore.privacy.Budget` (converted to ``notion``) or a value already in
     ``notion``'s unit.
     """
     g = as_generator(rng)
     x = np.asarray(x, dtype=float).ravel()
-    n = x.size
+    fractions = np.asarray(fractions, dtype=float).ravel()
     target = float(x.mean())
     out_value = x.mean() + shift * x.std()
     clipped_fn = clipped_mean_laplace if notion == "pure" else clipped_mean_box_zcdp
-    kw = _budget_kw(notion, budget, reps)
     extra = {} if notion == "pure" else {"mean_noise": "per_coordinate"}
+    per = max(1, _SWEEP_ELEMENTS // (x.size * reps))  # levels per batch
     rows = []
-    for f in fractions:  # a handful of contamination levels; repetitions are vectorised
-        X = np.repeat(x[:, None], reps, axis=1)
-        k = int(math.floor(f * n))
-        if k:
-            pick = np.argsort(g.random((n, reps)), axis=0)[:k]
-            X[pick, np.arange(reps)[None, :]] = out_value + 0.05 * x.std() * g.standard_normal(
-                (k, reps)
-            )
+    for start in range(0, fractions.size, per):
+        levels = fractions[start : start + per]
+        X = np.concatenate([_contaminated(x, f, reps, out_value, g) for f in levels], axis=1)
+        kw = _budget_kw(notion, budget, reps * levels.size)
         results = {
             f"PMWM (η = {eta:g})": _pmwm(notion)(
                 X, bounds=bounds, eta=eta, c=c, rng=g, **kw, **extra
@@ -97,22 +116,23 @@ def contamination_sweep(
             "PMWM (η = 0)": _pmwm(notion)(X, bounds=bounds, eta=0.0, c=c, rng=g, **kw, **extra),
             "clipped mean (public bounds)": clipped_fn(X, bounds=bounds, rng=g, **kw),
         }
-        for name, est in results.items():
-            err = est.mean - target
-            rows.append(
-                {
-                    "contamination": float(f),
-                    "estimator": name,
-                    "rmse": float(np.sqrt(np.mean(err**2))),
-                    "bias": float(np.mean(est.diagnostics.noiseless_mean - target)),
-                    "fallbacks": int(
-                        est.diagnostics.fallback_count
-                        if isinstance(est.diagnostics, WinsorizedDiagnostics)
-                        else 0
-                    ),
-                    "runs": reps,
-                }
-            )
+        for i, f in enumerate(levels):
+            cols = slice(i * reps, (i + 1) * reps)
+            for name, est in results.items():
+                dg = est.diagnostics
+                fell = (
+                    int(np.sum(dg.fallback[cols])) if isinstance(dg, WinsorizedDiagnostics) else 0
+                )
+                rows.append(
+                    {
+                        "contamination": float(f),
+                        "estimator": name,
+                        "rmse": float(np.sqrt(np.mean((est.mean[cols] - target) ** 2))),
+                        "bias": float(np.mean(dg.noiseless_mean[cols] - target)),
+                        "fallbacks": fell,
+                        "runs": reps,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
