@@ -287,7 +287,7 @@ def chart(
         parts = [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
     if by_column and len(parts) > 1:
         columns = len(parts)
-        if heading := plain_title(figure_title(shown)):
+        if heading := plain_title(figure_title(prepared(shown))):
             st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
     present = st.session_state.get("present", False)
     if len(parts) == 1:
