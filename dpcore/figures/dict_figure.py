@@ -42,16 +42,22 @@ def _props(updates: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _set(t: dict) -> dict:
+    """Trace ``t``'s set properties: a property given as ``None`` is not set (as plotly takes
+    it)."""
+    return {k: v for k, v in t.items() if v is not None}
+
+
 class DictFigure:
     """The calls a one-panel chart builder makes, recorded as plotly's dict (no validation)."""
 
     def __init__(self, *traces: dict) -> None:  # noqa: D107
-        self.data: list[dict] = [dict(t) for t in traces]
+        self.data: list[dict] = [_set(t) for t in traces]
         self.layout: dict[str, Any] = {}
 
     def add_trace(self, t: dict) -> DictFigure:
         """Append a trace (a :func:`~dpcore.figures.style.trace` dict)."""
-        self.data.append(dict(t))
+        self.data.append(_set(t))
         return self
 
     def update_layout(self, **updates: Any) -> DictFigure:
@@ -105,6 +111,30 @@ class DictFigure:
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
         return go.Figure(self.to_dict())
+
+
+class GridDict:
+    """The traces a ``make_subplots`` builder adds on a grid of ``cols`` columns, recorded as
+    plotly's dict on a layout plotly laid out (kept per process by the builder): a trace added at
+    ``(row, col)`` gets that panel's axes, as ``go.Figure.add_trace(row=, col=)`` gives it; no
+    validation pass. ``layout`` is the builder's to change (a copy of the kept one)."""
+
+    def __init__(self, layout: dict, cols: int) -> None:  # noqa: D107
+        self.data: list[dict] = []
+        self.layout = layout
+        self.cols = cols
+
+    def add_trace(self, t: dict, row: int, col: int) -> GridDict:
+        """Append trace ``t`` (a :func:`~dpcore.figures.style.trace` dict) on the panel at
+        ``row``, ``col`` (1-based, rows from the top)."""
+        n = (row - 1) * self.cols + col
+        suffix = "" if n == 1 else str(n)
+        self.data.append({**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
+        return self
+
+    def to_dict(self) -> dict:
+        """The figure as plotly's ``to_dict()`` gives it (arrays as lists)."""
+        return {"data": json_ready(self.data), "layout": json_ready(self.layout)}
 
 
 def styled(fig: DictFigure | go.Figure, *, title: str | None = None, height: int = 420) -> Any:

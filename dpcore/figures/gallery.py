@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dpcore.figures.compare_layout import json_ready
+from dpcore.figures.dict_figure import GridDict
 from dpcore.figures.style import figure, rgba, style, subplots, times, trace, wrap_label
 from dpcore.theory.gallery import GalleryEntry
 
@@ -266,23 +266,6 @@ def _equal_aspect(fig: Any, panels: int, ranges: Sequence[tuple[list, list]]) ->
         )
 
 
-class _GridDict:
-    """The calls :func:`_both_rows` makes on a grid of ``cols`` columns, recorded as plotly's dict
-    on a layout laid out by plotly (:func:`_both_layout`): a trace added at ``(row, col)`` gets that
-    panel's axes, as ``go.Figure.add_trace(row=, col=)`` gives it; no validation pass."""
-
-    def __init__(self, layout: dict, cols: int) -> None:  # noqa: D107
-        self.data: list[dict] = []
-        self.layout = layout
-        self.cols = cols
-
-    def add_trace(self, t: dict, row: int, col: int) -> None:
-        """Append trace ``t`` on the panel at ``row``, ``col`` (1-based)."""
-        n = (row - 1) * self.cols + col
-        suffix = "" if n == 1 else str(n)
-        self.data.append({**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
-
-
 def _both_grid(titles: Sequence[str]) -> go.Figure:
     """The two rows' empty grid, one column per title."""
     cols = len(titles)
@@ -338,7 +321,7 @@ def _both_rows(
     cols = len(entries)
     titles = tuple(panel_titles(entries))
     fig: Any = (
-        _GridDict(
+        GridDict(
             copy.deepcopy(_both_layout(titles, (int(coords[0]), int(coords[1])), height)), cols
         )
         if drawn
@@ -355,7 +338,7 @@ def _both_rows(
     bottom = _extent(entries, pts, true_mean, "noise")
     _equal_aspect(fig, 2 * cols, [top] * cols + [bottom] * cols)
     if drawn:
-        return {"data": json_ready(fig.data), "layout": json_ready(fig.layout)}
+        return fig.to_dict()
     _both_style(fig, cols, coords, height)
     return fig
 

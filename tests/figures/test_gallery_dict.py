@@ -15,7 +15,7 @@ from dpcore.figures.gallery import gallery_figure
 from dpcore.figures.motion import plan_steps_animation
 from dpcore.views import side_by_side as sbs
 from dpcore.views.settings import DataSettings
-from tests.figures._chart_json import as_numbers
+from tests.figures._chart_json import check_drawn
 
 DEFAULT = sbs.SideBySideSettings(DataSettings(seed=3))
 SETTINGS = {
@@ -30,13 +30,7 @@ SETTINGS = {
 
 @pytest.mark.parametrize("name", SETTINGS)
 def test_gallery_as_a_dict_is_plotlys_figure(name):
-    v = sbs.view(SETTINGS[name])
-    fig, frame = gallery_figure(**v.gallery)
-    chart, fast = gallery_figure(**v.gallery, drawn=True)
-    assert isinstance(fig, go.Figure) and isinstance(chart, dict)
-    assert as_numbers(chart) == as_numbers(fig.to_dict())
-    assert frame.equals(fast)
-    go.Figure(chart)  # plotly takes it as it is (raises on an invalid property)
+    check_drawn(gallery_figure, **sbs.view(SETTINGS[name]).gallery)
 
 
 def test_other_views_stay_figures():
@@ -49,11 +43,5 @@ def test_other_views_stay_figures():
 
 @pytest.mark.parametrize("name", ["defaults", "coords 2, 3, two estimators"])
 def test_plan_steps_animation_as_a_dict_is_plotlys_figure(name):
-    v = sbs.view(SETTINGS[name])
-    fig, frame = plan_steps_animation(**v.steps)
-    chart, fast = plan_steps_animation(**v.steps, drawn=True)
-    assert isinstance(fig, go.Figure) and isinstance(chart, dict)
-    assert as_numbers(chart) == as_numbers(fig.to_dict())
+    chart = check_drawn(plan_steps_animation, **sbs.view(SETTINGS[name]).steps)
     assert len(chart["frames"]) == 4
-    assert frame.equals(fast)
-    go.Figure(chart)

@@ -17,6 +17,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
+from dpcore.figures.dict_figure import DictFigure, styled
 from dpcore.figures.plan.common import COLORS, _coords, _need, _outline
 from dpcore.figures.style import figure, log_ticks, merge_layout, rgba, style, trace
 from dpcore.metrics import error_split
@@ -29,7 +30,8 @@ def noise_figure(
     true_mean: np.ndarray,
     empirical_mean: np.ndarray,
     height: int = 480,
-) -> tuple[go.Figure, pd.DataFrame]:
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """Zoom on the mean: each estimator's noiseless mean, its private mean and its noise ellipse.
 
     The private mean is the noiseless mean plus Gaussian noise with per-coordinate stds
@@ -43,6 +45,12 @@ def noise_figure(
     coords : (i, j) or (i,)
         0-based coordinates; with one, each estimator gets a row and the noise an interval.
     true_mean, empirical_mean : array (d,)
+    height : int
+        The figure's height in px.
+    drawn : bool
+        The figure as plotly's dict (a :class:`~dpcore.figures.dict_figure.DictFigure` on the
+        house layout kept per process, no validation pass), to draw with
+        :func:`~dpcore.figures.style.prepared`; by default a ``go.Figure``.
 
     Returns
     -------
@@ -58,20 +66,20 @@ def noise_figure(
         raise ValueError("entries must hold at least one (label, colour, Estimate).")
     d = np.asarray(entries[0][2].mean).size
     cs = _coords(coords, d)
-    fig = figure(styled=True)
+    fig: Any = DictFigure() if drawn else figure(styled=True)
     frames = []
     for k, (label, color, est) in enumerate(entries):
         _need(est, "noise_std")
         frames += _estimator_noise(fig, k, label, color, est, cs)
     frames.append(_truth_markers(fig, cs, true_mean, empirical_mean))
     _noise_axes(fig, cs, [e[0] for e in entries])
-    style(fig, height=height)
+    styled(fig, height=height)
     merge_layout(
         fig,
         legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
         margin=dict(t=20, b=40),
     )
-    return fig, pd.concat(frames, ignore_index=True)
+    return fig.to_dict() if drawn else fig, pd.concat(frames, ignore_index=True)
 
 
 def _means_frame(
