@@ -7,17 +7,19 @@ dict, ``update_layout``, ``update_xaxes``, ``update_yaxes``, ``add_vline``, ``ad
 and records them in a plain dict, and :func:`styled` gives it the house style from a layout
 plotly made once per process (:func:`dpcore.figures.compare_layout.styled_layout`). Its
 :meth:`~DictFigure.to_dict` is the JSON object plotly's ``go.Figure(...).to_dict()`` gives for the
-same calls, arrays as lists (``tests/figures/test_dict_figure.py`` builds the page's charts both
+same calls, NumPy arrays as plotly's typed arrays (``tests/figures/test_dict_figure.py`` builds the page's charts both
 ways). ``st.plotly_chart`` draws it as it is (:func:`~dpcore.figures.style.prepared`);
 ``go.Figure(fig.to_dict())`` validates it where a figure object is wanted.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 
 from dpcore.figures.compare_layout import json_ready, merge, styled_layout
@@ -40,6 +42,43 @@ def _props(updates: dict[str, Any]) -> dict[str, Any]:
         head, _, rest = key.partition("_")
         merge(out, {head: _props({rest: value})} if rest else {key: copy.deepcopy(value)})
     return out
+
+
+_INT_CODES = ("i1", "u1", "i2", "u2", "i4", "u4")
+
+
+def typed(value: Any) -> Any:
+    """``value`` (a trace's dict, or part of it) with its NumPy number arrays written as plotly's
+    ``to_dict`` writes them: typed arrays (``{"dtype", "bdata", "shape"}``, integers in the
+    smallest type that holds them), which plotly's JSON copies as they are; a large array left
+    as an array is written number by number, many times slower."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu" or not value.size:
+        return value
+    if value.dtype.kind == "f":
+        code = value.dtype.str[1:]
+    else:
+        lo, hi = int(value.min()), int(value.max())
+        code = next((c for c in _INT_CODES if np.iinfo(c).min <= lo and hi <= np.iinfo(c).max), "")
+        if not code:
+            return value
+    arr = np.ascontiguousarray(value, dtype=np.dtype(code).newbyteorder("<"))
+    spec = {"dtype": code, "bdata": base64.b64encode(arr.tobytes()).decode("ascii")}
+    return spec | ({"shape": ", ".join(map(str, arr.shape))} if arr.ndim > 1 else {})
+
+
+def json_ready_lists(t: dict) -> dict:
+    """Trace ``t`` with its pandas series and tuples as lists (:func:`json_ready`), its NumPy
+    arrays left for :func:`typed`."""
+    return {
+        k: v
+        if isinstance(v, np.ndarray)
+        else json_ready_lists(v)
+        if isinstance(v, dict)
+        else json_ready(v)
+        for k, v in t.items()
+    }
 
 
 def _set(t: dict) -> dict:
@@ -105,8 +144,12 @@ class DictFigure:
         return self
 
     def to_dict(self) -> dict:
-        """The figure as plotly's ``to_dict()`` gives it (arrays as lists)."""
-        return {"data": json_ready(self.data), "layout": json_ready(self.layout)}
+        """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays,
+        other sequences as lists)."""
+        return {
+            "data": [typed(json_ready_lists(t)) for t in self.data],
+            "layout": json_ready(self.layout),
+        }
 
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
@@ -133,8 +176,8 @@ class GridDict:
         return self
 
     def to_dict(self) -> dict:
-        """The figure as plotly's ``to_dict()`` gives it (arrays as lists)."""
-        return {"data": json_ready(self.data), "layout": json_ready(self.layout)}
+        """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays)."""
+        return {"data": [typed(t) for t in self.data], "layout": json_ready(self.layout)}
 
 
 def styled(fig: DictFigure | go.Figure, *, title: str | None = None, height: int = 420) -> Any:

@@ -20,8 +20,7 @@ import plotly.graph_objects as go
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
-from dpcore.figures.compare_layout import json_ready
-from dpcore.figures.dict_figure import DictFigure, styled
+from dpcore.figures.dict_figure import DictFigure, styled, typed
 from dpcore.figures.plan import PANEL_TITLES, exponent_noise_std
 from dpcore.figures.style import style, trace
 
@@ -125,7 +124,10 @@ def plan_steps_animation(
         margin=dict(b=140),
     )
     if drawn:
-        fig = fig.to_dict() | {"frames": json_ready(frames)}
+        # the rows' arrays stay NumPy arrays (typed arrays in plotly's JSON, as a figure's)
+        fig = fig.to_dict() | {
+            "frames": [typed(f) | {"data": [typed(t) for t in f["data"]]} for f in frames]
+        }
     df = pd.concat(
         [
             pd.DataFrame(
