@@ -204,7 +204,7 @@ chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_expo
 deck.mark(MORE[2])
 if not off_screen():
     st.subheader("Noise shapes over all coordinates")
-fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes))
+fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes, drawn=True))
 chart(fig, df, "plan_noise_shapes", v.sentences["plan_noise_shapes"], v.codes["plan_noise_shapes"])
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from dpcore.figures.plan import noise_figure, plan_steps_figure
+from dpcore.figures.plan import noise_figure, noise_shapes_figure, plan_steps_figure
 from dpcore.views import plan
 from dpcore.views.settings import DataSettings
 from tests.figures._chart_json import check_drawn
@@ -31,3 +31,8 @@ def test_plan_steps_as_a_dict_is_plotlys_figure(name):
 @pytest.mark.parametrize("name", SETTINGS)
 def test_noise_ellipse_as_a_dict_is_plotlys_figure(name):
     check_drawn(noise_figure, **plan.view(SETTINGS[name]).noise)
+
+
+@pytest.mark.parametrize("name", SETTINGS)
+def test_noise_shapes_as_a_dict_is_plotlys_figure(name):
+    check_drawn(noise_shapes_figure, **plan.view(SETTINGS[name]).shapes)

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from dpcore.estimate import Estimate
 from dpcore.figures.dict_figure import DictFigure, styled
 from dpcore.figures.plan.common import COLORS, _coords, _need, _outline
-from dpcore.figures.style import figure, log_ticks, merge_layout, rgba, style, trace
+from dpcore.figures.style import figure, log_ticks, merge_layout, rgba, trace
 from dpcore.metrics import error_split
 
 
@@ -269,13 +269,18 @@ def _noise_axes(fig: go.Figure, cs: list[int], labels: list[str]) -> None:
 
 
 def noise_shapes_figure(
-    entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int, height: int = 460
-) -> tuple[go.Figure, pd.DataFrame]:
+    entries: Sequence[tuple[str, str, Estimate]],
+    sigma: np.ndarray,
+    n: int,
+    height: int = 460,
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """Per-coordinate noise std of each estimator (bars; lines for ``d > 64``) against ``sigma_i / sqrt(n)``.
 
     PLAN's noise follows the spread (``std_i ∝ sigma^_i^(2/(p+2))``); IOME and the Gaussian mechanism
     put the same noise on every coordinate. The sampling std ``sigma_i / sqrt(n)`` of each
-    coordinate's empirical mean is drawn as the yardstick (same units).
+    coordinate's empirical mean is drawn as the yardstick (same units). ``drawn``: as plotly's
+    dict, as in :func:`noise_figure`.
 
     Returns
     -------
@@ -286,7 +291,7 @@ def noise_shapes_figure(
     d = sig.size
     coord = np.arange(1, d + 1)
     frames = []
-    fig = figure(styled=True)
+    fig: Any = DictFigure() if drawn else figure(styled=True)
     bars = d <= 64
     for label, color, est in entries:
         _need(est, "noise_std")
@@ -329,7 +334,7 @@ def noise_shapes_figure(
             **log_ticks(allv.to_numpy(float)),
         },
     )
-    style(fig, title="Noise shapes: noise std per coordinate", height=height)
+    styled(fig, title="Noise shapes: noise std per coordinate", height=height)
     # four long legend entries wrap onto two rows, which the house style's legend-on-top would
     # draw over the title: below the plot instead
     merge_layout(
@@ -337,14 +342,16 @@ def noise_shapes_figure(
         legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
         margin=dict(b=120),
     )
-    return fig, pd.concat(frames, ignore_index=True)
+    return fig.to_dict() if drawn else fig, pd.concat(frames, ignore_index=True)
 
 
 def _shape_trace(label: str, color: str, coord: np.ndarray, sd: np.ndarray, bars: bool) -> Any:
     """One estimator's noise std per coordinate: bars (few coordinates) or a line."""
     hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
     if bars:
-        return trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+        return trace(
+            go.Bar, x=coord, y=sd, name=label, marker=dict(color=color), hovertemplate=hover
+        )
     return trace(
         go.Scatter,
         x=coord,
