@@ -222,6 +222,11 @@ def _projected(part: Any, title: str | None, scale: float) -> tuple[PreparedFigu
     return big, "" if figure_title(big) else title or figure_title(part)
 
 
+def _title(spec: dict) -> str | None:
+    """The title text of a figure's dict (a split part), as ``fig.layout.title.text`` reads it."""
+    return (spec.get("layout", {}).get("title") or {}).get("text")
+
+
 def chart(
     fig: Any,
     data: pd.DataFrame,
@@ -262,14 +267,15 @@ def chart(
         parts = remembered(
             shown,
             (split, by_column),
-            lambda: [
-                (PreparedFigure(p.to_dict()), p.layout.title.text)
-                for p in (splitter(shown) if split else [shown])
-            ],
+            lambda: (
+                [(PreparedFigure(p), _title(p)) for p in splitter(shown, drawn=True)]
+                if split
+                else [(PreparedFigure(shown.to_dict()), shown.layout.title.text)]
+            ),
         )
-    else:  # a kept drawn_dict is sent as it is
+    else:  # a kept drawn_dict is sent as it is; its parts as dicts (not validated again)
         parts = (
-            [(p, p.layout.title.text) for p in splitter(shown)]
+            [(PreparedFigure(p), _title(p)) for p in splitter(shown, drawn=True)]
             if split
             else [(prepared(shown), None)]
         )
@@ -281,7 +287,7 @@ def chart(
         parts = [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
     if by_column and len(parts) > 1:
         columns = len(parts)
-        if heading := plain_title(figure_title(shown)):
+        if heading := plain_title(figure_title(prepared(shown))):
             st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
     present = st.session_state.get("present", False)
     if len(parts) == 1:

@@ -163,7 +163,8 @@ if not off_screen():
     if v.jitter_note:
         st.caption(v.jitter_note)
 with user_errors(), st.spinner("Drawing the steps and the noise shapes…"):
-    fig, df = drawn(record, "plan_steps", lambda: plan_steps_figure(**v.steps))
+    # plotly's dict (layout kept per process), not a validated figure
+    fig, df = drawn(record, "plan_steps", lambda: plan_steps_figure(**v.steps, drawn=True))
 chart(
     fig,
     df,
@@ -178,7 +179,7 @@ chart(
 deck.mark(MORE[0])
 if not off_screen():
     st.subheader("Zoom on the mean: the noise ellipse")
-fig, df = drawn(record, "plan_noise_ellipse", lambda: noise_figure(**v.noise))
+fig, df = drawn(record, "plan_noise_ellipse", lambda: noise_figure(**v.noise, drawn=True))
 chart(
     fig, df, "plan_noise_ellipse", v.sentences["plan_noise_ellipse"], v.codes["plan_noise_ellipse"]
 )
@@ -204,7 +205,7 @@ chart(fig, df, "plan_exponent", v.sentences["plan_exponent"], v.codes["plan_expo
 deck.mark(MORE[2])
 if not off_screen():
     st.subheader("Noise shapes over all coordinates")
-fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes))
+fig, df = drawn(record, "plan_noise_shapes", lambda: noise_shapes_figure(**v.shapes, drawn=True))
 chart(fig, df, "plan_noise_shapes", v.sentences["plan_noise_shapes"], v.codes["plan_noise_shapes"])
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ figures from dpcore.figures.risk and dpcore.figures.style."""
 
 import streamlit as st
 
+from dpcore.figures.dict_figure import chart_dict
 from dpcore.figures.risk import (
     attack_figure,
     deployments_figure,
@@ -69,7 +70,7 @@ attack_code = code + (
     "run = v.run\n"
     "print(run.success, run.bound)\n"
 )
-fig, df = guesses_figure(run)
+fig, df = chart_dict(guesses_figure, run)  # plotly's dict, not validated per seed
 chart(
     fig,
     df,
@@ -77,7 +78,7 @@ chart(
     v.success_sentence,
     attack_code + "fig, frame = guesses_figure(run)\n",
 )
-fig, df = attack_figure(v.curve, s.budget_value, v.unit_label)
+fig, df = chart_dict(attack_figure, v.curve, s.budget_value, v.unit_label)
 chart(
     fig,
     df,
@@ -157,7 +158,8 @@ chart(
     "print(posterior_bound(0.5, v.odds_epsilon))\n"
     "fig, frame = posterior_figure(v.odds_epsilon, v.odds_delta)\n",
 )
-fig, df = tradeoff_figure(
+fig, df = chart_dict(
+    tradeoff_figure,
     mu=v.mu,
     epsilon=None if v.mu is not None else v.odds_epsilon,
     points=v.tradeoff_points,

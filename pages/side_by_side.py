@@ -127,7 +127,7 @@ for reason in v.skipped:
 if not v.entries:
     st.stop()
 # one column per estimator (each drawn as a figure of its own: side by side, stacked on a phone)
-fig, frame = gallery_figure(**v.gallery)
+fig, frame = gallery_figure(**v.gallery, drawn=True)  # plotly's dict, layout kept per process
 
 
 def _drawn(value: tuple) -> None:
@@ -191,7 +191,7 @@ def _releases_section() -> None:
 
 
 def _steps_view() -> tuple:
-    mfig, mframe = plan_steps_animation(**v.steps)
+    mfig, mframe = plan_steps_animation(**v.steps, drawn=True)  # as a dict: no validation
     return mfig, mframe, v.sentences["plan-steps-animation"], v.codes["plan-steps-animation"]
 
 

@@ -7,17 +7,19 @@ dict, ``update_layout``, ``update_xaxes``, ``update_yaxes``, ``add_vline``, ``ad
 and records them in a plain dict, and :func:`styled` gives it the house style from a layout
 plotly made once per process (:func:`dpcore.figures.compare_layout.styled_layout`). Its
 :meth:`~DictFigure.to_dict` is the JSON object plotly's ``go.Figure(...).to_dict()`` gives for the
-same calls, arrays as lists (``tests/figures/test_dict_figure.py`` builds the page's charts both
+same calls, NumPy arrays as plotly's typed arrays (``tests/figures/test_dict_figure.py`` builds the page's charts both
 ways). ``st.plotly_chart`` draws it as it is (:func:`~dpcore.figures.style.prepared`);
 ``go.Figure(fig.to_dict())`` validates it where a figure object is wanted.
 """
 
 from __future__ import annotations
 
+import base64
 import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 
 from dpcore.figures.compare_layout import json_ready, merge, styled_layout
@@ -28,7 +30,7 @@ from dpcore.figures.style import log_ticks, style
 Builder = Callable[..., Any]
 
 
-def _props(updates: dict[str, Any]) -> dict[str, Any]:
+def _nested(updates: dict[str, Any]) -> dict[str, Any]:
     """Keyword updates as nested properties: a string ``title`` is ``{"text": ...}`` (as plotly
     reads it) and ``a_b=v`` is ``{"a": {"b": v}}`` (plotly's magic underscores)."""
     out: dict[str, Any] = {}
@@ -36,27 +38,70 @@ def _props(updates: dict[str, Any]) -> dict[str, Any]:
         if key == "title" and isinstance(value, str):
             value = {"text": value}
         elif isinstance(value, dict):
-            value = _props(value)
+            value = _nested(value)
         head, _, rest = key.partition("_")
-        merge(out, {head: _props({rest: value})} if rest else {key: copy.deepcopy(value)})
+        merge(out, {head: _nested({rest: value})} if rest else {key: copy.deepcopy(value)})
     return out
+
+
+_INT_CODES = ("i1", "u1", "i2", "u2", "i4", "u4")
+
+
+def typed(value: Any) -> Any:
+    """``value`` (a trace's dict, or part of it) with its NumPy number arrays written as plotly's
+    ``to_dict`` writes them: typed arrays (``{"dtype", "bdata", "shape"}``, integers in the
+    smallest type that holds them), which plotly's JSON copies as they are; a large array left
+    as an array is written number by number, many times slower."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu" or not value.size:
+        return value
+    if value.dtype.kind == "f":
+        code = value.dtype.str[1:]
+    else:
+        lo, hi = int(value.min()), int(value.max())
+        code = next((c for c in _INT_CODES if np.iinfo(c).min <= lo and hi <= np.iinfo(c).max), "")
+        if not code:
+            return value
+    arr = np.ascontiguousarray(value, dtype=np.dtype(code).newbyteorder("<"))
+    spec = {"dtype": code, "bdata": base64.b64encode(arr.tobytes()).decode("ascii")}
+    return spec | ({"shape": ", ".join(map(str, arr.shape))} if arr.ndim > 1 else {})
+
+
+def json_ready_lists(t: dict) -> dict:
+    """Trace ``t`` with its pandas series and tuples as lists (:func:`json_ready`), its NumPy
+    arrays left for :func:`typed`."""
+    return {
+        k: v
+        if isinstance(v, np.ndarray)
+        else json_ready_lists(v)
+        if isinstance(v, dict)
+        else json_ready(v)
+        for k, v in t.items()
+    }
+
+
+def _set(t: dict) -> dict:
+    """Trace ``t``'s set properties: a property given as ``None`` is not set (as plotly takes
+    it)."""
+    return {k: v for k, v in t.items() if v is not None}
 
 
 class DictFigure:
     """The calls a one-panel chart builder makes, recorded as plotly's dict (no validation)."""
 
     def __init__(self, *traces: dict) -> None:  # noqa: D107
-        self.data: list[dict] = [dict(t) for t in traces]
+        self.data: list[dict] = [_set(t) for t in traces]
         self.layout: dict[str, Any] = {}
 
     def add_trace(self, t: dict) -> DictFigure:
         """Append a trace (a :func:`~dpcore.figures.style.trace` dict)."""
-        self.data.append(dict(t))
+        self.data.append(_set(t))
         return self
 
     def update_layout(self, **updates: Any) -> DictFigure:
         """Merge ``updates`` into the layout as ``go.Figure.update_layout`` does."""
-        merge(self.layout, _props(updates))
+        merge(self.layout, _nested(updates))
         return self
 
     def update_xaxes(self, **updates: Any) -> DictFigure:
@@ -78,7 +123,7 @@ class DictFigure:
 
     def add_annotation(self, **props: Any) -> DictFigure:
         """An annotation, as ``go.Figure.add_annotation`` adds it."""
-        self.layout["annotations"] = [*self.layout.get("annotations", []), _props(props)]
+        self.layout["annotations"] = [*self.layout.get("annotations", []), _nested(props)]
         return self
 
     def tidied(self) -> DictFigure:
@@ -99,12 +144,40 @@ class DictFigure:
         return self
 
     def to_dict(self) -> dict:
-        """The figure as plotly's ``to_dict()`` gives it (arrays as lists)."""
-        return {"data": json_ready(self.data), "layout": json_ready(self.layout)}
+        """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays,
+        other sequences as lists)."""
+        return {
+            "data": [typed(json_ready_lists(t)) for t in self.data],
+            "layout": json_ready(self.layout),
+        }
 
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
         return go.Figure(self.to_dict())
+
+
+class GridDict:
+    """The traces a ``make_subplots`` builder adds on a grid of ``cols`` columns, recorded as
+    plotly's dict on a layout plotly laid out (kept per process by the builder): a trace added at
+    ``(row, col)`` gets that panel's axes, as ``go.Figure.add_trace(row=, col=)`` gives it; no
+    validation pass. ``layout`` is the builder's to change (a copy of the kept one)."""
+
+    def __init__(self, layout: dict, cols: int) -> None:  # noqa: D107
+        self.data: list[dict] = []
+        self.layout = layout
+        self.cols = cols
+
+    def add_trace(self, t: dict, row: int, col: int) -> GridDict:
+        """Append trace ``t`` (a :func:`~dpcore.figures.style.trace` dict) on the panel at
+        ``row``, ``col`` (1-based, rows from the top)."""
+        n = (row - 1) * self.cols + col
+        suffix = "" if n == 1 else str(n)
+        self.data.append({**t, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}"})
+        return self
+
+    def to_dict(self) -> dict:
+        """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays)."""
+        return {"data": [typed(t) for t in self.data], "layout": json_ready(self.layout)}
 
 
 def styled(fig: DictFigure | go.Figure, *, title: str | None = None, height: int = 420) -> Any:

@@ -12,13 +12,17 @@ Aumüller, Lebeda, Nelson, Pagh. PLAN (PETS 2024), Figure 1 (the four steps); do
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore.figures.dict_figure import GridDict
 from dpcore.figures.style import figure, rgba, style, subplots, times, trace, wrap_label
 from dpcore.theory.gallery import GalleryEntry
 
@@ -123,9 +127,7 @@ def panel_titles(entries: Sequence[GalleryEntry], width: int = 16) -> list[str]:
     ]
 
 
-def _add_outline(
-    fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool, part: str
-) -> None:
+def _add_outline(fig: Any, e: GalleryEntry, k: int, where: dict, legend: bool, part: str) -> None:
     """The clipping region (``part="region"``, lightly filled) or the noise shape (``"noise"``)
     of ``e``: its outline in the estimator's colour and dash; nothing for no region or no noise."""
     shape = e.region if part == "region" else e.noise
@@ -157,12 +159,12 @@ def _add_outline(
     )
 
 
-def _add_region(fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
+def _add_region(fig: Any, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
     """The clipping region's outline, lightly filled (nothing for an estimator that does not clip)."""
     _add_outline(fig, e, k, where, legend, "region")
 
 
-def _add_release(fig: go.Figure, e: GalleryEntry, k: int, where: dict) -> None:
+def _add_release(fig: Any, e: GalleryEntry, k: int, where: dict) -> None:
     """The run's release, a marker in the estimator's colour and symbol."""
     fig.add_trace(
         trace(
@@ -185,13 +187,13 @@ def _add_release(fig: go.Figure, e: GalleryEntry, k: int, where: dict) -> None:
     )
 
 
-def _add_noise(fig: go.Figure, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
+def _add_noise(fig: Any, e: GalleryEntry, k: int, where: dict, legend: bool) -> None:
     """The noise shape, drawn after the release marker so that the marker never hides it."""
     _add_outline(fig, e, k, where, legend, "noise")
 
 
 def _add_entry(
-    fig: go.Figure,
+    fig: Any,
     e: GalleryEntry,
     k: int,
     *,
@@ -210,7 +212,7 @@ def _add_entry(
 
 
 def _add_common(
-    fig: go.Figure,
+    fig: Any,
     points: np.ndarray,
     true_mean: Sequence[float],
     *,
@@ -252,7 +254,7 @@ def _add_common(
     )
 
 
-def _equal_aspect(fig: go.Figure, panels: int, ranges: Sequence[tuple[list, list]]) -> None:
+def _equal_aspect(fig: Any, panels: int, ranges: Sequence[tuple[list, list]]) -> None:
     """Panel ``k`` (1-based axis suffix) gets ``ranges[k]`` and one unit the same length on both
     axes, so a circle looks round (a panel wider than its data shrinks toward its title)."""
     for k in range(panels):
@@ -264,32 +266,23 @@ def _equal_aspect(fig: go.Figure, panels: int, ranges: Sequence[tuple[list, list
         )
 
 
-def _both_rows(
-    entries: Sequence[GalleryEntry],
-    pts: np.ndarray,
-    true_mean: Sequence[float],
-    coords: Sequence[int],
-    height: int | None,
-) -> go.Figure:
-    """Two rows, one column per estimator: where each clips (the data and every whole region, one
-    scale) above where its noise puts the release (zoomed in, one scale of its own)."""
-    cols = len(entries)
-    titles = panel_titles(entries) + [""] * cols
-    fig = subplots(
-        rows=2, cols=cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.16
+def _both_grid(titles: Sequence[str]) -> go.Figure:
+    """The two rows' empty grid, one column per title."""
+    cols = len(titles)
+    return subplots(
+        rows=2,
+        cols=cols,
+        subplot_titles=[*titles, *[""] * cols],
+        horizontal_spacing=0.03,
+        vertical_spacing=0.16,
     )
-    for k, e in enumerate(entries):
-        _add_common(fig, pts, true_mean, row=1, col=k + 1, legend=k == 0)
-        _add_region(fig, e, k, {"row": 1, "col": k + 1}, legend=False)
-        _add_release(fig, e, k, {"row": 1, "col": k + 1})
-        _add_common(fig, np.empty((0, 2)), true_mean, row=2, col=k + 1, legend=False)
-        _add_release(fig, e, k, {"row": 2, "col": k + 1})
-        _add_noise(fig, e, k, {"row": 2, "col": k + 1}, legend=False)
-    top = _extent(entries, pts, true_mean, "clip")
-    bottom = _extent(entries, pts, true_mean, "noise")
-    _equal_aspect(fig, 2 * cols, [top] * cols + [bottom] * cols)
+
+
+def _both_style(fig: go.Figure, cols: int, coords: Sequence[int], height: int | None) -> None:
+    """The two rows' axes (one scale per row: its ticks once, in the first column), titles and
+    house style."""
     i, j = (int(c) + 1 for c in coords)
-    for c in range(1, cols):  # one scale per row: its ticks once, in the first column
+    for c in range(1, cols):
         for r in (1, 2):
             fig.update_xaxes(showticklabels=False, row=r, col=c + 1)
             fig.update_yaxes(showticklabels=False, row=r, col=c + 1)
@@ -302,6 +295,51 @@ def _both_rows(
     fig.update_yaxes(nticks=5)
     style(fig, title="Clipping (top) and noise (bottom, zoomed in)", height=height or 640)
     fig.update_layout(showlegend=False, margin=dict(t=96))
+
+
+@functools.lru_cache(maxsize=32)
+def _both_layout(titles: tuple[str, ...], coords: tuple[int, int], height: int | None) -> dict:
+    """The two rows' styled layout as plotly writes it, laid out once per process for its panel
+    titles, coordinates and height (the ranges, which depend on the data, are set in a copy)."""
+    fig = _both_grid(titles)
+    _equal_aspect(fig, 2 * len(titles), [([0, 1], [0, 1])] * (2 * len(titles)))
+    _both_style(fig, len(titles), coords, height)
+    return fig.to_dict()["layout"]
+
+
+def _both_rows(
+    entries: Sequence[GalleryEntry],
+    pts: np.ndarray,
+    true_mean: Sequence[float],
+    coords: Sequence[int],
+    height: int | None,
+    drawn: bool = False,
+) -> Any:
+    """Two rows, one column per estimator: where each clips (the data and every whole region, one
+    scale) above where its noise puts the release (zoomed in, one scale of its own). ``drawn``: as
+    plotly's dict (the layout kept per process), else a ``go.Figure``."""
+    cols = len(entries)
+    titles = tuple(panel_titles(entries))
+    fig: Any = (
+        GridDict(
+            copy.deepcopy(_both_layout(titles, (int(coords[0]), int(coords[1])), height)), cols
+        )
+        if drawn
+        else _both_grid(titles)
+    )
+    for k, e in enumerate(entries):
+        _add_common(fig, pts, true_mean, row=1, col=k + 1, legend=k == 0)
+        _add_region(fig, e, k, {"row": 1, "col": k + 1}, legend=False)
+        _add_release(fig, e, k, {"row": 1, "col": k + 1})
+        _add_common(fig, np.empty((0, 2)), true_mean, row=2, col=k + 1, legend=False)
+        _add_release(fig, e, k, {"row": 2, "col": k + 1})
+        _add_noise(fig, e, k, {"row": 2, "col": k + 1}, legend=False)
+    top = _extent(entries, pts, true_mean, "clip")
+    bottom = _extent(entries, pts, true_mean, "noise")
+    _equal_aspect(fig, 2 * cols, [top] * cols + [bottom] * cols)
+    if drawn:
+        return fig.to_dict()
+    _both_style(fig, cols, coords, height)
     return fig
 
 
@@ -395,7 +433,8 @@ def gallery_figure(
     zoom: str = "both",
     columns: int = 3,
     height: int | None = None,
-) -> tuple[go.Figure, pd.DataFrame]:
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """Clipping regions and noise shapes of ``entries`` at one shared scale, with equal aspect (one
     unit is as long across as up, so a disk looks round and areas compare by eye).
 
@@ -419,6 +458,11 @@ def gallery_figure(
         noise shape is drawn over the release marker.
     columns : int
         Panels per row in the small-multiples view (not for ``"both"``: one column per estimator).
+    drawn : bool
+        With ``zoom="both"`` in the small view (the page's default), the figure as plotly's dict
+        (its ``to_dict()``, arrays as lists: the layout laid out by plotly once per process, the
+        traces not validated), to draw with :func:`~dpcore.figures.style.prepared`; a
+        ``go.Figure`` otherwise (notebooks, the other views).
 
     Returns
     -------
@@ -444,7 +488,7 @@ def gallery_figure(
     if view == "overlay" or not entries:
         fig = _overlay(entries, pts, true_mean, coords, "clip" if zoom == "both" else zoom, height)
     elif zoom == "both":
-        fig = _both_rows(entries, pts, true_mean, coords, height)
+        fig = _both_rows(entries, pts, true_mean, coords, height, drawn)
     else:
         fig = _small_multiples(entries, pts, true_mean, coords, zoom, columns, height)
     return fig, gallery_frame(entries, true_mean)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ import plotly.graph_objects as go
 from dpcore.estimate import Estimate
 from dpcore.estimators.iome import IomeDiagnostics
 from dpcore.estimators.plan import PlanDiagnostics
+from dpcore.figures.dict_figure import DictFigure, styled, typed
 from dpcore.figures.plan import PANEL_TITLES, exponent_noise_std
 from dpcore.figures.style import style, trace
 
@@ -89,28 +91,31 @@ def plan_steps_animation(
     true_mean: np.ndarray,
     rows: np.ndarray | None = None,
     duration: int = 1200,
-) -> tuple[go.Figure, pd.DataFrame]:
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """PLAN's four steps on one run, as frames: (a) raw rows, (b) centred and scaled ``(x − μ̃)·s``,
     (c) clipped to the ball of radius ``C`` (by each row's **full** ``d``-dimensional scaled norm),
     (d) back in original space ``μ̃ + y/s`` with the release.
 
     ``x`` is the whole data (n, d); ``rows`` the subsample to draw (default: all). The estimate must
     be a PLAN estimate (diagnostics ``center``, ``scale``, ``clip_radius`` and ``norms``).
+    ``drawn``: the figure as plotly's dict (a :class:`~dpcore.figures.dict_figure.DictFigure` on
+    the house layout kept per process, no validation pass), else a ``go.Figure``.
     """
     steps = _animation_steps(x, estimate, coords, true_mean, rows)
-    fig = go.Figure(
-        data=steps.traces("a"),
-        frames=[
-            go.Frame(data=steps.traces(k), name=k, layout=dict(title_text=PANEL_TITLES[k]))
-            for k in STEP_KEYS
-        ],
-    )
+    frames = [
+        {"data": steps.traces(k), "name": k, "layout": {"title": {"text": PANEL_TITLES[k]}}}
+        for k in STEP_KEYS
+    ]
+    fig: Any = DictFigure(*steps.traces("a")) if drawn else go.Figure(steps.traces("a"))
+    if not drawn:
+        fig.frames = frames
     lo, hi = steps.extent()
     pad = (hi - lo) * 0.05
     cs = steps.cs
     fig.update_xaxes(range=[lo[0] - pad[0], hi[0] + pad[0]], title=f"coordinate {cs[0] + 1}")
     fig.update_yaxes(range=[lo[1] - pad[1], hi[1] + pad[1]], title=f"coordinate {cs[1] + 1}")
-    style(fig, title=PANEL_TITLES["a"], height=560)
+    styled(fig, title=PANEL_TITLES["a"], height=560)
     fig.update_layout(
         updatemenus=_play_buttons(duration),
         sliders=_slider(
@@ -118,6 +123,11 @@ def plan_steps_animation(
         ),
         margin=dict(b=140),
     )
+    if drawn:
+        # the rows' arrays stay NumPy arrays (typed arrays in plotly's JSON, as a figure's)
+        fig = fig.to_dict() | {
+            "frames": [typed(f) | {"data": [typed(t) for t in f["data"]]} for f in frames]
+        }
     df = pd.concat(
         [
             pd.DataFrame(

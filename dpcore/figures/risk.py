@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 from dpcore.audit import AuditResult
 from dpcore.audit.bounds import Event
 from dpcore.experiments.attack import AttackRun
-from dpcore.figures.style import rgba, style
+from dpcore.figures.dict_figure import Builder, styled
+from dpcore.figures.style import figure, rgba, trace
 from dpcore.theory.risk import (
     Deployment,
     dp_tradeoff,
@@ -45,22 +46,26 @@ def _decades(values: list[float]) -> dict[str, list]:
     return {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 
-def _your_budget(fig: go.Figure, current: float, span: list, title: str, xs: Any) -> None:
+def _your_budget(fig: Any, current: float, span: list, title: str, xs: Any) -> None:
     """A dotted vertical "your budget" line (a legend entry: plotly misplaces a vline's annotation
     on a log axis) and the log x axis with decade ticks spanning ``xs`` and ``current``."""
-    fig.add_scatter(
-        x=[current, current],
-        y=span,
-        mode="lines",
-        line=dict(color="#333333", dash="dot"),
-        name="your budget",
+    fig.add_trace(
+        trace(
+            go.Scatter,
+            x=[current, current],
+            y=span,
+            mode="lines",
+            line=dict(color="#333333", dash="dot"),
+            name="your budget",
+        )
     )
     fig.update_xaxes(type="log", title=title, **_decades([*xs, current]))
 
 
-def _below(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    """House style with the legend under the plot (room for it at the bottom)."""
-    style(fig, title=title, height=height)
+def _below(fig: Any, title: str, height: int = 420) -> Any:
+    """House style with the legend under the plot (room for it at the bottom); ``fig`` a
+    ``go.Figure`` or a :class:`~dpcore.figures.dict_figure.DictFigure`."""
+    styled(fig, title=title, height=height)
     fig.update_layout(
         legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0.0),
         margin=dict(l=60, r=20, t=50, b=110),
@@ -68,10 +73,13 @@ def _below(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     return fig
 
 
-def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFrame]:
+def guesses_figure(
+    run: AttackRun, bins: int = 60, *, new: Builder = figure
+) -> tuple[go.Figure, pd.DataFrame]:
     """Histograms of the attacker's reconstruction of the target's value, on the data with her
     real value and on the data with the other candidate, with both candidates marked (the 1% most
-    extreme reconstructions are counted in the end bins)."""
+    extreme reconstructions are counted in the end bins). ``new``: what it draws on (a
+    ``go.Figure`` by default; :func:`~dpcore.figures.dict_figure.chart_dict` gives a dict)."""
     both = np.concatenate([run.guesses_value, run.guesses_alternative])
     lo, hi = np.quantile(both, [0.005, 0.995])
     lo, hi = min(lo, run.value, run.alternative), max(hi, run.value, run.alternative)
@@ -82,15 +90,17 @@ def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFr
         "the other value": np.histogram(np.clip(run.guesses_alternative, lo, hi), edges)[0],
     }
     df = pd.DataFrame({"bin_centre": centre, **{f"count ({k})": v for k, v in counts.items()}})
-    fig = go.Figure()
+    fig = new()
     for (label, count), colour in zip(counts.items(), (VALUE_COLOR, OTHER_COLOR), strict=True):
-        fig.add_bar(
-            x=centre,
-            y=count / run.draws,
-            width=float(edges[1] - edges[0]),
-            name=f"data with {label}",
-            marker_color=rgba(colour, 0.55),
-            marker_line_width=0,
+        fig.add_trace(
+            trace(
+                go.Bar,
+                x=centre,
+                y=count / run.draws,
+                width=float(edges[1] - edges[0]),
+                name=f"data with {label}",
+                marker=dict(color=rgba(colour, 0.55), line=dict(width=0)),
+            )
         )
     marks = ((run.value, VALUE_COLOR, "real"), (run.alternative, OTHER_COLOR, "other"))
     # each label on the outer side of its line: two close candidates (on a phone, a few pixels
@@ -115,33 +125,47 @@ def guesses_figure(run: AttackRun, bins: int = 60) -> tuple[go.Figure, pd.DataFr
 
 
 def attack_figure(
-    curve: pd.DataFrame, current: float, unit_label: str
+    curve: pd.DataFrame, current: float, unit_label: str, *, new: Builder = figure
 ) -> tuple[go.Figure, pd.DataFrame]:
     """The attacker's measured success against the budget, beside the most the budget allows,
-    a coin flip and the exact attack without noise; the sidebar's budget marked."""
-    fig = go.Figure()
+    a coin flip and the exact attack without noise; the sidebar's budget marked. ``new`` as in
+    :func:`guesses_figure`."""
     x = curve["budget"].tolist()
-    fig.add_scatter(
-        x=x,
-        y=curve["bound"].tolist(),
-        mode="lines",
-        name="most the budget allows",
-        line=dict(color=BOUND_COLOR, dash="dash"),
-    )
-    fig.add_scatter(
-        x=x,
-        y=curve["success"].tolist(),
-        mode="lines+markers",
-        name="measured success",
-        line=dict(color=MEASURED_COLOR, width=3),
-        marker=dict(size=8),
-    )
     ends = [min(x[0], current), max(x[-1], current)]
-    fig.add_scatter(
-        x=ends, y=[1.0, 1.0], mode="lines", line=dict(color=OTHER_COLOR), name="no noise"
-    )
-    fig.add_scatter(
-        x=ends, y=[0.5, 0.5], mode="lines", line=dict(color="#999999", dash="dot"), name="coin flip"
+    fig = new(
+        trace(
+            go.Scatter,
+            x=x,
+            y=curve["bound"].tolist(),
+            mode="lines",
+            name="most the budget allows",
+            line=dict(color=BOUND_COLOR, dash="dash"),
+        ),
+        trace(
+            go.Scatter,
+            x=x,
+            y=curve["success"].tolist(),
+            mode="lines+markers",
+            name="measured success",
+            line=dict(color=MEASURED_COLOR, width=3),
+            marker=dict(size=8),
+        ),
+        trace(
+            go.Scatter,
+            x=ends,
+            y=[1.0, 1.0],
+            mode="lines",
+            line=dict(color=OTHER_COLOR),
+            name="no noise",
+        ),
+        trace(
+            go.Scatter,
+            x=ends,
+            y=[0.5, 0.5],
+            mode="lines",
+            line=dict(color="#999999", dash="dot"),
+            name="coin flip",
+        ),
     )
     _your_budget(fig, current, [0.4, 1.05], f"budget {unit_label} (left: more private)", x)
     fig.update_yaxes(title="attacker right", tickformat=".0%", range=[0.4, 1.05])
@@ -188,10 +212,11 @@ def tradeoff_figure(
     delta: float = 0.0,
     points: pd.DataFrame | None = None,
     points_label: str = "measured",
+    new: Builder = figure,
 ) -> tuple[go.Figure, pd.DataFrame]:
     """The best attacker's trade-off: the least false-negative rate at each false-positive rate a
     μ-GDP (``mu``) or ``(ε, δ)``-DP release allows, with measured ``(alpha, beta)`` points; every
-    test lies on or above the curve."""
+    test lies on or above the curve. ``new`` as in :func:`guesses_figure`."""
     alpha = np.linspace(0.0, 1.0, 201)
     if mu is not None:
         beta, label = gdp_tradeoff(alpha, mu), f"best possible (μ = {mu:.3g} Gaussian DP)"
@@ -200,20 +225,34 @@ def tradeoff_figure(
     else:
         raise ValueError("give mu= (Gaussian DP) or epsilon= (and delta=) for the curve.")
     df = pd.DataFrame({"alpha": alpha, "beta": beta, "kind": "bound"})
-    fig = go.Figure()
-    fig.add_scatter(
-        x=alpha, y=beta, mode="lines", line=dict(color=BOUND_COLOR, width=3), name=label
-    )
-    fig.add_scatter(
-        x=[0, 1], y=[1, 0], mode="lines", line=dict(color="#999999", dash="dot"), name="guessing"
+    fig = new(
+        trace(
+            go.Scatter,
+            x=alpha,
+            y=beta,
+            mode="lines",
+            line=dict(color=BOUND_COLOR, width=3),
+            name=label,
+        ),
+        trace(
+            go.Scatter,
+            x=[0, 1],
+            y=[1, 0],
+            mode="lines",
+            line=dict(color="#999999", dash="dot"),
+            name="guessing",
+        ),
     )
     if points is not None and len(points):
-        fig.add_scatter(
-            x=points["alpha"].tolist(),
-            y=points["beta"].tolist(),
-            mode="markers",
-            marker=dict(color=MEASURED_COLOR, size=9),
-            name=points_label,
+        fig.add_trace(
+            trace(
+                go.Scatter,
+                x=points["alpha"].tolist(),
+                y=points["beta"].tolist(),
+                mode="markers",
+                marker=dict(color=MEASURED_COLOR, size=9),
+                name=points_label,
+            )
         )
         df = pd.concat([df, points.assign(kind=points_label)[["alpha", "beta", "kind"]]])
     fig.update_xaxes(title="false positives (α)", range=[0, 1], tickformat=".0%")

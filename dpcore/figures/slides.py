@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -130,7 +131,9 @@ def _shared(d: dict, drop: str) -> tuple[dict, set]:
     return common, {t.get("name") for t in d.get("data", []) if t.get("showlegend") is not False}
 
 
-def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[go.Figure]:
+def split_subplots(
+    fig: go.Figure | dict, *, height: int | None = None, drawn: bool = False
+) -> list[Any]:
     """One figure per panel of a ``make_subplots`` figure, in the panels' order.
 
     Each keeps its panel's traces, axes (titles, ranges, log type, equal-aspect anchors), shapes and
@@ -144,10 +147,14 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         A figure with one or more x/y axis pairs. A figure with one panel comes back as one figure.
     height : int, optional
         Height of each part; by default the figure's height over its number of rows of panels.
+    drawn : bool
+        Give each part as the dict plotly writes for it (its ``to_dict()``, made without plotly's
+        validation pass: the JSON of ``fig`` rearranged), to draw with
+        :func:`~dpcore.figures.style.prepared`; by default a validated ``go.Figure``.
 
     Returns
     -------
-    list of Figure
+    list of Figure, or of dict if ``drawn``
 
     Notes
     -----
@@ -159,7 +166,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
         (k for k in layout if k.startswith("xaxis")), key=lambda k: int(_axis_number(k) or 1)
     )
     if len(xaxes) <= 1:
-        return [go.Figure(d)]
+        return [_part(d, drawn)]
     rows = len({tuple(layout[k].get("domain", (0, 1))) for k in (f"y{k[1:]}" for k in xaxes)})
     each = height or int(layout.get("height", 450 * rows) / max(rows, 1)) + 60
     common, in_legend = _shared(d, "height")
@@ -198,8 +205,7 @@ def split_subplots(fig: go.Figure | dict, *, height: int | None = None) -> list[
             part["margin"] = {**dict(layout.get("margin", {})), "t": 50, "b": 120}
         if title:
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
-        part_json = {"data": traces, "layout": part}
-        out.append(go.Figure(part_json))
+        out.append(_part({"data": traces, "layout": part}, drawn))
     return out
 
 
@@ -235,6 +241,11 @@ def _panel_traces(d: dict, xref: str, in_legend: set) -> list[dict]:
     return traces
 
 
+def _part(spec: dict, drawn: bool) -> Any:
+    """A part of a split figure: its dict as it is (``drawn``) or a validated ``go.Figure``."""
+    return spec if drawn else go.Figure(spec)
+
+
 def _ref_map(members: Sequence[str]) -> dict[str, str]:
     """Axis references of a column's panels (axis suffixes, top first) renumbered from 1: the
     suffixes ``["3", "7"]`` give ``{"x3": "x", "y3": "y", "x7": "x2", "y7": "y2"}``."""
@@ -260,7 +271,7 @@ def _column_axis(axis: dict, refs: dict[str, str], row_title: object, domain: ob
     return {**out, "domain": domain if domain is not None else [0.0, 1.0]}
 
 
-def split_columns(fig: go.Figure | dict) -> list[go.Figure]:
+def split_columns(fig: go.Figure | dict, *, drawn: bool = False) -> list[Any]:
     """One figure per column of panels of a ``make_subplots`` grid, left to right.
 
     Each keeps its panels one above the other at their rows' heights, with their traces, ranges,
@@ -274,10 +285,12 @@ def split_columns(fig: go.Figure | dict) -> list[go.Figure]:
     ----------
     fig : Figure or dict
         A figure with one or more x/y axis pairs.
+    drawn : bool
+        Each part as a dict, as in :func:`split_subplots`.
 
     Returns
     -------
-    list of Figure
+    list of Figure, or of dict if ``drawn``
         As high as ``fig``; the legend lists each name once.
     """
     d = fig.to_dict() if isinstance(fig, go.Figure) else dict(fig)
@@ -286,7 +299,7 @@ def split_columns(fig: go.Figure | dict) -> list[go.Figure]:
         (_axis_number(k) for k in layout if k.startswith("xaxis")), key=lambda n: int(n or 1)
     )
     if len(nums) <= 1:
-        return [go.Figure(d)]
+        return [_part(d, drawn)]
     xdom = {n: tuple(layout[f"xaxis{n}"].get("domain", (0, 1))) for n in nums}
     ydom = {n: tuple(layout.get(f"yaxis{n}", {}).get("domain", (0, 1))) for n in nums}
     row_titles: dict[tuple[str, tuple], object] = {}
@@ -328,7 +341,7 @@ def split_columns(fig: go.Figure | dict) -> list[go.Figure]:
         if title:  # one line over the column, where the grid kept room for two-line titles
             part["title"] = {"text": title.replace("<br>", " "), "x": 0.0, "xanchor": "left"}
             part["margin"] = {**dict(layout.get("margin", {})), "t": 50}
-        out.append(go.Figure({"data": traces, "layout": part}))
+        out.append(_part({"data": traces, "layout": part}, drawn))
     return out
 
 

@@ -305,8 +305,10 @@ def keep(fig: go.Figure) -> go.Figure:
     """Mark ``fig`` as kept (in a cache shared by views and sessions) and never changed again: the
     app may then remember the JSON it sends for it (:func:`remembered`) instead of rebuilding it
     (``to_dict``: a deep copy and a base64 pass over every array) every time it is drawn again, for
-    another student on the same link or after a widget change. Returns ``fig``."""
-    fig.__dict__["_dpmean_drawn"] = {}
+    another student on the same link or after a widget change. Returns ``fig``; a figure's dict
+    (a :func:`drawn_dict`, sent as it is) comes back as it is."""
+    if isinstance(fig, go.Figure):
+        fig.__dict__["_dpmean_drawn"] = {}
     return fig
 
 

@@ -28,3 +28,18 @@ def _numbers(v: Any) -> Any:
 def as_numbers(chart: Any) -> Any:
     """``chart`` (a figure or its dict) as the JSON plotly writes, arrays as lists of numbers."""
     return _numbers(json.loads(pio.to_json(chart, validate=False)))
+
+
+def check_drawn(build: Any, **kwargs: Any) -> dict:
+    """``build(**kwargs)`` (a ``(figure, frame)`` builder) and ``build(**kwargs, drawn=True)``:
+    the dict is the figure's JSON as numbers, with the same frame, and plotly takes it as it is
+    (raises on an invalid property). Returns the dict."""
+    import plotly.graph_objects as go
+
+    fig, frame = build(**kwargs)
+    chart, fast = build(**kwargs, drawn=True)
+    assert isinstance(fig, go.Figure) and isinstance(chart, dict)
+    assert as_numbers(chart) == as_numbers(fig.to_dict())
+    assert frame.equals(fast)
+    go.Figure(chart)
+    return chart

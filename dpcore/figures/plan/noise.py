@@ -17,8 +17,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
+from dpcore.figures.dict_figure import DictFigure, styled
 from dpcore.figures.plan.common import COLORS, _coords, _need, _outline
-from dpcore.figures.style import figure, log_ticks, merge_layout, rgba, style, trace
+from dpcore.figures.style import figure, log_ticks, merge_layout, rgba, trace
 from dpcore.metrics import error_split
 
 
@@ -29,7 +30,8 @@ def noise_figure(
     true_mean: np.ndarray,
     empirical_mean: np.ndarray,
     height: int = 480,
-) -> tuple[go.Figure, pd.DataFrame]:
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """Zoom on the mean: each estimator's noiseless mean, its private mean and its noise ellipse.
 
     The private mean is the noiseless mean plus Gaussian noise with per-coordinate stds
@@ -43,6 +45,12 @@ def noise_figure(
     coords : (i, j) or (i,)
         0-based coordinates; with one, each estimator gets a row and the noise an interval.
     true_mean, empirical_mean : array (d,)
+    height : int
+        The figure's height in px.
+    drawn : bool
+        The figure as plotly's dict (a :class:`~dpcore.figures.dict_figure.DictFigure` on the
+        house layout kept per process, no validation pass), to draw with
+        :func:`~dpcore.figures.style.prepared`; by default a ``go.Figure``.
 
     Returns
     -------
@@ -58,20 +66,20 @@ def noise_figure(
         raise ValueError("entries must hold at least one (label, colour, Estimate).")
     d = np.asarray(entries[0][2].mean).size
     cs = _coords(coords, d)
-    fig = figure(styled=True)
+    fig: Any = DictFigure() if drawn else figure(styled=True)
     frames = []
     for k, (label, color, est) in enumerate(entries):
         _need(est, "noise_std")
         frames += _estimator_noise(fig, k, label, color, est, cs)
     frames.append(_truth_markers(fig, cs, true_mean, empirical_mean))
     _noise_axes(fig, cs, [e[0] for e in entries])
-    style(fig, height=height)
+    styled(fig, height=height)
     merge_layout(
         fig,
         legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0.0),
         margin=dict(t=20, b=40),
     )
-    return fig, pd.concat(frames, ignore_index=True)
+    return fig.to_dict() if drawn else fig, pd.concat(frames, ignore_index=True)
 
 
 def _means_frame(
@@ -261,13 +269,18 @@ def _noise_axes(fig: go.Figure, cs: list[int], labels: list[str]) -> None:
 
 
 def noise_shapes_figure(
-    entries: Sequence[tuple[str, str, Estimate]], sigma: np.ndarray, n: int, height: int = 460
-) -> tuple[go.Figure, pd.DataFrame]:
+    entries: Sequence[tuple[str, str, Estimate]],
+    sigma: np.ndarray,
+    n: int,
+    height: int = 460,
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """Per-coordinate noise std of each estimator (bars; lines for ``d > 64``) against ``sigma_i / sqrt(n)``.
 
     PLAN's noise follows the spread (``std_i ∝ sigma^_i^(2/(p+2))``); IOME and the Gaussian mechanism
     put the same noise on every coordinate. The sampling std ``sigma_i / sqrt(n)`` of each
-    coordinate's empirical mean is drawn as the yardstick (same units).
+    coordinate's empirical mean is drawn as the yardstick (same units). ``drawn``: as plotly's
+    dict, as in :func:`noise_figure`.
 
     Returns
     -------
@@ -278,7 +291,7 @@ def noise_shapes_figure(
     d = sig.size
     coord = np.arange(1, d + 1)
     frames = []
-    fig = figure(styled=True)
+    fig: Any = DictFigure() if drawn else figure(styled=True)
     bars = d <= 64
     for label, color, est in entries:
         _need(est, "noise_std")
@@ -321,7 +334,7 @@ def noise_shapes_figure(
             **log_ticks(allv.to_numpy(float)),
         },
     )
-    style(fig, title="Noise shapes: noise std per coordinate", height=height)
+    styled(fig, title="Noise shapes: noise std per coordinate", height=height)
     # four long legend entries wrap onto two rows, which the house style's legend-on-top would
     # draw over the title: below the plot instead
     merge_layout(
@@ -329,14 +342,16 @@ def noise_shapes_figure(
         legend=dict(orientation="h", yanchor="top", y=-0.25, xanchor="left", x=0.0),
         margin=dict(b=120),
     )
-    return fig, pd.concat(frames, ignore_index=True)
+    return fig.to_dict() if drawn else fig, pd.concat(frames, ignore_index=True)
 
 
 def _shape_trace(label: str, color: str, coord: np.ndarray, sd: np.ndarray, bars: bool) -> Any:
     """One estimator's noise std per coordinate: bars (few coordinates) or a line."""
     hover = label + "<br>coordinate %{x}: noise std %{y:.3g}<extra></extra>"
     if bars:
-        return trace(go.Bar, x=coord, y=sd, name=label, marker_color=color, hovertemplate=hover)
+        return trace(
+            go.Bar, x=coord, y=sd, name=label, marker=dict(color=color), hovertemplate=hover
+        )
     return trace(
         go.Scatter,
         x=coord,

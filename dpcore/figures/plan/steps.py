@@ -7,6 +7,8 @@ PLAN (PETS 2024), Figure 1 and Algorithm 1 lines 4–8; docs/estimators/plan.md 
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +19,7 @@ import plotly.graph_objects as go
 
 from dpcore._validation import check_data
 from dpcore.estimate import Estimate
+from dpcore.figures.dict_figure import GridDict
 from dpcore.figures.plan.common import COLORS, PANEL_TITLES, _need, wrap_title
 from dpcore.figures.plan.geometry import _steps_frame, _steps_geometry, _StepsGeometry
 from dpcore.figures.style import axis_names, merge_layout, style, subplots, trace
@@ -31,7 +34,8 @@ def plan_steps_figure(
     iome: Estimate | None = None,
     sample: pd.DataFrame | None = None,
     height: int = 860,
-) -> tuple[go.Figure, pd.DataFrame]:
+    drawn: bool = False,
+) -> tuple[Any, pd.DataFrame]:
     """The paper's Figure 1 from one PLAN run, on two coordinates (or one, with a jitter axis).
 
     Parameters
@@ -57,6 +61,12 @@ def plan_steps_figure(
         ``row``, ``height`` (1-D vertical axis in [-1, 1]), ``dx``, ``dy`` (display jitter in units
         of each panel's spread; the frame keeps the exact positions, geometry and means are never
         moved). Default: every row, no jitter, evenly spread heights in 1-D.
+    height : int
+        The figure's height in px.
+    drawn : bool
+        The figure as plotly's dict (its ``to_dict()``, arrays as lists): the layout laid out by
+        plotly once per process for the coordinates and height, the traces not validated; to draw
+        with :func:`~dpcore.figures.style.prepared`. By default a ``go.Figure``.
 
     Returns
     -------
@@ -73,21 +83,56 @@ def plan_steps_figure(
     _need(estimate, "center", "scale", "clip_radius", "clipped")
     geo = _steps_geometry(X, estimate, coords, true_mean, sample=sample)
     df, has_iome = _steps_frame(geo, iome)
-    plot = _StepsPlot(geo, df)
+    cs = tuple(int(c) for c in geo.cs)
+    fig: Any = (
+        GridDict(copy.deepcopy(_steps_layout(cs, geo.one_d, height)), cols=2)
+        if drawn
+        else _steps_grid()
+    )
+    plot = _StepsPlot(geo, df, fig)
     plot.point_panels()
     plot.clip_panel()
     plot.outlines_and_means(has_iome)
-    plot.axes()
-    style(plot.fig, height=height)
-    # legend under the panels: on a phone it wraps onto many lines, which on top would cover the titles
+    if drawn:
+        return fig.to_dict(), df
+    _steps_style(fig, cs, geo.one_d, height)
+    return fig, df
+
+
+def _steps_grid() -> go.Figure:
+    """The empty 2 x 2 grid: two-line panel titles and wider gaps, so titles and axis labels do
+    not overlap on a phone (a 390 px screen gives each panel about 150 px)."""
+    return subplots(
+        styled=True,
+        rows=2,
+        cols=2,
+        subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
+        horizontal_spacing=0.14,
+        vertical_spacing=0.2,
+    )
+
+
+def _steps_style(fig: go.Figure, cs: Sequence[int], one_d: bool, height: int) -> None:
+    """The panels' axes, the house style and the legend under the panels (on a phone it wraps
+    onto many lines, which on top would cover the titles)."""
+    _axes(fig, cs, one_d)
+    style(fig, height=height)
     merge_layout(
-        plot.fig,
+        fig,
         legend=dict(
             orientation="h", yanchor="top", y=-0.08, xanchor="left", x=0.0, itemsizing="constant"
         ),
         margin=dict(t=50, b=140),
     )
-    return plot.fig, df
+
+
+@functools.lru_cache(maxsize=32)
+def _steps_layout(cs: tuple[int, ...], one_d: bool, height: int) -> dict:
+    """The styled layout of :func:`plan_steps_figure` as plotly writes it, laid out once per
+    process for its coordinates and height (it holds no data)."""
+    fig = _steps_grid()
+    _steps_style(fig, cs, one_d, height)
+    return fig.to_dict()["layout"]
 
 
 _HOVER = "row %{customdata[0]}<br>(%{x:.3g}, %{y:.3g})<br>scaled norm in d dims %{customdata[1]:.3g}<extra></extra>"
@@ -122,18 +167,8 @@ class _Part:
 class _StepsPlot:
     """The 2 x 2 figure of :func:`plan_steps_figure`, built panel by panel from the frame."""
 
-    def __init__(self, geo: _StepsGeometry, df: pd.DataFrame) -> None:
-        self.geo, self.df = geo, df
-        # two-line panel titles and wider gaps, so titles and axis labels do not overlap on a phone
-        # (a 390 px screen gives each panel about 150 px)
-        self.fig = subplots(
-            styled=True,
-            rows=2,
-            cols=2,
-            subplot_titles=[wrap_title(PANEL_TITLES[k]) for k in "abcd"],
-            horizontal_spacing=0.14,
-            vertical_spacing=0.2,
-        )
+    def __init__(self, geo: _StepsGeometry, df: pd.DataFrame, fig: Any) -> None:
+        self.geo, self.df, self.fig = geo, df, fig  # a go.Figure grid or a GridDict
         cols = {c: df[c].to_numpy() for c in ("row", "x", "y", "clipped", "norm_scaled")}
         self.parts = {
             key: _Part(**{c: v[idx] for c, v in cols.items()})
@@ -326,27 +361,28 @@ class _StepsPlot:
             ),
         )
 
-    def axes(self) -> None:
-        cs = self.geo.cs
-        lab = [f"coordinate {k + 1}" for k in cs]
-        axes: dict[str, dict[str, Any]] = {}
-        for k, panel in enumerate("abcd"):
-            xaxis, yaxis = axis_names(self.fig, *_WHERE[panel])
-            xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
-            axes[xaxis] = {"title": {"text": xname}, "constrain": "domain"}
-            if self.geo.one_d:
-                axes[yaxis] = {"showticklabels": False, "title": {"text": "(jitter, no meaning)"}}
-            else:
-                yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
-                axes[yaxis] = {
-                    "title": {"text": yname},
-                    "scaleanchor": f"x{k + 1 if k else ''}",
-                    "scaleratio": 1,
-                    # the equal aspect shrinks the drawing area, never widens the axis ranges:
-                    # wider ranges give longer tick labels, a wider margin, and Plotly redraws
-                    # again and again ("Too many auto-margin redraws"); it shrinks toward the
-                    # panel's title (a tall phone screen keeps the blank below the picture)
-                    "constrain": "domain",
-                    "constraintoward": "top",
-                }
-        merge_layout(self.fig, **axes)
+
+def _axes(fig: go.Figure, cs: Sequence[int], one_d: bool) -> None:
+    """Each panel's axis titles and equal aspect (none in 1-D: the vertical axis is jitter)."""
+    lab = [f"coordinate {k + 1}" for k in cs]
+    axes: dict[str, dict[str, Any]] = {}
+    for k, panel in enumerate("abcd"):
+        xaxis, yaxis = axis_names(fig, *_WHERE[panel])
+        xname = lab[0] if panel in "ad" else f"(x{cs[0] + 1} − μ̃{cs[0] + 1})·s{cs[0] + 1}"
+        axes[xaxis] = {"title": {"text": xname}, "constrain": "domain"}
+        if one_d:
+            axes[yaxis] = {"showticklabels": False, "title": {"text": "(jitter, no meaning)"}}
+        else:
+            yname = lab[1] if panel in "ad" else f"(x{cs[1] + 1} − μ̃{cs[1] + 1})·s{cs[1] + 1}"
+            axes[yaxis] = {
+                "title": {"text": yname},
+                "scaleanchor": f"x{k + 1 if k else ''}",
+                "scaleratio": 1,
+                # the equal aspect shrinks the drawing area, never widens the axis ranges:
+                # wider ranges give longer tick labels, a wider margin, and Plotly redraws
+                # again and again ("Too many auto-margin redraws"); it shrinks toward the
+                # panel's title (a tall phone screen keeps the blank below the picture)
+                "constrain": "domain",
+                "constraintoward": "top",
+            }
+    merge_layout(fig, **axes)
