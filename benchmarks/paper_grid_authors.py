@@ -81,11 +81,12 @@ def _markdown_rows(text: str) -> pd.DataFrame:
 
 
 def ours(paths: list[Path]) -> pd.DataFrame:
-    """Our per-cell ``median``, ``max`` and ``runs`` from ``paper_grid.py`` CSV or markdown files."""
+    """Our per-cell ``median``, ``max``, ``runs`` and ``source`` (the file's name) from
+    ``paper_grid.py`` CSV or markdown files; a later file's row replaces an earlier one's."""
     parts = []
     for path in paths:
         t = pd.read_csv(path) if path.suffix == ".csv" else _markdown_rows(path.read_text())
-        parts.append(t[[*KEYS, "median", "max", "runs"]])
+        parts.append(t[[*KEYS, "median", "max", "runs"]].assign(source=path.name))
     frame = pd.concat(parts, ignore_index=True)
     frame["d"] = frame["d"].astype(int)
     frame[["skew", "budget"]] = frame[["skew", "budget"]].astype(float)
@@ -106,9 +107,13 @@ def compare(
     ``not run``. ``empirical ratio`` is our empirical mean's median over theirs in that cell.
     """
     cells = their[their["estimator"].isin(PRIVATE)]
+    if "source" not in our:
+        our = our.assign(source="")
     m = cells.merge(our, on=KEYS, how="left", suffixes=("_theirs", "_ours"))
-    emp = our[our["estimator"] == "empirical"].merge(
-        their[their["estimator"] == "empirical"], on=KEYS[:-1], suffixes=("_o", "_t")
+    emp = (
+        our[our["estimator"] == "empirical"]
+        .drop(columns="source")
+        .merge(their[their["estimator"] == "empirical"], on=KEYS[:-1], suffixes=("_o", "_t"))
     )
     emp["empirical_ratio"] = emp["median_o"] / emp["median_t"]
     m = m.merge(emp[[*KEYS[:-1], "empirical_ratio"]], on=KEYS[:-1], how="left")
@@ -129,6 +134,10 @@ def summary(table: pd.DataFrame) -> str:
     """``N of M cells pass`` and the misses, one line each."""
     ok = table["verdict"] == "pass"
     lines = [f"{int(ok.sum())} of {len(table)} cells pass"]
+    ran = table.dropna(subset=["source"])
+    if ran["source"].nunique() > 1:
+        counts = ran.groupby("source", sort=False)["verdict"]
+        lines += [f"  {name}: {int((v == 'pass').sum())} of {v.size} pass" for name, v in counts]
     for _, row in table[~ok].iterrows():
         lines.append(
             f"- {row['case']} d={row['d']} α={row['skew']:g} ρ={row['budget']:g} "
@@ -147,6 +156,8 @@ def summary(table: pd.DataFrame) -> str:
 def to_markdown(table: pd.DataFrame) -> str:
     cols = ["case", "d", "α", "ρ", "estimator", "ours: median", "theirs: median", "ratio"]
     cols += ["ours: worst", "theirs: worst", "ratio", "empirical ratio", "÷ empirical", "verdict"]
+    several = table["source"].dropna().nunique() > 1
+    cols += ["ours from"] if several else []
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
 
     def num(v: float, fmt: str) -> str:
@@ -159,6 +170,7 @@ def to_markdown(table: pd.DataFrame) -> str:
         cells += [num(r["max_theirs"], ".4g"), num(r["worst_ratio"], ".2f")]
         cells += [num(r["empirical_ratio"], ".2f"), num(r["beyond_data"], ".2f")]
         cells += ["**" + r["verdict"] + "**"]
+        cells += [str(r["source"]) if isinstance(r["source"], str) else "—"] if several else []
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
