@@ -6,7 +6,7 @@ Run: ``.venv/bin/python benchmarks/paper_grid.py [--reps 50] [--quick] [--before
 Cases (docs/estimators/plan.md §7, Table 1, with the authors' ranges, §10.4; one cell at
 many seeds: benchmarks/paper_grid_cell.py and docs/estimators/paper-grid.md):
 
-* A: n = 4000, Σ = I, mean 0, public range ±25 √d, d ∈ {16, ..., 1024};
+* A: n = 4000, Σ = I, mean 0, public range ±25 √d, d ∈ {16, ..., 2048};
 * B: n = 10⁴, d = 512, σᵢ² = (d/i)^α, α ∈ {0, 0.5, ..., 2}, mean 10, range ±50 d √σ_max;
 * C: as B with α = 2, d ∈ {16, ..., 2048}.
 
@@ -66,7 +66,7 @@ def configs(
         "resample": "data",
         "metric": "l2",
     }
-    a_d = [16, 64, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024]
+    a_d = [16, 64, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024, 2048]
     c_d = [16, 256, 1024] if quick else [16, 32, 64, 128, 256, 512, 1024, 2048]
     b_a = [0.0, 1.0, 2.0] if quick else [0.0, 0.5, 1.0, 1.5, 2.0]
     sub = subset or {}
@@ -124,8 +124,15 @@ def chunks(
     first = []
     for item in (order or "").split(","):
         if item.strip():
-            case, value = item.strip().split(":")
-            first += [c for c in every if c[0] == case and c[2] == float(value) and c not in first]
+            case, value, rho = [*item.strip().split(":"), "*", "*"][:3]
+            first += [
+                c
+                for c in every
+                if c[0] == case
+                and (value == "*" or float(value) == c[2])
+                and (rho == "*" or float(rho) == c[3])
+                and c not in first
+            ]
     return first + [c for c in every if c not in first]
 
 
@@ -206,8 +213,8 @@ def main() -> None:
     ap.add_argument(
         "--order",
         default=None,
-        help="run these (case:value) chunks first, e.g. 'C:1024,B:2,A:1024' (value = d, or alpha "
-        "for B); the rest of --cases follows",
+        help="run these (case:value[:rho]) chunks first, e.g. 'C:1024,B:2,A:*:0.125' (value = d, "
+        "or alpha for B; '*' = any; no rho = every rho); the rest of --cases follows",
     )
     for key in ("a_d", "c_d", "b_alpha", "b_rho"):
         ap.add_argument(
@@ -217,6 +224,12 @@ def main() -> None:
             help="comma-separated override of that sweep",
         )
     ap.add_argument("--out", type=Path, default=None, help="write the markdown table here")
+    ap.add_argument(
+        "--csv",
+        type=Path,
+        default=None,
+        help="also write every finished chunk's rows (median, p90, max, ...) to this CSV",
+    )
     args = ap.parse_args()
     cfgs = configs(
         args.reps,
@@ -260,6 +273,8 @@ def main() -> None:
             if args.out is not None:
                 with args.out.open("a") as fh:
                     fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
+            if args.csv is not None:  # rewritten after each chunk, like --out
+                pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
     allt = pd.concat(parts, ignore_index=True)
     private = allt[allt["estimator"] != "empirical"]
     bad = private[private["max/median"] > 3]
