@@ -61,9 +61,9 @@ def test_a_kept_figure_is_tidied_once_not_on_every_rerun(monkeypatch):
     # a seed no other test draws: figures not kept yet
     at = open_page(PAGE, {**QUERY, "seed": "90917", "present": "1"}, check=True)
     first = len(tidied)
-    # the page's charts, kept by pages._views.drawn: four per seed, and the exponent curve (no
-    # seed in it) once per process, so it may be kept already by another test's view
-    assert first >= 4
+    # the page's plotly figures, kept by pages._views.drawn (its other charts come as plain dicts
+    # with their log axes tidied by the builder: dpcore.figures.dict_figure)
+    assert first >= 1
     at.run()
     _next(at)
     assert len(tidied) == first  # the reruns drew the same kept figures without tidying them
