@@ -215,7 +215,15 @@ def test_plan_steps_stack_one_panel_per_row_on_a_phone(app_url, page, screenshot
         has=page.locator(".gtitle", has_text=re.compile(r"^\([abcd]\) "))
     )
     expect(panels.nth(3)).to_be_attached(timeout=WAIT)
-    boxes = [panels.nth(k).bounding_box() for k in range(4)]
+    # the phone's window probe reruns the page narrow: a panel redrawn in that rerun has no box
+    # for a moment, so read the boxes once all four are laid out
+    boxes: list = [None]
+    for _ in range(60):
+        boxes = [panels.nth(k).bounding_box() for k in range(4)]
+        if all(boxes):
+            break
+        page.wait_for_timeout(250)
+    assert all(boxes), "a PLAN step panel was never laid out"
     rows = len({round(b["y"]) for b in boxes})
     assert rows == 4 // per_row, boxes
     assert all(b["width"] <= width for b in boxes)
