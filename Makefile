@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# stamp files: the install runs again only when pyproject.toml is newer (or the venv is new)
 STAMP  := $(VENV)/.installed
+LOAD_STAMP := $(VENV)/.installed-load
 PORT   ?= 8501
 # the address the app listens on: loopback only; ADDRESS=0.0.0.0 lets a class's phones reach it
 ADDRESS ?= 127.0.0.1
@@ -14,6 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,peers,scale,export,docs]'
 	touch $(STAMP)
+
+# the load-test client (locust), for make load, load-replicas, memory, deploy-test and classroom
+$(LOAD_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[load]'
+	touch $(LOAD_STAMP)
 
 run: $(STAMP)
 	$(BIN)/streamlit run app.py --server.headless true --server.address $(ADDRESS) --server.port $(PORT)
@@ -99,21 +106,18 @@ presets: $(STAMP)
 # reading each page 10-20 s: LOAD_ARGS="--arrivals 0 --think 0 0" for all at once) against the
 # app started with the `make run` command on a free loopback port; prints the latency table.
 LOAD_ARGS ?=
-load: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[load]'
+load: $(LOAD_STAMP)
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
 
 # The same load test against 2 replicas behind Debian's nginx on loopback (deploy/README.md):
 # LOAD_ARGS as for `make load`, e.g. LOAD_ARGS="--sessions 30".
-load-replicas: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[load]'
+load-replicas: $(LOAD_STAMP)
 	$(BIN)/python benchmarks/replicas.py --replicas 2 -- $(LOAD_ARGS)
 
 # Server memory of one visitor pressing "New seed" on PLAN step by step at n = 488, d = 4096 for
 # 70 s (the served app; goal: under 1.5 GB). MEMORY_ARGS="--seconds 30" for a shorter run.
 MEMORY_ARGS ?=
-memory: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[load]'
+memory: $(LOAD_STAMP)
 	$(BIN)/python benchmarks/memory.py --served --seconds 70 $(MEMORY_ARGS)
 
 # Where one page view's CPU goes (cProfile in the script thread): make profile PAGE=compare
@@ -122,8 +126,7 @@ profile: $(STAMP)
 	DPMEAN_WORKERS=0 $(BIN)/python benchmarks/profile_pages.py $(PAGE) $(PROFILE_ARGS)
 
 # Two replicas behind Debian's nginx on loopback, sticky sessions and websockets (deploy/README.md).
-deploy-test: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[load]'
+deploy-test: $(LOAD_STAMP)
 	DPMEAN_DEPLOY_TEST=1 $(BIN)/python -m pytest -p no:randomly tests/repo/test_deploy.py $(PYTEST_ARGS)
 
 # Follow latency of a class room (docs/classroom.md): a lecturer in Chromium steps through PLAN
@@ -131,8 +134,7 @@ deploy-test: $(STAMP)
 # one phone browser follow; writes the table to benchmarks/results/classroom.md.
 CLASSROOM_ARGS ?=
 .PHONY: classroom classroom-browsers
-classroom: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[load]'
+classroom: $(LOAD_STAMP)
 	$(BIN)/python benchmarks/classroom.py --followers 30 $(CLASSROOM_ARGS)
 
 # The same room with 30 real phone browsers (375x812, idle CPU priority): every phone lands on
