@@ -1,7 +1,8 @@
 """The classroom load test against replicas behind nginx, on this machine.
 
-Starts ``--replicas`` copies of the app with the README command (each on its own loopback port,
-``DPMEAN_WORKERS=--workers`` each, one shared cookie secret), Debian's nginx with
+Compiles numba's kernels once (``python -m dpcore._kernels``, as deploy/Dockerfile does before
+serving), then starts ``--replicas`` copies of the app with the README command (each on its own
+loopback port, ``DPMEAN_WORKERS=--workers`` each, one shared cookie secret), Debian's nginx with
 ``deploy/nginx.conf`` (its upstreams pointed at those ports, sticky by the ``dpmean_route``
 cookie, websockets passed through; deploy/README.md), and then runs ``benchmarks/load.py
 --target`` against nginx with the remaining arguments, after one quick journey on each replica
@@ -71,6 +72,12 @@ def wait_healthy(port: int, proc: subprocess.Popen, limit: float = 120) -> None:
     raise RuntimeError(f"nothing answered on port {port} within {limit:.0f} s")
 
 
+def warm_kernels() -> None:
+    """Compile numba's kernels once before the replicas start (``python -m dpcore._kernels``;
+    deploy/README.md): they share this checkout's cache, so no replica compiles on a first run."""
+    subprocess.run([sys.executable, "-m", "dpcore._kernels"], cwd=ROOT, check=False)
+
+
 def start_replica(port: int, workers: int, secret: str) -> subprocess.Popen:
     """The README command on ``port`` (loopback) with ``workers`` pool processes."""
     env = {
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     ports = [free_port() for _ in range(args.replicas)]
     listen = free_port()
     secret = os.urandom(32).hex()
+    warm_kernels()
     procs = [start_replica(p, args.workers, secret) for p in ports]
     with tempfile.TemporaryDirectory() as tmp:
         try:

@@ -15,8 +15,13 @@ this file, so a later process loads it instead of compiling). A process that nev
 never imports numba. The callers use them only for arrays of at least :data:`MIN_SIZE` values;
 below that the numpy code runs (it is as fast there, and a small run pays no import).
 
+Compiling all of them takes a few seconds of CPU once per machine (then numba's cache is read).
+A server warms the cache before it serves (:func:`warm_up`, ``python -m dpcore._kernels``;
+deploy/README.md), so no student's first large run waits for the compiler.
+
 References
 ----------
+deploy/README.md ("Before serving: the compiled kernels").
 docs/speed.md ("Round 3": what each kernel replaces and what it saves).
 """
 
@@ -183,3 +188,31 @@ def half_squared_pair_diffs(X: np.ndarray, first: np.ndarray, second: np.ndarray
             v = X[a, k] - X[b, k]
             out[i, k] = v * v * 0.5
     return out
+
+
+def warm_up() -> list[str]:
+    """Compile every kernel (or load it from numba's cache) for the argument types the
+    estimators pass: ``float64`` C-ordered arrays, a ``float`` radius, and ``int64`` index slices
+    (every other index of a permutation) for the pairs. Returns the kernels' names."""
+    Y, v, index = np.ones((4, 4)), np.ones(4), np.arange(4)
+    calls: dict[Callable[..., Any], tuple[Any, ...]] = {
+        clipped_sum_rows: (Y, v, v, 1.0),
+        centred_norms_columns: (Y, v),
+        weighted_sum_columns: (Y, v, v),
+        pair_distances_rows: (Y, v),
+        pair_distances_columns: (Y,),
+        scaled_norms: (Y, v, v),
+        scaled_weighted_sum: (Y, v, v, v),
+        half_squared_pair_diffs: (Y, index[0::2], index[1::2]),
+    }
+    for kernel, args in calls.items():
+        kernel(*args)
+    return [kernel.__name__ for kernel in calls]
+
+
+if __name__ == "__main__":  # python -m dpcore._kernels: the deploy's warm-up step
+    import time
+
+    start = time.process_time()
+    names = warm_up()
+    print(f"{len(names)} kernels ready in {time.process_time() - start:.1f} s of CPU")
