@@ -1,4 +1,5 @@
-"""``write_outputs``, ``_write_figures``, ``dask_executor``, ``main`` (moved from ``experiments.py``)."""
+"""The command line ``python -m dpcore.experiments``: run a config (here, on local processes or on
+a Dask cluster: ``dask_executor``) and write its results, summaries and figures (``write_outputs``)."""
 
 from __future__ import annotations
 
@@ -113,6 +114,33 @@ def main(argv: Iterable[str] | None = None) -> int:
     Exit status: 0 when every run succeeded, 1 when some run failed (its row says why), 2 when the
     config or the options were refused before anything ran.
     """
+    args = _parser().parse_args(list(argv) if argv is not None else None)
+    try:
+        cfg = _config(args)
+        n_tasks = len(plan_tasks(cfg)[0])
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)  # before the run: a bad --out fails at once
+    except (OSError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        frame = _run_with_bar(cfg, args, n_tasks)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for reason in frame.attrs.get("skipped", {}).values():
+        print(reason, file=sys.stderr)
+    try:
+        for p in write_outputs(frame, cfg, out, images=not args.no_png):
+            print(p)
+    except OSError as err:
+        print(f"error: cannot write the results to {str(out)!r}: {err}", file=sys.stderr)
+        return 2
+    return _failures(frame)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(
         prog="python -m dpcore.experiments",
         description="Run a dpcore experiment config and write its results and figures.",
@@ -142,22 +170,25 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument(
         "--no-png", action="store_true", help="skip the PNG figures (HTML only; faster)"
     )
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    try:
-        path = Path(args.config)
-        if not path.exists() and args.config in shipped_configs():
-            cfg = shipped_configs()[args.config]
-        else:
-            cfg = ExperimentConfig.load(path)
-        if args.repetitions is not None:
-            cfg = replace(cfg, repetitions=args.repetitions)
-            cfg.validate()
-        n_tasks = len(plan_tasks(cfg)[0])
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)  # before the run: a bad --out fails at once
-    except (OSError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    return parser
+
+
+def _config(args: argparse.Namespace) -> ExperimentConfig:
+    """The config named or given by path, with ``--repetitions`` applied (``ValueError`` or
+    ``OSError`` when refused)."""
+    path = Path(args.config)
+    if not path.exists() and args.config in shipped_configs():
+        cfg = shipped_configs()[args.config]
+    else:
+        cfg = ExperimentConfig.load(path)
+    if args.repetitions is not None:
+        cfg = replace(cfg, repetitions=args.repetitions)
+        cfg.validate()
+    return cfg
+
+
+def _run_with_bar(cfg: ExperimentConfig, args: argparse.Namespace, n_tasks: int) -> pd.DataFrame:
+    """:func:`run` on the executor the options ask for, with a progress bar on stderr."""
     from tqdm import tqdm
 
     bar = tqdm(total=n_tasks, desc=cfg.name, unit="task")
@@ -169,31 +200,17 @@ def main(argv: Iterable[str] | None = None) -> int:
         if args.dask:
             try:
                 with dask_executor(args.dask, workers=args.workers) as ex:
-                    frame = run(cfg, executor=ex, progress=tick)
-            except (ImportError, OSError) as err:
-                print(f"error: {err}", file=sys.stderr)
-                return 2
-        elif args.workers > 1:
+                    return run(cfg, executor=ex, progress=tick)
+            except (ImportError, OSError) as err:  # no distributed, or no scheduler there
+                raise ValueError(str(err)) from err  # refused like a bad option (exit 2)
+        if args.workers > 1:
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(args.workers) as ex:
-                frame = run(cfg, executor=ex, progress=tick)
-        else:
-            frame = run(cfg, progress=tick)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+                return run(cfg, executor=ex, progress=tick)
+        return run(cfg, progress=tick)
     finally:
         bar.close()
-    for reason in frame.attrs.get("skipped", {}).values():
-        print(reason, file=sys.stderr)
-    try:
-        for p in write_outputs(frame, cfg, out, images=not args.no_png):
-            print(p)
-    except OSError as err:
-        print(f"error: cannot write the results to {str(out)!r}: {err}", file=sys.stderr)
-        return 2
-    return _failures(frame)
 
 
 def _failures(frame: pd.DataFrame) -> int:

@@ -203,28 +203,7 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
         for order, entry in task["estimators"]:
             spec = registry.get(entry["name"])
             conv = conversions[setting_idx, entry["id"]]
-            base = {
-                "estimator": entry["id"],
-                "name": spec.name,
-                "label": spec.label,
-                "family": spec.family,
-                "notion": spec.notion,
-                "neighbouring": spec.neighbouring,
-                "color": spec.color,
-                "setting": setting_idx,
-                "distribution": cfg.distribution,
-                "kind": ds.kind,
-                "n": n,
-                "d": d,
-                "skew": skew,
-                "budget": budget_value,
-                "unit": cfg.unit,
-                "delta": cfg.delta if cfg.unit == "eps_delta" else np.nan,
-                "native_budget": conv.value,
-                "native_unit": NATIVE_UNIT[spec.notion],
-                "conversion": conv.rule,
-                "_order": order,
-            }
+            base = _base_row(task, spec, entry, conv, ds.kind, setting_idx, budget_value, order)
             ekey = _key("estimator", entry["id"], entry["name"], entry["params"])
             batched = spec.batched if cfg.resample == "noise" and len(reps) > 1 else None
             if batched is not None:
@@ -241,16 +220,58 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
                 rows.append({**base, "rep": rep, **row})
                 vectors.append(vec)
     if rows:
-        errs = _errors(np.stack(vectors), ds.kind)
-        for i, row in enumerate(rows):
-            for m in NORMS:
-                for j, k in enumerate(("err", "sampling", "clipping", "noise")):
-                    row[f"{k}_{m}"] = float(errs[m][i, j])
-            if row["failed"]:
-                for m in NORMS:
-                    for k in ("err", "clipping", "noise"):
-                        row[f"{k}_{m}"] = np.nan
+        _add_errors(rows, vectors, ds.kind)
     return rows
+
+
+def _base_row(
+    task: dict[str, Any],
+    spec: registry.EstimatorSpec,
+    entry: dict[str, Any],
+    conv: Conversion,
+    kind: str,
+    setting_idx: int,
+    budget_value: float,
+    order: int,
+) -> dict[str, Any]:
+    """The columns every repetition of one estimator at one setting of ``task`` shares."""
+    cfg: ExperimentConfig = task["config"]
+    return {
+        "estimator": entry["id"],
+        "name": spec.name,
+        "label": spec.label,
+        "family": spec.family,
+        "notion": spec.notion,
+        "neighbouring": spec.neighbouring,
+        "color": spec.color,
+        "setting": setting_idx,
+        "distribution": cfg.distribution,
+        "kind": kind,
+        "n": task["n"],
+        "d": task["d"],
+        "skew": task["skew"],
+        "budget": budget_value,
+        "unit": cfg.unit,
+        "delta": cfg.delta if cfg.unit == "eps_delta" else np.nan,
+        "native_budget": conv.value,
+        "native_unit": NATIVE_UNIT[spec.notion],
+        "conversion": conv.rule,
+        "_order": order,
+    }
+
+
+def _add_errors(rows: list[dict[str, Any]], vectors: list[np.ndarray], kind: str) -> None:
+    """Each row's error columns (total, sampling, clipping, noise in every norm) from its
+    released vector; a failed run's are NaN but its sampling error."""
+    errs = _errors(np.stack(vectors), kind)
+    for i, row in enumerate(rows):
+        for m in NORMS:
+            for j, k in enumerate(("err", "sampling", "clipping", "noise")):
+                row[f"{k}_{m}"] = float(errs[m][i, j])
+        if row["failed"]:
+            for m in NORMS:
+                for k in ("err", "clipping", "noise"):
+                    row[f"{k}_{m}"] = np.nan
 
 
 def _run_one(

@@ -173,11 +173,30 @@ def summarise(
     so the numbers are pandas' own, bit for bit (tests/experiments/test_summaries_fast.py keeps a version
     with pandas groupbys as the reference).
     """
-    col = f"err_{metric}"
     point = list(dict.fromkeys(by or ["setting", "n", "d", "skew", "budget"]))
     meta_cols = ["estimator", "label", "color", "notion", "family"]
     keys = ["estimator", *[k for k in point if k != "estimator"]]
     cells = Groups([frame[k] for k in keys])
+    stats = _error_stats(frame, metric, cells, low, high)
+    estimators = Groups([frame["estimator"]])
+    est = estimators.codes[cells.first]  # each cell's estimator
+    stats.update(_guarantee_stats(frame, estimators, est, empty=cells.count == 0))
+    meta_rows = estimators.first[est]  # the estimator's first row, as the merge took it
+    out: dict[str, Any] = {}
+    for c in dict.fromkeys([*meta_cols, *keys, *stats]):
+        out[c] = (
+            stats[c]
+            if c in stats
+            else frame[c].array.take(meta_rows if c in meta_cols else cells.first)
+        )
+    return pd.DataFrame(out)
+
+
+def _error_stats(
+    frame: pd.DataFrame, metric: str, cells: Groups, low: float, high: float
+) -> dict[str, Any]:
+    """:func:`summarise`'s statistics of the errors, failures and times, one value per cell."""
+    col = f"err_{metric}"
     err = frame[col].to_numpy(float)
     padded = cells.padded(err)
     median, top, (lo, hi, p90) = _order_stats(padded, (low, high, 0.9))
@@ -191,11 +210,7 @@ def summarise(
     parts = {k: frame[f"{k}_{metric}"].to_numpy(float) for k in _PARTS}
     if frame[col].dtype.kind in "iu":  # pandas keeps an integer column's maximum an integer
         top = top.astype(frame[col].dtype)
-    estimators = Groups([frame["estimator"]])
-    est = estimators.codes[cells.first]  # each cell's estimator
-    private, neighbouring, spend = _flags(frame, estimators)
-    meta_rows = estimators.first[est]  # the estimator's first row, as the merge took it
-    stats = {
+    return {
         "median": median,
         "mean": cells.mean(err),
         "lo": lo,
@@ -211,22 +226,24 @@ def summarise(
         "failed": cells.tally(failed),
         "warned": cells.tally(warned),
         "seconds": cells.mean(frame["seconds"].to_numpy(float)),
+    }
+
+
+def _guarantee_stats(
+    frame: pd.DataFrame, estimators: Groups, est: np.ndarray, *, empty: bool
+) -> dict[str, Any]:
+    """Each cell's ``private``, ``neighbouring`` and ``guarantee`` (``est``: its estimator)."""
+    private, neighbouring, spend = _flags(frame, estimators)
+    notion = frame["notion"].to_numpy(object)[estimators.first]
+    stats: dict[str, Any] = {
         "private": private[est],
         "neighbouring": [neighbouring[e] for e in est],
+        "guarantee": [guarantee_label(notion[e], neighbouring[e], spend[e]) for e in est],
     }
-    notion = frame["notion"].to_numpy(object)[estimators.first]
-    stats["guarantee"] = [guarantee_label(notion[e], neighbouring[e], spend[e]) for e in est]
-    if cells.count == 0:  # the dtypes pandas gave an empty summary
+    if empty:  # the dtypes pandas gave an empty summary
         stats["private"] = stats["neighbouring"] = pd.Series([], dtype=str)
         stats["guarantee"] = np.array([], float)
-    out: dict[str, Any] = {}
-    for c in dict.fromkeys([*meta_cols, *keys, *stats]):
-        out[c] = (
-            stats[c]
-            if c in stats
-            else frame[c].array.take(meta_rows if c in meta_cols else cells.first)
-        )
-    return pd.DataFrame(out)
+    return stats
 
 
 def guarantee_label(notion: str, neighbouring: str, spend_factor: float = 1.0) -> str:
@@ -439,33 +456,7 @@ def needed_for_target(
         est_, label, private = est[first], labels[first], privates[first]
         if pd.isna(est_) or pd.isna(label) or pd.isna(private):  # groupby drops missing keys
             continue
-        points = Groups([at[members]], sort=True)  # the mean median at each ``by`` value
-        xs = at[members][points.first]
-        ys = (
-            points.mean(medians[members])
-            if points.count < len(members)
-            else medians[members][points.first]  # one cell per value: its median
-        )
-        ok = np.isfinite(ys) & (ys > 0)
-        xs, ys = xs[ok], ys[ok]
-        need, note = None, ""
-        if xs.size == 0:
-            note = "no successful runs"
-        elif ys.min() > target:
-            note = f"needs more than {by} = {xs.max():g} (the sweep's largest)"
-        elif ys[0] <= target:
-            need, note = float(xs[0]), f"already at {by} = {xs[0]:g} (the sweep's smallest)"
-        else:
-            for i in range(len(xs) - 1):
-                y0, y1 = ys[i], ys[i + 1]
-                if (y0 - target) * (y1 - target) <= 0 and y0 != y1:
-                    t = (math.log(target) - math.log(y0)) / (math.log(y1) - math.log(y0))
-                    need = float(
-                        math.exp(math.log(xs[i]) + t * (math.log(xs[i + 1]) - math.log(xs[i])))
-                    )
-                    break
-            if need is None:
-                note = "error not monotone across the sweep"
+        need, note = _read_off(*_curve(at[members], medians[members]), target, by)
         rows.append(
             {
                 "estimator": est_,
@@ -483,6 +474,44 @@ def needed_for_target(
             drop=True
         )
     return out
+
+
+def _curve(at: np.ndarray, medians: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One estimator's median error at each ``by`` value ``at`` (in increasing order; the mean of
+    the medians where a value has several cells), the points with a positive finite error."""
+    points = Groups([at], sort=True)  # the mean median at each ``by`` value
+    xs = at[points.first]
+    ys = (
+        points.mean(medians)
+        if points.count < len(at)
+        else medians[points.first]  # one cell per value: its median
+    )
+    ok = np.isfinite(ys) & (ys > 0)
+    return xs[ok], ys[ok]
+
+
+def _read_off(xs: np.ndarray, ys: np.ndarray, target: float, by: str) -> tuple[float | None, str]:
+    """The ``by`` value where the curve ``(xs, ys)`` reaches ``target`` (log-log interpolation
+    between the bracketing points), or ``None`` and the reason it cannot be read off."""
+    need, note = None, ""
+    if xs.size == 0:
+        note = "no successful runs"
+    elif ys.min() > target:
+        note = f"needs more than {by} = {xs.max():g} (the sweep's largest)"
+    elif ys[0] <= target:
+        need, note = float(xs[0]), f"already at {by} = {xs[0]:g} (the sweep's smallest)"
+    else:
+        for i in range(len(xs) - 1):
+            y0, y1 = ys[i], ys[i + 1]
+            if (y0 - target) * (y1 - target) <= 0 and y0 != y1:
+                t = (math.log(target) - math.log(y0)) / (math.log(y1) - math.log(y0))
+                need = float(
+                    math.exp(math.log(xs[i]) + t * (math.log(xs[i + 1]) - math.log(xs[i])))
+                )
+                break
+        if need is None:
+            note = "error not monotone across the sweep"
+    return need, note
 
 
 #: PLAN's default noise share ρ3 = 0.5625 ρ (docs/estimators/plan.md §2; also the private-radius
