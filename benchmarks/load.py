@@ -315,6 +315,37 @@ def fmt(xs: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.first_reps:
+        os.environ["DPMEAN_FIRST_REPS"] = str(args.first_reps)
+    if args.cpu:
+        return cpu_per_view(args)
+    if any(s < 1 or s > 100 for s in args.sessions):
+        parser.error("--sessions: each level must be between 1 and 100")
+    _print_header(args)
+    failed = False
+    end = time.monotonic() + args.total_timeout
+    for level, sessions in enumerate(args.sessions):
+        limit = min(args.level_timeout, end - time.monotonic())
+        if limit < 60:  # not enough of the budget left for a server start, a warm-up and a level
+            print(
+                f"| {sessions} | not run: --total-timeout spent | — | — | — | — | 0/{sessions} "
+                "| — | — | — |"
+            )
+            failed = True
+            continue
+        r = run_level(sessions, seed0=1000 * (level + 1), args=args, limit=limit)
+        print(_level_row(sessions, r), flush=True)
+        for e in r["errors"][:5]:
+            print(f"#   error: {e}", flush=True)
+        failed |= bool(r["errors"])
+    print(f"# load after: {os.getloadavg()[0]:.2f} (1 min)", flush=True)
+    return 1 if failed else 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--sessions",
@@ -347,6 +378,12 @@ def main(argv: list[str] | None = None) -> int:
         default=2700,
         help="seconds allowed for the whole table (default 2700); levels it cannot fit are not run",
     )
+    _journey_options(parser)
+    return parser
+
+
+def _journey_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the students' journey and of the server it runs against."""
     parser.add_argument(
         "--arrivals",
         type=float,
@@ -398,13 +435,10 @@ def main(argv: list[str] | None = None) -> int:
         help="DPMEAN_FIRST_REPS for the server: repetitions per point of Compare's first result "
         "(default: the app's own, 3)",
     )
-    args = parser.parse_args(argv)
-    if args.first_reps:
-        os.environ["DPMEAN_FIRST_REPS"] = str(args.first_reps)
-    if args.cpu:
-        return cpu_per_view(args)
-    if any(s < 1 or s > 100 for s in args.sessions):
-        parser.error("--sessions: each level must be between 1 and 100")
+
+
+def _print_header(args: argparse.Namespace) -> None:
+    """The machine's load and the run's settings as a comment, then the table's header."""
     print(
         f"# load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1/5/15 min), "
         f"{os.cpu_count()} CPUs, workers={args.workers if args.workers is not None else 'default'}, "
@@ -419,33 +453,19 @@ def main(argv: list[str] | None = None) -> int:
         "| peak server memory |"
     )
     print(header + "\n|---|---|---|---|---|---|---|---|---|---|", flush=True)
-    failed = False
-    end = time.monotonic() + args.total_timeout
-    for level, sessions in enumerate(args.sessions):
-        limit = min(args.level_timeout, end - time.monotonic())
-        if limit < 60:  # not enough of the budget left for a server start, a warm-up and a level
-            print(
-                f"| {sessions} | not run: --total-timeout spent | — | — | — | — | 0/{sessions} "
-                "| — | — | — |"
-            )
-            failed = True
-            continue
-        r = run_level(sessions, seed0=1000 * (level + 1), args=args, limit=limit)
-        t = r["times"]
-        memory = "—" if np.isnan(r["peak_mb"]) else f"{r['peak_mb']:.0f} MB"
-        print(
-            f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
-            f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
-            f"{fmt(t.get(JOURNEY[3], []))} | "
-            f"{r['seeds'].get(JOURNEY[-1] + ' done', 0)}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
-            f"{len(r['errors'])} | {memory} |",
-            flush=True,
-        )
-        for e in r["errors"][:5]:
-            print(f"#   error: {e}", flush=True)
-        failed |= bool(r["errors"])
-    print(f"# load after: {os.getloadavg()[0]:.2f} (1 min)", flush=True)
-    return 1 if failed else 0
+
+
+def _level_row(sessions: int, r: dict) -> str:
+    """One level's row of the table: each page's p50 / p95, journeys done, seeds, errors, memory."""
+    t = r["times"]
+    memory = "—" if np.isnan(r["peak_mb"]) else f"{r['peak_mb']:.0f} MB"
+    return (
+        f"| {sessions} | {fmt(t.get(JOURNEY[0], []))} | {fmt(t.get(JOURNEY[1], []))} | "
+        f"{fmt(t.get(JOURNEY[2], []))} | {fmt(t.get(JOURNEY[2] + ' refined', []))} | "
+        f"{fmt(t.get(JOURNEY[3], []))} | "
+        f"{r['seeds'].get(JOURNEY[-1] + ' done', 0)}/{sessions} | {r['seeds'].get(JOURNEY[2], 0)} | "
+        f"{len(r['errors'])} | {memory} |"
+    )
 
 
 if __name__ == "__main__":

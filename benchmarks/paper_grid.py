@@ -198,6 +198,39 @@ def to_markdown(t: pd.DataFrame) -> str:
 
 
 def main() -> None:
+    args = _parser().parse_args()
+    cfgs = configs(
+        args.reps,
+        args.quick,
+        args.before,
+        args.only_before,
+        {k: v for k in ("a_d", "c_d", "b_alpha", "b_rho") if (v := getattr(args, k)) is not None},
+    )
+    if args.out is not None:  # written as it goes: a partial run leaves every finished chunk
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(
+            f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
+            "Each table is appended when its chunk (one d, or one alpha for case B, at one rho) finishes.\n"
+        )
+    parts = []
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        for case, key, value, rho in chunks(cfgs, args.cases, args.order):
+            t = _run_chunk(cfgs[case], case, key, value, rho, pool, args.out)
+            if t is None:
+                continue
+            parts.append(t)
+            if args.csv is not None:  # rewritten after each chunk, like --out
+                pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
+    allt = pd.concat(parts, ignore_index=True)
+    summary = _summary(allt)
+    print(summary)
+    if args.out is not None:
+        with args.out.open("a") as fh:
+            fh.write("\n## All cells\n\n" + to_markdown(allt) + "\n" + summary + "\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--quick", action="store_true", help="a subset of d and alpha")
@@ -230,55 +263,51 @@ def main() -> None:
         default=None,
         help="also write every finished chunk's rows (median, p90, max, ...) to this CSV",
     )
-    args = ap.parse_args()
-    cfgs = configs(
-        args.reps,
-        args.quick,
-        args.before,
-        args.only_before,
-        {k: v for k in ("a_d", "c_d", "b_alpha", "b_rho") if (v := getattr(args, k)) is not None},
+    return ap
+
+
+def _run_chunk(
+    cfg: dict,
+    case: str,
+    key: str,
+    value: float,
+    rho: float,
+    pool: concurrent.futures.Executor,
+    out: Path | None,
+) -> pd.DataFrame | None:
+    """One chunk's table, printed and appended to ``out``; None (with a note) when refused."""
+    # One experiments.run per (d or alpha, rho): the data and estimator seeds are
+    # addressed by content (dpcore.experiments.engine), so the chunks give the same
+    # numbers as one run of the whole case.
+    chunk = {**cfg, "sweep": {key: [value], "budget": [rho]}}
+    t0 = time.perf_counter()
+    try:
+        frame = experiments.run(chunk, executor=pool)
+    except ValueError as err:  # refused by dpcore.limits: noted, skipped
+        note = f"case {case}, {key} = {value:g}, rho = {rho:g}: skipped ({err})"
+        print(note, flush=True)
+        if out is not None:
+            with out.open("a") as fh:
+                fh.write(f"\n{note}\n")
+        return None
+    t = table(frame, case)
+    head = (
+        f"case {case}, {key} = {value:g}, rho = {rho:g}: {len(frame)} runs in "
+        f"{time.perf_counter() - t0:.0f} s"
     )
-    if args.out is not None:  # written as it goes: a partial run leaves every finished chunk
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(
-            f"# PLAN / IOME on the paper's Gaussian grid ({args.reps} runs per cell)\n\n"
-            "Each table is appended when its chunk (one d, or one alpha for case B, at one rho) finishes.\n"
-        )
-    parts = []
-    with concurrent.futures.ProcessPoolExecutor(2) as pool:
-        for case, key, value, rho in chunks(cfgs, args.cases, args.order):
-            cfg = cfgs[case]
-            # One experiments.run per (d or alpha, rho): the data and estimator seeds are
-            # addressed by content (dpcore.experiments.engine), so the chunks give the same
-            # numbers as one run of the whole case.
-            chunk = {**cfg, "sweep": {key: [value], "budget": [rho]}}
-            t0 = time.perf_counter()
-            try:
-                frame = experiments.run(chunk, executor=pool)
-            except ValueError as err:  # refused by dpcore.limits: noted, skipped
-                note = f"case {case}, {key} = {value:g}, rho = {rho:g}: skipped ({err})"
-                print(note, flush=True)
-                if args.out is not None:
-                    with args.out.open("a") as fh:
-                        fh.write(f"\n{note}\n")
-                continue
-            t = table(frame, case)
-            parts.append(t)
-            head = (
-                f"case {case}, {key} = {value:g}, rho = {rho:g}: {len(frame)} runs in "
-                f"{time.perf_counter() - t0:.0f} s"
-            )
-            print(head, flush=True)
-            print(to_markdown(t), flush=True)
-            if args.out is not None:
-                with args.out.open("a") as fh:
-                    fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
-            if args.csv is not None:  # rewritten after each chunk, like --out
-                pd.concat(parts, ignore_index=True).to_csv(args.csv, index=False)
-    allt = pd.concat(parts, ignore_index=True)
+    print(head, flush=True)
+    print(to_markdown(t), flush=True)
+    if out is not None:
+        with out.open("a") as fh:
+            fh.write(f"\n{head}\n\n{to_markdown(t)}\n")
+    return t
+
+
+def _summary(allt: pd.DataFrame) -> str:
+    """How many (cell, estimator) pairs had a run beyond 3x the median, and which."""
     private = allt[allt["estimator"] != "empirical"]
     bad = private[private["max/median"] > 3]
-    summary = (
+    return (
         f"\n{len(private)} (cell, estimator) pairs; {len(bad)} with a run beyond 3x the median: "
         + (
             ", ".join(
@@ -288,10 +317,6 @@ def main() -> None:
             or "none"
         )
     )
-    print(summary)
-    if args.out is not None:
-        with args.out.open("a") as fh:
-            fh.write("\n## All cells\n\n" + to_markdown(allt) + "\n" + summary + "\n")
 
 
 if __name__ == "__main__":

@@ -261,10 +261,32 @@ def chart(
         return
     shown = themed(fig)
     alt = sentence.replace("**", "")  # the sentence is the alt text
-    split = columns > 1 or panel is not None or by_column
+    parts = _chart_parts(shown, columns > 1 or panel is not None or by_column, by_column)
+    parts = _for_screen(parts if panel is None else [parts[panel]])
+    if by_column and len(parts) > 1:
+        columns = len(parts)
+        if heading := plain_title(figure_title(prepared(shown))):
+            st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
+    present = st.session_state.get("present", False)
+    _draw_parts(parts, name, alt, columns, on_click, present=present)
+    if present:  # the paragraph in a fold: the chart keeps the screen
+        st.expander("Speaker notes", key=f"dp-notes-{name}").markdown(sentence)
+    else:
+        st.markdown(sentence)
+    if present:  # presenter mode (pages/_present.py): no downloads, no code
+        return
+    _chart_downloads(fig, data, name, code, narrow=narrow)
+
+
+#: a chart's parts: each panel's prepared figure and its title (None: the figure's own)
+_Parts = list[tuple[PreparedFigure, str | None]]
+
+
+def _chart_parts(shown: Any, split: bool, by_column: bool) -> _Parts:
+    """The figure as one part, or split into one part per panel (``by_column``: per column)."""
     splitter = split_columns if by_column else split_subplots
     if isinstance(shown, go.Figure):  # a kept figure's JSON is made once (style.keep)
-        parts = remembered(
+        return remembered(
             shown,
             (split, by_column),
             lambda: (
@@ -273,23 +295,34 @@ def chart(
                 else [(PreparedFigure(shown.to_dict()), shown.layout.title.text)]
             ),
         )
-    else:  # a kept drawn_dict is sent as it is; its parts as dicts (not validated again)
-        parts = (
-            [(PreparedFigure(p), _title(p)) for p in splitter(shown, drawn=True)]
-            if split
-            else [(prepared(shown), None)]
-        )
-    parts = parts if panel is None else [parts[panel]]
+    # a kept drawn_dict is sent as it is; its parts as dicts (not validated again)
+    return (
+        [(PreparedFigure(p), _title(p)) for p in splitter(shown, drawn=True)]
+        if split
+        else [(prepared(shown), None)]
+    )
+
+
+def _for_screen(parts: _Parts) -> _Parts:
+    """The parts as the screen shows them: projected in presenter mode, phone-laid-out on a phone."""
     if st.session_state.get("present", False):  # text for the back of the room, the title above
         big = chart_scale()  # larger on a larger screen
-        parts = [_projected(p, t, big) for p, t in parts]
-    elif narrow_window():  # a phone: legends over the plot, play/pause above the slider
-        parts = [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
-    if by_column and len(parts) > 1:
-        columns = len(parts)
-        if heading := plain_title(figure_title(prepared(shown))):
-            st.html(f'<p class="dp-grid-title">{escape(heading)}</p>')
-    present = st.session_state.get("present", False)
+        return [_projected(p, t, big) for p, t in parts]
+    if narrow_window():  # a phone: legends over the plot, play/pause above the slider
+        return [(PreparedFigure(for_phone(p.to_dict())), t) for p, t in parts]
+    return parts
+
+
+def _draw_parts(
+    parts: _Parts,
+    name: str,
+    alt: str,
+    columns: int,
+    on_click: Callable[[], None] | None,
+    *,
+    present: bool,
+) -> None:
+    """One chart with its title line, or the parts ``columns`` to a row, each with its title."""
     if len(parts) == 1:
         title_line(st, parts[0][1] if present else parts[0][1] or figure_title(parts[0][0]))
         # presenter mode: as high as the slide leaves (pages/_present.py sizes the block)
@@ -305,18 +338,16 @@ def chart(
             )
         else:
             st.plotly_chart(parts[0][0], key=f"chart-{name}", alt=alt, height=height)
-    else:
-        for start in range(0, len(parts), columns):
-            row = zip(st.columns(columns), parts[start : start + columns], strict=False)
-            for k, (col, (part, title)) in enumerate(row):
-                title_line(col, title)
-                col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
-    if present:  # the paragraph in a fold: the chart keeps the screen
-        st.expander("Speaker notes", key=f"dp-notes-{name}").markdown(sentence)
-    else:
-        st.markdown(sentence)
-    if present:  # presenter mode (pages/_present.py): no downloads, no code
         return
+    for start in range(0, len(parts), columns):
+        row = zip(st.columns(columns), parts[start : start + columns], strict=False)
+        for k, (col, (part, title)) in enumerate(row):
+            title_line(col, title)
+            col.plotly_chart(part, key=f"chart-{name}-{start + k}", alt=f"{title}. {alt}")
+
+
+def _chart_downloads(fig: Any, data: pd.DataFrame, name: str, code: str, *, narrow: bool) -> None:
+    """The CSV, PNG and SVG downloads and the code expander under a chart."""
     cols = st.columns(3 if narrow else [3, 1, 1, 5])
     with cols[0]:
         download_csv(data, name, "CSV" if narrow else "Download the data (CSV)")

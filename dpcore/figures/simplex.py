@@ -166,6 +166,22 @@ def triangle_d2(
     return fig, df
 
 
+def _projections(m: np.ndarray, proj: np.ndarray, k: int) -> Any:
+    """The first ``k`` releases' projections onto the known count's line, as grey segments."""
+    xs, ys = [], []
+    for i in range(k):  # a few projections, drawn as segments (k <= 12: not a loop over data rows)
+        xs += [m[i, 0], proj[i, 0], None]
+        ys += [m[i, 1], proj[i, 1], None]
+    return trace(
+        go.Scatter,
+        x=xs,
+        y=ys,
+        mode="lines",
+        name="known n: project onto the line",
+        line=dict(color="#555", width=1),
+    )
+
+
 def release_picture(
     releases: pd.DataFrame, *, new: Builder = figure
 ) -> tuple[go.Figure, pd.DataFrame]:
@@ -205,21 +221,7 @@ def release_picture(
             marker=dict(size=5, color="#17becf", opacity=0.6),
         )
     )
-    k = min(12, reps)
-    xs, ys = [], []
-    for i in range(k):  # a few projections, drawn as segments (k <= 12: not a loop over data rows)
-        xs += [m[i, 0], proj[i, 0], None]
-        ys += [m[i, 1], proj[i, 1], None]
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=xs,
-            y=ys,
-            mode="lines",
-            name="known n: project onto the line",
-            line=dict(color="#555", width=1),
-        )
-    )
+    fig.add_trace(_projections(m, proj, min(12, reps)))
     fig.add_trace(
         trace(
             go.Scatter,

@@ -243,6 +243,27 @@ def _ledgers(
     return pd.DataFrame(rows), sentence, words
 
 
+def _counts(s: SimplexSettings, eps: float | None, rho: float | None) -> pd.DataFrame | None:
+    """The noisy counts' draws when n is private (add-remove), else None."""
+    if s.relation != "add-remove":
+        return None
+    rng = s.data.streams.rng("sample:count")
+    n = int(s.data.n)
+    return count_draws(n=n, split=s.split, reps=COUNT_REPS, rng=rng, epsilon=eps, rho=rho)
+
+
+def _release_sentence(mech: str, n: int, free_count: pd.Series) -> str:
+    """What the cloud of noisy releases shows, and the spread of the count read off them."""
+    shape = "square-ish (Laplace)" if mech == "laplace" else "round (Gaussian)"
+    return (
+        f"{RELEASES} noisy releases m = s + Z of the same {n:,} records: a "
+        f"{shape} cloud around the true sums. Knowing n, each release is projected onto the line "
+        "m₁ + m₂ = nR (grey segments): that removes the noise along (1, 1) and halves the "
+        "variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation is "
+        f"{free_count.std():.2f}."
+    )
+
+
 def view(s: SimplexSettings) -> SimplexView:
     """Everything the page shows at ``s``; a ``ValueError`` names the fix for an impossible budget."""
     budget = s.data.checked()
@@ -257,7 +278,6 @@ def view(s: SimplexSettings) -> SimplexView:
     releases = simplex_releases(
         x, RADIUS, reps=RELEASES, rng=streams.rng("sample:releases"), epsilon=eps, rho=rho
     )
-    shape = "square-ish (Laplace)" if s.mech == "laplace" else "round (Gaussian)"
     position: dict[str, Any] = dict(
         n=n,
         epsilon=eps,
@@ -269,10 +289,7 @@ def view(s: SimplexSettings) -> SimplexView:
     theory = variance_curves(**position)
     sim = simulated_points(**position, reps=VARIANCE_REPS, rng=streams.rng("sample:variance"))
     unknown, known = _variance_sentences(s, theory, sim)
-    counts = None
-    if s.relation == "add-remove":
-        rng = streams.rng("sample:count")
-        counts = count_draws(n=n, split=s.split, reps=COUNT_REPS, rng=rng, epsilon=eps, rho=rho)
+    counts = _counts(s, eps, rho)
     ledger, ledger_sentence, words = _ledgers(s, budget, x, count_fraction)
     return SimplexView(
         settings=s,
@@ -286,11 +303,7 @@ def view(s: SimplexSettings) -> SimplexView:
         triangle_z=z,
         triangle_sentence=triangle,
         releases=releases,
-        release_sentence=f"{RELEASES} noisy releases m = s + Z of the same {n:,} records: a "
-        f"{shape} cloud around the true sums. Knowing n, each release is projected onto the line "
-        "m₁ + m₂ = nR (grey segments): that removes the noise along (1, 1) and halves the "
-        "variance. Not knowing n, (m₁ + m₂)/R is the count: here its standard deviation is "
-        f"{releases.free_count.std():.2f}.",
+        release_sentence=_release_sentence(s.mech, n, releases.free_count),
         theory=theory,
         sim=sim,
         unknown_n_sentence=unknown,

@@ -308,18 +308,7 @@ def noise_shapes_figure(
             )
         )
         fig.add_trace(_shape_trace(label, color, coord, sd, bars))
-    fig.add_trace(
-        trace(
-            go.Scatter,
-            x=coord,
-            y=sig / math.sqrt(n),
-            mode="lines+markers" if bars else "lines",
-            name="sampling std σᵢ/√n",
-            line=dict(color=COLORS["sampling"], width=2, dash="dash"),
-            marker=dict(size=5),
-            hovertemplate="coordinate %{x}: σᵢ/√n = %{y:.3g}<extra></extra>",
-        )
-    )
+    fig.add_trace(_sampling_trace(coord, sig / math.sqrt(n), bars))
     fig.update_layout(barmode="group", bargap=0.15)
     merge_layout(
         fig, xaxis={"title": {"text": "coordinate i (σᵢ falls from left to right for skewed data)"}}
@@ -343,6 +332,20 @@ def noise_shapes_figure(
         margin=dict(b=120),
     )
     return fig.to_dict() if drawn else fig, pd.concat(frames, ignore_index=True)
+
+
+def _sampling_trace(coord: np.ndarray, sampling_std: np.ndarray, bars: bool) -> Any:
+    """The yardstick: each coordinate's sampling std ``sigma_i / sqrt(n)``, a dashed line."""
+    return trace(
+        go.Scatter,
+        x=coord,
+        y=sampling_std,
+        mode="lines+markers" if bars else "lines",
+        name="sampling std σᵢ/√n",
+        line=dict(color=COLORS["sampling"], width=2, dash="dash"),
+        marker=dict(size=5),
+        hovertemplate="coordinate %{x}: σᵢ/√n = %{y:.3g}<extra></extra>",
+    )
 
 
 def _shape_trace(label: str, color: str, coord: np.ndarray, sd: np.ndarray, bars: bool) -> Any:
