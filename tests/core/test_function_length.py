@@ -1,5 +1,5 @@
-"""The team's size rule for functions: under about 60 code lines (docs/architecture.md, Layers;
-the charter's "Readable" rule).
+"""The team's size rule for functions: under about 60 code lines (docs/architecture.md,
+Conventions: "Readable sizes").
 
 A function's code lines are the lines from its ``def`` to its last line that hold code: blank
 lines, comment-only lines and docstrings (its own and those of the functions and classes it
