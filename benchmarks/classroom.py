@@ -48,6 +48,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from classroom_browsers import lecturer_table
 from load_client import FINISHED, StreamlitClient
 from load_server import ROOT, free_port, start_server, stop_server
 
@@ -316,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{PAGE}, {args.steps} steps every {args.gap:g} s; seconds from the lecturer's "
         f"key press (load average before: {os.getloadavg()[0]:.1f})\n\n"
         + table(times, [f.shown for f in flock])
+        + (
+            "\n\nThe lecturer's step, from the key press (its browser's websocket frames):\n\n"
+            + lecturer_table(times)
+            if "server" in times
+            else ""
+        )
         + f"\n\nServer CPU per step (the app's process and its children, from the press to the "
         f"next; idle with the followers polling: {idle:.2f} s per s): "
         + step_cpu(times, samples, args.gap, idle)
