@@ -115,7 +115,7 @@ if v.flip_warning:
 
 heading("Which group each coordinate landed in, and the noise it got", "ladder")
 chart(
-    ladder_figure(v.ladder, list(v.rounds)),
+    ladder_figure(v.ladder, list(v.rounds), drawn=True),  # plotly's dict, no validation pass
     v.ladder,
     "binary_ladder",
     v.ladder_sentence,

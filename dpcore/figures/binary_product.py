@@ -7,6 +7,8 @@ docs/estimators/binary-product.md §6 (what the teaching app should show).
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +19,8 @@ from plotly.colors import qualitative
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.binary_product import BinaryProductDiagnostics
-from dpcore.figures.style import add_shapes, subplots
+from dpcore.figures.dict_figure import GridDict
+from dpcore.figures.style import add_shapes, log_ticks, subplots
 from dpcore.registry import get
 
 #: The final round's colour: teal, which no bucket colour (Dark2 after its first, then Set1) uses.
@@ -58,35 +61,39 @@ def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
 TAU_LABEL_STEP = 0.045
 
 
-def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
-    """Each round's threshold τ_r as a dotted line across the top panel, labelled at its right."""
-    thresholds = {"color": "#999", "dash": "dot", "width": 1}  # add_hline(row=1, col=1), batched
-    add_shapes(
-        fig,
-        [
-            {"line": thresholds, "type": "line", "x0": 0, "x1": 1, "xref": "x domain"}
-            | {"y0": row["tau"], "y1": row["tau"], "yref": "y"}
-            for row in rounds
-        ],
-    )
-    # each dotted line says which round's threshold; the thresholds of late rounds sit close
-    # together on the log axis, so the labels step leftwards one label-width a round. One layout
-    # assignment (fig.add_annotation re-validates every annotation already there at each call).
+def _threshold_shapes(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each round's threshold τ_r as a dotted line across the top panel (``add_hline(row=1,
+    col=1)``, batched)."""
+    thresholds = {"color": "#999", "dash": "dot", "width": 1}
+    return [
+        {"line": thresholds, "type": "line", "x0": 0, "x1": 1, "xref": "x domain"}
+        | {"y0": row["tau"], "y1": row["tau"], "yref": "y"}
+        for row in rounds
+    ]
+
+
+def _threshold_labels(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each dotted line's label, at its right: the thresholds of late rounds sit close together on
+    the log axis, so the labels step leftwards one label-width a round."""
     font = {"color": "#777", "size": 11}
-    labels = [
+    return [
         {"font": font, "showarrow": False, "text": f"τ{_subscript(r)}"}
         | {"x": 1 - TAU_LABEL_STEP * (r - 1), "xanchor": "right", "xref": "x domain"}
         | {"y": float(np.log10(row["tau"])), "yanchor": "bottom", "yref": "y"}
         for r, row in enumerate(rounds, start=1)
     ]
-    fig.layout.annotations = (*fig.layout.annotations, *labels)
 
 
-def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
-    """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
-    thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
-    naive Laplace level."""
-    fig = subplots(
+def _thresholds(fig: go.Figure, rounds: list[dict[str, Any]]) -> None:
+    """The thresholds' lines and labels on ``fig``: one layout assignment each
+    (fig.add_annotation re-validates every annotation already there at each call)."""
+    add_shapes(fig, _threshold_shapes(rounds))
+    fig.layout.annotations = (*fig.layout.annotations, *_threshold_labels(rounds))
+
+
+def _ladder_grid() -> go.Figure:
+    """The two panels, empty."""
+    return subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,
@@ -96,33 +103,10 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
             "Noise standard deviation each coordinate received",
         ),
     )
-    order = sorted(
-        df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
-    )
-    groups = df["group"].to_numpy()
-    rank, p, noise = (df[c].to_numpy() for c in ("rank", "p", "noise_std_pde"))
-    traces, rows = [], []
-    for g in order:
-        sub = groups == g  # numpy columns: plotly converts a pandas Series slowly
-        name = "final round (light)" if g == "final" else f"bucket {g}"
-        marker = {"color": group_color(g), "size": 6}
-        points = {"mode": "markers", "name": name, "legendgroup": g, "marker": marker}
-        traces += [
-            go.Scatter(x=rank[sub], y=p[sub], **points),
-            go.Scatter(x=rank[sub], y=noise[sub], showlegend=False, **points),
-        ]
-        rows += [1, 2]
-    traces.append(
-        go.Scatter(
-            x=df["rank"].to_numpy(),
-            y=df["noise_std_naive"].to_numpy(),
-            mode="lines",
-            name="naive Laplace noise",
-            line={"color": NAIVE_COLOR, "dash": "dash", "width": 2},
-        )
-    )
-    fig.add_traces(traces, rows=[*rows, 2], cols=[1] * len(traces))  # one call, not one a trace
-    _thresholds(fig, rounds)
+
+
+def _ladder_axes(fig: go.Figure) -> None:
+    """The axes and the layout (no data)."""
     fig.update_yaxes(
         type="log", title_text="pⱼ (log)", dtick=1, exponentformat="power", row=1, col=1
     )
@@ -133,7 +117,75 @@ def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]]) -> go.Figure:
     fig.update_layout(
         height=620, margin={"t": 40, "b": 40}, legend={"orientation": "h", "y": -0.12}
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _ladder_layout() -> dict[str, Any]:
+    """The panels, axes and layout as plotly writes them, laid out once per process (they hold
+    no data; :func:`ladder_figure` adds the thresholds to a copy). Never changed."""
+    fig = _ladder_grid()
+    _ladder_axes(fig)
+    return fig.to_dict()["layout"]
+
+
+def _ladder_traces(df: pd.DataFrame) -> list[tuple[dict[str, Any], int]]:
+    """The traces as dicts with their panel's row: two per group (p_j on top, its noise std
+    below), then naive Laplace's flat noise level below. NumPy columns: plotly converts a pandas
+    Series slowly."""
+    order = sorted(
+        df["group"].unique(), key=lambda g: (g == "final", int(g[1:]) if g != "final" else 0)
+    )
+    groups = df["group"].to_numpy()
+    rank, p, noise = (df[c].to_numpy() for c in ("rank", "p", "noise_std_pde"))
+    traces: list[tuple[dict[str, Any], int]] = []
+    for g in order:
+        sub = groups == g
+        name = "final round (light)" if g == "final" else f"bucket {g}"
+        marker = {"color": group_color(g), "size": 6}
+        points = {"mode": "markers", "name": name, "legendgroup": g, "marker": marker}
+        traces += [
+            ({"x": rank[sub], "y": p[sub], **points}, 1),
+            ({"x": rank[sub], "y": noise[sub], "showlegend": False, **points}, 2),
+        ]
+    naive = {"x": df["rank"].to_numpy(), "y": df["noise_std_naive"].to_numpy()}
+    line = {"color": NAIVE_COLOR, "dash": "dash", "width": 2}
+    traces.append(({**naive, "mode": "lines", "name": "naive Laplace noise", "line": line}, 2))
+    return traces
+
+
+def ladder_figure(df: pd.DataFrame, rounds: list[dict[str, Any]], *, drawn: bool = False) -> Any:
+    """Top: true p_j (sorted, log y) coloured by the group the estimator put j in, with the round
+    thresholds τ_r. Bottom: the noise std each coordinate received, PDPE by group against the flat
+    naive Laplace level.
+
+    ``drawn=True``: the chart as the page draws it, plotly's dict (its log axes' ticks set as
+    :func:`~dpcore.figures.style.tidy_log_axes` sets them), built on the layout kept per process
+    without a validation pass; else a ``go.Figure`` (notebooks, reports)."""
+    traces = _ladder_traces(df)
+    if drawn:
+        return _ladder_dict(traces, rounds)
+    fig = _ladder_grid()
+    fig.add_traces(  # one call, not one a trace
+        [go.Scatter(**t) for t, _ in traces], rows=[r for _, r in traces], cols=[1] * len(traces)
+    )
+    _thresholds(fig, rounds)
+    _ladder_axes(fig)
     return fig
+
+
+def _ladder_dict(traces: list[tuple[dict[str, Any], int]], rounds: list[dict[str, Any]]) -> dict:
+    """:func:`ladder_figure`'s chart as plotly's dict, log ticks tidied (``drawn=True``)."""
+    grid = GridDict(copy.deepcopy(_ladder_layout()), cols=1)
+    for t, row in traces:
+        grid.add_trace({"type": "scatter", **t}, row, 1)
+    layout = grid.layout
+    layout["shapes"] = [*layout.get("shapes", []), *_threshold_shapes(rounds)]
+    layout["annotations"] = [*layout.get("annotations", []), *_threshold_labels(rounds)]
+    for row, axis in ((1, "yaxis"), (2, "yaxis2")):  # as tidy_log_axes does for a figure
+        if layout[axis].get("type") == "log" and "tickvals" not in layout[axis]:
+            ys = [t["y"] for t, r in traces if r == row]
+            layout[axis].update(log_ticks(np.concatenate(ys).astype(float)))
+    return grid.to_dict()
 
 
 def _subscript(k: int) -> str:

@@ -37,6 +37,15 @@ def share(value: float) -> str:
     return plain(100.0 * float(value), 2) + "%"
 
 
+def runs_each(reps: int) -> str:
+    """``reps`` runs per estimator in words.
+
+    >>> runs_each(1), runs_each(10)
+    ('1 run each', '10 runs each')
+    """
+    return f"{reps} run{'' if reps == 1 else 's'} each"
+
+
 def clipping_sentence(row: pd.Series) -> str:
     """What clipping alone did to one column's mean, in its units (teaching only).
 
@@ -183,7 +192,7 @@ def dots_sentence(
         f"mean, a median {show(r.rank)} {what}"
         for r in best.itertuples()
     ]
-    text = f"Over {reps} runs each (same data, fresh noise): " + "; ".join(parts) + "."
+    text = f"Over {runs_each(reps)} (same data, fresh noise): " + "; ".join(parts) + "."
     if column is not None and shift:
         text += (
             f" Clipping alone moved the mean by {show(shift)}: every estimator that clips to "

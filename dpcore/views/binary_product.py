@@ -154,17 +154,54 @@ def _sweep(
     return pd.DataFrame(records)
 
 
-def _ladder_sentence(ladder: pd.DataFrame, ex: BinaryProductDiagnostics) -> str:
-    groups = (
-        ladder.groupby("group", sort=False)
-        .agg(coords=("p", "size"), noise=("noise_std_pde", "median"))
-        .reset_index()
+@dataclass(frozen=True)
+class _Sweeps:
+    """The TV sweeps' part of the view: a function of the study's public settings only."""
+
+    n_grid: tuple[int, ...]
+    d_grid: tuple[int, ...]
+    sweep_n: pd.DataFrame
+    curves_n: dict[str, tuple[np.ndarray, np.ndarray]]
+    words_n: str
+    sweep_d: pd.DataFrame
+    words_d: str
+
+
+@functools.lru_cache(maxsize=32)
+def _sweeps(name: str, d: int, eps: float, flip: bool) -> _Sweeps:
+    """Both sweeps' summaries, theory curves and words at the study's settings, kept across seeds
+    and visitors as :func:`_sweep` keeps the runs (the summaries' pandas work cost every new seed
+    about as much as the ladder's chart). Never changed by a view."""
+    n_grid, d_grid = grids(name, d)
+    raw_n = _sweep(name, tuple((nn, d) for nn in n_grid), eps, flip, "study:tv_n")
+    raw_d = _sweep(name, tuple((RATIO_ND * dd, dd) for dd in d_grid), eps, flip, "study:tv_d")
+    sum_n, sum_d = (
+        tv_summary(raw_n.to_dict("records"), "n"),
+        tv_summary(raw_d.to_dict("records"), "d"),
     )
-    light = groups[groups["group"] == "final"]
+    ns = np.geomspace(n_grid[0], n_grid[-1], 40)
+    return _Sweeps(
+        n_grid=n_grid,
+        d_grid=d_grid,
+        sweep_n=sum_n,
+        curves_n={
+            "naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
+            "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
+            "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d)),
+        },
+        words_n=sweep_winners(sum_n, "n"),
+        sweep_d=sum_d,
+        words_d=_d_words(sum_d, d_grid),
+    )
+
+
+def _ladder_sentence(ladder: pd.DataFrame, ex: BinaryProductDiagnostics) -> str:
+    final = ladder["group"].to_numpy() == "final"  # NumPy, not a pandas groupby (per seed)
+    noise = ladder["noise_std_pde"].to_numpy()[final]
     light_txt = (
-        f"The {int(light['coords'].iloc[0])} light coordinates share noise std "
-        f"{light['noise'].iloc[0]:.2g}, "
-        if len(light)
+        f"The {int(final.sum())} light coordinates share noise std "
+        f"{float(np.nanmedian(noise)):.2g}, "
+        if final.any()
         else "No coordinate reached the final round; "
     )
     return (
@@ -209,16 +246,7 @@ def view(s: BinaryProductSettings) -> BinaryProductView:
     p, pde, naive, tv = res["p"], res["pde"], res["naive"], res["tv"]
     ex = pde.diagnostics_as(BinaryProductDiagnostics)
     ladder = ladder_frame(p, pde, naive)
-    n_grid, d_grid = grids(s.profile, d)
-    raw_n = _sweep(s.profile, tuple((nn, d) for nn in n_grid), eps, bool(s.flip), "study:tv_n")
-    raw_d = _sweep(
-        s.profile, tuple((RATIO_ND * dd, dd) for dd in d_grid), eps, bool(s.flip), "study:tv_d"
-    )
-    sum_n, sum_d = (
-        tv_summary(raw_n.to_dict("records"), "n"),
-        tv_summary(raw_d.to_dict("records"), "d"),
-    )
-    ns = np.geomspace(n_grid[0], n_grid[-1], 40)
+    sw = _sweeps(s.profile, d, eps, bool(s.flip))
     private = {TV_LABELS[k]: [tv[k]] for k in ("pde", "naive", "truncated")}
     return BinaryProductView(
         settings=s,
@@ -241,18 +269,14 @@ def view(s: BinaryProductSettings) -> BinaryProductView:
         round_table=_round_table(ex, d),
         stage_table=pd.DataFrame([dict(stage) for stage in ex.stages]),
         ledger=pd.DataFrame(pde.ledger.to_records()),
-        n_grid=n_grid,
-        d_grid=d_grid,
-        sweep_n=sum_n,
-        curves_n={
-            "naive, sparse theory d²/(2εn)": (ns, naive_sparse(ns, d, eps)),
-            "naive, dense theory (p ≡ ½)": (ns, naive_dense(ns, d, eps)),
-            "non-private, dense 0.4√(d/n)": (ns, nonprivate_dense(ns, d)),
-        },
+        n_grid=sw.n_grid,
+        d_grid=sw.d_grid,
+        sweep_n=sw.sweep_n,
+        curves_n=sw.curves_n,
         title_n=f"TV against n (d = {d}, ε = {eps:g}, profile {s.profile}; mean ± sd of 2 "
         f"repetitions, study seed {STUDY_SEED})",
-        words_n=sweep_winners(sum_n, "n"),
-        sweep_d=sum_d,
+        words_n=sw.words_n,
+        sweep_d=sw.sweep_d,
         title_d=f"TV against d at n = {RATIO_ND}·d (ε = {eps:g}, profile {s.profile})",
-        words_d=_d_words(sum_d, d_grid),
+        words_d=sw.words_d,
     )

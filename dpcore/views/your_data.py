@@ -44,7 +44,7 @@ from dpcore.experiments.studies.your_data import (
     repeated_runs,
     summary,
 )
-from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_money
+from dpcore.figures.your_data import FEW, clipping_summary, dots_sentence, is_money, runs_each
 from dpcore.limits import MAX_UPLOAD_MB
 from dpcore.pool import TimeBudgetExceeded
 from dpcore.views.settings import DataSettings
@@ -98,10 +98,13 @@ BOUNDS = {
 QUANTILE_OPTIONS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1]
 #: Runs per estimator of the page's first view (the runs slider's count replaces them in the
 #: background). Run ``r`` is child ``r`` of the estimator's stream whatever the count, so these are
-#: the full view's first runs. Over 12 seeds at the defaults the guarantee's best at 3 runs was
-#: the best at 10 in 1 of 12 seeds (at 5 runs: 2 of 12; many estimators lie within noise of each
-#: other), so the sentences say how many runs they rest on (docs/speed.md, Your data).
-FIRST_REPS = 3
+#: the full view's first runs. One run, not three: three runs were about half of the first view's
+#: CPU, and over 12 seeds at the defaults they were not closer to the 10-run view than one run
+#: (the guarantee's best at 10 runs was the best at 3 runs in 1 of 12 seeds and at 1 run in 0; the
+#: plain box's estimator 6 and 7 of 12; the best few shared a median 88% and 81% of their
+#: estimators). The sentences say how many runs they rest on (docs/speed.md, Your data, rounds 2
+#: and 3).
+FIRST_REPS = 1
 
 
 @dataclass(frozen=True, repr=False)
@@ -456,7 +459,7 @@ def show(settings: YourDataSettings, o: Overview, r: Runs) -> YourDataView:
         shown=shown,
         column=column,
         shift=shift,
-        title=f"Every estimator, {int(es.reps)} runs each, budget {budget}"
+        title=f"Every estimator, {runs_each(int(es.reps))}, budget {budget}"
         + (" (not private: bounds read off the data)" if es.mode == "data" else ""),
         sentence=dots_sentence(table, column=column, shift=shift, spread=spread)
         + ("" if settings.show_all else f" Showing {len(shown)} of {len(table)}."),

@@ -5,6 +5,7 @@ the runs slider's count; those first runs are the full view's first runs (the sa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpcore.figures.your_data import runs_each
 from dpcore.views.your_data import FIRST_REPS
 from tests.pages._apptest import open_page
 
@@ -21,7 +22,7 @@ def test_the_first_view_runs_fewer_then_the_notice_refines_it(monkeypatch: pytes
     monkeypatch.setenv("DPMEAN_PROGRESSIVE", "1")
     at = open_page("pages/your_data.py", timeout=120)
     assert not at.exception and not at.error
-    assert f"Over {FIRST_REPS} runs each" in _markdown(at)
+    assert f"Over {runs_each(FIRST_REPS)} (same data" in _markdown(at)
     assert _notice(at) == [
         f"First view: {FIRST_REPS} runs per estimator. The 10 runs you asked for replace them "
         "in a moment."

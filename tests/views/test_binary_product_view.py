@@ -67,3 +67,21 @@ def test_the_view_needs_no_streamlit():
     code = "import sys, dpcore.views.binary_product; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_sweeps_summaries_and_words_are_kept_across_seeds(small):
+    """They depend on the study's public settings only: a new seed reuses them (the same
+    objects), and the words are those of the summaries."""
+    other = view(replace(SMALL, data=replace(SMALL.data, seed=5)))
+    assert other.sweep_n is small.sweep_n and other.sweep_d is small.sweep_d
+    assert other.words_n == small.words_n and other.words_d == small.words_d
+
+
+def test_the_ladder_sentence_counts_the_final_round_as_a_groupby_does(small):
+    assert small.ladder_sentence.startswith("No coordinate reached the final round; ")
+    skewed = view(replace(SMALL, profile="skewed", d=128, n=100_000, flip=False))
+    lad = skewed.ladder
+    final = lad[lad["group"] == "final"]
+    assert len(final) > 0
+    assert f"The {len(final)} light coordinates share noise std" in skewed.ladder_sentence
+    assert f"{final['noise_std_pde'].median():.2g}, against" in skewed.ladder_sentence

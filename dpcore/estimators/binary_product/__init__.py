@@ -58,6 +58,7 @@ from dpcore._validation import RngLike, check_flag, check_positive
 from dpcore.estimate import Cost, Default, Estimate
 from dpcore.estimators._options import META_FIELDS, EstimatorOptions, Family
 from dpcore.estimators.binary_product import stages
+from dpcore.estimators.binary_product.checked import CheckedBinary, check_binary
 from dpcore.estimators.binary_product.stages import (
     HEAVY_SUBSTITUTE_LABEL,
     BinaryProductDiagnostics,
@@ -70,7 +71,6 @@ from dpcore.estimators.binary_product.stages import (
     _Partition,
     _Pipeline,
     _run_stages,
-    check_binary,
     chernoff_radius,
     final_radius,
     heavy_l2_radius,
@@ -354,6 +354,7 @@ __all__ = [
     "HEAVY_SUBSTITUTE_LABEL",
     "BinaryProductDiagnostics",
     "Bound",
+    "CheckedBinary",
     "Noise",
     "PdeOptions",
     "RowSplit",

@@ -34,39 +34,6 @@ HEAVY_SUBSTITUTE_LABEL = (
 # input and public radii
 
 
-def check_binary(x: Any, name: str = "x") -> sparse.csr_matrix | np.ndarray:
-    """Return ``x`` (dense array or scipy sparse matrix of 0/1 entries, shape (n, d)) ready to use.
-
-    Dense input is returned as a float array, sparse input as CSR. Raises ``ValueError`` for NaN,
-    a wrong shape or entries other than 0 and 1.
-    """
-    if sparse.issparse(x):
-        X = sparse.csr_matrix(x, dtype=float)
-        if not X.data.all():  # stored zeros: drop them (an O(nnz) pass skipped when there are none)
-            X.eliminate_zeros()
-        vals = X.data
-    else:
-        try:
-            X = np.asarray(x, dtype=float)
-        except (TypeError, ValueError) as err:
-            raise ValueError(f"{name} must be a numeric 0/1 array of shape (n, d).") from err
-        if X.ndim == 1:
-            X = X[:, None]
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be 2-D (n rows by d bits); got shape {X.shape}.")
-        vals = X
-    if X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"{name} needs at least one row and one column; got shape {X.shape}.")
-    if not np.all(np.isfinite(vals)):
-        raise ValueError(f"{name} contains NaN or infinite values; binary data must be 0 or 1.")
-    if np.any((vals != 0) & (vals != 1)):
-        raise ValueError(
-            f"{name} must contain only 0 and 1 (binary product data); threshold or "
-            "one-hot encode it first."
-        )
-    return X
-
-
 def chernoff_radius(mu: float, log_inv: float) -> float:
     """``chern(μ, L) = μ + (L + sqrt(L² + 8μL))/2``: a sum of independent Bernoullis with total mean
     at most ``μ`` exceeds it with probability at most ``e^{-L}`` (multiplicative Chernoff bound,

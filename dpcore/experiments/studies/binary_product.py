@@ -18,6 +18,7 @@ from dpcore import registry
 from dpcore._validation import RngLike, check_positive, spawn_generators
 from dpcore.data.binary import _check_d, profile, sample_binary_product
 from dpcore.data.binary_rows import sample_binary_rows
+from dpcore.estimators.binary_product import CheckedBinary
 from dpcore.privacy import Budget
 from dpcore.streams import Streams
 from dpcore.theory.binary_product import _check_pq
@@ -124,12 +125,13 @@ def binary_single_run(
     pure = Budget.pure(_epsilon(budget))
     p = profile(profile_name, d, rng=streams.rng("sample:profile"))
     X = sample_binary_rows(p, n, rng=streams.rng("data"))
-    pde = registry.run("binary_pde", X, pure, rng=streams.rng("noise:binary_pde"), flip=flip)
+    checked = CheckedBinary(X)  # checked once for the three estimators, not once each
+    pde = registry.run("binary_pde", checked, pure, rng=streams.rng("noise:binary_pde"), flip=flip)
     naive = registry.run(
-        "binary_naive_laplace", X, pure, rng=streams.rng("noise:binary_naive_laplace")
+        "binary_naive_laplace", checked, pure, rng=streams.rng("noise:binary_naive_laplace")
     )
     trunc = registry.run(
-        "binary_truncated_laplace", X, pure, rng=streams.rng("noise:binary_truncated_laplace")
+        "binary_truncated_laplace", checked, pure, rng=streams.rng("noise:binary_truncated_laplace")
     )
     xbar = np.bincount(X.indices, minlength=d) / n  # the column means (the ones' columns)
     means = {"pde": pde.mean, "naive": naive.mean, "truncated": trunc.mean, "empirical": xbar}
