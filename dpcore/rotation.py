@@ -29,9 +29,14 @@ product at most ``2^19`` multiply-adds, so OpenBLAS runs it on one thread: on a 
 (2 shared cores) multi-threaded small products were up to 10x slower than single-threaded ones
 (thread hand-offs wait for busy cores), while one thread runs about as fast as two idle ones on
 these sizes. The data are read once (transposed into the chunk, with an optional centre
-subtracted) and written once, as the ``(D, n)`` array returned by
-:meth:`RandomizedHadamard.forward_columns` (one row per rotated coordinate: the layout in which
-coordinate-wise statistics such as the private medians are cheapest).
+subtracted) and written once, as rows ``(n, D)`` (:meth:`RandomizedHadamard.forward`) or as
+columns ``(D, n)`` (:meth:`RandomizedHadamard.forward_columns`).
+
+On arrays of at least :data:`dpcore._kernels.MIN_SIZE` values :meth:`RandomizedHadamard.forward`
+runs a compiled butterfly instead (:mod:`dpcore._kernels_rotation`: eight rows at a time, so
+every butterfly is a vector operation; about three times faster than the products at
+``(10^4, 2048)``, docs/speed.md "IOME, round 4"). It adds the same exact ``± a_i`` terms in
+another order: the two agree to the last bits, and bit for bit on dyadic inputs.
 
 References
 ----------
