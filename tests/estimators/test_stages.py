@@ -80,7 +80,7 @@ def test_iome_stages_leave_their_inputs_as_they_were() -> None:
     c = I.centre(rot, spec, budgets["center"], ledger, g)
     rad = I.radius(rot, c, spec, budgets, ledger, g)
     np.testing.assert_array_equal(rot.xr, before)  # the radius centres blocks, not rot.xr
-    want = np.linalg.norm(before - c[:, None], axis=0)
+    want = np.linalg.norm(before - c, axis=1)  # xr holds one rotated row per person
     np.testing.assert_allclose(rad.norms, want, rtol=1e-14, atol=0)
     out = I.noise(rot, c, rad, budgets["noise"], ledger, g)
     np.testing.assert_array_equal(rot.xr, before)

@@ -50,20 +50,18 @@ def _coinpress_centre(
     clipped means in public balls of radius ``R_t`` (l2 sensitivity ``2 R_t / n``), the rest of
     ``rho_med`` split equally.
     """
-    D, n = xr.shape
+    n, D = xr.shape
     r0 = float(np.linalg.norm(hw))
     if spread is None:
         rho_sp = rho_med - (rho_med - rho_med * spread_share)  # the two parts sum to rho_med
         note = f"exponential mechanism on a log grid for the median of {n // 2} pair distances"
         with mechanisms.stage(ledger, "centre: l2 spread", note=note):
-            gamma = private_spread(xr, 2.0 * r0, rho=rho_sp, beta=beta, columns=True, rng=g)
+            gamma = private_spread(xr, 2.0 * r0, rho=rho_sp, beta=beta, rng=g)
     else:
         rho_sp, gamma = 0.0, spread
     note = "CoinPress: noisy clipped means in shrinking public balls"
     with mechanisms.stage(ledger, "centre (CoinPress)", note=note):
-        c, _ = coinpress_center(
-            xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, columns=True, rng=g
-        )
+        c, _ = coinpress_center(xr, np.zeros(D), r0, gamma, rho=rho_med - rho_sp, beta=beta, rng=g)
     return c
 
 
@@ -85,7 +83,7 @@ def _median_centre(
     coordinate; ``"coarse_to_fine"``: :func:`dpcore.quantiles.coarse_to_fine_median` (noisy
     histograms of l2 sensitivity ``sqrt(2 D)``, then exponential-mechanism medians).
     """
-    D = xr.shape[0]
+    D = xr.shape[1]
     if center_step == "coarse_to_fine":
         note = (
             f"{D} coarse-to-fine medians (noisy histograms, then the exponential mechanism), "
@@ -95,11 +93,11 @@ def _median_centre(
         note = f"{D} binary searches with {steps} noisy counts, rho/D = {rho_med / D:.4g} each"
     with mechanisms.stage(ledger, "centre (rotated coordinate medians)", note=note):
         if center_step == "coarse_to_fine":
-            c, _ = quantiles.coarse_to_fine_median(xr.T, median_bounds, rho=rho_med, rng=g)
+            c, _ = quantiles.coarse_to_fine_median(xr, median_bounds, rho=rho_med, rng=g)
             return c
         return np.asarray(
             quantiles.binary_search_quantile(
-                xr.T, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g
+                xr, 0.5, median_bounds, rho=rho_med, steps=steps, rng=g
             ),
             dtype=float,
         )

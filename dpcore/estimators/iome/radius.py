@@ -55,9 +55,9 @@ def radius(
     Replace-one: one row changes one norm (rank sensitivity 1); stage "clip radius", ``p1``
     (log-grid exponential mechanism or ``T`` Gaussian halvings).
     """
-    D, n = rot.xr.shape
+    n, D = rot.xr.shape
     p1 = budgets["radius"]
-    norms = centred_norms(rot.xr, c, columns=True)  # one pass: no (D, n) copy of xr - c
+    norms = centred_norms(rot.xr, c)  # one pass over the rows: no copy of xr - c
     m = clip_rank(
         n, D, spec.steps, p1, budgets["noise"], spec.offset_factor, spec.radius_step, spec.beta
     )

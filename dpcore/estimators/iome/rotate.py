@@ -28,12 +28,12 @@ class IdentityRotation:
         self.rounds = 0
         self.signs = np.ones((0, self.dim))
 
-    def forward(self, x: np.ndarray) -> np.ndarray:
-        return np.array(x, dtype=float)
+    def forward(self, x: np.ndarray, *, center: np.ndarray | None = None) -> np.ndarray:
+        X = np.asarray(x, dtype=float)
+        return np.array(X if center is None else X - center, dtype=float)
 
     def forward_columns(self, x: np.ndarray, *, center: np.ndarray | None = None) -> np.ndarray:
-        X = np.asarray(x, dtype=float)
-        return np.ascontiguousarray((X if center is None else X - center).T)
+        return np.ascontiguousarray(self.forward(x, center=center).T)
 
     def inverse(self, y: np.ndarray, *, keep_padding: bool = False) -> np.ndarray:
         return np.array(y, dtype=float)
@@ -43,8 +43,9 @@ class IdentityRotation:
 class Rotated:
     """The rotated rows and what the rotation needs to go back.
 
-    ``xr[k, j]`` is coordinate ``k`` of ``R (x_j - m0)``: one row per rotated coordinate, the
-    layout in which the coordinate medians, the norms and the clipped mean are cheapest.
+    ``xr[j]`` is ``R (x_j - m0)``: one C-contiguous row of ``D`` values per person, the layout in
+    which the compiled CoinPress steps, norms and clipped sum read a row at a time
+    (:mod:`dpcore._kernels`; docs/speed.md, "IOME, round 4").
     """
 
     R: RandomizedHadamard | IdentityRotation
@@ -73,7 +74,7 @@ def rotate(X: np.ndarray, lo: np.ndarray, hi: np.ndarray, spec: IomeOptions, g: 
     bounds = spec.median_bounds
     if bounds is not None:
         check_bounds(bounds, D, name="median_bounds")
-    xr = R.forward_columns(X, center=m0)  # (D, n)
+    xr = R.forward(X, center=m0)  # (n, D)
     if bounds is None and spec.rotate:
         h = float(np.linalg.norm(hw)) * math.sqrt(2.0 * math.log(2.0 * D * n / spec.beta) / D)
         bounds = (-h, h)
