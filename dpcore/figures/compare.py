@@ -40,7 +40,6 @@ from dpcore.experiments.summaries import (
 )
 from dpcore.figures.compare_layout import (
     grid,
-    json_ready,
     set_axes,
     swept_ticks,
     x_title,
@@ -63,6 +62,7 @@ from dpcore.figures.compare_traces import (
     WARN_COLOR,
     panel_traces,
 )
+from dpcore.figures.dict_figure import plotly_json
 from dpcore.figures.style import (
     figure,
     legend_entry,
@@ -266,9 +266,9 @@ def error_chart(
     height: int = 520,
     summary: pd.DataFrame | None = None,
 ) -> tuple[dict, pd.DataFrame]:
-    """:func:`error_figure` as the plain dict plotly writes for it (``fig.to_dict()`` with lists
-    for arrays), built without plotly's validation (:mod:`dpcore.figures.compare_layout`); the
-    page draws it as it is."""
+    """:func:`error_figure` as the plain dict plotly writes for it (``fig.to_dict()``: NumPy
+    arrays as typed arrays, :func:`~dpcore.figures.dict_figure.plotly_json`), built without
+    plotly's validation (:mod:`dpcore.figures.compare_layout`); the page draws it as it is."""
     cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
     if x not in ("budget", "n", "d", "skew"):
         raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
@@ -300,8 +300,7 @@ def error_chart(
             )
         )
     set_axes(layout, s, x, cfg.unit, mlabel)
-    chart = {"data": json_ready(data), "layout": json_ready(layout)}
-    return chart, _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
+    return plotly_json(data, layout), _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:

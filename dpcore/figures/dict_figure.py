@@ -69,16 +69,24 @@ def typed(value: Any) -> Any:
 
 
 def json_ready_lists(t: dict) -> dict:
-    """Trace ``t`` with its pandas series and tuples as lists (:func:`json_ready`), its NumPy
-    arrays left for :func:`typed`."""
+    """Trace ``t`` with its pandas series, tuples and non-numeric arrays (text) as lists
+    (:func:`json_ready`), its NumPy number arrays left for :func:`typed`."""
     return {
         k: v
-        if isinstance(v, np.ndarray)
+        if isinstance(v, np.ndarray) and v.dtype.kind in "fiu"
         else json_ready_lists(v)
         if isinstance(v, dict)
         else json_ready(v)
         for k, v in t.items()
     }
+
+
+def plotly_json(data: list[dict], layout: dict) -> dict:
+    """A chart's dict as plotly's ``to_dict()`` writes it: each trace's NumPy arrays as
+    :func:`typed` arrays, its series and tuples as lists, the layout as plain lists and numbers
+    (:func:`~dpcore.figures.compare_layout.json_ready`). The one encoder of every dict chart
+    (:class:`DictFigure`, Compare's charts)."""
+    return {"data": [typed(json_ready_lists(t)) for t in data], "layout": json_ready(layout)}
 
 
 def _set(t: dict) -> dict:
@@ -146,10 +154,7 @@ class DictFigure:
     def to_dict(self) -> dict:
         """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays,
         other sequences as lists)."""
-        return {
-            "data": [typed(json_ready_lists(t)) for t in self.data],
-            "layout": json_ready(self.layout),
-        }
+        return plotly_json(self.data, self.layout)
 
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
