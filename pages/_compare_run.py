@@ -44,6 +44,7 @@ from pages._pool import (
     run_bounded,
     with_pool,
 )
+from pages._refine import refining_notice as notice
 from pages._ui import (
     AUTO_REFINE_SECONDS,
     D_CHOICES,
@@ -241,21 +242,19 @@ def refining_notice(
 ) -> None:
     """``text`` in an info box that reruns the page as soon as the full sweep is there (each poll
     also tells the refiner this session still waits for it). ``here`` (:func:`refine` without a
-    pool) refines in the box's next run, after the page has drawn the first result."""
+    pool) refines in the box's next run, after the page has drawn the first result
+    (:func:`pages._refine.refining_notice`)."""
     every = poll_seconds(frames().in_flight(), predicted, max(workers_from_env(), 1))
-
-    @st.fragment(run_every=every)
-    def _refined() -> None:
-        if frames().get(config_json) is not None or config_json in frames().stopped:
-            st.rerun()  # done, or stopped while this page was away (the rerun starts it again)
-        if here is not None and st.session_state.get("_cmp_refine_next") == config_json:
-            here()  # the first result was drawn in an earlier run: now the full sweep
-            st.rerun()
-        st.session_state["_cmp_refine_next"] = config_json
-        frames().keep(config_json, _pool.session_key(), every)
-        st.info(text, icon=":material/hourglass_top:")
-
-    _refined()
+    notice(
+        "_cmp_refine_next",
+        config_json,
+        text,
+        every,
+        # done, or stopped while this page was away (the rerun starts it again)
+        done=lambda: frames().get(config_json) is not None or config_json in frames().stopped,
+        here=here,
+        polled=lambda: frames().keep(config_json, _pool.session_key(), every),
+    )
 
 
 def _callback(action: str, value: str | int) -> Callable[[], None]:

@@ -5,6 +5,7 @@ from dpcore.views.winsorized."""
 
 import streamlit as st
 
+from dpcore.figures.dict_figure import plain_chart_dict
 from dpcore.figures.style import plain
 from dpcore.figures.winsorized import (
     contamination_figure,
@@ -165,7 +166,8 @@ m4.metric(
     f"τ = min(max(c/n, η), max(0.025, η)) = {plain(v.tau)} here.",
 )
 
-fig, df = interval_histogram(v.x, v.estimate, true_mean=v.truth)
+# plotly's dict, not validated per seed (tests/figures/test_winsorized_dict.py)
+fig, df = plain_chart_dict(interval_histogram, v.x, v.estimate, true_mean=v.truth)
 chart(
     fig,
     df,
@@ -190,7 +192,7 @@ if version == "zcdp":  # the accounting detail, after the chart it concerns
 # ---------------------------------------------------------------------------------------------
 st.subheader("What outliers do")
 chart(
-    contamination_figure(v.sweep, contam),
+    plain_chart_dict(contamination_figure, v.sweep, contam),
     v.sweep,
     "winsorized_contamination",
     v.sweep_sentence,
@@ -250,7 +252,7 @@ if g.fallback:
     st.error(
         "**Fallback fired in the aggregator**: its private interval was inverted, so the prior range was used."
     )
-fig, df = sa_strip(g.theta, g.estimate, g.full)
+fig, df = plain_chart_dict(sa_strip, g.theta, g.estimate, g.full)
 chart(
     fig,
     df,
@@ -261,7 +263,7 @@ chart(
     + "fig, frame = sa_strip(g.theta, g.estimate, g.full)\n",
 )
 chart(
-    sa_error_figure(cv.curve, size),
+    plain_chart_dict(sa_error_figure, cv.curve, size),
     cv.curve,
     "winsorized_sa_error",
     cv.sentence,

@@ -40,7 +40,6 @@ from dpcore.experiments.summaries import (
 )
 from dpcore.figures.compare_layout import (
     grid,
-    json_ready,
     set_axes,
     swept_ticks,
     x_title,
@@ -63,6 +62,7 @@ from dpcore.figures.compare_traces import (
     WARN_COLOR,
     panel_traces,
 )
+from dpcore.figures.dict_figure import plotly_json
 from dpcore.figures.style import (
     figure,
     legend_entry,
@@ -266,9 +266,9 @@ def error_chart(
     height: int = 520,
     summary: pd.DataFrame | None = None,
 ) -> tuple[dict, pd.DataFrame]:
-    """:func:`error_figure` as the plain dict plotly writes for it (``fig.to_dict()`` with lists
-    for arrays), built without plotly's validation (:mod:`dpcore.figures.compare_layout`); the
-    page draws it as it is."""
+    """:func:`error_figure` as the plain dict plotly writes for it (``fig.to_dict()``: NumPy
+    arrays as typed arrays, :func:`~dpcore.figures.dict_figure.plotly_json`), built without
+    plotly's validation (:mod:`dpcore.figures.compare_layout`); the page draws it as it is."""
     cfg = ExperimentConfig.coerce(config if config is not None else frame.attrs["config"])
     if x not in ("budget", "n", "d", "skew"):
         raise ValueError(f"x must be one of budget, n, d, skew; got {x!r}.")
@@ -300,8 +300,7 @@ def error_chart(
             )
         )
     set_axes(layout, s, x, cfg.unit, mlabel)
-    chart = {"data": json_ready(data), "layout": json_ready(layout)}
-    return chart, _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
+    return plotly_json(data, layout), _figure_data(s, floor.assign(curve=floor_name(cfg)), th)
 
 
 def regret_figure(table: pd.DataFrame) -> go.Figure:
@@ -334,6 +333,50 @@ def regret_figure(table: pd.DataFrame) -> go.Figure:
     return style(fig, height=80 + 28 * max(len(t), 1))
 
 
+def _at_point(s: pd.DataFrame, x: str, at: float | None) -> tuple[float, tuple[np.ndarray, ...]]:
+    """The point of the sweep :func:`headline` speaks of (``at``, the nearest swept value; the
+    middle one by default) and its estimators' ``guarantee, estimator, label, median,
+    failure_rate`` arrays: one cell per (guarantee, estimator, label) in sorted order (as a sorted
+    groupby gives them), then by median error."""
+    xv = s[x].to_numpy()
+    xs = np.unique(xv)
+    point = (
+        xs[len(xs) // 2]
+        if at is None
+        else xs[np.argmin(np.abs(np.log(xs / at)))]
+        if x != "skew"
+        else xs[np.argmin(np.abs(xs - at))]
+    )
+    rows = np.flatnonzero(np.isclose(xv, point))
+    keys = [s[k].to_numpy(object)[rows] for k in ("guarantee", "estimator", "label")]
+    cells = Groups(keys, sort=True)
+    median = cells.mean(s["median"].to_numpy(float)[rows])
+    failure = cells.max(s["failure_rate"].to_numpy(float)[rows])
+    order = nargsort(median)
+    return point, (*(k[cells.first][order] for k in keys), median[order], failure[order])
+
+
+def _clause(
+    best: int,
+    other: int | None,
+    label: np.ndarray,
+    median: np.ndarray,
+    failure: np.ndarray,
+    mlabel: str,
+) -> str:
+    """:func:`headline`'s words for one guarantee: its best estimator (cell ``best``), its share
+    of far-off runs, and how it compares with cell ``other`` (none: no comparison)."""
+    text = f"**{label[best]}** has the lowest median {mlabel} error, {_fmt(median[best])}"
+    if failure[best] > 0:
+        text += f" ({failure[best]:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
+    if other is None:
+        return text
+    ratio = median[other] / median[best] if median[best] > 0 else math.inf
+    if ratio < 1.1:
+        return text + f", about the same as {label[other]}'s ({_fmt(median[other])})"
+    return text + f", **{plain(ratio, 2)} times below** {label[other]}'s ({_fmt(median[other])})"
+
+
 def headline(
     frame: pd.DataFrame,
     *,
@@ -361,25 +404,7 @@ def headline(
     s = s[np.isfinite(s["median"].to_numpy(float))]
     if s.empty:
         return "No private estimator produced an estimate at these settings."
-    xv = s[x].to_numpy()
-    xs = np.unique(xv)
-    point = (
-        xs[len(xs) // 2]
-        if at is None
-        else xs[np.argmin(np.abs(np.log(xs / at)))]
-        if x != "skew"
-        else xs[np.argmin(np.abs(xs - at))]
-    )
-    # the estimators at that point, per (guarantee, estimator, label) in sorted order (as a sorted
-    # groupby gives them), then by median error
-    rows = np.flatnonzero(np.isclose(xv, point))
-    keys = [s[k].to_numpy(object)[rows] for k in ("guarantee", "estimator", "label")]
-    cells = Groups(keys, sort=True)
-    median = cells.mean(s["median"].to_numpy(float)[rows])
-    failure = cells.max(s["failure_rate"].to_numpy(float)[rows])
-    order = nargsort(median)
-    guarantee, estimator, label = (k[cells.first][order] for k in keys)
-    median, failure = median[order], failure[order]
+    point, (guarantee, estimator, label, median, failure) = _at_point(s, x, at)
     name = {
         "budget": {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}.get(unit, "budget"),
         "n": "n",
@@ -392,24 +417,12 @@ def headline(
     clauses = []
     for g in groups:
         h = np.flatnonzero(guarantee == g)
-        best = h[0]
         lead = f"among {g} estimators " if len(groups) > 1 else ""
-        text = f"{lead}**{label[best]}** has the lowest median {mlabel} error, {_fmt(median[best])}"
-        if failure[best] > 0:
-            text += f" ({failure[best]:.0%} of its runs above {FAILURE_MULTIPLE:g}× that)"
-        if versus is not None and versus != estimator[best] and versus in set(estimator[h]):
-            other = h[estimator[h] == versus][0]
-        elif len(h) > 1:
-            other = h[1]
+        if versus is not None and versus != estimator[h[0]] and versus in set(estimator[h]):
+            other: int | None = int(h[estimator[h] == versus][0])
         else:
-            clauses.append(text)
-            continue
-        ratio = median[other] / median[best] if median[best] > 0 else math.inf
-        if ratio < 1.1:
-            text += f", about the same as {label[other]}'s ({_fmt(median[other])})"
-        else:
-            text += f", **{plain(ratio, 2)} times below** {label[other]}'s ({_fmt(median[other])})"
-        clauses.append(text)
+            other = int(h[1]) if len(h) > 1 else None
+        clauses.append(lead + _clause(int(h[0]), other, label, median, failure, mlabel))
     out = f"At {name} = {_fmt(point)}, " + "; ".join(clauses) + f" (medians of {runs} runs)."
     if len(groups) > 1:
         out += (

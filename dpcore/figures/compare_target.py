@@ -3,7 +3,8 @@ target error, as a dot plot (pure; no streamlit). Its sentence is
 :func:`dpcore.figures.compare_text.target_sentence`; :mod:`dpcore.figures.compare` re-exports
 both builders.
 
-The chart is built as the dict plotly writes for it (``fig.to_dict()``, arrays as lists) on a
+The chart is built as the dict plotly writes for it (``fig.to_dict()``, NumPy arrays as typed
+arrays: :func:`dpcore.figures.dict_figure.plotly_json`) on a
 house layout kept per process (:func:`dpcore.figures.compare_layout.styled_layout`), without
 plotly's validation pass; :func:`target_figure` wraps it in a ``go.Figure``
 (tests/figures/test_compare_chart_dict.py compares the two).
@@ -20,8 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.experiments.summaries import needed_for_target
-from dpcore.figures.compare_layout import json_ready, merge, styled_layout
+from dpcore.figures.compare_layout import merge, styled_layout
 from dpcore.figures.compare_text import METRIC_LABEL, _fmt, budget_label, target_sentence
+from dpcore.figures.dict_figure import plotly_json
 from dpcore.figures.style import log_ticks, trace
 
 
@@ -41,9 +43,10 @@ def target_chart(
         ("≤ " if str(note).startswith("already") else "") + _fmt(v)
         for v, note in zip(ok[col], ok["note"], strict=True)
     ]
+    vals = ok[col].to_numpy(float)
     dots = trace(
         go.Scatter,
-        x=ok[col],
+        x=vals,
         y=ok["label"],
         mode="markers+text",
         marker=dict(size=16, color=[colors.get(e, "#888") for e in ok["estimator"]]),
@@ -52,7 +55,6 @@ def target_chart(
         cliponaxis=False,
         hovertemplate="%{y}: %{x:.4g}<extra></extra>",
     )
-    vals = ok[col].to_numpy(float)
     axis: dict[str, Any] = {}
     if vals.size:
         lo, hi = float(vals.min()), float(vals.max())
@@ -77,7 +79,7 @@ def target_chart(
             "margin": {"r": 80},
         },
     )
-    return {"data": json_ready([dots]), "layout": json_ready(layout)}, d
+    return plotly_json([dots], layout), d
 
 
 def target_figure(

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from dpcore.figures.compare_layout import json_ready, merge, styled_layout
+from dpcore.figures.style import add_shapes as style_add_shapes
 from dpcore.figures.style import log_ticks, style
 
 #: What a builder draws on: :func:`~dpcore.figures.style.figure` (a ``go.Figure``, the default)
@@ -69,16 +72,24 @@ def typed(value: Any) -> Any:
 
 
 def json_ready_lists(t: dict) -> dict:
-    """Trace ``t`` with its pandas series and tuples as lists (:func:`json_ready`), its NumPy
-    arrays left for :func:`typed`."""
+    """Trace ``t`` with its pandas series, tuples and non-numeric arrays (text) as lists
+    (:func:`json_ready`), its NumPy number arrays left for :func:`typed`."""
     return {
         k: v
-        if isinstance(v, np.ndarray)
+        if isinstance(v, np.ndarray) and v.dtype.kind in "fiu"
         else json_ready_lists(v)
         if isinstance(v, dict)
         else json_ready(v)
         for k, v in t.items()
     }
+
+
+def plotly_json(data: list[dict], layout: dict) -> dict:
+    """A chart's dict as plotly's ``to_dict()`` writes it: each trace's NumPy arrays as
+    :func:`typed` arrays, its series and tuples as lists, the layout as plain lists and numbers
+    (:func:`~dpcore.figures.compare_layout.json_ready`). The one encoder of every dict chart
+    (:class:`DictFigure`, Compare's charts)."""
+    return {"data": [typed(json_ready_lists(t)) for t in data], "layout": json_ready(layout)}
 
 
 def _set(t: dict) -> dict:
@@ -146,10 +157,7 @@ class DictFigure:
     def to_dict(self) -> dict:
         """The figure as plotly's ``to_dict()`` gives it (NumPy arrays as :func:`typed` arrays,
         other sequences as lists)."""
-        return {
-            "data": [typed(json_ready_lists(t)) for t in self.data],
-            "layout": json_ready(self.layout),
-        }
+        return plotly_json(self.data, self.layout)
 
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
@@ -180,6 +188,30 @@ class GridDict:
         return {"data": [typed(t) for t in self.data], "layout": json_ready(self.layout)}
 
 
+@functools.lru_cache(maxsize=8)
+def _default_layout(template: str) -> dict:
+    """The layout of ``go.Figure()`` (plotly's default ``template``), laid out once per process."""
+    return go.Figure().to_dict()["layout"]
+
+
+def plain_figure(*traces: dict) -> DictFigure:
+    """A :class:`DictFigure` that starts as :func:`~dpcore.figures.style.figure` (no house
+    style) does: its layout holds plotly's default template (shared, never changed: a chart's
+    :meth:`~DictFigure.to_dict` copies it)."""
+    fig = DictFigure(*traces)
+    fig.layout["template"] = _default_layout(str(pio.templates.default))["template"]
+    return fig
+
+
+def add_shapes(fig: DictFigure | go.Figure, shapes: list[dict]) -> Any:
+    """:func:`~dpcore.figures.style.add_shapes` for a :class:`DictFigure` too (the shapes
+    appended to the layout's, as one assignment does)."""
+    if not isinstance(fig, DictFigure):
+        return style_add_shapes(fig, shapes)
+    fig.layout["shapes"] = [*fig.layout.get("shapes", []), *shapes]
+    return fig
+
+
 def styled(fig: DictFigure | go.Figure, *, title: str | None = None, height: int = 420) -> Any:
     """:func:`~dpcore.figures.style.style` for a :class:`DictFigure` (the house layout merged in,
     as ``style``'s ``update_layout`` does) or a ``go.Figure``."""
@@ -193,7 +225,18 @@ def chart_dict(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``build(*args, **kwargs)`` drawn on a :class:`DictFigure`: the chart as
     ``st.plotly_chart`` sends it (its log axes tidied as ``pages._ui.chart`` tidies a figure's),
     or ``(chart, frame)`` for a builder that returns its data too."""
-    made = build(*args, new=DictFigure, **kwargs)
+    return _as_drawn(build(*args, new=DictFigure, **kwargs))
+
+
+def plain_chart_dict(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """:func:`chart_dict` for a builder whose figure starts unstyled
+    (:func:`~dpcore.figures.style.figure`): drawn on a :func:`plain_figure`."""
+    return _as_drawn(build(*args, new=plain_figure, **kwargs))
+
+
+def _as_drawn(made: Any) -> Any:
+    """A builder's :class:`DictFigure` (or ``(figure, frame)``) as the chart's dict, its log axes
+    tidied."""
     if isinstance(made, tuple):
         return (made[0].tidied().to_dict(), *made[1:])
     return made.tidied().to_dict()

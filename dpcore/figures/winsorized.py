@@ -1,9 +1,12 @@
 """Plotly figure builders (and the small simulations behind them) for the winsorized-mean page.
 
 Pure plotly and numpy: no streamlit. Every builder returns ``(figure, DataFrame)`` so the page
-can offer the data behind each chart as CSV. Repetitions are vectorised by running R independent
-copies as the R columns of one array with ``R`` times the budget (each column then gets exactly
-the budget; see tests/estimators/test_winsorized.py).
+can offer the data behind each chart as CSV. Each takes ``new=``: a ``go.Figure``
+(:func:`~dpcore.figures.style.figure`, the default) or, for the page, plotly's dict without
+its validation (:func:`dpcore.figures.dict_figure.plain_figure` through
+:func:`~dpcore.figures.dict_figure.chart_dict`; tests/figures/test_winsorized_dict.py).
+Repetitions are vectorised by running R independent copies as the R columns of one array with
+``R`` times the budget (each column then gets exactly the budget; see tests/estimators/test_winsorized.py).
 
 References
 ----------
@@ -18,7 +21,8 @@ import plotly.graph_objects as go
 
 from dpcore.estimate import Estimate
 from dpcore.estimators.winsorized import WinsorizedDiagnostics
-from dpcore.figures.style import add_shapes, figure, legend_entry, trace
+from dpcore.figures.dict_figure import Builder, DictFigure, add_shapes
+from dpcore.figures.style import figure, legend_entry, trace
 from dpcore.registry import ERROR_SOURCE_COLORS, get
 from dpcore.theory.winsorized import trimmed_interval
 
@@ -65,7 +69,7 @@ def _view(x: np.ndarray, L: float, U: float) -> tuple[float, float]:
 
 
 def _interval_lines(
-    fig: go.Figure, x: np.ndarray, est: Estimate, view: tuple[float, float]
+    fig: go.Figure | DictFigure, x: np.ndarray, est: Estimate, view: tuple[float, float]
 ) -> list[dict]:
     """The private interval [L̂, Û] (solid), the non-private quantiles it aims at (dashed) and the
     shaded clipping zones outside it, each with its legend entry (the shapes are returned, to
@@ -90,14 +94,14 @@ def _interval_lines(
     return shapes
 
 
-def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
+def _pulled_marks(fig: go.Figure | DictFigure, df: pd.DataFrame, L: float, U: float) -> None:
     """A rug of the points pulled in to the interval's edges, with the count on each side."""
     pulled = df[df.status != "kept"]
     color = ERROR_SOURCE_COLORS["clipping"]
     fig.add_trace(
         trace(
             go.Scatter,
-            x=pulled.value,
+            x=pulled["value"].to_numpy(),
             y=np.zeros(len(pulled)),
             mode="markers",
             name="points pulled in",
@@ -122,7 +126,9 @@ def _pulled_marks(fig: go.Figure, df: pd.DataFrame, L: float, U: float) -> None:
         )
 
 
-def _mean_lines(fig: go.Figure, released: float, true_mean: float | None) -> list[dict]:
+def _mean_lines(
+    fig: go.Figure | DictFigure, released: float, true_mean: float | None
+) -> list[dict]:
     """The released private mean and, when given, the true mean, with their legend entries (the
     lines are returned, to add in one go)."""
     shapes = [_vline(released, color="#d62728", width=3)]
@@ -134,7 +140,7 @@ def _mean_lines(fig: go.Figure, released: float, true_mean: float | None) -> lis
 
 
 def interval_histogram(
-    x: np.ndarray, est: Estimate, *, true_mean: float | None = None
+    x: np.ndarray, est: Estimate, *, true_mean: float | None = None, new: Builder = figure
 ) -> tuple[go.Figure, pd.DataFrame]:
     """Histogram of the data with the private interval [L, U] (solid), the non-private quantiles it
     aims at (dashed), the points pulled in (rug, per side counts) and the released mean.
@@ -148,9 +154,9 @@ def interval_histogram(
     status = np.where(x < L, "pulled up to L̂", np.where(x > U, "pulled down to Û", "kept"))
     df = pd.DataFrame({"value": x, "status": status})
     view = _view(x, L, U)
-    fig = figure()
+    fig = new()
     fig.add_trace(
-        trace(go.Histogram, x=x, nbinsx=60, name="data", marker_color="#9ecae1", opacity=0.85)
+        trace(go.Histogram, x=x, nbinsx=60, name="data", marker={"color": "#9ecae1"}, opacity=0.85)
     )
     shapes = _interval_lines(fig, x, est, view)
     _pulled_marks(fig, df, L, U)
@@ -172,7 +178,9 @@ def interval_histogram(
     return fig, df
 
 
-def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.Figure:
+def contamination_figure(
+    df: pd.DataFrame, current: float | None = None, *, new: Builder = figure
+) -> go.Figure:
     """Lines of RMSE against the contamination fraction, one per estimator (log y axis)."""
     colors = {
         name: (
@@ -182,13 +190,13 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
         )
         for name in df.estimator.unique()
     }
-    fig = figure()
+    fig = new()
     for name, part in df.groupby("estimator", sort=False):
         fig.add_trace(
             trace(
                 go.Scatter,
-                x=part.contamination,
-                y=part.rmse,
+                x=part["contamination"].to_numpy(),
+                y=part["rmse"].to_numpy(),
                 mode="lines+markers",
                 name=name,
                 line={"color": colors[name]},
@@ -196,11 +204,17 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
         )
     if current is not None:
         add_shapes(fig, [_vline(current, color="black", dash="dot")])
-        fig.layout.annotations = (  # fig.add_vline(..., annotation_text=, annotation_position="top")
-            *fig.layout.annotations,
-            {"showarrow": False, "text": "slider", "x": current, "xanchor": "center"}
-            | {"xref": "x", "y": 1, "yanchor": "bottom", "yref": "y domain"},
-        )
+        # fig.add_vline(..., annotation_text=, annotation_position="top")
+        note = {"showarrow": False, "text": "slider", "x": current, "xanchor": "center"} | {
+            "xref": "x",
+            "y": 1,
+            "yanchor": "bottom",
+            "yref": "y domain",
+        }
+        if isinstance(fig, DictFigure):
+            fig.add_annotation(**note)
+        else:
+            fig.layout.annotations = (*fig.layout.annotations, note)
     fig.update_layout(
         title="What outliers do: error against the share of contaminated points",
         xaxis_title="fraction of points replaced by outliers",
@@ -213,7 +227,9 @@ def contamination_figure(df: pd.DataFrame, current: float | None = None) -> go.F
     return fig
 
 
-def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Figure, pd.DataFrame]:
+def sa_strip(
+    theta: np.ndarray, est: Estimate, nonprivate: float, *, new: Builder = figure
+) -> tuple[go.Figure, pd.DataFrame]:
     """Strip plot of the k group statistics, the aggregator's private interval, the private
     aggregate and the non-private answer."""
     t = np.asarray(theta, dtype=float).ravel()
@@ -233,7 +249,7 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
             "U": U,
         }
     )
-    fig = figure()
+    fig = new()
     fig.add_trace(
         trace(
             go.Scatter,
@@ -274,17 +290,19 @@ def sa_strip(theta: np.ndarray, est: Estimate, nonprivate: float) -> tuple[go.Fi
     return fig, df
 
 
-def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
+def sa_error_figure(
+    df: pd.DataFrame, current: int | None = None, *, new: Builder = figure
+) -> go.Figure:
     """RMSE of S&A against the group size (the paper's Table 3 shape: U-shaped for biased T)."""
-    fig = figure(
+    fig = new(
         trace(
             go.Scatter,
-            x=df.group_size,
-            y=df.rmse,
+            x=df["group_size"].to_numpy(),
+            y=df["rmse"].to_numpy(),
             mode="lines+markers",
             name="S&A with PMWM",
             line={"color": PMWM_COLOR},
-            customdata=np.c_[df.groups, df.fallbacks],
+            customdata=np.c_[df["groups"].to_numpy(), df["fallbacks"].to_numpy()],
             hovertemplate="group size %{x} (%{customdata[0]} groups)<br>RMSE %{y:.3g}"
             "<br>fallbacks %{customdata[1]}<extra></extra>",
         )
@@ -294,8 +312,8 @@ def sa_error_figure(df: pd.DataFrame, current: int | None = None) -> go.Figure:
         fig.add_trace(
             trace(
                 go.Scatter,
-                x=fb.group_size,
-                y=fb.rmse,
+                x=fb["group_size"].to_numpy(),
+                y=fb["rmse"].to_numpy(),
                 mode="markers",
                 name="fallback fired in some runs",
                 marker={"symbol": "x", "size": 11, "color": "#d62728"},

@@ -249,12 +249,14 @@ def options(
     )
 
 
-def config(settings: CompareSettings) -> ExperimentConfig:
-    """The full experiment ``settings`` ask for (every repetition), within the app's limits.
+def config(settings: CompareSettings, o: CompareOptions | None = None) -> ExperimentConfig:
+    """The full experiment ``settings`` ask for (every repetition), within the app's limits
+    (``o``: :func:`options` of ``settings`` when the caller has them).
 
     Raises ``ValueError`` (with the fix) when no estimator is chosen or the run is too large.
     """
-    o = options(settings.data, settings.preset, settings.upload, settings.peers)
+    if o is None:
+        o = options(settings.data, settings.preset, settings.upload, settings.peers)
     chosen = list(o.estimators_default if settings.estimators is None else settings.estimators)
     if not chosen:
         raise ValueError("Pick at least one estimator.")
@@ -292,9 +294,12 @@ def first_reps(settings: CompareSettings) -> int:
     return FIRST_VIEW_REPS
 
 
-def shown_config(settings: CompareSettings) -> ExperimentConfig:
-    """The experiment the page shows: :func:`config` with ``shown_repetitions`` when set."""
-    full = config(settings)
+def shown_config(
+    settings: CompareSettings, full: ExperimentConfig | None = None
+) -> ExperimentConfig:
+    """The experiment the page shows: :func:`config` (``full``, when the caller has it) with
+    ``shown_repetitions`` when set."""
+    full = config(settings) if full is None else full
     if settings.shown_repetitions is None:
         return full
     return first_config(full, int(settings.shown_repetitions))
@@ -468,8 +473,10 @@ def present(settings: CompareSettings, frame: pd.DataFrame, views: Views) -> Com
     """The view of a finished sweep: ``frame`` is :func:`dpcore.experiments.run` of
     :func:`shown_config` and ``views`` its :func:`sweep_views` (the target view is left to
     :func:`target` once the page knows its target)."""
-    cfg, shown = config(settings), shown_config(settings)
-    x, metric = axes(settings)
+    o = options(settings.data, settings.preset, settings.upload, settings.peers)
+    cfg = config(settings, o)
+    shown = shown_config(settings, cfg)
+    x, metric = axes(settings, o)
     figure, data, sentence, table, summary, tails = views
     words = _words(frame, table, cfg, x, metric, float(settings.data.delta))
     names = dict(zip(frame["estimator"], frame["name"], strict=False))

@@ -203,3 +203,19 @@ def test_numpy_panel_pieces_are_the_pandas_groupbys():
             new = ct._per_x(g, x)
             for c in old.columns:
                 assert list(new[c]) == list(old[c]), (est, c)
+
+
+def test_chart_and_target_use_the_one_typed_array_encoder():
+    """Compare's charts write their number arrays as plotly's typed arrays
+    (``dict_figure.plotly_json``, the encoder of every dict chart), not as lists of floats."""
+    sweep, x, metric = SWEEPS["one panel"]
+    cfg = _config(["empirical", "plan", "gaussian_private"], 11, sweep)
+    frame = run(cfg)
+    chart, _ = fc.error_chart(frame, x=x, metric=metric, config=cfg)
+    typed = [t for t in chart["data"] if isinstance(t.get("y"), dict) and "bdata" in t["y"]]
+    assert typed, "no trace has a typed y array"
+    summary = summarise(frame, metric)
+    value = float(summary["median"].median())
+    target, _, _ = fc.target_views(frame, summary, x, value, metric, cfg.unit)
+    assert all(not isinstance(v, np.ndarray) for t in target["data"] for v in t.values())
+    assert "bdata" in target["data"][0]["x"]
