@@ -13,6 +13,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from dpcore.figures.your_data import runs_each
 from dpcore.pool import workers_from_env
 from dpcore.views.your_data import FIRST_REPS, ExploreSettings, runs
 from pages import _pool
@@ -70,7 +71,7 @@ def refining_notice(explore: ExploreSettings, refine: Callable[[], object]) -> N
     ``explore`` are there (from the pool, or ``refine`` in the box's next run without one) the
     page reruns and shows ``explore`` itself."""
     text = (
-        f"First view: {FIRST_REPS} runs per estimator. The {explore.reps} runs you asked for "
+        f"First view: {runs_each(FIRST_REPS)}. The {explore.reps} runs you asked for "
         "replace them in a moment."
     )
     if _pool.shared_pool() is not None:
