@@ -67,7 +67,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import mechanisms, quantiles
+from dpcore import _kernels, _kernels_pmwm, mechanisms, quantiles
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
 from dpcore.estimate import Cost, Default, Diagnostics, Estimate, check_direct_call
 from dpcore.estimators._options import EstimatorOptions, Family
@@ -278,9 +278,15 @@ class Winsorised:
 
 def winsorise(X: np.ndarray, L: np.ndarray, U: np.ndarray) -> Winsorised:
     """Stage 6: clip every row to ``[L, U]`` and average, in one pass over blocks of rows that
-    stay in cache (no ``(n, d)`` copy of the clipped data); ``L <= U``."""
+    stay in cache (no ``(n, d)`` copy of the clipped data); ``L <= U``. Large arrays: one read by
+    :func:`dpcore._kernels_pmwm.winsorise`, which adds in the same order."""
     n, d = X.shape
     rows = max(1, _CLIP_BLOCK // d)
+    if _kernels.use_kernels(X):
+        total_k, low_k, high_k, mask = _kernels_pmwm.winsorise(
+            X, np.ascontiguousarray(L, dtype=float), np.ascontiguousarray(U, dtype=float), rows
+        )
+        return Winsorised(total_k / n, low_k, high_k, mask)
     total, low, high = np.zeros(d), np.zeros(d, np.int64), np.zeros(d, np.int64)
     clipped = np.empty((n, d), dtype=bool)
     buf, below, above = np.empty((rows, d)), np.empty((rows, d), bool), np.empty((rows, d), bool)

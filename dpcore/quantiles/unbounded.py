@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import mechanisms
+from dpcore import _kernels, _kernels_pmwm, mechanisms
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -288,14 +288,65 @@ def _runs(
     n, m = xc.shape
     bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
     width = int((bmax - bmin).max()) + 1
-    rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
-    hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
+    if _kernels.use_kernels(xc):
+        hist = _compiled_hist(xc, ext, lo, bmin, bmax, kmax, log_beta, sign, width)
+    else:
+        rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
+        hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
     below = np.cumsum(hist, axis=1)  # below[j, k]: the count at grid point bmin_j + k + 1
     counts = np.concatenate([np.zeros((m, 1)), below[:, :-1], np.full((m, 1), float(n))], axis=1)
     starts = np.concatenate([np.ones((m, 1), np.int64), bmin[:, None] + np.arange(1, width + 1)], 1)
     ends = np.concatenate([bmin[:, None], starts[:, 1:-1], np.asarray(last)[:, None]], axis=1)
     lengths = np.maximum(np.minimum(ends, np.asarray(last)[:, None]) - starts + 1, 0)
     return counts, lengths
+
+
+def _compiled_hist(
+    xc: np.ndarray,
+    ext: np.ndarray,
+    lo: np.ndarray,
+    bmin: np.ndarray,
+    bmax: np.ndarray,
+    kmax: int,
+    log_beta: float,
+    sign: float,
+    width: int,
+) -> np.ndarray:
+    """The histogram of :func:`_runs` (``h[j, b - bmin_j]``) by :func:`dpcore._kernels_pmwm.grid_hist`:
+    each column's grid points ``g_b = lo + (beta**b - 1)`` for ``b = bmin_j..bmax_j`` as
+    :func:`_bin_index` computes them (``g_0 = -inf``), so the same exact grid indices; the guess
+    is the straight line through the column's extremes ``ext`` (``(2, m)``, of ``sign * xc``)
+    on the index scale ``log1p(x - lo) / log(beta)``."""
+    m = xc.shape[1]
+    lows = np.broadcast_to(np.asarray(lo, dtype=float), (m,))
+    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    top = bmax - bmin
+    first = np.cumsum(top + 2) - (top + 2)  # column j's points: first_j .. first_j + top_j + 1
+    col = np.repeat(np.arange(m), top + 2)
+    b = bmin[col] + np.arange(col.size) - first[col]  # the points' grid indices
+    G = lows[col] + gm1[np.clip(b - 1, 0, kmax - 1)]
+    G[b == 0] = -np.inf
+    G[b > bmax[col]] = np.inf
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = np.log1p(np.maximum(ext - lows, 0.0)) / log_beta
+        span = ext[1] - ext[0]
+        slope = (f[1] - f[0]) / np.where(span > 0, span, np.inf)
+        start = f[0] - bmin
+    ok = np.isfinite(slope) & np.isfinite(start)
+    flat = _kernels_pmwm.grid_hist(
+        xc,
+        float(sign),
+        G,
+        first.astype(np.int64),
+        top.astype(np.int64),
+        np.ascontiguousarray(ext[0], dtype=float),
+        np.where(ok, start, 0.0),
+        np.where(ok, slope, 0.0),
+    )
+    hist = np.zeros((m, width), dtype=np.int64)
+    keep = b <= bmax[col]
+    hist[col[keep], (b - bmin[col])[keep]] = flat[keep]
+    return hist
 
 
 #: Tests only: draw every query's noise (the walk before runs), to compare the two.
@@ -370,7 +421,11 @@ def _walk_up(
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
     first = np.empty(d, dtype=np.int64)
     # the extremes of each column of sign * X, from one contiguous pass each (not per chunk)
-    ext = np.stack([X.min(axis=0), X.max(axis=0)])[:: 1 if sign > 0 else -1] * sign
+    ext = (
+        _kernels_pmwm.column_extremes(X)
+        if _kernels.use_kernels(X)
+        else np.stack([X.min(axis=0), X.max(axis=0)])
+    )[:: 1 if sign > 0 else -1] * sign
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
         cols = slice(s, min(s + chunk, d))

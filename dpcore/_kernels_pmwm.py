@@ -1,0 +1,152 @@
+"""Compiled one-pass kernels for PMWM: the quantile walks' grid histograms and the winsorised mean.
+
+PMWM's quantile walks need, per column, how many values fall between consecutive points of the
+geometric grid ``g_i = lo + beta**i - 1`` (docs/estimators/winsorized.md §2.6). The numpy code
+(:func:`dpcore.quantiles.unbounded._bin_index`) computes every value's grid index with a
+``log1p`` and two look-ups, block by block, then counts the indices with ``bincount``; that was
+most of PMWM's time (docs/speed.md, "PMWM, round 3"). :func:`grid_hist` does it in one read of
+the data without a transcendental: near a column's data the grid is almost regular, so the index
+is guessed from a straight line through the column's extremes, then checked against the grid
+points as actually computed (``lo + (beta**i - 1)``, the same float additions as the numpy code)
+and, where the guess is off, found by a binary search between the indices of the column's
+extremes. The result is exact: the index ``b`` with ``g_b <= x < g_{b+1}``, the one
+``searchsorted(side="right")`` gives, whatever the guess. :func:`winsorise` clips, counts and
+sums in one read, adding the values in the order the numpy code adds them (row by row within
+blocks of rows, the blocks' sums added in turn), so its mean is the same
+double. Nothing here draws a random number or touches a budget.
+
+As in :mod:`dpcore._kernels`, numba is imported and the kernels compiled on first use
+(``cache=True``), and the callers use them only for arrays of at least
+:data:`dpcore._kernels.MIN_SIZE` values. Unlike there, no fast-math flag is set: every operation
+is the IEEE one the numpy code does.
+
+References
+----------
+docs/speed.md ("PMWM, round 4"); docs/estimators/winsorized.md §2.6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` (no fast-math) on its first call;
+    ``wrapper.py_func`` is the plain function."""
+    jitted: list[Callable[..., Any]] = []
+
+    def wrapper(*args: Any) -> Any:
+        if not jitted:
+            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
+
+            jitted.append(numba.njit(cache=True, nogil=True)(fn))
+        return jitted[0](*args)
+
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    wrapper.py_func = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+@_compiled
+def column_extremes(X: np.ndarray) -> np.ndarray:
+    """``[X.min(axis=0), X.max(axis=0)]`` (shape ``(2, m)``) in one read (finite data)."""
+    n, m = X.shape
+    out = np.empty((2, m))
+    for j in range(m):
+        out[0, j] = X[0, j]
+        out[1, j] = X[0, j]
+    for i in range(1, n):
+        for j in range(m):
+            v = X[i, j]
+            if v < out[0, j]:
+                out[0, j] = v
+            if v > out[1, j]:
+                out[1, j] = v
+    return out
+
+
+@_compiled
+def grid_hist(
+    X: np.ndarray,
+    sign: float,
+    G: np.ndarray,
+    first: np.ndarray,
+    top: np.ndarray,
+    xmin: np.ndarray,
+    start: np.ndarray,
+    slope: np.ndarray,
+) -> np.ndarray:
+    """``h[first[j] + k] = #{i : G[first[j] + k] <= sign * X[i, j] < G[first[j] + k + 1]}``.
+
+    Column ``j``'s part of the flat ``G`` holds, from ``first[j]``, its grid points from the one
+    at or below its smallest value (``-inf`` for none) to the one at or below its largest
+    (``top[j] + 1`` points, non-decreasing), then ``+inf``; so every value has one ``k`` in
+    ``0..top[j]``. (Flat and packed: the few points of every column stay in the fastest cache.)
+    A column with ``top[j] = 0`` has all ``n`` values at ``k = 0`` and is not read. Elsewhere
+    the guess ``start[j] + (v - xmin[j]) * slope[j]`` (clamped) only saves work: it is moved by
+    one step where a neighbouring point decides, then checked; where it is still off, a binary
+    search of the column's points finds ``k``. The common path has no data-dependent branch
+    (indices are unsigned: no test for negative ones).
+    """
+    n, m = X.shape
+    one = np.uint64(1)
+    hist = np.zeros(G.size, dtype=np.int64)
+    live = np.flatnonzero(top > 0)
+    for j in range(m):
+        if top[j] == 0:
+            hist[first[j]] = n
+    for i in range(n):
+        for jj in range(live.size):
+            j = live[jj]
+            v = sign * X[i, j]
+            t, o = np.uint64(top[j]), np.uint64(first[j])
+            f = start[j] + (v - xmin[j]) * slope[j]
+            k = o + np.uint64(min(max(f, 0.0), float(t)) if f == f else 0.0)
+            k = k + np.uint64(v >= G[k + one]) - np.uint64(v < G[k])
+            if k - o > t or v < G[k] or v >= G[k + one]:
+                a, c = o, o + t  # the largest k with G[k] <= v (G[o] <= v always)
+                while a < c:
+                    mid = (a + c + one) // np.uint64(2)
+                    if G[mid] <= v:
+                        a = mid
+                    else:
+                        c = mid - one
+                k = a
+            hist[k] += 1
+    return hist
+
+
+@_compiled
+def winsorise(
+    X: np.ndarray, L: np.ndarray, U: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(sum of clip(X, L, U) per column, #{x < L}, #{x > U}, the (n, m) mask x < L or x > U)``.
+
+    The sum adds row by row within blocks of ``rows`` rows and the blocks' sums in turn, as
+    ``total += np.minimum(np.maximum(block, L), U).sum(axis=0)`` does block by block."""
+    n, m = X.shape
+    total = np.zeros(m)
+    part = np.empty(m)
+    low = np.zeros(m, dtype=np.int64)
+    high = np.zeros(m, dtype=np.int64)
+    mask = np.empty((n, m), dtype=np.bool_)
+    for r in range(0, n, rows):
+        for i in range(r, min(r + rows, n)):
+            for j in range(m):
+                v = X[i, j]
+                below = v < L[j]
+                above = v > U[j]
+                low[j] += below
+                high[j] += above
+                mask[i, j] = below or above
+                w = min(max(v, L[j]), U[j])
+                if i == r:
+                    part[j] = w
+                else:
+                    part[j] += w
+        for j in range(m):
+            total[j] += part[j]
+    return total, low, high, mask
