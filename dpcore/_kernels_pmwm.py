@@ -76,8 +76,10 @@ def grid_hist(
     first: np.ndarray,
     top: np.ndarray,
     xmin: np.ndarray,
+    xmid: np.ndarray,
     start: np.ndarray,
     slope: np.ndarray,
+    curve: np.ndarray,
 ) -> np.ndarray:
     """``h[first[j] + k] = #{i : G[first[j] + k] <= sign * X[i, j] < G[first[j] + k + 1]}``.
 
@@ -86,7 +88,8 @@ def grid_hist(
     (``top[j] + 1`` points, non-decreasing), then ``+inf``; so every value has one ``k`` in
     ``0..top[j]``. (Flat and packed: the few points of every column stay in the fastest cache.)
     A column with ``top[j] = 0`` has all ``n`` values at ``k = 0`` and is not read. Elsewhere
-    the guess ``start[j] + (v - xmin[j]) * slope[j]`` (clamped) only saves work: it is moved by
+    the guess, the parabola ``start[j] + (v - xmin[j]) * (slope[j] + curve[j] * (v - xmid[j]))``
+    (clamped), only saves work: it is moved by
     one step where a neighbouring point decides, then checked; where it is still off, a binary
     search of the column's points finds ``k``. The common path has no data-dependent branch
     (indices are unsigned: no test for negative ones).
@@ -95,16 +98,23 @@ def grid_hist(
     one = np.uint64(1)
     hist = np.zeros(G.size, dtype=np.int64)
     live = np.flatnonzero(top > 0)
+    P = np.empty((live.size, 5))  # per live column, side by side: the guess's coefficients
+    Q = np.empty((live.size, 3), dtype=np.uint64)  # its column, top and first
+    for jj in range(live.size):
+        j = live[jj]
+        P[jj, 0], P[jj, 1], P[jj, 2] = xmin[j], xmid[j], start[j]
+        P[jj, 3], P[jj, 4] = slope[j], curve[j]
+        Q[jj, 0], Q[jj, 1], Q[jj, 2] = j, top[j], first[j]
     for j in range(m):
         if top[j] == 0:
             hist[first[j]] = n
     for i in range(n):
         for jj in range(live.size):
-            j = live[jj]
-            v = sign * X[i, j]
-            t, o = np.uint64(top[j]), np.uint64(first[j])
-            f = start[j] + (v - xmin[j]) * slope[j]
-            k = o + np.uint64(min(max(f, 0.0), float(t)) if f == f else 0.0)
+            v = sign * X[i, Q[jj, 0]]
+            t, o = Q[jj, 1], Q[jj, 2]
+            f = P[jj, 2] + (v - P[jj, 0]) * (P[jj, 3] + P[jj, 4] * (v - P[jj, 1]))
+            f = min(max(f, 0.0), float(t))
+            k = o + np.uint64(np.int64(f if f == f else 0.0))
             k = k + np.uint64(v >= G[k + one]) - np.uint64(v < G[k])
             if k - o > t or v < G[k] or v >= G[k + one]:
                 a, c = o, o + t  # the largest k with G[k] <= v (G[o] <= v always)
