@@ -129,9 +129,14 @@ def test_column_extremes_kernel() -> None:
 
 
 @pytest.mark.parametrize("estimator", [W.winsorized_mean, W.winsorized_mean_zcdp])
-@pytest.mark.parametrize(("n", "d"), [(400, 1), (300, 8), (500, 100)])
-def test_pmwm_with_the_kernels_equals_the_numpy_path(estimator, n, d, monkeypatch) -> None:
-    """Same draws, same walks' stops, same interval; the mean to the fingerprints' tolerance."""
+@pytest.mark.parametrize(
+    ("n", "d", "chunked"), [(400, 1, 0), (300, 8, 0), (500, 100, 0), (500, 100, 1)]
+)
+def test_pmwm_with_the_kernels_equals_the_numpy_path(estimator, n, d, chunked, monkeypatch) -> None:
+    """Same draws, same walks' stops, same interval; the mean to the fingerprints' tolerance.
+    ``chunked``: the walks take the columns a few at a time (strided views, as at large d)."""
+    if chunked:
+        monkeypatch.setattr(QU, "_CHUNK_ELEMENTS", 7 * (n + 7606))  # K = 7606: 7 columns a chunk
     rng = np.random.default_rng(n * d)
     X = 3.0 + rng.standard_normal((n, d)) * np.linspace(0.5, 20.0, d)
     X[: n // 20] = 400.0  # contamination
