@@ -129,6 +129,60 @@ def grid_hist(
     return hist
 
 
+def grid_histogram(
+    xc: np.ndarray,
+    ext: np.ndarray,
+    lo: np.ndarray,
+    gm1: np.ndarray,
+    bmin: np.ndarray,
+    bmax: np.ndarray,
+    log_beta: float,
+    sign: float,
+    width: int,
+) -> np.ndarray:
+    """The walk's histogram ``h[j, b - bmin_j]`` (``(m, width)``) of
+    :func:`dpcore.quantiles.unbounded._runs` by :func:`grid_hist`: each column's grid points
+    ``g_b = lo + gm1[b - 1]`` (``gm1[i - 1] = beta**i - 1``) for ``b = bmin_j..bmax_j`` as
+    :func:`dpcore.quantiles.unbounded._bin_index` computes them (``g_0 = -inf``), so the same
+    exact grid indices; the guess is the parabola through the index scale
+    ``log1p(x - lo) / log(beta)`` at the column's extremes ``ext`` (``(2, m)``, of
+    ``sign * xc``) and their midpoint."""
+    m = xc.shape[1]
+    lows = np.broadcast_to(np.asarray(lo, dtype=float), (m,))
+    kmax = gm1.size
+    top = bmax - bmin
+    first = np.cumsum(top + 2) - (top + 2)  # column j's points: first_j .. first_j + top_j + 1
+    col = np.repeat(np.arange(m), top + 2)
+    b = bmin[col] + np.arange(col.size) - first[col]  # the points' grid indices
+    G = lows[col] + gm1[np.clip(b - 1, 0, kmax - 1)]
+    G[b == 0] = -np.inf
+    G[b > bmax[col]] = np.inf
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        xs = np.stack([ext[0], ext[0] + 0.5 * (ext[1] - ext[0]), ext[1]])
+        f = np.log1p(np.maximum(xs - lows, 0.0)) / log_beta
+        half = np.where(xs[1] > xs[0], xs[1] - xs[0], np.inf)  # divided differences
+        slope = (f[1] - f[0]) / half
+        curve = ((f[2] - f[1]) / half - slope) / (2.0 * half)
+        start = f[0] - bmin
+    ok = np.isfinite(slope) & np.isfinite(curve) & np.isfinite(start)
+    flat = grid_hist(
+        xc,
+        float(sign),
+        G,
+        first.astype(np.int64),
+        top.astype(np.int64),
+        np.ascontiguousarray(ext[0], dtype=float),
+        np.ascontiguousarray(xs[1]),
+        np.where(ok, start, 0.0),
+        np.where(ok, slope, 0.0),
+        np.where(ok, curve, 0.0),
+    )
+    hist = np.zeros((m, width), dtype=np.int64)
+    keep = b <= bmax[col]
+    hist[col[keep], (b - bmin[col])[keep]] = flat[keep]
+    return hist
+
+
 @_compiled
 def winsorise(
     X: np.ndarray, L: np.ndarray, U: np.ndarray, rows: int

@@ -290,7 +290,8 @@ def _runs(
     bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
     width = int((bmax - bmin).max()) + 1
     if _kernels.use_kernels(xc):
-        hist = _compiled_hist(xc, ext, lo, bmin, bmax, kmax, log_beta, sign, width)
+        gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+        hist = _kernels_pmwm.grid_histogram(xc, ext, lo, gm1, bmin, bmax, log_beta, sign, width)
     else:
         rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
         hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
@@ -300,58 +301,6 @@ def _runs(
     ends = np.concatenate([bmin[:, None], starts[:, 1:-1], np.asarray(last)[:, None]], axis=1)
     lengths = np.maximum(np.minimum(ends, np.asarray(last)[:, None]) - starts + 1, 0)
     return counts, lengths
-
-
-def _compiled_hist(
-    xc: np.ndarray,
-    ext: np.ndarray,
-    lo: np.ndarray,
-    bmin: np.ndarray,
-    bmax: np.ndarray,
-    kmax: int,
-    log_beta: float,
-    sign: float,
-    width: int,
-) -> np.ndarray:
-    """The histogram of :func:`_runs` (``h[j, b - bmin_j]``) by :func:`dpcore._kernels_pmwm.grid_hist`:
-    each column's grid points ``g_b = lo + (beta**b - 1)`` for ``b = bmin_j..bmax_j`` as
-    :func:`_bin_index` computes them (``g_0 = -inf``), so the same exact grid indices; the guess
-    is the parabola through the index scale ``log1p(x - lo) / log(beta)`` at the column's
-    extremes ``ext`` (``(2, m)``, of ``sign * xc``) and their midpoint."""
-    m = xc.shape[1]
-    lows = np.broadcast_to(np.asarray(lo, dtype=float), (m,))
-    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
-    top = bmax - bmin
-    first = np.cumsum(top + 2) - (top + 2)  # column j's points: first_j .. first_j + top_j + 1
-    col = np.repeat(np.arange(m), top + 2)
-    b = bmin[col] + np.arange(col.size) - first[col]  # the points' grid indices
-    G = lows[col] + gm1[np.clip(b - 1, 0, kmax - 1)]
-    G[b == 0] = -np.inf
-    G[b > bmax[col]] = np.inf
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        xs = np.stack([ext[0], ext[0] + 0.5 * (ext[1] - ext[0]), ext[1]])
-        f = np.log1p(np.maximum(xs - lows, 0.0)) / log_beta
-        half = np.where(xs[1] > xs[0], xs[1] - xs[0], np.inf)  # divided differences
-        slope = (f[1] - f[0]) / half
-        curve = ((f[2] - f[1]) / half - slope) / (2.0 * half)
-        start = f[0] - bmin
-    ok = np.isfinite(slope) & np.isfinite(curve) & np.isfinite(start)
-    flat = _kernels_pmwm.grid_hist(
-        xc,
-        float(sign),
-        G,
-        first.astype(np.int64),
-        top.astype(np.int64),
-        np.ascontiguousarray(ext[0], dtype=float),
-        np.ascontiguousarray(xs[1]),
-        np.where(ok, start, 0.0),
-        np.where(ok, slope, 0.0),
-        np.where(ok, curve, 0.0),
-    )
-    hist = np.zeros((m, width), dtype=np.int64)
-    keep = b <= bmax[col]
-    hist[col[keep], (b - bmin[col])[keep]] = flat[keep]
-    return hist
 
 
 #: Tests only: draw every query's noise (the walk before runs), to compare the two.
