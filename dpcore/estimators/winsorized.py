@@ -67,11 +67,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import mechanisms, quantiles
+from dpcore import _kernels, _kernels_pmwm, mechanisms
 from dpcore._validation import RngLike, check_bounds, check_data, check_positive, check_real
 from dpcore.estimate import Cost, Default, Diagnostics, Estimate, check_direct_call
 from dpcore.estimators._options import EstimatorOptions, Family
 from dpcore.privacy import Ledger
+from dpcore.quantiles import unbounded
 from dpcore.theory.winsorized import premature_stop_warning, trim_level
 
 
@@ -249,10 +250,13 @@ def private_interval(
     ----------
     Ramsay and Spicker, Algorithm 1 steps 3-5; docs/estimators/winsorized.md §2.2-§2.4.
     """
+    ext = unbounded.column_extremes(X)  # one read for both walks; X is checked
     with mechanisms.stage(ledger, "upper quantile", note=walk.note):
-        up = quantiles.unbounded_quantile(X, 1.0 - tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
+        up = unbounded.walk_columns(
+            X, 1.0 - tau, (a, b), beta=beta, rng=rng, extremes=ext, **walk.kwargs
+        )
     with mechanisms.stage(ledger, "lower quantile", note=walk.note):
-        lo = quantiles.unbounded_quantile(X, tau, (a, b), beta=beta, rng=rng, **walk.kwargs)
+        lo = unbounded.walk_columns(X, tau, (a, b), beta=beta, rng=rng, extremes=ext, **walk.kwargs)
     U_raw = np.clip(np.atleast_1d(np.asarray(up.value, dtype=float)), a, b)
     L_raw = np.clip(np.atleast_1d(np.asarray(lo.value, dtype=float)), a, b)
     fallback = U_raw < L_raw
@@ -278,9 +282,15 @@ class Winsorised:
 
 def winsorise(X: np.ndarray, L: np.ndarray, U: np.ndarray) -> Winsorised:
     """Stage 6: clip every row to ``[L, U]`` and average, in one pass over blocks of rows that
-    stay in cache (no ``(n, d)`` copy of the clipped data); ``L <= U``."""
+    stay in cache (no ``(n, d)`` copy of the clipped data); ``L <= U``. Large arrays: one read by
+    :func:`dpcore._kernels_pmwm.winsorise`, which adds in the same order."""
     n, d = X.shape
     rows = max(1, _CLIP_BLOCK // d)
+    if _kernels.use_kernels(X):
+        total_k, low_k, high_k, mask = _kernels_pmwm.winsorise(
+            X, np.ascontiguousarray(L, dtype=float), np.ascontiguousarray(U, dtype=float), rows
+        )
+        return Winsorised(total_k / n, low_k, high_k, mask)
     total, low, high = np.zeros(d), np.zeros(d, np.int64), np.zeros(d, np.int64)
     clipped = np.empty((n, d), dtype=bool)
     buf, below, above = np.empty((rows, d)), np.empty((rows, d), bool), np.empty((rows, d), bool)

@@ -1,6 +1,7 @@
 """``UnboundedQuantile``, ``_grid_minus_one``, ``_grid_size``, ``grid_size``,
 ``premature_stop_risk``, ``_unbounded_budgets``, ``_bin_index``, ``_grid_counts``, ``_runs``,
-``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``).
+``_walk_up``, ``unbounded_quantile`` (moved from ``quantiles.py``), ``walk_columns`` and
+``column_extremes`` (PMWM's two walks on data it checked, sharing the columns' extremes).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import mechanisms
+from dpcore import _kernels, _kernels_pmwm, mechanisms
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -288,8 +289,12 @@ def _runs(
     n, m = xc.shape
     bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
     width = int((bmax - bmin).max()) + 1
-    rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
-    hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
+    if _kernels.use_kernels(xc):
+        gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+        hist = _kernels_pmwm.grid_histogram(xc, ext, lo, gm1, bmin, bmax, log_beta, sign, width)
+    else:
+        rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
+        hist = np.bincount(rel.ravel(), minlength=m * width).reshape(m, width)
     below = np.cumsum(hist, axis=1)  # below[j, k]: the count at grid point bmin_j + k + 1
     counts = np.concatenate([np.zeros((m, 1)), below[:, :-1], np.full((m, 1), float(n))], axis=1)
     starts = np.concatenate([np.ones((m, 1), np.int64), bmin[:, None] + np.arange(1, width + 1)], 1)
@@ -342,9 +347,11 @@ def _walk_up(
     budget_q: float,
     gen: Any,
     sign: float = 1.0,
+    extremes: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """UQ_UP of docs/estimators/winsorized.md §2.1 with the hard stop at ``hi``, vectorised over
-    columns (on ``sign * X``: ``-1`` walks the mirrored data without copying it).
+    columns (on ``sign * X``: ``-1`` walks the mirrored data without copying it). ``extremes``:
+    :func:`column_extremes` of ``X`` when the caller has them.
 
     Privacy
     -------
@@ -369,8 +376,8 @@ def _walk_up(
     )
     gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
     first = np.empty(d, dtype=np.int64)
-    # the extremes of each column of sign * X, from one contiguous pass each (not per chunk)
-    ext = np.stack([X.min(axis=0), X.max(axis=0)])[:: 1 if sign > 0 else -1] * sign
+    # the extremes of each column of sign * X
+    ext = (column_extremes(X) if extremes is None else extremes)[:: 1 if sign > 0 else -1] * sign
     chunk = max(1, min(d, _CHUNK_ELEMENTS // (kmax + n)))
     for s in range(0, d, chunk):  # chunks over columns only, to bound memory for large K * d
         cols = slice(s, min(s + chunk, d))
@@ -485,21 +492,69 @@ def unbounded_quantile(
     docs/estimators/winsorized.md §2.1, §2.4 and §2.6.
     """
     X, one_d = _as_columns(x)
-    _n, d = X.shape
+    res = walk_columns(
+        X,
+        q,
+        bounds,
+        beta=beta,
+        rng=rng,
+        epsilon_threshold=epsilon_threshold,
+        epsilon_query=epsilon_query,
+        rho_threshold=rho_threshold,
+        rho_query=rho_query,
+    )
+    if one_d:
+        value, steps, hit = (np.asarray(v) for v in res)
+        return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
+    return res
+
+
+def column_extremes(X: np.ndarray) -> np.ndarray:
+    """``[X.min(axis=0), X.max(axis=0)]`` (one read by a compiled kernel for large arrays)."""
+    if _kernels.use_kernels(X):
+        return np.asarray(_kernels_pmwm.column_extremes(X))
+    return np.stack([X.min(axis=0), X.max(axis=0)])
+
+
+def walk_columns(
+    X: np.ndarray,
+    q: float,
+    bounds: Bounds,
+    *,
+    beta: float = 1.001,
+    rng: RngLike = None,
+    extremes: np.ndarray | None = None,
+    **budgets: float | None,
+) -> UnboundedQuantile:
+    """:func:`unbounded_quantile` of every column of ``X``, an ``(n, d)`` float array the caller
+    has checked (:func:`dpcore._validation.check_data`): the same arguments (``budgets``: its
+    four budget keywords), draws, charges and results (arrays of shape ``(d,)``), without a
+    second check of the data. ``extremes``: :func:`column_extremes` of ``X`` when the caller
+    has them (PMWM's two walks share one read of the data).
+
+    Privacy
+    -------
+    As :func:`unbounded_quantile`.
+    """
+    d = X.shape[1]
     qq = check_probability(q, "q")
     lo, hi = check_bounds(bounds, d)
     b = _check_beta(beta)
     pure, budget_t, budget_q = _unbounded_budgets(
-        epsilon_threshold, epsilon_query, rho_threshold, rho_query, d
+        budgets.get("epsilon_threshold"),
+        budgets.get("epsilon_query"),
+        budgets.get("rho_threshold"),
+        budgets.get("rho_query"),
+        d,
     )
     gen = mechanisms.generator(rng)
     if qq >= 0.5:
-        value, steps, hit = _walk_up(X, lo, hi, qq, b, pure, budget_t, budget_q, gen)
+        value, steps, hit = _walk_up(
+            X, lo, hi, qq, b, pure, budget_t, budget_q, gen, extremes=extremes
+        )
     else:
         v, steps, hit = _walk_up(
-            X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen, sign=-1.0
+            X, -hi, -lo, 1.0 - qq, b, pure, budget_t, budget_q, gen, -1.0, extremes
         )  # the walk up the mirrored data -x
         value = np.maximum(-v, lo)
-    if one_d:
-        return UnboundedQuantile(float(value[0]), int(steps[0]), bool(hit[0]))
     return UnboundedQuantile(value, steps, hit)

@@ -29,7 +29,16 @@ from pathlib import Path
 import dpcore
 
 LAYERS = [
-    {"_validation", "_kernels", "_kernels_rotation", "limits", "glossary", "pool", "streams"},
+    {
+        "_validation",
+        "_kernels",
+        "_kernels_rotation",
+        "_kernels_pmwm",
+        "limits",
+        "glossary",
+        "pool",
+        "streams",
+    },
     {
         "privacy",
         "mechanisms",

@@ -146,7 +146,7 @@ def _fixed_quantiles(monkeypatch: pytest.MonkeyPatch, upper: float, lower: float
         v = np.full(d, upper if q >= 0.5 else lower)
         return quantiles.UnboundedQuantile(v, np.ones(d, int), np.zeros(d, bool))
 
-    monkeypatch.setattr(quantiles, "unbounded_quantile", fake)
+    monkeypatch.setattr(quantiles.unbounded, "walk_columns", fake)  # PMWM's walks
 
 
 def test_fallback_fires_and_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,216 @@
+"""Compiled one-pass kernels for PMWM: the quantile walks' grid histograms and the winsorised mean.
+
+PMWM's quantile walks need, per column, how many values fall between consecutive points of the
+geometric grid ``g_i = lo + beta**i - 1`` (docs/estimators/winsorized.md §2.6). The numpy code
+(:func:`dpcore.quantiles.unbounded._bin_index`) computes every value's grid index with a
+``log1p`` and two look-ups, block by block, then counts the indices with ``bincount``; that was
+most of PMWM's time (docs/speed.md, "PMWM, round 3"). :func:`grid_hist` does it in one read of
+the data without a transcendental: near a column's data the grid is almost regular, so the index
+is guessed from a straight line through the column's extremes, then checked against the grid
+points as actually computed (``lo + (beta**i - 1)``, the same float additions as the numpy code)
+and, where the guess is off, found by a binary search between the indices of the column's
+extremes. The result is exact: the index ``b`` with ``g_b <= x < g_{b+1}``, the one
+``searchsorted(side="right")`` gives, whatever the guess. :func:`winsorise` clips, counts and
+sums in one read, adding the values in the order the numpy code adds them (row by row within
+blocks of rows, the blocks' sums added in turn), so its mean is the same
+double. Nothing here draws a random number or touches a budget.
+
+As in :mod:`dpcore._kernels`, numba is imported and the kernels compiled on first use
+(``cache=True``), and the callers use them only for arrays of at least
+:data:`dpcore._kernels.MIN_SIZE` values. Unlike there, no fast-math flag is set: every operation
+is the IEEE one the numpy code does.
+
+References
+----------
+docs/speed.md ("PMWM, round 4"); docs/estimators/winsorized.md §2.6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` (no fast-math) on its first call;
+    ``wrapper.py_func`` is the plain function."""
+    jitted: list[Callable[..., Any]] = []
+
+    def wrapper(*args: Any) -> Any:
+        if not jitted:
+            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
+
+            jitted.append(numba.njit(cache=True, nogil=True)(fn))
+        return jitted[0](*args)
+
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    wrapper.py_func = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+@_compiled
+def column_extremes(X: np.ndarray) -> np.ndarray:
+    """``[X.min(axis=0), X.max(axis=0)]`` (shape ``(2, m)``) in one read (finite data)."""
+    n, m = X.shape
+    out = np.empty((2, m))
+    for j in range(m):
+        out[0, j] = X[0, j]
+        out[1, j] = X[0, j]
+    for i in range(1, n):
+        for j in range(m):
+            v = X[i, j]
+            if v < out[0, j]:
+                out[0, j] = v
+            if v > out[1, j]:
+                out[1, j] = v
+    return out
+
+
+@_compiled
+def grid_hist(
+    X: np.ndarray,
+    sign: float,
+    G: np.ndarray,
+    first: np.ndarray,
+    top: np.ndarray,
+    xmin: np.ndarray,
+    xmid: np.ndarray,
+    start: np.ndarray,
+    slope: np.ndarray,
+    curve: np.ndarray,
+) -> np.ndarray:
+    """``h[first[j] + k] = #{i : G[first[j] + k] <= sign * X[i, j] < G[first[j] + k + 1]}``.
+
+    Column ``j``'s part of the flat ``G`` holds, from ``first[j]``, its grid points from the one
+    at or below its smallest value (``-inf`` for none) to the one at or below its largest
+    (``top[j] + 1`` points, non-decreasing), then ``+inf``; so every value has one ``k`` in
+    ``0..top[j]``. (Flat and packed: the few points of every column stay in the fastest cache.)
+    A column with ``top[j] = 0`` has all ``n`` values at ``k = 0`` and is not read. Elsewhere
+    the guess, the parabola ``start[j] + (v - xmin[j]) * (slope[j] + curve[j] * (v - xmid[j]))``
+    (clamped), only saves work: it is moved by
+    one step where a neighbouring point decides, then checked; where it is still off, a binary
+    search of the column's points finds ``k``. The common path has no data-dependent branch
+    (indices are unsigned: no test for negative ones).
+    """
+    n, m = X.shape
+    one = np.uint64(1)
+    hist = np.zeros(G.size, dtype=np.int64)
+    live = np.flatnonzero(top > 0)
+    P = np.empty((live.size, 5))  # per live column, side by side: the guess's coefficients
+    Q = np.empty((live.size, 3), dtype=np.uint64)  # its column, top and first
+    for jj in range(live.size):
+        j = live[jj]
+        P[jj, 0], P[jj, 1], P[jj, 2] = xmin[j], xmid[j], start[j]
+        P[jj, 3], P[jj, 4] = slope[j], curve[j]
+        Q[jj, 0], Q[jj, 1], Q[jj, 2] = j, top[j], first[j]
+    for j in range(m):
+        if top[j] == 0:
+            hist[first[j]] = n
+    for i in range(n):
+        for jj in range(live.size):
+            v = sign * X[i, Q[jj, 0]]
+            t, o = Q[jj, 1], Q[jj, 2]
+            f = P[jj, 2] + (v - P[jj, 0]) * (P[jj, 3] + P[jj, 4] * (v - P[jj, 1]))
+            f = min(max(f, 0.0), float(t))
+            k = o + np.uint64(np.int64(f if f == f else 0.0))
+            k = k + np.uint64(v >= G[k + one]) - np.uint64(v < G[k])
+            if k - o > t or v < G[k] or v >= G[k + one]:
+                a, c = o, o + t  # the largest k with G[k] <= v (G[o] <= v always)
+                while a < c:
+                    mid = (a + c + one) // np.uint64(2)
+                    if G[mid] <= v:
+                        a = mid
+                    else:
+                        c = mid - one
+                k = a
+            hist[k] += 1
+    return hist
+
+
+def grid_histogram(
+    xc: np.ndarray,
+    ext: np.ndarray,
+    lo: np.ndarray,
+    gm1: np.ndarray,
+    bmin: np.ndarray,
+    bmax: np.ndarray,
+    log_beta: float,
+    sign: float,
+    width: int,
+) -> np.ndarray:
+    """The walk's histogram ``h[j, b - bmin_j]`` (``(m, width)``) of
+    :func:`dpcore.quantiles.unbounded._runs` by :func:`grid_hist`: each column's grid points
+    ``g_b = lo + gm1[b - 1]`` (``gm1[i - 1] = beta**i - 1``) for ``b = bmin_j..bmax_j`` as
+    :func:`dpcore.quantiles.unbounded._bin_index` computes them (``g_0 = -inf``), so the same
+    exact grid indices; the guess is the parabola through the index scale
+    ``log1p(x - lo) / log(beta)`` at the column's extremes ``ext`` (``(2, m)``, of
+    ``sign * xc``) and their midpoint."""
+    m = xc.shape[1]
+    lows = np.broadcast_to(np.asarray(lo, dtype=float), (m,))
+    kmax = gm1.size
+    top = bmax - bmin
+    first = np.cumsum(top + 2) - (top + 2)  # column j's points: first_j .. first_j + top_j + 1
+    col = np.repeat(np.arange(m), top + 2)
+    b = bmin[col] + np.arange(col.size) - first[col]  # the points' grid indices
+    G = lows[col] + gm1[np.clip(b - 1, 0, kmax - 1)]
+    G[b == 0] = -np.inf
+    G[b > bmax[col]] = np.inf
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        xs = np.stack([ext[0], ext[0] + 0.5 * (ext[1] - ext[0]), ext[1]])
+        f = np.log1p(np.maximum(xs - lows, 0.0)) / log_beta
+        half = np.where(xs[1] > xs[0], xs[1] - xs[0], np.inf)  # divided differences
+        slope = (f[1] - f[0]) / half
+        curve = ((f[2] - f[1]) / half - slope) / (2.0 * half)
+        start = f[0] - bmin
+    ok = np.isfinite(slope) & np.isfinite(curve) & np.isfinite(start)
+    flat = grid_hist(
+        xc,
+        float(sign),
+        G,
+        first.astype(np.int64),
+        top.astype(np.int64),
+        np.ascontiguousarray(ext[0], dtype=float),
+        np.ascontiguousarray(xs[1]),
+        np.where(ok, start, 0.0),
+        np.where(ok, slope, 0.0),
+        np.where(ok, curve, 0.0),
+    )
+    hist = np.zeros((m, width), dtype=np.int64)
+    keep = b <= bmax[col]
+    hist[col[keep], (b - bmin[col])[keep]] = flat[keep]
+    return hist
+
+
+@_compiled
+def winsorise(
+    X: np.ndarray, L: np.ndarray, U: np.ndarray, rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(sum of clip(X, L, U) per column, #{x < L}, #{x > U}, the (n, m) mask x < L or x > U)``.
+
+    The sum adds row by row within blocks of ``rows`` rows and the blocks' sums in turn, as
+    ``total += np.minimum(np.maximum(block, L), U).sum(axis=0)`` does block by block."""
+    n, m = X.shape
+    total = np.zeros(m)
+    part = np.empty(m)
+    low = np.zeros(m, dtype=np.int64)
+    high = np.zeros(m, dtype=np.int64)
+    mask = np.empty((n, m), dtype=np.bool_)
+    for r in range(0, n, rows):
+        for i in range(r, min(r + rows, n)):
+            for j in range(m):
+                v = X[i, j]
+                below = v < L[j]
+                above = v > U[j]
+                low[j] += below
+                high[j] += above
+                mask[i, j] = below or above
+                w = min(max(v, L[j]), U[j])
+                if i == r:
+                    part[j] = w
+                else:
+                    part[j] += w
+        for j in range(m):
+            total[j] += part[j]
+    return total, low, high, mask
