@@ -34,7 +34,6 @@ ALLOWED = frozenset(
         "benchmarks/classroom.py::main",
         "dpcore/estimators/winsorized.py::_pmwm",
         "dpcore/estimators/winsorized.py::noisy_winsorized_mean",
-        "dpcore/figures/compare.py::headline",
     }
 )
 
