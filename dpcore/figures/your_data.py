@@ -146,7 +146,16 @@ def dots_chart(
                 marker=dict(symbol=LIBRARY_SYMBOL, color="#777777", size=10),
             )
         )
-    fig.update_yaxes(categoryorder="array", categoryarray=cats[::-1], automargin=True)
+    # every row named: plotly's automatic ticks skip every other category once the labels are
+    # taller than a row (presenter mode's 16-20 px text on a 720-px screen)
+    fig.update_yaxes(
+        categoryorder="array",
+        categoryarray=cats[::-1],
+        tickmode="array",
+        tickvals=cats,
+        ticktext=cats,
+        automargin=True,
+    )
     if column is None:
         fig.update_xaxes(type="log", title="error, % of each column's range")
     else:
