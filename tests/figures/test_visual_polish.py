@@ -4,12 +4,23 @@ browser (the browser's view of them: tests/e2e/test_visual_polish_browser.py):
 - Your data's dots chart names every estimator on its y axis, also in presenter mode: plotly's
   automatic ticks on a category axis skip every other label once the labels are taller than a row
   (projector text on a 720-px screen), so the ticks are listed explicitly.
+- Binary product's ladder leaves room between its panels for the lower panel's title (two lines
+  on a phone, projector text on a 720-px slide): at a gap of 0.08 of the plot the title sat over
+  the upper panel's lowest dots on a phone.
+- Its τ labels step leftwards by a label's width in px: as a share of the panel's width (0.045)
+  the step was narrower than a label on a phone's 300-px panel and the labels stacked.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import itertools
 
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpcore.figures.binary_product import ladder_figure
+from dpcore.figures.phone import for_phone
 from dpcore.figures.style import for_projector
 from dpcore.figures.your_data import dots_chart
 
@@ -41,3 +52,54 @@ def test_your_data_dots_name_every_row_in_presenter_mode() -> None:
             assert axis["tickmode"] == "array"
             assert sorted(axis["tickvals"]) == sorted(cats)  # every estimator and header named
             assert list(axis["ticktext"]) == list(axis["tickvals"])
+
+
+def _ladder() -> dict:
+    n = 300
+    groups = ["T1"] * 10 + ["T2"] * 20 + ["T3"] * 30 + ["final"] * 240
+    df = pd.DataFrame(
+        {
+            "rank": np.arange(1, n + 1),
+            "p": np.geomspace(0.3, 1e-5, n),
+            "group": groups,
+            "noise_std_pde": np.full(n, 1e-3),
+            "noise_std_naive": np.full(n, 2e-3),
+        }
+    )
+    rounds = [{"tau": t} for t in (0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002)]
+    return ladder_figure(df, rounds).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("where", "height", "legend_px"),
+    [
+        ("phone", None, 3 * 29),  # its figure's height; five entries in three rows over the plot
+        ("1280x720", 720 - 18 * 16 - 29, 2 * 25),  # the slide's chart block (pages/_present.py)
+        ("1920x1080", 1080 - 18 * 16 - 43, 2 * 30),
+    ],
+)
+def test_binary_ladder_leaves_room_for_the_lower_panel_title(where, height, legend_px) -> None:
+    fig = _ladder()
+    if where == "phone":
+        spec = for_phone(fig)
+    else:
+        spec = for_projector(fig, 1.0 if where == "1280x720" else 1.25)
+    layout = spec["layout"]
+    margin = layout["margin"]
+    plot = (height or layout["height"]) - margin["t"] - margin["b"] - legend_px
+    gap = (layout["yaxis"]["domain"][0] - layout["yaxis2"]["domain"][1]) * plot
+    lower = min(
+        (a for a in layout["annotations"] if a.get("yref") == "paper"), key=lambda a: a["y"]
+    )
+    lines = lower["text"].count("<br>") + 1
+    needed = lines * lower["font"]["size"] * 1.3 + 4  # its lines, and air above the panel
+    assert gap >= needed, f"{where}: {gap:.0f} px between the panels, the title needs {needed:.0f}"
+
+
+def test_binary_tau_labels_step_by_a_label_width() -> None:
+    taus = [a for a in _ladder()["layout"]["annotations"] if str(a["text"]).startswith("τ")]
+    assert len(taus) == 7
+    # where each label's right edge sits, in px left of the panel's right edge, on any width
+    steps = sorted(-a.get("xshift", 0) + (1 - a["x"]) * 300 for a in taus)  # a phone's panel
+    widest = max(len(a["text"]) for a in taus) * 20 * 0.6  # at projector size (20 px text)
+    assert all(b - a >= widest for a, b in itertools.pairwise(steps))
