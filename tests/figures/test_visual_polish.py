@@ -103,3 +103,60 @@ def test_binary_tau_labels_step_by_a_label_width() -> None:
     steps = sorted(-a.get("xshift", 0) + (1 - a["x"]) * 300 for a in taus)  # a phone's panel
     widest = max(len(a["text"]) for a in taus) * 20 * 0.6  # at projector size (20 px text)
     assert all(b - a >= widest for a, b in itertools.pairwise(steps))
+
+
+def _runs(error: float) -> pd.DataFrame:
+    """Ten runs of two estimators on the column ``wage``, each ``error`` from the clipped mean."""
+    return pd.DataFrame(
+        {
+            "estimator": ["A"] * 10 + ["B"] * 10,
+            "run": list(range(10)) * 2,
+            "column": ["wage"] * 20,
+            "error_clipped": [error] * 10 + [2 * error] * 10,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("shift", "error", "bias", "noise"),
+    [(12.34, 0.82, "$12.34", "$0.82"), (520.3, 756.9, "$520", "$757"), (-3.5, 41.0, "$4", "$41")],
+)
+def test_your_data_box_says_bias_and_noise_in_one_unit_and_rounding(shift, error, bias, noise):
+    from dpcore.privacy import Budget
+    from dpcore.views.your_data_words import box_words
+
+    text = box_words(_runs(error), "wage", Budget.zcdp(0.5), 1e-6, shift).text
+    assert f"moved the mean of wage by {bias} (a bias" in text, text
+    assert f"the noise adds about ±{noise}." in text, text
+    assert "of the truth (in dollars)" in text, text  # the first sentence's number is in dollars
+
+
+def test_your_data_box_says_clipping_did_not_move_the_mean():
+    from dpcore.privacy import Budget
+    from dpcore.views.your_data_words import box_words
+
+    text = box_words(_runs(0.82), "wage", Budget.zcdp(0.5), 1e-6, 0.0).text
+    assert "clipping did not move its mean; the noise adds about ±$0.82." in text, text
+    assert "by $0 " not in text, text
+
+
+def _log_table_app() -> None:
+    import streamlit as st
+
+    from pages._tables import data_table
+
+    st.session_state["_narrow_window"] = True  # a phone's window (pages/_phone.NARROW)
+    rows = [{"time": "t0", "action": "release", "amount": 0.5, "detail": "ρ = 0.5"}]
+    data_table(rows, hide_index=True)
+
+
+def test_a_log_of_records_is_a_table_on_a_phone():
+    """Your data's release panel shows the odometer's log (a list of records) with
+    pages/_tables.data_table: on a phone that was ``list.style``, an AttributeError over the page."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_log_table_app).run(timeout=60)
+    assert not at.exception, at.exception
+    assert any("release" in h.body for h in at.get("html")) or any(
+        "release" in m.value for m in at.markdown
+    )
