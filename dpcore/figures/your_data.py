@@ -63,11 +63,15 @@ def clipping_summary(clip: pd.DataFrame, most: int = 6) -> str:
     if len(moved) > most:
         lines.append(f"- … and {len(moved) - most} more columns (table below).")
     still = len(clip) - len(moved)
-    if still and lines:
-        lines.append(f"- No value of the other {still} column(s) lies outside its bounds.")
+    if still == 1 and lines:
+        lines.append("- No value of the other column lies outside its bounds.")
+    elif still and lines:
+        lines.append(f"- No value of the other {still} columns lies outside their bounds.")
+    elif still == 1:
+        lines.append("No value of the column lies outside its bounds: clipping moves no mean.")
     elif still:
         lines.append(
-            f"No value of the {still} column(s) lies outside its bounds: clipping moves no mean."
+            f"No value of the {still} columns lies outside their bounds: clipping moves no mean."
         )
     return "\n".join(lines)
 
