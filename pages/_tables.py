@@ -143,7 +143,7 @@ def show_table(
     data_table(styled, column_config=labels, **kwargs)
 
 
-def data_table(data: pd.DataFrame | Styler, **kwargs: Any) -> None:
+def data_table(data: pd.DataFrame | Styler | Sequence[Mapping[str, Any]], **kwargs: Any) -> None:
     """``st.dataframe(data, **kwargs)``, or, where a grid does not serve, a table whose cells wrap
     (:func:`phone_table`) with the same columns (``column_order``), headers (the labels of
     ``column_config``) and index choice: on a phone (:func:`pages._phone.narrow`) a grid wider
@@ -154,7 +154,9 @@ def data_table(data: pd.DataFrame | Styler, **kwargs: Any) -> None:
     if not phone and not room:
         st.dataframe(data, **kwargs)
         return
-    styled = data if isinstance(data, Styler) else data.style
+    # rows as records (the odometer's log) are a frame too: ``.style`` of a list was an
+    # AttributeError that took down Your data's release panel on a phone and a projector
+    styled = data if isinstance(data, Styler) else pd.DataFrame(data).style
     columns = [str(c) for c in styled.data.columns]
     order = [str(c) for c in kwargs.get("column_order") or columns]
     config = kwargs.get("column_config") or {}

@@ -57,8 +57,14 @@ def ladder_frame(p: np.ndarray, pde: Estimate, naive: Estimate) -> pd.DataFrame:
     return df
 
 
-#: How far left (a fraction of the panel's width) each later round's τ label sits.
-TAU_LABEL_STEP = 0.045
+#: How far left (px) each later round's τ label sits: a label's width at projector size (20 px
+#: text), so neighbours never stack, also on a phone's 300-px panel (a share of the panel's width
+#: was narrower than a label there).
+TAU_LABEL_STEP = 28
+#: The gap between the two panels, as a share of the plot's height: room for the lower panel's
+#: title (two lines on a phone, 16-20 px text on a projector) between the upper panel's lowest
+#: dots and the lower panel (at 0.08 the title sat over the upper panel's dots on a phone).
+PANEL_GAP = 0.17
 
 
 def _threshold_shapes(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -74,11 +80,11 @@ def _threshold_shapes(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _threshold_labels(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each dotted line's label, at its right: the thresholds of late rounds sit close together on
-    the log axis, so the labels step leftwards one label-width a round."""
+    the log axis, so the labels step leftwards one label's width (px) a round."""
     font = {"color": "#777", "size": 11}
     return [
         {"font": font, "showarrow": False, "text": f"τ{_subscript(r)}"}
-        | {"x": 1 - TAU_LABEL_STEP * (r - 1), "xanchor": "right", "xref": "x domain"}
+        | {"x": 1, "xshift": -TAU_LABEL_STEP * (r - 1), "xanchor": "right", "xref": "x domain"}
         | {"y": float(np.log10(row["tau"])), "yanchor": "bottom", "yref": "y"}
         for r, row in enumerate(rounds, start=1)
     ]
@@ -97,7 +103,7 @@ def _ladder_grid() -> go.Figure:
         rows=2,
         cols=1,
         shared_xaxes=True,
-        vertical_spacing=0.08,
+        vertical_spacing=PANEL_GAP,
         subplot_titles=(
             "True probability pⱼ, coloured by the group the estimator chose",
             "Noise standard deviation each coordinate received",

@@ -72,11 +72,15 @@ def clipping_summary(clip: pd.DataFrame, most: int = 6) -> str:
     if len(moved) > most:
         lines.append(f"- … and {len(moved) - most} more columns (table below).")
     still = len(clip) - len(moved)
-    if still and lines:
-        lines.append(f"- No value of the other {still} column(s) lies outside its bounds.")
+    if still == 1 and lines:
+        lines.append("- No value of the other column lies outside its bounds.")
+    elif still and lines:
+        lines.append(f"- No value of the other {still} columns lies outside their bounds.")
+    elif still == 1:
+        lines.append("No value of the column lies outside its bounds: clipping moves no mean.")
     elif still:
         lines.append(
-            f"No value of the {still} column(s) lies outside its bounds: clipping moves no mean."
+            f"No value of the {still} columns lies outside their bounds: clipping moves no mean."
         )
     return "\n".join(lines)
 
@@ -155,7 +159,16 @@ def dots_chart(
                 marker=dict(symbol=LIBRARY_SYMBOL, color="#777777", size=10),
             )
         )
-    fig.update_yaxes(categoryorder="array", categoryarray=cats[::-1], automargin=True)
+    # every row named: plotly's automatic ticks skip every other category once the labels are
+    # taller than a row (presenter mode's 16-20 px text on a 720-px screen)
+    fig.update_yaxes(
+        categoryorder="array",
+        categoryarray=cats[::-1],
+        tickmode="array",
+        tickvals=cats,
+        ticktext=cats,
+        automargin=True,
+    )
     if column is None:
         fig.update_xaxes(type="log", title="error, % of each column's range")
     else:

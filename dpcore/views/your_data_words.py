@@ -12,8 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from dpcore.experiments.plain import PlainWords, frame_words, number
-from dpcore.figures.your_data import format_value, is_money
+from dpcore.experiments.plain import PlainWords, frame_words, number, plus_minus
+from dpcore.figures.your_data import is_money
 from dpcore.privacy import Budget
 
 __all__ = ["box_words", "non_numeric_cells", "units_note"]
@@ -74,6 +74,7 @@ def box_words(
     rows = frame[frame["column"] == str(column)]
     if rows.empty:
         raise ValueError(f"no run estimated the column {column!r}; choose one of the columns run.")
+    money = is_money(column)
     words = frame_words(
         budget,
         rows,
@@ -81,12 +82,17 @@ def box_words(
         error="error_clipped",
         delta=delta,
         what=f"the average {column} of the data clipped to your bounds",
+        distance=" (in dollars)" if money else "",
     )
-    money = is_money(column)
+    # the bias and the noise in one unit and to one decimal place (the noise's), as the release
+    # tables print a value and its ± ("$520" beside "± 756.9" read as two different units)
+    bias, noise = plus_minus(abs(shift), words.typical_error, money)
     moved = (
-        f" Clipping to your bounds moved the mean of {column} by {format_value(abs(shift), money)} "
-        "(a bias no budget removes); the noise adds about "
-        f"±{'$' if money else ''}{number(words.typical_error)}."
+        f" Clipping to your bounds moved the mean of {column} by {bias} (a bias no budget "
+        f"removes); the noise adds about ±{noise}."
+        if shift
+        else f" No {column} value lies outside your bounds, so clipping did not move its mean; "
+        f"the noise adds about ±{noise}."
     )
     first = words.sentences[0].rstrip()
     return replace(words, sentences=(first + moved, words.sentences[1]))

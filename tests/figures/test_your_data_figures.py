@@ -92,10 +92,10 @@ def test_clipping_summary_names_only_the_columns_clipping_moved() -> None:
     assert text.splitlines() == [
         "- 0.3% of income values lie outside [$0, $250,000] and were clipped; this moved the "
         "mean by -$30,000.",
-        "- No value of the other 1 column(s) lies outside its bounds.",
+        "- No value of the other column lies outside its bounds.",
     ]
     none = clipping_summary(clip.assign(clipped_share=0.0, shift=0.0))
-    assert none.startswith("No value of the 2 column(s)")
+    assert none.startswith("No value of the 2 columns lies outside their bounds")
     assert share(0.5) == "50%"
 
 

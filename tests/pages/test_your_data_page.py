@@ -429,7 +429,7 @@ def test_incomes_with_an_outlier_keep_each_column_in_its_units():
     clipped = raw - (61_000_000 - 250_000) / 601
     assert f"this moved the mean by -${raw - clipped:,.0f}" in text
     assert "0.17% of income values lie outside [$0, $250,000]" in text
-    assert "No value of the other 2 column(s)" in text
+    assert "No value of the other 2 columns lies outside their bounds" in text
     # all columns together only as shares of each range: no axis adds dollars, years and hours
     assert "% of each column's range" in _spec(at)["layout"]["xaxis"]["title"]["text"]
     # one column in its units: the raw mean at 0 and the clipped mean at the clipping bias
