@@ -29,7 +29,7 @@ from pathlib import Path
 import dpcore
 
 LAYERS = [
-    {"_validation", "_kernels", "limits", "glossary", "pool", "streams"},
+    {"_validation", "_kernels", "_kernels_quantile", "limits", "glossary", "pool", "streams"},
     {
         "privacy",
         "mechanisms",
