@@ -14,6 +14,8 @@ from dpcore.quantiles import exponential_quantile_columns, exponential_quantile_
 from dpcore.quantiles._window import window_values
 
 RTOL = 1e-12
+#: a MIN_SIZE no array reaches: the numpy paths
+NEVER = 1 << 60
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> None:
@@ -65,7 +67,7 @@ def test_window_values_equal_the_sorted_rows(
     elif s1 < n - 1:  # the thresholds miss: these rows go through numpy.partition
         assert not ok.any()
     _close(window_values(V.copy(), s0, s1), want)
-    monkeypatch.setattr(_kernels, "MIN_SIZE", 1 << 60)
+    monkeypatch.setattr(_kernels, "MIN_SIZE", NEVER)
     _close(window_values(V.copy(), s0, s1), want)
 
 
@@ -75,6 +77,7 @@ def test_columns_entry_equals_the_fast_median(n: int, d: int, rho: float, monkey
     rng = np.random.default_rng(d)
     X = rng.standard_normal((n, d)) * np.linspace(0.5, 3.0, d)
     bounds = (np.full(d, -50.0), np.full(d, 50.0))
+    monkeypatch.setattr(_kernels, "MIN_SIZE", NEVER)
     want = exponential_quantile_fast(X, 0.5, bounds, rho=rho, rng=7)
     monkeypatch.setattr(_kernels, "MIN_SIZE", 0)
     V = np.ascontiguousarray(X.T)
@@ -89,6 +92,7 @@ def test_variance_estimate_with_kernels_equals_numpy(
     rng = np.random.default_rng(n)
     X = 3.0 + rng.standard_normal((n, d)) * np.linspace(0.1, 5.0, d)
     bounds = (np.full(d, -40.0), np.full(d, 40.0))
+    monkeypatch.setattr(_kernels, "MIN_SIZE", NEVER)
     want = variance_estimate(X, bounds, rho=rho, floor_ratio=1e-8, rng=11)
     monkeypatch.setattr(_kernels, "MIN_SIZE", 0)
     _close(variance_estimate(X, bounds, rho=rho, floor_ratio=1e-8, rng=11), want)
