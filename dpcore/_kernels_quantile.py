@@ -5,13 +5,15 @@ Two passes of Algorithm 2's exponential-mechanism medians (docs/speed.md, "PLAN,
 * :func:`half_squared_columns` forms the pair statistics ``max((x_a - x_b)^2 / 2, floor)`` and
   writes them straight into the ``(d, m)`` layout the per-column mechanism works on (one row per
   column), instead of an ``(m, d)`` array that is floored, then copied column by column.
-* :func:`window_candidates` finds, per row, every value that can hold one of a window of ranks by
-  one pass against two thresholds read off a small sorted sample, so that only those values are
-  sorted instead of a ``numpy.partition`` of the whole row.
+* :func:`window_split` finds, per row, every value that can hold one of a window of ranks by one
+  pass against two thresholds read off a small sorted sample (:func:`window_thresholds`), so that
+  only those values are sorted instead of a ``numpy.partition`` of the whole row (one branch-free
+  pass: a comparison per value that a branch would mispredict half the time).
 
 Both compute exactly what the numpy code they replace computes (the same operations on each value,
-no sums): the values they return are equal bit for bit, and a row whose sample thresholds miss the
-window is flagged for the numpy path. Nothing here draws a random number or touches a budget.
+no sums): the values they return are equal bit for bit, and the counts show when a row's sampled
+thresholds miss the window (the caller then takes the numpy path). Nothing here draws a random
+number or touches a budget.
 Like :mod:`dpcore._kernels`, numba is imported the first time a kernel runs (``cache=True``), and
 the callers use the kernels only for arrays of at least :data:`dpcore._kernels.MIN_SIZE` values.
 """
@@ -74,51 +76,51 @@ def half_squared_columns(
     return out
 
 
-@_exact_compiled
-def window_candidates(
-    V: np.ndarray, s0: int, s1: int, cap: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of ``V`` (``(r, n)``, finite values), what sorted positions ``s0..s1`` (0-based)
-    can be read from: ``(buf, ends, counts)``. Two thresholds ``ends[j] = (tl, th)``, order
-    statistics of every ``n // SAMPLE``-th value :data:`MARGIN_SD` standard deviations beyond
-    the window's ranks, cut the sorted row into the values below ``tl``, equal to ``tl``, strictly
-    between, equal to ``th`` (``> tl``) and above; ``counts[j]`` are the first four counts, and
-    ``buf[j]`` holds the values strictly between (in row order, then ``+inf`` up to ``cap``;
-    ``counts[j, 2] > cap`` when they did not fit)."""
-    r, n = V.shape
+def window_thresholds(V: np.ndarray, s0: int, s1: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``V`` (``(r, n)``), two values ``(tl, th)`` meant to lie below and above sorted
+    positions ``s0..s1`` (0-based): order statistics of every ``n // SAMPLE``-th value,
+    :data:`MARGIN_SD` standard deviations of a sample rank beyond the window's ranks (``-inf`` or
+    ``+inf`` past the ends). Only a guess: :func:`window_split` counts what they really cut."""
+    n = V.shape[1]
     step = max(1, n // SAMPLE)
-    size = (n + step - 1) // step
+    sample = np.sort(V[:, ::step], axis=1)
+    size = sample.shape[1]
     margin = MARGIN_SD * math.sqrt(size / 4.0) + 1.0
-    lo_at = int(math.floor(s0 * size / n - margin))
-    hi_at = int(math.ceil((s1 + 1) * size / n + margin))
-    buf = np.full((r, cap), np.inf)
-    ends = np.empty((r, 2))
+    lo_at = math.floor(s0 * size / n - margin)
+    hi_at = math.ceil((s1 + 1) * size / n + margin)
+    tl = sample[:, lo_at] if lo_at >= 0 else np.full(V.shape[0], -np.inf)
+    th = sample[:, hi_at] if hi_at < size else np.full(V.shape[0], np.inf)
+    return tl, th
+
+
+@_exact_compiled
+def window_split(
+    V: np.ndarray, tl: np.ndarray, th: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One pass over each row ``j`` of ``V``: ``counts[j]`` = how many values lie below
+    ``tl[j]``, equal to it, strictly between ``tl[j]`` and ``th[j]``, and equal to ``th[j]``
+    (``> tl[j]``); ``buf[j]`` holds the values strictly between in row order, then ``+inf``
+    (``cap + 1`` places; ``counts[j, 2] > cap`` when they did not fit)."""
+    r, n = V.shape
+    buf = np.full((r, cap + 1), np.inf)
     counts = np.zeros((r, 4), dtype=np.int64)
     for j in range(r):
-        row = V[j]
-        sample = np.sort(row[::step])
-        tl = sample[lo_at] if lo_at >= 0 else -np.inf
-        th = sample[hi_at] if hi_at < size else np.inf
+        row, out, lo, hi = V[j], buf[j], tl[j], th[j]
         nb, nl, nc, nh = 0, 0, 0, 0
-        for i in range(n):
+        for i in range(n):  # no branches: every value is written, the next one may overwrite it
             v = row[i]
-            if v < tl:
-                nb += 1
-            elif v == tl:
-                nl += 1
-            elif v < th:
-                if nc < cap:
-                    buf[j, nc] = v
-                nc += 1
-            elif v == th:
-                nh += 1
-        ends[j, 0], ends[j, 1] = tl, th
+            nb += v < lo
+            nl += v == lo
+            nh += (v == hi) & (hi > lo)
+            out[min(nc, cap)] = v
+            nc += (v > lo) & (v < hi)
+        out[min(nc, cap)] = np.inf  # the last value written, if it was not kept
         counts[j, 0], counts[j, 1], counts[j, 2], counts[j, 3] = nb, nl, nc, nh
-    return buf, ends, counts
+    return buf, counts
 
 
 def window_cap(n: int, s0: int, s1: int) -> int:
-    """Room per row for :func:`window_candidates`: the window, both margins twice over, and 64."""
+    """Room per row for :func:`window_split`: the window, both margins twice over, and 64."""
     step = max(1, n // SAMPLE)
     size = (n + step - 1) // step
     margin = MARGIN_SD * math.sqrt(size / 4.0) + 1.0

@@ -49,7 +49,7 @@ def window_values(V: np.ndarray, s0: int, s1: int) -> np.ndarray:
     """Positions ``s0..s1`` (0-based) of every sorted row of ``V`` (``(m, n)``, finite), as an
     ``(m, s1 - s0 + 1)`` array. Large arrays: one pass finds the values between two sampled
     thresholds and counts those below and equal to them
-    (:func:`dpcore._kernels_quantile.window_candidates`), and only the values between are sorted;
+    (:func:`dpcore._kernels_quantile.window_split`), and only the values between are sorted;
     a row whose thresholds miss the window, and small arrays, go through ``numpy.partition`` (``V``
     is then reordered in place). Either way the same values."""
     n = V.shape[1]
@@ -60,12 +60,13 @@ def window_values(V: np.ndarray, s0: int, s1: int) -> np.ndarray:
         seg.sort(axis=1)
         return seg
     cap = _kernels_quantile.window_cap(n, s0, s1)
-    buf, ends, counts = _kernels_quantile.window_candidates(V, s0, s1, cap)
+    tl, th = _kernels_quantile.window_thresholds(V, s0, s1)
+    buf, counts = _kernels_quantile.window_split(V, tl, th, cap)
     buf.sort(axis=1)
     below, at_lo, mid = counts[:, :1], counts[:, 1:2], counts[:, 2:3]
     rel = np.arange(s0, s1 + 1) - below - at_lo  # position among the values strictly between
     seg = np.take_along_axis(buf, np.clip(rel, 0, cap - 1), axis=1)
-    seg = np.where(rel < 0, ends[:, :1], np.where(rel >= mid, ends[:, 1:], seg))
+    seg = np.where(rel < 0, tl[:, None], np.where(rel >= mid, th[:, None], seg))
     ok = (below[:, 0] <= s0) & (s1 < counts.sum(axis=1)) & (mid[:, 0] <= cap)
     for r in np.flatnonzero(~ok):  # thresholds that missed: the whole row, as above
         V[r].partition(kth)

@@ -60,7 +60,7 @@ def test_window_values_equal_the_sorted_rows(
     want = np.sort(V, axis=1)[:, s0 : s1 + 1]
     monkeypatch.setattr(_kernels, "MIN_SIZE", 0)
     cap = KQ.window_cap(n, s0, s1)
-    _, _, counts = KQ.window_candidates(V, s0, s1, cap)
+    _, counts = KQ.window_split(V, *KQ.window_thresholds(V, s0, s1), cap)
     ok = (counts[:, 0] <= s0) & (s1 < counts.sum(axis=1)) & (counts[:, 2] <= cap)
     if kind != "misleading":
         assert ok.all()
