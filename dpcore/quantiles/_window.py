@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import mechanisms
+from dpcore import _kernels, _kernels_quantile, mechanisms
 
 #: Weight fall-off (in e-folds) from the target to the first rank outside the window.
 WINDOW_DECAY = 120.0
@@ -45,6 +45,35 @@ def _exact(
         return z, np.log(np.diff(z)) + lw_u
 
 
+def window_values(V: np.ndarray, s0: int, s1: int) -> np.ndarray:
+    """Positions ``s0..s1`` (0-based) of every sorted row of ``V`` (``(m, n)``, finite), as an
+    ``(m, s1 - s0 + 1)`` array. Large arrays: one pass finds the values between two sampled
+    thresholds and counts those below and equal to them
+    (:func:`dpcore._kernels_quantile.window_split`), and only the values between are sorted;
+    a row whose thresholds miss the window, and small arrays, go through ``numpy.partition`` (``V``
+    is then reordered in place). Either way the same values."""
+    n = V.shape[1]
+    kth = [p for p in (s0, s1) if 0 < p < n]
+    if not _kernels.use_kernels(V):
+        V.partition(kth, axis=1)
+        seg = V[:, s0 : s1 + 1]
+        seg.sort(axis=1)
+        return seg
+    cap = _kernels_quantile.window_cap(n, s0, s1)
+    tl, th = _kernels_quantile.window_thresholds(V, s0, s1)
+    buf, counts = _kernels_quantile.window_split(V, tl, th, cap)
+    buf.sort(axis=1)
+    below, at_lo, mid = counts[:, :1], counts[:, 1:2], counts[:, 2:3]
+    rel = np.arange(s0, s1 + 1) - below - at_lo  # position among the values strictly between
+    seg = np.take_along_axis(buf, np.clip(rel, 0, cap - 1), axis=1)
+    seg = np.where(rel < 0, tl[:, None], np.where(rel >= mid, th[:, None], seg))
+    ok = (below[:, 0] <= s0) & (s1 < counts.sum(axis=1)) & (mid[:, 0] <= cap)
+    for r in np.flatnonzero(~ok):  # thresholds that missed: the whole row, as above
+        V[r].partition(kth)
+        seg[r] = np.sort(V[r, s0 : s1 + 1])
+    return seg
+
+
 def window_pick(
     V: np.ndarray,
     lo: np.ndarray,
@@ -61,11 +90,8 @@ def window_pick(
     m, n = V.shape
     a, b = ends
     c, t = eps / 2.0, q * n
-    kth = [p - 1 for p in (a, b) if 1 <= p <= n]
-    V.partition(kth, axis=1)
     s0, s1 = max(a - 1, 0), min(b - 1, n - 1)
-    seg = V[:, s0 : s1 + 1]
-    seg.sort(axis=1)
+    seg = window_values(V, s0, s1)
     np.clip(seg, lo[:, None], hi[:, None], out=seg)
     z = np.empty((m, b - a + 1))  # padded z_a .. z_b
     first = 1 if a == 0 else 0

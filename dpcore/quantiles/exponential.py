@@ -328,10 +328,55 @@ def exponential_quantile_fast(
     one_d = arr.ndim == 1
     X = arr[:, None] if one_d else arr
     n, d = X.shape
+
+    def fill(dst: np.ndarray, cols: slice) -> None:
+        _columns_into(dst, X, cols)
+
+    value = _fast(fill, None, n, d, q, bounds, rho, rng, points_per_person)
+    return float(value[0]) if one_d else value
+
+
+def exponential_quantile_columns(
+    V: np.ndarray, q: float, bounds: Bounds, *, rho: float, rng: RngLike = None
+) -> np.ndarray:
+    """:func:`exponential_quantile_fast` of the data whose column ``j`` is row ``j`` of ``V``
+    (``(d, n)``): the same mechanism, the same draws, the same numbers, without copying a
+    column-major view of ``(n, d)`` data block by block.
+
+    ``V`` must hold finite values only (the caller has checked them, e.g. PLAN's pair statistics of
+    checked data, :mod:`dpcore.estimators.plan.variances`); its rows may be reordered in place.
+
+    Privacy
+    -------
+    As :func:`exponential_quantile_fast` with one point per person: ``rho``-zCDP, charged by
+    :func:`dpcore.mechanisms.exponential` to the caller's open stage.
+    """
+    d, n = V.shape
+
+    def fill(dst: np.ndarray, cols: slice) -> None:
+        dst[...] = V[cols]
+
+    return _fast(fill, V, n, d, q, bounds, rho, rng, 1)
+
+
+def _fast(
+    fill: Any,
+    own: np.ndarray | None,
+    n: int,
+    d: int,
+    q: float,
+    bounds: Bounds,
+    rho: float,
+    rng: RngLike,
+    points: int,
+) -> np.ndarray:
+    """The ``d`` private quantiles of :func:`exponential_quantile_fast`, block by block of columns:
+    ``fill(dst, cols)`` writes the data of columns ``cols`` into the rows of ``dst``; ``own``, when
+    given, holds them as rows that the windowed path may reorder where they are."""
     qq = check_probability(q, "q")
     lo, hi = check_bounds(bounds, d)
     eps = math.sqrt(8.0 * check_positive(rho, "rho") / d)
-    k = _check_points(points_per_person)
+    k = _check_points(points)
     g = mechanisms.generator(rng)
     release = mechanisms.is_release(g)
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
@@ -345,8 +390,6 @@ def exponential_quantile_fast(
         m = cols.stop - s
         z, w = zbuf[:m], wbuf[:m]
         z[:, 0], z[:, -1] = lo[cols], hi[cols]
-        inner = z[:, 1:-1]
-        _columns_into(inner, X, cols)
         charge = {
             "sensitivity": float(k),
             "epsilon": k * eps * m,
@@ -356,19 +399,21 @@ def exponential_quantile_fast(
             + (f" ({k} points per person)" if k > 1 else ""),
         }
         if ends is not None:  # selection of the ranks that matter instead of a full sort
+            inner = z[:, 1:-1] if own is None else own[cols]
+            if own is None:
+                fill(inner, cols)
             left[cols], right[cols] = window_pick(
                 inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
             )
             continue
+        fill(z[:, 1:-1], cols)
         idx = _sorted_pick(z, w, lo[cols], hi[cols], log_u, g, release, charge)
         rows = np.arange(m)
         left[cols], right[cols] = z[rows, idx], z[rows, idx + 1]
     if release:
-        value = _grid_value(g, left, right, lo, hi)
-        return float(value[0]) if one_d else value
+        return np.asarray(_grid_value(g, left, right, lo, hi), dtype=float)
     value = left + g.random(d) * (right - left)  # a uniform point of the chosen interval
-    value = np.clip(value, lo, hi)
-    return float(value[0]) if one_d else value
+    return np.clip(value, lo, hi)
 
 
 def _sorted_pick(

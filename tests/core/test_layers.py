@@ -34,6 +34,7 @@ LAYERS = [
         "_kernels",
         "_kernels_rotation",
         "_kernels_pmwm",
+        "_kernels_quantile",
         "limits",
         "glossary",
         "pool",

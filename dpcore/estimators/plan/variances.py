@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcore import _kernels, mechanisms, quantiles
+from dpcore import _kernels, _kernels_quantile, mechanisms, quantiles
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -141,12 +141,15 @@ def _variance_estimate(
     g = mechanisms.generator(rng)
     perm = g.permutation(n)[: 2 * k * groups]
     first, second = perm[0::2], perm[1::2]
-    a = _half_squared_differences(X, first, second)
-    if k > 1:
-        a = a.reshape(groups, k, d).sum(axis=1)
     top = k * (hi - lo) ** 2 / 2.0
     if max_variance is not None:
         top = np.minimum(top, k * factor * check_positive(max_variance, "max_variance"))
+    if scale == "log" and k == 1 and method == "exponential" and _kernels.use_kernels(X):
+        floor_k = check_positive(floor_ratio, "floor_ratio") * top
+        return np.exp(_log_medians(X, first, second, floor_k, top, rho, g)) / factor
+    a = _half_squared_differences(X, first, second)
+    if k > 1:
+        a = a.reshape(groups, k, d).sum(axis=1)
     if scale == "log":
         check_positive(floor_ratio, "floor_ratio")
         floor = floor_ratio * top
@@ -165,6 +168,28 @@ def _variance_estimate(
     else:
         raise ValueError(f"scale must be 'log' or 'linear'; got {scale!r}.")
     return np.asarray(med, dtype=float) / (k * factor)
+
+
+def _log_medians(
+    X: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    floor: np.ndarray,
+    top: np.ndarray,
+    rho: float,
+    g: Any,
+) -> np.ndarray:
+    """The private medians of ``log max((X[first] - X[second])^2 / 2, floor)`` on
+    ``[log floor, log top]`` (one pair per group): :func:`_variance_estimate`'s numbers, with the
+    statistics formed by one compiled pass straight into the ``(d, m)`` layout the per-column
+    mechanism works on (:func:`dpcore._kernels_quantile.half_squared_columns`) instead of
+    ``(m, d)`` values copied out column by column. ``X`` holds checked rows
+    (``|x| <= limits.MAX_ABS_VALUE``), so every square is finite."""
+    V = np.empty((X.shape[1], first.size))  # numpy's allocation: huge pages for a large array
+    _kernels_quantile.half_squared_columns(X, first, second, floor, V)
+    return quantiles.exponential_quantile_columns(
+        np.log(V, out=V), 0.5, (np.log(floor), np.log(top)), rho=rho, rng=g
+    )
 
 
 def _half_squared_differences(X: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:

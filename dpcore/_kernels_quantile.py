@@ -1,0 +1,127 @@
+"""Compiled kernels for PLAN's per-column medians (numba, imported on first use).
+
+Two passes of Algorithm 2's exponential-mechanism medians (docs/speed.md, "PLAN, round 4"):
+
+* :func:`half_squared_columns` forms the pair statistics ``max((x_a - x_b)^2 / 2, floor)`` and
+  writes them straight into the ``(d, m)`` layout the per-column mechanism works on (one row per
+  column), instead of an ``(m, d)`` array that is floored, then copied column by column.
+* :func:`window_split` finds, per row, every value that can hold one of a window of ranks by one
+  pass against two thresholds read off a small sorted sample (:func:`window_thresholds`), so that
+  only those values are sorted instead of a ``numpy.partition`` of the whole row (one branch-free
+  pass: a comparison per value that a branch would mispredict half the time).
+
+Both compute exactly what the numpy code they replace computes (the same operations on each value,
+no sums): the values they return are equal bit for bit, and the counts show when a row's sampled
+thresholds miss the window (the caller then takes the numpy path). Nothing here draws a random
+number or touches a budget.
+Like :mod:`dpcore._kernels`, numba is imported the first time a kernel runs (``cache=True``), and
+the callers use the kernels only for arrays of at least :data:`dpcore._kernels.MIN_SIZE` values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+#: Pairs formed together by :func:`half_squared_columns` (a buffer of ``PAIR_TILE x d`` values
+#: that stays in cache while it is written out column by column).
+PAIR_TILE = 32
+#: Values per row in the sample that places the window's thresholds (about; every ``n // SAMPLE``-th).
+SAMPLE = 2048
+#: Margin of the thresholds, in standard deviations of a sample rank (``sqrt(S / 4)``).
+MARGIN_SD = 5.0
+
+
+def _exact_compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` (no fast-math: exact IEEE
+    operations) on its first call. ``wrapper.py_func`` is the plain function."""
+    jitted: list[Callable[..., Any]] = []
+
+    def wrapper(*args: Any) -> Any:
+        if not jitted:
+            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
+
+            jitted.append(numba.njit(cache=True, nogil=True)(fn))
+        return jitted[0](*args)
+
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    wrapper.py_func = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+@_exact_compiled
+def half_squared_columns(
+    X: np.ndarray, first: np.ndarray, second: np.ndarray, floor: np.ndarray, out: np.ndarray
+) -> np.ndarray:
+    """``out[k, i] = max((X[a, k] - X[b, k])^2 / 2, floor[k])`` for the pairs ``a = first[i]``,
+    ``b = second[i]``, written into ``out`` (``(d, m)``): :data:`PAIR_TILE` pairs at a time are formed
+    along whole rows of ``X`` into a buffer, then written out along the rows of ``out``."""
+    m, d = first.size, X.shape[1]
+    tile = np.empty((PAIR_TILE, d))
+    for i0 in range(0, m, PAIR_TILE):
+        w = min(PAIR_TILE, m - i0)
+        for i in range(w):
+            a, b = first[i0 + i], second[i0 + i]
+            for k in range(d):
+                v = X[a, k] - X[b, k]
+                h = v * v * 0.5
+                f = floor[k]
+                tile[i, k] = h if h >= f else f  # np.maximum(h, f): no NaN here
+        for k in range(d):
+            for i in range(w):
+                out[k, i0 + i] = tile[i, k]
+    return out
+
+
+def window_thresholds(V: np.ndarray, s0: int, s1: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``V`` (``(r, n)``), two values ``(tl, th)`` meant to lie below and above sorted
+    positions ``s0..s1`` (0-based): order statistics of every ``n // SAMPLE``-th value,
+    :data:`MARGIN_SD` standard deviations of a sample rank beyond the window's ranks (``-inf`` or
+    ``+inf`` past the ends). Only a guess: :func:`window_split` counts what they really cut."""
+    n = V.shape[1]
+    step = max(1, n // SAMPLE)
+    sample = np.sort(V[:, ::step], axis=1)
+    size = sample.shape[1]
+    margin = MARGIN_SD * math.sqrt(size / 4.0) + 1.0
+    lo_at = math.floor(s0 * size / n - margin)
+    hi_at = math.ceil((s1 + 1) * size / n + margin)
+    tl = sample[:, lo_at] if lo_at >= 0 else np.full(V.shape[0], -np.inf)
+    th = sample[:, hi_at] if hi_at < size else np.full(V.shape[0], np.inf)
+    return tl, th
+
+
+@_exact_compiled
+def window_split(
+    V: np.ndarray, tl: np.ndarray, th: np.ndarray, cap: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One pass over each row ``j`` of ``V``: ``counts[j]`` = how many values lie below
+    ``tl[j]``, equal to it, strictly between ``tl[j]`` and ``th[j]``, and equal to ``th[j]``
+    (``> tl[j]``); ``buf[j]`` holds the values strictly between in row order, then ``+inf``
+    (``cap + 1`` places; ``counts[j, 2] > cap`` when they did not fit)."""
+    r, n = V.shape
+    buf = np.full((r, cap + 1), np.inf)
+    counts = np.zeros((r, 4), dtype=np.int64)
+    for j in range(r):
+        row, out, lo, hi = V[j], buf[j], tl[j], th[j]
+        nb, nl, nc, nh = 0, 0, 0, 0
+        for i in range(n):  # no branches: every value is written, the next one may overwrite it
+            v = row[i]
+            nb += v < lo
+            nl += v == lo
+            nh += (v == hi) & (hi > lo)
+            out[min(nc, cap)] = v
+            nc += (v > lo) & (v < hi)
+        out[min(nc, cap)] = np.inf  # the last value written, if it was not kept
+        counts[j, 0], counts[j, 1], counts[j, 2], counts[j, 3] = nb, nl, nc, nh
+    return buf, counts
+
+
+def window_cap(n: int, s0: int, s1: int) -> int:
+    """Room per row for :func:`window_split`: the window, both margins twice over, and 64."""
+    step = max(1, n // SAMPLE)
+    size = (n + step - 1) // step
+    margin = MARGIN_SD * math.sqrt(size / 4.0) + 1.0
+    return int(min(n, (s1 - s0 + 1) + 4 * (margin + 2) * step + 64))
