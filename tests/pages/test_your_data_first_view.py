@@ -33,8 +33,7 @@ def test_the_first_view_runs_fewer_then_the_notice_refines_it(
     assert not at.exception and not at.error
     assert f"Over {runs_each(FIRST_REPS)} (same data" in _markdown(at)
     assert _notice(at) == [
-        f"First view: {runs_each(FIRST_REPS)}. The 10 runs you asked for replace them "
-        "in a moment."
+        f"First view: {runs_each(FIRST_REPS)}. The 10 runs you asked for replace them in a moment."
     ]
     first = next(df.value for df in at.dataframe if "median" in df.value.columns)
     assert set(first["runs"]) == {FIRST_REPS}
