@@ -26,6 +26,7 @@ docs/speed.md ("IOME, round 4": what this replaces and what it saves).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -45,10 +46,20 @@ def randomized_hadamard_rows(
     _kernel()(X, center, np.repeat(signs, LANES, axis=1), float(scale), out)
 
 
-@cache
+#: Held while the helpers are replaced by their compiled versions: two threads rotating a large
+#: array at once (Home's warm-up and a page's run) must not both replace them.
+_COMPILING = threading.Lock()
+
+
 def _kernel() -> Callable[..., Any]:
-    """Compile the kernel and its helpers (numba reads the helpers' global names when it compiles
-    the kernel, so they are replaced by their compiled versions first)."""
+    """Compile the kernel and its helpers once (numba reads the helpers' global names when it
+    compiles the kernel, so they are replaced by their compiled versions first, under a lock)."""
+    with _COMPILING:
+        return _compile()
+
+
+@cache
+def _compile() -> Callable[..., Any]:
     import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
 
     jit = numba.njit(cache=True, nogil=True)  # no fastmath: every sum in the order written

@@ -62,7 +62,7 @@ from dpcore.figures.compare_traces import (
     WARN_COLOR,
     panel_traces,
 )
-from dpcore.figures.dict_figure import plotly_json
+from dpcore.figures.dict_figure import figure_of, plotly_json
 from dpcore.figures.style import (
     figure,
     legend_entry,
@@ -252,7 +252,7 @@ def error_figure(
         height=height,
         summary=summary,
     )
-    return go.Figure(chart), data
+    return figure_of(chart), data
 
 
 def error_chart(

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from dpcore.experiments.summaries import needed_for_target
 from dpcore.figures.compare_layout import merge, styled_layout
 from dpcore.figures.compare_text import METRIC_LABEL, _fmt, budget_label, target_sentence
-from dpcore.figures.dict_figure import plotly_json
+from dpcore.figures.dict_figure import figure_of, plotly_json
 from dpcore.figures.style import log_ticks, trace
 
 
@@ -97,7 +97,7 @@ def target_figure(
     axis from 0.124906 to 0.125039) and the value labels are never clipped.
     """
     chart, d = target_chart(needed, by, target, metric, colors, unit)
-    return go.Figure(chart), d
+    return figure_of(chart), d
 
 
 def target_views(

@@ -71,6 +71,33 @@ def typed(value: Any) -> Any:
     return spec | ({"shape": ", ".join(map(str, arr.shape))} if arr.ndim > 1 else {})
 
 
+def untyped(value: Any) -> Any:
+    """``value`` with plotly's typed arrays (:func:`typed`) read back as NumPy arrays, for a
+    ``go.Figure`` whose traces' ``x``/``y`` a notebook reads as numbers.
+
+    >>> untyped({"y": typed(np.array([0.5, 2.0]))})["y"]
+    array([0.5, 2. ])
+    """
+    if isinstance(value, dict) and {"dtype", "bdata"} <= value.keys():
+        arr = np.frombuffer(
+            base64.b64decode(value["bdata"]), np.dtype(value["dtype"]).newbyteorder("<")
+        )
+        shape = value.get("shape")
+        return (arr.reshape([int(k) for k in shape.split(",")]) if shape else arr).astype(
+            arr.dtype.newbyteorder("=")
+        )
+    if isinstance(value, dict):
+        return {k: untyped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [untyped(v) for v in value]
+    return value
+
+
+def figure_of(chart: dict) -> go.Figure:
+    """A validated ``go.Figure`` of a dict chart, its typed arrays as NumPy arrays (:func:`untyped`)."""
+    return go.Figure(untyped(chart))
+
+
 def json_ready_lists(t: dict) -> dict:
     """Trace ``t`` with its pandas series, tuples and non-numeric arrays (text) as lists
     (:func:`json_ready`), its NumPy number arrays left for :func:`typed`."""
@@ -161,7 +188,7 @@ class DictFigure:
 
     def figure(self) -> go.Figure:
         """A validated ``go.Figure`` of the same JSON."""
-        return go.Figure(self.to_dict())
+        return figure_of(self.to_dict())
 
 
 class GridDict:

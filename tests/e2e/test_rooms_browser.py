@@ -150,4 +150,9 @@ def test_the_sidebar_opens_in_presenter_mode_after_a_step(browser, app_url):
     opener = pg.locator('[data-testid="stExpandSidebarButton"]').first
     opener.click(timeout=60_000)
     pg.get_by_role("button", name="Open a room for the class").wait_for(timeout=60_000)
-    assert pg.locator('[data-testid="stSidebar"]').bounding_box()["width"] > 200
+    # the sidebar slides open (a CSS transition): wait for its width rather than read it once
+    pg.wait_for_function(
+        """() => document.querySelector('[data-testid="stSidebar"]')
+            .getBoundingClientRect().width > 200""",
+        timeout=30_000,
+    )

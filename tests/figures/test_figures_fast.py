@@ -341,7 +341,7 @@ def test_a_styled_figure_skips_only_the_default_template(title):
 
 def test_the_round_thresholds_labels_do_not_stack():
     """τ₁…τ_R sit close together on the log axis in late rounds: each label gets its own place
-    along the panel's right edge (before, all stood at x = 1 on top of one another)."""
+    left of the panel's right edge, a label's width (px) a round (before, all stood on one another)."""
     from dpcore.figures import binary_product as bp_figs
 
     rounds = [{"tau": 2.0**-r} for r in range(1, 8)]
@@ -349,5 +349,6 @@ def test_the_round_thresholds_labels_do_not_stack():
     bp_figs._thresholds(fig, rounds)
     labels = [a for a in fig.layout.annotations if a.text.startswith("τ")]
     assert len(labels) == 7
-    xs = [a.x for a in labels]
-    assert len(set(xs)) == 7 and min(xs) > 0.6, xs
+    shifts = sorted(a.xshift or 0 for a in labels)
+    assert len(set(shifts)) == 7 and all(a.x == 1 for a in labels), shifts
+    assert min(b - a for a, b in zip(shifts, shifts[1:])) >= bp_figs.TAU_LABEL_STEP > 0
