@@ -8,6 +8,7 @@ strings, byte for byte; a fast path that dropped, reordered or un-coerced anythi
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -351,4 +352,4 @@ def test_the_round_thresholds_labels_do_not_stack():
     assert len(labels) == 7
     shifts = sorted(a.xshift or 0 for a in labels)
     assert len(set(shifts)) == 7 and all(a.x == 1 for a in labels), shifts
-    assert min(b - a for a, b in zip(shifts, shifts[1:])) >= bp_figs.TAU_LABEL_STEP > 0
+    assert min(b - a for a, b in itertools.pairwise(shifts)) >= bp_figs.TAU_LABEL_STEP > 0
