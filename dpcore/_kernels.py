@@ -43,15 +43,27 @@ _FASTMATH = {"reassoc"}
 
 
 def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` on its first call (lazily, so
-    importing this module does not import numba). ``wrapper.py_func`` is the plain function."""
+    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` with reassociated sums
+    (:data:`_FASTMATH`) on its first call (lazily, so importing this module does not import
+    numba). ``wrapper.py_func`` is the plain function."""
+    return _lazy(fn, _FASTMATH)
+
+
+def exact_compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """As :func:`_compiled`, without fast-math: every operation exact IEEE, in the order written
+    (the PMWM and quantile kernels, whose results must equal the numpy code's)."""
+    return _lazy(fn, False)
+
+
+def _lazy(fn: Callable[..., Any], fastmath: set[str] | bool) -> Callable[..., Any]:
+    """``fn`` behind a wrapper that compiles it with ``fastmath`` on the first call."""
     jitted: list[Callable[..., Any]] = []
 
     def wrapper(*args: Any) -> Any:
         if not jitted:
             import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
 
-            jitted.append(numba.njit(cache=True, nogil=True, fastmath=_FASTMATH)(fn))
+            jitted.append(numba.njit(cache=True, nogil=True, fastmath=fastmath)(fn))
         return jitted[0](*args)
 
     wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__

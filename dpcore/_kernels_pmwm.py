@@ -27,30 +27,12 @@ docs/speed.md ("PMWM, round 4"); docs/estimators/winsorized.md §2.6.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
-
-def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` (no fast-math) on its first call;
-    ``wrapper.py_func`` is the plain function."""
-    jitted: list[Callable[..., Any]] = []
-
-    def wrapper(*args: Any) -> Any:
-        if not jitted:
-            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
-
-            jitted.append(numba.njit(cache=True, nogil=True)(fn))
-        return jitted[0](*args)
-
-    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
-    wrapper.py_func = fn  # type: ignore[attr-defined]
-    return wrapper
+from dpcore._kernels import exact_compiled
 
 
-@_compiled
+@exact_compiled
 def column_extremes(X: np.ndarray) -> np.ndarray:
     """``[X.min(axis=0), X.max(axis=0)]`` (shape ``(2, m)``) in one read (finite data)."""
     n, m = X.shape
@@ -68,7 +50,7 @@ def column_extremes(X: np.ndarray) -> np.ndarray:
     return out
 
 
-@_compiled
+@exact_compiled
 def grid_hist(
     X: np.ndarray,
     sign: float,
@@ -183,7 +165,7 @@ def grid_histogram(
     return hist
 
 
-@_compiled
+@exact_compiled
 def winsorise(
     X: np.ndarray, L: np.ndarray, U: np.ndarray, rows: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -21,10 +21,10 @@ the callers use the kernels only for arrays of at least :data:`dpcore._kernels.M
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+from dpcore._kernels import exact_compiled
 
 #: Pairs formed together by :func:`half_squared_columns` (a buffer of ``PAIR_TILE x d`` values
 #: that stays in cache while it is written out column by column).
@@ -35,24 +35,7 @@ SAMPLE = 2048
 MARGIN_SD = 5.0
 
 
-def _exact_compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled by ``numba.njit(cache=True, nogil=True)`` (no fast-math: exact IEEE
-    operations) on its first call. ``wrapper.py_func`` is the plain function."""
-    jitted: list[Callable[..., Any]] = []
-
-    def wrapper(*args: Any) -> Any:
-        if not jitted:
-            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
-
-            jitted.append(numba.njit(cache=True, nogil=True)(fn))
-        return jitted[0](*args)
-
-    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
-    wrapper.py_func = fn  # type: ignore[attr-defined]
-    return wrapper
-
-
-@_exact_compiled
+@exact_compiled
 def half_squared_columns(
     X: np.ndarray, first: np.ndarray, second: np.ndarray, floor: np.ndarray, out: np.ndarray
 ) -> np.ndarray:
@@ -93,7 +76,7 @@ def window_thresholds(V: np.ndarray, s0: int, s1: int) -> tuple[np.ndarray, np.n
     return tl, th
 
 
-@_exact_compiled
+@exact_compiled
 def window_split(
     V: np.ndarray, tl: np.ndarray, th: np.ndarray, cap: int
 ) -> tuple[np.ndarray, np.ndarray]:
