@@ -80,10 +80,11 @@ def _threshold_shapes(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _threshold_labels(rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each dotted line's label, at its right: the thresholds of late rounds sit close together on
-    the log axis, so the labels step leftwards one label's width (px) a round."""
-    font = {"color": "#777", "size": 11}
+    the log axis, so the labels step leftwards one label's width (px) a round. Full-size digits in
+    a dark grey: Unicode subscripts (τ₁) drew at about half the chart's text size on a projector."""
+    font = {"color": "#555", "size": 11}
     return [
-        {"font": font, "showarrow": False, "text": f"τ{_subscript(r)}"}
+        {"font": font, "showarrow": False, "text": f"τ{r}"}
         | {"x": 1, "xshift": -TAU_LABEL_STEP * (r - 1), "xanchor": "right", "xref": "x domain"}
         | {"y": float(np.log10(row["tau"])), "yanchor": "bottom", "yref": "y"}
         for r, row in enumerate(rounds, start=1)
@@ -192,11 +193,6 @@ def _ladder_dict(traces: list[tuple[dict[str, Any], int]], rounds: list[dict[str
             ys = [t["y"] for t, r in traces if r == row]
             layout[axis].update(log_ticks(np.concatenate(ys).astype(float)))
     return grid.to_dict()
-
-
-def _subscript(k: int) -> str:
-    """``k`` in Unicode subscript digits (τ₁, τ₂, …)."""
-    return str(k).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
 def tv_summary(records: list[dict[str, Any]], x: str) -> pd.DataFrame:

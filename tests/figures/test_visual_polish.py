@@ -105,6 +105,13 @@ def test_binary_tau_labels_step_by_a_label_width() -> None:
     assert all(b - a >= widest for a, b in itertools.pairwise(steps))
 
 
+def test_binary_tau_labels_use_full_size_digits() -> None:
+    """τ₁'s subscript digits drew at about half the 16-px text in presenter mode: a room could not
+    read which round a line was."""
+    taus = [a["text"] for a in _ladder()["layout"]["annotations"] if str(a["text"]).startswith("τ")]
+    assert taus == [f"τ{r}" for r in range(1, 8)]
+
+
 def _runs(error: float) -> pd.DataFrame:
     """Ten runs of two estimators on the column ``wage``, each ``error`` from the clipped mean."""
     return pd.DataFrame(
