@@ -7,6 +7,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import RUN_ENDED, screen_heard
+
 pytestmark = pytest.mark.browser
 
 CSV = b"city,age,income\nOslo,34,52000\nBergen,51,61000\nOslo,29,\nTromso,46,48000\nOslo,38,75000\nBergen,62,39000\n"
@@ -65,3 +67,42 @@ def test_release_then_remeasure(app_url, page, wait_for_app, screenshot):
     )
     assert page.locator("[data-testid='stException']").count() == 0
     screenshot(page, "your_data_remeasure")
+
+
+#: A fresh browser at each size the lecture uses: (width, height, query, presenter scale or None)
+FRESH = [(1920, 1080, "?present=1", 1.25), (1280, 720, "?present=1", 1.0), (375, 812, "", None)]
+
+
+@pytest.mark.walk  # a heavier browser check: `make walk` (CI runs it)
+@pytest.mark.parametrize(("width", "height", "query", "scale"), FRESH)
+def test_a_fresh_browser_shows_the_bounds_and_the_chart(
+    browser, app_url, width, height, query, scale
+):
+    """The bundled set's documented ranges fill every bound box on a first visit, and the chart is
+    drawn, with no press of "Use these bounds" (a fresh browser was once seen with empty boxes and
+    no chart, at 1920 x 1080 in presenter mode and on a phone: the window-size rerun comes during
+    the first run)."""
+    phone = width < 500
+    ctx = browser.new_context(
+        viewport={"width": width, "height": height}, has_touch=phone, is_mobile=phone
+    )
+    pg = ctx.new_page()
+    try:
+        pg.goto(f"{app_url}/your_data{query}", timeout=120_000)
+        pg.wait_for_selector('[data-testid="stMain"] h1', timeout=120_000)
+        if scale is not None:
+            screen_heard(pg, scale)
+        pg.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot').length",
+            timeout=120_000,
+        )
+        pg.wait_for_function(RUN_ENDED, timeout=120_000)
+        values = pg.evaluate(
+            """() => [...document.querySelectorAll('input[type=text]')]
+              .filter(e => / bound$/.test(e.getAttribute('aria-label') || ''))
+              .map(e => e.value)"""
+        )
+        assert len(values) >= 2 and all(v.strip() for v in values), values
+        assert pg.get_by_text("no range is assumed for you").count() == 0
+    finally:
+        ctx.close()
