@@ -155,3 +155,15 @@ def test_plan_checks_its_data_once(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(module, "check_data", spy)
     plan_l2(X, rho=0.5, bounds=(np.full(6, -200.0), np.full(6, 200.0)), rng=0)
     assert shapes.count(X.shape) == 1
+
+
+@pytest.mark.parametrize("n", range(1, 2 * K.ROW_BLOCK + 2))
+def test_clipped_sum_rows_takes_every_row_of_a_partial_block(n: int) -> None:
+    """The rows go in blocks of ``ROW_BLOCK``: every count of rows left in the last block (none
+    to ``ROW_BLOCK - 1``) adds each row once, with its own clip factor."""
+    X, c, s = _data(n, 6, seed=n)
+    Y = X * s - c
+    norms = np.sqrt(np.einsum("jk,jk->j", Y, Y))
+    R = float(np.median(norms))
+    f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
+    _close(K.clipped_sum_rows(X, s, c, R), f @ Y)
