@@ -3,7 +3,8 @@
 
 Every view uses a seed no earlier view used (nothing of it is cached yet, as for a student who
 opens the page); the app's process-wide caches (the worker pool, the seed-free parts, the compiled
-page scripts: :data:`SCRIPTS`) are warmed by one untimed run first. Prints the median and the slowest of ``--seeds`` views per page.
+page scripts: :data:`SCRIPTS`) are warmed by one untimed run first. Prints the median and the
+slowest of ``--seeds`` views per page.
 
 Usage: ``python benchmarks/page_times.py [--seeds 3] [--pages compare plan_step_by_step]``
 (``DPMEAN_PROGRESSIVE=0`` to time Compare's full sweep instead of its first result).
