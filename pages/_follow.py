@@ -193,7 +193,6 @@ def follow(page_path: str) -> None:
         return
     if view.version <= ss.get(SEEN, 0):
         return
-    ss[SEEN] = view.version
     values = parse_query(dict(view.settings))
     if ss.get(OWN_SEED):  # written again: a page switch drops widget values not written here
         values["seed"] = ss.get("seed", values.get("seed", 0))
@@ -203,6 +202,9 @@ def follow(page_path: str) -> None:
         ss[f"reveal-{view.question}"] = view.revealed
     if view.slide_key:
         ss[view.slide_key] = view.slide
+    # seen only once applied: a run stopped on the way (a tap on the phone, a rerun) applies the
+    # view again in the next run instead of leaving the old slide up until the lecturer's next step
+    ss[SEEN] = view.version
     if view.page and view.page != page_path:
         st.switch_page(view.page)
 
