@@ -133,8 +133,10 @@ def _join(code: str) -> None:
     st.session_state.pop(LEFT, None)
 
 
-#: following phones' runs at once (:func:`follower_turn`): one more than the server's cores
-FOLLOWER_RUNS = 3
+#: following phones' runs at once (:func:`follower_turn`): one, since their runs share one
+#: interpreter lock anyway; each phone then gets the whole lock for its run (3 measured slower,
+#: docs/classroom.md)
+FOLLOWER_RUNS = 1
 _TURNS = threading.BoundedSemaphore(FOLLOWER_RUNS)
 #: the longest a phone's run waits for its turn (then it runs anyway: a long run elsewhere never
 #: holds the class back)
