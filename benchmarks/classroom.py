@@ -69,6 +69,7 @@ class Follower:
         self.client = StreamlitClient(address, timeout=300.0)
         self.code = code
         self.shown: dict[int, float] = {}  # slide number -> wall-clock time it first arrived
+        self.trace: list[tuple[float, str]] = []  # (wall clock, what was sent or received)
 
     def _read(self, until: float) -> None:
         c = self.client
@@ -77,6 +78,7 @@ class Follower:
         while time.time() < until:
             if c.auto and time.time() >= next_poll:
                 c._send(c.query, c.auto[1])  # noqa: SLF001 - the browser's auto-rerun request
+                self.trace.append((time.time(), "sent poll"))
                 next_poll = time.time() + c.auto[0]
             try:
                 raw = c.ws.recv()
@@ -87,6 +89,8 @@ class Follower:
             fwd = ForwardMsg()
             fwd.ParseFromString(raw)
             kind = fwd.WhichOneof("type")
+            if kind in ("new_session", "script_finished", "auto_rerun", "page_info_changed"):
+                self.trace.append((time.time(), f"{kind} {str(getattr(fwd, kind)).strip()[:80]!r}"))
             if kind == "auto_rerun":
                 c.auto = (fwd.auto_rerun.interval, fwd.auto_rerun.fragment_id)
                 next_poll = time.time() + c.auto[0]
@@ -99,6 +103,7 @@ class Follower:
                 c._remember(el, set())  # noqa: SLF001 - send the widgets back as a browser does
                 if el.WhichOneof("type") == "markdown" and (m := BAR.search(el.markdown.body)):
                     self.shown.setdefault(int(m.group(1)), time.time())
+                    self.trace.append((time.time(), f"bar {m.group(0)}"))
 
     def run(self, until: float) -> None:
         self.client._send(f"room={self.code}")  # noqa: SLF001 - the join link's first run
@@ -258,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         help="CPU priority of the lecturer's and the phone's Chromium (default idle: they stand "
         "for devices with processors of their own)",
     )
+    parser.add_argument(
+        "--trace", default="", help="file for the messages of every follower that missed a slide"
+    )
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "classroom.md"))
     args = parser.parse_args(argv)
     port = free_port()
@@ -328,6 +336,15 @@ def main(argv: list[str] | None = None) -> int:
         + step_cpu(times, samples, args.gap, idle)
     )
     print(report)
+    if args.trace:
+        missed = [f for f in flock if any(int(k) not in f.shown for k in times["pressed"])]
+        with open(args.trace, "w") as fh:
+            fh.write(
+                json.dumps({"pressed": times["pressed"], "lecturer": times["lecturer"]}) + "\n"
+            )
+            for i, f in enumerate(missed):
+                fh.write(f"# follower {i}: shown {sorted(f.shown)}\n")
+                fh.writelines(f"{t:.3f} {what}\n" for t, what in f.trace)
     if args.out != "-":
         out = Path(args.out)
         kept = out.read_text() if out.exists() else ""  # the older record below, kept as it was

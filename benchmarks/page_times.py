@@ -2,8 +2,9 @@
 ``streamlit.testing`` (the script run only: no browser, no websocket).
 
 Every view uses a seed no earlier view used (nothing of it is cached yet, as for a student who
-opens the page); the app's process-wide caches (the worker pool, the seed-free parts) are warmed
-by one untimed run first. Prints the median and the slowest of ``--seeds`` views per page.
+opens the page); the app's process-wide caches (the worker pool, the seed-free parts, the compiled
+page scripts: :data:`SCRIPTS`) are warmed by one untimed run first. Prints the median and the
+slowest of ``--seeds`` views per page.
 
 Usage: ``python benchmarks/page_times.py [--seeds 3] [--pages compare plan_step_by_step]``
 (``DPMEAN_PROGRESSIVE=0`` to time Compare's full sweep instead of its first result).
@@ -26,11 +27,19 @@ import statistics
 import time
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = [ROOT]  # the checkout whose app.py is timed (--app-dir)
 QUERY: dict[str, str] = {}  # extra URL parameters (--query)
+
+#: One bytecode cache for every session, as a server has (Streamlit's Runtime keeps one
+#: ``ScriptCache``: each page script is read, rewritten by Streamlit's "magic" pass and compiled
+#: once per process). ``AppTest`` makes a new one for every run, which would count that
+#: compilation (60-100 ms a page) in every view timed here and in none a student waits for.
+SCRIPTS = ScriptCache()
+app_test.ScriptCache = local_script_runner.ScriptCache = lambda: SCRIPTS  # type: ignore[attr-defined,misc]
 PAGES = [
     "home",
     "privacy_budget",

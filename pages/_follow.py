@@ -133,8 +133,10 @@ def _join(code: str) -> None:
     st.session_state.pop(LEFT, None)
 
 
-#: following phones' runs at once (:func:`follower_turn`): one more than the server's cores
-FOLLOWER_RUNS = 3
+#: following phones' runs at once (:func:`follower_turn`): one, since their runs share one
+#: interpreter lock anyway; each phone then gets the whole lock for its run (3 measured slower,
+#: docs/classroom.md)
+FOLLOWER_RUNS = 1
 _TURNS = threading.BoundedSemaphore(FOLLOWER_RUNS)
 #: the longest a phone's run waits for its turn (then it runs anyway: a long run elsewhere never
 #: holds the class back)
@@ -193,7 +195,6 @@ def follow(page_path: str) -> None:
         return
     if view.version <= ss.get(SEEN, 0):
         return
-    ss[SEEN] = view.version
     values = parse_query(dict(view.settings))
     if ss.get(OWN_SEED):  # written again: a page switch drops widget values not written here
         values["seed"] = ss.get("seed", values.get("seed", 0))
@@ -203,6 +204,9 @@ def follow(page_path: str) -> None:
         ss[f"reveal-{view.question}"] = view.revealed
     if view.slide_key:
         ss[view.slide_key] = view.slide
+    # seen only once applied: a run stopped on the way (a tap on the phone, a rerun) applies the
+    # view again in the next run instead of leaving the old slide up until the lecturer's next step
+    ss[SEEN] = view.version
     if view.page and view.page != page_path:
         st.switch_page(view.page)
 
