@@ -134,8 +134,8 @@ def _join(code: str) -> None:
 
 
 #: following phones' runs at once (:func:`follower_turn`): one, since their runs share one
-#: interpreter lock anyway; each phone then gets the whole lock for its run (3 measured slower,
-#: docs/classroom.md)
+#: interpreter lock anyway; each phone then gets the whole lock for its run (at 3 at once the
+#: median phone was slower and the p95 no better: docs/classroom.md)
 FOLLOWER_RUNS = 1
 _TURNS = threading.BoundedSemaphore(FOLLOWER_RUNS)
 #: the longest a phone's run waits for its turn (then it runs anyway: a long run elsewhere never
