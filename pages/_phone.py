@@ -84,8 +84,18 @@ def window_probe() -> None:
 
 
 def plain_title(title: str | None) -> str:
-    """``title`` without plotly's markup (``<br>``, ``<b>``), on one line."""
-    return " ".join(re.sub(r"<[^>]*>", " ", title or "").split())
+    """``title`` without plotly's markup (``<br>``, ``<b>``), on one line; a subtitle (a line in
+    ``<sup>``) follows its title after a middle dot.
+
+    Examples
+    --------
+    >>> plain_title("How far off each method was<br><sup>20 trials; lower is better</sup>")
+    'How far off each method was · 20 trials; lower is better'
+    >>> plain_title("A long title<br>wrapped for a phone")
+    'A long title wrapped for a phone'
+    """
+    text = re.sub(r"<br\s*/?>\s*(?=<sup>)", " · ", title or "", flags=re.IGNORECASE)
+    return " ".join(re.sub(r"<[^>]*>", " ", text).split())
 
 
 def title_line(where: Any, title: str | None) -> None:
