@@ -500,9 +500,12 @@ def split_budget(total: float, fractions: Mapping[str, float]) -> dict[str, floa
     last one with a positive fraction, which takes the remainder ``total - fsum(others)``. Every
     part is then a multiple of ``q`` below ``total``, so each sum is exact and
     ``math.fsum(parts.values()) == total`` (the sum :meth:`Ledger.total` takes) holds always, not
-    just to within an ulp: a part moves by at most ``q / 2`` from ``total * fraction``. A fraction
-    of 0 gets ``0.0``. Every budget split of a multi-stage estimator (PLAN's four stages, IOME's
-    centre, radius and noise) goes through here, so a ledger never sums to an ulp over its budget.
+    just to within an ulp: every other part moves by at most ``q / 2`` from ``total * fraction``,
+    the last by their roundings together and the fractions' own rounding (at most
+    ``(k - 1) q / 2 + total |1 - sum(fractions)|`` for ``k`` parts: a few ``q``, which is a larger
+    share of a small last part). A fraction of 0 gets ``0.0``. Every budget split of a multi-stage
+    estimator (PLAN's four stages, IOME's centre, radius and noise) goes through here, so a ledger
+    never sums to an ulp over its budget.
 
     Parameters
     ----------
