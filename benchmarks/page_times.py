@@ -17,6 +17,11 @@ app (run with ``PYTHONPATH=DIR`` so that its ``dpcore`` is the one imported), fo
 
 ``--refine`` also times the session's next run: on Compare without a pool it is the refinement
 of the first result into the full sweep, and its redraw.
+
+The table's first and last lines give the machine's speed at that moment (:func:`machine_speed`:
+the CPU seconds of a fixed pure-Python workload and of a fixed NumPy sort). The same code's views
+measured hours apart on this shared 2-core machine differed by up to 60%, and these two numbers
+moved with them; compare tables taken at different times only together with them.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
@@ -52,6 +58,31 @@ PAGES = [
     "your_data",
     "privacy_audit",
 ]
+
+
+def machine_speed() -> tuple[float, float]:
+    """CPU seconds (best of 3) of a fixed pure-Python workload (a dict and string loop of 200,000
+    steps) and of ``np.sort`` of a fixed (2000, 512) array along its columns: how fast this machine
+    runs interpreted and vectorised code right now."""
+    x = np.random.default_rng(0).standard_normal((2000, 512))
+    py, nps = [], []
+    for _ in range(3):
+        c0 = time.process_time()
+        d: dict[str, int] = {}
+        for i in range(200_000):
+            d[str(i % 997)] = d.get(str(i % 991), 0) + i
+        c1 = time.process_time()
+        np.sort(x, axis=0)
+        c2 = time.process_time()
+        py.append(c1 - c0)
+        nps.append(c2 - c1)
+    return min(py), min(nps)
+
+
+def speed_line(when: str) -> str:
+    """One line for the table: :func:`machine_speed` now."""
+    py, nps = machine_speed()
+    return f"# machine speed {when}: Python workload {py:.3f} s, NumPy sort {nps:.4f} s (CPU, best of 3)"
 
 
 def first_view(page: str, seed: int) -> tuple[float, float]:
@@ -97,6 +128,7 @@ def main() -> None:
         f"# load {os.getloadavg()[0]:.2f} (1 min); DPMEAN_WORKERS={os.environ.get('DPMEAN_WORKERS', 'default')}, "
         f"DPMEAN_PROGRESSIVE={os.environ.get('DPMEAN_PROGRESSIVE', '1')}; app {APP[0]}; query {QUERY}"
     )
+    print(speed_line("before"))
     cpu_cols = " CPU median | CPU slowest |" if args.cpu else ""
     print(f"| page | median | slowest |{cpu_cols}\n|---|---|---|{'---|---|' if args.cpu else ''}")
     seeds = iter(range(500_000, 600_000))
@@ -109,6 +141,7 @@ def main() -> None:
             if args.cpu:
                 row += f" {statistics.median(cpu):.3f} s | {max(cpu):.3f} s |"
             print(row, flush=True)
+    print(speed_line("after"))
 
 
 if __name__ == "__main__":

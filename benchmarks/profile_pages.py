@@ -20,10 +20,15 @@ import time
 from pathlib import Path
 
 from streamlit.runtime.scriptrunner import script_runner
-from streamlit.testing.v1 import AppTest
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILER: list[cProfile.Profile | None] = [None]
+#: One compiled-script cache for every session, as a server's ``Runtime`` keeps (see
+#: ``benchmarks/page_times.py``): a profile of a view then leaves out compiling the page.
+SCRIPTS = ScriptCache()
+app_test.ScriptCache = local_script_runner.ScriptCache = lambda: SCRIPTS  # type: ignore[attr-defined,misc]
 _run_script_thread = script_runner.ScriptRunner._run_script_thread
 
 
