@@ -40,7 +40,13 @@ PHONE_CSS = """<style>
 .dp-phone-table { width: 100%; border-collapse: collapse; font-size: 0.8rem; line-height: 1.3; }
 .dp-phone-table th, .dp-phone-table td {
   padding: 0.2rem 0.25rem; border-bottom: 1px solid rgba(128, 128, 128, 0.25);
-  overflow-wrap: anywhere; vertical-align: top; text-align: left; }
+  overflow-wrap: break-word; hyphens: auto; vertical-align: top; text-align: left; }
+.dp-cards thead { display: none; }
+.dp-cards, .dp-cards tbody, .dp-cards tr, .dp-cards td, .dp-cards tbody th { display: block; }
+.dp-cards tr { padding: 0.3rem 0; border-bottom: 1px solid rgba(128, 128, 128, 0.25); }
+.dp-cards td, .dp-cards tbody th { border: none; padding: 0.05rem 0.25rem; }
+.dp-cards td:empty { display: none; }
+.dp-cards td::before { font-weight: 600; }
 .st-key-dp-window { display: none; }
 @media (min-width: 641px) {
   [data-testid="stElementContainer"]:has(.dp-phone-title) { display: none; }

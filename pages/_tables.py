@@ -12,6 +12,8 @@ own column names (a download or a test reads them); only the headers drawn chang
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -156,7 +158,7 @@ def data_table(data: pd.DataFrame | Styler | Sequence[Mapping[str, Any]], **kwar
         return
     # rows as records (the odometer's log) are a frame too: ``.style`` of a list was an
     # AttributeError that took down Your data's release panel on a phone and a projector
-    styled = data if isinstance(data, Styler) else pd.DataFrame(data).style
+    styled = data if isinstance(data, Styler) else pd.DataFrame(data).style.format(_plain_cell)
     columns = [str(c) for c in styled.data.columns]
     order = [str(c) for c in kwargs.get("column_order") or columns]
     config = kwargs.get("column_config") or {}
@@ -166,18 +168,113 @@ def data_table(data: pd.DataFrame | Styler | Sequence[Mapping[str, Any]], **kwar
         label = got if isinstance(got, str) else (got or {}).get("label")
         return str(label) if label is not None else c
 
+    links = {c: _link_text(config.get(c)) for c in columns if _link_text(config.get(c))}
+    for c, text in links.items():  # a link column shows its words, as the grid does
+        styled = styled.format(lambda v, t=text: _link(v, t), subset=[c])
     shown = styled.hide([c for c in columns if c not in order], axis=1)
     shown = shown.relabel_index([header(c) for c in columns if c in order], axis=1)
     size = None if phone else round(PROJECTOR_TEXT * chart_scale())
     phone_table(shown.hide(axis="index") if kwargs.get("hide_index") else shown, size)
 
 
+def _plain_cell(v: Any) -> Any:
+    """A cell of a table drawn without formats: a float to six significant figures (16.0 as 16,
+    as the grid shows it; Styler's default is six decimals), anything else as it is."""
+    return f"{v:.6g}" if isinstance(v, float) else v
+
+
+def _link_text(config: Any) -> str | None:
+    """The words a ``st.column_config.LinkColumn`` shows instead of its URLs (``None``: not a
+    link column, or one that shows the URLs)."""
+    if not isinstance(config, Mapping):
+        return None
+    kind = config.get("type_config") or {}
+    return kind.get("display_text") if kind.get("type") == "link" else None
+
+
+def _link(url: Any, text: str) -> str:
+    """``url`` as an HTML link that reads ``text`` (an empty cell stays empty)."""
+    if not isinstance(url, str) or not url:
+        return ""
+    return f'<a href="{html.escape(url)}" target="_blank">{html.escape(text)}</a>'
+
+
 def phone_table(styled: Styler, size: int | None = None) -> None:
-    """``styled`` as an HTML table as wide as the screen, its cells wrapping (pages/_phone.py's
-    ``dp-phone-table`` rules): its formats, highlight, headers and hidden columns kept; its text
-    ``size`` px high if given."""
+    """``styled`` as an HTML table as wide as the screen, its cells wrapping between words
+    (pages/_phone.py's ``dp-phone-table`` rules): its formats, highlight, headers and hidden
+    columns kept; its text ``size`` px high if given (a projector). On a phone (no ``size``), a
+    table whose longest words cannot sit side by side in :data:`PHONE_TABLE_PX` is drawn as cards
+    (:func:`phone_markup`)."""
+    st.html(phone_markup(styled, size))
+
+
+#: A phone's table is drawn as cards when its columns' longest words need more px than this (a
+#: 375-px phone's page is 343 px wide; the estimate is a few % off either way).
+PHONE_TABLE_PX = 330
+#: px per character of a phone table's text (0.8rem) and the padding of one cell: measured in
+#: Chromium at 375 px, the tables of every page need 2-10% less than :func:`needed_px` says
+CHAR_PX, CELL_PX = 6.2, 9.0
+#: a header or data cell of a pandas Styler table: its classes and its content
+_CELL = re.compile(r'<t[hd] id="[^"]*" class="([^"]*)" ?>(.*?)</t[hd]>', re.S)
+#: where a line may break in a cell: spaces, and after a hyphen, a dash or a slash
+_BREAK = re.compile(r"\s+|(?<=[-\u2013\u2014/])")
+
+
+def _text(cell: str) -> str:
+    """The text of a cell's markup."""
+    return html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()
+
+
+def _column(classes: str) -> str | None:
+    """The column of a Styler cell by its classes (``col3``; ``index`` for a row heading), or
+    ``None`` for the corner cells."""
+    col = re.search(r"\bcol(\d+)\b", classes)
+    return f"col{col.group(1)}" if col else ("index" if "row_heading" in classes else None)
+
+
+def needed_px(markup: str) -> float:
+    """The px a Styler table's columns need side by side when no word breaks: per column, its
+    longest unbreakable run of text (header or cell: words, split after hyphens and dashes too)
+    at :data:`CHAR_PX` a character, plus :data:`CELL_PX`.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"estimator": ["Gaussian mechanism"], "error": [0.5]})
+    >>> needed_px(t.style.hide(axis="index").to_html())
+    123.4
+    """
+    longest: dict[str, int] = {}
+    for classes, cell in _CELL.findall(markup):
+        col = _column(classes)
+        if col is not None:
+            runs = [len(w) for w in _BREAK.split(_text(cell))]
+            longest[col] = max(longest.get(col, 0), *runs)
+    return round(sum(n * CHAR_PX + CELL_PX for n in longest.values()), 6)
+
+
+def _css_text(text: str) -> str:
+    """``text`` as a CSS string's content."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def phone_markup(styled: Styler, size: int | None = None) -> str:
+    """The HTML :func:`phone_table` draws: the ``dp-phone-table`` table (text ``size`` px high if
+    given), or, with no ``size`` and columns wider than :data:`PHONE_TABLE_PX`
+    (:func:`needed_px`), the same table as cards (``dp-cards``): one block per row, each
+    non-empty cell on its own line after its header, so no word and no number breaks."""
     font = "" if size is None else f' style="font-size: {size}px"'
-    st.html(styled.to_html(table_attributes=f'class="dp-phone-table"{font}'))
+    plain = styled.to_html(table_attributes=f'class="dp-phone-table"{font}')
+    if size is not None or needed_px(plain) <= PHONE_TABLE_PX:
+        return plain
+    uid = re.search(r'<table id="([^"]+)"', plain)
+    labels = {_column(k): _text(t) for k, t in _CELL.findall(plain) if "col_heading" in k}
+    rules = "".join(
+        f'#{uid.group(1) if uid else ""} td.{c}::before {{ content: "{_css_text(t)}: "; }}\n'
+        for c, t in labels.items()
+        if t
+    )
+    cards = plain.replace('class="dp-phone-table"', 'class="dp-phone-table dp-cards"', 1)
+    return f"<style>\n{rules}</style>\n{cards}"
 
 
 #: Headers of a privacy ledger (:meth:`dpcore.privacy.Ledger.to_records`, with its estimator).

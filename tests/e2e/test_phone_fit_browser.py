@@ -1,6 +1,7 @@
 """Pages on a phone (375 × 812, touch) fit the screen: no chart's legend reaches past the chart's
-right edge, no animation's play/pause buttons sit on its frame slider, and no table is wider
-than the screen (a grid that scrolls sideways).
+right edge, no animation's play/pause buttons sit on its frame slider, no table is wider
+than the screen (a grid that scrolls sideways), and no word or number in a table is broken across
+two lines (a line may break only at a space or after a hyphen, a dash or a slash).
 
 The browser tells the app its window is narrow (pages/_phone.py: a hidden button its script
 clicks); the test waits for that, then measures every chart and table in the browser
@@ -32,7 +33,7 @@ EVERY = (
     "privacy_audit",
     "your_data",
 )
-QUICK = ("side_by_side", "simplex", "privacy_budget")
+QUICK = ("side_by_side", "simplex", "privacy_budget", "compare")
 
 #: per chart: its box, its legend's box, its play/pause buttons' boxes and its slider's box; per
 #: table (a grid, a wrapping table): its box and how far its content scrolls sideways
@@ -54,7 +55,19 @@ MEASURE_JS = r"""
     '[data-testid="stMain"] [data-testid="stDataFrame"], [data-testid="stMain"] table'
   )).map((t, k) => {
     const scroller = t.querySelector('.dvn-scroller') || t;
-    return {table: k, box: box(t), wide: scroller.scrollWidth - scroller.clientWidth};
+    const broken = [];
+    const walk = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      for (const m of node.data.matchAll(/[^\s\-\u2013\u2014\/]+/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index);
+        r.setEnd(node, m.index + m[0].length);
+        const lines = new Set([...r.getClientRects()].filter((q) => q.width > 0)
+          .map((q) => Math.round(q.top)));
+        if (lines.size > 1) broken.push(m[0]);
+      }
+    }
+    return {table: k, box: box(t), wide: scroller.scrollWidth - scroller.clientWidth, broken};
   });
   return {width: document.documentElement.clientWidth, charts, tables};
 }
@@ -87,6 +100,10 @@ def problems(found: dict) -> list[str]:
             out.append(f"table {t['table']}: ends at {t['box'][2]:.0f} px of {found['width']}")
         if t["wide"] > TOLERANCE:
             out.append(f"table {t['table']}: scrolls sideways by {t['wide']} px")
+        if t.get("broken"):
+            out.append(
+                f"table {t['table']}: words broken across lines: {', '.join(t['broken'][:5])}"
+            )
     return out
 
 
@@ -102,12 +119,16 @@ def test_problems_finds_a_legend_past_the_edge_a_button_on_the_slider_and_a_wide
                 "slider": [40, 310, 360, 380],
             }
         ],
-        "tables": [{"table": 0, "box": [0, 0, 370, 100], "wide": 500}],
+        "tables": [
+            {"table": 0, "box": [0, 0, 370, 100], "wide": 500},
+            {"table": 1, "box": [0, 0, 343, 100], "wide": 0, "broken": ["Spent", "1.11"]},
+        ],
     }
     assert problems(found) == [
         "chart 0: legend ends at 480 px, the chart at 360 px",
         "chart 0: a play/pause button on the slider",
         "table 0: scrolls sideways by 500 px",
+        "table 1: words broken across lines: Spent, 1.11",
     ]
     fits = {
         "width": 375,
@@ -120,7 +141,7 @@ def test_problems_finds_a_legend_past_the_edge_a_button_on_the_slider_and_a_wide
                 "slider": [0, 340, 360, 400],
             }
         ],
-        "tables": [{"table": 0, "box": [0, 0, 343, 100], "wide": 0}],
+        "tables": [{"table": 0, "box": [0, 0, 343, 100], "wide": 0, "broken": []}],
     }
     assert problems(fits) == []
 
