@@ -36,6 +36,7 @@ from dpcore.privacy import Budget
 from dpcore.streams import Streams
 from dpcore.views._snippet import view_call
 from dpcore.views.settings import DataSettings
+from dpcore.views.tables import sig3
 
 __all__ = [
     "CONFIDENCES",
@@ -199,7 +200,7 @@ def view(s: AuditSettings) -> AuditView:
         ratio_sentence=_ratio_sentence(r) if mu == "ε" else None,
         points=points,
         tradeoff_sentence=None if points is None else _tradeoff_sentence(r, points),
-        summary=pd.DataFrame([r.summary()]).T.rename(columns={0: "value"}).astype(str),
+        summary=pd.DataFrame({"value": {k: sig3(v) for k, v in r.summary().items()}}),
     )
 
 

@@ -79,3 +79,15 @@ def test_the_view_needs_no_streamlit():
     code = "import sys, dpcore.views.privacy_audit; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_summary_table_states_numbers_as_the_sentence_does():
+    """The audit's summary reads 0.878, not 0.8781180731801652: floats to three significant
+    figures (the sentence above it says the bound to three decimals)."""
+    from dpcore.views.privacy_audit import AuditSettings, view
+
+    v = view(AuditSettings())
+    lower = next(k for k in v.summary.index if k.startswith("audited"))
+    shown = v.summary.loc[lower, "value"]
+    assert shown == f"{v.result.lower:.3g}" and len(shown) <= 6
+    assert v.summary.loc["hits", "value"].count("/") == 1  # text cells unchanged
