@@ -58,3 +58,23 @@ def test_check_bounds_keeps_its_messages() -> None:
         check_bounds((0.0, 1e-300), 1)
     lo, hi = check_bounds((-1, 2), 3)
     assert lo.tolist() == [-1.0] * 3 and hi.tolist() == [2.0] * 3
+
+
+@pytest.mark.parametrize(
+    ("sens", "scale"), [(0.5, 2.0), (np.float64(0.5), None), ([0.5, 0.25], [2.0, 1.0])]
+)
+def test_gaussian_records_the_largest_sensitivity_and_scale_and_its_ratio(
+    sens: object, scale: object
+) -> None:
+    from dpcore import mechanisms
+    from dpcore.privacy import Ledger
+
+    ledger = Ledger("zcdp")
+    with mechanisms.stage(ledger, "sum"):
+        out = mechanisms.gaussian(np.zeros(2), sensitivity=sens, rho=0.5, scale=scale, rng=1)
+    (line,) = ledger.charges
+    sd = np.asarray(1.0 / math.sqrt(2.0 * 0.5) * 0.5 if scale is None else scale, dtype=float)
+    assert line.sensitivity == float(np.max(sens))
+    assert line.scale == float(np.max(sd))
+    assert line.ratio == float(np.min(sd) * math.sqrt(2.0 * 0.5) / np.max(sens))
+    assert isinstance(out.scale, float) == (sd.ndim == 0)
