@@ -6,6 +6,7 @@ show the message as it is (docs/architecture.md, "Bad input gets a clear message
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +24,8 @@ class PrivacyLeakWarning(UserWarning):
 
 def as_generator(rng: RngLike) -> np.random.Generator:
     """Return a ``numpy.random.Generator`` following ``default_rng`` semantics (SPEC 7)."""
+    if type(rng) is np.random.Generator:  # default_rng returns it unaltered
+        return rng
     if isinstance(rng, (bool, np.bool_)):
         raise ValueError("rng must be None, an int seed or a numpy Generator, not a bool.")
     if isinstance(rng, (int, np.integer)) and rng < 0:
@@ -92,7 +95,7 @@ def check_positive(value: Any, name: str, *, allow_inf: bool = False) -> float:
         v = float(value)
     except (TypeError, ValueError, OverflowError) as err:
         raise ValueError(f"{name} must be a positive finite number; got {_show(value)}.") from err
-    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
+    if math.isnan(v) or v <= 0 or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
     return v
 
@@ -351,9 +354,9 @@ def check_bounds(
             raise ValueError(
                 f"{name} must be scalars or arrays of length d={d}; got shapes {lo.shape} and {hi.shape}."
             ) from err
-    if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
         raise ValueError(f"{name} must be finite numbers.")
-    if np.any(hi <= lo):
+    if (hi <= lo).any():
         raise ValueError(
             f"{name} are inverted or empty: each lower bound must be below its upper bound."
         )
@@ -369,14 +372,14 @@ def check_width(lo: Any, hi: Any, name: str = "bounds") -> None:
     finite and nonzero.
     """
     lo_, hi_ = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-    top = float(max(np.max(np.abs(lo_)), np.max(np.abs(hi_))))
+    top = float(max(np.abs(lo_).max(), np.abs(hi_).max()))
     if top > limits.MAX_ABS_VALUE:
         raise ValueError(
             f"{name} reach {top:.3g} in magnitude, above the limit of {limits.MAX_ABS_VALUE:g} "
             "(dpcore.limits: squared widths would overflow); rescale the data and its bounds."
         )
     width = hi_ - lo_
-    if np.any(width < limits.MIN_BOUND_WIDTH):
+    if (width < limits.MIN_BOUND_WIDTH).any():
         raise ValueError(
             f"{name} are narrower than {limits.MIN_BOUND_WIDTH:g} (dpcore.limits; smallest width "
             f"{float(np.min(width)):.3g}); rescale the data and its bounds."

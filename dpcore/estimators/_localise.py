@@ -318,12 +318,15 @@ def pair_distance_median(
         return quantiles.log_grid_quantile(dist, 0.5, upper, rho=rho, rng=rng)
     m = Y.shape[1 if columns else 0] // 2
     dist = np.empty(m)
-    # Pairs in blocks of 256 through one small buffer instead of an (m, d) temporary; each distance
-    # is the same sum as over the whole difference array, bit for bit.
-    buf = np.empty((Y.shape[0], 256) if columns else (256, Y.shape[1]))
+    # Pairs in blocks through one buffer instead of an (m, d) temporary; each distance is the same
+    # sum as over the whole difference array, bit for bit. Rows: about _STEP_BLOCK values a block
+    # (a row's sum does not depend on the block). Columns: 256 pairs, as always (einsum adds a
+    # one-column block in another order, so the blocks must stay where they were).
+    size = 256 if columns else max(256, _STEP_BLOCK // Y.shape[1])
+    buf = np.empty((Y.shape[0], size) if columns else (size, Y.shape[1]))
     buf2 = buf if scale is None else np.empty_like(buf)  # the second rows, scaled
-    for j in range(0, m, 256):
-        b = min(256, m - j)
+    for j in range(0, m, size):
+        b = min(size, m - j)
         if columns:
             diff = buf[:, :b]
             np.subtract(Y[:, 2 * j : 2 * (j + b) : 2], Y[:, 2 * j + 1 : 2 * (j + b) : 2], out=diff)

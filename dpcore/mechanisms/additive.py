@@ -52,13 +52,19 @@ def laplace_ratio(scale: Any, sensitivity: Any, epsilon: float, columns: int = 1
     return float(epsilon / spent)
 
 
+def _extreme(a: Any, how: Any) -> float:
+    """``how(a)`` (``np.min`` or ``np.max``) of an array or NumPy number, as a float; a 0-d value
+    is its own extreme."""
+    return float(a) if a.ndim == 0 else float(how(a))
+
+
 def gaussian_ratio(scale: Any, sensitivity: Any, rho: float, columns: int = 1) -> float:
     """Noise drawn over noise required for a Gaussian draw: ``σ·√(2ρ)/Δ`` for one ℓ2 query,
     ``√(ρ / Σ_r Δ_r²/(2σ_r²))`` for ``columns`` per-coordinate ones."""
     sd = np.asarray(scale, dtype=float)
     s = np.asarray(sensitivity, dtype=float)
     if columns == 1:
-        return float(np.min(sd) * math.sqrt(2.0 * rho) / np.max(s))
+        return float(_extreme(sd, np.min) * math.sqrt(2.0 * rho) / _extreme(s, np.max))
     spent = float(np.sum(np.broadcast_to(s * s / (2.0 * sd * sd), (columns,))))
     return float(math.sqrt(rho / spent))
 
@@ -205,12 +211,9 @@ def gaussian(
     cols = _columns(columns)
     r = check_positive(rho, "rho")
     sens = _positive_array(sensitivity, "sensitivity")
+    top = _extreme(sens, np.max)
     if scale is None:
-        sd = (
-            sens / np.sqrt(2.0 * r / cols)
-            if cols > 1
-            else np.float64(gaussian_std(float(np.max(sens)), r))
-        )
+        sd = sens / np.sqrt(2.0 * r / cols) if cols > 1 else np.float64(gaussian_std(top, r))
     else:
         sd = _positive_array(scale, "scale")
     _record("gaussian", value, sens, sd, cols)
@@ -221,10 +224,10 @@ def gaussian(
         "zcdp",
         r,
         1,
-        note or f"Gaussian, l2 sensitivity {float(np.max(sens)):.4g}",
-        sensitivity=float(np.max(sens)),
-        scale=float(np.max(sd)),
+        note or f"Gaussian, l2 sensitivity {top:.4g}",
+        sensitivity=top,
+        scale=_extreme(sd, np.max),
         ratio=ratio,
         variates=int(np.size(noise)),
     )
-    return Release(noisy, float(sd) if np.ndim(sd) == 0 else sd, noise)
+    return Release(noisy, float(sd) if sd.ndim == 0 else sd, noise)

@@ -7,6 +7,7 @@ chosen by the ``rng`` the estimator passes on.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ def _columns(columns: int) -> int:
 
 def _finite_value(value: Any) -> np.ndarray:
     arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr)):
+    if not (math.isfinite(float(arr)) if arr.ndim == 0 else np.isfinite(arr).all()):
         raise ValueError(
             "value contains NaN or infinity; the mechanism needs a finite query answer."
         )
@@ -31,7 +32,12 @@ def _finite_value(value: Any) -> np.ndarray:
 
 def _positive_array(x: Any, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=float)
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+    if arr.ndim == 0:  # one number: the same test without array reductions
+        v = float(arr)
+        bad = not (math.isfinite(v) and v > 0)
+    else:
+        bad = bool(arr.size == 0 or not np.isfinite(arr).all() or (arr <= 0).any())
+    if bad:
         raise ValueError(f"{name} must be positive and finite; got {x!r}.")
     return arr
 

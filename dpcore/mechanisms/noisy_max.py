@@ -13,6 +13,7 @@ Cesar and Rogers. "Bounding, Concentrating, and Truncating." ALT 2021.
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -84,7 +85,7 @@ def exponential(
         if backend is not None:
             idx = backend.noisy_max(s if base is None else base + s)
         elif sampler == "gumbel":
-            idx = np.argmax(s + as_generator(rng).gumbel(size=s.shape), axis=-1)
+            idx = _gumbel_argmax(s, as_generator(rng))
         elif sampler == "inverse_cdf":
             idx = _inverse_cdf(s if base is None else base + s, as_generator(rng))
         else:
@@ -109,6 +110,68 @@ def exponential(
         variates=int(s.size),
     )
     return idx
+
+
+#: Smallest number of candidates for which :func:`_gumbel_argmax` looks for runs of equal scores.
+_RUNS_FROM = 1024
+
+#: Margin in doubles within a run: the key ``-log(-log(1 - u))`` falls with slope at least ``e``
+#: in ``u``, so a double this far above the run's smallest one gives a key lower by about 2.7e-9,
+#: far more than the rounding of ``log`` and of ``score + key`` (under 1e-11 for scores within
+#: :data:`_RUNS_SCORE_LIMIT`).
+_RUN_MARGIN = 1e-9
+_RUNS_SCORE_LIMIT = 1e5
+
+#: Margin of the rough keys (NumPy's vectorised ``log``, which may differ from the C ``log`` in
+#: the last bits): a candidate this far below the best rough score cannot be the largest.
+_ROUGH_MARGIN = 1e-6
+
+
+def _gumbel_argmax(scores: np.ndarray, gen: np.random.Generator) -> Any:
+    """``argmax(scores + gen.gumbel(size=scores.shape), axis=-1)``, the same index and the same
+    draws, with the Gumbel transform computed only where it can matter.
+
+    On a long 1-D row made of a few runs of equal scores (the rank utility of a quantile on a grid
+    finer than the data: :func:`dpcore.quantiles.log_grid_quantile`), only the largest key of each
+    run can win, and the key falls as its double rises. So the doubles are drawn as
+    ``gen.random`` draws them (``gumbel`` reads one double per value, ``U = 1 - double``, and
+    ``-log(-log(U))``), and the key is computed, as NumPy's C code computes it (``math.log`` is
+    the same C ``log``), only for the doubles within :data:`_RUN_MARGIN` of their run's smallest
+    and, of those, the ones whose rough score (``numpy.log``) is within :data:`_ROUGH_MARGIN` of
+    the best; the first index of the largest ``score + key`` among them is the index the full
+    draw returns (the key of any other double is below its run's best by far more than rounding,
+    and its rough score below the best by far more than ``numpy.log``'s last bits). A
+    double of exactly 0 (``U = 1``, which ``gumbel`` rejects and draws again) puts the generator
+    back and takes the full draw; so do scores beyond :data:`_RUNS_SCORE_LIMIT` in magnitude,
+    infinite or NaN (there rounding or ties could pick another index of a run).
+    """
+    if (
+        scores.ndim != 1
+        or scores.size < _RUNS_FROM
+        or type(gen) is not np.random.Generator
+        or not (-_RUNS_SCORE_LIMIT <= scores.min() and scores.max() <= _RUNS_SCORE_LIMIT)
+    ):
+        return np.argmax(scores + gen.gumbel(size=scores.shape), axis=-1)
+    starts = np.flatnonzero(scores[1:] != scores[:-1]) + 1
+    if 4 * starts.size > scores.size:  # few equal neighbours: the full draw is as cheap
+        return np.argmax(scores + gen.gumbel(size=scores.shape), axis=-1)
+    saved = gen.bit_generator.state
+    u = gen.random(scores.size)
+    if not u.all():  # a double of 0: gumbel redraws it
+        gen.bit_generator.state = saved
+        return np.argmax(scores + gen.gumbel(size=scores.shape), axis=-1)
+    starts = np.concatenate(([0], starts))
+    best = np.minimum.reduceat(u, starts)
+    lengths = np.diff(np.append(starts, scores.size))
+    near = np.flatnonzero(u <= np.repeat(best, lengths) + _RUN_MARGIN)
+    rough = scores[near] - np.log(-np.log(1.0 - u[near]))  # NumPy's log: within a few ulp
+    near = near[rough >= rough.max() - _ROUGH_MARGIN]
+    log = math.log
+    keys = [
+        s + (0.0 - 1.0 * log(-log(1.0 - v)))
+        for s, v in zip(scores[near].tolist(), u[near].tolist(), strict=True)
+    ]
+    return np.intp(near[keys.index(max(keys))])
 
 
 def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:

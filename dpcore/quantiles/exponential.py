@@ -13,6 +13,7 @@ and a privately chosen integer, never a float computed from data values (docs/pr
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -496,6 +497,15 @@ def log_grid_rank_error(
     return 2.0 * math.log(log_grid_size(span, ratio) / b) / math.sqrt(8.0 * r)
 
 
+@functools.lru_cache(maxsize=8)
+def _log_grid_powers(size: int, ratio: float) -> np.ndarray:
+    """``ratio ** -k`` for ``k = size-1, ..., 0`` (ascending; read-only): the public log grid of
+    :func:`log_grid_quantile` without its top, made once per grid."""
+    powers = ratio ** -np.arange(size, dtype=float)[::-1]
+    powers.flags.writeable = False
+    return powers
+
+
 def log_grid_quantile(
     x: ArrayLike,
     q: float,
@@ -559,9 +569,12 @@ def log_grid_quantile(
     top = check_positive(upper, "upper")
     eps = math.sqrt(8.0 * check_positive(rho, "rho"))
     G = log_grid_size(span, ratio)
-    grid = top * ratio ** -np.arange(G, dtype=float)[::-1]  # ascending
-    counts = np.searchsorted(np.sort(arr), grid, side="right")
-    log_w = -(eps / 2.0) * np.abs(counts - qq * arr.size)
+    grid = top * _log_grid_powers(G, float(ratio))  # ascending
+    # The count #{x_j <= r_k} is j on the grid points from the (j-1)-th smallest value's first
+    # grid point at or above it up to the j-th's: the utility of each count, repeated that often.
+    first = np.searchsorted(grid, np.sort(arr))
+    repeats = np.diff(first, prepend=0, append=G)
+    log_w = np.repeat(-(eps / 2.0) * np.abs(np.arange(arr.size + 1) - qq * arr.size), repeats)
     k = mechanisms.exponential(
         log_w,
         sensitivity=1.0,

@@ -78,7 +78,7 @@ def run_plan(
     sc = scale(raw, spec)
     centre = first if first else recenter_scaled(X, lo, hi, sc, spec, budget, ledger, g)
     thr = threshold(X, lo, hi, centre.mu, sc, spec, part["radius"], ledger, g)
-    out = release(X, centre.mu, sc.s, thr.radius, thr.norms, part["noise"], ledger, g)
+    out = release(X, centre.mu, sc.s, thr.radius, thr.norms, part["noise"], ledger, g, thr.rows)
     diag = _diagnostics(spec, budget, freq, centre, sc, thr, out)
     return Estimate(mean=out.mean, ledger=ledger, diagnostics=diag)
 

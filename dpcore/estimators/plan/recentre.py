@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import mechanisms
+from dpcore import _kernels, mechanisms
 from dpcore._validation import RngLike
 from dpcore.estimators._localise import coinpress_center, private_spread
 from dpcore.estimators.plan.budget import STAGE_LABELS, StageBudgets
@@ -171,10 +171,12 @@ def coinpress_scaled_center(
     g = mechanisms.generator(rng)
     m0 = (lo + hi) / 2.0
     r0 = float(np.linalg.norm((hi - lo) / 2.0 * s))
-    # the scaled rows y = x * s are formed block by block inside the passes (no scaled copy)
+    # The scaled rows y = x * s: formed block by block inside the passes on large arrays (no
+    # scaled copy), once on small ones (the same values; the steps then skip a product each).
+    Y, scale = (X, s) if _kernels.use_kernels(X) else (X * s, None)
     if spread_share > 0:
         rho_sp = rho - (rho - rho * spread_share)  # the CoinPress steps get rho - rho_sp exactly
-        gamma = private_spread(X, 2.0 * r0, rho=rho_sp, beta=beta, scale=s, rng=g)
+        gamma = private_spread(Y, 2.0 * r0, rho=rho_sp, beta=beta, scale=scale, rng=g)
     else:
         rho_sp = 0.0
         a2 = (sigma_hat * s) ** 2
@@ -184,7 +186,9 @@ def coinpress_scaled_center(
             + 2.0 * math.sqrt(float(np.sum(a2 * a2)) * L)
             + 2.0 * float(a2.max()) * L
         )
-    c, info = coinpress_center(X, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, scale=s, rng=g)
+    c, info = coinpress_center(
+        Y, m0 * s, r0, gamma, rho=rho - rho_sp, beta=beta, scale=scale, rng=g
+    )
     return np.clip(c / s, lo, hi), {**info, "gamma": gamma, "spread_budget": rho_sp}
 
 

@@ -46,11 +46,13 @@ def release(
     rho_noise: float,
     ledger: Ledger,
     g: Any,
+    rows: np.ndarray | None = None,
 ) -> Release:
     """Clip, add Gaussian noise, unscale, recentre: ``mu~ + (sum_j clip_C(y_j) + eta) / (n s)``.
 
     ``norms`` are the scaled norms ``||(x_j - mu~) s||`` the clip radius ``C = radius`` was found
-    on (:func:`~dpcore.estimators.plan.threshold.threshold`).
+    on (:func:`~dpcore.estimators.plan.threshold.threshold`); ``rows``, when given, the scaled rows
+    themselves (:func:`scaled_rows`).
 
     Privacy
     -------
@@ -60,7 +62,7 @@ def release(
     C = radius
     n = X.shape[0]
     factor = np.minimum(1.0, C / np.maximum(norms, _TINY))
-    clipped_sum = scaled_weighted_sum(X, mu, s, factor)  # sum_j min(1, C / ||y_j||) y_j
+    clipped_sum = scaled_weighted_sum(X, mu, s, factor, rows)  # sum_j min(1, C / ||y_j||) y_j
     tau = math.sqrt(2.0 * C * C / rho_noise)
     with mechanisms.stage(ledger, STAGE_LABELS["noise"]):
         noisy_sum, eta = _noisy_sum(clipped_sum, 2.0 * C, rho_noise, tau, g)
@@ -118,27 +120,57 @@ def _row_norms(y: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", y, y))
 
 
-def scaled_norms(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> np.ndarray:
+def _block_rows(n: int, d: int) -> int:
+    """Rows of a block of :func:`_scaled_rows` (about 2^16 values)."""
+    return max(1, min(n, (1 << 16) // d))
+
+
+def scaled_rows(X: np.ndarray, center: np.ndarray, s: np.ndarray) -> np.ndarray | None:
+    """The scaled rows ``(X - center) * s`` as one array when they are one block of
+    :func:`_scaled_rows` (the same values, formed the same way), else ``None`` (large arrays are
+    not copied). :func:`scaled_norms` and :func:`scaled_weighted_sum` take it as ``rows`` and skip
+    forming it again."""
+    n, d = X.shape
+    if _kernels.use_kernels(X) or n > _block_rows(n, d):
+        return None
+    y = np.subtract(X, center)
+    y *= s
+    return y
+
+
+def scaled_norms(
+    X: np.ndarray, center: np.ndarray, s: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     """``||(x_j - center) * s||`` for every row: one compiled pass on large arrays
-    (:func:`dpcore._kernels.scaled_norms`), else block by block (:func:`_scaled_rows`)."""
+    (:func:`dpcore._kernels.scaled_norms`), else block by block (:func:`_scaled_rows`), or from
+    ``rows`` (:func:`scaled_rows`) when given."""
+    if rows is not None:
+        return _row_norms(rows)
     if _kernels.use_kernels(X):
         return _kernels.scaled_norms(X, center, s)
     norms = np.empty(X.shape[0])
-    for rows, y in _scaled_rows(X, center, s):
-        norms[rows] = _row_norms(y)
+    for block, y in _scaled_rows(X, center, s):
+        norms[block] = _row_norms(y)
     return norms
 
 
 def scaled_weighted_sum(
-    X: np.ndarray, center: np.ndarray, s: np.ndarray, w: np.ndarray
+    X: np.ndarray,
+    center: np.ndarray,
+    s: np.ndarray,
+    w: np.ndarray,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """``sum_j w_j (x_j - center) * s``: one compiled pass on large arrays
     (:func:`dpcore._kernels.scaled_weighted_sum`), else block by block (:func:`_scaled_rows`)."""
     if _kernels.use_kernels(X):
         return _kernels.scaled_weighted_sum(X, center, s, w)
     total = np.zeros(X.shape[1])
-    for rows, y in _scaled_rows(X, center, s):
-        total += w[rows] @ y
+    if rows is not None:  # one block, already formed
+        total += w @ rows
+        return total
+    for block, y in _scaled_rows(X, center, s):
+        total += w[block] @ y
     return total
 
 
@@ -151,7 +183,7 @@ def _scaled_rows(
     faults that can exceed the arithmetic on a shared machine).
     """
     n, d = X.shape
-    size = max(1, min(n, (1 << 16) // d))
+    size = _block_rows(n, d)
     buf = np.empty((size, d))
     for j in range(0, n, size):
         y = buf[: min(size, n - j)]

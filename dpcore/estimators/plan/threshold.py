@@ -19,7 +19,7 @@ from dpcore import mechanisms, quantiles
 from dpcore._validation import check_positive, check_probability
 from dpcore.estimators.plan.budget import STAGE_LABELS
 from dpcore.estimators.plan.options import PlanOptions
-from dpcore.estimators.plan.release import scaled_norms
+from dpcore.estimators.plan.release import scaled_norms, scaled_rows
 from dpcore.estimators.plan.scale import Scale
 from dpcore.privacy import Ledger
 from dpcore.quantiles.coordinate import QuantileMethod
@@ -28,7 +28,8 @@ from dpcore.quantiles.coordinate import QuantileMethod
 @dataclass(frozen=True)
 class Threshold:
     """The clip radius stage's outputs: ``C``, the rank slack ``k``, the quantile aimed at, the
-    universe ``U``, the scaled norms (data, never released) and the stage's public warnings."""
+    universe ``U``, the scaled norms (data, never released), the stage's public warnings and, on
+    small arrays, the scaled rows the norms were taken of (data, for the release stage)."""
 
     radius: float
     rank_slack: float
@@ -36,6 +37,7 @@ class Threshold:
     universe: float
     norms: np.ndarray
     warnings: tuple[str, ...] = ()
+    rows: np.ndarray | None = None
 
 
 def rank_slack(
@@ -161,7 +163,8 @@ def threshold(
         n=n,
         beta=spec.beta,
     )
-    norms = scaled_norms(X, mu, scale.s)  # ||y_j||, y_j = (x_j - mu~) * s
+    rows = scaled_rows(X, mu, scale.s)  # y_j = (x_j - mu~) * s as one array on small data
+    norms = scaled_norms(X, mu, scale.s, rows)  # ||y_j||
     if spec.log_grid_radius:
         how = f"exponential mechanism on a log grid in [{U * 1e-9:.3g}, {U:.4g}]"
     else:
@@ -174,4 +177,4 @@ def threshold(
         C = quantiles.norm_quantile(
             norms, q_clip, U, rho=rho_radius, method=method, steps=spec.steps, rng=g
         )
-    return Threshold(max(C, U * 1e-12), k, q_clip, U, norms, warnings_)
+    return Threshold(max(C, U * 1e-12), k, q_clip, U, norms, warnings_, rows)
