@@ -54,7 +54,8 @@ def column_extremes(X: np.ndarray) -> np.ndarray:
 
 
 #: Columns with at most this many grid points inside their range are counted level by level in
-#: :func:`grid_hist` (``top`` comparisons per value, no guess; measured fastest near 8).
+#: :func:`grid_hist` (``top`` comparisons per value, no guess). Of 2, 4, 8 and 16, tried once each
+#: at n = 10^4 and d = 64, 256, 2048, none was clearly the fastest everywhere.
 LEVELS = 8
 
 
@@ -71,7 +72,7 @@ def grid_hist(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``h[first[j] + k] = #{i : G[first[j] + k] <= sign * X[i, j] < G[first[j] + k + 1]}`` for
     the columns with ``top[j] > LEVELS``, and ``#{i : sign * X[i, level_col[s]] >= level_at[s]}``
-    for the levels ``s`` of the others (:func:`grid_histogram` turns those into their histogram).
+    for the levels ``s`` of the others (:func:`_level_columns` turns those into their bins).
 
     Column ``j``'s part of the flat ``G`` holds, from ``first[j]``, its grid points from the one
     at or below its smallest value (``-inf`` for none) to the one at or below its largest
