@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -55,6 +56,15 @@ class UnboundedQuantile(NamedTuple):
 def _grid_minus_one(i: np.ndarray, log_beta: float) -> np.ndarray:
     """``beta**i - 1`` (accurately, also for small ``i``); the grid is ``g_i = lo + (beta**i - 1)``."""
     return np.expm1(np.asarray(i, dtype=float) * log_beta)
+
+
+@functools.lru_cache(maxsize=8)
+def _grid_points(kmax: int, log_beta: float) -> np.ndarray:
+    """``beta**i - 1`` for ``i = 1..kmax`` (:func:`_grid_minus_one`), read-only and kept for the
+    next call with the same grid: each walk needs it three times and PMWM runs two walks."""
+    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    gm1.flags.writeable = False
+    return gm1
 
 
 def _grid_size(lo: np.ndarray, hi: np.ndarray, beta: float) -> np.ndarray:
@@ -205,7 +215,7 @@ def _bin_index(
     xs = np.asarray(xc, dtype=float)
     n, m = xs.shape
     lows = np.ascontiguousarray(np.broadcast_to(np.asarray(lo, dtype=float), xs.shape)[0])
-    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    gm1 = _grid_points(kmax, log_beta)
     ends = np.concatenate(([-np.inf], gm1, [np.inf]))  # g_b - lo for b = 0..kmax+1
     out = np.empty((n, m), dtype=np.intp)
     rows = max(1, _BIN_BLOCK // m)
@@ -227,10 +237,10 @@ def _bin_index(
             np.floor(gb, out=gb)
             np.minimum(gb, float(kmax), out=gb)  # >= 0 already (log1p of >= 0)
             np.copyto(b, gb, casting="unsafe")
-            np.take(ends, b, out=hb)
+            np.take(ends, b, out=hb, mode="clip")  # 0 <= b <= kmax: clip is never used
             hb += lows
             np.greater(hb, xb, out=ob)  # guess too high
-            np.take(ends[1:], b, out=hb)
+            np.take(ends[1:], b, out=hb, mode="clip")
             hb += lows
             np.less_equal(hb, xb, out=ab)  # guess too low
             ob |= ab
@@ -290,7 +300,7 @@ def _runs(
     bmin, bmax = _bin_index(ext, lo[None, :], kmax, log_beta)
     width = int((bmax - bmin).max()) + 1
     if _kernels.use_kernels(xc):
-        gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+        gm1 = _grid_points(kmax, log_beta)
         hist = _kernels_pmwm.grid_histogram(xc, ext, lo, gm1, bmin, bmax, log_beta, sign, width)
     else:
         rel = _bin_index(xc, lo[None, :], kmax, log_beta, sign, shift=width * np.arange(m) - bmin)
@@ -374,7 +384,7 @@ def _walk_up(
         noise="exponential" if pure else "gaussian",
         note="" if pure else _GAUSSIAN_WALK_NOTE,
     )
-    gm1 = _grid_minus_one(np.arange(1, kmax + 1), log_beta)
+    gm1 = _grid_points(kmax, log_beta)
     first = np.empty(d, dtype=np.int64)
     # the extremes of each column of sign * X
     ext = (column_extremes(X) if extremes is None else extremes)[:: 1 if sign > 0 else -1] * sign

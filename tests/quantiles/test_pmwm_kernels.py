@@ -104,6 +104,18 @@ def test_the_cases_hit_the_kernels_hard_paths() -> None:
     assert np.mean(np.abs(line - f) > 2) > 0.5  # the guess is off by more than one step
 
 
+def test_the_cases_count_columns_by_levels_and_by_the_guess() -> None:
+    """The cases have columns with 1 to ``LEVELS`` grid points in their range (counted point by
+    point) and with more (the guess), so both paths of ``grid_hist`` are compared above."""
+    x, lo, _ = _cases()["on and beside grid points"]
+    ext = np.stack([x.min(axis=0), x.max(axis=0)])
+    bmin, bmax = QU._bin_index(ext, lo[None, :], 8000, math.log(BETA))
+    top = bmax - bmin
+    assert np.any((top >= 1) & (top <= KP.LEVELS))
+    assert np.any(top == KP.LEVELS)
+    assert np.any(top > KP.LEVELS)
+
+
 @pytest.mark.parametrize(("n", "d"), [(1, 1), (7, 1), (5000, 1), (33, 17), (4099, 9), (300, 200)])
 def test_winsorise_kernel_equals_the_numpy_blocks(n: int, d: int, monkeypatch) -> None:
     rng = np.random.default_rng(n + d)
