@@ -99,21 +99,26 @@ def _merge_block(
     k = labels.size
     hits = np.empty(k, dtype=labels.dtype)
     for i in range(counts.size):
-        start = pos
+        start, row = pos, i * k
         a, b = rare_ptr[lo + i], rare_ptr[lo + i + 1]
-        c = 0
-        for j in range(k):  # branch-free: a hit moves the end, a miss is overwritten
-            hits[c] = labels[j]
-            c += u32[i * k + j] <= thresholds[j]
-        h = 0
-        while h < c or a < b:  # merge two ascending lists (no rare column: a plain copy)
-            if a < b and (h == c or rare_cols[a] < hits[h]):
-                out[pos] = rare_cols[a]
-                a += 1
-            else:
-                out[pos] = hits[h]
-                h += 1
-            pos += 1
+        if a == b:  # no rare column (most rows): the hits straight to out, branch-free
+            for j in range(k):  # a hit moves the end, a miss is overwritten
+                out[pos] = labels[j]
+                pos += u32[row + j] <= thresholds[j]
+        else:
+            c = 0
+            for j in range(k):
+                hits[c] = labels[j]
+                c += u32[row + j] <= thresholds[j]
+            h = 0
+            while h < c or a < b:  # merge two ascending lists
+                if a < b and (h == c or rare_cols[a] < hits[h]):
+                    out[pos] = rare_cols[a]
+                    a += 1
+                else:
+                    out[pos] = hits[h]
+                    h += 1
+                pos += 1
         counts[i] = pos - start
     return pos
 
