@@ -16,10 +16,16 @@ duplicates), as before.
 The distribution is the same up to that precision; the random stream is not: at a given seed the
 rows differ from ``sample_binary_product``'s.
 
+A large sample (at least :data:`dpcore._kernels.MIN_SIZE` entries of common columns) is built by
+a compiled pass per block of rows (:func:`_merge_block`, numba): the same draws, tested and merged
+with the rare columns row by row into the final arrays, instead of a boolean matrix of hits, its
+``flatnonzero`` and scipy's sum of two matrices; the same matrix to the bit, in about half the
+CPU (docs/speed.md, "Binary product, round 4").
+
 References
 ----------
 docs/estimators/binary-product.md §6 (the page's single run); docs/speed.md ("Page first
-views, round 2": Binary product).
+views, round 2": Binary product; "Binary product, round 4").
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from dpcore import _kernels
 from dpcore._validation import RngLike, as_generator
 from dpcore.data.binary import _check_d, _ones
 
@@ -49,13 +56,17 @@ def _csr(shape: tuple[int, int], indices: np.ndarray, row_counts: np.ndarray) ->
     return sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=shape)
 
 
+def _thresholds(pv: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 32-bit thresholds ``round(p_j 2^32) - 1`` of the common columns, and their labels."""
+    top = np.round(pv[cols] * 2.0**32) - 1.0  # in [2^32 * 0.05 - 1, 2^32 - 1]
+    return top.astype(np.uint32), cols.astype(np.int32)
+
+
 def _common(pv: np.ndarray, cols: np.ndarray, n: int, g: np.random.Generator) -> sparse.csr_matrix:
     """The common columns ``cols`` of ``n`` rows, from 32-bit uniforms: entry ``(i, j)`` is one
     when its uniform ``u < round(p_j 2^32)``, i.e. ``u <= round(p_j 2^32) - 1``."""
     k = cols.size
-    top = np.round(pv[cols] * 2.0**32) - 1.0  # in [2^32 * 0.05 - 1, 2^32 - 1]
-    thresholds = top.astype(np.uint32)
-    labels = cols.astype(np.int32)
+    thresholds, labels = _thresholds(pv, cols)
     counts, indices = [], []
     step = max(1, BLOCK // k)
     for lo in range(0, n, step):  # blocks of rows (memory), not single rows
@@ -65,6 +76,79 @@ def _common(pv: np.ndarray, cols: np.ndarray, n: int, g: np.random.Generator) ->
         counts.append(hits.view(np.uint8).sum(axis=1, dtype=np.int64))
         indices.append(labels[np.flatnonzero(hits) % k])  # row by row, columns ascending
     return _csr((n, pv.size), np.concatenate(indices), np.concatenate(counts))
+
+
+@_kernels.exact_compiled
+def _merge_block(
+    u32: np.ndarray,
+    thresholds: np.ndarray,
+    labels: np.ndarray,
+    rare_ptr: np.ndarray,
+    rare_cols: np.ndarray,
+    lo: int,
+    counts: np.ndarray,
+    out: np.ndarray,
+    pos: int,
+) -> int:
+    """Rows ``lo .. lo + m - 1`` (``m = counts.size``) in one pass: row ``i``'s common columns
+    are ``labels[j]`` where ``u32[i k + j] <= thresholds[j]`` (:func:`_common`'s test), merged in
+    ascending order with its rare columns ``rare_cols[rare_ptr[lo + i] : rare_ptr[lo + i + 1]]``
+    (sorted, disjoint from ``labels``); the columns go to ``out`` from ``pos`` on, each row's count
+    to ``counts``. Returns the next free position. Integers only: the same matrix as
+    ``_common(...) + rare``."""
+    k = labels.size
+    hits = np.empty(k, dtype=labels.dtype)
+    for i in range(counts.size):
+        start, row = pos, i * k
+        a, b = rare_ptr[lo + i], rare_ptr[lo + i + 1]
+        if a == b:  # no rare column (most rows): the hits straight to out, branch-free
+            for j in range(k):  # a hit moves the end, a miss is overwritten
+                out[pos] = labels[j]
+                pos += u32[row + j] <= thresholds[j]
+        else:
+            c = 0
+            for j in range(k):
+                hits[c] = labels[j]
+                c += u32[row + j] <= thresholds[j]
+            h = 0
+            while h < c or a < b:  # merge two ascending lists
+                if a < b and (h == c or rare_cols[a] < hits[h]):
+                    out[pos] = rare_cols[a]
+                    a += 1
+                else:
+                    out[pos] = hits[h]
+                    h += 1
+                pos += 1
+        counts[i] = pos - start
+    return pos
+
+
+def _merged(
+    pv: np.ndarray,
+    cols: np.ndarray,
+    n: int,
+    g: np.random.Generator,
+    rare_cols: np.ndarray,
+    rare_counts: np.ndarray,
+) -> sparse.csr_matrix:
+    """:func:`_common`'s columns plus the rare ones, built in one compiled pass per block of rows
+    (:func:`_merge_block`) from the same draws: the matrix ``_common(pv, cols, n, g) + rare``,
+    without the boolean matrix of hits, its ``flatnonzero`` and scipy's merge of two matrices."""
+    k = cols.size
+    thresholds, labels = _thresholds(pv, cols)
+    rare_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(rare_counts, out=rare_ptr[1:])
+    out = np.empty(n * k + rare_cols.size, dtype=np.int32)  # pages are touched only as filled
+    counts = np.empty(n, dtype=np.int64)
+    pos, step = 0, max(1, BLOCK // k)
+    for lo in range(0, n, step):  # the same blocks, so the same draws, as _common
+        m = min(step, n - lo)
+        words = g.bit_generator.random_raw((m * k + 1) // 2)
+        u32 = words.view(np.uint32)
+        pos = _merge_block(
+            u32, thresholds, labels, rare_ptr, rare_cols, lo, counts[lo : lo + m], out, pos
+        )
+    return _csr((n, pv.size), out[:pos].copy(), counts)
 
 
 def sample_binary_rows(p: Any, n: int, *, rng: RngLike = None) -> sparse.csr_matrix:
@@ -99,8 +183,11 @@ def sample_binary_rows(p: Any, n: int, *, rng: RngLike = None) -> sparse.csr_mat
     common = np.flatnonzero(pv > COMMON_P)
     rows, cols = _ones(np.where(pv > COMMON_P, 0.0, pv), n, g)  # the rare bits' ones
     key = np.sort(rows * d + cols)  # row by row, columns ascending
-    rare = _csr((n, d), (key % d).astype(np.int32), np.bincount(key // d, minlength=n))
+    rare_cols, rare_counts = (key % d).astype(np.int32), np.bincount(key // d, minlength=n)
     if common.size == 0:
-        return rare
+        return _csr((n, d), rare_cols, rare_counts)
+    if n * common.size >= _kernels.MIN_SIZE:  # the compiled merge (small runs: no numba)
+        return _merged(pv, common, n, g, rare_cols, rare_counts)
     dense = _common(pv, common, n, g)
+    rare = _csr((n, d), rare_cols, rare_counts)
     return dense + rare if rare.nnz else dense  # disjoint columns: a merge of sorted rows

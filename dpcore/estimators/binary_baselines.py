@@ -79,6 +79,19 @@ def _row_weights(X: Any) -> np.ndarray:
     return np.asarray(X.sum(axis=1), dtype=float).ravel()
 
 
+def _column_means(X: Any) -> np.ndarray:
+    """``X.mean(axis=0)`` as a flat array. scipy scales every stored value by ``1/n`` and adds
+    them into their columns in row order; a checked sparse matrix stores only ones, so column
+    ``j`` is ``k_j`` additions of the same ``1/n`` and its mean depends on its count ``k_j``
+    alone: the ``k_j``-th partial sum of ``1/n, 1/n, ...`` (``numpy.cumsum`` adds in order), the
+    same float, read off one table instead of a scaled copy of the matrix and its product."""
+    if not sparse.issparse(X) or X.nnz == 0:
+        return np.asarray(X.mean(axis=0)).ravel()
+    counts = np.bincount(X.indices, minlength=X.shape[1])
+    sums = np.cumsum(np.full(int(counts.max()), 1.0 / X.shape[0]))
+    return np.where(counts > 0, sums[np.maximum(counts, 1) - 1], 0.0)
+
+
 def _weighted_colsum(
     X: Any, rows: np.ndarray, factor: np.ndarray, any_truncated: bool
 ) -> np.ndarray:
@@ -143,7 +156,7 @@ def _naive_laplace(x: Any, *, epsilon: float, rng: RngLike = None, clip: bool = 
     n, d = X.shape
     epsilon = check_positive(epsilon, "epsilon")
     clip = check_flag(clip, "clip")
-    xbar = np.asarray(X.mean(axis=0)).ravel()
+    xbar = _column_means(X)
     sens = d / n  # substitution: a binary row moves by at most d in ℓ1
     b = mechanisms.laplace_scale(sens, epsilon)
     ledger = Ledger("pure")

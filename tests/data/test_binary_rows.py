@@ -87,3 +87,33 @@ def test_row_blocks_of_common_bits_join_into_one_matrix(monkeypatch) -> None:
     monkeypatch.setattr(binary_rows, "BLOCK", 1_000)  # 4 common columns: 250 rows a block
     blocks = sample_binary_rows(p, 997, rng=8)
     assert blocks.has_canonical_format and (whole != blocks).nnz == 0
+
+
+def _arrays(X) -> tuple:
+    return X.shape, X.indptr.dtype, X.indices.dtype, X.data.dtype, X.indptr, X.indices, X.data
+
+
+@pytest.mark.parametrize(
+    ("p", "n", "block"),
+    [
+        (profile("skewed", 512, rng=3), 30_000, binary_rows.BLOCK),  # the page's profile
+        (profile("dense", 64, rng=1), 5_003, 1_001),  # no rare bit; odd blocks of uniforms
+        (profile("two_level", 128, rng=2), 4_000, 7_777),  # rows with many rare ones
+        (
+            np.array([0.0, 1.0, 0.04, 0.06, 0.5, 0.0]),
+            997,
+            250,
+        ),  # never, always, rare next to common
+        (np.array([0.9, 0.01]), 1, binary_rows.BLOCK),  # one row
+    ],
+)
+def test_the_compiled_merge_builds_the_same_matrix(monkeypatch, p, n, block) -> None:
+    """The compiled path (large samples) merges the common and the rare columns row by row from
+    the same draws: the same arrays, dtypes included, as the numpy path's ``_common + rare``."""
+    monkeypatch.setattr(binary_rows, "BLOCK", block)
+    monkeypatch.setattr(binary_rows._kernels, "MIN_SIZE", 10**12)  # the numpy path
+    numpy_path = sample_binary_rows(p, n, rng=11)
+    monkeypatch.setattr(binary_rows._kernels, "MIN_SIZE", 1)  # the compiled merge
+    compiled = sample_binary_rows(p, n, rng=11)
+    for a, b in zip(_arrays(numpy_path), _arrays(compiled), strict=True):
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b

@@ -90,3 +90,15 @@ def test_the_tv_sweeps_do_not_follow_the_sidebar_seed():
     assert sweeps[0] == sweeps[1] and len(sweeps[0]) == 2
     assert [m.value for m in one.metric[:3]] != [m.value for m in two.metric[:3]]
     assert "(study seed 0)" in " ".join(c.value for c in one.caption)
+
+
+def test_round_stage_and_ledger_tables_are_drawn_when_their_expander_opens():
+    """A first view does not draw the three tables of the closed expander (their styling was
+    about a tenth of the view's CPU); opening it reruns the page and draws them, with the note
+    on parallel composition."""
+    at = _page({"unit": "eps", "budget_value": "1.0"})
+    assert not at.exception and len(at.dataframe) == 0
+    at.session_state["bp_tables"] = True  # the expander opened
+    at.run()
+    assert not at.exception and len(at.dataframe) == 3
+    assert any("parallel composition" in c.value for c in at.caption)

@@ -24,6 +24,8 @@ def check_binary(x: Any, name: str = "x") -> sparse.csr_matrix | np.ndarray:
         return x.matrix
     if sparse.issparse(x):
         X = sparse.csr_matrix(x, dtype=float)
+        if X.shape[0] >= 1 and X.shape[1] >= 1 and np.all(X.data == 1.0):
+            return X  # only stored ones (a sampler's matrix): one pass, nothing else to check
         if not X.data.all():  # stored zeros: drop them (an O(nnz) pass skipped when there are none)
             X.eliminate_zeros()
         vals = X.data

@@ -18,6 +18,7 @@ from dpcore._validation import check_probability
 from dpcore.estimate import (
     Diagnostics,
 )
+from dpcore.estimators.binary_product.kernels import permuted_rows
 from dpcore.privacy import Ledger
 
 Bound = Literal["chernoff", "paper"]
@@ -327,7 +328,7 @@ class _Pipeline:
         """``perm=None``: the rows in their own order (no copy of ``X``)."""
         n, d = X.shape
         self.perm: np.ndarray = np.arange(n) if perm is None else perm
-        self.Xp = X if perm is None else X[perm]
+        self.Xp = X if perm is None else permuted_rows(X, perm)
         self.rest0, self.mech, self.ledger = rest0, mech, ledger
         self.sign, self.flipped = np.ones(d), np.zeros(d, dtype=bool)
         self.stages: list[dict[str, Any]] = []
