@@ -73,9 +73,9 @@ def wait_healthy(port: int, proc: subprocess.Popen, limit: float = 120) -> None:
 
 
 def warm_kernels() -> None:
-    """Compile numba's kernels once before the replicas start (``python -m dpcore._kernels``;
+    """Compile every numba kernel once before the replicas start (``python -m dpcore.warm``;
     deploy/README.md): they share this checkout's cache, so no replica compiles on a first run."""
-    subprocess.run([sys.executable, "-m", "dpcore._kernels"], cwd=ROOT, check=False)
+    subprocess.run([sys.executable, "-m", "dpcore.warm"], cwd=ROOT, check=False)
 
 
 def start_replica(port: int, workers: int, secret: str) -> subprocess.Popen:
