@@ -62,6 +62,7 @@ LAYERS = [
         "release_certificate",
         "remeasure",
         "odometer",
+        "warm",
     },
     {"figures"},
     {"report"},
