@@ -48,12 +48,16 @@ BLOCK = 4_000_000
 
 
 def _csr(shape: tuple[int, int], indices: np.ndarray, row_counts: np.ndarray) -> sparse.csr_matrix:
-    """The CSR matrix of float ones with these column ``indices`` (row by row) and rows' counts."""
+    """The CSR matrix of float ones with these column ``indices`` (row by row, each row's ascending
+    and distinct, as every caller builds them) and rows' counts, marked canonical so that a check
+    of it does not scan its indices again."""
     indptr = np.zeros(shape[0] + 1, dtype=np.int64)
     np.cumsum(row_counts, out=indptr[1:])
     if indptr[-1] < np.iinfo(np.int32).max:
         indptr = indptr.astype(np.int32)
-    return sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=shape)
+    X = sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=shape)
+    X.has_canonical_format = True
+    return X
 
 
 def _thresholds(pv: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -61,3 +61,30 @@ def test_the_checked_matrix_cannot_change_after_the_check():
     dense = CheckedBinary(np.eye(3))
     with pytest.raises(ValueError):
         dense.matrix[0, 1] = 5.0
+
+
+def test_a_repeated_entry_is_its_sum_and_a_sum_above_one_is_refused():
+    """A CSR matrix may store one (row, column) twice; scipy then reads it as the sum. Two stored
+    ones are a 2, not a bit: refused, and the caller's matrix is left as it was."""
+    X = sparse.csr_matrix(
+        (np.ones(3), np.array([0, 0, 1]), np.array([0, 2, 3])), shape=(2, 2)
+    )  # row 0 stores column 0 twice
+    assert not X.has_canonical_format
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        check_binary(X)
+    assert X.nnz == 3  # not summed in place
+    one = sparse.csr_matrix(
+        (np.array([0.5, 0.5, 1.0]), np.array([0, 0, 1]), np.array([0, 2, 3])), shape=(2, 2)
+    )  # two halves make a one
+    assert check_binary(one).toarray().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_the_samplers_matrix_is_canonical_as_it_says():
+    """sample_binary_rows marks its matrix canonical (no check rescans it): recomputed from its
+    arrays, it is; a CSC matrix with a repeated entry is summed and refused as well."""
+    X = _rows()
+    fresh = sparse.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape)
+    assert X.has_canonical_format and fresh.has_canonical_format
+    csc = sparse.csc_matrix((np.ones(3), np.array([0, 0, 1]), np.array([0, 2, 3])), shape=(2, 2))
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        check_binary(csc)

@@ -23,7 +23,13 @@ def check_binary(x: Any, name: str = "x") -> sparse.csr_matrix | np.ndarray:
     if isinstance(x, CheckedBinary):
         return x.matrix
     if sparse.issparse(x):
+        # a repeated (row, column) counts as the sum of its values: summed before the values are
+        # checked (the caller's flag: a sampler's matrix says it has none, a COO's are summed below)
+        canonical = getattr(x, "has_canonical_format", True)
         X = sparse.csr_matrix(x, dtype=float)
+        if not canonical:
+            X = X.copy()
+            X.sum_duplicates()
         if X.shape[0] >= 1 and X.shape[1] >= 1 and np.all(X.data == 1.0):
             return X  # only stored ones (a sampler's matrix): one pass, nothing else to check
         if not X.data.all():  # stored zeros: drop them (an O(nnz) pass skipped when there are none)
