@@ -139,8 +139,9 @@ def _hadamard_columns(
 
 
 def _chunks(n: int, D: int) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
-    """Yield ``(start, m, A, B)``: chunks of ``m <= CHUNK`` vectors and two flat buffers of
-    ``D * m`` values (the chunk as ``(D, m)`` columns, and workspace)."""
+    """Yield ``(start, m, A, B)``: chunks of ``m`` vectors (at most ``CHUNK``, or
+    ``_CHUNK_VALUES // D`` when that is more, and within one single-thread product) and two flat
+    buffers of ``D * m`` values (the chunk as ``(D, m)`` columns, and workspace)."""
     width = max(
         1, min(max(CHUNK, _CHUNK_VALUES // D), n, _SINGLE_THREAD_MNK // (_factors(D)[0] * D))
     )

@@ -168,9 +168,9 @@ def data_table(data: pd.DataFrame | Styler | Sequence[Mapping[str, Any]], **kwar
         label = got if isinstance(got, str) else (got or {}).get("label")
         return str(label) if label is not None else c
 
-    links = {c: _link_text(config.get(c)) for c in columns if _link_text(config.get(c))}
-    for c, text in links.items():  # a link column shows its words, as the grid does
-        styled = styled.format(lambda v, t=text: _link(v, t), subset=[c])
+    for c in columns:  # a link column shows its words, as the grid does
+        if (text := _link_text(config.get(c))) is not None:
+            styled = styled.format(lambda v, t=text: _link(v, t), subset=[c])
     shown = styled.hide([c for c in columns if c not in order], axis=1)
     shown = shown.relabel_index([header(c) for c in columns if c in order], axis=1)
     size = None if phone else round(PROJECTOR_TEXT * chart_scale())
@@ -266,10 +266,10 @@ def phone_markup(styled: Styler, size: int | None = None) -> str:
     plain = styled.to_html(table_attributes=f'class="dp-phone-table"{font}')
     if size is not None or needed_px(plain) <= PHONE_TABLE_PX:
         return plain
-    uid = re.search(r'<table id="([^"]+)"', plain)
+    table = f"#T_{styled.uuid}"  # the id Styler gives the table
     labels = {_column(k): _text(t) for k, t in _CELL.findall(plain) if "col_heading" in k}
     rules = "".join(
-        f'#{uid.group(1) if uid else ""} td.{c}::before {{ content: "{_css_text(t)}: "; }}\n'
+        f'{table} td.{c}::before {{ content: "{_css_text(t)}: "; }}\n'
         for c, t in labels.items()
         if t
     )
