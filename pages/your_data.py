@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from dpcore.figures.dict_figure import chart_dict
 from dpcore.figures.your_data import dots_chart
 from dpcore.views.your_data import (
     BOUNDS,
@@ -278,8 +279,13 @@ st.caption(
     "its clipping bias, which no amount of budget removes."
 )
 st.markdown(o.clip_sentence)
-with st.expander("Table: raw and clipped mean of every column"):
-    data_table(o.clip_table, hide_index=True, width="stretch")
+# the closed expanders' tables are drawn when opened (opening one reruns the page on the cached
+# view): a first view does not pay for tables nobody has opened (docs/speed.md, Your data, round 4)
+with st.expander(
+    "Table: raw and clipped mean of every column", key="yd_clip_table", on_change="rerun"
+) as clip_box:
+    if clip_box.open:
+        data_table(o.clip_table, hide_index=True, width="stretch")
 
 peers_on = include_peers("yd_peers")
 if peers_on != explore.peers:
@@ -347,7 +353,7 @@ if shown != explore:
 st.checkbox(v.show_all_label, key="yd_show_all")
 heading(v.title, "errors")
 chart(
-    dots_chart(v.shown, column=v.column, shift=v.shift),
+    chart_dict(dots_chart, v.shown, column=v.column, shift=v.shift),  # plotly's dict: no validation
     v.shown.drop(columns=["color"]),
     "your_data_errors",
     v.sentence,
@@ -357,21 +363,27 @@ st.caption(v.caption)
 if v.units_note:
     st.info(v.units_note, icon=":material/straighten:")
 plain_box(s.budget, words=v.words)
-with st.expander("Table: every estimator's median error and spread"):
-    show_table(  # the estimator the box above names: closest on the column it speaks of
-        v.error_table,
-        v.error_mask,
-        f"◀ closest on {v.explored}",
-        headers=v.error_headers,
-        mark_in="estimator",
-    )
-with st.expander("Non-private diagnostics (teaching only)"):
-    st.caption(
-        "These numbers are read off the data (rows clamped, the true n, failed groups). They are "
-        "**not** private and are not part of any release; they are shown only to explain the "
-        "estimators."
-    )
-    data_table(v.nonprivate, hide_index=True, width="stretch")
+with st.expander(
+    "Table: every estimator's median error and spread", key="yd_error_table", on_change="rerun"
+) as error_box:
+    if error_box.open:
+        show_table(  # the estimator the box above names: closest on the column it speaks of
+            v.error_table,
+            v.error_mask,
+            f"◀ closest on {v.explored}",
+            headers=v.error_headers,
+            mark_in="estimator",
+        )
+with st.expander(
+    "Non-private diagnostics (teaching only)", key="yd_diagnostics", on_change="rerun"
+) as diagnostics_box:
+    if diagnostics_box.open:
+        st.caption(
+            "These numbers are read off the data (rows clamped, the true n, failed groups). They "
+            "are **not** private and are not part of any release; they are shown only to explain "
+            "the estimators."
+        )
+        data_table(v.nonprivate, hide_index=True, width="stretch")
 if v.refused:
     st.markdown(v.refused)
 

@@ -20,6 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dpcore.experiments.plain import plus_minus
+from dpcore.figures.dict_figure import Builder, styled
 from dpcore.figures.style import figure, legend_entry, plain, style, trace
 
 #: Marker of a peer library's mean (ours are circles).
@@ -97,7 +98,7 @@ def _rows(summary: pd.DataFrame) -> tuple[list[str], list[int]]:
     return cats, place
 
 
-def _dots(part: pd.DataFrame, library: bool, scale: float) -> go.Scatter:
+def _dots(part: pd.DataFrame, library: bool, scale: float) -> dict:
     """The dots of ``part`` (medians and 10-90% bars, times ``scale``): diamonds for libraries."""
     return trace(
         go.Scatter,
@@ -126,19 +127,26 @@ def _dots(part: pd.DataFrame, library: bool, scale: float) -> go.Scatter:
 
 
 def dots_chart(
-    summary: pd.DataFrame, *, column: str | None = None, shift: float | None = None
+    summary: pd.DataFrame,
+    *,
+    column: str | None = None,
+    shift: float | None = None,
+    new: Builder = figure,
 ) -> go.Figure:
     """A dot per estimator (median over runs) with its spread, grouped by guarantee.
 
     ``column=None``: the x axis is the error as a share of each column's range (log scale).
     ``column``: the signed error of that column in its units, with the raw mean at 0 and the mean
     of the clipped data at ``shift`` (the clipping bias) drawn as lines. Peer libraries' means are
-    diamonds.
+    diamonds. ``new``: a ``go.Figure`` (the default) or, for the page, plotly's dict without its
+    validation (:class:`~dpcore.figures.dict_figure.DictFigure` through
+    :func:`~dpcore.figures.dict_figure.chart_dict`: the same JSON,
+    tests/figures/test_your_data_figures.py).
     """
     s = summary.reset_index(drop=True)
     cats, _ = _rows(s)
     scale = 100.0 if column is None else 1.0
-    fig = figure()
+    fig = new()
     for lib, part in s.groupby("library", sort=False):
         fig.add_trace(_dots(part, bool(lib), scale))
     fig.add_trace(
@@ -180,7 +188,7 @@ def dots_chart(
             clip_line = dict(color="#d6336c", dash="dash", width=2)
             fig.add_vline(x=float(shift), line=clip_line)
             fig.add_trace(legend_entry("mean of the clipped data", line=clip_line))
-    return style(fig, title=None, height=max(300, 26 * len(cats) + 110))
+    return styled(fig, title=None, height=max(300, 26 * len(cats) + 110))
 
 
 def dots_sentence(

@@ -114,3 +114,26 @@ def test_remeasure_table_and_chart() -> None:
     ).to_dict()
     assert list(fig["data"][0]["y"]) == ["release 1", "combined"]
     assert list(fig["data"][0]["error_x"]["array"]) == [0.5, 0.3]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"column": "income", "shift": -30_000.0}, {"column": "age", "shift": 0.0}],
+    ids=["range", "units with clipping", "units, no clipping"],
+)
+def test_dots_chart_as_a_dict_is_plotlys_figure(kwargs) -> None:
+    """The page draws the dots chart as plotly's dict (no validation pass): the same JSON as the
+    go.Figure the notebook builds, log axis tidied as pages._ui.chart tidies a figure's, and
+    plotly takes it as it is."""
+    import plotly.graph_objects as go
+
+    from dpcore.figures.dict_figure import chart_dict
+    from dpcore.figures.style import tidy_log_axes
+    from tests.figures._chart_json import as_numbers
+
+    for summary in (_summary(), _summary().iloc[:3]):  # with and without a library
+        fig = dots_chart(summary, **kwargs)
+        chart = chart_dict(dots_chart, summary, **kwargs)
+        assert isinstance(chart, dict)
+        assert as_numbers(chart) == as_numbers(tidy_log_axes(fig).to_dict())
+        go.Figure(chart)  # raises on an invalid property

@@ -159,6 +159,9 @@ def test_compare_ranking_highlights_the_estimator_the_box_names():
 def test_your_data_error_table_marks_the_estimator_the_box_names():
     at = open_page("pages/your_data.py", timeout=300)
     assert not at.exception and not at.error
+    at.session_state["yd_error_table"] = True  # the table's expander opened
+    at.run()
+    assert not at.exception and not at.error
     values = [m.value for m in at.markdown]
     text = values[values.index("**What this means for your organisation**") + 1]
     closest = re.match(r"With this budget, (.+?) came closest", text).group(1)

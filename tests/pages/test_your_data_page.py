@@ -39,6 +39,13 @@ def _dots(at: AppTest, i: int = 0) -> list[str]:
     ]
 
 
+def _error_table(at: AppTest):
+    """The per-estimator error table, its expander opened (the page reruns on the cached view)."""
+    at.session_state["yd_error_table"] = True
+    at.run()
+    return next(df.value for df in at.dataframe if "median" in df.value.columns)
+
+
 def _x(at: AppTest) -> list[float]:
     return [v for tr in _spec(at)["data"] for v in (tr.get("x") or []) if v is not None]
 
@@ -50,7 +57,7 @@ def test_bundled_digits_runs_every_estimator_and_shows_the_best_few():
     assert any("not a secure differentially private release" in w.value for w in at.warning)
     assert len(at.get("plotly_chart")) == 1
     few = _dots(at)
-    table = next(df.value for df in at.dataframe if "median" in df.value.columns)
+    table = _error_table(at)
     guarantees = set(table["guarantee"])
     assert 0 < len(few) <= FEW * len(guarantees)
     at.checkbox(key="yd_show_all").check().run()
@@ -439,7 +446,7 @@ def test_incomes_with_an_outlier_keep_each_column_in_its_units():
     assert lines == [pytest.approx(clipped - raw), 0.0]
     assert "Clipping alone moved the mean by -$" in _markdown(at)
     # the best estimator of each guarantee lands near the clipped mean, not the raw one
-    table = next(df.value for df in at.dataframe if "median" in df.value.columns)
+    table = _error_table(at)
     best = table.sort_values("ranked by").groupby("guarantee").head(1)
     assert (abs(best["median"] - (clipped - raw)) < abs(best["median"])).all()
 
@@ -487,3 +494,27 @@ def test_the_bounds_boxes_keep_their_keys_and_values_across_runs_and_pages():
     _send(at)
     assert not at.exception and not any("Type a lower" in i.value for i in at.info)
     assert "lower=(0.0, 0.0), upper=(100.0, 250000.0)" in _code(at)
+
+
+def test_closed_expanders_tables_are_drawn_when_opened():
+    """A first view draws only the tables a visitor sees (the columns and the ledger); each
+    closed expander's table (clipping, per-estimator errors, non-private diagnostics) is drawn
+    when it is opened, which reruns the page on the cached view: the same chart and numbers."""
+    at = _page()
+    assert not at.exception and not at.error
+    chart = _spec(at)
+    seen = [set(map(str, df.value.columns)) for df in at.dataframe]
+    assert len(seen) == 2 and "stage" in seen[1]  # the columns' table and the ledger
+    assert not any("diagnostics" in c for c in seen[0] | seen[1])
+    opened = {
+        "yd_clip_table": "moved by clipping",
+        "yd_error_table": "median",
+        "yd_diagnostics": "diagnostics",
+    }
+    for key, column in opened.items():
+        at.session_state[key] = True
+        at.run()
+        assert not at.exception and not at.error
+        assert any(column in map(str, df.value.columns) for df in at.dataframe), key
+    assert len(at.dataframe) == 5 and _spec(at) == chart
+    assert any("not** private and are not part of any release" in c.value for c in at.caption)
