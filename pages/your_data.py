@@ -27,6 +27,7 @@ from dpcore.views.your_data import (
     ledger,
     merged,
     overview,
+    overview_settings,
     parse_bounds,
     runs,
     show,
@@ -270,8 +271,8 @@ if run_mode == "release":
 # ---------------------------------------------------------------------------------------------
 # exploration: what clipping alone does, then every estimator repeated (teaching only)
 
-with user_errors():
-    o = cached(overview)(explore)
+with user_errors():  # one overview for every seed (it reads no random stream)
+    o = cached(overview)(overview_settings(explore))
 st.subheader("What clipping does, before any noise")
 st.caption(
     "Teaching only: read off the data, **not private** and never part of a release. An estimator "
@@ -290,7 +291,7 @@ with st.expander(
 peers_on = include_peers("yd_peers")
 if peers_on != explore.peers:
     explore = replace(explore, peers=peers_on)
-    o = cached(overview)(explore)
+    o = cached(overview)(overview_settings(explore))
 st.caption(o.intro)
 if o.zcdp_note:
     st.info(o.zcdp_note)

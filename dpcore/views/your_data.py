@@ -16,6 +16,7 @@ References: ``docs/architecture.md`` (Data flow), ``docs/release.md`` (Release m
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,7 @@ from dpcore.data import (
     spread_columns,
 )
 from dpcore.data.dataset import Dataset
+from dpcore.estimate import EstimatorSpec
 from dpcore.experiments.plain import PlainWords
 from dpcore.experiments.studies.your_data import (
     Runs,
@@ -69,6 +71,7 @@ __all__ = [
     "form",
     "ledger",
     "overview",
+    "overview_settings",
     "parse_bounds",
     "runs",
     "show",
@@ -189,8 +192,18 @@ def form(settings: FormSettings) -> Form:
     )
 
 
+#: A whole number as a box holds it, which ``int`` and pandas read alike (exactly, as a float).
+_WHOLE = re.compile(r"0|-?[1-9][0-9]{0,14}")
+
+
 def _number(value: object) -> float:
-    """A table cell as a float (NaN when it is not a number)."""
+    """A table cell as a float (NaN when it is not a number), as ``pd.to_numeric(...,
+    errors="coerce")`` reads it; a float and a plain whole number (what the boxes hold at the
+    documented ranges) are read without building a Series (a few ms for the page's 16 boxes)."""
+    if type(value) is float:
+        return value
+    if isinstance(value, str) and _WHOLE.fullmatch(value):
+        return float(int(value))
     return float(pd.to_numeric(pd.Series([value]), errors="coerce").iloc[0])
 
 
@@ -302,19 +315,34 @@ class Overview:
     error: str | None
 
 
-def overview(settings: ExploreSettings) -> Overview:
-    """Clipping before any noise, and the estimators that apply and meet the budget."""
-    data = your_dataset(settings)
+def _estimators(
+    settings: ExploreSettings, data: Dataset
+) -> tuple[list[EstimatorSpec], list[EstimatorSpec]]:
+    """The private estimators (no oracle) that apply to ``data``: those that meet the budget,
+    and those left out because they do not."""
     budget = settings.data.budget
-    cols = list(settings.columns)
-    clip = clipping_frame(data, cols)
     applicable = [
         sp
         for sp in registry.applicable(data.kind, data.d, peers=settings.peers)
         if sp.notion != "none" and "oracle" not in sp.name
     ]
-    specs = [sp for sp in applicable if sp.meets(budget)]
-    left_out = [sp for sp in applicable if not sp.meets(budget)]
+    return (
+        [sp for sp in applicable if sp.meets(budget)],
+        [sp for sp in applicable if not sp.meets(budget)],
+    )
+
+
+def _names(specs: Sequence[EstimatorSpec], family: str) -> tuple[str, ...]:
+    """The names of ``specs`` of ``family`` (``"own"``: dpcore's, ``"peers"``: the libraries')."""
+    return tuple(sp.name for sp in specs if (sp.family == registry.PEERS) == (family == "peers"))
+
+
+def overview(settings: ExploreSettings) -> Overview:
+    """Clipping before any noise, and the estimators that apply and meet the budget."""
+    data = your_dataset(settings)
+    cols = list(settings.columns)
+    clip = clipping_frame(data, cols)
+    specs, left_out = _estimators(settings, data)
     zcdp_out = [sp for sp in left_out if settings.data.unit == "eps" and sp.notion == "zcdp"]
     over = [sp.label for sp in left_out if sp not in zcdp_out]
     return Overview(
@@ -337,8 +365,8 @@ def overview(settings: ExploreSettings) -> Overview:
         clip_sentence=clipping_summary(clip),
         spreads=tuple(data_spread(data, j) for j in range(data.d)),
         spread_all=data_spread(data, None),
-        own=tuple(sp.name for sp in specs if sp.family != registry.PEERS),
-        theirs=tuple(sp.name for sp in specs if sp.family == registry.PEERS),
+        own=_names(specs, "own"),
+        theirs=_names(specs, "peers"),
         intro=(
             f"{data.n:,} rows × {data.d} columns treated as **{data.kind}** data; {len(specs)} "
             "estimators apply. Oracle variants would need public variances (this data's own are a "
@@ -365,12 +393,26 @@ def overview(settings: ExploreSettings) -> Overview:
     )
 
 
+def overview_settings(settings: ExploreSettings) -> ExploreSettings:
+    """``settings`` as :func:`overview` reads them: the seed, the runs' count and family set to
+    fixed values (the overview reads the data, the bounds and the budget, no random stream and no
+    run), so that every seed and count share one cached overview.
+
+    Examples
+    --------
+    >>> a = ExploreSettings(DataSettings(seed=1), Source("bundled", "digits"), ("pixel_r1c1",))
+    >>> overview_settings(a) == overview_settings(replace(a, data=DataSettings(seed=2), reps=5))
+    True
+    """
+    return replace(settings, data=replace(settings.data, seed=0), reps=1, family="own")
+
+
 def runs(settings: ExploreSettings) -> Runs:
     """``settings.reps`` runs of each estimator of ``settings.family`` that applies (each on its
-    own stream ``"noise:<name>"``)."""
+    own stream ``"noise:<name>"``): :attr:`Overview.own` or :attr:`Overview.theirs`, chosen
+    without the rest of the overview (its clipping table and spreads)."""
     data = your_dataset(settings)
-    o = overview(settings)
-    names = o.theirs if settings.family == "peers" else o.own
+    names = _names(_estimators(settings, data)[0], settings.family)
     return repeated_runs(
         [registry.get(n) for n in names],
         data,

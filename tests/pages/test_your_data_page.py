@@ -518,3 +518,27 @@ def test_closed_expanders_tables_are_drawn_when_opened():
         assert any(column in map(str, df.value.columns) for df in at.dataframe), key
     assert len(at.dataframe) == 5 and _spec(at) == chart
     assert any("not** private and are not part of any release" in c.value for c in at.caption)
+
+
+def test_a_new_seed_reuses_the_overview(monkeypatch):
+    """The overview (clipping, spreads, the estimators that apply) reads no random stream: a
+    visitor on another seed gets the cached one, and the runs choose their estimators without
+    computing it again. The page shows the same clipping sentence on both seeds."""
+    from dpcore.views import your_data as module
+
+    calls = []
+    real = module.overview
+
+    def counted(settings):
+        calls.append(settings)
+        return real(settings)
+
+    monkeypatch.setattr(module, "overview", counted)
+    first = _page({"seed": "31"})
+    assert not first.exception and calls
+    calls.clear()
+    second = _page({"seed": "32"})
+    assert not second.exception and not second.error
+    assert calls == []
+    assert _markdown(first).split("Over")[0] == _markdown(second).split("Over")[0]
+    assert _x(first) != _x(second)  # the runs follow the seed

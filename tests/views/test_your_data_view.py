@@ -4,6 +4,8 @@ parts; the notebook's settings line rebuilds the same record."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -66,6 +68,86 @@ def test_the_typed_bounds_are_parsed_without_assuming_a_range() -> None:
         [("a", 1, 2), ("b", 0, 9), ("c", "", 1)], {"c": (0.0, 1.0)}, {"b": (0.0, 9.0)}
     )
     assert kept == {"a": (1.0, 2.0)}
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "0",
+        "16",
+        "-5",
+        "250000",
+        "999999999999999",
+        "1000000000000000",
+        "-0",
+        "00",
+        "+5",
+        "1_000",
+        " 5",
+        "1.5",
+        "1e3",
+        "0.1",
+        "nan",
+        "inf",
+        "",
+        "abc",
+        "٣",
+        0.5,
+        float("nan"),
+        -0.0,
+        3,
+        True,
+        None,
+    ],
+)
+def test_a_bound_is_read_as_pandas_reads_it(cell) -> None:
+    """The boxes' fast path (a float, a plain whole number) reads every cell as
+    ``pd.to_numeric(..., errors="coerce")`` does, sign of zero and NaN included."""
+    import math
+
+    import pandas as pd
+
+    from dpcore.views.your_data import _number
+
+    got = _number(cell)
+    want = float(pd.to_numeric(pd.Series([cell]), errors="coerce").iloc[0])
+    assert (math.isnan(got) and math.isnan(want)) or (
+        got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+    )
+
+
+def test_the_runs_are_the_overviews_estimators() -> None:
+    """``runs`` picks its estimators without the overview: the same names, ours and the
+    libraries', and the same frame as before (each estimator on its own stream)."""
+    for es in (_explore(), _explore(data=DataSettings(unit="eps", budget_value=1.0))):
+        o = overview(es)
+        r = runs(es)
+        assert tuple(dict.fromkeys(r.frame["name"])) == o.own
+        peers = replace(es, peers=True, family="peers")
+        assert set(runs(peers).frame.get("name", [])) <= set(overview(peers).theirs)
+
+
+def test_the_overview_reads_no_seed_and_no_run_count() -> None:
+    """The page caches the overview under :func:`overview_settings` (seed, count and family
+    fixed): it equals the overview of the record itself, at other seeds and counts too."""
+    import dataclasses
+
+    import pandas as pd
+
+    from dpcore.views.your_data import overview_settings
+
+    for es in (
+        _explore(),
+        _explore(data=DataSettings(seed=9, unit="eps", budget_value=1.0), reps=20, peers=True),
+        _explore(mode="private", share=0.2, family="peers"),
+    ):
+        got, want = overview(overview_settings(es)), overview(es)
+        for f in dataclasses.fields(want):
+            a, b = getattr(got, f.name), getattr(want, f.name)
+            if isinstance(b, pd.DataFrame):
+                pd.testing.assert_frame_equal(a, b)
+            else:
+                assert a == b, f.name
 
 
 def test_each_estimators_runs_come_from_its_own_noise_stream() -> None:
