@@ -84,7 +84,7 @@ from dpcore import registry
 from dpcore.data.dataset import Dataset
 from dpcore.data.synthetic import generate
 from dpcore.experiments.config import COLUMNS, NATIVE_UNIT, NORMS, ExperimentConfig
-from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only
+from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_rows
 from dpcore.metrics import lp_error, tv_error
 from dpcore.privacy import Budget, Conversion
 
@@ -577,17 +577,18 @@ def tail_table(
     ``runs``.
     """
     columns = ["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]
-    col = f"err_{metric}"
-    work = private_only(frame)
-    work = work[(work["failed"] == "") & np.isfinite(work[col])]
-    if work.empty:
+    errors = frame[f"err_{metric}"].to_numpy(dtype=float)
+    # the rows' columns read through one mask (no filtered copy of the frame: this runs on every
+    # Compare view, twice a refinement)
+    keep = private_rows(frame) & (frame["failed"].to_numpy(object) == "") & np.isfinite(errors)
+    if not keep.any():
         return pd.DataFrame(columns=columns)
     # numpy on the columns, equal to pandas' groupby medians to the last bit (tests/
-    # test_summaries_fast.py keeps the pandas version as the reference): it runs in the page's
-    # script thread on every Compare view
-    err = work[col].to_numpy(dtype=float)
-    est, names = pd.factorize(work["estimator"])  # first-appearance order, as groupby(sort=False)
-    point = pd.factorize(pd.MultiIndex.from_arrays([est, work["setting"].to_numpy()]))[0]
+    # test_summaries_fast.py keeps the pandas version as the reference)
+    err = errors[keep]
+    est, names = pd.factorize(frame["estimator"].array[keep])  # first appearance, as sort=False
+    setting = pd.factorize(frame["setting"].to_numpy()[keep], use_na_sentinel=False)[0]
+    point = pd.factorize(est * (int(setting.max()) + 1) + setting)[0]  # (estimator, setting)
     point_med, point_max, point_est = _group_median_max(point, err, est)
     fail = err > factor * point_med[point]
     ratio = np.where(point_med > 0, point_max / np.where(point_med > 0, point_med, 1.0), np.nan)
@@ -595,8 +596,9 @@ def tail_table(
     worst = np.full(len(names), -np.inf)
     np.fmax.at(worst, point_est, ratio)  # NaN (no positive median) is skipped, as pandas' max
     worst[worst == -np.inf] = np.nan
-    first_label = frame[["estimator", "label"]].drop_duplicates("estimator")
-    labels = dict(zip(first_label["estimator"], first_label["label"], strict=True))
+    codes, ids = pd.factorize(frame["estimator"].array)
+    first_row = np.unique(codes, return_index=True)[1]  # each estimator's first row
+    labels = dict(zip(ids, frame["label"].to_numpy(object)[first_row], strict=True))
     out = pd.DataFrame(
         {
             "estimator": names,

@@ -300,8 +300,14 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
 
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators: drops the non-private reference and oracle (teaching) estimators."""
+    return frame[private_rows(frame)]
+
+
+def private_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows :func:`private_only` keeps, as a boolean array (for callers that read a few
+    columns of those rows: no copy of the frame)."""
     estimators = Groups([frame["estimator"]])
-    return frame[_flags(frame, estimators)[0][estimators.codes]]
+    return _flags(frame, estimators)[0][estimators.codes]
 
 
 def far_off_share(frame: pd.DataFrame, metric: str = "l2") -> dict[Any, float]:
