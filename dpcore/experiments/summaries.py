@@ -120,6 +120,12 @@ class Groups:
 _REDUCEAT_MEAN = hasattr(pd.core.groupby.ops.BaseGrouper, "_reduceat_aggregate")
 
 
+def point_medians(cells: Groups, values: np.ndarray) -> np.ndarray:
+    """Each of ``cells``' groups' median of ``values`` (one per row), skipping NaN (NaN for a
+    group without a value), as pandas' grouped ``median`` gives it."""
+    return _order_stats(cells.padded(np.asarray(values, dtype=float)), ())[0]
+
+
 def _order_stats(
     padded: np.ndarray, qs: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:

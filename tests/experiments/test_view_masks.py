@@ -2,7 +2,9 @@
 filtering the frame (a copy of every column, several times a view): ``tail_table``,
 ``lowest_error_question`` and ``sweep_words`` give what the pandas versions they replaced gave
 (the reference versions, verbatim, are below), and none of them (nor the view's failed-runs
-line) selects rows of the frame when nothing failed. docs/speed.md ("Compare, round 5").
+line) selects rows of the frame when nothing failed. The chart's sampling floor and its stars
+(``floor_frame``, ``_marked``) are numpy groupings now, equal to the pandas groupbys they
+replaced. docs/speed.md ("Compare, round 5").
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import pytest
 from dpcore.experiments import ExperimentConfig, tail_table
 from dpcore.experiments.plain import frame_words, sweep_point, sweep_words
 from dpcore.experiments.questions import _AXIS, _UNITS, Question, lowest_error_question
-from dpcore.experiments.summaries import private_only, regret_table
+from dpcore.experiments.summaries import private_only, regret_table, summarise
+from dpcore.figures import compare as fc
 from dpcore.privacy import Budget
 from dpcore.views import compare as cmp
 from tests.experiments._summaries import _engine, _same, ref_tail_table
@@ -53,6 +56,29 @@ def ref_sweep_words(frame, table, config, x, metric, *, delta=1e-6):  # type: ig
     return frame_words(budget, rows, by="label", error=f"err_{metric}", delta=delta, what=what)
 
 
+def ref_marked(s: pd.DataFrame) -> pd.DataFrame:
+    """The pandas version ``dpcore.figures.compare._marked`` replaced."""
+    s = s[np.isfinite(s["median"])]
+    priv = s[s["private"]]
+    best_idx = (
+        priv.groupby(["guarantee", "setting"])["median"].idxmin()
+        if not priv.empty
+        else pd.Series(dtype=int)
+    )
+    return s.assign(best=s.index.isin(best_idx.to_numpy()), curve=s["label"])
+
+
+def ref_floor_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The pandas version ``dpcore.figures.compare.floor_frame`` replaced."""
+    return (
+        frame.groupby(["setting", "n", "d", "skew", "budget"], sort=False)[f"sampling_{metric}"]
+        .median()
+        .reset_index()
+        .rename(columns={f"sampling_{metric}": "value"})
+        .assign(curve=fc.FLOOR_NAME)
+    )
+
+
 @pytest.fixture(scope="module")
 def frames() -> dict[str, pd.DataFrame]:
     budget = _engine("budget")
@@ -80,6 +106,8 @@ def frames() -> dict[str, pd.DataFrame]:
         "tie": tie,
         "handmade": handmade,
         "nothing private": budget[budget["notion"] == "none"],
+        "grid": pd.concat([budget, budget.assign(d=8, setting=budget["setting"] + 100)]),
+        "empty": budget.iloc[:0],
     }
 
 
@@ -95,7 +123,8 @@ def _outcome(f, *args, **kw):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(
-    "name", ["budget", "n", "shuffled", "broken", "dead", "tie", "handmade", "nothing private"]
+    "name",
+    ["budget", "n", "shuffled", "broken", "dead", "tie", "handmade", "nothing private", "grid", "empty"],
 )
 @pytest.mark.parametrize("metric", ["l2", "linf"])
 def test_the_masked_summaries_are_the_pandas_ones(
@@ -104,6 +133,9 @@ def test_the_masked_summaries_are_the_pandas_ones(
     f = frames[name]
     x = "n" if name == "n" else "budget"
     _same(tail_table(f, metric), ref_tail_table(f, metric))
+    _same(fc.floor_frame(f, metric), ref_floor_frame(f, metric))
+    summary = summarise(f, metric)
+    _same(fc._marked(summary), ref_marked(summary))
     assert _outcome(lowest_error_question, f, x, metric, unit="rho") == _outcome(
         ref_lowest_error_question, f, x, metric, unit="rho"
     )
