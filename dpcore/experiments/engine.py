@@ -124,6 +124,11 @@ def _data_key(cfg: ExperimentConfig, n: int, d: int, skew: float) -> int:
     return _key("data", cfg.distribution, cfg.data_params, cfg.bounds, int(n), int(d), float(skew))
 
 
+def _estimator_key(entry: Mapping[str, Any]) -> int:
+    """The key of an estimator entry's noise streams (its id, name and parameters)."""
+    return _key("estimator", entry["id"], entry["name"], entry["params"])
+
+
 def _setting_key(s: Mapping[str, Any], cfg: ExperimentConfig) -> int:
     return _key(
         "setting",
@@ -197,14 +202,17 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     truth = xbar if cfg.truth == "empirical" else ds.true_mean
     rows: list[dict[str, Any]] = []
     vectors: list[np.ndarray] = []
+    # each estimator's spec and stream key once per task, not once per budget
+    estimators = [
+        (order, entry, registry.get(entry["name"]), _estimator_key(entry))
+        for order, entry in task["estimators"]
+    ]
     for setting_idx, budget_value in task["budgets"]:
         budget = cfg.budget_at(budget_value)
         skey = _setting_key({"n": n, "d": d, "skew": skew, "budget": budget_value}, cfg)
-        for order, entry in task["estimators"]:
-            spec = registry.get(entry["name"])
+        for order, entry, spec, ekey in estimators:
             conv = conversions[setting_idx, entry["id"]]
             base = _base_row(task, spec, entry, conv, ds.kind, setting_idx, budget_value, order)
-            ekey = _key("estimator", entry["id"], entry["name"], entry["params"])
             batched = spec.batched if cfg.resample == "noise" and len(reps) > 1 else None
             if batched is not None:
                 rows_v = _run_batched(
