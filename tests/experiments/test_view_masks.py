@@ -124,7 +124,18 @@ def _outcome(f, *args, **kw):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "name",
-    ["budget", "n", "shuffled", "broken", "dead", "tie", "handmade", "nothing private", "grid", "empty"],
+    [
+        "budget",
+        "n",
+        "shuffled",
+        "broken",
+        "dead",
+        "tie",
+        "handmade",
+        "nothing private",
+        "grid",
+        "empty",
+    ],
 )
 @pytest.mark.parametrize("metric", ["l2", "linf"])
 def test_the_masked_summaries_are_the_pandas_ones(
