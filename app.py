@@ -24,6 +24,7 @@ from pages._follow import (
     publish,
     room_controls,
 )
+from pages._memory import freeze_after_first_run
 from pages._notebook import notebook_button
 from pages._phone import phone_style
 from pages._pool import session_run
@@ -281,6 +282,7 @@ def _shell() -> None:
     if page_path:
         notebook_button(page(page_path), current)
         publish(page_path, current.to_query())  # a lecturer's room follows this view
+    freeze_after_first_run(page_path)  # the process's old objects out of full collections
 
 
 warm()  # once per server: computes the Home picture in a background thread

@@ -7,7 +7,9 @@ wrapper around ``ScriptRunner._run_script_thread``). Use ``DPMEAN_WORKERS=0`` to
 numeric work in this process, where the profiler sees it (with the pool it runs in the workers).
 
 Usage: ``DPMEAN_WORKERS=0 python benchmarks/profile_pages.py compare [--sort tottime] [--top 40]
-[--out compare.prof]`` (``make profile PAGE=compare``).
+[--out compare.prof] [--refine]`` (``make profile PAGE=compare``). ``--refine`` profiles the
+session's second run instead (Compare's refinement without a pool, as ``page_times.py --refine``
+times it), with CPU time as the profiler's clock.
 """
 
 from __future__ import annotations
@@ -46,13 +48,16 @@ def _profiled_thread(self: script_runner.ScriptRunner) -> None:
 script_runner.ScriptRunner._run_script_thread = _profiled_thread  # type: ignore[method-assign]
 
 
-def view(page: str, seed: int, prof: cProfile.Profile | None = None) -> float:
-    """Seconds of the script run that opens ``page`` in a new session on ``seed``."""
+def view(page: str, seed: int, prof: cProfile.Profile | None = None, refine: bool = False) -> float:
+    """Seconds of the script run that opens ``page`` in a new session on ``seed`` (``refine``: of
+    the session's next run)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.query_params["seed"] = str(seed)
     at.run()
     if page != "home":
         at.switch_page(f"pages/{page}.py")
+    if refine:
+        at.run()
     PROFILER[0] = prof
     try:
         t0 = time.perf_counter()
@@ -71,11 +76,13 @@ def main() -> None:
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (default cumulative)")
     parser.add_argument("--top", type=int, default=40, help="rows to print (default 40)")
     parser.add_argument("--out", type=Path, help="also save the raw profile here (pstats)")
+    parser.add_argument("--refine", action="store_true", help="profile the session's next run")
     args = parser.parse_args()
-    view(args.page, 700_000)  # warm: imports, the pool, seed-free caches
-    prof = cProfile.Profile()
-    seconds = view(args.page, 700_001, prof)
-    print(f"# {args.page}: {seconds:.2f} s under the profiler")
+    view(args.page, 700_000, refine=args.refine)  # warm: imports, the pool, seed-free caches
+    prof = cProfile.Profile(time.process_time) if args.refine else cProfile.Profile()
+    seconds = view(args.page, 700_001, prof, args.refine)
+    what = " (next run: refinement)" if args.refine else ""
+    print(f"# {args.page}{what}: {seconds:.2f} s under the profiler")
     out = io.StringIO()
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats(args.sort).print_stats(args.top)

@@ -84,7 +84,7 @@ from dpcore import registry
 from dpcore.data.dataset import Dataset
 from dpcore.data.synthetic import generate
 from dpcore.experiments.config import COLUMNS, NATIVE_UNIT, NORMS, ExperimentConfig
-from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_only
+from dpcore.experiments.summaries import FAILURE_MULTIPLE, private_rows
 from dpcore.metrics import lp_error, tv_error
 from dpcore.privacy import Budget, Conversion
 
@@ -122,6 +122,11 @@ def child_seed(seed: int, *path: int) -> np.random.SeedSequence:
 
 def _data_key(cfg: ExperimentConfig, n: int, d: int, skew: float) -> int:
     return _key("data", cfg.distribution, cfg.data_params, cfg.bounds, int(n), int(d), float(skew))
+
+
+def _estimator_key(entry: Mapping[str, Any]) -> int:
+    """The key of an estimator entry's noise streams (its id, name and parameters)."""
+    return _key("estimator", entry["id"], entry["name"], entry["params"])
 
 
 def _setting_key(s: Mapping[str, Any], cfg: ExperimentConfig) -> int:
@@ -197,14 +202,17 @@ def _run_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     truth = xbar if cfg.truth == "empirical" else ds.true_mean
     rows: list[dict[str, Any]] = []
     vectors: list[np.ndarray] = []
+    # each estimator's spec and stream key once per task, not once per budget
+    estimators = [
+        (order, entry, registry.get(entry["name"]), _estimator_key(entry))
+        for order, entry in task["estimators"]
+    ]
     for setting_idx, budget_value in task["budgets"]:
         budget = cfg.budget_at(budget_value)
         skey = _setting_key({"n": n, "d": d, "skew": skew, "budget": budget_value}, cfg)
-        for order, entry in task["estimators"]:
-            spec = registry.get(entry["name"])
+        for order, entry, spec, ekey in estimators:
             conv = conversions[setting_idx, entry["id"]]
             base = _base_row(task, spec, entry, conv, ds.kind, setting_idx, budget_value, order)
-            ekey = _key("estimator", entry["id"], entry["name"], entry["params"])
             batched = spec.batched if cfg.resample == "noise" and len(reps) > 1 else None
             if batched is not None:
                 rows_v = _run_batched(
@@ -577,17 +585,18 @@ def tail_table(
     ``runs``.
     """
     columns = ["estimator", "label", "median", "failure_rate", "worst_ratio", "runs"]
-    col = f"err_{metric}"
-    work = private_only(frame)
-    work = work[(work["failed"] == "") & np.isfinite(work[col])]
-    if work.empty:
+    errors = frame[f"err_{metric}"].to_numpy(dtype=float)
+    # the rows' columns read through one mask (no filtered copy of the frame: this runs on every
+    # Compare view, twice a refinement)
+    keep = private_rows(frame) & (frame["failed"].to_numpy(object) == "") & np.isfinite(errors)
+    if not keep.any():
         return pd.DataFrame(columns=columns)
     # numpy on the columns, equal to pandas' groupby medians to the last bit (tests/
-    # test_summaries_fast.py keeps the pandas version as the reference): it runs in the page's
-    # script thread on every Compare view
-    err = work[col].to_numpy(dtype=float)
-    est, names = pd.factorize(work["estimator"])  # first-appearance order, as groupby(sort=False)
-    point = pd.factorize(pd.MultiIndex.from_arrays([est, work["setting"].to_numpy()]))[0]
+    # test_summaries_fast.py keeps the pandas version as the reference)
+    err = errors[keep]
+    est, names = pd.factorize(frame["estimator"].array[keep])  # first appearance, as sort=False
+    setting = pd.factorize(frame["setting"].to_numpy()[keep], use_na_sentinel=False)[0]
+    point = pd.factorize(est * (int(setting.max()) + 1) + setting)[0]  # (estimator, setting)
     point_med, point_max, point_est = _group_median_max(point, err, est)
     fail = err > factor * point_med[point]
     ratio = np.where(point_med > 0, point_max / np.where(point_med > 0, point_med, 1.0), np.nan)
@@ -595,8 +604,9 @@ def tail_table(
     worst = np.full(len(names), -np.inf)
     np.fmax.at(worst, point_est, ratio)  # NaN (no positive median) is skipped, as pandas' max
     worst[worst == -np.inf] = np.nan
-    first_label = frame[["estimator", "label"]].drop_duplicates("estimator")
-    labels = dict(zip(first_label["estimator"], first_label["label"], strict=True))
+    codes, ids = pd.factorize(frame["estimator"].array)
+    first_row = np.unique(codes, return_index=True)[1]  # each estimator's first row
+    labels = dict(zip(ids, frame["label"].to_numpy(object)[first_row], strict=True))
     out = pd.DataFrame(
         {
             "estimator": names,

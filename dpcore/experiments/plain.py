@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from dpcore.experiments.summaries import private_only
+from dpcore.experiments.summaries import private_rows
 from dpcore.guarantee import Guarantee
 from dpcore.privacy import Budget
 from dpcore.theory.risk import odds_epsilon
@@ -401,6 +401,11 @@ def your_data_words(
 def sweep_point(frame: pd.DataFrame, x: str, value: float) -> pd.DataFrame:
     """The rows of a Compare sweep at the point of axis ``x`` nearest ``value`` (on a log scale
     when every value is positive)."""
+    return frame[_at_point(frame, x, value)]
+
+
+def _at_point(frame: pd.DataFrame, x: str, value: float) -> np.ndarray:
+    """Which rows :func:`sweep_point` keeps, as a boolean array."""
     values = frame[x].to_numpy(float)
     grid = np.unique(values[np.isfinite(values)])
     if grid.size == 0:
@@ -409,7 +414,7 @@ def sweep_point(frame: pd.DataFrame, x: str, value: float) -> pd.DataFrame:
         nearest = grid[np.argmin(np.abs(np.log(grid) - math.log(value)))]
     else:
         nearest = grid[np.argmin(np.abs(grid - value))]
-    return frame[values == nearest]
+    return values == nearest
 
 
 def sweep_words(
@@ -428,15 +433,25 @@ def sweep_words(
     :func:`dpcore.experiments.summaries.regret_table`) are compared, as the ranking does.
     """
     base = {"n": config.n, "d": config.d, "skew": config.base_skew(), "budget": config.budget}
-    rows = private_only(sweep_point(frame, x, float(base[x])))
     ranked = table.loc[table["guarantee"] == table["guarantee"].iloc[0], "estimator"]
-    rows = rows[(rows["failed"] == "") & rows["estimator"].isin(list(ranked))]
-    if rows.empty:
+    # the rows' columns read through one mask (no filtered copies of the frame: every Compare
+    # view asks); the runs grouped by label in order of first appearance, as frame_words does
+    keep = (
+        _at_point(frame, x, float(base[x]))
+        & private_rows(frame)
+        & (frame["failed"].to_numpy(object) == "")
+        & frame["estimator"].isin(list(ranked)).to_numpy(bool)
+    )
+    if not keep.any():
         raise ValueError("no ranked private estimator ran at this point; pick other estimators.")
-    first = rows.iloc[0]
+    i = int(np.flatnonzero(keep)[0])
+    first = {c: frame[c].iat[i] for c in ("unit", "budget", "delta", "d", "n")}
     budget = Budget.from_unit(str(first["unit"]), float(first["budget"]), float(first["delta"]))
     what = f"the {int(first['d'])} column averages of {int(first['n']):,} rows"
-    return frame_words(budget, rows, by="label", error=f"err_{metric}", delta=delta, what=what)
+    labels = frame["label"].to_numpy(object)[keep]
+    errors = frame[f"err_{metric}"].to_numpy(float)[keep]
+    by_label = {str(k): errors[labels == k] for k in dict.fromkeys(labels)}
+    return choice_words(budget, by_label, delta=delta, what=what)
 
 
 # --------------------------------------------------------------------------------------------

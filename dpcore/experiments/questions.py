@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpcore.experiments.summaries import private_only
+from dpcore.experiments.summaries import Groups, _order_stats, private_rows
 
 _AXIS = {"budget": "{unit}", "n": "n", "d": "d", "skew": "skew"}
 _UNITS = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}
@@ -61,18 +61,26 @@ def lowest_error_question(frame: pd.DataFrame, x: str, metric: str, *, unit: str
     ValueError
         If no private estimator completed a run at that point.
     """
-    rows = private_only(frame)
-    rows = rows[rows["failed"] == ""]
-    at = rows[rows[x] == rows[x].min()] if not rows.empty else rows
-    medians = at.groupby("label", sort=False)[f"err_{metric}"].median().dropna()
-    if medians.empty:
+    # the rows' columns read through one mask (no filtered copies of the frame: every Compare
+    # view asks); the medians are pandas' grouped ones (``_order_stats``), groups in order of
+    # first appearance as ``groupby(sort=False)`` numbers them
+    keep = private_rows(frame) & (frame["failed"].to_numpy(object) == "")
+    labels = frame["label"].to_numpy(object)[keep]
+    xs = frame[x].to_numpy()[keep]
+    seen = xs[~pd.isna(xs)]
+    at = xs == seen.min() if seen.size else np.zeros(len(xs), bool)
+    if not at.any():
+        raise ValueError("no private estimator completed a run at the first point; pick others.")
+    cells = Groups([labels[at]])
+    medians = _order_stats(cells.padded(frame[f"err_{metric}"].to_numpy(float)[keep][at]), ())[0]
+    if np.isnan(medians).all():
         raise ValueError("no private estimator completed a run at the first point; pick others.")
     name = _AXIS[x].format(unit=_UNITS.get(unit, unit))
-    point = float(at[x].iloc[0])
+    point = float(xs[at][0])
     return Question(
         key=f"lowest-{x}-{metric}",
         text=f"Which estimator has the smallest typical error at the smallest {name} of the "
         f"sweep ({point:g})?",
-        options=tuple(rows["label"].drop_duplicates()),
-        answer=str(medians.index[int(np.argmin(medians.to_numpy()))]),
+        options=tuple(dict.fromkeys(labels)),
+        answer=str(labels[at][cells.first[int(np.nanargmin(medians))]]),
     )

@@ -120,6 +120,12 @@ class Groups:
 _REDUCEAT_MEAN = hasattr(pd.core.groupby.ops.BaseGrouper, "_reduceat_aggregate")
 
 
+def point_medians(cells: Groups, values: np.ndarray) -> np.ndarray:
+    """Each of ``cells``' groups' median of ``values`` (one per row), skipping NaN (NaN for a
+    group without a value), as pandas' grouped ``median`` gives it."""
+    return _order_stats(cells.padded(np.asarray(values, dtype=float)), ())[0]
+
+
 def _order_stats(
     padded: np.ndarray, qs: Sequence[float]
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -300,8 +306,14 @@ def _private_flags(frame: pd.DataFrame) -> dict[Any, tuple[bool, str]]:
 
 def private_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of private estimators: drops the non-private reference and oracle (teaching) estimators."""
+    return frame[private_rows(frame)]
+
+
+def private_rows(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows :func:`private_only` keeps, as a boolean array (for callers that read a few
+    columns of those rows: no copy of the frame)."""
     estimators = Groups([frame["estimator"]])
-    return frame[_flags(frame, estimators)[0][estimators.codes]]
+    return _flags(frame, estimators)[0][estimators.codes]
 
 
 def far_off_share(frame: pd.DataFrame, metric: str = "l2") -> dict[Any, float]:

@@ -34,6 +34,7 @@ from dpcore.experiments.summaries import (
     FAILURE_MULTIPLE,
     Groups,
     nargsort,
+    point_medians,
     regret_table,
     summarise,
     theory_frame,
@@ -139,26 +140,31 @@ def _marked(s: pd.DataFrame) -> pd.DataFrame:
     """The summary's finite cells with ``best`` (the best private estimator of its guarantee at
     its point: stars never go to an oracle or a non-private reference) and ``curve`` (its label)."""
     s = s[np.isfinite(s["median"])]
-    priv = s[s["private"]]
-    best_idx = (
-        priv.groupby(["guarantee", "setting"])["median"].idxmin()
-        if not priv.empty
-        else pd.Series(dtype=int)
-    )
-    return s.assign(best=s.index.isin(best_idx.to_numpy()), curve=s["label"])
+    private = s["private"].to_numpy(bool)
+    best = np.zeros(len(s), bool)
+    if private.any():  # per (guarantee, setting): the first private cell with the least median,
+        rows = np.flatnonzero(private)  # as groupby(...)["median"].idxmin() picks it
+        cells = Groups([s["guarantee"].to_numpy(object)[rows], s["setting"].to_numpy()[rows]])
+        order = np.lexsort((rows, s["median"].to_numpy(float)[rows], cells.codes))
+        firsts = np.r_[True, cells.codes[order][1:] != cells.codes[order][:-1]]
+        best[rows[order[firsts]]] = True
+    return s.assign(best=best, curve=s["label"])
 
 
 def floor_frame(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
     """The sampling floor per sweep point: the median over runs of the runs' sampling error
     ‖x̄ − μ‖, the same statistic as the estimators' lines, so it lies on the non-private mean's
-    line when that one is drawn (columns ``setting, n, d, skew, budget, value, curve``)."""
-    return (
-        frame.groupby(["setting", "n", "d", "skew", "budget"], sort=False)[f"sampling_{metric}"]
-        .median()
-        .reset_index()
-        .rename(columns={f"sampling_{metric}": "value"})
-        .assign(curve=FLOOR_NAME)
-    )
+    line when that one is drawn (columns ``setting, n, d, skew, budget, value, curve``).
+
+    The points are numbered as ``groupby(keys, sort=False)`` numbers them and the medians are its
+    own (:func:`~dpcore.experiments.summaries.point_medians`), computed in numpy on the columns."""
+    keys = ["setting", "n", "d", "skew", "budget"]
+    known = np.logical_and.reduce([frame[k].notna().to_numpy() for k in keys]) if len(frame) else []
+    rows = frame[known] if not np.all(known) else frame  # groupby drops a point with a NaN key
+    cells = Groups([rows[k] for k in keys])
+    out = {k: rows[k].array.take(cells.first) for k in keys}
+    out["value"] = point_medians(cells, rows[f"sampling_{metric}"].to_numpy(float))
+    return pd.DataFrame(out).assign(curve=FLOOR_NAME)
 
 
 #: The columns of an estimator's rows in :func:`error_figure`'s data.

@@ -419,9 +419,10 @@ def _point(data: DataSettings, cfg: ExperimentConfig) -> dict[str, str]:
 
 
 def _failed(frame: pd.DataFrame) -> str | None:
-    failed = frame[frame["failed"] != ""]
-    if failed.empty:
+    failing = frame["failed"].to_numpy(object) != ""
+    if not failing.any():  # the usual case: no filtered copy of the frame
         return None
+    failed = frame[failing]
     first = failed.iloc[0]
     return (
         f"{len(failed)} of {len(frame)} runs failed and are left out, e.g. {first['label']}: "
