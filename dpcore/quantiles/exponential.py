@@ -249,6 +249,18 @@ def exponential_quantile(
     return _finish(np.clip(value, lo, hi), one_d)
 
 
+#: Draw the full-sort medians of :func:`exponential_quantile_fast` by rejection from a histogram
+#: envelope instead (:func:`_envelope_pick`; simulations only, docs/speed.md, "PLAN, round 6").
+#: The same distribution, other draws: every seeded number of the estimators that use it changes,
+#: so it is off until that change is made on purpose.
+ENVELOPE_MEDIANS = False
+#: Proposals per column before a column falls back to the full sort.
+ENVELOPE_ROUNDS = 8
+#: Envelope bins per rank of ``c · n`` (:func:`envelope_bins`) and their range.
+ENVELOPE_BINS_PER_RANK = 16.0
+ENVELOPE_MIN_BINS = 64
+ENVELOPE_MAX_BINS = 2048
+
 #: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
 #: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
 _BLOCK_VALUES = 1 << 17
@@ -407,6 +419,14 @@ def _fast(
                 inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
             )
             continue
+        if ENVELOPE_MEDIANS and not release:  # no sort: left = right = the drawn point
+            inner = z[:, 1:-1] if own is None else own[cols]
+            if own is None:
+                fill(inner, cols)
+            left[cols] = right[cols] = _envelope_pick(
+                inner, lo[cols], hi[cols], log_u, eps / 2.0, g, charge
+            )
+            continue
         fill(z[:, 1:-1], cols)
         idx = _sorted_pick(z, w, lo[cols], hi[cols], log_u, g, release, charge)
         rows = np.arange(m)
@@ -431,6 +451,17 @@ def _sorted_pick(
     sort: ``z`` holds a column's values between its bounds (sorted and clipped here, on the public
     grid in a release), ``w`` receives the log-lengths of the intervals, the base measure of
     :func:`dpcore.mechanisms.exponential`."""
+    _sorted_gaps(z, w, lo, hi, release)
+    return mechanisms.exponential(
+        np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
+    )
+
+
+def _sorted_gaps(
+    z: np.ndarray, w: np.ndarray, lo: np.ndarray, hi: np.ndarray, release: bool
+) -> None:
+    """Sort and clip the values of ``z`` between its bounds (on the public grid in a release) and
+    write the log-lengths of its gaps into ``w`` (``-inf`` for ties)."""
     inner = z[:, 1:-1]
     inner.sort(axis=1)
     if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
@@ -440,9 +471,51 @@ def _sorted_pick(
     np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
     with np.errstate(divide="ignore"):
         np.log(w, out=w)  # log L_i (-inf for ties): the base measure
-    return mechanisms.exponential(
-        np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
+
+
+def envelope_bins(n: int, c: float) -> int:
+    """Bins of the histogram envelope of :func:`_envelope_pick`, from public ``n`` and ``c``: the
+    power of two at or above :data:`ENVELOPE_BINS_PER_RANK` ``· c · n`` (were the values spread
+    evenly over a sixteenth of the range, a bin would hold ``1 / c`` of them, and the density
+    would fall by ``e`` across it), between :data:`ENVELOPE_MIN_BINS` and
+    :data:`ENVELOPE_MAX_BINS`, at most the power of two at or above ``2 n``."""
+    want = max(ENVELOPE_MIN_BINS, ENVELOPE_BINS_PER_RANK * c * n)
+    bins = 1 << max(0, math.ceil(math.log2(want)))
+    return max(1, min(bins, ENVELOPE_MAX_BINS, 1 << max(0, math.ceil(math.log2(2 * n)))))
+
+
+def _envelope_pick(
+    rows: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    log_u: np.ndarray,
+    c: float,
+    g: Any,
+    charge: dict[str, Any],
+) -> np.ndarray:
+    """The point the mechanism of :func:`exponential_quantile_fast` draws in each row of ``rows``
+    (``(m, n)``, one column of data per row; rows may be reordered in place), without a sort:
+    :func:`dpcore.mechanisms.exponential_by_envelope`, whose fallback rows are sorted here."""
+    n = rows.shape[1]
+
+    def exact(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        z, w = np.empty((idx.size, n + 2)), np.empty((idx.size, n + 1))
+        z[:, 0], z[:, -1], z[:, 1:-1] = lo[idx], hi[idx], rows[idx]
+        _sorted_gaps(z, w, lo[idx], hi[idx], False)
+        return z, w
+
+    values, _ = mechanisms.exponential_by_envelope(
+        rows,
+        lo,
+        hi,
+        log_u,
+        exact,
+        rng=g,
+        bins=envelope_bins(n, c),
+        rounds=ENVELOPE_ROUNDS,
+        **charge,
     )
+    return values
 
 
 def _check_points(points: object) -> int:
