@@ -29,6 +29,7 @@ from dpcore._validation import (
     check_probability,
 )
 from dpcore.quantiles._common import Bounds, _as_columns, _finish
+from dpcore.quantiles._envelope import envelope_pick
 from dpcore.quantiles._window import window, window_pick
 
 # ----------------------------------------------------------------------------------------------
@@ -249,17 +250,9 @@ def exponential_quantile(
     return _finish(np.clip(value, lo, hi), one_d)
 
 
-#: Draw the full-sort medians of :func:`exponential_quantile_fast` by rejection from a histogram
-#: envelope instead (:func:`_envelope_pick`; simulations only, docs/speed.md, "PLAN, round 6").
-#: The same distribution, other draws: every seeded number of the estimators that use it changes,
-#: so it is off until that change is made on purpose.
+#: Simulations draw the full-sort medians without a sort (:mod:`dpcore.quantiles._envelope`):
+#: the same law, other draws, so off until every seeded number may change (docs/speed.md).
 ENVELOPE_MEDIANS = False
-#: Proposals per column before a column falls back to the full sort.
-ENVELOPE_ROUNDS = 8
-#: Envelope bins per rank of ``c · n`` (:func:`envelope_bins`) and their range.
-ENVELOPE_BINS_PER_RANK = 16.0
-ENVELOPE_MIN_BINS = 64
-ENVELOPE_MAX_BINS = 2048
 
 #: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
 #: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
@@ -302,7 +295,9 @@ def exponential_quantile_fast(
     or budget), only that window is put in order (``numpy.partition``) and the gaps beyond it are
     drawn by a rejection step (:mod:`dpcore.quantiles._window`, docs/speed.md): the same
     distribution, the same draws from ``rng`` (the rejection step, about ``e^-120`` of the time,
-    draws from a child generator).
+    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (off by default), a
+    simulation's full-sort blocks are drawn without a sort instead
+    (:func:`dpcore.mechanisms.exponential_by_envelope`): the same distribution, other draws.
 
     Parameters
     ----------
@@ -411,21 +406,18 @@ def _fast(
             "note": f"{m} exponential-mechanism {qq:g}-quantiles over the gaps of the data"
             + (f" ({k} points per person)" if k > 1 else ""),
         }
-        if ends is not None:  # selection of the ranks that matter instead of a full sort
+        if ends is not None or (ENVELOPE_MEDIANS and not release):  # no full sort
             inner = z[:, 1:-1] if own is None else own[cols]
             if own is None:
                 fill(inner, cols)
-            left[cols], right[cols] = window_pick(
-                inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
-            )
-            continue
-        if ENVELOPE_MEDIANS and not release:  # no sort: left = right = the drawn point
-            inner = z[:, 1:-1] if own is None else own[cols]
-            if own is None:
-                fill(inner, cols)
-            left[cols] = right[cols] = _envelope_pick(
-                inner, lo[cols], hi[cols], log_u, eps / 2.0, g, charge
-            )
+            if ends is not None:  # selection of the ranks that matter
+                left[cols], right[cols] = window_pick(
+                    inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
+                )
+            else:  # drawn without a sort: left = right = the point
+                left[cols] = right[cols] = envelope_pick(
+                    inner, lo[cols], hi[cols], log_u, eps / 2.0, g, charge, _sorted_gaps
+                )
             continue
         fill(z[:, 1:-1], cols)
         idx = _sorted_pick(z, w, lo[cols], hi[cols], log_u, g, release, charge)
@@ -471,51 +463,6 @@ def _sorted_gaps(
     np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
     with np.errstate(divide="ignore"):
         np.log(w, out=w)  # log L_i (-inf for ties): the base measure
-
-
-def envelope_bins(n: int, c: float) -> int:
-    """Bins of the histogram envelope of :func:`_envelope_pick`, from public ``n`` and ``c``: the
-    power of two at or above :data:`ENVELOPE_BINS_PER_RANK` ``· c · n`` (were the values spread
-    evenly over a sixteenth of the range, a bin would hold ``1 / c`` of them, and the density
-    would fall by ``e`` across it), between :data:`ENVELOPE_MIN_BINS` and
-    :data:`ENVELOPE_MAX_BINS`, at most the power of two at or above ``2 n``."""
-    want = max(ENVELOPE_MIN_BINS, ENVELOPE_BINS_PER_RANK * c * n)
-    bins = 1 << max(0, math.ceil(math.log2(want)))
-    return max(1, min(bins, ENVELOPE_MAX_BINS, 1 << max(0, math.ceil(math.log2(2 * n)))))
-
-
-def _envelope_pick(
-    rows: np.ndarray,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    log_u: np.ndarray,
-    c: float,
-    g: Any,
-    charge: dict[str, Any],
-) -> np.ndarray:
-    """The point the mechanism of :func:`exponential_quantile_fast` draws in each row of ``rows``
-    (``(m, n)``, one column of data per row; rows may be reordered in place), without a sort:
-    :func:`dpcore.mechanisms.exponential_by_envelope`, whose fallback rows are sorted here."""
-    n = rows.shape[1]
-
-    def exact(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        z, w = np.empty((idx.size, n + 2)), np.empty((idx.size, n + 1))
-        z[:, 0], z[:, -1], z[:, 1:-1] = lo[idx], hi[idx], rows[idx]
-        _sorted_gaps(z, w, lo[idx], hi[idx], False)
-        return z, w
-
-    values, _ = mechanisms.exponential_by_envelope(
-        rows,
-        lo,
-        hi,
-        log_u,
-        exact,
-        rng=g,
-        bins=envelope_bins(n, c),
-        rounds=ENVELOPE_ROUNDS,
-        **charge,
-    )
-    return values
 
 
 def _check_points(points: object) -> int:

@@ -23,6 +23,7 @@ from dpcore import _kernels_quantile, mechanisms, registry
 from dpcore.audit import calibration, problems
 from dpcore.audit.probe import ReplayBackend
 from dpcore.privacy import Ledger
+from dpcore.quantiles import _envelope as QV
 from dpcore.quantiles import exponential as QE
 from tests.quantiles._quantiles import P_OK, P_REJECT, _chisquare_p
 
@@ -42,7 +43,7 @@ def _draws(x, q, bounds, eps, rng, monkeypatch, *, on=True, rounds=None):
     """``DRAWS`` independent draws of the quantile of column ``x`` at ``eps`` per column."""
     monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", on)
     if rounds is not None:
-        monkeypatch.setattr(QE, "ENVELOPE_ROUNDS", rounds)
+        monkeypatch.setattr(QV, "ENVELOPE_ROUNDS", rounds)
     X = np.repeat(x[:, None], DRAWS, axis=1)
     return QE.exponential_quantile_fast(X, q, bounds, rho=eps * eps * DRAWS / 8.0, rng=rng)
 
@@ -126,7 +127,7 @@ def _rows_draw(rows, lo, hi, q, eps, rounds, rng):
         coefficient=eps / 2.0,
         rng=rng,
         columns=m,
-        bins=QE.envelope_bins(n, eps / 2.0),
+        bins=QV.envelope_bins(n, eps / 2.0),
         rounds=rounds,
     )
 
