@@ -2,7 +2,11 @@
 ``np.sort(x, axis=0)`` of the same array, timed in the same run.
 
 Run: ``.venv/bin/python benchmarks/plan_speed.py [--repeats 3] [--quick] [--sizes 10000x2048,...]
-[--out benchmarks/results/speed.md]``
+[--out benchmarks/results/speed.md] [--envelope-medians]``
+
+``--envelope-medians`` (or ``DPMEAN_ENVELOPE_MEDIANS=1``) turns on
+``dpcore.quantiles.exponential.ENVELOPE_MEDIANS`` for this run only: PLAN's full-sort medians
+drawn without a sort (docs/speed.md, "PLAN, round 6").
 
 For each size the script times the yardstick sort and each estimator at its registered defaults
 (``plan_l2``, ``iome_paper``, ``gaussian_private_radius``, ``winsorized_mean_zcdp``; ``rho = 1``)
@@ -17,6 +21,7 @@ wall-clock ratios are written too. Targets (docs/speed.md): PLAN and IOME at mos
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -28,6 +33,7 @@ from dpcore.estimators.gaussian import gaussian_private_radius
 from dpcore.estimators.iome import iome_paper
 from dpcore.estimators.plan import plan_l2
 from dpcore.estimators.winsorized import winsorized_mean_zcdp
+from dpcore.quantiles import exponential
 
 #: the two headline sizes, n from 10^4 to 10^6 at d = 256, d from 64 to 4096 at n = 10^4
 SIZES = [
@@ -105,7 +111,14 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only a small size")
     ap.add_argument("--sizes", default="", help="comma-separated nxd, e.g. 10000x2048,100000x256")
     ap.add_argument("--out", type=Path, help="also write the table to this markdown file")
+    ap.add_argument(
+        "--envelope-medians",
+        action="store_true",
+        default=os.environ.get("DPMEAN_ENVELOPE_MEDIANS") == "1",
+        help="draw PLAN's full-sort medians without a sort (ENVELOPE_MEDIANS)",
+    )
     args = ap.parse_args()
+    exponential.ENVELOPE_MEDIANS = args.envelope_medians
     sizes = QUICK if args.quick else SIZES
     if args.sizes:
         sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]  # type: ignore[misc]
@@ -118,7 +131,8 @@ def main() -> None:
     targets = ", ".join(f"{k} <= {v:g}" for k, v in TARGETS.items())
     note = (
         f"Ratio to one np.sort(x, axis=0) of the same array, CPU time (wall clock in brackets), "
-        f"median of {args.repeats}; targets: {targets}."
+        f"median of {args.repeats}; targets: {targets}; "
+        f"ENVELOPE_MEDIANS={exponential.ENVELOPE_MEDIANS}."
     )
     print(note)
     if args.out:

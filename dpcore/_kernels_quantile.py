@@ -108,3 +108,69 @@ def window_cap(n: int, s0: int, s1: int) -> int:
     size = (n + step - 1) // step
     margin = MARGIN_SD * math.sqrt(size / 4.0) + 1.0
     return int(min(n, (s1 - s0 + 1) + 4 * (margin + 2) * step + 64))
+
+
+@exact_compiled
+def envelope_draws(
+    V: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    weight: np.ndarray,
+    bins: int,
+    uniforms: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rejection sampling from a histogram envelope, row by row of ``V`` (``(m, n)``, finite).
+
+    The target on ``[lo[j], hi[j])`` has density ``weight[#{v in row j : v < t}]``. A value ``x``
+    of row ``j`` falls in bin ``bin(x) = floor(clip((x - lo) · bins / (hi - lo), 0, bins - 1))``,
+    a non-decreasing function of ``x`` in floating point too; so for any ``t`` every value below
+    ``t`` has ``bin <= bin(t)`` and every value of a lower bin is below ``t``: the rank of ``t``
+    lies in ``[C_k, C_k + n_k]`` for ``k = bin(t)`` (``C_k`` the values of the bins below ``k``,
+    ``n_k`` those of bin ``k``), and the largest ``weight`` there, ``bound_k``, bounds the density
+    (``weight`` must rise to its peak and fall after it). Round ``r`` reads ``uniforms[j, r]``:
+    bin ``k`` with probability ``∝ width_k · bound_k``, ``t`` uniform on
+    ``[lo + k·width, lo + (k+1)·width)``; rejected when ``bin(t) != k`` (``t`` within rounding of
+    an edge), else accepted when ``u · bound_k < weight[rank(t)]`` (one count over the row).
+    Returns ``t`` per row and the round (1-based) that accepted it, 0 when none did."""
+    m, n = V.shape
+    rounds = uniforms.shape[1]
+    top = bins - 1.0
+    peak = 0
+    for i in range(n + 1):
+        if weight[i] > weight[peak]:
+            peak = i
+    out = np.empty(m)
+    used = np.zeros(m, dtype=np.int64)
+    count = np.empty(bins, dtype=np.int32)
+    cum = np.empty(bins)
+    bound = np.empty(bins)
+    for j in range(m):
+        row, a = V[j], lo[j]
+        width, scale = (hi[j] - a) / bins, bins / (hi[j] - a)
+        count[:] = 0
+        for i in range(n):
+            count[int(min(max((row[i] - a) * scale, 0.0), top))] += 1
+        below, total = 0, 0.0
+        for k in range(bins):
+            above = below + count[k]
+            if below > peak:
+                bound[k] = weight[below]
+            elif above < peak:
+                bound[k] = weight[above]
+            else:
+                bound[k] = weight[peak]
+            total += width * bound[k]
+            cum[k] = total
+            below = above
+        for r in range(rounds):
+            k = min(np.searchsorted(cum, uniforms[j, r, 0] * total, side="right"), bins - 1)
+            t = a + (k + uniforms[j, r, 1]) * width
+            if int(min(max((t - a) * scale, 0.0), top)) != k:
+                continue
+            rank = 0
+            for i in range(n):
+                rank += row[i] < t
+            if uniforms[j, r, 2] * bound[k] < weight[rank]:
+                out[j], used[j] = t, r + 1
+                break
+    return out, used

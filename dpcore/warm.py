@@ -48,7 +48,23 @@ def warm_up() -> list[str]:
         done.append(f"plan, iome, pmwm at {n} x {d}")
     binary_single_run("skewed", 512, 300_000, 1.0, Streams(0), flip=False)
     done.append("binary product at 300000 x 512")
+    _warm_envelope(g)
+    done.append("the envelope medians' kernel (rows and padded blocks)")
     return done
+
+
+def _warm_envelope(g: np.random.Generator) -> None:
+    """Compile the kernel of the medians drawn without a sort
+    (:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS`, off by default) for the two layouts
+    it is called with: whole rows, and the rows of a padded block without its ends."""
+    from dpcore import _kernels_quantile
+
+    weight = np.exp(-np.abs(np.arange(9) - 4.0))
+    z = g.standard_normal((4, 10))
+    for rows in (np.ascontiguousarray(z[:, 1:-1]), z[:, 1:-1]):
+        _kernels_quantile.envelope_draws(
+            rows, np.full(4, -9.0), np.full(4, 9.0), weight, 8, g.random((4, 2, 3))
+        )
 
 
 if __name__ == "__main__":  # python -m dpcore.warm: the deploy's warm-up step

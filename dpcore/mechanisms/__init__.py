@@ -60,7 +60,7 @@ from dpcore.mechanisms.additive import (
     laplace_scale,
 )
 from dpcore.mechanisms.backend import generator, is_release, released
-from dpcore.mechanisms.noisy_max import envelope_redraw, exponential
+from dpcore.mechanisms.noisy_max import envelope_redraw, exponential, exponential_by_envelope
 from dpcore.mechanisms.sparse_vector import ThresholdWalk, above_threshold
 from dpcore.mechanisms.stages import (
     DRAWING,
@@ -82,6 +82,7 @@ __all__ = [
     "above_threshold",
     "envelope_redraw",
     "exponential",
+    "exponential_by_envelope",
     "external",
     "gaussian",
     "gaussian_ratio",

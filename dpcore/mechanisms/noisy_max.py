@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
 
+from dpcore import _kernels_quantile
 from dpcore._validation import RngLike, as_generator, check_positive
 from dpcore.mechanisms.backend import _columns, _release_backend
 from dpcore.mechanisms.stages import DRAWING, _charge, _observe, _record
@@ -97,6 +99,14 @@ def exponential(
             idx = np.argmax(key, axis=-1)
     finally:
         DRAWING.reset(token)
+    _charge_exponential(eps, cols, du, coef, monotone, note, int(s.size))
+    return idx
+
+
+def _charge_exponential(
+    eps: float, cols: int, du: float, coef: float, monotone: bool, note: str, variates: int
+) -> None:
+    """The ledger line of an exponential-mechanism call (:func:`exponential`)."""
     needed = (du if monotone else 2.0 * du) * coef
     _charge(
         "exponential",
@@ -107,9 +117,8 @@ def exponential(
         sensitivity=du,
         scale=1.0 / coef,
         ratio=float((eps / cols) / needed),
-        variates=int(s.size),
+        variates=variates,
     )
-    return idx
 
 
 #: Smallest number of candidates for which :func:`_gumbel_argmax` looks for runs of equal scores.
@@ -234,3 +243,87 @@ def envelope_redraw(
         return -1 - min(i, w.size - 1)
     finally:
         DRAWING.reset(token)
+
+
+def exponential_by_envelope(
+    rows: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    scores: np.ndarray,
+    exact: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    *,
+    sensitivity: float,
+    epsilon: float,
+    coefficient: float,
+    rng: RngLike | Any,
+    columns: int,
+    bins: int,
+    rounds: int,
+    note: str = "",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exponential mechanism over the gaps of each row's sorted values, drawn without sorting
+    (simulations only): the draw and the ledger line of :func:`exponential` with
+    ``sampler="inverse_cdf"``, ``base`` the log-lengths of the gaps and ``scores`` the utility
+    part, followed by a uniform point of the chosen gap.
+
+    Row ``j`` of ``rows`` (``(m, n)``, finite values) padded with ``lower[j]`` and ``upper[j]``
+    has gaps ``[z_i, z_{i+1}]``; gap ``i`` is chosen with probability ``∝ L_i exp(scores[i])`` and
+    a uniform point of it returned. That point ``t`` has density ``∝ exp(scores[#{v < t}])`` on
+    ``[lower, upper]``, which is what this samples: by rejection from a histogram envelope
+    (:func:`dpcore._kernels_quantile.envelope_draws`, ``bins`` public bins of equal width; a
+    proposal in a bin is accepted with probability density / the bin's bound), at most
+    ``rounds`` proposals per row; rows none of them accepted get the draw of :func:`exponential`
+    on ``exact(indices)`` (their padded sorted values and the log-lengths of their gaps). Each
+    accepted proposal and the fallback have the mechanism's law, so the mixture has it too
+    (docs/speed.md, "PLAN, round 6"). ``scores`` must rise to one peak and fall after it (a rank
+    utility ``-c |i - q n|``).
+
+    Returns
+    -------
+    (values, rounds) : the point per row, and the round that accepted it (0: the fallback).
+
+    Privacy
+    -------
+    As :func:`exponential`: ``epsilon / columns``-DP per row, charged once to the caller's stage
+    with the same line (sensitivity, scale ``1 / coefficient``, ratio, note).
+    """
+    if _release_backend(rng) is not None:
+        raise ValueError(
+            "exponential_by_envelope is a simulation sampler; a release draws with exponential()."
+        )
+    cols = _columns(columns)
+    eps = check_positive(epsilon, "epsilon")
+    du = check_positive(sensitivity, "sensitivity")
+    coef = check_positive(coefficient, "coefficient")
+    m, n = rows.shape
+    s = np.broadcast_to(np.asarray(scores, dtype=float), (m, n + 1))
+    _record("exponential", s, du, coef, cols)
+    token = DRAWING.set(True)
+    try:
+        gen = as_generator(rng)
+        weight = _unimodal_weights(s[0])
+        u = gen.random((m, int(rounds), 3))
+        values, used = _kernels_quantile.envelope_draws(rows, lower, upper, weight, int(bins), u)
+        rest = np.flatnonzero(used == 0)
+        if rest.size:
+            z, base = exact(rest)
+            i = _inverse_cdf(base + s[rest], gen)
+            at = np.arange(rest.size)
+            left, right = z[at, i], z[at, i + 1]
+            values[rest] = left + gen.random(rest.size) * (right - left)
+    finally:
+        DRAWING.reset(token)
+    _charge_exponential(eps, cols, du, coef, False, note, int(s.size))
+    return np.clip(values, lower, upper), used
+
+
+def _unimodal_weights(scores: np.ndarray) -> np.ndarray:
+    """``exp(scores - max)``, made to rise to its first peak and fall after it by running maxima
+    (``numpy.exp`` may break the monotonicity of the scores by an ulp), so that the largest weight
+    over a range of ranks is at one of its ends or at the peak."""
+    w = np.exp(scores - scores.max())
+    p = int(np.argmax(w))
+    np.maximum.accumulate(w[: p + 1], out=w[: p + 1])
+    tail = w[p:][::-1]
+    w[p:] = np.maximum.accumulate(tail)[::-1]
+    return w

@@ -29,6 +29,7 @@ from dpcore._validation import (
     check_probability,
 )
 from dpcore.quantiles._common import Bounds, _as_columns, _finish
+from dpcore.quantiles._envelope import envelope_pick
 from dpcore.quantiles._window import window, window_pick
 
 # ----------------------------------------------------------------------------------------------
@@ -249,6 +250,10 @@ def exponential_quantile(
     return _finish(np.clip(value, lo, hi), one_d)
 
 
+#: Simulations draw the full-sort medians without a sort (:mod:`dpcore.quantiles._envelope`):
+#: the same law, other draws, so off until every seeded number may change (docs/speed.md).
+ENVELOPE_MEDIANS = False
+
 #: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
 #: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
 _BLOCK_VALUES = 1 << 17
@@ -290,7 +295,9 @@ def exponential_quantile_fast(
     or budget), only that window is put in order (``numpy.partition``) and the gaps beyond it are
     drawn by a rejection step (:mod:`dpcore.quantiles._window`, docs/speed.md): the same
     distribution, the same draws from ``rng`` (the rejection step, about ``e^-120`` of the time,
-    draws from a child generator).
+    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (off by default), a
+    simulation's full-sort blocks are drawn without a sort instead
+    (:func:`dpcore.mechanisms.exponential_by_envelope`): the same distribution, other draws.
 
     Parameters
     ----------
@@ -399,13 +406,18 @@ def _fast(
             "note": f"{m} exponential-mechanism {qq:g}-quantiles over the gaps of the data"
             + (f" ({k} points per person)" if k > 1 else ""),
         }
-        if ends is not None:  # selection of the ranks that matter instead of a full sort
+        if ends is not None or (ENVELOPE_MEDIANS and not release):  # no full sort
             inner = z[:, 1:-1] if own is None else own[cols]
             if own is None:
                 fill(inner, cols)
-            left[cols], right[cols] = window_pick(
-                inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
-            )
+            if ends is not None:  # selection of the ranks that matter
+                left[cols], right[cols] = window_pick(
+                    inner, lo[cols], hi[cols], qq, eps, ends, g, **charge
+                )
+            else:  # drawn without a sort: left = right = the point
+                left[cols] = right[cols] = envelope_pick(
+                    inner, lo[cols], hi[cols], log_u, eps / 2.0, g, charge, _sorted_gaps
+                )
             continue
         fill(z[:, 1:-1], cols)
         idx = _sorted_pick(z, w, lo[cols], hi[cols], log_u, g, release, charge)
@@ -431,6 +443,17 @@ def _sorted_pick(
     sort: ``z`` holds a column's values between its bounds (sorted and clipped here, on the public
     grid in a release), ``w`` receives the log-lengths of the intervals, the base measure of
     :func:`dpcore.mechanisms.exponential`."""
+    _sorted_gaps(z, w, lo, hi, release)
+    return mechanisms.exponential(
+        np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
+    )
+
+
+def _sorted_gaps(
+    z: np.ndarray, w: np.ndarray, lo: np.ndarray, hi: np.ndarray, release: bool
+) -> None:
+    """Sort and clip the values of ``z`` between its bounds (on the public grid in a release) and
+    write the log-lengths of its gaps into ``w`` (``-inf`` for ties)."""
     inner = z[:, 1:-1]
     inner.sort(axis=1)
     if np.any(inner[:, 0] < lo) or np.any(inner[:, -1] > hi):
@@ -440,9 +463,6 @@ def _sorted_pick(
     np.subtract(z[:, 1:], z[:, :-1], out=w)  # interval lengths L_i, (m, n + 1)
     with np.errstate(divide="ignore"):
         np.log(w, out=w)  # log L_i (-inf for ties): the base measure
-    return mechanisms.exponential(
-        np.broadcast_to(log_u, w.shape), base=w, rng=g, sampler="inverse_cdf", **charge
-    )
 
 
 def _check_points(points: object) -> int:

@@ -32,6 +32,7 @@ OTHER_KERNELS = {
     "_kernels_pmwm.column_extremes",
     "_kernels_pmwm.grid_hist",
     "_kernels_pmwm.winsorise",
+    "_kernels_quantile.envelope_draws",
     "_kernels_quantile.half_squared_columns",
     "_kernels_quantile.window_split",
     "_kernels_rotation._first_pass",
