@@ -15,7 +15,6 @@ References: ``docs/architecture.md`` (Data flow), ``docs/release.md`` (Release m
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import warnings
@@ -279,43 +278,20 @@ class ExploreSettings:
 
 def your_dataset(settings: ExploreSettings) -> Dataset:
     """The chosen columns as a :class:`Dataset`, with the typed bounds (or, in mode ``"data"``,
-    the data's own range: a privacy leak the page states, so its warning is not repeated).
-
-    The last one made is kept (:func:`_dataset`, one per process): it reads the rows, the columns,
-    the missing-value choice and the bounds only, so the overview and the runs of every seed and
-    count read and check the file once."""
-    return _dataset(
-        settings.source,
-        settings.columns,
-        settings.drop_nan,
-        settings.mode,
-        settings.lower,
-        settings.upper,
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def _dataset(
-    source: Source,
-    columns: tuple[str, ...],
-    drop_nan: bool,
-    mode: str,
-    lower: tuple[float, ...] | None,
-    upper: tuple[float, ...] | None,
-) -> Dataset:
-    """:func:`your_dataset` of these fields of its record (the only ones it reads)."""
-    df = frame(source)
+    the data's own range: a privacy leak the page states, so its warning is not repeated)."""
+    df = frame(settings.source)
+    columns = list(settings.columns)
     if not columns:
         raise ValueError("choose at least one numeric column to average.")
-    policy: Literal["error", "drop"] = "drop" if drop_nan else "error"
-    if mode == "data":
+    policy: Literal["error", "drop"] = "drop" if settings.drop_nan else "error"
+    if settings.mode == "data":
         with warnings.catch_warnings(record=True):  # the page's warning box says it once
             warnings.simplefilter("always", PrivacyLeakWarning)
-            return from_dataframe(df, list(columns), None, nan_policy=policy)
-    if lower is None or upper is None:
+            return from_dataframe(df, columns, None, nan_policy=policy)
+    if settings.lower is None or settings.upper is None:
         raise ValueError("type a lower and an upper value for every chosen column.")
-    bounds = (np.array(lower, dtype=float), np.array(upper, dtype=float))
-    return from_dataframe(df, list(columns), bounds, nan_policy=policy)
+    bounds = (np.array(settings.lower, dtype=float), np.array(settings.upper, dtype=float))
+    return from_dataframe(df, columns, bounds, nan_policy=policy)
 
 
 @dataclass(frozen=True)
