@@ -275,8 +275,8 @@ def exponential_by_envelope(
     ``rounds`` proposals per row; rows none of them accepted get the draw of :func:`exponential`
     on ``exact(indices)`` (their padded sorted values and the log-lengths of their gaps). Each
     accepted proposal and the fallback have the mechanism's law, so the mixture has it too
-    (docs/speed.md, "PLAN, round 6"). ``scores`` must rise to one peak and fall after it (a rank
-    utility ``-c |i - q n|``).
+    (docs/speed.md, "PLAN, round 6"). ``scores`` (``(n + 1,)``, one per gap, shared by every row)
+    must rise to one peak and fall after it (a rank utility ``-c |i - q n|``).
 
     Returns
     -------
@@ -296,12 +296,18 @@ def exponential_by_envelope(
     du = check_positive(sensitivity, "sensitivity")
     coef = check_positive(coefficient, "coefficient")
     m, n = rows.shape
-    s = np.broadcast_to(np.asarray(scores, dtype=float), (m, n + 1))
+    shared = np.asarray(scores, dtype=float)
+    if shared.shape != (n + 1,):
+        raise ValueError(
+            f"scores must be one utility per gap shared by every row, shape ({n + 1},); got "
+            f"{shared.shape}: draw rows with their own utilities by exponential()."
+        )
+    s = np.broadcast_to(shared, (m, n + 1))
     _record("exponential", s, du, coef, cols)
     token = DRAWING.set(True)
     try:
         gen = as_generator(rng)
-        weight = _unimodal_weights(s[0])
+        weight = _unimodal_weights(shared)
         u = gen.random((m, int(rounds), 3))
         values, used = _kernels_quantile.envelope_draws(rows, lower, upper, weight, int(bins), u)
         rest = np.flatnonzero(used == 0)

@@ -225,3 +225,27 @@ def test_plan_and_iome_stay_calibrated_with_the_switch_on(name, monkeypatch):
     assert problems(tab) == [], tab.to_string()
     if name == "plan":
         assert calls, "the envelope path did not run"
+
+
+def test_per_row_scores_are_refused_not_read_from_the_first_row():
+    """The envelope shares one weight table by every row: utilities that differ by row (or have
+    the wrong length) are refused with the fix, before anything is drawn or charged."""
+    rows = np.random.default_rng(0).standard_normal((3, 5))
+    lo, hi = np.full(3, -4.0), np.full(3, 4.0)
+    per_row = np.tile(-0.5 * np.abs(np.arange(6) - 2.5), (3, 1))
+    for scores in (per_row, np.zeros(5)):
+        with pytest.raises(ValueError, match=r"shared by every row, shape \(6,\)"):
+            mechanisms.exponential_by_envelope(
+                rows,
+                lo,
+                hi,
+                scores,
+                lambda idx: (None, None),
+                sensitivity=1.0,
+                epsilon=3.0,
+                coefficient=0.5,
+                rng=0,
+                columns=3,
+                bins=64,
+                rounds=2,
+            )
