@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dpcore.experiments.summaries import Groups, _order_stats, private_rows
+from dpcore.experiments.summaries import Groups, point_medians, private_rows
 
 _AXIS = {"budget": "{unit}", "n": "n", "d": "d", "skew": "skew"}
 _UNITS = {"rho": "ρ", "eps": "ε", "eps_delta": "ε"}
@@ -62,7 +62,7 @@ def lowest_error_question(frame: pd.DataFrame, x: str, metric: str, *, unit: str
         If no private estimator completed a run at that point.
     """
     # the rows' columns read through one mask (no filtered copies of the frame: every Compare
-    # view asks); the medians are pandas' grouped ones (``_order_stats``), groups in order of
+    # view asks); the medians are pandas' grouped ones (``point_medians``), groups in order of
     # first appearance as ``groupby(sort=False)`` numbers them
     keep = private_rows(frame) & (frame["failed"].to_numpy(object) == "")
     labels = frame["label"].to_numpy(object)[keep]
@@ -72,7 +72,7 @@ def lowest_error_question(frame: pd.DataFrame, x: str, metric: str, *, unit: str
     if not at.any():
         raise ValueError("no private estimator completed a run at the first point; pick others.")
     cells = Groups([labels[at]])
-    medians = _order_stats(cells.padded(frame[f"err_{metric}"].to_numpy(float)[keep][at]), ())[0]
+    medians = point_medians(cells, frame[f"err_{metric}"].to_numpy(float)[keep][at])
     if np.isnan(medians).all():
         raise ValueError("no private estimator completed a run at the first point; pick others.")
     name = _AXIS[x].format(unit=_UNITS.get(unit, unit))
