@@ -64,10 +64,13 @@ def coinpress_radii(
     """Predicted radii ``r_0, ..., r_T`` of the CoinPress balls (public; equal budget per step)."""
     rho_t = rho / steps
     tb = chi_tail(d, beta / steps)
+    per = n * math.sqrt(2.0 * rho_t)  # the loop's constants, formed once: the same doubles
+    floor = gamma / math.sqrt(n)
     r = [float(r0)]
+    last = r[0]
     for _ in range(steps):
-        s = 2.0 * (r[-1] + gamma) / (n * math.sqrt(2.0 * rho_t))
-        r.append(s * tb + gamma / math.sqrt(n))
+        last = 2.0 * (last + gamma) / per * tb + floor
+        r.append(last)
     return r
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from dpcore import _kernels_quantile
 from dpcore._validation import RngLike, as_generator, check_positive
+from dpcore.mechanisms import _compiled
 from dpcore.mechanisms.backend import _columns, _release_backend
 from dpcore.mechanisms.stages import DRAWING, _charge, _observe, _record
 
@@ -194,8 +195,12 @@ def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     w = scores.reshape(-1, scores.shape[-1])
     w = w - w.max(axis=-1, keepdims=True)
     np.exp(w, out=w)
-    np.cumsum(w, axis=-1, out=w)
     rows, m = w.shape
+    if w.size >= _compiled.COMPILED_FROM:  # the same sums and search, one pass per row
+        idx = np.empty(rows, dtype=np.intp)
+        _compiled.cumulative_pick(w, gen.random(rows), int(m).bit_length() + 1, idx)
+        return idx.reshape(lead)
+    np.cumsum(w, axis=-1, out=w)
     values = gen.random(rows) * w[:, -1]
     lo = np.zeros(rows, dtype=np.intp)
     hi = np.full(rows, m, dtype=np.intp)
