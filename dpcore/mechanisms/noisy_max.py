@@ -90,7 +90,8 @@ def exponential(
         elif sampler == "gumbel":
             idx = _gumbel_argmax(s, as_generator(rng))
         elif sampler == "inverse_cdf":
-            idx = _inverse_cdf(s if base is None else base + s, as_generator(rng))
+            gen = as_generator(rng)
+            idx = _inverse_cdf(s, gen) if base is None else _inverse_cdf(base + s, gen, fresh=True)
         else:
             e = np.asarray(as_generator(rng).standard_exponential(s.shape))
             with np.errstate(divide="ignore"):
@@ -184,16 +185,22 @@ def _gumbel_argmax(scores: np.ndarray, gen: np.random.Generator) -> Any:
     return np.intp(near[keys.index(max(keys))])
 
 
-def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+def _inverse_cdf(
+    scores: np.ndarray, gen: np.random.Generator, *, fresh: bool = False
+) -> np.ndarray:
     """Index per row (last axis) of ``scores`` drawn with probability ``∝ exp(score)``.
 
     Each row is shifted by its own maximum (the likeliest index gets weight exactly 1), the weights
     are summed cumulatively and one uniform per row picks the first index whose cumulative weight
-    exceeds ``u * total``; an index of weight 0 (score ``-inf``) is never picked.
+    exceeds ``u * total``; an index of weight 0 (score ``-inf``) is never picked. ``fresh=True``:
+    ``scores`` is a C-ordered temporary of the caller, overwritten here (no second array).
     """
     lead = scores.shape[:-1]
     w = scores.reshape(-1, scores.shape[-1])
-    w = w - w.max(axis=-1, keepdims=True)
+    if fresh:  # the caller's temporary (or a copy of it): shifted where it is, the same values
+        w -= w.max(axis=-1, keepdims=True)
+    else:
+        w = w - w.max(axis=-1, keepdims=True)
     np.exp(w, out=w)
     rows, m = w.shape
     if w.size >= _compiled.COMPILED_FROM:  # the same sums and search, one pass per row
@@ -202,6 +209,8 @@ def _inverse_cdf(scores: np.ndarray, gen: np.random.Generator) -> np.ndarray:
         return idx.reshape(lead)
     np.cumsum(w, axis=-1, out=w)
     values = gen.random(rows) * w[:, -1]
+    if np.isfinite(w[:, -1]).all():  # no NaN: every row rises, the search's index is a count
+        return np.minimum(np.count_nonzero(w <= values[:, None], axis=-1), m - 1).reshape(lead)
     lo = np.zeros(rows, dtype=np.intp)
     hi = np.full(rows, m, dtype=np.intp)
     at = np.arange(rows)

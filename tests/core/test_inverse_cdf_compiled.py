@@ -48,6 +48,25 @@ def test_compiled_draw_is_the_numpy_draw(spread: float) -> None:
         assert g1.random() == g2.random()
 
 
+def test_small_blocks_count_as_the_search_did() -> None:
+    """Below the compiled step's size the index is a count of the cumulative weights at or below
+    the draw (rows that rise); rows with NaN keep the halving search."""
+    rng = np.random.default_rng(5)
+    for seed in range(200):
+        rows, m = int(rng.integers(1, 40)), int(rng.integers(2, 1500))
+        scores = rng.standard_normal((rows, m)) * float(rng.choice([0.1, 5.0, 50.0, 1000.0]))
+        scores[rng.random((rows, m)) < float(rng.choice([0.0, 0.05, 0.9]))] = -np.inf
+        if seed % 7 == 0:
+            scores[0] = -np.inf  # a row of zero weights: NaN after the shift
+        if seed % 11 == 0:
+            scores[-1, m // 2] = np.nan
+        with np.errstate(invalid="ignore"):
+            fast = noisy_max._inverse_cdf(scores.copy(), np.random.default_rng(seed))
+            fresh = noisy_max._inverse_cdf(scores.copy(), np.random.default_rng(seed), fresh=True)
+            plain = _numpy_inverse_cdf(scores.copy(), np.random.default_rng(seed))
+        assert np.array_equal(fast, plain) and np.array_equal(fresh, plain)
+
+
 def test_compiled_draw_on_one_row_and_above_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_compiled, "COMPILED_FROM", 1)
     rng = np.random.default_rng(3)
