@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+import dpcore.mechanisms._compiled as _compiled
 from dpcore import _kernels_quantile
 from dpcore._validation import RngLike, as_generator, check_positive
-from dpcore.mechanisms import _compiled
 from dpcore.mechanisms.backend import _columns, _release_backend
 from dpcore.mechanisms.stages import DRAWING, _charge, _observe, _record
 
