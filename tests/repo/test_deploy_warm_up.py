@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WARM_UP = "python -m dpcore.warm"
 #: every compiled kernel of dpcore outside dpcore._kernels, as numba names its cache files
 OTHER_KERNELS = {
+    "_compiled.cumulative_pick",
     "_kernels_pmwm.column_extremes",
     "_kernels_pmwm.grid_hist",
     "_kernels_pmwm.winsorise",
