@@ -65,7 +65,16 @@ class EstimatorOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)
         object.__setattr__(self, "__qualname__", self.name)
-        object.__setattr__(self, "__signature__", self._signature())
+
+    def __getattr__(self, attr: str) -> Any:
+        """``__signature__`` (:meth:`_signature`), made on first use and kept: a run replaces
+        options (``dataclasses.replace``) for every call that changes one, and no run reads the
+        signature, so it is not built for every such copy."""
+        if attr != "__signature__":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        sig = self._signature()
+        object.__setattr__(self, "__signature__", sig)
+        return sig
 
     def options(self) -> dict[str, Any]:
         """The record's options by name (every field but ``name``, ``fixed`` and ``notion``)."""
