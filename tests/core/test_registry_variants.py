@@ -145,3 +145,4 @@ def test_a_replaced_options_record_builds_its_signature_only_when_read() -> None
     assert vars(copy)["__signature__"] is sig
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         copy.nothing_here  # noqa: B018
+    assert "steps" in inspect.signature(type(spec)).parameters  # the class: its dataclass fields
