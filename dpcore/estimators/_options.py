@@ -36,6 +36,20 @@ from dpcore.privacy import NativeNotion
 META_FIELDS = ("name", "fixed")
 
 
+class _LazySignature:
+    """``__signature__`` of an options record, made (:meth:`EstimatorOptions._signature`) on first
+    read and kept in the record: a run replaces options (``dataclasses.replace``) for every call
+    that changes one, and nothing in a run reads those copies' signatures. On the class it is
+    ``None``, which :func:`inspect.signature` skips."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> inspect.Signature | None:
+        if obj is None:
+            return None
+        sig = obj._signature()
+        object.__setattr__(obj, "__signature__", sig)  # the record's own entry shadows this one
+        return sig
+
+
 @dataclass(frozen=True, kw_only=True)
 class EstimatorOptions:
     """Base of an estimator's options.
@@ -55,6 +69,8 @@ class EstimatorOptions:
     call_keywords: ClassVar[tuple[str, ...]] = ()
     #: Whether :meth:`run` takes the data's public range ``bounds=``.
     takes_bounds: ClassVar[bool] = True
+    #: The call's signature, made when first read (:class:`_LazySignature`).
+    __signature__: ClassVar[Any] = _LazySignature()
 
     def budget_keyword(self) -> str | None:
         """The keyword the budget comes in: ``"epsilon"`` for a ``notion="pure"`` record, none for
@@ -65,7 +81,6 @@ class EstimatorOptions:
     def __post_init__(self) -> None:
         object.__setattr__(self, "__name__", self.name)
         object.__setattr__(self, "__qualname__", self.name)
-        object.__setattr__(self, "__signature__", self._signature())
 
     def options(self) -> dict[str, Any]:
         """The record's options by name (every field but ``name``, ``fixed`` and ``notion``)."""

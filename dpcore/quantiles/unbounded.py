@@ -223,13 +223,14 @@ def _bin_index(
     off, above = np.empty((rows, m), dtype=bool), np.empty((rows, m), dtype=bool)
     bad: list[tuple[np.ndarray, np.ndarray]] = []
     neg = np.empty((rows, m)) if sign < 0 else g
-    for r in range(0, n, rows):
-        xb, b = xs[r : r + rows], out[r : r + rows]
-        k = xb.shape[0]
-        if sign < 0:
-            xb = np.negative(xb, out=neg[:k])
-        gb, hb, ob, ab = g[:k], h[:k], off[:k], above[:k]
-        with np.errstate(over="ignore", invalid="ignore"):
+    nexts = ends[1:]  # g_{b+1} - lo
+    with np.errstate(over="ignore", invalid="ignore"):
+        for r in range(0, n, rows):
+            xb, b = xs[r : r + rows], out[r : r + rows]
+            k = xb.shape[0]
+            if sign < 0:
+                xb = np.negative(xb, out=neg[:k])
+            gb, hb, ob, ab = g[:k], h[:k], off[:k], above[:k]
             np.subtract(xb, lows, out=gb)
             np.maximum(gb, 0.0, out=gb)
             np.log1p(gb, out=gb)
@@ -237,16 +238,16 @@ def _bin_index(
             np.floor(gb, out=gb)
             np.minimum(gb, float(kmax), out=gb)  # >= 0 already (log1p of >= 0)
             np.copyto(b, gb, casting="unsafe")
-            np.take(ends, b, out=hb, mode="clip")  # 0 <= b <= kmax: clip is never used
+            ends.take(b, out=hb, mode="clip")  # 0 <= b <= kmax: clip is never used
             hb += lows
             np.greater(hb, xb, out=ob)  # guess too high
-            np.take(ends[1:], b, out=hb, mode="clip")
+            nexts.take(b, out=hb, mode="clip")
             hb += lows
             np.less_equal(hb, xb, out=ab)  # guess too low
             ob |= ab
-        if ob.any():
-            i, j = np.nonzero(ob)
-            bad.append((i + r, j))
+            if ob.any():
+                i, j = np.nonzero(ob)
+                bad.append((i + r, j))
     if bad:  # grouped by column: one grid per column
         i, j = (np.concatenate(v) for v in zip(*bad, strict=True))
         order = np.argsort(j, kind="stable")

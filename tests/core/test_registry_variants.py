@@ -129,3 +129,20 @@ def test_every_family_registers_through_its_family_record():
         if p.name != "_options.py" and "EstimatorSpec(" in p.read_text(encoding="utf-8")
     ]
     assert not by_hand, by_hand
+
+
+def test_a_replaced_options_record_builds_its_signature_only_when_read() -> None:
+    """A run replaces options for each call that changes one; the copy's signature is made on
+    first use (the same one an eager build gives) and is not made for copies nobody inspects."""
+    import inspect
+
+    spec = registry.get("plan").func
+    copy = dataclasses.replace(spec, steps=7)
+    assert "__signature__" not in vars(copy)
+    sig = inspect.signature(copy)
+    assert sig == copy._signature()
+    assert sig.parameters["steps"].default == 7
+    assert vars(copy)["__signature__"] is sig
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        copy.nothing_here  # noqa: B018
+    assert "steps" in inspect.signature(type(spec)).parameters  # the class: its dataclass fields

@@ -255,6 +255,29 @@ def test_gaussian_walk_is_labelled_unproven() -> None:
         winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), walk="gaussian", rng=0)
 
 
+def test_only_a_walk_other_than_the_registered_one_asks_the_registry(monkeypatch) -> None:
+    """The registered ``pmwm_zcdp`` locks the record's own walk, so a run with it skips the scan
+    of the registry; any other walk is still held to the lock."""
+    from dpcore.estimate import check_direct_call
+    from dpcore.estimators import winsorized as W
+
+    check_direct_call(winsorized_mean_zcdp, {"walk": winsorized_mean_zcdp.walk})  # accepted
+    asked: list[dict] = []
+
+    def spy(func, keywords):  # noqa: ANN001, ANN202
+        asked.append(dict(keywords))
+        return check_direct_call(func, keywords)
+
+    monkeypatch.setattr(W, "check_direct_call", spy)
+    x = np.random.default_rng(0).normal(size=(200, 3))
+    winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), rng=0)
+    registry.run("pmwm_zcdp", x, Budget.zcdp(0.5), rng=0, bounds=(-10, 10))
+    assert asked == []
+    with pytest.raises(ValueError, match="walk"):
+        winsorized_mean_zcdp(x, rho=0.5, bounds=(-10, 10), walk="gaussian", rng=0)
+    assert asked == [{"walk": "gaussian"}]
+
+
 def _paper_walk(x, *, rho, bounds, rng):
     """The paper's Gaussian walk (unproven accounting), reachable only through the internal
     ``_pmwm``: the function and the registry refuse it."""
