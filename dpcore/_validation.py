@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import limits
+from dpcore import _kernels, limits
 
 RngLike = None | int | np.random.Generator | np.random.SeedSequence
 
@@ -72,9 +72,7 @@ def check_data(
         raise ValueError(f"{name} needs at least {min_rows} rows; got {arr.shape[0]}.")
     if arr.ndim == 2 and arr.shape[1] < 1:
         raise ValueError(f"{name} needs at least one column; got shape {arr.shape}.")
-    # Two passes without an n*d temporary: NaN propagates into max and min, and an infinity or a
-    # value beyond MAX_ABS_VALUE shows there too.
-    top = max(float(arr.max()), -float(arr.min())) if arr.size else 0.0
+    top = _largest_magnitude(arr)
     if not np.isfinite(top):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(
@@ -87,6 +85,20 @@ def check_data(
             "rescale the data (change its units) first."
         )
     return arr
+
+
+def _largest_magnitude(arr: np.ndarray) -> float:
+    """``max(arr.max(), -arr.min())`` (``0.0`` for an empty array): NaN or infinite when a value
+    is, so an infinity, a NaN or a value beyond ``MAX_ABS_VALUE`` shows in it.
+
+    Large contiguous arrays take it in one read (:func:`dpcore._kernels.max_magnitude_bits`, the
+    same float); the rest in numpy's two passes without an n*d temporary."""
+    if not arr.size:
+        return 0.0
+    if _kernels.use_kernels(arr) and (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        bits = _kernels.max_magnitude_bits(arr.ravel(order="K").view(np.int64))
+        return float(np.int64(bits).view(np.float64))
+    return max(float(arr.max()), -float(arr.min()))
 
 
 def check_positive(value: Any, name: str, *, allow_inf: bool = False) -> float:
