@@ -497,16 +497,16 @@ def _read_points(claim: Claim, index: pd.Index) -> np.ndarray:
 
 
 def _beyond(claim: Claim, lead: pd.Series, read: np.ndarray, label: str, sym: str) -> str:
-    """What the sentence adds about the points above ``read_up_to``: the winner need only stay
-    within ``tolerance`` of the lowest there; says where it stands ("" when none are above)."""
-    if read.all():
+    """What the sentence adds about the points above ``read_up_to`` the winner does not win: there
+    it need only stay within ``tolerance`` of the lowest; says how far behind it is ("" when it
+    wins them all: the sentence's count of points already says so)."""
+    worst = float(lead[~read].min()) if not read.all() else 1.0
+    if worst >= 1.0:
         return ""
-    worst = float(lead[~read].min())
-    stands = "lowest there too" if worst >= 1.0 else f"within {_pct(1.0 / worst)} of the lowest"
     return (
         f" Above {sym} = {claim.read_up_to:g}, where the gaps shrink into the run-to-run spread, "
         f"the story asks only that {label} stay within {_pct(claim.tolerance)} of the lowest: it "
-        f"is {stands}."
+        f"is within {_pct(1.0 / worst)}."
     )
 
 

@@ -138,7 +138,8 @@ def test_a_win_read_up_to_a_budget_asks_only_the_spread_above_it() -> None:
     up_to = Claim("wins", contenders, winner="plan", read_up_to=0.5)
     assert check_claim(frame(1.3), every).holds and check_claim(frame(1.3), up_to).holds
     result = check_claim(frame(0.98), up_to)
-    assert result.holds and "within 2% of the lowest" in result.sentence
+    assert result.holds and "within 25% of the lowest: it is within 2%" in result.sentence
+    assert "Above" not in check_claim(frame(1.3), up_to).sentence  # won there: nothing to add
     assert not check_claim(frame(0.98), every).holds
     assert not check_claim(frame(0.7), up_to).holds  # 43% behind: outside the spread
     assert not check_claim(frame(1.3, iome_half=0.98), up_to).holds  # a loss at rho <= 0.5
