@@ -251,8 +251,8 @@ def exponential_quantile(
 
 
 #: Simulations draw the full-sort medians without a sort (:mod:`dpcore.quantiles._envelope`):
-#: the same law, other draws (on since docs/speed.md, "PLAN, round 7"; releases keep the sort).
-ENVELOPE_MEDIANS = True
+#: the same law, other draws, so off until every seeded number may change (docs/speed.md).
+ENVELOPE_MEDIANS = False
 
 #: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
 #: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
@@ -295,7 +295,7 @@ def exponential_quantile_fast(
     or budget), only that window is put in order (``numpy.partition``) and the gaps beyond it are
     drawn by a rejection step (:mod:`dpcore.quantiles._window`, docs/speed.md): the same
     distribution, the same draws from ``rng`` (the rejection step, about ``e^-120`` of the time,
-    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (on by default), a
+    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (off by default), a
     simulation's full-sort blocks are drawn without a sort instead
     (:func:`dpcore.mechanisms.exponential_by_envelope`): the same distribution, other draws.
 

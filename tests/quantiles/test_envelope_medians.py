@@ -192,8 +192,8 @@ def test_the_ledger_lines_are_the_old_calls(n, d, monkeypatch):
         np.testing.assert_array_equal(a.scale, b.scale)
 
 
-def test_on_by_default_and_a_release_keeps_its_path(monkeypatch):
-    assert QE.ENVELOPE_MEDIANS is True
+def test_off_by_default_and_a_release_keeps_its_path(monkeypatch):
+    assert QE.ENVELOPE_MEDIANS is False
     x = np.random.default_rng(3).standard_normal((400, 6))
     out = []
     for on in (False, True):
