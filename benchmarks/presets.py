@@ -11,13 +11,18 @@ a claim fails at any seed.
 ``--first`` checks each claim on the first result Compare draws of the preset instead
 (:func:`dpcore.experiments.progressive.first_config` with the preset's ``first_reps``), the
 view a student sees before the background refinement; ``--reps R`` on ``R`` repetitions per point.
+``--envelope-medians on|off`` (or ``DPMEAN_ENVELOPE_MEDIANS=1|0``) sets
+:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS` for this run only (the default: the
+module's), so a claim can be checked with either of PLAN's median samplers.
 
-Usage: ``python benchmarks/presets.py [--seeds 12] [--presets free_lunch heavy_tails] [--first]``
+Usage: ``python benchmarks/presets.py [--seeds 12] [--presets free_lunch heavy_tails] [--first]
+[--envelope-medians on]``
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -25,6 +30,7 @@ import numpy as np
 from dpcore.experiments import run
 from dpcore.experiments.presets import PRESETS, check_claim
 from dpcore.experiments.progressive import first_config as first_result
+from dpcore.quantiles import exponential
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +39,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=list(PRESETS))
     parser.add_argument("--first", action="store_true", help="check the first results")
     parser.add_argument("--reps", type=int, help="repetitions per point (default: the preset's)")
+    parser.add_argument(
+        "--envelope-medians",
+        choices=["on", "off"],
+        default={"1": "on", "0": "off"}.get(os.environ.get("DPMEAN_ENVELOPE_MEDIANS", "")),
+        help="PLAN's full-sort medians without a sort (on) or sorted (off); default: the module's",
+    )
     args = parser.parse_args(argv)
+    if args.envelope_medians is not None:
+        exponential.ENVELOPE_MEDIANS = args.envelope_medians == "on"
+    print(f"ENVELOPE_MEDIANS={exponential.ENVELOPE_MEDIANS}")
     print("| preset | claim | holds at | inside the spread at | worst | median | worst seed |")
     print("|---|---|---|---|---|---|---|")
     failed = False

@@ -56,6 +56,11 @@ class Claim:
         is inside the run-to-run spread and the sentence says so.
     min_share : float
         Share of sweep points the winner must win (``"wins"``).
+    read_up_to : float or None
+        ``"wins"`` only: the points the winner must win are those with ``x <= read_up_to``, where
+        theory gives it a clear margin; above it the winner must stay within ``tolerance`` of the
+        lowest median (there the gaps shrink into the run-to-run spread, e.g. PLAN's once the
+        privacy noise falls below the sampling error every estimator shares). ``None``: every point.
     """
 
     kind: Literal["wins", "tie"]
@@ -64,6 +69,7 @@ class Claim:
     margin: float = 1.0
     tolerance: float = 1.25
     min_share: float = 1.0
+    read_up_to: float | None = None
 
     def validate(self) -> None:
         """Raise ``ValueError`` unless the contenders are private and share one guarantee."""
@@ -154,14 +160,26 @@ PRESETS: dict[str, Preset] = {
                 "unit": "rho",
                 "estimators": _PLAN_SET,
                 "sweep": {"budget": _ZCDP_BUDGETS},
-                "repetitions": 6,
+                "repetitions": 16,
                 "seed": 1,
             },
-            # PLAN is lowest at every point at each of 12 seeds; its margin over IOME at the middle
-            # is 1.06-1.3x there (6 repetitions), so the claim asks for the win, not a 1.1x margin
-            # (which failed at 2 of 12 seeds); the sentence states the margin of the run. At 9 of
-            # seeds 0-11 the middle point's gap is under 1.25x: the sentence says it is inside the spread.
-            Claim("wins", ("plan", "iome_paper", "gaussian_private"), winner="plan", margin=1.0),
+            # PLAN's edge is in the privacy noise; at rho = 1 that noise is small beside the
+            # sampling error every estimator shares: PLAN was up to 3% behind there (seeds 0-47),
+            # so a win there is a coin toss of the run: with 6 repetitions the claim "lowest at
+            # every point" failed at 1 of seeds 0-47 with the sorted medians and 4 with the envelope
+            # (4 of the 5 at rho = 1), the first result (4 runs) at 4 of 48 with the envelope, all
+            # at rho = 1. So PLAN must be
+            # lowest at every rho <= 0.5 and within the spread (1.25x) at rho = 1, on medians of 16
+            # runs (12 still lost rho <= 0.5 at 2 of 48 seeds); it holds at seeds 0-47 with both
+            # samplers (docs/speed.md, "PLAN, round 7"). Its margin over IOME at the middle is 1.03-1.39x
+            # there, so the claim asks for the win, not a margin; the sentence states the run's.
+            Claim(
+                "wins",
+                ("plan", "iome_paper", "gaussian_private"),
+                winner="plan",
+                margin=1.0,
+                read_up_to=0.5,
+            ),
             first_reps=4,
         ),
         Preset(
@@ -423,18 +441,26 @@ def _wins_text(
     points = len(table)
     mid = table.index[points // 2]
     w = str(claim.winner)
-    won = int((best == w).sum())
     others = table.drop(columns=w)
     runner = labels[others.loc[mid].idxmin()]
     margin = float(others.loc[mid].min() / table.loc[mid, w])
-    holds = won >= int(np.ceil(claim.min_share * points)) and margin >= claim.margin
     lead = others.min(axis=1) / table[w]  # per point: the best other's median over the winner's
+    read = _read_points(claim, table.index)
+    won = int((best[read] == w).sum())
+    holds = (
+        won >= int(np.ceil(claim.min_share * int(read.sum())))
+        and margin >= claim.margin
+        and bool((lead[~read] >= 1.0 / claim.tolerance).all())
+    )
+    won_all = int((best == w).sum())
     clear = int((lead >= claim.tolerance).sum())  # points won by more than the spread allows
     close = holds and margin < claim.tolerance
     at = f"at {sym} = {mid:g}"
     if close and clear == 0:  # every gap is inside the run-to-run spread: no clear winner
         gap = float(max(lead.max(), 1.0 / lead.min()))
-        ahead = "slightly ahead everywhere" if won == points else f"ahead at {won} of {points}"
+        ahead = (
+            "slightly ahead everywhere" if won_all == points else f"ahead at {won_all} of {points}"
+        )
         text = (
             f"Close: within {_pct(gap)} at every {sym} in the sweep, **{labels[w]}** {ahead} "
             f"({at}, {margin:.2f}× below {runner}); a gap under {claim.tolerance:g}× is inside "
@@ -442,26 +468,46 @@ def _wins_text(
         )
     elif close:  # a clear win somewhere, but not at the middle point
         text = (
-            f"**{labels[w]}** has the lowest median error at {won} of {points} points, by more than "
+            f"**{labels[w]}** has the lowest median error at {won_all} of {points} points, by more than "
             f"the run-to-run spread ({claim.tolerance:g}×) at {clear} of them; {at} it is only "
             f"{margin:.2f}× below {runner}, inside that spread."
         )
     elif holds:  # a duel names the one it beats; a field names the runner-up
         text = (
-            f"**{labels[w]}** has a lower median error than {runner} at {won} of {points} points; "
+            f"**{labels[w]}** has a lower median error than {runner} at {won_all} of {points} points; "
             f"{at} it is {margin:.2f}× below."
             if len(claim.contenders) == 2
-            else f"**{labels[w]}** has the lowest median error at {won} of {points} points; {at} "
+            else f"**{labels[w]}** has the lowest median error at {won_all} of {points} points; {at} "
             f"it is {margin:.2f}× below the runner-up, {runner}."
         )
     else:
         leader = best.mode().iloc[0]
         text = (
-            f"The story does not hold in this run: {labels[w]} is lowest at {won} of {points} points "
+            f"The story does not hold in this run: {labels[w]} is lowest at {won_all} of {points} points "
             f"(**{labels[leader]}** at {int((best == leader).sum())}); {at} the ratio of the "
             f"runner-up's median to {labels[w]}'s is {margin:.2f}."
         )
-    return holds, close, text
+    return holds, close, text + _beyond(claim, lead, read, labels[w], sym)
+
+
+def _read_points(claim: Claim, index: pd.Index) -> np.ndarray:
+    """Which sweep points a ``"wins"`` claim's winner must win: those up to its ``read_up_to``."""
+    x = np.asarray(index, dtype=float)
+    return np.ones(len(x), bool) if claim.read_up_to is None else x <= claim.read_up_to
+
+
+def _beyond(claim: Claim, lead: pd.Series, read: np.ndarray, label: str, sym: str) -> str:
+    """What the sentence adds about the points above ``read_up_to`` the winner does not win: there
+    it need only stay within ``tolerance`` of the lowest; says how far behind it is ("" when it
+    wins them all: the sentence's count of points already says so)."""
+    worst = float(lead[~read].min()) if not read.all() else 1.0
+    if worst >= 1.0:
+        return ""
+    return (
+        f" Above {sym} = {claim.read_up_to:g}, where the gaps shrink into the run-to-run spread, "
+        f"the story asks only that {label} stay within {_pct(claim.tolerance)} of the lowest: it "
+        f"is within {_pct(1.0 / worst)}."
+    )
 
 
 def _wins_result(

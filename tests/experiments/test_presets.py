@@ -7,6 +7,7 @@ the default seed 0 and a few more. ``make presets`` runs the full presets at mor
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from dpcore import registry
@@ -114,3 +115,31 @@ def test_the_first_result_a_preset_opens_with_tells_its_story(key: str) -> None:
     assert cfg.repetitions == min(preset.first_reps, full.repetitions)
     result = check_claim(run(cfg), preset.claim, metric=cfg.headline_metric, unit=cfg.unit)
     assert result.holds, result.sentence
+
+
+def test_a_win_read_up_to_a_budget_asks_only_the_spread_above_it() -> None:
+    """``read_up_to``: the winner must win every point up to it and stay within the tolerance of
+    the lowest above it (the old reading, every point, fails on a 2% loss at the top budget)."""
+    contenders = ("plan", "iome_paper", "gaussian_private")
+    cfg = PRESETS["skew_favours_plan"].experiment(
+        n=200, d=4, estimators=list(contenders), repetitions=2
+    )
+    base = run(cfg)
+
+    def frame(iome_top: float, iome_half: float = 1.3) -> pd.DataFrame:
+        f = base.copy()
+        errors = {"plan": 1.0, "iome_paper": 1.3, "gaussian_private": 1.5}
+        f["err_l2"] = f["name"].map(errors)
+        f.loc[(f["name"] == "iome_paper") & (f["budget"] == 1.0), "err_l2"] = iome_top
+        f.loc[(f["name"] == "iome_paper") & (f["budget"] == 0.5), "err_l2"] = iome_half
+        return f
+
+    every = Claim("wins", contenders, winner="plan")
+    up_to = Claim("wins", contenders, winner="plan", read_up_to=0.5)
+    assert check_claim(frame(1.3), every).holds and check_claim(frame(1.3), up_to).holds
+    result = check_claim(frame(0.98), up_to)
+    assert result.holds and "within 25% of the lowest: it is within 2%" in result.sentence
+    assert "Above" not in check_claim(frame(1.3), up_to).sentence  # won there: nothing to add
+    assert not check_claim(frame(0.98), every).holds
+    assert not check_claim(frame(0.7), up_to).holds  # 43% behind: outside the spread
+    assert not check_claim(frame(1.3, iome_half=0.98), up_to).holds  # a loss at rho <= 0.5
