@@ -2,11 +2,11 @@
 ``np.sort(x, axis=0)`` of the same array, timed in the same run.
 
 Run: ``.venv/bin/python benchmarks/plan_speed.py [--repeats 3] [--quick] [--sizes 10000x2048,...]
-[--out benchmarks/results/speed.md] [--envelope-medians]``
+[--out benchmarks/results/speed.md] [--envelope-medians on|off]``
 
-``--envelope-medians`` (or ``DPMEAN_ENVELOPE_MEDIANS=1``) turns on
-``dpcore.quantiles.exponential.ENVELOPE_MEDIANS`` for this run only: PLAN's full-sort medians
-drawn without a sort (docs/speed.md, "PLAN, round 6").
+``--envelope-medians on|off`` (or ``DPMEAN_ENVELOPE_MEDIANS=1|0``) sets
+``dpcore.quantiles.exponential.ENVELOPE_MEDIANS`` for this run only (default: the module's, on):
+PLAN's full-sort medians drawn without a sort or with one (docs/speed.md, "PLAN, round 8").
 
 For each size the script times the yardstick sort and each estimator at its registered defaults
 (``plan_l2``, ``iome_paper``, ``gaussian_private_radius``, ``winsorized_mean_zcdp``; ``rho = 1``)
@@ -111,14 +111,17 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="only a small size")
     ap.add_argument("--sizes", default="", help="comma-separated nxd, e.g. 10000x2048,100000x256")
     ap.add_argument("--out", type=Path, help="also write the table to this markdown file")
+    env = {"1": "on", "0": "off"}.get(os.environ.get("DPMEAN_ENVELOPE_MEDIANS", ""))
     ap.add_argument(
         "--envelope-medians",
-        action="store_true",
-        default=os.environ.get("DPMEAN_ENVELOPE_MEDIANS") == "1",
-        help="draw PLAN's full-sort medians without a sort (ENVELOPE_MEDIANS)",
+        choices=["on", "off"],
+        default=env,
+        help="draw PLAN's full-sort medians without a sort (on) or with one (off); default: "
+        "the module's ENVELOPE_MEDIANS",
     )
     args = ap.parse_args()
-    exponential.ENVELOPE_MEDIANS = args.envelope_medians
+    if args.envelope_medians is not None:
+        exponential.ENVELOPE_MEDIANS = args.envelope_medians == "on"
     sizes = QUICK if args.quick else SIZES
     if args.sizes:
         sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]  # type: ignore[misc]

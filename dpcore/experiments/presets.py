@@ -167,9 +167,10 @@ PRESETS: dict[str, Preset] = {
             # sampling error every estimator shares: PLAN was up to 3% behind there (seeds 0-47),
             # so a win there is a coin toss of the run (the claim "lowest at every point" failed
             # at 1 of seeds 0-47 with 6 repetitions). So PLAN must be lowest at every rho <= 0.5
-            # and within the spread (1.25x) at rho = 1: with the sorted medians (the default) it
+            # and within the spread (1.25x) at rho = 1: with the sorted medians, which PLAN's
+            # medians here take (2000 x 128 pair values, under the envelope's floor of 2^18), it
             # holds at seeds 0-47 on 6 repetitions and on the first result's 4; the envelope
-            # medians, if turned on, need 16 (docs/speed.md, "PLAN, round 7"). Its margin over IOME
+            # medians would need 16 (docs/speed.md, "PLAN, round 7"). Its margin over IOME
             # at the middle is about 1.03-1.39x, so the claim asks for the win, not a margin; the
             # sentence states the run's.
             Claim(

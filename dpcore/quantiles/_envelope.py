@@ -2,11 +2,12 @@
 
 :func:`envelope_pick` is what :func:`dpcore.quantiles.exponential.exponential_quantile_fast` runs
 for a block that would otherwise be sorted in full, when
-:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS` is set: the draw of
+:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS` is set (the default) and the call holds at
+least :data:`dpcore.quantiles.exponential.ENVELOPE_MIN_VALUES` values: the draw of
 :func:`dpcore.mechanisms.exponential_by_envelope` (rejection from a histogram envelope of public
 bins, at most :data:`ENVELOPE_ROUNDS` proposals per column, then the full-sort draw for the
 columns none was accepted in). The same distribution as the sorted path, other draws
-(docs/speed.md, "PLAN, round 6").
+(docs/speed.md, "PLAN, round 6" and "PLAN, round 8").
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpcore import mechanisms
+from dpcore import _kernels, mechanisms
 from dpcore._validation import (
     RngLike,
     check_bounds,
@@ -250,9 +250,14 @@ def exponential_quantile(
     return _finish(np.clip(value, lo, hi), one_d)
 
 
-#: Simulations draw the full-sort medians without a sort (:mod:`dpcore.quantiles._envelope`):
-#: the same law, other draws, so off until every seeded number may change (docs/speed.md).
-ENVELOPE_MEDIANS = False
+#: Simulations draw the full-sort medians of a call with at least :data:`ENVELOPE_MIN_VALUES`
+#: values without a sort (:mod:`dpcore.quantiles._envelope`): the same law, other draws than the
+#: sort's (docs/speed.md, "PLAN, round 8"). ``False`` puts every call back on the sorted draw.
+ENVELOPE_MEDIANS = True
+#: The envelope's compiled kernel runs only on calls of at least this many values (``n d``), as
+#: every kernel of :mod:`dpcore._kernels` does: a small run imports no numba and keeps the sorted
+#: draw, whose numbers (the fingerprints, Compare's default sweep, the presets) are unchanged.
+ENVELOPE_MIN_VALUES = _kernels.MIN_SIZE
 
 #: Values per block of columns in :func:`exponential_quantile_fast` (two ``(b, n)`` buffers that
 #: stay in cache); at least 32 columns, so that reading a block of ``x`` uses whole cache lines.
@@ -295,9 +300,10 @@ def exponential_quantile_fast(
     or budget), only that window is put in order (``numpy.partition``) and the gaps beyond it are
     drawn by a rejection step (:mod:`dpcore.quantiles._window`, docs/speed.md): the same
     distribution, the same draws from ``rng`` (the rejection step, about ``e^-120`` of the time,
-    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (off by default), a
-    simulation's full-sort blocks are drawn without a sort instead
-    (:func:`dpcore.mechanisms.exponential_by_envelope`): the same distribution, other draws.
+    draws from a child generator). With :data:`ENVELOPE_MEDIANS` set (the default), a
+    simulation's full-sort blocks are drawn without a sort instead when the call holds at least
+    :data:`ENVELOPE_MIN_VALUES` values (:func:`dpcore.mechanisms.exponential_by_envelope`): the
+    same distribution, other draws. A release and a smaller call keep the sort.
 
     Parameters
     ----------
@@ -390,6 +396,7 @@ def _fast(
     log_u = -(eps / 2.0) * np.abs(np.arange(n + 1) - qq * n)  # eps u_i / 2, shared by all columns
     left, right = np.empty(d), np.empty(d)
     ends = None if release else window(n, qq, eps / 2.0)
+    envelope = ENVELOPE_MEDIANS and not release and n * d >= ENVELOPE_MIN_VALUES
     # Column blocks that stay in cache: sort, interval lengths, log-weights, pick.
     width = min(d, max(32, _BLOCK_VALUES // (n + 2)))
     zbuf, wbuf = np.empty((width, n + 2)), np.empty((width, n + 1))
@@ -406,7 +413,7 @@ def _fast(
             "note": f"{m} exponential-mechanism {qq:g}-quantiles over the gaps of the data"
             + (f" ({k} points per person)" if k > 1 else ""),
         }
-        if ends is not None or (ENVELOPE_MEDIANS and not release):  # no full sort
+        if ends is not None or envelope:  # no full sort
             inner = z[:, 1:-1] if own is None else own[cols]
             if own is None:
                 fill(inner, cols)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import _kernels_quantile, mechanisms, registry
+from dpcore import _kernels, _kernels_quantile, mechanisms, registry
 from dpcore.audit import calibration, problems
 from dpcore.audit.probe import ReplayBackend
 from dpcore.privacy import Ledger
@@ -37,6 +37,13 @@ COLUMNS = [
     (np.array([0.0, 0.0, 1.0, 2.0, 8.0, 12.0]), (0.0, 8.0)),
 ]
 DRAWS = 20_000
+
+
+@pytest.fixture(autouse=True)
+def _envelope_at_every_size(monkeypatch):
+    """These tests draw small calls on purpose: lower the size floor of the envelope path
+    (``ENVELOPE_MIN_VALUES``) so that the switch alone decides; the floor has its own test."""
+    monkeypatch.setattr(QE, "ENVELOPE_MIN_VALUES", 0)
 
 
 def _draws(x, q, bounds, eps, rng, monkeypatch, *, on=True, rounds=None):
@@ -192,8 +199,7 @@ def test_the_ledger_lines_are_the_old_calls(n, d, monkeypatch):
         np.testing.assert_array_equal(a.scale, b.scale)
 
 
-def test_off_by_default_and_a_release_keeps_its_path(monkeypatch):
-    assert QE.ENVELOPE_MEDIANS is False
+def test_a_release_keeps_its_path(monkeypatch):
     x = np.random.default_rng(3).standard_normal((400, 6))
     out = []
     for on in (False, True):
@@ -202,6 +208,46 @@ def test_off_by_default_and_a_release_keeps_its_path(monkeypatch):
     np.testing.assert_array_equal(out[0], out[1])
     with pytest.raises(ValueError, match="simulation"):
         _rows_draw(np.zeros((2, 3)), np.zeros(2), np.ones(2), 0.5, 1.0, 2, ReplayBackend(0))
+
+
+def _both(x, monkeypatch):
+    """The draws of one seeded call with the switch on and off, and the envelope's calls."""
+    calls = []
+    right = mechanisms.exponential_by_envelope
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return right(*args, **kwargs)
+
+    monkeypatch.setattr(mechanisms, "exponential_by_envelope", counted)
+    out = []
+    for on in (True, False):
+        monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", on)
+        out.append(QE.exponential_quantile_fast(x, 0.5, (-5.0, 5.0), rho=0.5, rng=7))
+    return out, len(calls)
+
+
+def test_on_by_default_above_the_kernels_size_only(monkeypatch):
+    # The module's defaults: on, from the kernels' size. A call of fewer values (Compare's
+    # default sweep, the presets, the fingerprints) draws exactly what the sort draws and never
+    # runs the envelope; a call at the floor runs it and draws other numbers of the same law.
+    assert QE.ENVELOPE_MEDIANS is True
+    monkeypatch.setattr(QE, "ENVELOPE_MIN_VALUES", _kernels.MIN_SIZE)
+    assert QE.ENVELOPE_MIN_VALUES == 1 << 18
+    g = np.random.default_rng(5)
+    small = g.standard_normal((1000, 32))  # 32,000 values
+    (on, off), calls = _both(small, monkeypatch)
+    np.testing.assert_array_equal(on, off)
+    assert calls == 0
+    n = _kernels.MIN_SIZE // 64
+    large = g.standard_normal((n, 64))  # exactly the floor
+    (on, off), calls = _both(large, monkeypatch)
+    assert calls > 0
+    assert not np.array_equal(on, off)
+    assert np.all(np.abs(on - off) < 0.5)  # both near the columns' medians, 0
+    (on, off), calls = _both(large[:-1], monkeypatch)  # one row short of it
+    np.testing.assert_array_equal(on, off)
+    assert calls == 0
 
 
 ENTRIES = [s.name for s in registry.all_estimators() if s.name.startswith(("plan", "iome"))]
