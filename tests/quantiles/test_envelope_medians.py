@@ -210,8 +210,8 @@ def test_a_release_keeps_its_path(monkeypatch):
         _rows_draw(np.zeros((2, 3)), np.zeros(2), np.ones(2), 0.5, 1.0, 2, ReplayBackend(0))
 
 
-def _both(x, monkeypatch):
-    """The draws of one seeded call with the switch on and off, and the envelope's calls."""
+def _count_envelope(monkeypatch):
+    """A list that gets an item at every call of the envelope mechanism."""
     calls = []
     right = mechanisms.exponential_by_envelope
 
@@ -220,6 +220,12 @@ def _both(x, monkeypatch):
         return right(*args, **kwargs)
 
     monkeypatch.setattr(mechanisms, "exponential_by_envelope", counted)
+    return calls
+
+
+def _both(x, monkeypatch):
+    """The draws of one seeded call with the switch on and off, and the envelope's calls."""
+    calls = _count_envelope(monkeypatch)
     out = []
     for on in (True, False):
         monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", on)
@@ -259,14 +265,7 @@ def test_plan_and_iome_stay_calibrated_with_the_switch_on(name, monkeypatch):
     # stage, no draw outside a mechanism, the charges add up. The probe runs a release backend,
     # which keeps the old path, so it is left out here.
     monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", True)
-    calls = []
-    right = mechanisms.exponential_by_envelope
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return right(*args, **kwargs)
-
-    monkeypatch.setattr(mechanisms, "exponential_by_envelope", counted)
+    calls = _count_envelope(monkeypatch)
     tab = calibration(name, probe=False)
     assert problems(tab) == [], tab.to_string()
     if name == "plan":
