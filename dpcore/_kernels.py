@@ -28,6 +28,7 @@ docs/speed.md ("Round 3": what each kernel replaces and what it saves).
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -58,15 +59,29 @@ def exact_compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     return _lazy(fn, False)
 
 
+#: Held while numba is first imported: two threads that import it at once (Home's warm-up and a
+#: page's run) can leave one with a partly initialised ``numba.core.types`` in ``sys.modules``,
+#: which breaks every later compiled call of the server process.
+NUMBA_IMPORT = threading.RLock()
+
+
+def numba() -> Any:
+    """The numba module, imported under :data:`NUMBA_IMPORT` (every lazy kernel imports it here)."""
+    with NUMBA_IMPORT:
+        import numba as nb  # noqa: PLC0415 - deferred on purpose: see the module docstring
+
+        return nb
+
+
 def _lazy(fn: Callable[..., Any], fastmath: set[str] | bool) -> Callable[..., Any]:
     """``fn`` behind a wrapper that compiles it with ``fastmath`` on the first call."""
     jitted: list[Callable[..., Any]] = []
 
     def wrapper(*args: Any) -> Any:
         if not jitted:
-            import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
-
-            jitted.append(numba.njit(cache=True, nogil=True, fastmath=fastmath)(fn))
+            with NUMBA_IMPORT:
+                if not jitted:
+                    jitted.append(numba().njit(cache=True, nogil=True, fastmath=fastmath)(fn))
         return jitted[0](*args)
 
     wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__

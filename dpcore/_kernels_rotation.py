@@ -60,9 +60,9 @@ def _kernel() -> Callable[..., Any]:
 
 @cache
 def _compile() -> Callable[..., Any]:
-    import numba  # noqa: PLC0415 - deferred on purpose: see the module docstring
+    from dpcore._kernels import numba  # noqa: PLC0415 - numba itself is imported on first use
 
-    jit = numba.njit(cache=True, nogil=True)  # no fastmath: every sum in the order written
+    jit = numba().njit(cache=True, nogil=True)  # no fastmath: every sum in the order written
     g = globals()
     for name in ("_load", "_store", "_radix2", "_radix4", "_first_pass", "_hadamard"):
         g[name] = jit(g[name])

@@ -167,3 +167,21 @@ def test_clipped_sum_rows_takes_every_row_of_a_partial_block(n: int) -> None:
     R = float(np.median(norms))
     f = np.minimum(1.0, R / np.maximum(norms, 1e-300))
     _close(K.clipped_sum_rows(X, s, c, R), f @ Y)
+
+
+def test_numba_is_imported_under_one_lock_by_every_lazy_kernel() -> None:
+    # Home's warm-up thread and a page's run may compile their first kernels at once; both paths
+    # (the lazy wrappers and the rotation) import numba through _kernels.numba under NUMBA_IMPORT.
+    code = (
+        "import sys, threading, numpy as np; from dpcore import _kernels, _kernels_rotation; "
+        "held = []; lock = _kernels.NUMBA_IMPORT\n"
+        "class Spy:\n"
+        "    def __enter__(self): lock.acquire(); held.append(1)\n"
+        "    def __exit__(self, *a): lock.release()\n"
+        "_kernels.NUMBA_IMPORT = Spy(); "
+        "x = np.ones((600, 512)); _kernels.max_magnitude_bits(x.reshape(-1).view(np.int64)) "
+        "if hasattr(_kernels, 'max_magnitude_bits') else None; n1 = len(held); "
+        "_kernels_rotation._kernel(); print(n1 > 0, len(held) > n1, 'numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True"], out.stdout + out.stderr
