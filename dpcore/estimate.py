@@ -549,6 +549,9 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
     ValueError
         A value no registered entry of ``func`` has (it would void the declared guarantee).
     """
+    for spec in (s for s in _REGISTRY.values() if s.func is func):  # its own entries first
+        if spec.locked_keywords() >= set(keywords) and _accepts(spec, keywords):
+            return  # a run with an entry's own locked values (every registered run) stops here
     refused: ValueError | None = None
     specs = [
         s
@@ -563,6 +566,15 @@ def check_direct_call(func: Callable[..., Any], keywords: Mapping[str, Any]) -> 
             refused = refused or err
     if refused is not None:
         raise refused
+
+
+def _accepts(spec: EstimatorSpec, keywords: Mapping[str, Any]) -> bool:
+    """Whether ``spec`` locks ``keywords`` at these values (:meth:`EstimatorSpec.check_overrides`)."""
+    try:
+        spec.check_overrides(dict(keywords))
+    except ValueError:
+        return False
+    return True
 
 
 def _same_kind(f: Callable[..., Any], g: Callable[..., Any]) -> bool:

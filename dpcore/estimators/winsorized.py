@@ -618,9 +618,7 @@ class PmwmOptions(EstimatorOptions):
 
     def run(self, x: Any, *, rng: Any, bounds: Any = None, **budget: Any) -> Estimate:
         """PMWM with these options (:func:`_pmwm`); ``budget`` is ``epsilon=`` or ``rho=``."""
-        if self.notion == "zcdp" and self.walk != winsorized_mean_zcdp.walk:
-            # the registered pmwm_zcdp locks the record's own walk ("pure"), which every entry
-            # accepts: only another walk needs the registry's word
+        if self.notion == "zcdp":
             check_direct_call(winsorized_mean_zcdp, {"walk": self.walk})
         return _pmwm(
             x,
