@@ -59,9 +59,10 @@ def exact_compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     return _lazy(fn, False)
 
 
-#: Held while numba is first imported: two threads that import it at once (Home's warm-up and a
-#: page's run) can leave one with a partly initialised ``numba.core.types`` in ``sys.modules``,
-#: which breaks every later compiled call of the server process.
+#: Held while numba is first imported and each kernel is wrapped: two threads of one process
+#: (Home's warm-up and a page's run) import it one after the other. (A partly initialised numba
+#: breaks every later compiled call of its process; the case met in the app was a pool job stopped
+#: mid-import, which :mod:`dpcore.pool` now never does.)
 NUMBA_IMPORT = threading.RLock()
 
 

@@ -20,8 +20,9 @@ Work nobody waits for is stopped: :meth:`FairPool.cancel` with ``running=True`` 
 lane's jobs that are already in a worker. Each job runs under :func:`_guarded`, which watches a
 stop file of its own (a file in a directory of the pool's, so it works across processes with
 nothing but the file system) and, in a worker process, interrupts the job between two Python
-steps within about :data:`STOP_POLL` seconds of it appearing; the job's future then raises
-:class:`Stopped` and the worker takes the next job (the pool is not broken).
+steps within about :data:`STOP_POLL` seconds of it appearing (never inside an import or numba's
+compiler: a module left half-imported would break every later job of that worker); the job's
+future then raises :class:`Stopped` and the worker takes the next job (the pool is not broken).
 
 This module does not import streamlit; the app keeps one :class:`FairPool` per server process in
 ``st.cache_resource`` (``pages/_pool.py``) and gives each session its own lane.
@@ -181,8 +182,26 @@ class _Interrupted(BaseException):
     ``except Exception`` (an estimator failing at one setting) does not swallow it."""
 
 
-def _on_stop_signal(signum: int, frame: Any) -> None:
-    if _NOW["running"] and _NOW["running"] == _NOW["stop"]:
+#: Code a stop never interrupts (the watcher asks again :data:`STOP_POLL` seconds later): an
+#: import, and numba's compiler. A module left half-imported, or numba's registries half-filled,
+#: break every later job of the worker ("module 'numba' has no attribute 'core'"), for as long as
+#: the worker lives.
+_UNSAFE_FILES = ("<frozen importlib",)
+_UNSAFE_PACKAGES = (f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}")
+
+
+def _interruptible(frame: types.FrameType | None) -> bool:
+    """Whether a stop may end the job at ``frame``: no frame of its stack is an import or numba."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith(_UNSAFE_FILES) or any(p in name for p in _UNSAFE_PACKAGES):
+            return False
+        frame = frame.f_back
+    return True
+
+
+def _on_stop_signal(signum: int, frame: types.FrameType | None) -> None:
+    if _NOW["running"] and _NOW["running"] == _NOW["stop"] and _interruptible(frame):
         raise _Interrupted
 
 
@@ -198,7 +217,8 @@ def _watch(stop_file: str, done: threading.Event) -> None:
 def _guarded(stop_file: str, fn: Callable[..., T], args: tuple, kwargs: dict) -> T:
     """``fn(*args, **kwargs)`` as a pool job that ends with :class:`Stopped` once ``stop_file``
     exists: at once if it exists before the job starts; in a worker process's main thread also
-    mid-run, at the job's next Python step (elsewhere, e.g. a thread pool, it runs to its end)."""
+    mid-run, at the job's next Python step outside an import and numba's compiler (elsewhere, e.g.
+    a thread pool, it runs to its end)."""
     if stop_file and os.path.exists(stop_file):
         raise Stopped("the job was stopped before it started")
     if not stop_file or threading.current_thread() is not threading.main_thread():

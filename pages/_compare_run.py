@@ -254,6 +254,8 @@ def refining_notice(
         done=lambda: frames().get(config_json) is not None or config_json in frames().stopped,
         here=here,
         polled=lambda: frames().keep(config_json, _pool.session_key(), every),
+        failed=lambda: frames().failure(config_json),
+        retry=lambda: frames().retry(config_json),
     )
 
 

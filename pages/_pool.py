@@ -357,6 +357,7 @@ class SharedCache:
         self.refining: set[Hashable] = set()
         self._wanted: dict[Hashable, dict[str, float]] = {}  # key -> owner -> wanted until
         self.stopped: set[Hashable] = set()  # refinements stopped because nobody waited
+        self.failed: dict[Hashable, str] = {}  # refinements that raised: why (not restarted)
         self._computing: dict[Hashable, list] = {}  # key -> [its lock, sessions using it]
 
     def get_or_compute(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -401,6 +402,17 @@ class SharedCache:
             while len(self._data) > self.size:
                 self._data.popitem(last=False)
 
+    def failure(self, key: Hashable) -> str | None:
+        """Why refinement ``key`` failed, or ``None``; a failed refinement starts again only after
+        :meth:`retry` (the page offers it), never by itself at every poll."""
+        with self._lock:
+            return self.failed.get(key)
+
+    def retry(self, key: Hashable) -> None:
+        """Forget that refinement ``key`` failed: the next :meth:`refine` starts it again."""
+        with self._lock:
+            self.failed.pop(key, None)
+
     def in_flight(self) -> int:
         """How many refinements are running or waiting for a worker (all sessions)."""
         with self._lock:
@@ -433,14 +445,14 @@ class SharedCache:
     ) -> None:
         """Compute ``work(lane)`` for ``key`` in a background thread, once per key, and store it: on
         the low-priority :func:`background_pool`, else on a priority-1 lane of the shared pool
-        (behind every page view); a failure leaves the first result in place (the next visit tries
-        again). With an ``owner`` (a session), the refinement lives while some session
-        :meth:`keep`-s it: when the last one leaves, its jobs are stopped."""
+        (behind every page view); a failure leaves the first result in place and is kept
+        (:meth:`failure`) until :meth:`retry`. With an ``owner`` (a session), the refinement lives
+        while some session :meth:`keep`-s it: when the last one leaves, its jobs are stopped."""
         shared = shared_pool()
         if owner is not None:
             self.keep(key, owner)
         with self._lock:
-            if shared is None or key in self.refining or key in self._data:
+            if shared is None or key in self.refining or key in self._data or key in self.failed:
                 return
             self.refining.add(key)
             self.stopped.discard(key)
@@ -454,8 +466,10 @@ class SharedCache:
                 logging.getLogger(__name__).info("refining %s stopped: its visitors left", key)
                 with self._lock:
                     self.stopped.add(key)
-            except Exception:  # noqa: BLE001 - the view keeps its first result
+            except Exception as e:  # noqa: BLE001 - the view keeps its first result, says why
                 logging.getLogger(__name__).exception("refining %s failed", key)
+                with self._lock:
+                    self.failed[key] = f"{type(e).__name__}: {e}"[:300]
             finally:
                 with self._lock:
                     self.refining.discard(key)

@@ -22,14 +22,29 @@ def refining_notice(
     done: Callable[[], bool],
     here: Callable[[], object] | None = None,
     polled: Callable[[], object] | None = None,
+    failed: Callable[[], str | None] | None = None,
+    retry: Callable[[], object] | None = None,
 ) -> None:
     """``text`` in an info box whose fragment runs every ``every`` seconds: it reruns the page
     when ``done()``; with ``here`` (no pool) its second run (the first view drawn, this session's
     ``st.session_state[key]`` set to ``token`` by the first) calls ``here()`` and reruns the page.
-    ``polled()`` runs at each poll (e.g. telling the refiner this session still waits)."""
+    ``polled()`` runs at each poll (e.g. telling the refiner this session still waits). When
+    ``failed()`` names why the refinement failed, the box says so instead (the page keeps its
+    first view) with a button that calls ``retry()`` and reruns the page."""
 
     @st.fragment(run_every=every)
     def _refining() -> None:
+        reason = failed() if failed is not None else None
+        if reason is not None:
+            st.warning(
+                f"**The full run failed**, so this view stays on its first result ({reason}).",
+                icon=":material/error:",
+            )
+            if st.button("Try the full run again", key=f"{key}_retry"):
+                if retry is not None:
+                    retry()
+                st.rerun(scope="app")
+            return
         if done():
             st.rerun()
         if here is not None and st.session_state.get(key) == token:

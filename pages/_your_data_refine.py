@@ -57,8 +57,8 @@ def _on_pool(explore: ExploreSettings) -> Callable[[], bool]:
 
     def done() -> bool:
         made = refined().get(explore)
-        if made is None:
-            return False
+        if made is None:  # stopped while this page was away: the rerun starts it again
+            return explore in refined().stopped
         cached(runs).cache.put(((explore,), ()), made)  # type: ignore[attr-defined]
         st.session_state["_yd_refined"] = explore
         return True
@@ -83,6 +83,8 @@ def refining_notice(explore: ExploreSettings, refine: Callable[[], object]) -> N
             every,
             done=_on_pool(explore),
             polled=lambda: refined().keep(explore, _pool.session_key(), every),
+            failed=lambda: refined().failure(explore),
+            retry=lambda: refined().retry(explore),
         )
         return
 

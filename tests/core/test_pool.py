@@ -4,10 +4,12 @@ handling, and the same experiment frames with and without the process pool."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed, wait
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -251,5 +253,95 @@ def test_cancel_own_stops_only_this_views_running_jobs() -> None:
                 break
             time.sleep(0.1)
         assert pool.stopped == 1
+    finally:
+        pool.shutdown()
+
+
+_SLOW_MODULE = """
+import time
+for _ in range(100):  # a second of Python steps, all of them inside the import
+    time.sleep(0.01)
+DONE = True
+"""
+#: the jobs, in a module the worker can import (a test module is not importable there)
+_PROBE = """
+import pathlib
+import sys
+
+import numpy as np
+
+
+def load(marker):
+    pathlib.Path(marker).touch()  # the job has started: the import comes next
+    import slow_module_for_stop
+
+    return slow_module_for_stop.DONE
+
+
+def loaded():
+    module = sys.modules.get("slow_module_for_stop")
+    return module is not None and getattr(module, "DONE", False)
+
+
+def first_kernel_call():
+    from dpcore import _kernels
+
+    y = np.ones((64, 8))
+    return float(_kernels.clipped_sum_rows(y, np.ones(8), np.zeros(8), 1.0)[0])
+"""
+
+
+@pytest.fixture
+def probe(tmp_path, monkeypatch):
+    """The module of jobs above, importable here and in workers started after this fixture."""
+    (tmp_path / "slow_module_for_stop.py").write_text(_SLOW_MODULE)
+    (tmp_path / "probe_for_stop.py").write_text(_PROBE)
+    monkeypatch.syspath_prepend(str(tmp_path))  # before the worker starts: it copies sys.path
+    import probe_for_stop  # type: ignore[import-not-found]
+
+    yield probe_for_stop
+    sys.modules.pop("probe_for_stop", None)
+
+
+def test_a_stop_never_lands_inside_an_import(probe, tmp_path) -> None:
+    """A job stopped while it imports a module ends after the import, not inside it: the module is
+    then whole in that worker. An import cut short leaves it out of ``sys.modules`` (for numba,
+    half of its submodules in: every later kernel of the worker failed with "module 'numba' has no
+    attribute 'core'", and the app's refinements with it, until the worker ended)."""
+    from dpcore.pool import Stopped
+
+    marker = tmp_path / "started"
+    pool = FairPool(process_pool(1), max_in_flight=1)
+    try:
+        job = pool.lane("visitor").submit(probe.load, str(marker))
+        for _ in range(1200):
+            if marker.exists():
+                break
+            time.sleep(0.05)
+        time.sleep(0.3)  # well inside the import's second
+        pool.cancel("visitor", running=True)
+        with pytest.raises(Stopped):
+            job.result(timeout=120)
+        assert pool.lane("other").submit(probe.loaded).result(timeout=120) is True
+    finally:
+        pool.shutdown()
+
+
+def test_a_job_stopped_while_numba_loads_leaves_the_worker_able_to_run_kernels(probe) -> None:
+    """The case the app met: a refinement stopped during a fresh worker's first kernel call (numba's
+    import and compile) used to leave numba broken in that worker for good."""
+    pytest.importorskip("numba")
+    from dpcore.pool import Stopped
+
+    pool = FairPool(process_pool(1), max_in_flight=1)
+    try:
+        job = pool.lane("visitor").submit(probe.first_kernel_call)
+        time.sleep(0.05)
+        pool.cancel("visitor", running=True)
+        with pytest.raises(Stopped):
+            job.result(timeout=120)
+        # 64 rows of ones, norm sqrt(8), each clipped to norm 1: 64 / sqrt(8) in each coordinate
+        after = pool.lane("other").submit(probe.first_kernel_call).result(timeout=120)
+        assert after == pytest.approx(64 / np.sqrt(8), rel=1e-12)
     finally:
         pool.shutdown()

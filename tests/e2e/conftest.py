@@ -59,6 +59,20 @@ def _own_data() -> dict[str, str]:
     }
 
 
+def _log_path(port: int) -> Path:
+    """Where the server on ``port`` writes its output (one file per server: two test workers
+    serve at once)."""
+    return SCREENSHOTS / f"app-{port}.log"
+
+
+def server_log(url: str, tail: int = 4000) -> str:
+    """The last ``tail`` characters of the output of the server at ``url`` (for a failure
+    message: the traceback of a background job is there, not on the page)."""
+    path = _log_path(int(url.rsplit(":", 1)[1]))
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return f"the server's output ({path}):\n{text[-tail:]}"
+
+
 def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
     """Start the app with the README's command, ``make run``, on a free port (``env`` added to the
     environment); yields its URL and stops it afterwards.
@@ -87,7 +101,7 @@ def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
     # the server's output goes to a file: a pipe nobody reads fills up (64 KB of warnings) and then
     # blocks the server mid-run; the file is kept next to the screenshots for a failed test
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    log = open(SCREENSHOTS / "app.log", "wb")  # noqa: SIM115 - closed after the server stops
+    log = open(_log_path(port), "wb")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
@@ -113,7 +127,7 @@ def _serve(env: dict[str, str] | None = None) -> Iterator[str]:
         pytest.fail("the app did not start within 120 s")
     if proc.poll() is not None:
         log.close()
-        pytest.fail("the app exited: " + (SCREENSHOTS / "app.log").read_text(errors="replace"))
+        pytest.fail("the app exited: " + _log_path(port).read_text(errors="replace"))
     yield url
     os.killpg(proc.pid, signal.SIGTERM)
     try:

@@ -7,6 +7,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e.conftest import server_log
+
 pytestmark = pytest.mark.browser
 
 
@@ -77,7 +79,10 @@ def test_a_long_comparison_shows_a_first_result_then_all_repetitions_on_request(
         page.get_by_role("button", name=re.compile(r"^Run all 30 repetitions \(≈")).click()
         expect(main).to_contain_text("refining in the background", timeout=60_000)
         screenshot(page, "compare_refining")
-        expect(main).to_contain_text("Showing all 30 repetitions per point", timeout=600_000)
+        # the full result, or the page saying the full run failed (then fail at once, with why)
+        settled = re.compile(r"Showing all 30 repetitions per point|The full run failed")
+        expect(main.get_by_text(settled).first).to_be_visible(timeout=600_000)
+        assert "The full run failed" not in main.inner_text(), server_log(served_app_url)
         assert not page.get_by_role("button", name=re.compile(r"^Run all")).count()
     finally:
         ctx.close()

@@ -216,6 +216,44 @@ def test_in_flight_counts_the_refinements_not_yet_stored(monkeypatch):
         low.shutdown()
 
 
+def test_a_failed_refinement_is_kept_with_its_reason_until_retried(monkeypatch):
+    """A refinement that raises leaves no result and says why; it is not started again by the
+    page's next refine (which would fail at every poll) until retry(); then it runs again."""
+    low = FairPool(ThreadPoolExecutor(2), max_in_flight=2)
+    monkeypatch.setattr(_pool, "shared_pool", lambda: low)
+    monkeypatch.setattr(_pool, "background_pool", lambda: low)
+    calls: list[int] = []
+
+    def work(ex):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("module 'numba' has no attribute 'core'")
+        return "full"
+
+    def settled() -> None:
+        for _ in range(200):
+            if cache.in_flight() == 0:
+                return
+            threading.Event().wait(0.05)
+
+    try:
+        cache = _pool.SharedCache(4)
+        cache.refine("k", work)
+        settled()
+        assert cache.get("k") is None
+        assert cache.failure("k") == "RuntimeError: module 'numba' has no attribute 'core'"
+        cache.refine("k", work)  # the page's rerun: not started again
+        settled()
+        assert len(calls) == 1 and cache.failure("k") is not None
+        cache.retry("k")
+        assert cache.failure("k") is None
+        cache.refine("k", work)
+        settled()
+        assert len(calls) == 2 and cache.get("k") == "full" and cache.failure("k") is None
+    finally:
+        low.shutdown()
+
+
 def test_get_or_compute_computes_once_for_sessions_asking_together():
     """Thirty students on the same link ask for the same sweep at once: one computes, the others
     wait and read its result; the cache keeps no lock once nobody waits."""
