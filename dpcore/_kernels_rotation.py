@@ -64,8 +64,10 @@ def _compile() -> Callable[..., Any]:
 
     jit = numba().njit(cache=True, nogil=True)  # no fastmath: every sum in the order written
     g = globals()
-    for name in ("_load", "_store", "_radix2", "_radix4", "_first_pass", "_hadamard"):
-        g[name] = jit(g[name])
+    names = ("_load", "_store", "_radix2", "_radix4", "_first_pass", "_hadamard")
+    # from the plain functions, all replaced in one step: a call cut short here (a stopped pool
+    # job) leaves every helper plain or every one compiled, and the next call starts afresh
+    g.update({name: jit(getattr(g[name], "py_func", g[name])) for name in names})
     return jit(_rows)
 
 

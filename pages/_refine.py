@@ -36,8 +36,9 @@ def refining_notice(
     def _refining() -> None:
         reason = failed() if failed is not None else None
         if reason is not None:
+            why = reason.rstrip(".")
             st.warning(
-                f"**The full run failed**, so this view stays on its first result ({reason}).",
+                f"**The full run failed**, so this view stays on its first result ({why}).",
                 icon=":material/error:",
             )
             if st.button("Try the full run again", key=f"{key}_retry"):
