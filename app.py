@@ -285,7 +285,11 @@ def _shell() -> None:
     freeze_after_first_run(page_path)  # the process's old objects out of full collections
 
 
-warm()  # once per server: computes the Home picture in a background thread
-with shell_runs(), session_run(), follower_turn():  # pages through the shell (pages._shell); a
-    _shell()  # session in a run is there, and keeps its background work (pages._pool.session_run);
-    # a following phone's run waits its turn (pages._follow.follower_turn)
+# A worker process started while this script is ``__main__`` (Streamlit makes it so in every
+# script run, whatever dpcore.pool.plain_main set) runs this file again as ``__mp_main__``: there
+# it does nothing, else it died on the shell and broke its pool.
+if __name__ != "__mp_main__":
+    warm()  # once per server: computes the Home picture in a background thread
+    with shell_runs(), session_run(), follower_turn():  # pages through the shell (pages._shell);
+        _shell()  # a session in a run is there, and keeps its background work
+        # (pages._pool.session_run); a following phone's run waits its turn (pages._follow)

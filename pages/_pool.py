@@ -468,6 +468,8 @@ class SharedCache:
                     self.stopped.add(key)
             except Exception as e:  # noqa: BLE001 - the view keeps its first result, says why
                 logging.getLogger(__name__).exception("refining %s failed", key)
+                if isinstance(e, BrokenProcessPool):  # a new pool for the next try, not this one
+                    (shared_pool if low is None else background_pool).clear()
                 with self._lock:
                     self.failed[key] = f"{type(e).__name__}: {e}"[:300]
             finally:

@@ -4,8 +4,14 @@ shared through the cache; without a pool it runs on demand in the script thread.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import types
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 import pytest
 
@@ -252,6 +258,52 @@ def test_a_failed_refinement_is_kept_with_its_reason_until_retried(monkeypatch):
         assert len(calls) == 2 and cache.get("k") == "full" and cache.failure("k") is None
     finally:
         low.shutdown()
+
+
+def test_a_refinement_on_a_broken_pool_drops_that_pool(monkeypatch):
+    """A worker that died breaks its pool for good: the refinement fails, says why, and the
+    pool it ran on is dropped, so that "try again" gets a new one (the shared pool's page views
+    already did this; the background pool did not)."""
+    low = FairPool(ThreadPoolExecutor(1), max_in_flight=1)
+    cleared: list[str] = []
+
+    def pool_of(name):
+        def get():
+            return low
+
+        get.clear = lambda: cleared.append(name)  # type: ignore[attr-defined]
+        return get
+
+    monkeypatch.setattr(_pool, "shared_pool", pool_of("shared"))
+    monkeypatch.setattr(_pool, "background_pool", pool_of("background"))
+
+    def work(ex):
+        raise BrokenProcessPool("A child process terminated abruptly")
+
+    try:
+        cache = _pool.SharedCache(4)
+        cache.refine("k", work)
+        for _ in range(200):
+            if cache.in_flight() == 0:
+                break
+            threading.Event().wait(0.05)
+        assert cache.failure("k").startswith("BrokenProcessPool")
+        assert cleared == ["background"]
+    finally:
+        low.shutdown()
+
+
+def test_a_worker_started_while_the_app_script_is_main_survives(monkeypatch):
+    """Streamlit makes the app script ``__main__`` in every script run, so a worker process can
+    start with it as its main module (seen in CI: a pool broken about a minute after the server
+    started). The worker runs app.py again as ``__mp_main__``; the script must do nothing there."""
+    main = types.ModuleType("__main__")
+    main.__file__ = str(Path(__file__).resolve().parents[2] / "app.py")
+    main.__spec__ = None
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(1, mp_context=ctx) as ex:
+        assert ex.submit(os.getpid).result(timeout=180) > 0
 
 
 def test_get_or_compute_computes_once_for_sessions_asking_together():
