@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,10 +96,20 @@ class HomeView:
     code: dict[str, str]
 
 
-@functools.cache
+#: held while the evidence is computed: the server's warm-up thread and a first visitor asking at
+#: once get one computation (the second waits for it), not two
+_EVIDENCE = threading.Lock()
+
+
 def evidence() -> Evidence:
     """:func:`~dpcore.experiments.studies.why_plan_wins` at ``HOME_SETTING`` over :data:`SEEDS`
-    seeds (computed once per process)."""
+    seeds (computed once per process, by the first caller; callers meanwhile wait for it)."""
+    with _EVIDENCE:
+        return _evidence()
+
+
+@functools.cache
+def _evidence() -> Evidence:
     setting: dict[str, Any] = dict(HOME_SETTING)
     return why_plan_wins(seeds=SEEDS, **setting)
 
