@@ -113,7 +113,9 @@ def plain_main() -> Iterator[None]:
     A new worker process (spawn or forkserver) first re-runs the parent's ``__main__`` file. Under
     Streamlit, or after an ``AppTest`` in the same process, that file is the app script, which then
     runs inside the worker and kills it. Start workers (a process pool, a Dask ``LocalCluster``)
-    inside this block.
+    inside this block. Under a Streamlit server it narrows the danger, not closes it: every script
+    run that starts meanwhile installs the app script as ``__main__`` again, so ``app.py`` itself
+    does nothing when a worker runs it (as ``__mp_main__``).
     """
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
@@ -148,7 +150,8 @@ def process_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     )
     # Start every worker now, with a plain __main__: a new process re-runs the parent's __main__
     # file first, and under Streamlit that is the app script (pages run as __main__). Later jobs
-    # reuse these workers, so no worker ever starts while a script is __main__.
+    # reuse these workers (a script run starting meanwhile can still make the app __main__: see
+    # plain_main).
     with plain_main():
         started = [pool.submit(os.getpid) for _ in range(workers)]
     for f in started:

@@ -55,8 +55,8 @@ def warm_up() -> list[str]:
 
 def _warm_envelope(g: np.random.Generator) -> None:
     """Compile the kernel of the medians drawn without a sort
-    (:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS`, on above the kernels' size) for the two layouts
-    it is called with: whole rows, and the rows of a padded block without its ends."""
+    (:data:`dpcore.quantiles.exponential.ENVELOPE_MEDIANS`, on above the kernels' size) for the two
+    layouts it is called with: whole rows, and the rows of a padded block without its ends."""
     from dpcore import _kernels_quantile
 
     weight = np.exp(-np.abs(np.arange(9) - 4.0))

@@ -37,6 +37,8 @@ COLUMNS = [
     (np.array([0.0, 0.0, 1.0, 2.0, 8.0, 12.0]), (0.0, 8.0)),
 ]
 DRAWS = 20_000
+#: the module's floor, read before the fixture below lowers it for each test
+DEFAULT_FLOOR = QE.ENVELOPE_MIN_VALUES
 
 
 @pytest.fixture(autouse=True)
@@ -210,48 +212,35 @@ def test_a_release_keeps_its_path(monkeypatch):
         _rows_draw(np.zeros((2, 3)), np.zeros(2), np.ones(2), 0.5, 1.0, 2, ReplayBackend(0))
 
 
-def _count_envelope(monkeypatch):
-    """A list that gets an item at every call of the envelope mechanism."""
-    calls = []
-    right = mechanisms.exponential_by_envelope
-
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return right(*args, **kwargs)
-
-    monkeypatch.setattr(mechanisms, "exponential_by_envelope", counted)
-    return calls
-
-
-def _both(x, monkeypatch):
-    """The draws of one seeded call with the switch on and off, and the envelope's calls."""
-    calls = _count_envelope(monkeypatch)
-    out = []
+def _both(x, monkeypatch, calls):
+    """The draws of one seeded call with the switch on and off, and how many envelope calls
+    (``calls``: the ``envelope_calls`` fixture) they made."""
+    before, out = len(calls), []
     for on in (True, False):
         monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", on)
         out.append(QE.exponential_quantile_fast(x, 0.5, (-5.0, 5.0), rho=0.5, rng=7))
-    return out, len(calls)
+    return out, len(calls) - before
 
 
-def test_on_by_default_above_the_kernels_size_only(monkeypatch):
+def test_on_by_default_above_the_kernels_size_only(monkeypatch, envelope_calls):
     # The module's defaults: on, from the kernels' size. A call of fewer values (Compare's
     # default sweep, the presets, the fingerprints) draws exactly what the sort draws and never
     # runs the envelope; a call at the floor runs it and draws other numbers of the same law.
     assert QE.ENVELOPE_MEDIANS is True
-    monkeypatch.setattr(QE, "ENVELOPE_MIN_VALUES", _kernels.MIN_SIZE)
-    assert QE.ENVELOPE_MIN_VALUES == 1 << 18
+    assert DEFAULT_FLOOR == _kernels.MIN_SIZE == 1 << 18
+    monkeypatch.setattr(QE, "ENVELOPE_MIN_VALUES", DEFAULT_FLOOR)
     g = np.random.default_rng(5)
     small = g.standard_normal((1000, 32))  # 32,000 values
-    (on, off), calls = _both(small, monkeypatch)
+    (on, off), calls = _both(small, monkeypatch, envelope_calls)
     np.testing.assert_array_equal(on, off)
     assert calls == 0
     n = _kernels.MIN_SIZE // 64
     large = g.standard_normal((n, 64))  # exactly the floor
-    (on, off), calls = _both(large, monkeypatch)
+    (on, off), calls = _both(large, monkeypatch, envelope_calls)
     assert calls > 0
     assert not np.array_equal(on, off)
     assert np.all(np.abs(on - off) < 0.5)  # both near the columns' medians, 0
-    (on, off), calls = _both(large[:-1], monkeypatch)  # one row short of it
+    (on, off), calls = _both(large[:-1], monkeypatch, envelope_calls)  # one row short of it
     np.testing.assert_array_equal(on, off)
     assert calls == 0
 
@@ -260,16 +249,15 @@ ENTRIES = [s.name for s in registry.all_estimators() if s.name.startswith(("plan
 
 
 @pytest.mark.parametrize("name", ENTRIES)
-def test_plan_and_iome_stay_calibrated_with_the_switch_on(name, monkeypatch):
+def test_plan_and_iome_stay_calibrated_with_the_switch_on(name, monkeypatch, envelope_calls):
     # The white-box check on each entry's default data (n = 2,000, d = 8): ratio 1 at every
     # stage, no draw outside a mechanism, the charges add up. The probe runs a release backend,
     # which keeps the old path, so it is left out here.
     monkeypatch.setattr(QE, "ENVELOPE_MEDIANS", True)
-    calls = _count_envelope(monkeypatch)
     tab = calibration(name, probe=False)
     assert problems(tab) == [], tab.to_string()
     if name == "plan":
-        assert calls, "the envelope path did not run"
+        assert envelope_calls, "the envelope path did not run"
 
 
 def test_per_row_scores_are_refused_not_read_from_the_first_row():
